@@ -1,0 +1,173 @@
+// Resource types of pacer.dev/v1alpha1 and the apps/v1 and v1 objects Pacer reads and writes.
+// Plain JSON shapes, as they travel on the wire: the engine, the controller, `pacer plan` and the
+// simulated cluster all use these, and none of them depends on a Kubernetes client library.
+
+export const GROUP = 'pacer.dev';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+export const KIND = 'Deployment';
+export const PLURAL = 'deployments';
+
+export type IntOrString = number | string;
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+}
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+/** A pod spec is carried as opaque JSON: Pacer hashes and compares it, it never interprets it. */
+export type PodSpec = Record<string, unknown>;
+
+export interface PodTemplateSpec {
+  metadata?: ObjectMeta;
+  spec?: PodSpec;
+}
+
+// ---------------------------------------------------------------------------------------------
+// pacer.dev/v1alpha1 Deployment: field for field the apps/v1 Deployment.
+
+export type StrategyType = 'RollingUpdate' | 'Recreate';
+
+export interface RollingUpdateDeployment {
+  maxSurge?: IntOrString;
+  maxUnavailable?: IntOrString;
+}
+
+export interface DeploymentStrategy {
+  type?: StrategyType | string;
+  rollingUpdate?: RollingUpdateDeployment;
+}
+
+export interface DeploymentSpec {
+  replicas?: number;
+  selector?: LabelSelector;
+  template?: PodTemplateSpec;
+  strategy?: DeploymentStrategy;
+  minReadySeconds?: number;
+  revisionHistoryLimit?: number;
+  progressDeadlineSeconds?: number;
+  paused?: boolean;
+}
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface DeploymentCondition {
+  type: string;
+  status: ConditionStatus;
+  reason?: string;
+  message?: string;
+  lastUpdateTime?: string;
+  lastTransitionTime?: string;
+}
+
+export interface DeploymentStatus {
+  observedGeneration?: number;
+  replicas?: number;
+  updatedReplicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  unavailableReplicas?: number;
+  collisionCount?: number;
+  conditions?: DeploymentCondition[];
+  /** The label selector as a string, for the scale subresource (`kubectl scale`, HPA). */
+  selector?: string;
+}
+
+export interface Deployment {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: DeploymentSpec;
+  status?: DeploymentStatus;
+}
+
+// ---------------------------------------------------------------------------------------------
+// apps/v1 ReplicaSet
+
+export interface ReplicaSetCondition {
+  type: string;
+  status: ConditionStatus;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+export interface ReplicaSetSpec {
+  replicas?: number;
+  minReadySeconds?: number;
+  selector: LabelSelector;
+  template?: PodTemplateSpec;
+}
+
+export interface ReplicaSetStatus {
+  replicas: number;
+  fullyLabeledReplicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  observedGeneration?: number;
+  conditions?: ReplicaSetCondition[];
+}
+
+export interface ReplicaSet {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: ReplicaSetSpec;
+  status?: ReplicaSetStatus;
+}
+
+// ---------------------------------------------------------------------------------------------
+// v1 Pod (only what the rollout logic reads)
+
+export interface PodCondition {
+  type: string;
+  status: ConditionStatus;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface PodStatus {
+  phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown' | string;
+  conditions?: PodCondition[];
+  [key: string]: unknown;
+}
+
+export interface Pod {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: PodSpec;
+  status?: PodStatus;
+}
