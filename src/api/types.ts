@@ -100,8 +100,13 @@ export interface DeploymentStatus {
   unavailableReplicas?: number;
   collisionCount?: number;
   conditions?: DeploymentCondition[];
-  /** The label selector as a string, for the scale subresource (`kubectl scale`, HPA). */
+  /** The label selector as a string, for the scale subresource (`kubectl scale`, HPA). Pacer addition. */
   selector?: string;
+  /**
+   * "readyReplicas/spec.replicas" (e.g. "2/3"), the READY column of `kubectl get deploy`, which a
+   * CRD printer column cannot compute from two fields. Pacer addition.
+   */
+  ready?: string;
 }
 
 export interface Deployment {

@@ -120,3 +120,55 @@ export interface ListResult {
   continue?: string;
   remainingItemCount?: number;
 }
+
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+
+export interface WatchOptions {
+  /** Start after this resourceVersion; unset, "" or "0" = synthetic ADDED for the current state first. */
+  resourceVersion?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/**
+ * One store for the whole simulated cluster. Every method returns deep copies (callers may mutate
+ * what they get) and throws ApiError with Kubernetes semantics (404, 409, 410, 422, ...).
+ * Writes by the simulated controllers and by HTTP clients go through the same methods.
+ */
+export interface StoreApi {
+  /** The current global resourceVersion (one counter for every type, like etcd's revision). */
+  currentResourceVersion(): number;
+  get(ref: ResourceRef, namespace: string | undefined, name: string): KubeObject | undefined;
+  list(ref: ResourceRef, namespace: string | undefined, opts?: ListOptions): ListResult;
+  create(ref: ResourceRef, namespace: string | undefined, obj: KubeObject, opts?: WriteOptions): KubeObject;
+  /** PUT semantics; a metadata.resourceVersion in `obj` is a precondition (409 on mismatch). */
+  update(
+    ref: ResourceRef, namespace: string | undefined, name: string, obj: KubeObject,
+    opts?: WriteOptions & { subresource?: 'status' },
+  ): KubeObject;
+  patch(
+    ref: ResourceRef, namespace: string | undefined, name: string, type: PatchType, body: unknown,
+    opts?: WriteOptions & { subresource?: 'status' },
+  ): KubeObject;
+  /**
+   * Read-modify-write without a conflict, for the simulated controllers: `fn` gets a copy of the
+   * stored object and returns the object to store (or undefined to leave it as it is).
+   */
+  mutate(
+    ref: ResourceRef, namespace: string | undefined, name: string,
+    fn: (obj: KubeObject) => KubeObject | undefined,
+    opts?: WriteOptions & { subresource?: 'status' },
+  ): KubeObject | undefined;
+  /** Returns the deleted object, or the object now pending deletion (deletionTimestamp set). */
+  delete(ref: ResourceRef, namespace: string | undefined, name: string, opts?: DeleteOptions): KubeObject;
+  /** Every committed change of every type, synchronously after commit, in resourceVersion order. */
+  subscribe(listener: (e: StoreEvent) => void): () => void;
+  /**
+   * A watch of one type (namespace undefined = all). Replays history after `resourceVersion`, or
+   * throws ApiError 410 Expired when that version is older than the history kept.
+   */
+  watch(
+    ref: ResourceRef, namespace: string | undefined, opts: WatchOptions,
+    listener: (e: StoreEvent) => void,
+  ): () => void;
+}
