@@ -16,7 +16,8 @@ export function withDefaults(d: Deployment): Deployment {
   const spec = (out.spec ??= {});
   spec.replicas ??= DEFAULT_REPLICAS;
   const strategy = (spec.strategy ??= {});
-  strategy.type ??= 'RollingUpdate';
+  // Upstream defaults an empty type too (`type: ""` in the input), not only a missing one.
+  if (!strategy.type) strategy.type = 'RollingUpdate';
   if (strategy.type === 'RollingUpdate') {
     const ru = (strategy.rollingUpdate ??= {});
     ru.maxUnavailable ??= DEFAULT_MAX_UNAVAILABLE;

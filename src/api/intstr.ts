@@ -7,7 +7,7 @@ const PERCENT = /^[0-9]+%$/;
 
 /** True when `v` is a non-negative integer or a string such as "25%". */
 export function isIntOrPercent(v: unknown): v is IntOrString {
-  if (typeof v === 'number') return Number.isInteger(v);
+  if (typeof v === 'number') return Number.isInteger(v) && v >= 0;
   return typeof v === 'string' && PERCENT.test(v);
 }
 
@@ -20,14 +20,19 @@ export function isZeroIntOrPercent(v: IntOrString | undefined): boolean {
 
 /**
  * An integer is returned as it is (not scaled, not capped); "p%" of `total` is rounded up or down.
- * Throws for a string that is not a percentage ("invalid type: string is not a percentage") or an
- * unparseable percentage ("invalid value for IntOrString: invalid value \"a%\"").
+ * Throws, with upstream's words, for a string that is not a percentage ("invalid value for
+ * IntOrString: invalid type: string is not a percentage") or whose number does not parse ("invalid
+ * value for IntOrString: invalid value \"a%\": strconv.Atoi: parsing \"a\": invalid syntax").
+ * Like Go's strconv.Atoi, a sign is accepted ("-5%"); validation rejects those earlier.
  */
 export function scaledValue(v: IntOrString, total: number, roundUp: boolean): number {
   if (typeof v === 'number') return v;
-  if (!v.endsWith('%')) throw new Error('invalid type: string is not a percentage');
+  const prefix = 'invalid value for IntOrString: ';
+  if (!v.endsWith('%')) throw new Error(`${prefix}invalid type: string is not a percentage`);
   const digits = v.slice(0, -1);
-  if (!/^[0-9]+$/.test(digits)) throw new Error(`invalid value for IntOrString: invalid value "${v}"`);
+  if (!/^[+-]?[0-9]+$/.test(digits)) {
+    throw new Error(`${prefix}invalid value ${JSON.stringify(v)}: strconv.Atoi: parsing ${JSON.stringify(digits)}: invalid syntax`);
+  }
   const p = Number.parseInt(digits, 10);
   const exact = (p * total) / 100;
   return roundUp ? Math.ceil(exact) : Math.floor(exact);

@@ -1,9 +1,11 @@
 // Validation of a Deployment spec with upstream's field paths and messages
-// (ValidateDeploymentSpec, ValidateDeploymentStrategy, ValidateRollingUpdateDeployment).
+// (ValidateDeploymentSpec, ValidateDeploymentStrategy, ValidateRollingUpdateDeployment, the label
+// selector and label checks they call, and the registry's selector immutability on update).
 // The CRD schema rejects most of these at apply time; this is the engine's own guard for objects
 // that reached it anyway (an older CRD, `pacer plan` input), surfaced as the InvalidSpec condition.
 
-import type { Deployment } from './types.ts';
+import type { Deployment, DeploymentStrategy, IntOrString, LabelSelector } from './types.ts';
+import { isEmptySelector, selectorMatches } from './selector.ts';
 
 export type FieldErrorType = 'Required' | 'Invalid' | 'NotSupported' | 'Forbidden';
 
@@ -11,33 +13,352 @@ export interface FieldError {
   /** Field path, e.g. "spec.strategy.rollingUpdate.maxUnavailable". */
   field: string;
   type: FieldErrorType;
-  /** The offending value, when there is one (printed like upstream: strings quoted). */
+  /**
+   * The offending value, when there is one, shaped as upstream reports it (maps with sorted keys,
+   * the strategy as its internal Go struct), so that `formatFieldError` prints what the API server would.
+   */
   value?: unknown;
   /** Upstream's detail, e.g. "may not be 0 when `maxSurge` is 0". */
   detail: string;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Messages (apimachinery's util/validation wording).
+
+/** apimachinery's RegexError: the message, then the examples and the regex in parentheses. */
+function regexError(msg: string, format: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${format}')`;
+  // Upstream writes "'a', " per example and " or " between them: hence the double space.
+  const listed = examples.map((e, i) => `${i > 0 ? ' or ' : ''}'${e}', `).join('');
+  return `${msg} (e.g. ${listed}regex used for validation is '${format}')`;
+}
+
+const maxLenError = (n: number): string => `must be no more than ${n} characters`;
+const EMPTY_ERROR = 'must be non-empty';
+
+const PERCENT_FORMAT = '[0-9]+%';
+const PERCENT = new RegExp(`^${PERCENT_FORMAT}$`);
+export const PERCENT_ERROR = regexError(
+  "a valid percent string must be a numeric string followed by an ending '%'", PERCENT_FORMAT, '1%', '93%');
+
+const NON_NEGATIVE = 'must be greater than or equal to 0';
+
+const QUALIFIED_NAME_FORMAT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const QUALIFIED_NAME = new RegExp(`^${QUALIFIED_NAME_FORMAT}$`);
+const QUALIFIED_NAME_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_MAX = 63;
+
+const LABEL_VALUE_FORMAT = `(${QUALIFIED_NAME_FORMAT})?`;
+const LABEL_VALUE = new RegExp(`^${LABEL_VALUE_FORMAT}$`);
+const LABEL_VALUE_MSG =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_MAX = 63;
+
+const DNS1123_SUBDOMAIN_FORMAT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
+const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_FORMAT}$`);
+const DNS1123_SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const DNS1123_SUBDOMAIN_MAX = 253;
+
+/** IsQualifiedName: a label key such as "app" or "example.com/tier". */
+export function qualifiedNameErrors(value: string): string[] {
+  const errs: string[] = [];
+  const parts = value.split('/');
+  let name: string;
+  if (parts.length === 1) {
+    name = parts[0];
+  } else if (parts.length === 2) {
+    const prefix = parts[0];
+    name = parts[1];
+    if (prefix.length === 0) errs.push(`prefix part ${EMPTY_ERROR}`);
+    else {
+      if (prefix.length > DNS1123_SUBDOMAIN_MAX) errs.push(`prefix part ${maxLenError(DNS1123_SUBDOMAIN_MAX)}`);
+      if (!DNS1123_SUBDOMAIN.test(prefix)) {
+        errs.push(`prefix part ${regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FORMAT, 'example.com')}`);
+      }
+    }
+  } else {
+    return [`a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FORMAT, 'MyName', 'my.name', '123-abc')}` +
+      " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
+  }
+  if (name.length === 0) errs.push(`name part ${EMPTY_ERROR}`);
+  else if (name.length > QUALIFIED_NAME_MAX) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX)}`);
+  if (!QUALIFIED_NAME.test(name)) {
+    errs.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FORMAT, 'MyName', 'my.name', '123-abc')}`);
+  }
+  return errs;
+}
+
+/** IsValidLabelValue: empty, or at most 63 characters of the qualified-name alphabet. */
+export function labelValueErrors(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > LABEL_VALUE_MAX) errs.push(maxLenError(LABEL_VALUE_MAX));
+  if (!LABEL_VALUE.test(value)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FORMAT, 'MyValue', 'my_value', '12345'));
+  return errs;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values as upstream reports them. Go's encoding/json sorts map keys and drops `omitempty` fields.
+
+function sortedMap(m: Record<string, string> | undefined | null): Record<string, string> | null {
+  if (m === undefined || m === null) return null;
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(m).sort()) out[k] = m[k];
+  return out;
+}
+
+/** A metav1.LabelSelector as encoding/json writes it (struct order, omitempty). */
+function selectorValue(s: LabelSelector): unknown {
+  const out: Record<string, unknown> = {};
+  if (s.matchLabels && Object.keys(s.matchLabels).length > 0) out.matchLabels = sortedMap(s.matchLabels);
+  if (s.matchExpressions && s.matchExpressions.length > 0) {
+    out.matchExpressions = s.matchExpressions.map((r) => {
+      const e: Record<string, unknown> = { key: r.key, operator: r.operator };
+      if (r.values && r.values.length > 0) e.values = r.values;
+      return e;
+    });
+  }
+  return out;
+}
+
+/** The internal apps.DeploymentStrategy has no json tags, so upstream prints Go field names. */
+function strategyValue(s: DeploymentStrategy): unknown {
+  const ru = s.rollingUpdate;
+  return {
+    Type: s.type ?? '',
+    RollingUpdate: ru ? { MaxUnavailable: ru.maxUnavailable ?? 0, MaxSurge: ru.maxSurge ?? 0 } : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field checks.
+
+/** The OpenAPI type name of a JSON value, for the schema-style type error. */
+function jsonTypeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return 'number';
+  return typeof v;
+}
+
 /**
- * Every problem with `d` (defaults already applied), in field order. `old` is the stored object on
- * update, for immutable fields (spec.selector).
+ * ValidateNonnegativeField for an optional integer. A non-integer cannot reach upstream's typed
+ * code; it is reported the way the CRD schema would ("... in body must be of type integer").
+ */
+function nonNegativeInteger(field: string, v: unknown, errs: FieldError[]): v is number {
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'number' || !Number.isInteger(v)) {
+    const t = jsonTypeName(v);
+    errs.push({ field, type: 'Invalid', value: t, detail: `${field} in body must be of type integer: "${t}"` });
+    return false;
+  }
+  if (v < 0) errs.push({ field, type: 'Invalid', value: v, detail: NON_NEGATIVE });
+  return true;
+}
+
+/** ValidateLabels: every key a qualified name, every value a label value; path is the map's. */
+function validateLabels(field: string, labels: Record<string, string> | undefined, errs: FieldError[]): void {
+  for (const k of Object.keys(labels ?? {}).sort()) {
+    for (const msg of qualifiedNameErrors(k)) errs.push({ field, type: 'Invalid', value: k, detail: msg });
+    const v = labels![k];
+    if (typeof v !== 'string') {
+      errs.push({ field, type: 'Invalid', value: jsonTypeName(v), detail: `${field}.${k} in body must be of type string: "${jsonTypeName(v)}"` });
+      continue;
+    }
+    for (const msg of labelValueErrors(v)) errs.push({ field, type: 'Invalid', value: v, detail: msg });
+  }
+}
+
+/**
+ * ValidateLabelSelector (strict: label values in expressions must be valid too). Returns whether the
+ * selector can be turned into a selector at all (LabelSelectorAsSelector succeeds).
+ */
+function validateSelector(field: string, s: LabelSelector, errs: FieldError[]): boolean {
+  let convertible = true;
+  const before = errs.length;
+  validateLabels(`${field}.matchLabels`, s.matchLabels, errs);
+  if (errs.length > before) convertible = false;
+  (s.matchExpressions ?? []).forEach((r, i) => {
+    const path = `${field}.matchExpressions[${i}]`;
+    const values = r.values ?? [];
+    switch (r.operator) {
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0) {
+          errs.push({ field: `${path}.values`, type: 'Required', detail: "must be specified when `operator` is 'In' or 'NotIn'" });
+          convertible = false;
+        }
+        break;
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0) {
+          errs.push({ field: `${path}.values`, type: 'Forbidden', detail: "may not be specified when `operator` is 'Exists' or 'DoesNotExist'" });
+          convertible = false;
+        }
+        break;
+      default:
+        errs.push({ field: `${path}.operator`, type: 'Invalid', value: r.operator, detail: 'not a valid selector operator' });
+        convertible = false;
+    }
+    for (const msg of qualifiedNameErrors(String(r.key ?? ''))) {
+      errs.push({ field: `${path}.key`, type: 'Invalid', value: r.key, detail: msg });
+      convertible = false;
+    }
+    values.forEach((v, j) => {
+      for (const msg of labelValueErrors(String(v))) {
+        errs.push({ field: `${path}.values[${j}]`, type: 'Invalid', value: v, detail: msg });
+        convertible = false;
+      }
+    });
+  });
+  return convertible;
+}
+
+/**
+ * getIntOrPercentValue: a valid percentage gives its number, an int itself, and any other string
+ * what strconv.Atoi makes of it (0 on failure). So "a%" counts as 0 and "5" as 5, as upstream.
+ */
+function literalIntOrPercent(v: IntOrString | undefined): number {
+  if (v === undefined || v === null) return 0;
+  if (typeof v === 'number') return v;
+  if (typeof v !== 'string') return 0;
+  if (PERCENT.test(v)) return Number.parseInt(v.slice(0, -1), 10);
+  return /^[+-]?[0-9]+$/.test(v) ? Number.parseInt(v, 10) : 0;
+}
+
+/** ValidatePositiveIntOrPercent. */
+function validateIntOrPercent(field: string, v: unknown, errs: FieldError[]): void {
+  if (v === undefined || v === null) return; // upstream's zero value: an int 0, which is valid
+  if (typeof v === 'string') {
+    if (!PERCENT.test(v)) errs.push({ field, type: 'Invalid', value: v, detail: PERCENT_ERROR });
+  } else if (typeof v === 'number' && Number.isInteger(v)) {
+    if (v < 0) errs.push({ field, type: 'Invalid', value: v, detail: NON_NEGATIVE });
+  } else {
+    errs.push({ field, type: 'Invalid', value: v, detail: "must be an integer or percentage (e.g '5%')" });
+  }
+}
+
+function validateStrategy(strategy: DeploymentStrategy | undefined, errs: FieldError[]): void {
+  const field = 'spec.strategy';
+  const s = strategy ?? {};
+  switch (s.type) {
+    case 'Recreate':
+      if (s.rollingUpdate !== undefined && s.rollingUpdate !== null) {
+        errs.push({ field: `${field}.rollingUpdate`, type: 'Forbidden', detail: "may not be specified when strategy `type` is 'Recreate'" });
+      }
+      break;
+    case 'RollingUpdate': {
+      const ru = s.rollingUpdate;
+      if (ru === undefined || ru === null) {
+        errs.push({ field: `${field}.rollingUpdate`, type: 'Required', detail: 'this should be defaulted and never be nil' });
+        break;
+      }
+      const path = `${field}.rollingUpdate`;
+      validateIntOrPercent(`${path}.maxUnavailable`, ru.maxUnavailable, errs);
+      validateIntOrPercent(`${path}.maxSurge`, ru.maxSurge, errs);
+      if (literalIntOrPercent(ru.maxUnavailable) === 0 && literalIntOrPercent(ru.maxSurge) === 0) {
+        errs.push({ field: `${path}.maxUnavailable`, type: 'Invalid', value: ru.maxUnavailable ?? 0, detail: 'may not be 0 when `maxSurge` is 0' });
+      }
+      const mu = ru.maxUnavailable;
+      if (typeof mu === 'string' && PERCENT.test(mu) && Number.parseInt(mu.slice(0, -1), 10) > 100) {
+        errs.push({ field: `${path}.maxUnavailable`, type: 'Invalid', value: mu, detail: 'must not be greater than 100%' });
+      }
+      break;
+    }
+    default:
+      errs.push({ field, type: 'NotSupported', value: strategyValue(s), detail: 'supported values: "Recreate", "RollingUpdate"' });
+  }
+}
+
+/** Go's semantic equality for selectors: nil and empty maps/lists are the same. */
+function sameSelector(a: LabelSelector | undefined, b: LabelSelector | undefined): boolean {
+  if (!a || !b) return !a === !b;
+  return JSON.stringify(selectorValue(a)) === JSON.stringify(selectorValue(b));
+}
+
+/**
+ * Every problem with `d` (defaults already applied), in upstream's order. `old` is the stored object
+ * on update, for immutable fields (spec.selector).
  */
 export function validateDeployment(d: Deployment, old?: Deployment): FieldError[] {
-  void d;
-  void old;
-  return []; // TODO(api): implemented in the API work package.
+  const errs: FieldError[] = [];
+  const spec = d.spec ?? {};
+
+  nonNegativeInteger('spec.replicas', spec.replicas, errs);
+
+  // The selector: required, well formed, and not empty (an empty one would select every pod).
+  const selector = spec.selector ?? undefined;
+  let convertible = true;
+  if (!selector) {
+    errs.push({ field: 'spec.selector', type: 'Required', detail: '' });
+  } else {
+    convertible = validateSelector('spec.selector', selector, errs);
+    if (isEmptySelector(selector)) {
+      errs.push({ field: 'spec.selector', type: 'Invalid', value: selectorValue(selector), detail: 'empty selector is invalid for deployment' });
+    }
+  }
+
+  // The template, checked only when the selector could be built (as upstream does).
+  if (!convertible) {
+    errs.push({ field: 'spec.selector', type: 'Invalid', value: selectorValue(selector!), detail: 'invalid label selector' });
+  } else if (!spec.template) {
+    errs.push({ field: 'spec.template', type: 'Required', detail: '' });
+  } else {
+    const labels = spec.template.metadata?.labels;
+    // A missing selector selects nothing and so matches no labels; an empty one is not compared.
+    if ((!selector || !isEmptySelector(selector)) && !selectorMatches(selector, labels)) {
+      errs.push({ field: 'spec.template.metadata.labels', type: 'Invalid', value: sortedMap(labels), detail: '`selector` does not match template `labels`' });
+    }
+    validateLabels('spec.template.metadata.labels', labels, errs);
+    const podSpec = spec.template.spec ?? {};
+    const restartPolicy = podSpec.restartPolicy;
+    if (restartPolicy !== undefined && restartPolicy !== 'Always') {
+      errs.push({ field: 'spec.template.spec.restartPolicy', type: 'NotSupported', value: restartPolicy, detail: 'supported values: "Always"' });
+    }
+    if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null) {
+      errs.push({ field: 'spec.template.spec.activeDeadlineSeconds', type: 'Forbidden', detail: 'activeDeadlineSeconds in ReplicaSet is not Supported' });
+    }
+  }
+
+  validateStrategy(spec.strategy, errs);
+  nonNegativeInteger('spec.minReadySeconds', spec.minReadySeconds, errs);
+  nonNegativeInteger('spec.revisionHistoryLimit', spec.revisionHistoryLimit, errs);
+  if (nonNegativeInteger('spec.progressDeadlineSeconds', spec.progressDeadlineSeconds, errs)) {
+    const minReady = typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0;
+    if (spec.progressDeadlineSeconds! <= minReady) {
+      errs.push({ field: 'spec.progressDeadlineSeconds', type: 'Invalid', value: spec.progressDeadlineSeconds, detail: 'must be greater than minReadySeconds' });
+    }
+  }
+
+  // Update only: apps/v1 freezes the selector once the Deployment exists.
+  if (old && !sameSelector(selector, old.spec?.selector ?? undefined)) {
+    errs.push({ field: 'spec.selector', type: 'Invalid', value: selector ? selectorValue(selector) : null, detail: 'field is immutable' });
+  }
+  return errs;
+}
+
+/** A bad value as apimachinery prints it: numbers and booleans bare, strings quoted, the rest as JSON. */
+function formatValue(v: unknown): string {
+  if (v === undefined || v === null) return 'null';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'string') return JSON.stringify(v);
+  // encoding/json escapes these for safe embedding in HTML.
+  return JSON.stringify(v).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 }
 
 /** One error as upstream prints it: `spec.replicas: Invalid value: -1: must be greater than or equal to 0`. */
 export function formatFieldError(e: FieldError): string {
+  const detail = e.detail ? `: ${e.detail}` : '';
   switch (e.type) {
     case 'Required':
-      return `${e.field}: Required value${e.detail ? `: ${e.detail}` : ''}`;
-    case 'NotSupported':
-      return `${e.field}: Unsupported value: ${JSON.stringify(e.value)}${e.detail ? `: ${e.detail}` : ''}`;
+      return `${e.field}: Required value${detail}`;
     case 'Forbidden':
-      return `${e.field}: Forbidden: ${e.detail}`;
+      return `${e.field}: Forbidden${detail}`;
+    case 'NotSupported':
+      return `${e.field}: Unsupported value: ${formatValue(e.value)}${detail}`;
     case 'Invalid':
     default:
-      return `${e.field}: Invalid value: ${JSON.stringify(e.value)}: ${e.detail}`;
+      return `${e.field}: Invalid value: ${formatValue(e.value)}${detail}`;
   }
 }

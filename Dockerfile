@@ -1,0 +1,22 @@
+# Pacer's controller image. No build step: Node 24 runs the TypeScript sources directly.
+#   docker build -t pacer:latest .
+FROM node:24-slim
+
+ENV NODE_ENV=production
+WORKDIR /app
+
+# Production dependencies only, from the lockfile; the layer is reused until they change.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+# Owned by root and so read-only to the process; the CRDs ship for `kubectl apply -f crds/`.
+COPY bin/ bin/
+COPY src/ src/
+COPY crds/ crds/
+
+# The image's unprivileged user (uid 1000).
+USER node
+
+EXPOSE 8080 8081
+ENTRYPOINT ["node", "bin/pacer.js"]
+CMD ["controller"]

@@ -1,0 +1,30 @@
+# The two commands of the README: `make run` and `make test`. Both install what they need first.
+.PHONY: run test typecheck unit bench install clean
+
+STAMP := node_modules/.pacer-installed
+
+$(STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: $(STAMP)
+
+## Run Pacer: on the embedded simulated cluster, or against $$KUBECONFIG when it is set.
+run: $(STAMP)
+	npm start --silent
+
+## The whole test suite: type check, unit, integration and end-to-end tests.
+test: $(STAMP)
+	npm test
+
+typecheck: $(STAMP)
+	npm run --silent typecheck
+
+unit: $(STAMP)
+	npm run --silent test:unit
+
+bench: $(STAMP)
+	npm run --silent bench
+
+clean:
+	rm -rf node_modules

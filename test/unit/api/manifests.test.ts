@@ -1,0 +1,173 @@
+// The install manifests (kustomize base in manifests/, the CRD base in crds/), the Dockerfile and
+// .dockerignore: they parse, and they hold what a least-privilege, non-root install needs.
+
+import { expect } from 'chai';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const read = (p: string): string => readFileSync(join(repo, p), 'utf8');
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [k: string]: any };
+
+function documents(p: string): Obj[] {
+  return parseAllDocuments(read(p)).map((doc) => {
+    expect(doc.errors, `${p}: ${doc.errors.join('; ')}`).to.deep.equal([]);
+    return doc.toJS() as Obj;
+  });
+}
+
+const kustomization = parseYaml(read('manifests/kustomization.yaml'));
+const objects: Obj[] = (kustomization.resources as string[])
+  .filter((r) => r.endsWith('.yaml'))
+  .flatMap((r) => documents(`manifests/${r}`));
+const find = (kind: string): Obj => {
+  const found = objects.filter((o) => o.kind === kind);
+  expect(found, kind).to.have.length(1);
+  return found[0];
+};
+
+describe('manifests/: the kustomize base', () => {
+  it('puts everything into pacer-system and includes the CRD base', () => {
+    expect(kustomization.kind).to.equal('Kustomization');
+    expect(kustomization.namespace).to.equal('pacer-system');
+    expect(kustomization.resources).to.include('../crds');
+    for (const r of kustomization.resources as string[]) expect(existsSync(join(repo, 'manifests', r)), r).to.equal(true);
+    const crds = parseYaml(read('crds/kustomization.yaml'));
+    expect(crds.resources).to.deep.equal(['deployments.pacer.dev.yaml']);
+  });
+
+  it('holds a Namespace, ServiceAccount, ClusterRole, ClusterRoleBinding, Deployment and Service', () => {
+    expect(objects.map((o) => o.kind).sort()).to.deep.equal(
+      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Namespace', 'Service', 'ServiceAccount']);
+    expect(find('Namespace').metadata.name).to.equal('pacer-system');
+    expect(find('ServiceAccount').metadata).to.include({ name: 'pacer-controller', namespace: 'pacer-system' });
+  });
+
+  it('binds the role to the controller\'s ServiceAccount', () => {
+    const binding = find('ClusterRoleBinding');
+    expect(binding.roleRef).to.deep.equal({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: find('ClusterRole').metadata.name });
+    expect(binding.subjects).to.deep.equal([{ kind: 'ServiceAccount', name: 'pacer-controller', namespace: 'pacer-system' }]);
+  });
+
+  describe('the ClusterRole grants exactly what the controller uses', () => {
+    const rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> = find('ClusterRole').rules;
+    const allowed = (group: string, resource: string, verb: string): boolean =>
+      rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+    const grants: Array<{ group: string; resource: string; verbs: string[] }> = [
+      { group: 'pacer.dev', resource: 'deployments', verbs: ['get', 'list', 'watch', 'update', 'patch'] },
+      { group: 'pacer.dev', resource: 'deployments/status', verbs: ['get', 'update', 'patch'] },
+      { group: 'apps', resource: 'replicasets', verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+      { group: '', resource: 'pods', verbs: ['get', 'list', 'watch'] },
+      { group: '', resource: 'events', verbs: ['create', 'patch'] },
+      { group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'create', 'update'] },
+    ];
+    for (const g of grants) {
+      it(`${g.group || 'core'} ${g.resource}: ${g.verbs.join(', ')}`, () => {
+        for (const v of g.verbs) expect(allowed(g.group, g.resource, v), v).to.equal(true);
+      });
+    }
+    it('and nothing else: no wildcards, no other resources or verbs', () => {
+      const granted = rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}/${res}:${v}`))));
+      const expected = grants.flatMap((g) => g.verbs.map((v) => `${g.group}/${g.resource}:${v}`));
+      expect(granted.sort()).to.deep.equal(expected.sort());
+      expect(JSON.stringify(rules)).not.to.include('*');
+    });
+    it('pods are read-only: no create, delete or eviction', () => {
+      for (const v of ['create', 'update', 'patch', 'delete', 'deletecollection']) expect(allowed('', 'pods', v), v).to.equal(false);
+      expect(allowed('', 'pods/eviction', 'create')).to.equal(false);
+    });
+    it('marks the lease rule as being for leader election', () => {
+      expect(read('manifests/rbac.yaml')).to.match(/LEADER ELECTION[^\n]*\n\s*- apiGroups: \["coordination\.k8s\.io"\]/);
+    });
+  });
+
+  describe('the controller Deployment', () => {
+    const d = find('Deployment');
+    const pod = d.spec.template.spec;
+    const c = pod.containers[0];
+
+    it('runs pacer:latest as `controller` with the metrics and health addresses', () => {
+      expect(pod.containers).to.have.length(1);
+      expect(c.image).to.equal('pacer:latest');
+      expect(c.args).to.deep.equal(['controller', '--metrics-bind-address=:8080', '--health-probe-bind-address=:8081']);
+      expect(pod.serviceAccountName).to.equal('pacer-controller');
+      expect(d.metadata.namespace).to.equal('pacer-system');
+    });
+
+    it('selects its own pod template', () => {
+      const labels = d.spec.template.metadata.labels;
+      for (const [k, v] of Object.entries(d.spec.selector.matchLabels)) expect(labels[k], k).to.equal(v);
+    });
+
+    it('runs as non-root, read-only, without privilege escalation or capabilities', () => {
+      expect(pod.securityContext.runAsNonRoot).to.equal(true);
+      expect(pod.securityContext.runAsUser).to.be.a('number').and.above(0);
+      expect(pod.securityContext.seccompProfile).to.deep.equal({ type: 'RuntimeDefault' });
+      expect(c.securityContext).to.deep.include({ runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+      expect(c.securityContext.capabilities).to.deep.equal({ drop: ['ALL'] });
+    });
+
+    it('requests and limits cpu and memory', () => {
+      expect(c.resources.requests).to.have.all.keys('cpu', 'memory');
+      expect(c.resources.limits).to.include.keys('memory');
+    });
+
+    it('probes liveness on /healthz and readiness on /readyz, on the health port 8081', () => {
+      const health = c.ports.find((p: { name: string }) => p.name === c.livenessProbe.httpGet.port);
+      expect(health.containerPort).to.equal(8081);
+      expect(c.livenessProbe.httpGet.path).to.equal('/healthz');
+      expect(c.readinessProbe.httpGet).to.deep.equal({ path: '/readyz', port: c.livenessProbe.httpGet.port });
+    });
+
+    it('exposes metrics on 8080 through a Service that selects its pods', () => {
+      const svc = find('Service');
+      expect(svc.spec.ports).to.deep.equal([{ name: 'metrics', port: 8080, targetPort: 'metrics', protocol: 'TCP' }]);
+      expect(c.ports.find((p: { name: string }) => p.name === 'metrics').containerPort).to.equal(8080);
+      for (const [k, v] of Object.entries(svc.spec.selector)) expect(d.spec.template.metadata.labels[k], k).to.equal(v);
+    });
+  });
+
+  const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+  (kubectl.status === 0 ? it : it.skip)('builds with `kubectl kustomize` (skipped when kubectl is not installed)', () => {
+    const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests')], { encoding: 'utf8' });
+    const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
+    expect(built.map((o) => o.kind).sort()).to.deep.equal(
+      ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'Deployment', 'Namespace', 'Service', 'ServiceAccount']);
+    for (const o of built.filter((x) => ['Deployment', 'Service', 'ServiceAccount'].includes(x.kind))) {
+      expect(o.metadata.namespace, o.kind).to.equal('pacer-system');
+    }
+  });
+});
+
+describe('Dockerfile and .dockerignore', () => {
+  const lines = read('Dockerfile').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const instruction = (name: string): string[] => lines.filter((l) => l.startsWith(`${name} `)).map((l) => l.slice(name.length + 1));
+
+  it('builds on node:24-slim with production dependencies only', () => {
+    expect(instruction('FROM')).to.deep.equal(['node:24-slim']);
+    expect(instruction('RUN').join(' ')).to.match(/npm ci --omit=dev/);
+  });
+
+  it('copies bin/, src/ and crds/ (and the lockfile)', () => {
+    const copied = instruction('COPY').join(' ');
+    for (const p of ['package.json', 'package-lock.json', 'bin/', 'src/', 'crds/']) expect(copied).to.include(p);
+  });
+
+  it('runs as the non-root user node, `node bin/pacer.js controller`', () => {
+    expect(instruction('USER')).to.deep.equal(['node']);
+    expect(lines.indexOf(`USER node`)).to.be.above(lines.findLastIndex((l) => l.startsWith('RUN ') || l.startsWith('COPY ')));
+    expect(JSON.parse(instruction('ENTRYPOINT')[0])).to.deep.equal(['node', 'bin/pacer.js']);
+    expect(JSON.parse(instruction('CMD')[0])).to.deep.equal(['controller']);
+  });
+
+  it('keeps node_modules, .git and tests out of the build context', () => {
+    const rules = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    expect(rules[0]).to.equal('*');
+    const included = rules.filter((r) => r.startsWith('!')).map((r) => r.slice(1));
+    expect(included.sort()).to.deep.equal(['bin/', 'crds/', 'package-lock.json', 'package.json', 'src/']);
+  });
+});
