@@ -1,0 +1,187 @@
+// `pacer controller`: runs the Deployment controller against a cluster.
+//
+// Exit codes: 0 after a graceful stop (SIGINT/SIGTERM), 1 when the cluster is not usable (API
+// server unreachable, CRD missing, kubeconfig unreadable), 2 for a bad flag value.
+
+import { Command, Option } from 'commander';
+import { HttpMethod } from '@kubernetes/client-node';
+import { KubeClient, loadKubeConfig, DEFAULT_USER_AGENT } from '../kube/client.ts';
+import { toKubeError } from '../kube/errors.ts';
+import { DeploymentController, loadEngine } from '../controller/controller.ts';
+import type { Engine } from '../controller/reconciler.ts';
+import { createLogger, isLogLevel } from '../observe/logger.ts';
+import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
+import { createMetrics } from '../observe/metrics.ts';
+import { parseBindAddress, startServers } from '../server/http.ts';
+import { GROUP, PLURAL, VERSION } from '../api/types.ts';
+
+export const CRD_MISSING_MESSAGE = `${PLURAL}.${GROUP} is not installed: kubectl apply -f crds/`;
+
+/** A failure with the exit code the command ends with. */
+export class CliError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}
+
+export interface RunControllerOptions {
+  kubeconfig?: string;
+  /** Kubeconfig YAML (in-process use: tests, the simulated cluster). */
+  kubeconfigText?: string;
+  namespace?: string;
+  workers?: number;
+  /** Default ":8080"; "0" disables. */
+  metricsBindAddress?: string;
+  /** Default ":8081"; "0" disables. */
+  healthProbeBindAddress?: string;
+  logLevel?: LogLevel;
+  logFormat?: LogFormat;
+  logger?: Logger;
+  /** The engine (default: src/engine/sync.ts). */
+  engine?: Engine;
+  userAgent?: string;
+  resyncMs?: number;
+  watchdogMs?: number;
+}
+
+export interface RunningController {
+  stop(): Promise<void>;
+  ready(): boolean;
+  metricsPort?: number;
+  healthPort?: number;
+  controller: DeploymentController;
+  client: KubeClient;
+}
+
+const NAMESPACE_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Checks flag values; throws CliError(…, 2) naming the flag. */
+export function validateOptions(o: RunControllerOptions): void {
+  if (o.workers !== undefined && (!Number.isInteger(o.workers) || o.workers < 1 || o.workers > 1000)) {
+    throw new CliError(`--workers: must be an integer from 1 to 1000, got ${JSON.stringify(String(o.workers))}`, 2);
+  }
+  if (o.namespace !== undefined && (o.namespace.length > 63 || !NAMESPACE_RE.test(o.namespace))) {
+    throw new CliError(`--namespace: ${JSON.stringify(o.namespace)} is not a valid namespace name (lowercase letters, digits and '-', at most 63)`, 2);
+  }
+  for (const [flag, value] of [['--metrics-bind-address', o.metricsBindAddress], ['--health-probe-bind-address', o.healthProbeBindAddress]] as const) {
+    if (value === undefined) continue;
+    try {
+      parseBindAddress(value);
+    } catch (err) {
+      throw new CliError(`${flag}: ${(err as Error).message}`, 2);
+    }
+  }
+  if (o.logLevel !== undefined && !isLogLevel(o.logLevel)) throw new CliError(`--log-level: must be one of error, warn, info, debug, got ${JSON.stringify(o.logLevel)}`, 2);
+  if (o.logFormat !== undefined && o.logFormat !== 'json' && o.logFormat !== 'text') throw new CliError(`--log-format: must be json or text, got ${JSON.stringify(o.logFormat)}`, 2);
+}
+
+/** The API server answers, and serves pacer.dev/v1alpha1 deployments. Throws CliError(…, 1). */
+export async function checkCluster(client: KubeClient): Promise<void> {
+  try {
+    await client.version();
+  } catch (err) {
+    const e = toKubeError(err);
+    throw new CliError(`cannot reach the API server at ${client.server}: ${e.message.replace(/^GET \S+: /, '')}`, 1);
+  }
+  // Discovery, not a CRD read: every authenticated client may use it, and a least-privilege role
+  // need not grant access to CustomResourceDefinitions.
+  let resources: Array<{ name?: string }> = [];
+  try {
+    const list = await client.request<{ resources?: Array<{ name?: string }> }>(HttpMethod.GET, `/apis/${GROUP}/${VERSION}`, { what: 'discovery' });
+    resources = list.resources ?? [];
+  } catch (err) {
+    const e = toKubeError(err);
+    if (e.kind !== 'NotFound') throw new CliError(`cannot read API discovery from ${client.server}: ${e.message}`, 1);
+  }
+  if (!resources.some((r) => r.name === PLURAL)) throw new CliError(CRD_MISSING_MESSAGE, 1);
+}
+
+/** Starts the controller in this process (the `pacer controller` command, tests, `pacer` main). */
+export async function runController(opts: RunControllerOptions = {}): Promise<RunningController> {
+  validateOptions(opts);
+  const logger = opts.logger ?? createLogger({ level: opts.logLevel, format: opts.logFormat });
+  let client: KubeClient;
+  try {
+    const kc = loadKubeConfig({ kubeconfig: opts.kubeconfig, kubeconfigText: opts.kubeconfigText });
+    client = new KubeClient(kc, { userAgent: opts.userAgent ?? DEFAULT_USER_AGENT });
+  } catch (err) {
+    throw new CliError(`kubeconfig: ${(err as Error).message}`, 1);
+  }
+  await checkCluster(client);
+  const engine = opts.engine ?? (await loadEngine());
+  const metrics = createMetrics();
+  const controller = new DeploymentController({
+    client, engine, logger, metrics,
+    namespace: opts.namespace, workers: opts.workers ?? 2, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs,
+  });
+  const servers = await startServers({
+    metrics: parseBindAddress(opts.metricsBindAddress ?? ':8080'),
+    health: parseBindAddress(opts.healthProbeBindAddress ?? ':8081'),
+    registry: metrics.registry,
+    ready: () => controller.ready(),
+  }).catch((err: unknown) => {
+    throw new CliError(`cannot listen: ${(err as Error).message}`, 1);
+  });
+  controller.start();
+  logger.info('pacer controller started', { server: client.server, namespace: opts.namespace ?? '(all)', metricsPort: servers.metricsPort, healthPort: servers.healthPort });
+  let stopped: Promise<void> | undefined;
+  return {
+    controller,
+    client,
+    metricsPort: servers.metricsPort,
+    healthPort: servers.healthPort,
+    ready: () => controller.ready(),
+    stop: () => (stopped ??= controller.stop().then(() => servers.close())),
+  };
+}
+
+function parseWorkers(v: string): number {
+  if (!/^\d+$/.test(v.trim())) throw new CliError(`--workers: must be an integer from 1 to 1000, got ${JSON.stringify(v)}`, 2);
+  return Number(v);
+}
+
+export function controllerCommand(): Command {
+  const cmd = new Command('controller')
+    .description('Run the Pacer Deployment controller against a cluster')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, else in-cluster, else ~/.kube/config)')
+    .option('--namespace <ns>', 'watch and manage only this namespace (default: all)')
+    .option('--workers <n>', 'concurrent reconciles', '2')
+    .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', ':8080')
+    .option('--health-probe-bind-address <addr>', 'address of /healthz and /readyz ("0" disables)', ':8081')
+    .option('--log-level <level>', 'error, warn, info or debug', 'info')
+    .addOption(new Option('--log-format <format>', 'json or text').default('json'))
+    .exitOverride((err) => {
+      // commander already printed its message; bad usage is exit 2, help and version exit 0.
+      process.exit(err.exitCode === 0 ? 0 : 2);
+    })
+    .action(async (o: Record<string, string | undefined>) => {
+      let running: RunningController | undefined;
+      try {
+        running = await runController({
+          kubeconfig: o.kubeconfig,
+          namespace: o.namespace,
+          workers: parseWorkers(o.workers ?? '2'),
+          metricsBindAddress: o.metricsBindAddress,
+          healthProbeBindAddress: o.healthProbeBindAddress,
+          logLevel: o.logLevel as LogLevel,
+          logFormat: o.logFormat as LogFormat,
+        });
+      } catch (err) {
+        process.stderr.write(`error: ${(err as Error).message}\n`);
+        process.exit(err instanceof CliError ? err.exitCode : 1);
+      }
+      const r = running;
+      let signals = 0;
+      const onSignal = (sig: string): void => {
+        if (++signals > 1) process.exit(1); // a second signal: stop waiting
+        process.stderr.write(`received ${sig}, stopping\n`);
+        r.stop().then(() => process.exit(0), () => process.exit(1));
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+    });
+  return cmd;
+}

@@ -1,0 +1,221 @@
+// The Deployment controller: three informers (Deployments, ReplicaSets, Pods) feed one work queue
+// of Deployment keys; N workers reconcile them. ReplicaSet and Pod events are mapped to the
+// Deployment that controls them, or for orphans to every Deployment in the namespace whose selector
+// matches (it may adopt them).
+
+import { randomUUID } from 'node:crypto';
+import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
+import { selectorMatches, isEmptySelector } from '../api/selector.ts';
+import type { KubeClient, ResourceType } from '../kube/client.ts';
+import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
+import type { KubeError } from '../kube/errors.ts';
+import type { Logger } from '../observe/logger.ts';
+import { reconcileLogger } from '../observe/logger.ts';
+import type { ControllerMetrics } from '../observe/metrics.ts';
+import { EventRecorder } from './events.ts';
+import { Informer, keyOf } from './informer.ts';
+import type { ListWatchSource, ObjectWithMeta } from './informer.ts';
+import { controllerRef, reconcile } from './reconciler.ts';
+import type { Engine, ReconcilerDeps } from './reconciler.ts';
+import { WorkQueue } from './workqueue.ts';
+import { decide, onCreateConflict, onCreateError } from '../engine/sync.ts';
+
+export const CONTROLLER_NAME = 'deployment';
+
+export interface ControllerOptions {
+  client: KubeClient;
+  engine: Engine;
+  logger: Logger;
+  metrics?: ControllerMetrics;
+  /** Restrict every list, watch and write to one namespace (default: all). */
+  namespace?: string;
+  workers?: number;
+  resyncMs?: number;
+  watchdogMs?: number;
+}
+
+/** A list+watch source for one resource type through the KubeClient. */
+export function kubeSource<T extends ObjectWithMeta>(client: KubeClient, type: ResourceType, namespace?: string): ListWatchSource<T> {
+  return {
+    list: (signal) => client.list<T>(type, namespace, {}, signal),
+    // Like client-go's reflector: a random 5–10 minute server-side timeout, so watches end cleanly
+    // and spread out instead of all reconnecting together.
+    watch: (resourceVersion, onEvent, signal) =>
+      client.watch<T>(type, namespace, { resourceVersion, timeoutSeconds: 300 + Math.floor(Math.random() * 300) }, onEvent, signal),
+  };
+}
+
+/** The engine of src/engine/sync.ts, as the reconciler calls it. */
+export const defaultEngine: Engine = {
+  decide: (snapshot) => decide(snapshot),
+  onCreateConflict,
+  onCreateError,
+};
+
+/** Kept async so callers need not change if the engine is ever loaded lazily again. */
+export async function loadEngine(): Promise<Engine> {
+  return defaultEngine;
+}
+
+export class DeploymentController {
+  readonly deployments: Informer<Deployment>;
+  readonly replicaSets: Informer<ReplicaSet>;
+  readonly pods: Informer<Pod>;
+  readonly queue: WorkQueue;
+  readonly recorder: EventRecorder;
+  private readonly opts: ControllerOptions;
+  private readonly log: Logger;
+  private workers?: Promise<void>;
+  private started = false;
+  private stopping?: Promise<void>;
+
+  constructor(opts: ControllerOptions) {
+    this.opts = opts;
+    this.log = opts.logger.child({ controller: CONTROLLER_NAME });
+    const { client, namespace } = opts;
+    const onError = (what: string) => (err: KubeError, msg: string) => this.log.warn(msg, { informer: what, kind: err.kind, error: err.message });
+    const informerOpts = (name: string) => ({ name, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs, onError: onError(name) });
+    this.deployments = new Informer<Deployment>(kubeSource(client, DEPLOYMENTS, namespace), informerOpts('deployments'));
+    this.replicaSets = new Informer<ReplicaSet>(kubeSource(client, REPLICASETS, namespace), informerOpts('replicasets'));
+    this.pods = new Informer<Pod>(kubeSource(client, PODS, namespace), informerOpts('pods'));
+    this.recorder = new EventRecorder(client, { logger: this.log });
+    this.queue = new WorkQueue(CONTROLLER_NAME, {
+      hooks: {
+        onResult: (key, result, err) => {
+          opts.metrics?.reconcileTotal.inc({ controller: CONTROLLER_NAME, result });
+          if (err) {
+            const e = err as { kind?: string; message?: string };
+            this.log.error('reconcile failed', { key, kind: e.kind ?? 'Other', error: e.message ?? String(err), retries: this.queue.numRequeues(key) });
+          }
+        },
+      },
+    });
+    opts.metrics?.trackQueue(CONTROLLER_NAME, CONTROLLER_NAME, () => this.queue.len());
+    this.wireEvents();
+  }
+
+  private enqueue(d: Deployment): void {
+    this.queue.add(keyOf(d));
+  }
+
+  /** The Deployment that controls `obj` (by controller ownerReference, uid-checked), if cached. */
+  private owner(obj: ReplicaSet): Deployment | undefined {
+    const ref = controllerRef(obj);
+    if (!ref || ref.kind !== 'Deployment' || !ref.apiVersion.startsWith('pacer.dev/')) return undefined;
+    const d = this.deployments.get(obj.metadata.namespace, ref.name);
+    return d && d.metadata.uid === ref.uid ? d : undefined;
+  }
+
+  /** Deployments that could adopt an orphan ReplicaSet. */
+  private adopters(rs: ReplicaSet): Deployment[] {
+    return this.deployments.list(rs.metadata.namespace).filter(
+      (d) => !isEmptySelector(d.spec?.selector) && selectorMatches(d.spec.selector, rs.metadata.labels),
+    );
+  }
+
+  private replicaSetChanged(rs: ReplicaSet): void {
+    if (controllerRef(rs)) {
+      const d = this.owner(rs);
+      if (d) this.enqueue(d);
+      return;
+    }
+    for (const d of this.adopters(rs)) this.enqueue(d);
+  }
+
+  /** The Deployment behind a pod: pod → its controlling ReplicaSet → that ReplicaSet's Deployment. */
+  private podOwner(pod: Pod): Deployment | undefined {
+    const ref = controllerRef(pod);
+    if (!ref || ref.kind !== 'ReplicaSet') return undefined;
+    const rs = this.replicaSets.get(pod.metadata.namespace, ref.name);
+    if (!rs || rs.metadata.uid !== ref.uid) return undefined;
+    return this.owner(rs);
+  }
+
+  private wireEvents(): void {
+    this.deployments.on({
+      add: (d) => this.enqueue(d),
+      update: (_old, d) => this.enqueue(d),
+      delete: (d) => this.enqueue(d),
+    });
+    this.replicaSets.on({
+      add: (rs) => this.replicaSetChanged(rs),
+      update: (old, rs) => {
+        if (old.metadata.resourceVersion === rs.metadata.resourceVersion) return; // a resync: the Deployments resync too
+        const oldRef = controllerRef(old);
+        const newRef = controllerRef(rs);
+        if (oldRef && (!newRef || oldRef.uid !== newRef.uid)) {
+          const prev = this.owner(old);
+          if (prev) this.enqueue(prev); // released or taken over: the old owner recomputes its status
+        }
+        this.replicaSetChanged(rs);
+        // Labels changed on an orphan: Deployments that matched before may want to know too.
+        if (!newRef && JSON.stringify(old.metadata.labels) !== JSON.stringify(rs.metadata.labels)) {
+          for (const d of this.adopters(old)) this.enqueue(d);
+        }
+      },
+      delete: (rs) => {
+        const d = this.owner(rs);
+        if (d) this.enqueue(d);
+      },
+    });
+    this.pods.on({
+      // Recreate waits for old pods to be gone or terminal: deletions and phase changes matter.
+      update: (old, pod) => {
+        if (old.status?.phase === pod.status?.phase) return;
+        const d = this.podOwner(pod);
+        if (d && d.spec?.strategy?.type === 'Recreate') this.enqueue(d);
+      },
+      delete: (pod) => {
+        const d = this.podOwner(pod);
+        if (d) this.enqueue(d);
+      },
+    });
+  }
+
+  /** Starts the informers; workers begin once every cache has synced. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.deployments.start();
+    this.replicaSets.start();
+    this.pods.start();
+    this.workers = this.waitForSync().then(() => {
+      if (this.stopping) return;
+      this.log.info('caches synced; starting workers', { workers: this.opts.workers ?? 1, namespace: this.opts.namespace ?? '(all)' });
+      const deps: ReconcilerDeps = {
+        client: this.opts.client,
+        deployments: this.deployments,
+        replicaSets: this.replicaSets,
+        pods: this.pods,
+        engine: this.opts.engine,
+        recorder: this.recorder,
+        logger: this.log,
+      };
+      return this.queue.run(this.opts.workers ?? 1, (key) => reconcile(deps, key, reconcileLogger(this.opts.logger, CONTROLLER_NAME, key, randomUUID())));
+    });
+  }
+
+  waitForSync(): Promise<void> {
+    return Promise.all([this.deployments.waitForSync(), this.replicaSets.waitForSync(), this.pods.waitForSync()]).then(() => undefined);
+  }
+
+  /** True once every cache has synced (readiness). */
+  ready(): boolean {
+    return this.deployments.hasSynced() && this.replicaSets.hasSynced() && this.pods.hasSynced();
+  }
+
+  /** Graceful: no new keys, in-flight reconciles finish, then the watches close and events flush. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.queue.shutdown();
+      const stopInformers = () => Promise.all([this.deployments.stop(), this.replicaSets.stop(), this.pods.stop()]);
+      // Never synced (API server away): stopping the informers releases the workers' wait for sync.
+      if (!this.ready()) await stopInformers();
+      await this.workers;
+      await stopInformers();
+      await this.recorder.flush();
+      this.log.info('stopped');
+    })();
+    return this.stopping;
+  }
+}

@@ -1,0 +1,320 @@
+// An owned list+watch loop with a cache, which recovers from every failure (client-node's
+// makeInformer stops for good on any error but 410: peers.md §(c)).
+//
+//   list → watch from the list's resourceVersion
+//     clean close            → watch again from the last resourceVersion seen
+//     410 (HTTP or ERROR)    → relist and diff against the cache (add/update/delete the differences)
+//     any other failure      → back off with jitter (200 ms doubling to 30 s, reset by any event), retry
+//     every resyncMs         → relist and diff; every cached object is delivered as an update
+//     no event for watchdogMs→ abort the watch, relist
+//
+// Handlers get (old, new) on update. Objects are cached by "namespace/name" ("name" when cluster-scoped).
+
+import { KubeError, toKubeError } from '../kube/errors.ts';
+import type { Status } from '../kube/errors.ts';
+import type { WatchEvent } from '../kube/client.ts';
+
+export interface ObjectWithMeta {
+  metadata: { name?: string; namespace?: string; resourceVersion?: string; uid?: string };
+}
+
+/** Where objects come from: the API server through KubeClient, or a fake in tests. */
+export interface ListWatchSource<T> {
+  list(signal: AbortSignal): Promise<{ items: T[]; resourceVersion: string }>;
+  /** Resolves on a clean close; rejects with a KubeError on failure. */
+  watch(resourceVersion: string, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal): Promise<void>;
+}
+
+export interface InformerHandlers<T> {
+  add?(obj: T): void;
+  /** `old` is the cached object before the change; on resync old and new may be the same version. */
+  update?(old: T, obj: T): void;
+  /** The last known state of the object. */
+  delete?(obj: T): void;
+}
+
+export interface InformerOptions {
+  name: string;
+  /** Relist (and re-deliver everything as updates) this often; 0 disables. Default 10 min. */
+  resyncMs?: number;
+  /** Rebuild when no watch event (bookmarks count) arrived for this long; 0 disables. Default 10 min. */
+  watchdogMs?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Logs recoveries (the informer never throws to its owner). */
+  onError?(err: KubeError, what: string): void;
+}
+
+export function keyOf(obj: ObjectWithMeta): string {
+  const m = obj.metadata;
+  return m.namespace ? `${m.namespace}/${m.name}` : `${m.name}`;
+}
+
+/** The jittered backoff: base × 2^attempt capped at max, then a uniform jitter of up to +50%. */
+export function retryDelay(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+  const d = Math.min(baseMs * 2 ** attempt, maxMs);
+  return Math.round(d * (1 + 0.5 * random()));
+}
+
+function isGoneStatus(s: Status | undefined): boolean {
+  return !!s && (s.code === 410 || s.reason === 'Expired' || s.reason === 'Gone');
+}
+
+class Relist extends Error {}
+
+export class Informer<T extends ObjectWithMeta> {
+  readonly name: string;
+  private readonly source: ListWatchSource<T>;
+  private readonly opts: Required<Omit<InformerOptions, 'onError'>> & Pick<InformerOptions, 'onError'>;
+  private readonly handlers: InformerHandlers<T>[] = [];
+  private readonly items = new Map<string, T>();
+  private readonly byNamespace = new Map<string, Map<string, T>>();
+  private lastRV = '';
+  private synced = false;
+  private stopped = false;
+  private running?: Promise<void>;
+  private loopAbort?: AbortController;
+  private watchAbort?: AbortController;
+  private attempt = 0;
+  /** 410s in a row with no object event between them. */
+  private goneStreak = 0;
+  private lastEventAt = 0;
+  private nextResyncAt = 0;
+  private syncWaiters: Array<() => void> = [];
+  private sleepTimer?: NodeJS.Timeout;
+  private wakeSleep?: () => void;
+  private tick?: NodeJS.Timeout;
+  private rebuildReason?: 'resync' | 'watchdog';
+
+  constructor(source: ListWatchSource<T>, opts: InformerOptions) {
+    this.source = source;
+    this.name = opts.name;
+    this.opts = {
+      name: opts.name,
+      resyncMs: opts.resyncMs ?? 600_000,
+      watchdogMs: opts.watchdogMs ?? 600_000,
+      backoffBaseMs: opts.backoffBaseMs ?? 200,
+      backoffMaxMs: opts.backoffMaxMs ?? 30_000,
+      onError: opts.onError,
+    };
+  }
+
+  on(handlers: InformerHandlers<T>): void {
+    this.handlers.push(handlers);
+  }
+
+  // ---- cache ---------------------------------------------------------------------------------
+
+  get(key: string): T | undefined;
+  get(namespace: string | undefined, name: string): T | undefined;
+  get(a: string | undefined, b?: string): T | undefined {
+    return this.items.get(b === undefined ? a! : a ? `${a}/${b}` : b);
+  }
+
+  list(namespace?: string): T[] {
+    if (namespace === undefined) return [...this.items.values()];
+    return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** Resolves once the first list has filled the cache (or the informer is stopped). */
+  waitForSync(): Promise<void> {
+    if (this.synced || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  lastResourceVersion(): string {
+    return this.lastRV;
+  }
+
+  private put(obj: T): T | undefined {
+    const key = keyOf(obj);
+    const old = this.items.get(key);
+    this.items.set(key, obj);
+    const ns = obj.metadata.namespace ?? '';
+    let m = this.byNamespace.get(ns);
+    if (!m) this.byNamespace.set(ns, (m = new Map()));
+    m.set(key, obj);
+    return old;
+  }
+
+  private remove(key: string): T | undefined {
+    const old = this.items.get(key);
+    if (!old) return undefined;
+    this.items.delete(key);
+    const ns = old.metadata.namespace ?? '';
+    const m = this.byNamespace.get(ns);
+    m?.delete(key);
+    if (m && m.size === 0) this.byNamespace.delete(ns);
+    return old;
+  }
+
+  private emit(fn: (h: InformerHandlers<T>) => void): void {
+    for (const h of this.handlers) {
+      try {
+        fn(h);
+      } catch (err) {
+        this.opts.onError?.(toKubeError(err), `${this.name}: event handler`);
+      }
+    }
+  }
+
+  // ---- loop ------------------------------------------------------------------------------------
+
+  start(): void {
+    if (this.running || this.stopped) return;
+    this.loopAbort = new AbortController();
+    this.running = this.loop(this.loopAbort.signal);
+    // One timer drives both the resync relist and the watchdog.
+    const period = Math.max(50, Math.min(this.opts.resyncMs || Infinity, this.opts.watchdogMs || Infinity, 5_000) / 2);
+    this.tick = setInterval(() => this.checkTimers(), period);
+    this.tick.unref?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.tick) clearInterval(this.tick);
+    this.loopAbort?.abort();
+    this.watchAbort?.abort();
+    this.wakeSleep?.();
+    for (const w of this.syncWaiters.splice(0)) w();
+    await this.running;
+  }
+
+  private checkTimers(): void {
+    if (!this.watchAbort || this.rebuildReason) return;
+    const now = Date.now();
+    if (this.opts.resyncMs > 0 && now >= this.nextResyncAt) {
+      this.rebuildReason = 'resync';
+      this.watchAbort.abort();
+    } else if (this.opts.watchdogMs > 0 && now - this.lastEventAt >= this.opts.watchdogMs) {
+      this.rebuildReason = 'watchdog';
+      this.watchAbort.abort();
+    }
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.wakeSleep = resolve;
+      this.sleepTimer = setTimeout(resolve, ms);
+    });
+    if (this.sleepTimer) clearTimeout(this.sleepTimer);
+    this.wakeSleep = undefined;
+  }
+
+  private async loop(signal: AbortSignal): Promise<void> {
+    let needList = true;
+    let resync = false;
+    while (!signal.aborted) {
+      try {
+        if (needList) {
+          await this.relist(signal, resync);
+          needList = false;
+          resync = false;
+        }
+        const started = Date.now();
+        const events = await this.watchOnce(signal);
+        // A clean close: watch again from the last resourceVersion, unless a timer asked for a rebuild.
+        if (this.rebuildReason) {
+          resync = this.rebuildReason === 'resync';
+          needList = true;
+          this.rebuildReason = undefined;
+        } else if (events === 0 && Date.now() - started < 1000 && !signal.aborted) {
+          // A server that ends watches at once would otherwise be hammered.
+          await this.sleep(retryDelay(this.attempt++, this.opts.backoffBaseMs, this.opts.backoffMaxMs));
+        }
+      } catch (err) {
+        if (signal.aborted) break;
+        const e = err instanceof Relist ? undefined : toKubeError(err);
+        if (!e || (e.kind === 'Gone' && !needList)) {
+          // The resourceVersion is too old: relist at once, unless that keeps happening with nothing
+          // in between (some servers answer every watch with 410: peers.md §(c) #10).
+          needList = true;
+          if (++this.goneStreak > 1) await this.sleep(retryDelay(this.goneStreak - 2, this.opts.backoffBaseMs, this.opts.backoffMaxMs));
+          continue;
+        }
+        this.opts.onError?.(e, `${this.name}: ${needList ? 'list' : 'watch'} failed, retrying`);
+        await this.sleep(retryDelay(this.attempt++, this.opts.backoffBaseMs, this.opts.backoffMaxMs));
+      }
+    }
+  }
+
+  private async relist(signal: AbortSignal, resync: boolean): Promise<void> {
+    const { items, resourceVersion } = await this.source.list(signal);
+    if (signal.aborted) return;
+    this.attempt = 0;
+    // ±10% jitter keeps informers started together from relisting together.
+    this.nextResyncAt = Date.now() + this.opts.resyncMs * (0.9 + 0.2 * Math.random());
+    this.lastEventAt = Date.now();
+    this.lastRV = resourceVersion;
+    const seen = new Set<string>();
+    for (const obj of items) {
+      const key = keyOf(obj);
+      seen.add(key);
+      const old = this.put(obj);
+      if (!old) this.emit((h) => h.add?.(obj));
+      else if (resync || old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit((h) => h.update?.(old, obj));
+    }
+    for (const key of [...this.items.keys()]) {
+      if (seen.has(key)) continue;
+      const old = this.remove(key)!;
+      this.emit((h) => h.delete?.(old));
+    }
+    if (!this.synced) {
+      this.synced = true;
+      for (const w of this.syncWaiters.splice(0)) w();
+    }
+  }
+
+  /** One watch; returns how many events it delivered. Throws Relist on 410, KubeError on failure. */
+  private async watchOnce(signal: AbortSignal): Promise<number> {
+    const ac = new AbortController();
+    this.watchAbort = ac;
+    const onAbort = (): void => ac.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    let errorEvent: Status | undefined;
+    let events = 0;
+    try {
+      await this.source.watch(this.lastRV, (e) => {
+        if (ac.signal.aborted) return;
+        this.lastEventAt = Date.now();
+        this.attempt = 0;
+        events++;
+        if (e.type === 'ERROR') {
+          // Stop reading: a watch that reported an error delivers nothing trustworthy after it.
+          errorEvent = (e.object as unknown as Status) ?? { message: 'unknown' };
+          ac.abort();
+          return;
+        }
+        const rv = e.object?.metadata?.resourceVersion;
+        if (rv) this.lastRV = rv;
+        if (e.type === 'BOOKMARK') return;
+        this.goneStreak = 0;
+        const obj = e.object;
+        const key = keyOf(obj);
+        if (e.type === 'DELETED') {
+          const old = this.remove(key);
+          this.emit((h) => h.delete?.(old ?? obj));
+        } else {
+          const old = this.put(obj);
+          if (old) this.emit((h) => h.update?.(old, obj));
+          else this.emit((h) => h.add?.(obj));
+        }
+      }, ac.signal);
+    } catch (err) {
+      // Our own abort (stop, a timer's rebuild, an ERROR event) is not a failure of the watch.
+      if (!ac.signal.aborted) throw err;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.watchAbort = undefined;
+    }
+    if (errorEvent) {
+      if (isGoneStatus(errorEvent)) throw new Relist();
+      throw new KubeError('Transient', `${this.name}: watch error event: ${errorEvent.message ?? 'unknown'}`, { code: errorEvent.code, reason: errorEvent.reason, status: errorEvent });
+    }
+    return events;
+  }
+}

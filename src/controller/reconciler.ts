@@ -1,0 +1,292 @@
+// reconcile(key): the only place that turns the engine's decisions into API writes.
+//
+//  1. Read the Deployment from the cache (gone → nothing to do).
+//  2. Build the Snapshot: the ReplicaSets it controls plus the orphans its selector matches, the
+//     pods its selector matches, and now.
+//  3. decide(), then carry out the actions in order, stopping at the first failure (the next pass
+//     recomputes everything from the cluster: level-triggered).
+//  4. After each successful write, record the action's event; at the end, the loose events.
+//
+// Outcomes for the work queue: a Conflict (409, a stale resourceVersion) requeues with backoff and
+// never overwrites; any other failure throws (backoff, counted as an error); requeueAfterSeconds
+// becomes a delayed add of (s + 1) s as upstream (under 1 s: rate-limited now).
+
+import type { Deployment, DeploymentStatus, OwnerReference, Pod, ReplicaSet } from '../api/types.ts';
+import { isEmptySelector, selectorMatches } from '../api/selector.ts';
+import type { Action, Decision, EventRecord, Snapshot } from '../engine/types.ts';
+import { KubeError, isKind, toKubeError } from '../kube/errors.ts';
+import { mergePatchDiff } from '../kube/mergepatch.ts';
+import type { Logger } from '../observe/logger.ts';
+import type { ReconcileResult } from './workqueue.ts';
+
+/** The engine entry points the reconciler calls (src/engine/sync.ts). */
+export interface Engine {
+  decide(snapshot: Snapshot): Decision;
+  onCreateConflict(snapshot: Snapshot, existing: ReplicaSet): Decision;
+  onCreateError(snapshot: Snapshot, rsName: string, message: string): Decision;
+}
+
+/** The writes and fresh reads reconcile needs (KubeClient has them; tests fake them). */
+export interface ReconcileClient {
+  getDeployment(namespace: string, name: string): Promise<Deployment>;
+  patchDeployment(namespace: string, name: string, patch: unknown): Promise<Deployment>;
+  replaceDeploymentStatus(d: Deployment, status: DeploymentStatus): Promise<Deployment>;
+  getReplicaSet(namespace: string, name: string): Promise<ReplicaSet>;
+  createReplicaSet(rs: ReplicaSet): Promise<ReplicaSet>;
+  replaceReplicaSet(rs: ReplicaSet): Promise<ReplicaSet>;
+  deleteReplicaSet(namespace: string, name: string, preconditions?: { uid?: string; resourceVersion?: string }): Promise<void>;
+}
+
+export interface CacheReader<T> {
+  get(key: string): T | undefined;
+  list(namespace?: string): T[];
+}
+
+export interface Recorder {
+  record(obj: Deployment, type: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+export interface ReconcilerDeps {
+  client: ReconcileClient;
+  deployments: CacheReader<Deployment>;
+  replicaSets: CacheReader<ReplicaSet>;
+  pods: CacheReader<Pod>;
+  engine: Engine;
+  recorder: Recorder;
+  logger: Logger;
+  now?: () => number;
+}
+
+export function controllerRef(obj: { metadata: { ownerReferences?: OwnerReference[] } }): OwnerReference | undefined {
+  return obj.metadata.ownerReferences?.find((r) => r.controller === true);
+}
+
+/**
+ * The Snapshot for `d`: ReplicaSets it controls (matching or not: the engine releases those that
+ * stopped matching) and orphans its selector matches; pods its selector matches. With an empty
+ * selector nothing is adopted or read (upstream stops at SelectingAll).
+ */
+export function buildSnapshot(d: Deployment, replicaSets: ReplicaSet[], pods: Pod[], now: number): Snapshot {
+  const selector = d.spec?.selector;
+  const selects = !isEmptySelector(selector);
+  const uid = d.metadata.uid;
+  const mine = replicaSets.filter((rs) => {
+    const ref = controllerRef(rs);
+    if (ref) return ref.uid === uid;
+    return selects && !rs.metadata.deletionTimestamp && selectorMatches(selector, rs.metadata.labels);
+  });
+  const matchingPods = selects ? pods.filter((p) => selectorMatches(selector, p.metadata.labels)) : [];
+  return {
+    deployment: structuredClone(d),
+    replicaSets: mine.map((rs) => structuredClone(rs)),
+    pods: matchingPods,
+    now,
+  };
+}
+
+/** An update that makes `d` the controller of a ReplicaSet that had none. */
+function isAdoption(action: Action, snapshot: Snapshot): boolean {
+  if (action.verb !== 'update' || action.kind !== 'ReplicaSet') return false;
+  const ref = controllerRef(action.object);
+  if (!ref || ref.uid !== snapshot.deployment.metadata.uid) return false;
+  const before = snapshot.replicaSets.find((rs) => rs.metadata.name === action.name);
+  return !before || !controllerRef(before);
+}
+
+function isNamespaceTerminating(err: KubeError): boolean {
+  return !!err.status?.details?.causes?.some((c) => c.reason === 'NamespaceTerminating') || /because it is being terminated/.test(err.message);
+}
+
+class Stop {
+  readonly result: ReconcileResult;
+  constructor(result: ReconcileResult) {
+    this.result = result;
+  }
+}
+
+/** One pass for one Deployment key ("namespace/name"). */
+export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger = deps.logger): Promise<ReconcileResult> {
+  const cached = deps.deployments.get(key);
+  if (!cached) {
+    log.debug('deployment not found in cache; nothing to do');
+    return {};
+  }
+  const ns = cached.metadata.namespace ?? 'default';
+  const snapshot = buildSnapshot(cached, deps.replicaSets.list(ns), deps.pods.list(ns), (deps.now ?? Date.now)());
+  const decision = deps.engine.decide(snapshot);
+  const pass = new Pass(deps, snapshot, log);
+  try {
+    await pass.apply(decision.actions, { onCreateConflict: true });
+  } catch (err) {
+    if (err instanceof Stop) return err.result;
+    throw err;
+  }
+  pass.recordAll(decision.events);
+  return requeueFor(decision.requeueAfterSeconds);
+}
+
+/** upstream: under a second → rate-limited requeue; else requeue after the time left plus one second. */
+export function requeueFor(seconds: number | null): ReconcileResult {
+  if (seconds === null || seconds === undefined) return {};
+  if (seconds < 1) return { requeue: true };
+  return { requeueAfterMs: Math.round((seconds + 1) * 1000) };
+}
+
+/** The writes of one reconcile, with what they learnt (new resourceVersions) along the way. */
+class Pass {
+  private readonly deps: ReconcilerDeps;
+  private readonly snapshot: Snapshot;
+  private readonly log: Logger;
+  /** The Deployment as last written by this pass (its resourceVersion guards the next write). */
+  private deployment: Deployment;
+  /** ReplicaSet name → resourceVersion after this pass's own write to it. */
+  private readonly rsVersions = new Map<string, { before?: string; after?: string }>();
+  private freshChecked?: boolean;
+
+  constructor(deps: ReconcilerDeps, snapshot: Snapshot, log: Logger) {
+    this.deps = deps;
+    this.snapshot = snapshot;
+    this.log = log;
+    this.deployment = snapshot.deployment;
+  }
+
+  private record(e: EventRecord | undefined): void {
+    if (e) this.deps.recorder.record(this.snapshot.deployment, e.type, e.reason, e.message);
+  }
+
+  recordAll(events: EventRecord[]): void {
+    for (const e of events ?? []) this.record(e);
+  }
+
+  async apply(actions: Action[], opts: { onCreateConflict: boolean }): Promise<void> {
+    for (const action of actions) {
+      try {
+        await this.applyOne(action, opts);
+      } catch (err) {
+        if (err instanceof Stop) throw err;
+        const e = toKubeError(err);
+        if (e.kind === 'Conflict') {
+          this.log.debug('conflict writing; requeueing', { verb: action.verb, kind: action.kind, object: action.name, error: e.message });
+          throw new Stop({ requeue: true });
+        }
+        throw e;
+      }
+      this.record(action.event);
+    }
+  }
+
+  /** The resourceVersion to send for a ReplicaSet write: the snapshot's, or ours if this pass wrote it since. */
+  private rsVersion(rs: ReplicaSet): string | undefined {
+    const name = rs.metadata.name!;
+    const seen = this.rsVersions.get(name);
+    const fromSnapshot = this.snapshot.replicaSets.find((r) => r.metadata.name === name)?.metadata.resourceVersion;
+    const requested = rs.metadata.resourceVersion ?? fromSnapshot;
+    if (seen?.after && requested === seen.before) return seen.after;
+    return requested;
+  }
+
+  private noteRS(before: string | undefined, written: ReplicaSet): void {
+    this.rsVersions.set(written.metadata.name!, { before, after: written.metadata.resourceVersion });
+  }
+
+  /** Adoption needs a fresh read: a cached Deployment may already be gone or replaced. */
+  private async canAdopt(): Promise<boolean> {
+    if (this.freshChecked !== undefined) return this.freshChecked;
+    const d = this.snapshot.deployment;
+    try {
+      const fresh = await this.deps.client.getDeployment(d.metadata.namespace!, d.metadata.name!);
+      this.freshChecked = !fresh.metadata.deletionTimestamp && fresh.metadata.uid === d.metadata.uid;
+      if (!this.freshChecked) this.log.info('not adopting: the deployment is being deleted or was replaced');
+    } catch (err) {
+      if (!isKind(err, 'NotFound')) throw err;
+      this.freshChecked = false;
+      this.log.info('not adopting: the deployment is gone');
+    }
+    return this.freshChecked;
+  }
+
+  private async applyOne(action: Action, opts: { onCreateConflict: boolean }): Promise<void> {
+    const c = this.deps.client;
+    const ns = this.snapshot.deployment.metadata.namespace!;
+    switch (action.verb) {
+      case 'create': {
+        try {
+          const created = await c.createReplicaSet({ ...action.object, metadata: { ...action.object.metadata, namespace: ns } });
+          this.noteRS(undefined, created);
+          this.log.info('created replica set', { replicaSet: action.name, replicas: action.replicas });
+        } catch (err) {
+          const e = toKubeError(err);
+          if (e.kind === 'AlreadyExists' && opts.onCreateConflict) {
+            // Ours from an earlier pass the cache has not seen yet, or a hash collision: the engine says which.
+            const existing = await c.getReplicaSet(ns, action.name);
+            const next = this.deps.engine.onCreateConflict(this.snapshot, existing);
+            this.log.info('replica set already exists', { replicaSet: action.name, actions: next.actions.length });
+            await this.apply(next.actions, { onCreateConflict: false });
+            this.recordAll(next.events);
+            throw new Stop({ requeue: true });
+          }
+          if (e.kind === 'AlreadyExists' || isNamespaceTerminating(e)) throw e;
+          const next = this.deps.engine.onCreateError(this.snapshot, action.name, e.message);
+          try {
+            await this.apply(next.actions, { onCreateConflict: false });
+          } catch (statusErr) {
+            if (!(statusErr instanceof Stop)) this.log.debug('could not record the create failure in status', { error: String(statusErr) });
+          }
+          this.recordAll(next.events);
+          throw e;
+        }
+        return;
+      }
+      case 'scale':
+      case 'update': {
+        if (action.kind === 'Deployment') {
+          await this.updateDeployment(action.object as Deployment);
+          return;
+        }
+        const rs = action.object as ReplicaSet;
+        if (isAdoption(action, this.snapshot) && !(await this.canAdopt())) throw new Stop({});
+        const before = this.rsVersion(rs);
+        const written = await c.replaceReplicaSet({ ...rs, metadata: { ...rs.metadata, namespace: ns, resourceVersion: before } });
+        this.noteRS(before, written);
+        if (action.verb === 'scale') this.log.info('scaled replica set', { replicaSet: action.name, from: action.from, to: action.replicas });
+        else this.log.info('updated replica set', { replicaSet: action.name });
+        return;
+      }
+      case 'delete': {
+        try {
+          await c.deleteReplicaSet(ns, action.name, { uid: action.uid, resourceVersion: action.resourceVersion });
+          this.log.info('deleted replica set', { replicaSet: action.name });
+        } catch (err) {
+          if (!isKind(err, 'NotFound')) throw err;
+        }
+        return;
+      }
+      case 'updateStatus': {
+        this.deployment = await c.replaceDeploymentStatus(this.deployment, action.status);
+        this.log.debug('updated status', { observedGeneration: action.status.observedGeneration });
+        return;
+      }
+      default: {
+        const unknown: never = action;
+        throw new KubeError('Other', `unknown action ${JSON.stringify((unknown as Action).verb)}`);
+      }
+    }
+  }
+
+  /**
+   * Writes only what the engine changed on the Deployment (labels, annotations, the template for a
+   * rollback) as a merge patch guarded by the resourceVersion it was computed on.
+   */
+  private async updateDeployment(target: Deployment): Promise<void> {
+    const pick = (d: Deployment) => ({
+      metadata: { labels: d.metadata.labels, annotations: d.metadata.annotations },
+      spec: { template: d.spec?.template },
+    });
+    const patch = mergePatchDiff(pick(this.snapshot.deployment), pick(target)) as Record<string, Record<string, unknown>> | undefined;
+    if (!patch) return;
+    patch.metadata = { ...(patch.metadata ?? {}), resourceVersion: this.deployment.metadata.resourceVersion };
+    const d = this.deployment;
+    this.deployment = await this.deps.client.patchDeployment(d.metadata.namespace!, d.metadata.name!, patch);
+    this.log.info('updated deployment', { fields: Object.keys(patch).join(',') });
+  }
+}

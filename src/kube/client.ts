@@ -1,0 +1,379 @@
+// The one wrapper around @kubernetes/client-node 2.x. client-node loads the kubeconfig, applies
+// authentication (tokens, client certificates, exec plugins) and owns the HTTP dispatcher; this
+// file builds every request itself, through client-node's own HTTP library, so that Pacer controls
+// the Content-Type of each patch, the User-Agent, and gets plain JSON back (the generated typed
+// APIs turn timestamps into Date objects, which the engine's wire-shaped types do not expect).
+// Every failure leaves here as a KubeError (errors.ts).
+
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { HttpMethod, IsomorphicFetchHttpLibrary, KubeConfig, RequestContext } from '@kubernetes/client-node';
+import type { Deployment, DeploymentStatus, ObjectMeta, Pod, ReplicaSet } from '../api/types.ts';
+import { GROUP, PLURAL, VERSION } from '../api/types.ts';
+import { KubeError, fromResponse, toKubeError } from './errors.ts';
+import type { Status } from './errors.ts';
+
+export const DEFAULT_USER_AGENT = 'pacer-controller/0.1.0';
+
+/** A resource type as the URL names it. The core group is ''. */
+export interface ResourceType {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+export const DEPLOYMENTS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL, kind: 'Deployment', namespaced: true };
+export const REPLICASETS: ResourceType = { group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', namespaced: true };
+export const PODS: ResourceType = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
+export const EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
+export const CRDS: ResourceType = {
+  group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false,
+};
+/** The name of Pacer's CRD. */
+export const DEPLOYMENT_CRD_NAME = `${PLURAL}.${GROUP}`;
+
+export type PatchType = 'merge' | 'json' | 'strategic';
+const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+};
+
+export interface KubeList<T> {
+  items: T[];
+  resourceVersion: string;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+export interface WatchEvent<T> {
+  type: WatchEventType;
+  /** The object; for ERROR a Status; for BOOKMARK only metadata.resourceVersion is set. */
+  object: T;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Page size; pages are followed until the list is complete. */
+  limit?: number;
+}
+
+export interface WatchOptions {
+  resourceVersion: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Asks the server to end the watch cleanly after this long (client-go picks 300–600 s). */
+  timeoutSeconds?: number;
+  /**
+   * Abort when no bytes arrived for this long (a half-open connection never errors on its own).
+   * Default: timeoutSeconds + 30 s.
+   */
+  inactivityMs?: number;
+}
+
+export interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+}
+
+export interface KubeClientOptions {
+  userAgent?: string;
+  /** Timeout of a single non-watch request. */
+  requestTimeoutMs?: number;
+}
+
+/** The path of a collection or an object: `/apis/apps/v1/namespaces/ns/replicasets/name/status`. */
+export function resourcePath(t: ResourceType, namespace?: string, name?: string, subresource?: string): string {
+  let p = t.group === '' ? `/api/${t.version}` : `/apis/${t.group}/${t.version}`;
+  if (t.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+  p += `/${t.plural}`;
+  if (name !== undefined) p += `/${encodeURIComponent(name)}`;
+  if (subresource) p += `/${subresource}`;
+  return p;
+}
+
+/**
+ * Loads a kubeconfig: the given file, else $KUBECONFIG, else the in-cluster service account,
+ * else ~/.kube/config. `kubeconfigText` (YAML) is for tests and embedding.
+ */
+export function loadKubeConfig(opts: { kubeconfig?: string; kubeconfigText?: string } = {}): KubeConfig {
+  const kc = new KubeConfig();
+  if (opts.kubeconfigText !== undefined) {
+    kc.loadFromString(opts.kubeconfigText);
+  } else if (opts.kubeconfig) {
+    if (!existsSync(opts.kubeconfig)) throw new Error(`--kubeconfig ${opts.kubeconfig}: no such file`);
+    kc.loadFromFile(opts.kubeconfig);
+  } else if (process.env.KUBECONFIG) {
+    kc.loadFromDefault();
+  } else if (process.env.KUBERNETES_SERVICE_HOST) {
+    kc.loadFromCluster();
+  } else if (existsSync(join(homedir(), '.kube', 'config'))) {
+    kc.loadFromFile(join(homedir(), '.kube', 'config'));
+  } else {
+    throw new Error('no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a cluster');
+  }
+  if (!kc.getCurrentCluster()) throw new Error('the kubeconfig has no current cluster');
+  return kc;
+}
+
+function qs(params: Record<string, string | number | boolean | undefined>): string {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') u.set(k, String(v));
+  const s = u.toString();
+  return s ? `?${s}` : '';
+}
+
+function describe(t: ResourceType, namespace: string | undefined, name?: string): string {
+  const ns = t.namespaced && namespace ? `${namespace}/` : '';
+  return name === undefined ? `${t.plural}${namespace ? ` in ${namespace}` : ''}` : `${t.kind} ${ns}${name}`;
+}
+
+export class KubeClient {
+  readonly kubeConfig: KubeConfig;
+  /** The API server URL, for messages. */
+  readonly server: string;
+  readonly userAgent: string;
+  private readonly requestTimeoutMs: number;
+  private readonly http = new IsomorphicFetchHttpLibrary();
+
+  constructor(kc: KubeConfig, opts: KubeClientOptions = {}) {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster');
+    this.kubeConfig = kc;
+    this.server = cluster.server.replace(/\/+$/, '');
+    this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
+  }
+
+  private async context(method: HttpMethod, path: string, signal: AbortSignal | undefined): Promise<RequestContext> {
+    const ctx = new RequestContext(this.server + path, method);
+    ctx.setHeaderParam('Accept', 'application/json');
+    ctx.setHeaderParam('User-Agent', this.userAgent);
+    await this.kubeConfig.applySecurityAuthentication(ctx);
+    if (signal) ctx.setSignal(signal);
+    return ctx;
+  }
+
+  /** One request; JSON in and out. `what` names the call in error messages. */
+  async request<T>(
+    method: HttpMethod, path: string,
+    opts: { body?: unknown; contentType?: string; signal?: AbortSignal; what?: string } = {},
+  ): Promise<T> {
+    const what = opts.what ?? `${method} ${path}`;
+    const timeout = AbortSignal.timeout(this.requestTimeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    let code: number;
+    let text: string;
+    try {
+      const ctx = await this.context(method, path, signal);
+      if (opts.body !== undefined) {
+        ctx.setHeaderParam('Content-Type', opts.contentType ?? 'application/json');
+        ctx.setBody(JSON.stringify(opts.body));
+      }
+      const resp = await this.http.send(ctx).toPromise();
+      code = resp.httpStatusCode;
+      text = await resp.body.text();
+    } catch (err) {
+      throw toKubeError(err, what);
+    }
+    if (code < 200 || code > 299) throw fromResponse(code, text, what);
+    if (text === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch (err) {
+      throw new KubeError('Other', `${what}: the server's answer is not JSON`, { code, cause: err });
+    }
+  }
+
+  // ---- generic verbs ----------------------------------------------------------------------------
+
+  async get<T>(t: ResourceType, namespace: string | undefined, name: string, subresource?: string): Promise<T> {
+    return this.request<T>(HttpMethod.GET, resourcePath(t, namespace, name, subresource), { what: `get ${describe(t, namespace, name)}` });
+  }
+
+  /** Lists every page; the resourceVersion is the list's, to start a watch from. */
+  async list<T>(t: ResourceType, namespace?: string, opts: ListOptions = {}, signal?: AbortSignal): Promise<KubeList<T>> {
+    const items: T[] = [];
+    let cont: string | undefined;
+    let rv = '';
+    do {
+      const page = await this.request<{ items?: T[]; metadata?: { resourceVersion?: string; continue?: string } }>(
+        HttpMethod.GET,
+        resourcePath(t, namespace) + qs({ labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.limit ?? 500, continue: cont }),
+        { signal, what: `list ${describe(t, namespace)}` },
+      );
+      items.push(...(page.items ?? []));
+      rv = page.metadata?.resourceVersion ?? rv;
+      cont = page.metadata?.continue || undefined;
+    } while (cont);
+    return { items, resourceVersion: rv };
+  }
+
+  async create<T>(t: ResourceType, namespace: string | undefined, obj: T): Promise<T> {
+    const name = (obj as { metadata?: ObjectMeta }).metadata?.name;
+    return this.request<T>(HttpMethod.POST, resourcePath(t, namespace), { body: obj, what: `create ${describe(t, namespace, name ?? '')}` });
+  }
+
+  /** PUT: the object's metadata.resourceVersion is a precondition (409 Conflict when stale). */
+  async replace<T>(t: ResourceType, namespace: string | undefined, name: string, obj: T, subresource?: string): Promise<T> {
+    return this.request<T>(HttpMethod.PUT, resourcePath(t, namespace, name, subresource), {
+      body: obj, what: `${subresource ? `update ${subresource} of` : 'update'} ${describe(t, namespace, name)}`,
+    });
+  }
+
+  async patch<T>(t: ResourceType, namespace: string | undefined, name: string, patch: unknown, type: PatchType, subresource?: string): Promise<T> {
+    return this.request<T>(HttpMethod.PATCH, resourcePath(t, namespace, name, subresource), {
+      body: patch, contentType: PATCH_CONTENT_TYPES[type],
+      what: `patch ${subresource ? `${subresource} of ` : ''}${describe(t, namespace, name)}`,
+    });
+  }
+
+  async delete(t: ResourceType, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<void> {
+    const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
+    if (opts.preconditions) body.preconditions = opts.preconditions;
+    if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
+    await this.request<unknown>(HttpMethod.DELETE, resourcePath(t, namespace, name), { body, what: `delete ${describe(t, namespace, name)}` });
+  }
+
+  /**
+   * A watch: resolves when the server ends the stream cleanly (or `signal` aborts it), rejects with
+   * a KubeError on any failure (HTTP status, reset, inactivity). ERROR events (410 Expired inside
+   * the stream) are handed to `onEvent` like any other: the caller decides what they mean.
+   */
+  async watch<T>(
+    t: ResourceType, namespace: string | undefined, opts: WatchOptions,
+    onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal,
+  ): Promise<void> {
+    const path = resourcePath(t, namespace) + qs({
+      watch: 'true', resourceVersion: opts.resourceVersion, allowWatchBookmarks: 'true',
+      labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, timeoutSeconds: opts.timeoutSeconds,
+    });
+    const what = `watch ${describe(t, namespace)}`;
+    const inactivityMs = opts.inactivityMs ?? ((opts.timeoutSeconds ?? 300) + 30) * 1000;
+    const local = new AbortController();
+    let inactive = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => { inactive = true; local.abort(); }, inactivityMs);
+      timer.unref?.();
+    };
+    const onOuterAbort = (): void => local.abort();
+    signal?.addEventListener('abort', onOuterAbort, { once: true });
+    try {
+      arm();
+      const ctx = await this.context(HttpMethod.GET, path, local.signal);
+      ctx.setHeaderParam('Accept', 'application/json');
+      const resp = await this.http.send(ctx).toPromise();
+      if (resp.httpStatusCode !== 200) throw fromResponse(resp.httpStatusCode, await resp.body.text(), what);
+      const stream = resp.body.stream();
+      if (!stream) return;
+      const decoder = new TextDecoder();
+      let buffered = '';
+      for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+        arm();
+        buffered += decoder.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, nl).trim();
+          buffered = buffered.slice(nl + 1);
+          if (line === '') continue;
+          let event: WatchEvent<T>;
+          try {
+            event = JSON.parse(line) as WatchEvent<T>;
+          } catch {
+            continue; // a torn line: the resourceVersion resume will bring the change again
+          }
+          onEvent(event);
+        }
+      }
+    } catch (err) {
+      if (signal?.aborted) return;
+      if (inactive) throw new KubeError('Transient', `${what}: no data for ${Math.round(inactivityMs / 1000)}s`, { reason: 'WatchInactive' });
+      throw toKubeError(err, what);
+    } finally {
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', onOuterAbort);
+      local.abort();
+    }
+  }
+
+  // ---- what Pacer does ------------------------------------------------------------------------
+
+  /** A fresh read, bypassing every cache (adoption must not trust a cache). */
+  getDeployment(namespace: string, name: string): Promise<Deployment> {
+    return this.get<Deployment>(DEPLOYMENTS, namespace, name);
+  }
+
+  /** Merge-patches labels/annotations/ownerReferences..., guarded by the resourceVersion the change was computed on. */
+  patchDeploymentMetadata(namespace: string, name: string, resourceVersion: string | undefined, metadata: Partial<ObjectMeta>): Promise<Deployment> {
+    return this.patch<Deployment>(DEPLOYMENTS, namespace, name, { metadata: { ...metadata, resourceVersion } }, 'merge');
+  }
+
+  /** A merge patch of the Deployment (only what changed), guarded by a metadata.resourceVersion inside `patch`. */
+  patchDeployment(namespace: string, name: string, patch: unknown): Promise<Deployment> {
+    return this.patch<Deployment>(DEPLOYMENTS, namespace, name, patch, 'merge');
+  }
+
+  getReplicaSet(namespace: string, name: string): Promise<ReplicaSet> {
+    return this.get<ReplicaSet>(REPLICASETS, namespace, name);
+  }
+
+  /** PUT of the whole Deployment (spec changes such as a rollback); 409 when stale. */
+  replaceDeployment(d: Deployment): Promise<Deployment> {
+    return this.replace<Deployment>(DEPLOYMENTS, d.metadata.namespace, d.metadata.name!, d);
+  }
+
+  /**
+   * Writes status through /status with a merge patch guarded by `resourceVersion`. Conditions are
+   * a list, which a merge patch replaces whole: exactly what the engine computed.
+   */
+  patchDeploymentStatus(namespace: string, name: string, resourceVersion: string | undefined, status: DeploymentStatus): Promise<Deployment> {
+    // Fields the engine dropped must be removed, not left as they were: null deletes in a merge patch.
+    const body: Record<string, unknown> = { ...status };
+    for (const k of ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount', 'conditions', 'selector', 'ready']) {
+      if (!(k in body)) body[k] = null;
+    }
+    return this.patch<Deployment>(DEPLOYMENTS, namespace, name, { metadata: { resourceVersion }, status: body }, 'merge', 'status');
+  }
+
+  /** PUT /status of the Deployment as read (its resourceVersion is the precondition) with `status`. */
+  replaceDeploymentStatus(d: Deployment, status: DeploymentStatus): Promise<Deployment> {
+    return this.replace<Deployment>(DEPLOYMENTS, d.metadata.namespace, d.metadata.name!, { ...d, status }, 'status');
+  }
+
+  createReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
+    return this.create<ReplicaSet>(REPLICASETS, rs.metadata.namespace, rs);
+  }
+
+  /** PUT with the ReplicaSet's resourceVersion: a concurrent change gives Conflict, never a lost update. */
+  replaceReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
+    return this.replace<ReplicaSet>(REPLICASETS, rs.metadata.namespace, rs.metadata.name!, rs);
+  }
+
+  deleteReplicaSet(namespace: string, name: string, preconditions?: { uid?: string; resourceVersion?: string }): Promise<void> {
+    return this.delete(REPLICASETS, namespace, name, { preconditions, propagationPolicy: 'Background' });
+  }
+
+  listPods(namespace?: string, opts?: ListOptions): Promise<KubeList<Pod>> {
+    return this.list<Pod>(PODS, namespace, opts);
+  }
+
+  createEvent<T>(namespace: string, event: T): Promise<T> {
+    return this.create<T>(EVENTS, namespace, event);
+  }
+
+  patchEvent<T>(namespace: string, name: string, patch: unknown): Promise<T> {
+    return this.patch<T>(EVENTS, namespace, name, patch, 'merge');
+  }
+
+  /** GET /version: answers whether an API server is there at all. */
+  version(): Promise<{ gitVersion?: string }> {
+    return this.request<{ gitVersion?: string }>(HttpMethod.GET, '/version', { what: `GET ${this.server}/version` });
+  }
+}
+
+export type { Status };

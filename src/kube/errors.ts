@@ -1,0 +1,129 @@
+// Every failure of a call to the API server is mapped here, once, to a small set of kinds. Code
+// above kube/ switches on `kind` and never looks at HTTP codes or socket error names.
+
+import { ApiException } from '@kubernetes/client-node';
+
+export type KubeErrorKind =
+  | 'NotFound'
+  | 'Conflict'
+  | 'AlreadyExists'
+  | 'Invalid'
+  | 'Gone'
+  | 'Forbidden'
+  | 'Unreachable'
+  | 'Transient'
+  | 'Other';
+
+/** The Kubernetes Status object an API server answers a failure with (the fields Pacer reads). */
+export interface Status {
+  kind?: string;
+  apiVersion?: string;
+  status?: string;
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: Array<{ reason?: string; message?: string; field?: string }>; retryAfterSeconds?: number };
+}
+
+export class KubeError extends Error {
+  readonly kind: KubeErrorKind;
+  /** HTTP status code, when the server answered. */
+  readonly code?: number;
+  /** The Status reason (`AlreadyExists`, `Expired`, ...), or the socket error code (`ECONNREFUSED`). */
+  readonly reason?: string;
+  readonly status?: Status;
+  constructor(kind: KubeErrorKind, message: string, opts: { code?: number; reason?: string; status?: Status; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'KubeError';
+    this.kind = kind;
+    this.code = opts.code;
+    this.reason = opts.reason;
+    this.status = opts.status;
+  }
+}
+
+/** The kind for an HTTP failure, from its code and the Status reason (the reason wins where it is more precise). */
+export function kindOf(code: number, reason?: string): KubeErrorKind {
+  if (reason === 'Expired' || reason === 'Gone' || code === 410) return 'Gone';
+  if (code === 409) return reason === 'AlreadyExists' ? 'AlreadyExists' : 'Conflict';
+  if (code === 404) return 'NotFound';
+  if (code === 422) return 'Invalid';
+  if (code === 401 || code === 403) return 'Forbidden';
+  if (code === 429 || (code >= 500 && code <= 599)) return 'Transient';
+  return 'Other';
+}
+
+// Socket and DNS failures that mean "no API server answered". Resets mid-request are Transient:
+// a server was there and may answer the retry.
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN',
+  'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID', 'SELF_SIGNED_CERT_IN_CHAIN',
+]);
+const TRANSIENT_CODES = new Set([
+  'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED', 'UND_ERR_ABORTED', 'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
+/** A KubeError from an HTTP answer: `body` is the response text (a Status, usually). */
+export function fromResponse(code: number, body: unknown, what?: string): KubeError {
+  let status: Status | undefined;
+  if (typeof body === 'string') {
+    try {
+      const parsed = JSON.parse(body) as unknown;
+      if (parsed && typeof parsed === 'object') status = parsed as Status;
+    } catch {
+      // not JSON: keep the text as the message
+    }
+  } else if (body && typeof body === 'object') {
+    status = body as Status;
+  }
+  const reason = status?.reason;
+  const text = status?.message ?? (typeof body === 'string' && body.trim() !== '' ? body.trim() : `HTTP ${code}`);
+  const message = what ? `${what}: ${text}` : text;
+  return new KubeError(kindOf(code, reason), message, { code, reason, status });
+}
+
+/** The socket error code of a network failure (undici wraps it in `cause`, sometimes in an AggregateError). */
+function networkCode(err: unknown, depth = 0): string | undefined {
+  if (!err || typeof err !== 'object' || depth > 4) return undefined;
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown[]; name?: unknown };
+  if (typeof e.code === 'string' && (UNREACHABLE_CODES.has(e.code) || TRANSIENT_CODES.has(e.code))) return e.code;
+  if (e.name === 'TimeoutError' || e.name === 'ConnectTimeoutError') return 'ETIMEDOUT';
+  const fromCause = networkCode(e.cause, depth + 1);
+  if (fromCause) return fromCause;
+  if (Array.isArray(e.errors)) {
+    for (const inner of e.errors) {
+      const c = networkCode(inner, depth + 1);
+      if (c) return c;
+    }
+  }
+  return typeof e.code === 'string' ? e.code : undefined;
+}
+
+/**
+ * Any thrown value as a KubeError: an ApiException from client-node's generated APIs, a watch
+ * failure carrying `statusCode`, a network error, or a KubeError already (returned as is).
+ */
+export function toKubeError(err: unknown, what?: string): KubeError {
+  if (err instanceof KubeError) return err;
+  if (err instanceof ApiException) return fromResponse(err.code, err.body, what);
+  const e = err as { statusCode?: unknown; message?: unknown; name?: unknown } | undefined;
+  if (e && typeof e.statusCode === 'number') return fromResponse(e.statusCode, undefined, what);
+  const code = networkCode(err);
+  const baseMessage = err instanceof Error ? err.message : String(err);
+  const detail = code && !baseMessage.includes(code) ? `${baseMessage} (${code})` : baseMessage;
+  const message = what ? `${what}: ${detail}` : detail;
+  if (code && UNREACHABLE_CODES.has(code)) return new KubeError('Unreachable', message, { reason: code, cause: err });
+  if (code && TRANSIENT_CODES.has(code)) return new KubeError('Transient', message, { reason: code, cause: err });
+  return new KubeError('Other', message, { reason: code, cause: err });
+}
+
+export function isKind(err: unknown, kind: KubeErrorKind): boolean {
+  return err instanceof KubeError && err.kind === kind;
+}
+
+/** Errors worth retrying with backoff without alarm (the cluster is busy or briefly away). */
+export function isRetryable(err: unknown): boolean {
+  return err instanceof KubeError && (err.kind === 'Conflict' || err.kind === 'Transient' || err.kind === 'Unreachable');
+}

@@ -1,0 +1,106 @@
+// Small HTTP servers: /metrics on the metrics address, /healthz and /readyz on the health probe
+// address (readyz answers 200 once the caches have synced, 503 before). Bind addresses are written
+// as controller-runtime's flags take them: ":8080" (every interface), "127.0.0.1:8080",
+// "[::1]:8080", port 0 for any free port, and "0" to switch the server off.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+export interface BindAddress {
+  /** undefined = every interface. */
+  host?: string;
+  port: number;
+}
+
+/** Parses a bind address; null means disabled ("0"). Throws with a message naming the problem. */
+export function parseBindAddress(s: string): BindAddress | null {
+  const v = s.trim();
+  if (v === '0') return null;
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(v);
+  if (!m) throw new Error(`"${s}" is not a bind address (expected [host]:port, e.g. ":8080" or "127.0.0.1:8080", or "0" to disable)`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new Error(`"${s}": port ${port} is out of range (0-65535)`);
+  const host = m[1] ?? m[2];
+  return { host: host === '' ? undefined : host, port };
+}
+
+export interface ServersOptions {
+  metrics: BindAddress | null;
+  health: BindAddress | null;
+  registry: Registry;
+  ready: () => boolean;
+}
+
+export interface RunningServers {
+  metricsPort?: number;
+  healthPort?: number;
+  close(): Promise<void>;
+}
+
+function listen(server: http.Server, addr: BindAddress): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(addr.port, addr.host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function close(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+export function metricsHandler(registry: Registry): http.RequestListener {
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    registry.metrics().then(
+      (body) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(body),
+      (err: unknown) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`${err instanceof Error ? err.message : String(err)}\n`),
+    );
+  };
+}
+
+export function healthHandler(ready: () => boolean): http.RequestListener {
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz' || path === '/livez') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
+    } else if (path === '/readyz') {
+      if (ready()) res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
+      else res.writeHead(503, { 'Content-Type': 'text/plain' }).end('caches not synced\n');
+    } else {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+    }
+  };
+}
+
+/** Starts the enabled servers; on failure to listen, closes what started and rethrows. */
+export async function startServers(opts: ServersOptions): Promise<RunningServers> {
+  const started: http.Server[] = [];
+  const out: RunningServers = { close: () => Promise.all(started.map(close)).then(() => undefined) };
+  try {
+    if (opts.metrics) {
+      const s = http.createServer(metricsHandler(opts.registry));
+      out.metricsPort = await listen(s, opts.metrics);
+      started.push(s);
+    }
+    if (opts.health) {
+      const s = http.createServer(healthHandler(opts.ready));
+      out.healthPort = await listen(s, opts.health);
+      started.push(s);
+    }
+  } catch (err) {
+    await out.close();
+    throw err;
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+// `pacer controller` as a process: exit codes, one-line errors, graceful stop on SIGTERM.
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { startSim } from '../../src/sim/index.ts';
+import type { SimCluster } from '../../src/sim/index.ts';
+import { KubeClient, loadKubeConfig, CRDS, DEPLOYMENTS } from '../../src/kube/client.ts';
+
+const FIXTURE = new URL('./fixtures/pacer-controller.ts', import.meta.url).pathname;
+const CRD_FILE = new URL('../../crds/deployments.pacer.dev.yaml', import.meta.url).pathname;
+
+interface Run { code: number | null; stderr: string }
+
+function run(args: string[], opts: { until?: (stderr: string) => boolean; signal?: NodeJS.Signals } = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [FIXTURE, 'controller', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
+    let stderr = '';
+    let signalled = false;
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+      if (!signalled && opts.until?.(stderr)) {
+        signalled = true;
+        child.kill(opts.signal ?? 'SIGTERM');
+      }
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stderr }); });
+  });
+}
+
+describe('pacer controller (process)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let sim: SimCluster;
+  let kubeconfig: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pacer-ctl-'));
+    sim = await startSim({ port: 0, controlPlane: false });
+    kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, sim.kubeconfig);
+  });
+  after(async () => {
+    await sim?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const common = ['--metrics-bind-address', '0', '--health-probe-bind-address', '0'];
+
+  const badFlags: Array<[string[], RegExp]> = [
+    [['--workers', 'many'], /^error: --workers: must be an integer/m],
+    [['--workers', '0'], /^error: --workers: /m],
+    [['--log-format', 'xml'], /^error: --log-format: must be json or text/m],
+    [['--metrics-bind-address', 'nope'], /^error: --metrics-bind-address: /m],
+    [['--no-such-flag'], /unknown option '--no-such-flag'/],
+  ];
+  for (const [args, msg] of badFlags) {
+    it(`${args.join(' ')} → exit 2 naming the flag`, async () => {
+      const r = await run(['--kubeconfig', kubeconfig, ...common, ...args]);
+      expect(r.code).to.equal(2);
+      expect(r.stderr).to.match(msg);
+    });
+  }
+
+  it('a missing CRD → exit 1 with the install hint', async () => {
+    const r = await run(['--kubeconfig', kubeconfig, ...common]);
+    expect(r.code).to.equal(1);
+    expect(r.stderr.trim()).to.equal('error: deployments.pacer.dev is not installed: kubectl apply -f crds/');
+  });
+
+  it('SIGTERM after start → graceful stop, exit 0', async () => {
+    const client = new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }));
+    const crd = parseYaml(readFileSync(CRD_FILE, 'utf8')) as { spec: { versions: Array<{ schema?: { openAPIV3Schema?: { properties?: Record<string, Record<string, unknown>> } } }> } };
+    for (const v of crd.spec.versions) delete v.schema?.openAPIV3Schema?.properties?.metadata?.description; // see controller.test.ts
+    await client.create(CRDS, undefined, crd);
+    for (let i = 0; i < 100; i++) {
+      try { await client.list(DEPLOYMENTS, 'default'); break; } catch { await new Promise((r) => setTimeout(r, 50)); }
+    }
+    const r = await run(['--kubeconfig', kubeconfig, ...common, '--log-format', 'text'], { until: (s) => s.includes('caches synced') });
+    expect(r.stderr).to.contain('received SIGTERM, stopping');
+    expect(r.code).to.equal(0);
+  });
+});

@@ -1,0 +1,97 @@
+import { expect } from 'chai';
+import { EventRecorder, eventTime, EVENT_SOURCE_COMPONENT, REPORTING_CONTROLLER } from '../../../src/controller/events.ts';
+import type { CoreEvent, EventSink } from '../../../src/controller/events.ts';
+import { KubeError } from '../../../src/kube/errors.ts';
+
+class FakeSink implements EventSink {
+  events = new Map<string, CoreEvent>();
+  calls: string[] = [];
+  failNextPatchWith?: unknown;
+  async createEvent(namespace: string, e: CoreEvent): Promise<CoreEvent> {
+    this.calls.push(`create ${namespace}/${e.metadata.name}`);
+    this.events.set(e.metadata.name, structuredClone(e));
+    return e;
+  }
+  async patchEvent(namespace: string, name: string, patch: { count: number; lastTimestamp: string }): Promise<CoreEvent> {
+    this.calls.push(`patch ${namespace}/${name}`);
+    if (this.failNextPatchWith) { const e = this.failNextPatchWith; this.failNextPatchWith = undefined; throw e; }
+    const e = this.events.get(name)!;
+    Object.assign(e, patch);
+    return e;
+  }
+}
+
+const web = { apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', metadata: { name: 'web', namespace: 'prod', uid: 'u1', resourceVersion: '5' } };
+const T0 = Date.parse('2026-03-01T10:00:00Z');
+
+describe('controller/events', () => {
+  it('writes a core v1 Event naming the Deployment, the source and the reporting controller', async () => {
+    const sink = new FakeSink();
+    const rec = new EventRecorder(sink, { now: () => T0, reportingInstance: 'pod-1' });
+    rec.record(web, 'Normal', 'ScalingReplicaSet', 'Scaled up replica set web-7c5ddbdf54 from 0 to 3');
+    await rec.flush();
+    const [e] = [...sink.events.values()];
+    expect(e.metadata.namespace).to.equal('prod');
+    expect(e.metadata.name.startsWith('web.')).to.equal(true);
+    expect(e.involvedObject).to.deep.equal({ apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', name: 'web', namespace: 'prod', uid: 'u1', resourceVersion: '5' });
+    expect(e.source).to.deep.equal({ component: EVENT_SOURCE_COMPONENT });
+    expect(e.reportingComponent).to.equal(REPORTING_CONTROLLER);
+    expect(e.reportingInstance).to.equal('pod-1');
+    expect([e.type, e.reason, e.message, e.count]).to.deep.equal(['Normal', 'ScalingReplicaSet', 'Scaled up replica set web-7c5ddbdf54 from 0 to 3', 1]);
+    expect(e.firstTimestamp).to.equal('2026-03-01T10:00:00Z');
+  });
+
+  describe('aggregation: the same (object, type, reason, message) within 10 minutes', () => {
+    const msg = 'Scaled up replica set web-1 from 0 to 3';
+    const rows: Array<{ name: string; second: { obj?: typeof web; type?: 'Normal' | 'Warning'; reason?: string; message?: string; afterMs: number }; events: number; count: number }> = [
+      { name: 'repeated after 1 minute → one Event, count 2', second: { afterMs: 60_000 }, events: 1, count: 2 },
+      { name: 'repeated after exactly 10 minutes → still aggregated', second: { afterMs: 600_000 }, events: 1, count: 2 },
+      { name: 'repeated after 10 minutes and 1 s → a new Event', second: { afterMs: 601_000 }, events: 2, count: 1 },
+      { name: 'another message → a new Event', second: { message: 'Scaled down replica set web-1 from 3 to 0', afterMs: 1000 }, events: 2, count: 1 },
+      { name: 'another reason → a new Event', second: { reason: 'Other', afterMs: 1000 }, events: 2, count: 1 },
+      { name: 'another type → a new Event', second: { type: 'Warning', afterMs: 1000 }, events: 2, count: 1 },
+      { name: 'another object (uid) → a new Event', second: { obj: { ...web, metadata: { ...web.metadata, uid: 'u2' } }, afterMs: 1000 }, events: 2, count: 1 },
+    ];
+    for (const row of rows) {
+      it(row.name, async () => {
+        const sink = new FakeSink();
+        let now = T0;
+        const rec = new EventRecorder(sink, { now: () => now });
+        rec.record(web, 'Normal', 'ScalingReplicaSet', msg);
+        now = T0 + row.second.afterMs;
+        rec.record(row.second.obj ?? web, row.second.type ?? 'Normal', row.second.reason ?? 'ScalingReplicaSet', row.second.message ?? msg);
+        await rec.flush();
+        expect(sink.events.size).to.equal(row.events);
+        const first = [...sink.events.values()][0];
+        expect(first.count).to.equal(row.count);
+        if (row.count === 2) {
+          expect(first.lastTimestamp).to.equal(eventTime(now));
+          expect(first.firstTimestamp).to.equal(eventTime(T0));
+        }
+      });
+    }
+  });
+
+  it('counts up on every repeat and creates a fresh Event when the old one is gone', async () => {
+    const sink = new FakeSink();
+    const rec = new EventRecorder(sink, { now: () => T0 });
+    for (let i = 0; i < 3; i++) rec.record(web, 'Warning', 'ReplicaSetCreateError', 'boom');
+    await rec.flush();
+    expect([...sink.events.values()].map((e) => e.count)).to.deep.equal([3]);
+    sink.failNextPatchWith = new KubeError('NotFound', 'events "web.1" not found', { code: 404 });
+    rec.record(web, 'Warning', 'ReplicaSetCreateError', 'boom');
+    await rec.flush();
+    expect(sink.calls.filter((c) => c.startsWith('create')).length).to.equal(2);
+  });
+
+  it('never throws to the caller when writing fails', async () => {
+    const sink = new FakeSink();
+    sink.createEvent = async () => { throw new KubeError('Forbidden', 'events is forbidden'); };
+    const rec = new EventRecorder(sink, { now: () => T0 });
+    rec.record(web, 'Normal', 'X', 'y');
+    await rec.flush();
+    rec.record(web, 'Normal', 'X', 'y');
+    await rec.flush();
+    expect(sink.events.size).to.equal(0);
+  });
+});

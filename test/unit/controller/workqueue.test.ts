@@ -1,0 +1,154 @@
+import { expect } from 'chai';
+import { WorkQueue, backoffDelay, DEFAULT_BACKOFF } from '../../../src/controller/workqueue.ts';
+import type { ResultLabel } from '../../../src/controller/workqueue.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(cond: () => boolean, what: string, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(2);
+  }
+}
+
+describe('controller/workqueue', () => {
+  describe('per-key exponential backoff (client-go ItemExponentialFailureRateLimiter 5ms..1000s)', () => {
+    const rows: Array<[number, number]> = [
+      [0, 5], [1, 10], [2, 20], [3, 40], [10, 5120], [17, 655_360], [18, 1000_000], [30, 1000_000], [5000, 1000_000],
+    ];
+    for (const [failures, ms] of rows) {
+      it(`after ${failures} failures the next retry waits ${ms} ms`, () => {
+        expect(backoffDelay(failures, DEFAULT_BACKOFF)).to.equal(ms);
+      });
+    }
+  });
+
+  it('merges a key added while it is queued', async () => {
+    const q = new WorkQueue('t');
+    q.add('a'); q.add('b'); q.add('a');
+    expect(q.len()).to.equal(2);
+    expect(await q.get()).to.equal('a');
+    expect(await q.get()).to.equal('b');
+    expect(q.len()).to.equal(0);
+  });
+
+  it('holds a key added while processing until done, then queues it once', async () => {
+    const q = new WorkQueue('t');
+    q.add('a');
+    const k = await q.get();
+    q.add('a'); q.add('a');
+    expect(q.len(), 'not handed out while a worker has it').to.equal(0);
+    q.done(k!);
+    expect(q.len()).to.equal(1);
+    expect(await q.get()).to.equal('a');
+  });
+
+  it('never runs one key on two workers at once, and loses no add', async () => {
+    const q = new WorkQueue('t');
+    const running = new Map<string, number>();
+    let maxConcurrentPerKey = 0;
+    let runsOfA = 0;
+    let addsDuringRun = 0;
+    const done = q.run(4, async (key) => {
+      running.set(key, (running.get(key) ?? 0) + 1);
+      maxConcurrentPerKey = Math.max(maxConcurrentPerKey, running.get(key)!);
+      if (key === 'a') {
+        runsOfA++;
+        if (addsDuringRun < 5) { addsDuringRun++; q.add('a'); q.add('a'); }
+      }
+      await sleep(3);
+      running.set(key, running.get(key)! - 1);
+    });
+    q.add('a'); q.add('b'); q.add('c');
+    await until(() => runsOfA === 6 && q.len() === 0, 'six runs of a');
+    q.shutdown();
+    await done;
+    expect(maxConcurrentPerKey).to.equal(1);
+    expect(runsOfA, 'each add during a run gives exactly one more run').to.equal(6);
+  });
+
+  it('addAfter delays, and the earliest pending time for a key wins', async () => {
+    const q = new WorkQueue('t');
+    q.addAfter('a', 60_000);
+    q.addAfter('a', 5);
+    q.addAfter('a', 30_000);
+    expect(q.len()).to.equal(0);
+    await until(() => q.len() === 1, 'a to become ready');
+    expect(await q.get()).to.equal('a');
+    q.shutdown(); // clears the 60 s timer, or mocha would wait for it
+  });
+
+  it('addAfter with 0 adds at once', () => {
+    const q = new WorkQueue('t');
+    q.addAfter('a', 0);
+    expect(q.len()).to.equal(1);
+  });
+
+  it('addRateLimited counts failures per key until forget', async () => {
+    const q = new WorkQueue('t', { backoff: { baseDelayMs: 1, maxDelayMs: 4 } });
+    q.addRateLimited('a'); q.addRateLimited('a'); q.addRateLimited('b');
+    expect(q.numRequeues('a')).to.equal(2);
+    expect(q.numRequeues('b')).to.equal(1);
+    q.forget('a');
+    expect(q.numRequeues('a')).to.equal(0);
+    await until(() => q.len() === 2, 'both keys');
+    q.shutdown();
+  });
+
+  it('run applies the result: error → backoff, requeueAfter → forget + delay, success → forget', async () => {
+    const results: Array<[string, ResultLabel]> = [];
+    const q = new WorkQueue('t', { backoff: { baseDelayMs: 1, maxDelayMs: 10 }, hooks: { onResult: (k, r) => results.push([k, r]) } });
+    let failing = 2;
+    let delayed = 1;
+    const done = q.run(2, async (key) => {
+      if (key === 'fail' && failing-- > 0) throw new Error('boom');
+      if (key === 'later' && delayed-- > 0) return { requeueAfterMs: 5 };
+      return undefined;
+    });
+    q.add('fail'); q.add('later');
+    await until(() => results.filter(([, r]) => r === 'success').length === 2, 'both to succeed');
+    expect(results.filter(([k]) => k === 'fail').map(([, r]) => r)).to.deep.equal(['error', 'error', 'success']);
+    expect(results.filter(([k]) => k === 'later').map(([, r]) => r)).to.deep.equal(['requeue_after', 'success']);
+    expect(q.numRequeues('fail'), 'success forgets the backoff').to.equal(0);
+    q.shutdown();
+    await done;
+  });
+
+  it('shutdown drains queued keys, finishes in-flight ones, then ignores adds', async () => {
+    const q = new WorkQueue('t');
+    const seen: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    const done = q.run(1, async (key) => {
+      if (key === 'a') await gate;
+      seen.push(key);
+    });
+    q.add('a'); q.add('b');
+    await sleep(5);
+    q.shutdown();
+    q.add('c');
+    q.addAfter('d', 1);
+    let finished = false;
+    void done.then(() => { finished = true; });
+    await sleep(5);
+    expect(finished, 'waits for the in-flight key').to.equal(false);
+    release();
+    await done;
+    expect(seen).to.deep.equal(['a', 'b']);
+  });
+
+  it('shutdownAndDrain resolves once in-flight keys are done', async () => {
+    const q = new WorkQueue('t');
+    q.add('a');
+    const k = await q.get();
+    let drained = false;
+    const p = q.shutdownAndDrain().then(() => { drained = true; });
+    await sleep(5);
+    expect(drained).to.equal(false);
+    q.done(k!);
+    await p;
+    expect(drained).to.equal(true);
+    expect(await q.get()).to.equal(undefined);
+  });
+});
