@@ -1,0 +1,27 @@
+// `pacer`: the controller, the main job on the simulated cluster, `plan` and `sim`.
+
+import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { controllerCommand } from './controller.ts';
+import { planCommand } from './plan.ts';
+import { upCommand } from './up.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const program = new Command('pacer')
+  .description('Pacer: Kubernetes Deployment semantics for pacer.dev Deployments, rolled out at a controlled pace')
+  .version(pkg.version)
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+
+const up = upCommand();
+program.addCommand(up, { isDefault: true });
+program.addCommand(controllerCommand());
+program.addCommand(planCommand());
+try {
+  const { simCommand } = (await import('./sim.ts' as string)) as { simCommand: () => Command };
+  program.addCommand(simCommand());
+} catch {
+  // TODO(lead): import statically once src/cli/sim.ts lands.
+}
+
+await program.parseAsync(process.argv);
