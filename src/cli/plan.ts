@@ -1,0 +1,222 @@
+// `pacer plan`: what would Pacer do with these objects? Reads a Deployment with its ReplicaSets
+// and Pods from YAML or JSON, runs the engine once, and prints the decision. Same code path as
+// the controller, without the I/O; `objects` in the output feed the next run, pass after pass.
+
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { parseAllDocuments, stringify } from 'yaml';
+import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
+import { API_VERSION, KIND } from '../api/types.ts';
+import { generatedUid } from '../engine/newreplicaset.ts';
+import { decide } from '../engine/sync.ts';
+import type { Action, Decision } from '../engine/types.ts';
+
+export type PlanOutput = 'json' | 'yaml' | 'text';
+
+export interface PlanOptions {
+  /** RFC 3339; the clock of this pass. */
+  now?: string;
+  output?: PlanOutput;
+}
+
+export interface PlanResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** One action as printed: no embedded objects. */
+export interface PlanAction {
+  verb: Action['verb'];
+  kind: Action['kind'];
+  name: string;
+  replicas?: number;
+  from?: number;
+}
+
+export interface PlanDocument {
+  deployment: string;
+  actions: PlanAction[];
+  status: Decision['status'];
+  requeueAfterSeconds: number | null;
+  objects: Array<Deployment | ReplicaSet>;
+}
+
+/** Input that cannot be used: reported as one line, exit 2. */
+class InputError extends Error {}
+
+type KubeObject = { apiVersion?: unknown; kind?: unknown; metadata?: unknown; [k: string]: unknown };
+
+interface Parsed {
+  deployment: Deployment;
+  replicaSets: ReplicaSet[];
+  pods: Pod[];
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0].trim();
+}
+
+/** Fills what a hand-written object may leave out, as the API server would have. */
+function withMetadataDefaults<T extends { kind?: string; metadata: Deployment['metadata'] }>(obj: T, now: string): T {
+  const metadata = { ...obj.metadata };
+  metadata.namespace ??= 'default';
+  metadata.uid ??= generatedUid(obj.kind ?? '', metadata.namespace, metadata.name ?? '');
+  metadata.creationTimestamp ??= now;
+  metadata.generation ??= 1;
+  return { ...obj, metadata };
+}
+
+function parseInput(input: string, source: string, now: string): Parsed {
+  const docs = parseAllDocuments(input);
+  const list = Array.isArray(docs) ? docs : [];
+  let deployment: Deployment | undefined;
+  const replicaSets: ReplicaSet[] = [];
+  const pods: Pod[] = [];
+  list.forEach((doc, i) => {
+    const where = `${source}: document ${i + 1}`;
+    if (doc.errors.length > 0) throw new InputError(`${where}: ${firstLine(doc.errors[0].message)}`);
+    const value: unknown = doc.toJS();
+    if (value === null || value === undefined) return; // an empty document
+    if (!isObject(value)) throw new InputError(`${where}: expected a Kubernetes object, got ${Array.isArray(value) ? 'a list' : typeof value}`);
+    const items: unknown[] = value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items))
+      ? (Array.isArray(value.items) ? value.items : [])
+      : [value];
+    items.forEach((item, j) => {
+      const at = items.length > 1 || item !== value ? `${where}: item ${j + 1}` : where;
+      if (!isObject(item)) throw new InputError(`${at}: expected a Kubernetes object`);
+      const obj = item as KubeObject;
+      const kind = typeof obj.kind === 'string' ? obj.kind : '';
+      const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+      if (!kind || !apiVersion) throw new InputError(`${at}: apiVersion and kind are required`);
+      if (!isObject(obj.metadata) || typeof obj.metadata.name !== 'string' || obj.metadata.name === '') {
+        throw new InputError(`${at}: ${apiVersion} ${kind}: metadata.name is required`);
+      }
+      const name = obj.metadata.name;
+      if (apiVersion === API_VERSION && kind === KIND) {
+        if (deployment) throw new InputError(`${at}: more than one ${API_VERSION} Deployment (found "${deployment.metadata.name}" and "${name}")`);
+        if (!isObject(obj.spec)) throw new InputError(`${at}: Deployment "${name}": spec is required`);
+        deployment = withMetadataDefaults(obj as unknown as Deployment, now);
+      } else if (apiVersion === 'apps/v1' && kind === 'ReplicaSet') {
+        if (!isObject(obj.spec)) throw new InputError(`${at}: ReplicaSet "${name}": spec is required`);
+        const rs = withMetadataDefaults(obj as unknown as ReplicaSet, now);
+        rs.status ??= { replicas: 0 };
+        replicaSets.push(rs);
+      } else if (apiVersion === 'v1' && kind === 'Pod') {
+        pods.push(withMetadataDefaults(obj as unknown as Pod, now));
+      } else {
+        throw new InputError(`${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment, apps/v1 ReplicaSet or v1 Pod`);
+      }
+    });
+  });
+  if (!deployment) throw new InputError(`${source}: no ${API_VERSION} Deployment found`);
+  const ns = deployment.metadata.namespace;
+  return {
+    deployment,
+    replicaSets: replicaSets.filter((rs) => rs.metadata.namespace === ns),
+    pods: pods.filter((p) => p.metadata.namespace === ns),
+  };
+}
+
+function planAction(a: Action): PlanAction {
+  const out: PlanAction = { verb: a.verb, kind: a.kind, name: a.name };
+  if (a.verb === 'create' || a.verb === 'scale') out.replicas = a.replicas;
+  if (a.verb === 'scale') out.from = a.from;
+  return out;
+}
+
+/** The printed form of a decision. */
+export function planDocument(decision: Decision): PlanDocument {
+  return {
+    deployment: decision.deployment,
+    actions: decision.actions.map(planAction),
+    status: decision.status,
+    requeueAfterSeconds: decision.requeueAfterSeconds,
+    objects: [decision.objects.deployment, ...decision.objects.replicaSets],
+  };
+}
+
+function describeAction(a: Action): string {
+  switch (a.verb) {
+    case 'create': return `create ReplicaSet ${a.name} with ${a.replicas} replicas`;
+    case 'scale': return `scale ReplicaSet ${a.name} from ${a.from} to ${a.replicas}`;
+    case 'delete': return `delete ReplicaSet ${a.name}`;
+    case 'updateStatus': return `update status of Deployment ${a.name}`;
+    case 'update': return `update ${a.kind} ${a.name}`;
+  }
+}
+
+function text(decision: Decision): string {
+  const lines = [`Deployment ${decision.deployment}`];
+  if (decision.actions.length === 0) lines.push('  no changes');
+  for (const a of decision.actions) {
+    lines.push(`  ${describeAction(a)}`);
+    if (a.event) lines.push(`    event ${a.event.type} ${a.event.reason}: ${a.event.message}`);
+  }
+  for (const e of decision.events) lines.push(`  event ${e.type} ${e.reason}: ${e.message}`);
+  const s = decision.status;
+  lines.push(`Status: ready ${s.ready ?? '-'}, up-to-date ${s.updatedReplicas ?? 0}, available ${s.availableReplicas ?? 0}`);
+  for (const c of s.conditions ?? []) lines.push(`  ${c.type}=${c.status} ${c.reason ?? ''}${c.message ? `: ${c.message}` : ''}`);
+  lines.push(`Requeue: ${decision.requeueAfterSeconds === null ? 'not needed' : `after ${decision.requeueAfterSeconds}s`}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** RFC 3339 (with optional fraction and offset) → ms; NaN when malformed. */
+function parseRfc3339(s: string): number {
+  if (!/^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(s)) return Number.NaN;
+  return Date.parse(s);
+}
+
+/** Runs one plan pass over `input` (named `source` in messages). Pure apart from `Date.now()` without --now. */
+export function runPlan(input: string, source: string, opts: PlanOptions = {}): PlanResult {
+  let nowMs: number;
+  if (opts.now !== undefined) {
+    nowMs = parseRfc3339(opts.now);
+    if (Number.isNaN(nowMs)) return { code: 2, stdout: '', stderr: `error: --now: not an RFC 3339 time: "${opts.now}"\n` };
+  } else {
+    nowMs = Date.now();
+  }
+  const output = opts.output ?? 'json';
+  let parsed: Parsed;
+  try {
+    parsed = parseInput(input, source, new Date(nowMs).toISOString());
+  } catch (e) {
+    if (e instanceof InputError) return { code: 2, stdout: '', stderr: `error: ${e.message}\n` };
+    throw e;
+  }
+  const decision = decide({ deployment: parsed.deployment, replicaSets: parsed.replicaSets, pods: parsed.pods, now: nowMs });
+  let stdout: string;
+  if (output === 'text') stdout = text(decision);
+  else if (output === 'yaml') stdout = stringify(planDocument(decision));
+  else stdout = `${JSON.stringify(planDocument(decision), null, 2)}\n`;
+  return { code: 0, stdout, stderr: '' };
+}
+
+/** `pacer plan [-f FILE | -f -] [--now RFC3339] [-o json|yaml|text]` */
+export function planCommand(): Command {
+  return new Command('plan')
+    .description('Show what Pacer would do with a Deployment and its ReplicaSets and Pods (one reconcile pass, no cluster)')
+    .option('-f, --filename <file>', 'YAML or JSON input; "-" reads stdin', '-')
+    .option('--now <time>', 'the clock of this pass (RFC 3339); default: the current time')
+    .addOption(new Option('-o, --output <format>', 'output format (default: json, or text on a terminal)').choices(['json', 'yaml', 'text']))
+    .action((opts: { filename: string; now?: string; output?: PlanOutput }) => {
+      const source = opts.filename === '-' ? 'stdin' : opts.filename;
+      let input: string;
+      try {
+        input = readFileSync(opts.filename === '-' ? 0 : opts.filename, 'utf8');
+      } catch (e) {
+        process.stderr.write(`error: ${source}: ${(e as Error).message}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const output = opts.output ?? (process.stdout.isTTY ? 'text' : 'json');
+      const result = runPlan(input, source, { ...(opts.now !== undefined ? { now: opts.now } : {}), output });
+      process.stdout.write(result.stdout);
+      process.stderr.write(result.stderr);
+      process.exitCode = result.code;
+    });
+}

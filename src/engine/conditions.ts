@@ -1,0 +1,109 @@
+// Deployment conditions with upstream's helpers: a condition is replaced only when its status or
+// reason changes (a new message alone is not news), keeps its lastTransitionTime while the status
+// holds, and moves to the end of the list when replaced. Reasons and messages are upstream's.
+
+import type { ConditionStatus, DeploymentCondition, DeploymentStatus, ReplicaSetCondition } from '../api/types.ts';
+
+export const AVAILABLE = 'Available';
+export const PROGRESSING = 'Progressing';
+export const REPLICA_FAILURE = 'ReplicaFailure';
+/** Pacer's own condition for a spec that failed validation. */
+export const INVALID_SPEC = 'InvalidSpec';
+
+export const REASON = {
+  newRSCreated: 'NewReplicaSetCreated',
+  foundNewRS: 'FoundNewReplicaSet',
+  rsUpdated: 'ReplicaSetUpdated',
+  newRSAvailable: 'NewReplicaSetAvailable',
+  timedOut: 'ProgressDeadlineExceeded',
+  failedRSCreate: 'ReplicaSetCreateError',
+  paused: 'DeploymentPaused',
+  resumed: 'DeploymentResumed',
+  minimumReplicasAvailable: 'MinimumReplicasAvailable',
+  minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
+  invalidSpec: 'InvalidSpec',
+} as const;
+
+export const MESSAGE = {
+  minimumAvailable: 'Deployment has minimum availability.',
+  minimumUnavailable: 'Deployment does not have minimum availability.',
+  paused: 'Deployment is paused',
+  resumed: 'Deployment is resumed',
+  foundNewRS: (rs: string) => `Found new replica set "${rs}"`,
+  newRSCreated: (rs: string) => `Created new replica set "${rs}"`,
+  failedRSCreate: (rs: string, err: string) => `Failed to create new replica set "${rs}": ${err}`,
+  rsProgressed: (rs: string) => `ReplicaSet "${rs}" has successfully progressed.`,
+  deploymentProgressed: (d: string) => `Deployment "${d}" has successfully progressed.`,
+  rsProgressing: (rs: string) => `ReplicaSet "${rs}" is progressing.`,
+  deploymentProgressing: (d: string) => `Deployment "${d}" is progressing.`,
+  rsTimedOut: (rs: string) => `ReplicaSet "${rs}" has timed out progressing.`,
+  deploymentTimedOut: (d: string) => `Deployment "${d}" has timed out progressing.`,
+} as const;
+
+let lastFormatted = { ms: Number.NaN, text: '' };
+
+/** RFC 3339 with milliseconds, UTC. (A pass formats the same instant many times: remember the last.) */
+export function formatTime(ms: number): string {
+  if (ms !== lastFormatted.ms) lastFormatted = { ms, text: new Date(ms).toISOString() };
+  return lastFormatted.text;
+}
+
+const parsedTimes = new Map<string, number>();
+
+/** A timestamp in ms (NaN when unparseable); the few distinct timestamps in play are remembered. */
+export function parseTime(t: string | undefined): number {
+  if (t === undefined) return Number.NaN;
+  let ms = parsedTimes.get(t);
+  if (ms === undefined) {
+    if (parsedTimes.size > 10_000) parsedTimes.clear();
+    ms = Date.parse(t);
+    parsedTimes.set(t, ms);
+  }
+  return ms;
+}
+
+/** NewDeploymentCondition: both times are now. */
+export function newCondition(type: string, status: ConditionStatus, reason: string, message: string, now: number): DeploymentCondition {
+  const t = formatTime(now);
+  return { type, status, lastUpdateTime: t, lastTransitionTime: t, reason, message };
+}
+
+export function getCondition(status: DeploymentStatus | undefined, type: string): DeploymentCondition | undefined {
+  const cs = status?.conditions;
+  if (!cs) return undefined;
+  for (const c of cs) if (c.type === type) return c;
+  return undefined;
+}
+
+/**
+ * SetDeploymentCondition on `status` (its conditions array is replaced, never mutated in place).
+ * Returns true when the conditions changed.
+ */
+export function setCondition(status: DeploymentStatus, condition: DeploymentCondition): boolean {
+  const current = getCondition(status, condition.type);
+  if (current && current.status === condition.status && current.reason === condition.reason) return false;
+  const next = current && current.status === condition.status
+    ? { ...condition, lastTransitionTime: current.lastTransitionTime }
+    : condition;
+  status.conditions = [...(status.conditions ?? []).filter((c) => c.type !== condition.type), next];
+  return true;
+}
+
+/** RemoveDeploymentCondition; true when one was removed. */
+export function removeCondition(status: DeploymentStatus, type: string): boolean {
+  if (!getCondition(status, type)) return false;
+  status.conditions = (status.conditions ?? []).filter((c) => c.type !== type);
+  return true;
+}
+
+/** ReplicaSetToDeploymentCondition: the RS condition's lastTransitionTime stands for both times. */
+export function replicaSetToDeploymentCondition(c: ReplicaSetCondition): DeploymentCondition {
+  const out: DeploymentCondition = { type: c.type, status: c.status };
+  if (c.lastTransitionTime !== undefined) {
+    out.lastUpdateTime = c.lastTransitionTime;
+    out.lastTransitionTime = c.lastTransitionTime;
+  }
+  if (c.reason !== undefined) out.reason = c.reason;
+  if (c.message !== undefined) out.message = c.message;
+  return out;
+}

@@ -1,0 +1,68 @@
+// maxSurge / maxUnavailable resolved against spec.replicas: surge rounds up, unavailable rounds
+// down, and both at 0 would deadlock a rollout, so unavailable becomes 1.
+
+import type { Deployment, IntOrString } from '../api/types.ts';
+import { scaledValue } from '../api/intstr.ts';
+import { deploymentReplicas } from './replicasets.ts';
+
+export interface Fenceposts {
+  surge: number;
+  unavailable: number;
+}
+
+/** ResolveFenceposts; throws on an unparseable value (validation rejects those first). */
+export function resolveFenceposts(maxSurge: IntOrString | undefined, maxUnavailable: IntOrString | undefined, desired: number): Fenceposts {
+  const surge = scaledValue(maxSurge ?? 0, desired, true);
+  let unavailable = scaledValue(maxUnavailable ?? 0, desired, false);
+  if (surge === 0 && unavailable === 0) unavailable = 1;
+  return { surge, unavailable };
+}
+
+export function isRollingUpdate(d: Deployment): boolean {
+  return d.spec.strategy?.type === 'RollingUpdate';
+}
+
+interface CacheEntry {
+  replicas: number;
+  maxSurge: IntOrString | undefined;
+  maxUnavailable: IntOrString | undefined;
+  result: Fenceposts;
+}
+
+// A pass asks for the fenceposts of one spec many times: remember them per spec object, checked
+// against the inputs so that a spec changed in place is never answered from the cache.
+const cache = new WeakMap<object, CacheEntry>();
+
+function fenceposts(d: Deployment): Fenceposts {
+  const ru = d.spec.strategy?.rollingUpdate;
+  const replicas = deploymentReplicas(d);
+  const hit = cache.get(d.spec);
+  if (hit && hit.replicas === replicas && hit.maxSurge === ru?.maxSurge && hit.maxUnavailable === ru?.maxUnavailable) return hit.result;
+  let result: Fenceposts;
+  try {
+    result = resolveFenceposts(ru?.maxSurge, ru?.maxUnavailable, replicas);
+  } catch {
+    result = { surge: 0, unavailable: 0 }; // caught by validation; upstream ignores the error here
+  }
+  cache.set(d.spec, { replicas, maxSurge: ru?.maxSurge, maxUnavailable: ru?.maxUnavailable, result });
+  return result;
+}
+
+/** MaxSurge(d): 0 unless RollingUpdate. */
+export function maxSurge(d: Deployment): number {
+  if (!isRollingUpdate(d)) return 0;
+  return fenceposts(d).surge;
+}
+
+/** MaxUnavailable(d): 0 unless RollingUpdate or with 0 replicas; capped at replicas. */
+export function maxUnavailable(d: Deployment): number {
+  const replicas = deploymentReplicas(d);
+  if (!isRollingUpdate(d) || replicas === 0) return 0;
+  return Math.min(fenceposts(d).unavailable, replicas);
+}
+
+/** MinAvailable(d): 0 unless RollingUpdate. */
+export function minAvailable(d: Deployment): number {
+  if (!isRollingUpdate(d)) return 0;
+  return deploymentReplicas(d) - maxUnavailable(d);
+}

@@ -1,0 +1,116 @@
+// RollingUpdate rules: how far the new ReplicaSet may grow (raw maxSurge, never past
+// spec.replicas), and how far the old ones may shrink (unhealthy replicas first, then down to
+// minAvailable, oldest ReplicaSet first). One step per pass: sync.ts stops after a scale-up.
+
+import type { Deployment, ReplicaSet } from '../api/types.ts';
+import { scaledValue } from '../api/intstr.ts';
+import { maxUnavailable } from './fenceposts.ts';
+import type { Pass } from './pass.ts';
+import { latest, scaleReplicaSetAndRecordEvent } from './pass.ts';
+import {
+  availableReplicaSum,
+  availableReplicas,
+  deploymentReplicas,
+  sortByCreation,
+  specReplicaSum,
+  specReplicas,
+} from './replicasets.ts';
+
+/** NewRSNewReplicas: the size the new ReplicaSet may have now. */
+export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): number {
+  const replicas = deploymentReplicas(d);
+  const type = d.spec.strategy?.type;
+  if (type === 'Recreate') return replicas;
+  if (type !== 'RollingUpdate') throw new Error(`deployment type ${String(type)} isn't supported`);
+  // The raw surge: the fencepost rule (both 0 → unavailable 1) does not apply here.
+  const surge = scaledValue(d.spec.strategy?.rollingUpdate?.maxSurge ?? 0, replicas, true);
+  const current = specReplicaSum(allRSs);
+  const maxTotal = replicas + surge;
+  const own = specReplicas(newRS);
+  if (current >= maxTotal) return own;
+  return own + Math.min(maxTotal - current, replicas - own);
+}
+
+/** The size reconcileNewReplicaSet scales the new ReplicaSet to (its current size: nothing to do). */
+export function newReplicaSetTarget(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): number {
+  const replicas = deploymentReplicas(d);
+  const own = specReplicas(newRS);
+  if (own === replicas) return own;
+  if (own > replicas) return replicas;
+  return newRSNewReplicas(d, allRSs, newRS);
+}
+
+/** reconcileNewReplicaSet: true when the new ReplicaSet was scaled. */
+export function reconcileNewReplicaSet(pass: Pass, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): boolean {
+  return scaleReplicaSetAndRecordEvent(pass, newRS, newReplicaSetTarget(pass.d, allRSs, newRS)).scaled;
+}
+
+/** Thrown where upstream returns an error that reconcileOldReplicaSets swallows. */
+class InvalidScaleDown extends Error {}
+
+/**
+ * cleanupUnhealthyReplicas: scales old ReplicaSets (oldest first) down by their unavailable
+ * replicas, at most `maxCleanupCount` in total. Returns the old ReplicaSets as updated and the count.
+ */
+export function cleanupUnhealthyReplicas(pass: Pass, oldRSs: readonly ReplicaSet[], maxCleanupCount: number): { oldRSs: ReplicaSet[]; count: number } {
+  const sorted = sortByCreation(oldRSs);
+  let total = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    if (total >= maxCleanupCount) break;
+    const rs = sorted[i];
+    const spec = specReplicas(rs);
+    if (spec === 0 || spec === availableReplicas(rs)) continue;
+    const n = Math.min(maxCleanupCount - total, spec - availableReplicas(rs));
+    const target = spec - n;
+    if (target > spec) throw new InvalidScaleDown(`when cleaning up unhealthy replicas, got invalid request to scale down ${rs.metadata.namespace}/${rs.metadata.name} ${spec} -> ${target}`);
+    sorted[i] = scaleReplicaSetAndRecordEvent(pass, rs, target).rs;
+    total += n;
+  }
+  return { oldRSs: sorted, count: total };
+}
+
+/**
+ * scaleDownOldReplicaSetsForRollingUpdate: with more than minAvailable available, scales old
+ * ReplicaSets (oldest first) down by the excess. Returns the count scaled down.
+ */
+export function scaleDownOldReplicaSetsForRollingUpdate(pass: Pass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[]): number {
+  const min = deploymentReplicas(pass.d) - maxUnavailable(pass.d);
+  const available = availableReplicaSum(allRSs);
+  if (available <= min) return 0;
+  const toScale = available - min;
+  let done = 0;
+  for (const rs of sortByCreation(oldRSs)) {
+    if (done >= toScale) break;
+    const spec = specReplicas(rs);
+    if (spec === 0) continue;
+    const n = Math.min(spec, toScale - done);
+    const target = spec - n;
+    if (target > spec) throw new InvalidScaleDown(`when scaling down old replica sets, got invalid request to scale down ${rs.metadata.namespace}/${rs.metadata.name} ${spec} -> ${target}`);
+    scaleReplicaSetAndRecordEvent(pass, rs, target);
+    done += n;
+  }
+  return done;
+}
+
+/**
+ * reconcileOldReplicaSets(allRSs, active old RSs, newRS): true when an old ReplicaSet was scaled
+ * down. Errors inside are swallowed as upstream does (no scaling reported, writes already issued stay).
+ */
+export function reconcileOldReplicaSets(pass: Pass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], newRS: ReplicaSet): boolean {
+  const oldPods = specReplicaSum(oldRSs);
+  if (oldPods === 0) return false;
+  const allPods = specReplicaSum(allRSs);
+  const min = deploymentReplicas(pass.d) - maxUnavailable(pass.d);
+  const newUnavailable = specReplicas(newRS) - availableReplicas(newRS);
+  const maxScaledDown = allPods - min - newUnavailable;
+  if (maxScaledDown <= 0) return false;
+  try {
+    const cleanup = cleanupUnhealthyReplicas(pass, oldRSs, maxScaledDown);
+    const current = latest(pass, newRS) ?? newRS;
+    const scaledDown = scaleDownOldReplicaSetsForRollingUpdate(pass, [...cleanup.oldRSs, current], cleanup.oldRSs);
+    return cleanup.count + scaledDown > 0;
+  } catch (e) {
+    if (e instanceof InvalidScaleDown) return false;
+    throw e;
+  }
+}

@@ -1,0 +1,311 @@
+// decide(): one reconcile pass of a Deployment, in upstream syncDeployment's order (reference §3):
+// validation, empty selector, claim, deletion, paused conditions, paused → scale only, legacy
+// rollback, scaling event → scale only, else the Recreate or RollingUpdate step. Every write is
+// listed once, in the order issued; the status is written once, at the end, only when it changed.
+
+import type { Deployment, DeploymentStatus, ReplicaSet } from '../api/types.ts';
+import { withDefaults } from '../api/defaults.ts';
+import { isEmptySelector, selectorMatches } from '../api/selector.ts';
+import { formatFieldError, validateDeployment, type FieldError } from '../api/validation.ts';
+import { claimReplicaSets, controllerOf } from './claim.ts';
+import {
+  INVALID_SPEC,
+  PROGRESSING,
+  MESSAGE,
+  REASON,
+  getCondition,
+  newCondition,
+  removeCondition,
+  setCondition,
+} from './conditions.ts';
+import { deleteReplicaSet, latest, scaleReplicaSetAndRecordEvent, startPass, type Pass } from './pass.ts';
+import { getAllReplicaSetsAndSyncRevision } from './newreplicaset.ts';
+import { checkPausedConditions, deploymentComplete, hasProgressDeadline, requeueStuckDeployment, rolloutStatus } from './progress.ts';
+import { oldPodsRunning, scaleDownOldReplicaSetsForRecreate } from './recreate.ts';
+import { activeReplicaSets, deploymentReplicas } from './replicasets.ts';
+import { reconcileNewReplicaSet, reconcileOldReplicaSets } from './rolling.ts';
+import { rollbackFromAnnotation, rollbackToRevision } from './rollback.ts';
+import { isScalingEvent, scale } from './scale.ts';
+import { calculateStatus, statusEqual } from './status.ts';
+import { replicaSetsToCleanUp } from './history.ts';
+import { equalIgnoreHash } from './template.ts';
+import type { Action, Decision, EventRecord, Snapshot } from './types.ts';
+
+export interface DecideOptions {
+  /** Spec validation (defaults applied); the API package's validateDeployment unless replaced. */
+  validate?: (d: Deployment) => FieldError[];
+}
+
+export const SELECTING_ALL_EVENT: EventRecord = {
+  type: 'Warning',
+  reason: 'SelectingAll',
+  message: 'This deployment is selecting all pods. A non-empty selector is required.',
+};
+
+/** withDefaults, skipped (no deep copy) when every default is already present, as stored objects have them. */
+export function defaulted(d: Deployment): Deployment {
+  const s = d.spec;
+  const st = s?.strategy;
+  const complete = s !== undefined && s.replicas !== undefined && st?.type &&
+    (st.type !== 'RollingUpdate' || (st.rollingUpdate?.maxSurge !== undefined && st.rollingUpdate.maxUnavailable !== undefined)) &&
+    s.revisionHistoryLimit !== undefined && s.progressDeadlineSeconds !== undefined &&
+    s.minReadySeconds !== undefined && s.paused !== undefined;
+  return complete ? d : withDefaults(d);
+}
+
+function key(d: Deployment): string {
+  return `${d.metadata.namespace ?? 'default'}/${d.metadata.name ?? ''}`;
+}
+
+interface Validated {
+  spec: Deployment['spec'];
+  generation: number | undefined;
+  resourceVersion: string;
+  errors: FieldError[];
+}
+
+// Validation runs once per stored version of a Deployment: the result is kept for the object and
+// reused only while spec object, generation and resourceVersion are all unchanged.
+const validated = new WeakMap<Deployment, Validated>();
+
+function validate(stored: Deployment, d: Deployment): FieldError[] {
+  const rv = stored.metadata.resourceVersion;
+  const hit = validated.get(stored);
+  if (hit && rv !== undefined && hit.spec === stored.spec && hit.generation === stored.metadata.generation && hit.resourceVersion === rv) {
+    return hit.errors;
+  }
+  const errors = validateDeployment(d);
+  if (rv !== undefined) validated.set(stored, { spec: stored.spec, generation: stored.metadata.generation, resourceVersion: rv, errors });
+  return errors;
+}
+
+/** One reconcile pass: the writes to issue and the state they lead to. */
+export function decide(snapshot: Snapshot, options: DecideOptions = {}): Decision {
+  const d = defaulted(snapshot.deployment);
+  const errors = options.validate ? options.validate(d) : validate(snapshot.deployment, d);
+  if (errors.length > 0) return invalidSpecDecision(snapshot, d, errors);
+
+  if (isEmptySelector(d.spec.selector)) {
+    const pass = startPass(d, [], snapshot.replicaSets, snapshot.pods, snapshot.now);
+    removeCondition(pass.status, INVALID_SPEC);
+    pass.events.push(SELECTING_ALL_EVENT);
+    if ((pass.status.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) pass.status.observedGeneration = d.metadata.generation;
+    return finish(pass, snapshot, ownedAsIs(d, snapshot.replicaSets), []);
+  }
+
+  const claim = claimReplicaSets(d, snapshot.replicaSets);
+  const pass = startPass(d, [...claim.owned], snapshot.replicaSets, snapshot.pods, snapshot.now);
+  removeCondition(pass.status, INVALID_SPEC);
+  for (const rs of claim.writes) {
+    pass.actions.push({ verb: 'update', kind: 'ReplicaSet', name: rs.metadata.name ?? '', object: rs });
+  }
+
+  if (d.metadata.deletionTimestamp) {
+    syncStatusOnly(pass);
+  } else {
+    checkPausedConditions(d, pass.status, pass.now);
+    const rollbackTo = rollbackToRevision(d.metadata.annotations);
+    if (d.spec.paused) {
+      sync(pass, rollbackTo === undefined);
+    } else if (rollbackTo !== undefined) {
+      rollback(pass, rollbackTo);
+    } else if (scalingEvent(pass)) {
+      sync(pass, false);
+    } else if (d.spec.strategy?.type === 'Recreate') {
+      rolloutRecreate(pass);
+    } else {
+      rolloutRolling(pass);
+    }
+  }
+  return finish(pass, snapshot, pass.rss, claim.released);
+}
+
+function scalingEvent(pass: Pass): boolean {
+  const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, false);
+  return isScalingEvent(pass.d, [...oldRSs, newRS]);
+}
+
+function current(pass: Pass, rs: ReplicaSet | undefined): ReplicaSet | undefined {
+  return rs ? latest(pass, rs) : undefined;
+}
+
+function currentAll(pass: Pass, rss: readonly ReplicaSet[]): ReplicaSet[] {
+  const out: ReplicaSet[] = [];
+  for (const rs of rss) {
+    const x = latest(pass, rs);
+    if (x) out.push(x);
+  }
+  return out;
+}
+
+/** syncDeploymentStatus: calculateStatus only, no progress estimation. */
+function syncDeploymentStatus(pass: Pass, newRS: ReplicaSet | undefined): void {
+  pass.status = calculateStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now);
+}
+
+/** syncRolloutStatus: the status with progress estimated, and when to look again. */
+function syncRolloutStatus(pass: Pass, newRS: ReplicaSet | undefined): void {
+  pass.status = rolloutStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now);
+  pass.requeueAfterSeconds = requeueStuckDeployment(pass.d, pass.status, pass.now);
+}
+
+function cleanupDeployment(pass: Pass, oldRSs: readonly ReplicaSet[]): void {
+  for (const rs of replicaSetsToCleanUp(pass.d, currentAll(pass, oldRSs))) deleteReplicaSet(pass, rs);
+}
+
+function syncStatusOnly(pass: Pass): void {
+  const { newRS } = getAllReplicaSetsAndSyncRevision(pass, false);
+  syncDeploymentStatus(pass, newRS);
+}
+
+/** sync: scaling while paused or on a scaling event; cleanup only while paused. */
+function sync(pass: Pass, cleanup: boolean): void {
+  const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, false);
+  scale(pass, current(pass, newRS), currentAll(pass, oldRSs));
+  if (cleanup) cleanupDeployment(pass, oldRSs);
+  syncDeploymentStatus(pass, newRS);
+}
+
+function rollback(pass: Pass, revision: number): void {
+  getAllReplicaSetsAndSyncRevision(pass, true);
+  if (pass.aborted) return;
+  rollbackFromAnnotation(pass, pass.rss, revision);
+}
+
+function rolloutRolling(pass: Pass): void {
+  const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, true);
+  if (pass.aborted || !newRS) return;
+  const allRSs = [...oldRSs, newRS];
+  if (reconcileNewReplicaSet(pass, allRSs, newRS)) {
+    syncRolloutStatus(pass, newRS);
+    return;
+  }
+  if (reconcileOldReplicaSets(pass, allRSs, activeReplicaSets(oldRSs), newRS)) {
+    syncRolloutStatus(pass, newRS);
+    return;
+  }
+  // Complete as of the status read at the start of the pass.
+  if (deploymentComplete(pass.d, pass.status)) cleanupDeployment(pass, oldRSs);
+  syncRolloutStatus(pass, newRS);
+}
+
+function rolloutRecreate(pass: Pass): void {
+  const startRSs = [...pass.rss];
+  let { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, false);
+  if (scaleDownOldReplicaSetsForRecreate(pass, activeReplicaSets(oldRSs))) {
+    syncRolloutStatus(pass, newRS);
+    return;
+  }
+  const pods = pass.pods.filter((p) => selectorMatches(pass.d.spec.selector, p.metadata.labels));
+  if (oldPodsRunning(newRS, currentAll(pass, oldRSs), startRSs, pods)) {
+    syncRolloutStatus(pass, newRS);
+    return;
+  }
+  if (!newRS) {
+    ({ newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, true));
+    if (pass.aborted || !newRS) return;
+  }
+  scaleReplicaSetAndRecordEvent(pass, current(pass, newRS) ?? newRS, deploymentReplicas(pass.d));
+  if (deploymentComplete(pass.d, pass.status)) cleanupDeployment(pass, oldRSs);
+  syncRolloutStatus(pass, newRS);
+}
+
+/** Turns a finished pass into a Decision: Deployment update and status write come last. */
+function finish(pass: Pass, snapshot: Snapshot, rss: readonly ReplicaSet[], released: readonly ReplicaSet[]): Decision {
+  const stored = snapshot.deployment;
+  const name = stored.metadata.name ?? '';
+  let deployment: Deployment = stored;
+  const annotationsChanged = pass.annotations !== pass.d.metadata.annotations;
+  if (annotationsChanged || pass.template) {
+    deployment = { ...stored, metadata: { ...stored.metadata, annotations: pass.annotations } };
+    if (pass.template) deployment.spec = { ...stored.spec, template: pass.template };
+    pass.actions.push({
+      verb: 'update',
+      kind: 'Deployment',
+      name,
+      object: deployment,
+      ...(pass.deploymentUpdateEvent ? { event: pass.deploymentUpdateEvent } : {}),
+    });
+  }
+  let status: DeploymentStatus = stored.status ?? {};
+  if (!statusEqual(stored.status, pass.status)) {
+    status = pass.status;
+    pass.actions.push({ verb: 'updateStatus', kind: 'Deployment', name, status });
+  }
+  return {
+    deployment: key(stored),
+    actions: pass.actions,
+    status,
+    requeueAfterSeconds: pass.requeueAfterSeconds,
+    events: pass.events,
+    objects: { deployment: { ...deployment, status }, replicaSets: [...rss, ...released] },
+  };
+}
+
+/** The ReplicaSets this Deployment controls, without claiming anything. */
+function ownedAsIs(d: Deployment, candidates: readonly ReplicaSet[]): ReplicaSet[] {
+  return candidates.filter((rs) => d.metadata.uid !== undefined && controllerOf(rs)?.uid === d.metadata.uid);
+}
+
+function simpleDecision(snapshot: Snapshot, d: Deployment, status: DeploymentStatus, actions: Action[], events: EventRecord[], requeue: number | null, extra: ReplicaSet[] = []): Decision {
+  const stored = snapshot.deployment;
+  const changed = !statusEqual(stored.status, status);
+  const final = changed ? status : (stored.status ?? {});
+  if (changed) actions.push({ verb: 'updateStatus', kind: 'Deployment', name: stored.metadata.name ?? '', status: final });
+  const owned = ownedAsIs(d, snapshot.replicaSets);
+  for (const rs of extra) if (!owned.some((o) => o.metadata.name === rs.metadata.name)) owned.push(rs);
+  return {
+    deployment: key(stored),
+    actions,
+    status: final,
+    requeueAfterSeconds: requeue,
+    events,
+    objects: { deployment: { ...stored, status: final }, replicaSets: owned },
+  };
+}
+
+/** An invalid spec: only the InvalidSpec condition and observedGeneration change. */
+function invalidSpecDecision(snapshot: Snapshot, d: Deployment, errors: FieldError[]): Decision {
+  const status: DeploymentStatus = { ...snapshot.deployment.status };
+  const message = errors.map(formatFieldError).join('; ');
+  const cur = getCondition(status, INVALID_SPEC);
+  if (!cur || cur.status !== 'True' || cur.reason !== REASON.invalidSpec || cur.message !== message) {
+    const cond = newCondition(INVALID_SPEC, 'True', REASON.invalidSpec, message, snapshot.now);
+    // A new message for the same problem state keeps the transition time.
+    if (cur?.status === 'True') cond.lastTransitionTime = cur.lastTransitionTime;
+    status.conditions = [...(status.conditions ?? []).filter((c) => c.type !== INVALID_SPEC), cond];
+  }
+  status.observedGeneration = d.metadata.generation ?? 0;
+  const events = isEmptySelector(d.spec.selector) ? [SELECTING_ALL_EVENT] : [];
+  return simpleDecision(snapshot, d, status, [], events, null);
+}
+
+/**
+ * The controller's create of the new ReplicaSet failed with AlreadyExists and `existing` is what
+ * holds the name: ours with an equal template means it simply is the new ReplicaSet (nothing to
+ * write; look again); anything else is a hash collision: collisionCount nil→1 or +1.
+ */
+export function onCreateConflict(snapshot: Snapshot, existing: ReplicaSet): Decision {
+  const d = defaulted(snapshot.deployment);
+  const stored = snapshot.deployment.status ?? {};
+  const ours = d.metadata.uid !== undefined && controllerOf(existing)?.uid === d.metadata.uid;
+  if (ours && equalIgnoreHash(d.spec.template, existing.spec.template)) {
+    return simpleDecision(snapshot, d, stored, [], [], 0, [existing]);
+  }
+  const status: DeploymentStatus = { ...stored, collisionCount: (stored.collisionCount ?? 0) + 1 };
+  return simpleDecision(snapshot, d, status, [], [], 0);
+}
+
+/**
+ * The controller's create of the new ReplicaSet `rsName` failed with `message` (other than
+ * AlreadyExists): Progressing=False ReplicaSetCreateError when a deadline is set, and a Warning event.
+ */
+export function onCreateError(snapshot: Snapshot, rsName: string, message: string): Decision {
+  const d = defaulted(snapshot.deployment);
+  const msg = MESSAGE.failedRSCreate(rsName, message);
+  const status: DeploymentStatus = { ...snapshot.deployment.status };
+  if (hasProgressDeadline(d)) {
+    setCondition(status, newCondition(PROGRESSING, 'False', REASON.failedRSCreate, msg, snapshot.now));
+  }
+  return simpleDecision(snapshot, d, status, [], [{ type: 'Warning', reason: REASON.failedRSCreate, message: msg }], 0);
+}
