@@ -52,6 +52,20 @@ export function computeHash(template: PodTemplateSpec | undefined, collisionCoun
   return safeEncodeString(String(h));
 }
 
+// A template is hashed once per change, not once per pass: the result is remembered per template
+// object (snapshots are immutable) and collision count.
+const hashMemo = new WeakMap<object, { collisionCount: number | undefined; hash: string }>();
+
+/** computeHash, remembered for the template object. */
+export function templateHashOf(template: PodTemplateSpec | undefined, collisionCount?: number): string {
+  if (!template) return computeHash(template, collisionCount);
+  const hit = hashMemo.get(template);
+  if (hit && hit.collisionCount === collisionCount) return hit.hash;
+  const hash = computeHash(template, collisionCount);
+  hashMemo.set(template, { collisionCount, hash });
+  return hash;
+}
+
 /** The ReplicaSet name for a Deployment and a hash. */
 export function replicaSetName(deploymentName: string, hash: string): string {
   return `${deploymentName}-${hash}`;

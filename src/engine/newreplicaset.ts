@@ -7,7 +7,7 @@ import { maxRevision, parseInt64, setNewReplicaSetAnnotations, skipCopyAnnotatio
 import { PROGRESSING, MESSAGE, REASON, formatTime, getCondition, newCondition, setCondition } from './conditions.ts';
 import { controllerRef } from './claim.ts';
 import { maxSurge } from './fenceposts.ts';
-import { POD_TEMPLATE_HASH_LABEL, computeHash, fnv1a32, replicaSetName } from './hash.ts';
+import { POD_TEMPLATE_HASH_LABEL, fnv1a32, replicaSetName, templateHashOf } from './hash.ts';
 import type { Pass } from './pass.ts';
 import { createReplicaSet, setDeploymentRevision, updateReplicaSet } from './pass.ts';
 import { hasProgressDeadline } from './progress.ts';
@@ -59,7 +59,7 @@ export function buildNewReplicaSet(d: Deployment, hash: string, now: number): Re
 
 /** The hash a ReplicaSet for `d` would get now (template without the hash label, collisionCount). */
 export function templateHash(d: Deployment, collisionCount: number | undefined): string {
-  return computeHash(d.spec.template, collisionCount);
+  return templateHashOf(d.spec.template, collisionCount);
 }
 
 /** Would setNewReplicaSetAnnotations(exists) change nothing on `rs`? (a fast, allocation-free check) */
@@ -88,7 +88,7 @@ export interface NewAndOld {
  */
 export function getAllReplicaSetsAndSyncRevision(pass: Pass, create: boolean): NewAndOld {
   const d = pass.d;
-  const existing = findNewReplicaSet(d, pass.rss);
+  const existing = findNewReplicaSet(d, pass.rss, templateHash(d, pass.status.collisionCount));
   const oldRSs = findOldReplicaSets(pass.rss, existing);
   const newRevision = String(maxRevision(oldRSs) + 1);
   const replicas = deploymentReplicas(d);

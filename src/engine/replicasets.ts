@@ -4,6 +4,7 @@
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { DESIRED_REPLICAS_ANNOTATION, desiredReplicasAnnotation } from './annotations.ts';
 import { equalIgnoreHash } from './template.ts';
+import { POD_TEMPLATE_HASH_LABEL } from './hash.ts';
 import { parseTime } from './conditions.ts';
 
 /** spec.replicas; the API server defaults a missing value to 1 (apps/v1). */
@@ -76,12 +77,22 @@ function templateMatches(rsTemplate: ReplicaSet['spec']['template'], dTemplate: 
   return equal;
 }
 
-/** The oldest ReplicaSet whose template equals the Deployment's (ignoring the hash label). */
-export function findNewReplicaSet(d: Deployment, rss: readonly ReplicaSet[]): ReplicaSet | undefined {
+/**
+ * The new ReplicaSet: the oldest one whose template equals the Deployment's (ignoring the hash
+ * label), or whose pod-template-hash label is the Deployment template's current hash.
+ *
+ * The second test is Pacer's, not upstream's: the API server fills in pod defaults
+ * (dnsPolicy, imagePullPolicy, ...) on a ReplicaSet's template but not on the template inside a
+ * custom resource, so the ReplicaSet created for a template never compares equal to it again.
+ * The hash label names the template it was created from (as Argo Rollouts finds its ReplicaSets).
+ * Equality still finds a ReplicaSet whose template was copied back verbatim (rollout undo).
+ */
+export function findNewReplicaSet(d: Deployment, rss: readonly ReplicaSet[], hash?: string): ReplicaSet | undefined {
   let found: ReplicaSet | undefined;
   for (const rs of rss) {
     if (found && compareByCreation(found, rs) <= 0) continue;
-    if (templateMatches(rs.spec.template, d.spec.template)) found = rs;
+    if ((hash !== undefined && rs.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] === hash) ||
+        templateMatches(rs.spec.template, d.spec.template)) found = rs;
   }
   return found;
 }

@@ -19,7 +19,7 @@ import {
   setCondition,
 } from './conditions.ts';
 import { deleteReplicaSet, latest, scaleReplicaSetAndRecordEvent, startPass, type Pass } from './pass.ts';
-import { getAllReplicaSetsAndSyncRevision } from './newreplicaset.ts';
+import { getAllReplicaSetsAndSyncRevision, templateHash } from './newreplicaset.ts';
 import { checkPausedConditions, deploymentComplete, hasProgressDeadline, requeueStuckDeployment, rolloutStatus } from './progress.ts';
 import { oldPodsRunning, scaleDownOldReplicaSetsForRecreate } from './recreate.ts';
 import { activeReplicaSets, deploymentReplicas } from './replicasets.ts';
@@ -29,6 +29,7 @@ import { isScalingEvent, scale } from './scale.ts';
 import { calculateStatus, statusEqual } from './status.ts';
 import { replicaSetsToCleanUp } from './history.ts';
 import { equalIgnoreHash } from './template.ts';
+import { POD_TEMPLATE_HASH_LABEL } from './hash.ts';
 import type { Action, Decision, EventRecord, Snapshot } from './types.ts';
 
 export interface DecideOptions {
@@ -289,7 +290,9 @@ export function onCreateConflict(snapshot: Snapshot, existing: ReplicaSet): Deci
   const d = defaulted(snapshot.deployment);
   const stored = snapshot.deployment.status ?? {};
   const ours = d.metadata.uid !== undefined && controllerOf(existing)?.uid === d.metadata.uid;
-  if (ours && equalIgnoreHash(d.spec.template, existing.spec.template)) {
+  const sameTemplate = existing.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] === templateHash(d, stored.collisionCount) ||
+    equalIgnoreHash(d.spec.template, existing.spec.template);
+  if (ours && sameTemplate) {
     return simpleDecision(snapshot, d, stored, [], [], 0, [existing]);
   }
   const status: DeploymentStatus = { ...stored, collisionCount: (stored.collisionCount ?? 0) + 1 };

@@ -46,6 +46,32 @@ describe('engine/sync decide()', () => {
     expect(last.status.selector).to.equal('app=web');
   });
 
+  it('a ReplicaSet whose template the API server defaulted stays the new ReplicaSet (found by its hash label)', () => {
+    // The API server fills in pod defaults on a ReplicaSet's template, not on the template inside
+    // the custom resource, so after the create the two never compare equal again.
+    const serverDefaults = (rss: readonly ReplicaSet[]): ReplicaSet[] => settle(rss).map((rs) => {
+      const t = structuredClone(rs.spec.template!);
+      t.spec = { ...t.spec, dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', terminationGracePeriodSeconds: 30 };
+      return { ...rs, spec: { ...rs.spec, template: t } };
+    });
+    let s = snapshot(deployment({ replicas: 3 }), []);
+    const created = new Set<string>();
+    let last: Decision | undefined;
+    for (let i = 0; i < 10; i++) {
+      last = decide(s);
+      for (const a of last.actions) if (a.verb === 'create') created.add(a.name);
+      if (last.actions.length === 0) break;
+      s = next(last, s.now + 1000, serverDefaults);
+    }
+    expect(created.size).to.equal(1);
+    expect(last!.actions).to.deep.equal([]);
+    expect(last!.status.collisionCount).to.equal(undefined);
+    expect(progressingReason(last!)).to.equal('NewReplicaSetAvailable');
+    // And the AlreadyExists path agrees: our ReplicaSet with that hash is not a collision.
+    const ours = s.replicaSets[0];
+    expect(onCreateConflict(snapshot(deployment({ replicas: 3 }), []), ours).status.collisionCount).to.equal(undefined);
+  });
+
   it('a rolling update: one step per pass, never over replicas + maxSurge, ends on one ReplicaSet', () => {
     const { last } = converge(snapshot(deployment({ replicas: 4, maxSurge: 1, maxUnavailable: 1 }), []));
     const s = { ...last, deployment: withSpec(last.deployment, { template: template('nginx:2') }) };
