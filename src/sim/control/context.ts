@@ -1,0 +1,38 @@
+// What every control loop gets: the store to write through, the cache to read from, the clock,
+// and the work queue to ask for a later pass.
+
+import type { StoreApi } from '../types.ts';
+import type { ClusterCache } from './cache.ts';
+import type { EventRecorder } from './events.ts';
+
+export interface ControlConfig {
+  nodes: number;
+  zones: string[];
+  podsPerNode: number;
+  podStartMs: number;
+  podReadyMs: number;
+}
+
+export interface ControlContext {
+  store: StoreApi;
+  cache: ClusterCache;
+  config: ControlConfig;
+  now(): number;
+  random(): number;
+  events: EventRecorder;
+  /** Handle `key` soon. */
+  enqueue(key: string): void;
+  /** Handle `key` at `atMs` (the earliest request wins). */
+  wakeAt(key: string, atMs: number): void;
+}
+
+/** Work-queue keys, one family per loop. */
+export const keys = {
+  replicaSet: (ns: string, name: string) => `rs/${ns}/${name}`,
+  scheduler: 'sched',
+  kubelet: (ns: string, name: string) => `pod/${ns}/${name}`,
+  node: (name: string) => `node/${name}`,
+  pdb: (ns: string, name: string) => `pdb/${ns}/${name}`,
+  gcDependent: (uid: string) => `gc/${uid}`,
+  gcOwner: (uid: string) => `gcowner/${uid}`,
+};
