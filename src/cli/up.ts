@@ -98,7 +98,7 @@ export async function runUp(o: UpOptions): Promise<Up> {
     out.write(`pacer: in another terminal:\n`);
     out.write(`  export KUBECONFIG=${sim.kubeconfigPath}\n`);
     out.write(`  kubectl get pdeploy,rs,pods\n`);
-    out.write(`  kubectl patch pdeploy web --type=merge -p '{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}}'\n`);
+    out.write(`  kubectl patch pdeploy web --type=merge -p '{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}}'\n`);
     out.write(`  kubectl get rs -w\n`);
     out.write(`pacer: Ctrl-C stops everything\n`);
     return {

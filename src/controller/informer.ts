@@ -62,12 +62,20 @@ function isGoneStatus(s: Status | undefined): boolean {
 
 class Relist extends Error {}
 
+function numericRV(obj: ObjectWithMeta): number | undefined {
+  const rv = obj.metadata.resourceVersion;
+  if (rv === undefined || !/^[0-9]{1,15}$/.test(rv)) return undefined;
+  return Number(rv);
+}
+
 export class Informer<T extends ObjectWithMeta> {
   readonly name: string;
   private readonly source: ListWatchSource<T>;
   private readonly opts: Required<Omit<InformerOptions, 'onError'>> & Pick<InformerOptions, 'onError'>;
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly items = new Map<string, T>();
+  /** Objects this process wrote that the watch has not delivered yet (see assume()). */
+  private readonly assumed = new Map<string, T>();
   private readonly byNamespace = new Map<string, Map<string, T>>();
   private lastRV = '';
   private synced = false;
@@ -108,12 +116,46 @@ export class Informer<T extends ObjectWithMeta> {
   get(key: string): T | undefined;
   get(namespace: string | undefined, name: string): T | undefined;
   get(a: string | undefined, b?: string): T | undefined {
-    return this.items.get(b === undefined ? a! : a ? `${a}/${b}` : b);
+    const key = b === undefined ? a! : a ? `${a}/${b}` : b;
+    return this.newest(key, this.items.get(key));
   }
 
   list(namespace?: string): T[] {
-    if (namespace === undefined) return [...this.items.values()];
-    return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+    const real = namespace === undefined ? this.items : this.byNamespace.get(namespace);
+    const out: T[] = [];
+    for (const [key, obj] of real ?? []) out.push(this.newest(key, obj)!);
+    for (const [key, obj] of this.assumed) {
+      if (!real?.has(key) && (namespace === undefined || (obj.metadata.namespace ?? '') === namespace)) out.push(obj);
+    }
+    return out;
+  }
+
+  /**
+   * Remembers `obj`, which this process just wrote, until the watch brings it or something newer
+   * (client-go's MutationCache): the next reconcile then works from what it wrote instead of a
+   * stale copy whose write would only fail with a 409. Only numeric resourceVersions are compared.
+   */
+  assume(obj: T): void {
+    const rv = numericRV(obj);
+    if (rv === undefined) return;
+    const key = keyOf(obj);
+    const cached = this.items.get(key);
+    const cachedRV = cached ? numericRV(cached) : undefined;
+    if (cached && (cachedRV === undefined || cachedRV >= rv)) return;
+    const prior = this.assumed.get(key);
+    if (prior && (numericRV(prior) ?? -1) >= rv) return;
+    this.assumed.set(key, obj);
+  }
+
+  /** The assumed object when it is newer than the cached one; forgets it once it is not. */
+  private newest(key: string, real: T | undefined): T | undefined {
+    const assumed = this.assumed.get(key);
+    if (!assumed) return real;
+    if (real && (numericRV(real) ?? Infinity) >= (numericRV(assumed) ?? -1)) {
+      this.assumed.delete(key);
+      return real;
+    }
+    return assumed;
   }
 
   hasSynced(): boolean {
@@ -142,6 +184,7 @@ export class Informer<T extends ObjectWithMeta> {
   }
 
   private remove(key: string): T | undefined {
+    this.assumed.delete(key);
     const old = this.items.get(key);
     if (!old) return undefined;
     this.items.delete(key);

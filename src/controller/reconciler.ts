@@ -40,6 +40,8 @@ export interface ReconcileClient {
 export interface CacheReader<T> {
   get(key: string): T | undefined;
   list(namespace?: string): T[];
+  /** Remember an object this process just wrote until the watch delivers it (Informer.assume). */
+  assume?(obj: T): void;
 }
 
 export interface Recorder {
@@ -76,12 +78,10 @@ export function buildSnapshot(d: Deployment, replicaSets: ReplicaSet[], pods: Po
     return selects && !rs.metadata.deletionTimestamp && selectorMatches(selector, rs.metadata.labels);
   });
   const matchingPods = selects ? pods.filter((p) => selectorMatches(selector, p.metadata.labels)) : [];
-  return {
-    deployment: structuredClone(d),
-    replicaSets: mine.map((rs) => structuredClone(rs)),
-    pods: matchingPods,
-    now,
-  };
+  // No copies: the engine never changes its input (the property test runs it on frozen objects),
+  // and handing it the cached objects themselves lets it remember work per object (template
+  // hashes, comparisons, validation) across passes.
+  return { deployment: d, replicaSets: mine, pods: matchingPods, now };
 }
 
 /** An update that makes `d` the controller of a ReplicaSet that had none. */
@@ -213,6 +213,7 @@ class Pass {
         try {
           const created = await c.createReplicaSet({ ...action.object, metadata: { ...action.object.metadata, namespace: ns } });
           this.noteRS(undefined, created);
+          this.deps.replicaSets.assume?.(created);
           this.log.info('created replica set', { replicaSet: action.name, replicas: action.replicas });
         } catch (err) {
           const e = toKubeError(err);
@@ -248,6 +249,7 @@ class Pass {
         const before = this.rsVersion(rs);
         const written = await c.replaceReplicaSet({ ...rs, metadata: { ...rs.metadata, namespace: ns, resourceVersion: before } });
         this.noteRS(before, written);
+        this.deps.replicaSets.assume?.(written);
         if (action.verb === 'scale') this.log.info('scaled replica set', { replicaSet: action.name, from: action.from, to: action.replicas });
         else this.log.info('updated replica set', { replicaSet: action.name });
         return;
@@ -263,6 +265,7 @@ class Pass {
       }
       case 'updateStatus': {
         this.deployment = await c.replaceDeploymentStatus(this.deployment, action.status);
+        this.deps.deployments.assume?.(this.deployment);
         this.log.debug('updated status', { observedGeneration: action.status.observedGeneration });
         return;
       }
@@ -287,6 +290,7 @@ class Pass {
     patch.metadata = { ...(patch.metadata ?? {}), resourceVersion: this.deployment.metadata.resourceVersion };
     const d = this.deployment;
     this.deployment = await this.deps.client.patchDeployment(d.metadata.namespace!, d.metadata.name!, patch);
+    this.deps.deployments.assume?.(this.deployment);
     this.log.info('updated deployment', { fields: Object.keys(patch).join(',') });
   }
 }

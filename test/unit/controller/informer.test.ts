@@ -124,6 +124,32 @@ describe('controller/informer', () => {
     expect(inf.list().length).to.equal(2);
   });
 
+  it('assume(): serves what this process wrote until the watch brings it or something newer', async () => {
+    const src = new FakeSource();
+    src.set('a', 'v1', 'ns', false); // rv 1
+    const inf = make(src);
+    inf.start();
+    await inf.waitForSync();
+    await until(() => src.open.length === 1, 'a watch');
+    // Our own write (rv 3) returns before the watch delivers it; an older change (rv 2) is in flight.
+    const ours = { metadata: { name: 'a', namespace: 'ns', resourceVersion: '3' }, data: 'ours' };
+    inf.assume(ours);
+    inf.assume({ metadata: { name: 'b', namespace: 'ns', resourceVersion: '4' }, data: 'created' });
+    inf.assume({ metadata: { name: 'a', namespace: 'ns', resourceVersion: '2' }, data: 'older' }); // ignored
+    expect(inf.get('ns/a')?.data).to.equal('ours');
+    expect(inf.list('ns').map((o) => `${keyOf(o)} ${o.data}`).sort()).to.deep.equal(['ns/a ours', 'ns/b created']);
+    expect(inf.list('other')).to.deep.equal([]);
+    src.send({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'ns', resourceVersion: '2' }, data: 'v2' } });
+    expect(inf.get('ns/a')?.data).to.equal('ours'); // the cache is still behind our write
+    src.send({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'ns', resourceVersion: '5' }, data: 'v5' } });
+    expect(inf.get('ns/a')?.data).to.equal('v5'); // newer than ours: the watch wins
+    src.send({ type: 'DELETED', object: { metadata: { name: 'b', namespace: 'ns', resourceVersion: '6' }, data: 'created' } });
+    expect(inf.get('ns/b')).to.equal(undefined);
+    // Opaque (non-numeric) resourceVersions are never compared, so never assumed.
+    inf.assume({ metadata: { name: 'c', namespace: 'ns', resourceVersion: 'abc' }, data: 'x' });
+    expect(inf.get('ns/c')).to.equal(undefined);
+  });
+
   it('re-watches from the last resourceVersion after a clean close, without relisting', async () => {
     const src = new FakeSource();
     const inf = make(src);

@@ -14,6 +14,14 @@ import { decide, defaulted } from '../../../src/engine/sync.ts';
 import type { Decision } from '../../../src/engine/types.ts';
 import { NOW, deployment, template } from './fixtures.ts';
 
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v as object)) deepFreeze(x);
+  }
+  return v;
+}
+
 type Step =
   | { kind: 'pass'; ready: number[] }
   | { kind: 'image'; image: number }
@@ -116,7 +124,8 @@ function run(s: { replicas: number; surge: IntOrString; unavailable: IntOrString
     now: NOW,
   };
   const pass = (mask: number[], all: boolean) => {
-    const decision = decide({ deployment: w.d, replicaSets: w.rss, pods: [], now: w.now });
+    // Frozen: the controller hands decide() its cached objects, which it must never change.
+    const decision = decide(deepFreeze({ deployment: w.d, replicaSets: w.rss, pods: [], now: w.now }));
     checkPass(w, decision);
     w = ripen(apply(decision, w.now + 1000), mask, all);
     return decision;
