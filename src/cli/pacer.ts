@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { controllerCommand } from './controller.ts';
 import { planCommand } from './plan.ts';
+import { simCommand } from './sim.ts';
 import { upCommand } from './up.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -17,11 +18,6 @@ const up = upCommand();
 program.addCommand(up, { isDefault: true });
 program.addCommand(controllerCommand());
 program.addCommand(planCommand());
-try {
-  const { simCommand } = (await import('./sim.ts' as string)) as { simCommand: () => Command };
-  program.addCommand(simCommand());
-} catch {
-  // TODO(lead): import statically once src/cli/sim.ts lands.
-}
+program.addCommand(simCommand());
 
 await program.parseAsync(process.argv);
