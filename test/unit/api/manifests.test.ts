@@ -53,28 +53,20 @@ describe('manifests/: the kustomize base', () => {
     expect(binding.subjects).to.deep.equal([{ kind: 'ServiceAccount', name: 'pacer-controller', namespace: 'pacer-system' }]);
   });
 
-  describe('the ClusterRole grants exactly what the controller uses', () => {
+  // Which verbs the role needs is proven from recorded requests in test/integration/rbac.test.ts;
+  // here only what must hold whatever the controller does.
+  describe('the ClusterRole stays narrow', () => {
     const rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> = find('ClusterRole').rules;
     const allowed = (group: string, resource: string, verb: string): boolean =>
       rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
-    const grants: Array<{ group: string; resource: string; verbs: string[] }> = [
-      { group: 'pacer.dev', resource: 'deployments', verbs: ['get', 'list', 'watch', 'update', 'patch'] },
-      { group: 'pacer.dev', resource: 'deployments/status', verbs: ['get', 'update', 'patch'] },
-      { group: 'apps', resource: 'replicasets', verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
-      { group: '', resource: 'pods', verbs: ['get', 'list', 'watch'] },
-      { group: '', resource: 'events', verbs: ['create', 'patch'] },
-      { group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'create', 'update'] },
-    ];
-    for (const g of grants) {
-      it(`${g.group || 'core'} ${g.resource}: ${g.verbs.join(', ')}`, () => {
-        for (const v of g.verbs) expect(allowed(g.group, g.resource, v), v).to.equal(true);
-      });
-    }
-    it('and nothing else: no wildcards, no other resources or verbs', () => {
-      const granted = rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}/${res}:${v}`))));
-      const expected = grants.flatMap((g) => g.verbs.map((v) => `${g.group}/${g.resource}:${v}`));
-      expect(granted.sort()).to.deep.equal(expected.sort());
+    it('no wildcards', () => {
       expect(JSON.stringify(rules)).not.to.include('*');
+    });
+    it('nothing outside its own resource, ReplicaSets, pods, events and leases', () => {
+      const resources = new Set(rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}`))));
+      expect([...resources].sort()).to.deep.equal([
+        '/events', '/pods', 'apps/replicasets', 'coordination.k8s.io/leases', 'pacer.dev/deployments', 'pacer.dev/deployments/status',
+      ]);
     });
     it('pods are read-only: no create, delete or eviction', () => {
       for (const v of ['create', 'update', 'patch', 'delete', 'deletecollection']) expect(allowed('', 'pods', v), v).to.equal(false);

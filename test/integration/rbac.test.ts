@@ -1,0 +1,215 @@
+// The controller's ClusterRole is proven, not guessed: a representative workload runs against the
+// simulated cluster, every request the controller made is taken from the audit log as
+// (apiGroup, resource[/subresource], verb) (list and watch as the API server names them), and
+//   (a) manifests/rbac.yaml must allow each one, with RBAC's exact matching;
+//   (b) every verb the role grants must have been used, except rules that rbac.yaml marks as
+//       reserved for a later feature (a comment above the rule containing "not used yet").
+// Discovery and /version are non-resource URLs: the API server's default system:discovery and
+// system:public-info-viewer roles grant them to every authenticated client; the sim does not log them.
+
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments, isMap, isSeq } from 'yaml';
+import type { Deployment, ReplicaSet } from '../../src/api/types.ts';
+import { DEPLOYMENTS, REPLICASETS } from '../../src/kube/client.ts';
+import { computeHash } from '../../src/engine/hash.ts';
+import type { AuditEntry } from '../../src/sim/audit.ts';
+import {
+  CONTROLLER_AGENT_PREFIX, condition, createNamespace, deploymentManifest, eventually, ownedReplicaSets, startCluster, waitComplete,
+} from './fixtures/cluster.ts';
+import type { Cluster } from './fixtures/cluster.ts';
+
+const RBAC_FILE = new URL('../../manifests/rbac.yaml', import.meta.url).pathname;
+/** How rbac.yaml marks a rule kept for a later feature (see the leases rule). */
+const RESERVED_MARK = /not used yet/i;
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  /** Marked in rbac.yaml as reserved for a later feature. */
+  reserved: boolean;
+  /** The comment above the rule, for messages. */
+  comment: string;
+}
+
+/** The ClusterRole's rules from a manifest file, each with the comment written above it. */
+export function clusterRoleRules(text: string, roleName?: string): PolicyRule[] {
+  for (const doc of parseAllDocuments(text)) {
+    const obj = doc.toJS() as { kind?: string; metadata?: { name?: string } } | null;
+    if (obj?.kind !== 'ClusterRole' || (roleName && obj.metadata?.name !== roleName)) continue;
+    const rules = isMap(doc.contents) ? doc.contents.get('rules', true) : undefined;
+    if (!isSeq(rules)) return [];
+    return rules.items.map((node) => {
+      const rule = (node as { toJSON(): Record<string, string[] | undefined> }).toJSON();
+      const comment = (node as { commentBefore?: string | null }).commentBefore ?? '';
+      return {
+        apiGroups: rule.apiGroups ?? [], resources: rule.resources ?? [], verbs: rule.verbs ?? [],
+        reserved: RESERVED_MARK.test(comment), comment: comment.trim(),
+      };
+    });
+  }
+  throw new Error(`no ClusterRole${roleName ? ` ${roleName}` : ''} in the manifest`);
+}
+
+export interface RequestAttributes {
+  apiGroup: string;
+  /** "resource" or "resource/subresource", as RBAC names it. */
+  resource: string;
+  verb: string;
+}
+
+export function attributesOf(e: AuditEntry): RequestAttributes {
+  return { apiGroup: e.apiGroup, resource: e.subresource ? `${e.resource}/${e.subresource}` : e.resource, verb: e.verb };
+}
+
+/** RBAC's rule matching (no resourceNames in this role): group, resource (incl. subresource) and verb, or "*". */
+export function ruleAllows(rule: PolicyRule, a: RequestAttributes): boolean {
+  const has = (list: string[], v: string) => list.includes('*') || list.includes(v);
+  return has(rule.apiGroups, a.apiGroup) && has(rule.resources, a.resource) && has(rule.verbs, a.verb);
+}
+
+export const describePermission = (a: RequestAttributes) => `${a.verb} ${a.apiGroup === '' ? '' : `${a.apiGroup}/`}${a.resource}`;
+
+/** Every (group, resource, verb) a rule grants. */
+export function grantsOf(rule: PolicyRule): RequestAttributes[] {
+  return rule.apiGroups.flatMap((apiGroup) => rule.resources.flatMap((resource) => rule.verbs.map((verb) => ({ apiGroup, resource, verb }))));
+}
+
+describe('RBAC: manifests/rbac.yaml against what the controller does', function () {
+  this.timeout(60_000);
+
+  describe('rule matching (the checker itself)', () => {
+    const rule: PolicyRule = { apiGroups: ['apps'], resources: ['replicasets', 'deployments/status'], verbs: ['get', 'update'], reserved: false, comment: '' };
+    const rows: Array<[RequestAttributes, boolean]> = [
+      [{ apiGroup: 'apps', resource: 'replicasets', verb: 'get' }, true],
+      [{ apiGroup: 'apps', resource: 'replicasets', verb: 'list' }, false], // verb not granted
+      [{ apiGroup: '', resource: 'replicasets', verb: 'get' }, false], // another group
+      [{ apiGroup: 'apps', resource: 'replicasets/status', verb: 'get' }, false], // a subresource needs its own entry
+      [{ apiGroup: 'apps', resource: 'deployments/status', verb: 'update' }, true],
+      [{ apiGroup: 'apps', resource: 'deployments', verb: 'update' }, false], // the subresource does not grant the resource
+    ];
+    for (const [a, want] of rows) {
+      it(`${describePermission(a)} → ${want ? 'allowed' : 'denied'}`, () => expect(ruleAllows(rule, a)).to.equal(want));
+    }
+    it('"*" matches any group, resource or verb', () => {
+      expect(ruleAllows({ ...rule, apiGroups: ['*'], resources: ['*'], verbs: ['*'] }, { apiGroup: 'x', resource: 'y/z', verb: 'watch' })).to.equal(true);
+    });
+    it('reads the comment above a rule and its reserved mark', () => {
+      const rules = clusterRoleRules([
+        'kind: ClusterRole', 'metadata: {name: r}', 'rules:',
+        '  # Pods are read.', '  - apiGroups: [""]', '    resources: ["pods"]', '    verbs: ["get"]',
+        '  # LATER (not used yet): leases.', '  - apiGroups: ["coordination.k8s.io"]', '    resources: ["leases"]', '    verbs: ["get"]',
+      ].join('\n'));
+      expect(rules.map((r) => [r.resources[0], r.reserved])).to.deep.equal([['pods', false], ['leases', true]]);
+    });
+  });
+
+  describe('the recorded workload', () => {
+    let c: Cluster;
+    let used: RequestAttributes[];
+    const ns = 'rbac';
+
+    before(async () => {
+      c = await startCluster({ podStartMs: 20, podReadyMs: 30 });
+      createNamespace(c.sim, ns);
+      const client = c.client;
+
+      // Create, roll out a new image, scale up and down and up again (the same Event message twice:
+      // the recorder patches the existing Event), pause and resume.
+      await client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'web', { replicas: 2 }));
+      await waitComplete(client, ns, 'web', '1');
+      await client.patch(DEPLOYMENTS, ns, 'web', { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } }, 'merge');
+      await waitComplete(client, ns, 'web', '2');
+      for (const replicas of [3, 2, 3]) {
+        await client.patch(DEPLOYMENTS, ns, 'web', { spec: { replicas } }, 'merge');
+        await eventually(`web at ${replicas}`, async () => {
+          const d = await client.getDeployment(ns, 'web');
+          return d.status?.availableReplicas === replicas && d.status.replicas === replicas && d.status.observedGeneration === d.metadata.generation;
+        });
+      }
+      await client.patch(DEPLOYMENTS, ns, 'web', { spec: { paused: true } }, 'merge');
+      await eventually('paused', async () => condition(await client.getDeployment(ns, 'web'), 'Progressing')?.reason === 'DeploymentPaused');
+      await client.patch(DEPLOYMENTS, ns, 'web', { spec: { paused: false } }, 'merge');
+      await waitComplete(client, ns, 'web', '2');
+
+      const web = await client.getDeployment(ns, 'web');
+      // Adoption of an orphan (a fresh read of the Deployment first, then the ReplicaSet update),
+      // and release of an owned ReplicaSet whose labels stop matching.
+      await client.create<ReplicaSet>(REPLICASETS, ns, {
+        apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web-orphan', namespace: ns, labels: { app: 'web', tier: 'x' } },
+        spec: { replicas: 0, selector: { matchLabels: { app: 'web', tier: 'x' } }, template: { metadata: { labels: { app: 'web', tier: 'x' } }, spec: { containers: [{ name: 'web', image: 'nginx:0' }] } } },
+      });
+      await eventually('the orphan adopted', async () => (await client.getReplicaSet(ns, 'web-orphan')).metadata.ownerReferences?.[0]?.uid === web.metadata.uid);
+      await client.patch(REPLICASETS, ns, 'web-orphan', { metadata: { labels: { app: 'other' } } }, 'merge');
+      await eventually('the ReplicaSet released', async () => !(await client.getReplicaSet(ns, 'web-orphan')).metadata.ownerReferences?.length);
+
+      // History cleanup: the old ReplicaSet is deleted.
+      await client.patch(DEPLOYMENTS, ns, 'web', { spec: { revisionHistoryLimit: 0 } }, 'merge');
+      await eventually('the old ReplicaSets deleted', async () => (await ownedReplicaSets(client, web)).length === 1);
+
+      // A pod-template-hash collision: a foreign ReplicaSet already has the name Pacer wants. The
+      // create meets AlreadyExists, Pacer reads that ReplicaSet, bumps collisionCount and retries.
+      await client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'clash', { replicas: 1, paused: true }));
+      const clash = await eventually('clash observed', async () => {
+        const d = await client.getDeployment(ns, 'clash');
+        return d.status?.observedGeneration === d.metadata.generation && d;
+      });
+      await client.create<ReplicaSet>(REPLICASETS, ns, {
+        apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: `clash-${computeHash(clash.spec.template)}`, namespace: ns, labels: { foreign: 'yes' } },
+        spec: { replicas: 0, selector: { matchLabels: { foreign: 'yes' } }, template: { metadata: { labels: { foreign: 'yes' } }, spec: { containers: [{ name: 'x', image: 'x' }] } } },
+      });
+      await client.patch(DEPLOYMENTS, ns, 'clash', { spec: { paused: false } }, 'merge');
+      const resolved = await waitComplete(client, ns, 'clash', '1');
+      expect(resolved.status?.collisionCount, 'the collision happened').to.equal(1);
+
+      // Deletion: the Deployment goes, the garbage collector takes its ReplicaSets.
+      await client.delete(DEPLOYMENTS, ns, 'web');
+      await eventually('web gone', async () => !(await client.list<Deployment>(DEPLOYMENTS, ns)).items.some((d) => d.metadata.name === 'web'));
+      // Stopped before reading the log: the sim records a request when its response ends, so the
+      // informers' watches appear only once they close.
+      await c.ctl.stop();
+      await eventually('the watches in the audit log', () => c.sim.audit.entries({ verb: 'watch', userAgent: CONTROLLER_AGENT_PREFIX }).length >= 3);
+      // From the controller's start: its informers' initial lists count too.
+      used = c.sim.audit.entries().filter((e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX)).map(attributesOf);
+    });
+    after(async () => {
+      await c?.stop();
+    });
+
+    it('records the controller\'s requests (the workload exercised it)', () => {
+      const kinds = new Set(used.map(describePermission));
+      for (const must of [
+        'create apps/replicasets', 'update apps/replicasets', 'delete apps/replicasets', 'get apps/replicasets', 'get pacer.dev/deployments',
+        'patch pacer.dev/deployments', 'update pacer.dev/deployments/status', 'watch pacer.dev/deployments', 'create events', 'patch events',
+      ]) {
+        expect([...kinds], must).to.include(must);
+      }
+    });
+
+    it('(a) the ClusterRole allows every request the controller made', () => {
+      const rules = clusterRoleRules(readFileSync(RBAC_FILE, 'utf8'), 'pacer-controller');
+      const denied = [...new Set(used.filter((a) => !rules.some((r) => ruleAllows(r, a))).map(describePermission))].sort();
+      expect(denied, `requests the ClusterRole does not allow: ${denied.join(', ')}`).to.deep.equal([]);
+    });
+
+    it('(b) every permission the ClusterRole grants was used, except rules marked "not used yet"', () => {
+      const rules = clusterRoleRules(readFileSync(RBAC_FILE, 'utf8'), 'pacer-controller');
+      const usedKeys = new Set(used.map(describePermission));
+      const unused = rules.filter((r) => !r.reserved).flatMap(grantsOf).filter((g) => {
+        // A wildcard grant is used if anything it covers was used.
+        if ([g.apiGroup, g.resource, g.verb].includes('*')) return !used.some((a) => ruleAllows({ apiGroups: [g.apiGroup], resources: [g.resource], verbs: [g.verb], reserved: false, comment: '' }, a));
+        return !usedKeys.has(describePermission(g));
+      }).map(describePermission);
+      expect(unused, `granted but never used (remove them, or mark the rule "not used yet" for a later feature): ${unused.join(', ')}`).to.deep.equal([]);
+    });
+
+    it('reserved rules say so in rbac.yaml, and are really unused', () => {
+      const rules = clusterRoleRules(readFileSync(RBAC_FILE, 'utf8'), 'pacer-controller');
+      for (const r of rules.filter((x) => x.reserved)) {
+        const usedAnyway = grantsOf(r).filter((g) => used.some((a) => ruleAllows({ ...r, apiGroups: [g.apiGroup], resources: [g.resource], verbs: [g.verb] }, a)));
+        expect(usedAnyway.map(describePermission), `used although marked "not used yet" (${r.comment})`).to.deep.equal([]);
+      }
+    });
+  });
+});
