@@ -36,7 +36,7 @@ describe('manifests/: the kustomize base', () => {
     expect(kustomization.namespace).to.equal('pacer-system');
     expect(kustomization.resources).to.include('../crds');
     for (const r of kustomization.resources as string[]) expect(existsSync(join(repo, 'manifests', r)), r).to.equal(true);
-    const crds = parseYaml(read('crds/kustomization.yaml'));
+    const crds = parseYaml(read('crds/Kustomization'));
     expect(crds.resources).to.deep.equal(['deployments.pacer.dev.yaml']);
   });
 

@@ -1,0 +1,187 @@
+// `kubectl pacer get NAME [-w]`: a Deployment as a tree, Argo Rollouts style: a header (status,
+// strategy, images, replica counts), then Deployment → revision → ReplicaSet → pods with glyphs.
+// `renderTree` is pure (objects and a clock in, lines out); the command follows watches of the
+// three kinds and redraws on every change: in place on a terminal, frame after frame otherwise.
+
+import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
+import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
+import { selectorToString } from '../api/selector.ts';
+import { revisionOf } from '../engine/annotations.ts';
+import { age, tabwrite } from './format.ts';
+import { controllerUid } from './history.ts';
+import type { Session } from './options.ts';
+import { printData } from './options.ts';
+import { SYMBOL, deploymentState, podReadiness, podState, replicaSetState } from './state.ts';
+import { follow } from './watch.ts';
+
+export interface TreeObjects {
+  deployment: Deployment;
+  replicaSets: readonly ReplicaSet[];
+  pods: readonly Pod[];
+}
+
+const ICON = { deployment: '⟳', revision: '#', replicaSet: '⧉', pod: '□' } as const;
+
+function byName<T extends { metadata: { name?: string } }>(a: T, b: T): number {
+  return (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
+}
+
+function images(template: Deployment['spec']['template']): string[] {
+  const spec = template?.spec as { containers?: Array<{ image?: string }>; initContainers?: Array<{ image?: string }> } | undefined;
+  return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].map((c) => c.image ?? '');
+}
+
+/** The header and the tree of `o` at `now` (ms), one string per line. */
+export function renderTree(o: TreeObjects, now: number): string[] {
+  const d = o.deployment;
+  const name = d.metadata.name ?? '';
+  const state = deploymentState(d);
+  const strategy = d.spec.strategy?.type ?? 'RollingUpdate';
+  const s = d.status ?? {};
+
+  const header: string[] = [
+    `Name:\t${name}`,
+    `Namespace:\t${d.metadata.namespace ?? ''}`,
+    `Status:\t${SYMBOL[state.phase]} ${state.phase}`,
+  ];
+  if (state.message) header.push(`Message:\t${state.message}`);
+  header.push(`Strategy:\t${strategy}`);
+  if (strategy === 'RollingUpdate') {
+    const ru = d.spec.strategy?.rollingUpdate ?? {};
+    header.push(`  MaxSurge:\t${String(ru.maxSurge ?? '25%')}`, `  MaxUnavailable:\t${String(ru.maxUnavailable ?? '25%')}`);
+  }
+  const imgs = images(d.spec.template);
+  header.push(`Images:\t${imgs[0] ?? '<none>'}`, ...imgs.slice(1).map((i) => `\t${i}`));
+  header.push(
+    'Replicas:\t',
+    `  Desired:\t${d.spec.replicas ?? 1}`,
+    `  Current:\t${s.replicas ?? 0}`,
+    `  Updated:\t${s.updatedReplicas ?? 0}`,
+    `  Ready:\t${s.readyReplicas ?? 0}`,
+    `  Available:\t${s.availableReplicas ?? 0}`,
+  );
+
+  // Newest revision first; a ReplicaSet without a parseable revision goes last.
+  const owned = o.replicaSets.filter((rs) => controllerUid(rs) === d.metadata.uid);
+  const rss = [...owned].sort((a, b) => (revisionOf(b) ?? -1) - (revisionOf(a) ?? -1) || byName(a, b));
+  const newest = rss.length > 0 ? rss[0] : undefined;
+
+  const rows: string[] = ['NAME\tKIND\tSTATUS\tAGE\tINFO'];
+  rows.push(`${ICON.deployment} ${name}\tDeployment\t${SYMBOL[state.phase]} ${state.phase}\t${age(d.metadata.creationTimestamp, now)}\t`);
+  rss.forEach((rs, i) => {
+    const lastRs = i === rss.length - 1;
+    const revision = revisionOf(rs);
+    rows.push(`${lastRs ? '└──' : '├──'}${ICON.revision} revision:${revision ?? '?'}\t\t\t\t`);
+    const inner = lastRs ? '   ' : '│  ';
+    const rst = replicaSetState(rs, rs === newest, state.phase);
+    const st = rs.status ?? { replicas: 0 };
+    const info = `replicas:${st.replicas ?? 0}/${rs.spec.replicas ?? 1} ready:${st.readyReplicas ?? 0} available:${st.availableReplicas ?? 0}`;
+    rows.push(`${inner}└──${ICON.replicaSet} ${rs.metadata.name ?? ''}\tReplicaSet\t${rst.symbol} ${rst.word}\t${age(rs.metadata.creationTimestamp, now)}\t${info}`);
+    const pods = o.pods.filter((p) => controllerUid(p) === rs.metadata.uid).sort(byName);
+    pods.forEach((p, j) => {
+      const pst = podState(p);
+      const r = podReadiness(p);
+      const node = (p.spec as { nodeName?: string } | undefined)?.nodeName;
+      const podInfo = `ready:${r.ready}/${r.total} restarts:${r.restarts}${node ? ` node:${node}` : ''}`;
+      rows.push(`${inner}   ${j === pods.length - 1 ? '└──' : '├──'}${ICON.pod} ${p.metadata.name ?? ''}\tPod\t${pst.symbol} ${pst.word}\t${age(p.metadata.creationTimestamp, now)}\t${podInfo}`);
+    });
+  });
+
+  const text = tabwrite(header.join('\n') + '\n', { padding: 2 }) + '\n' + tabwrite(rows.join('\n') + '\n', { padding: 2 });
+  return text.trimEnd().split('\n').map((l) => l.trimEnd());
+}
+
+export interface GetOptions {
+  watch: boolean;
+  /** Stop watching after this long (0 = until Ctrl-C). */
+  timeoutMs: number;
+  output?: string;
+  now?: () => number;
+}
+
+/** ANSI: cursor up `n` lines, to column 1, and clear to the end of the screen. */
+function eraseLines(n: number): string {
+  return n > 0 ? `\x1b[${n}A\r\x1b[J` : '\r\x1b[J';
+}
+
+export async function runGet(s: Session, name: string, o: GetOptions): Promise<number> {
+  const now = o.now ?? Date.now;
+  const first = await s.client.getDeployment(s.namespace, name);
+  const selector = selectorToString(first.spec.selector);
+  const rsList = await s.client.list<ReplicaSet>(REPLICASETS, s.namespace, { labelSelector: selector });
+  const podList = await s.client.listPods(s.namespace, { labelSelector: selector });
+  if (o.output) {
+    printData(s.io, o.output, { apiVersion: 'v1', kind: 'List', metadata: {}, items: [first, ...rsList.items, ...podList.items] });
+    return 0;
+  }
+  if (!o.watch) {
+    s.io.stdout.write(renderTree({ deployment: first, replicaSets: rsList.items, pods: podList.items }, now()).join('\n') + '\n');
+    return 0;
+  }
+
+  const tty = s.io.stdout.isTTY === true;
+  let deployment: Deployment | undefined = first;
+  const rss = new Map<string, ReplicaSet>();
+  const pods = new Map<string, Pod>();
+  for (const rs of rsList.items) rss.set(rs.metadata.name ?? '', rs);
+  for (const p of podList.items) pods.set(p.metadata.name ?? '', p);
+  let lastFrame: string[] = [];
+  let pending: NodeJS.Timeout | undefined;
+  const draw = (): void => {
+    pending = undefined;
+    if (!deployment) return;
+    const frame = renderTree({ deployment, replicaSets: [...rss.values()], pods: [...pods.values()] }, now());
+    if (frame.join('\n') === lastFrame.join('\n')) return;
+    if (tty) s.io.stdout.write((lastFrame.length > 0 ? eraseLines(lastFrame.length) : '') + frame.join('\n') + '\n');
+    else s.io.stdout.write((lastFrame.length > 0 ? '\n' : '') + frame.join('\n') + '\n');
+    lastFrame = frame;
+  };
+  // Events come in bursts (a scale touches a ReplicaSet and several pods): draw once per burst.
+  const schedule = (): void => {
+    if (!pending) pending = setTimeout(draw, 50);
+  };
+
+  const stop = new AbortController();
+  const signal = AbortSignal.any([stop.signal, ...(s.signal ? [s.signal] : [])]);
+  const timer = o.timeoutMs > 0 ? setTimeout(() => stop.abort(), o.timeoutMs) : undefined;
+  // On a terminal the ages tick: redraw every second.
+  const ticker = tty ? setInterval(schedule, 1000) : undefined;
+  const into = <T extends { metadata: { name?: string } }>(m: Map<string, T>) => ({
+    onList(items: T[]) {
+      m.clear();
+      for (const i of items) m.set(i.metadata.name ?? '', i);
+      schedule();
+    },
+    onEvent(type: string, obj: T) {
+      if (type === 'DELETED') m.delete(obj.metadata.name ?? '');
+      else m.set(obj.metadata.name ?? '', obj);
+      schedule();
+    },
+  });
+  draw();
+  try {
+    await Promise.all([
+      follow<Deployment>(s.client, DEPLOYMENTS, s.namespace, { fieldSelector: `metadata.name=${name}` }, {
+        onList(items) {
+          deployment = items.find((i) => i.metadata.name === name) ?? deployment;
+          schedule();
+        },
+        onEvent(type, d) {
+          if (type !== 'DELETED') deployment = d;
+          schedule();
+        },
+      }, signal),
+      follow<ReplicaSet>(s.client, REPLICASETS, s.namespace, { labelSelector: selector }, into(rss), signal),
+      follow<Pod>(s.client, PODS, s.namespace, { labelSelector: selector }, into(pods), signal),
+    ]);
+  } finally {
+    stop.abort();
+    if (timer) clearTimeout(timer);
+    if (ticker) clearInterval(ticker);
+    if (pending) {
+      clearTimeout(pending);
+      draw();
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,94 @@
+// The options every `kubectl pacer` command shares (-n, --kubeconfig, --context, KUBECONFIG),
+// the connection they lead to, printing data as -o json|yaml, and the check that turns a 404 into
+// "Pacer's CRD is not installed" when the API server does not serve pacer.dev at all.
+
+import { Command, Option } from 'commander';
+import { HttpMethod } from '@kubernetes/client-node';
+import { stringify as toYaml } from 'yaml';
+import { KubeClient, loadKubeConfig } from '../kube/client.ts';
+import { KubeError } from '../kube/errors.ts';
+import { GROUP, PLURAL, VERSION } from '../api/types.ts';
+import { PluginError, describeError } from './errors.ts';
+
+export const PLUGIN_USER_AGENT = 'kubectl-pacer/0.1.0';
+
+export interface CommonOptions {
+  namespace?: string;
+  kubeconfig?: string;
+  context?: string;
+  output?: string;
+  allNamespaces?: boolean;
+}
+
+/** Where a command writes: the process in real use, buffers in tests. */
+export interface Streams {
+  stdout: { write(s: string): unknown; isTTY?: boolean };
+  stderr: { write(s: string): unknown };
+}
+
+/** The connection a command works through. */
+export interface Session {
+  client: KubeClient;
+  /** -n, else the kubeconfig context's namespace, else "default". */
+  namespace: string;
+  io: Streams;
+  /** Aborted on Ctrl-C: watches end, commands return. */
+  signal?: AbortSignal;
+}
+
+export function addCommonOptions(cmd: Command, opts: { output?: boolean; allNamespaces?: boolean } = {}): Command {
+  cmd
+    .option('-n, --namespace <namespace>', 'the namespace (default: the kubeconfig context\'s, else "default")')
+    .option('--kubeconfig <file>', 'path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
+    .option('--context <name>', 'the kubeconfig context to use');
+  if (opts.allNamespaces) cmd.option('-A, --all-namespaces', 'list across all namespaces');
+  if (opts.output) cmd.addOption(new Option('-o, --output <format>', 'output format').choices(['json', 'yaml']));
+  return cmd;
+}
+
+/** Loads the kubeconfig (honouring --kubeconfig, KUBECONFIG and --context) and picks the namespace. */
+export function connect(o: CommonOptions, io: Streams, signal?: AbortSignal): Session {
+  let kc;
+  try {
+    kc = loadKubeConfig({ kubeconfig: o.kubeconfig });
+  } catch (err) {
+    throw new PluginError((err as Error).message);
+  }
+  if (o.context !== undefined) {
+    if (!kc.getContextObject(o.context)) throw new PluginError(`context was not found for specified context: ${o.context}`);
+    kc.setCurrentContext(o.context);
+  }
+  if (!kc.getCurrentCluster()) throw new PluginError(`the kubeconfig's context "${kc.getCurrentContext()}" has no cluster`);
+  const namespace = o.namespace || kc.getContextObject(kc.getCurrentContext())?.namespace || 'default';
+  return { client: new KubeClient(kc, { userAgent: PLUGIN_USER_AGENT }), namespace, io, signal };
+}
+
+/** Does the API server serve pacer.dev deployments? (Discovery: readable by every user.) */
+export async function crdInstalled(client: KubeClient): Promise<boolean> {
+  try {
+    const list = await client.request<{ resources?: Array<{ name?: string }> }>(HttpMethod.GET, `/apis/${GROUP}/${VERSION}`, { what: 'discovery' });
+    return (list.resources ?? []).some((r) => r.name === PLURAL);
+  } catch (err) {
+    if (err instanceof KubeError && err.kind === 'NotFound') return false;
+    return true; // unknown: let the original error speak
+  }
+}
+
+/** Runs `fn`, turning a failure into kubectl's one line on stderr; returns the exit code. */
+export async function reportErrors(io: Streams, name: string | undefined, getSession: () => Session | undefined, fn: () => Promise<number>): Promise<number> {
+  try {
+    return await fn();
+  } catch (err) {
+    const session = getSession();
+    let crdMissing = false;
+    if (session && err instanceof KubeError && err.kind === 'NotFound') crdMissing = !(await crdInstalled(session.client));
+    io.stderr.write(describeError(err, { server: session?.client.server, name, crdMissing }) + '\n');
+    return err instanceof PluginError ? err.exitCode : 1;
+  }
+}
+
+/** Prints `obj` as -o json (kubectl: 4-space indent) or yaml. */
+export function printData(io: Streams, format: string, obj: unknown): void {
+  if (format === 'json') io.stdout.write(JSON.stringify(obj, null, 4) + '\n');
+  else io.stdout.write(toYaml(obj));
+}

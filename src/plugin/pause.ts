@@ -1,0 +1,28 @@
+// `kubectl pacer rollout pause|resume NAME`: spec.paused through a merge patch guarded by the
+// resourceVersion it was decided on, with kubectl's messages.
+
+import type { Deployment } from '../api/types.ts';
+import { OBJECT_PREFIX, PluginError, RESOURCE } from './errors.ts';
+import type { Session } from './options.ts';
+
+export const PAUSE_MESSAGES = {
+  paused: (name: string) => `${OBJECT_PREFIX}${name} paused`,
+  resumed: (name: string) => `${OBJECT_PREFIX}${name} resumed`,
+  alreadyPaused: (name: string) => `${RESOURCE} "${name}" is already paused`,
+  notPaused: (name: string) => `${RESOURCE} "${name}" is not paused`,
+} as const;
+
+/** The merge patch that sets spec.paused to `paused`, or kubectl's error when it already is. Pure. */
+export function pausePatch(d: Deployment, paused: boolean): { metadata: { resourceVersion?: string }; spec: { paused: boolean } } {
+  const name = d.metadata.name ?? '';
+  const current = d.spec.paused === true;
+  if (current === paused) throw new PluginError(paused ? PAUSE_MESSAGES.alreadyPaused(name) : PAUSE_MESSAGES.notPaused(name));
+  return { metadata: { resourceVersion: d.metadata.resourceVersion }, spec: { paused } };
+}
+
+export async function runPause(s: Session, name: string, paused: boolean): Promise<number> {
+  const d = await s.client.getDeployment(s.namespace, name);
+  await s.client.patchDeployment(s.namespace, name, pausePatch(d, paused));
+  s.io.stdout.write((paused ? PAUSE_MESSAGES.paused(name) : PAUSE_MESSAGES.resumed(name)) + '\n');
+  return 0;
+}

@@ -1,0 +1,168 @@
+// The `kubectl pacer` command tree (commander). Flags follow kubectl's conventions: -n, -A,
+// --kubeconfig, --context, -o json|yaml, `--flag=true|false` for booleans, Go durations for
+// --timeout. Every failure ends as one kubectl-like line on stderr and exit code 1.
+
+import { Command, CommanderError } from 'commander';
+import { PluginError } from './errors.ts';
+import { parseGoDuration } from './format.ts';
+import { runGet } from './get.ts';
+import { runRolloutHistory } from './history.ts';
+import { runList } from './list.ts';
+import { addCommonOptions, connect, reportErrors } from './options.ts';
+import type { CommonOptions, Session, Streams } from './options.ts';
+import { runPause } from './pause.ts';
+import { runRestart } from './restart.ts';
+import { runSetImage } from './setimage.ts';
+import { parseRevisionFlag, runRolloutStatus } from './status.ts';
+import { parseDryRun, runRolloutUndo } from './undo.ts';
+
+/** Boolean flags that may be written `--flag=true|false` (kubectl/pflag style). */
+const BOOL_FLAGS: Record<string, string> = { '--watch': 'watch', '-w': 'watch', '--all-namespaces': 'all-namespaces', '-A': 'all-namespaces' };
+
+/**
+ * kubectl's flag spellings that commander does not know: `--watch=false` → `--no-watch`,
+ * `--watch=true` → `--watch`, and a bare `--dry-run` → `--dry-run=client`.
+ */
+export function normalizeArgs(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const a of args) {
+    if (a === '--') {
+      out.push(...args.slice(args.indexOf(a)));
+      break;
+    }
+    const m = /^(-{1,2}[A-Za-z-]+)=(true|false)$/.exec(a);
+    if (m && BOOL_FLAGS[m[1]] !== undefined) {
+      out.push(m[2] === 'true' ? `--${BOOL_FLAGS[m[1]]}` : `--no-${BOOL_FLAGS[m[1]]}`);
+    } else if (a === '--dry-run') {
+      out.push('--dry-run=client');
+    } else {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
+/** A Go duration flag value in ms, with kubectl's error wording. */
+export function durationFlag(flag: string, v: string | undefined): number {
+  if (v === undefined) return 0;
+  try {
+    const ms = parseGoDuration(v);
+    return ms < 0 ? 0 : ms;
+  } catch (err) {
+    throw new PluginError(`invalid argument "${v}" for "${flag}" flag: ${(err as Error).message}`);
+  }
+}
+
+function intFlag(flag: string, v: string | undefined): number {
+  if (v === undefined) return 0;
+  if (!/^-?[0-9]+$/.test(v)) throw new PluginError(`invalid argument "${v}" for "${flag}" flag: strconv.ParseInt: parsing "${v}": invalid syntax`);
+  return Number(v);
+}
+
+export interface ProgramContext {
+  io: Streams;
+  /** Aborted on Ctrl-C. */
+  signal?: AbortSignal;
+  /** The exit code of the command that ran. */
+  exitCode: number;
+}
+
+/** The command tree; actions set `ctx.exitCode`. */
+export function pluginProgram(ctx: ProgramContext): Command {
+  const { io } = ctx;
+  const run = async (name: string | undefined, o: CommonOptions, fn: (s: Session) => Promise<number>): Promise<void> => {
+    let session: Session | undefined;
+    ctx.exitCode = await reportErrors(io, name, () => session, async () => {
+      session = connect(o, io, ctx.signal);
+      return fn(session);
+    });
+  };
+
+  const program = new Command('kubectl pacer')
+    .description('Rollout commands for Pacer Deployments (deployments.pacer.dev): the `kubectl rollout` verbs, a live tree view, list and set image')
+    .showHelpAfterError(false);
+
+  const rollout = new Command('rollout').description('Manage the rollout of a Pacer Deployment (like kubectl rollout)');
+  program.addCommand(rollout);
+
+  rollout.addCommand(addCommonOptions(new Command('status')
+    .description('Watch a rollout until it completes (exit 0) or misses its progress deadline (exit 1)')
+    .argument('<name>', 'the Deployment')
+    .option('-w, --watch', 'keep watching until the rollout finishes (--watch=false: print once)', true)
+    .option('--no-watch', 'print the status once and exit')
+    .option('--timeout <duration>', 'give up after this long (Go duration: 30s, 2m; 0 = forever)', '0s')
+    .option('--revision <n>', 'require this revision to be the one rolling out (0 = any)'))
+    .action((name: string, o: CommonOptions & { watch: boolean; timeout?: string; revision?: string }) =>
+      run(name, o, (s) => runRolloutStatus(s, name, { watch: o.watch, timeoutMs: durationFlag('--timeout', o.timeout), revision: parseRevisionFlag(o.revision) }))));
+
+  rollout.addCommand(addCommonOptions(new Command('history')
+    .description('The revisions of a Deployment, or one revision\'s pod template')
+    .argument('<name>', 'the Deployment')
+    .option('--revision <n>', 'show this revision\'s pod template'), { output: true })
+    .action((name: string, o: CommonOptions & { revision?: string }) =>
+      run(name, o, (s) => runRolloutHistory(s, name, { revision: intFlag('--revision', o.revision), output: o.output }))));
+
+  rollout.addCommand(addCommonOptions(new Command('undo')
+    .description('Roll back to the previous revision, or to --to-revision')
+    .argument('<name>', 'the Deployment')
+    .option('--to-revision <n>', 'the revision to roll back to (0 = the previous one)', '0')
+    .option('--dry-run <strategy>', '"none", "client" (print the template) or "server"', 'none'))
+    .action((name: string, o: CommonOptions & { toRevision?: string; dryRun?: string }) =>
+      run(name, o, (s) => runRolloutUndo(s, name, { toRevision: intFlag('--to-revision', o.toRevision), dryRun: parseDryRun(o.dryRun) }))));
+
+  for (const [verb, paused] of [['pause', true], ['resume', false]] as const) {
+    rollout.addCommand(addCommonOptions(new Command(verb)
+      .description(paused ? 'Pause a rollout (spec.paused=true): template changes wait' : 'Resume a paused rollout')
+      .argument('<name>', 'the Deployment'))
+      .action((name: string, o: CommonOptions) => run(name, o, (s) => runPause(s, name, paused))));
+  }
+
+  rollout.addCommand(addCommonOptions(new Command('restart')
+    .description('Replace every pod through a rollout (pod-template annotation kubectl.kubernetes.io/restartedAt)')
+    .argument('<name>', 'the Deployment'))
+    .action((name: string, o: CommonOptions) => run(name, o, (s) => runRestart(s, name))));
+
+  program.addCommand(addCommonOptions(new Command('get')
+    .description('A Deployment as a tree of revisions, ReplicaSets and pods; -w redraws on every change')
+    .argument('<name>', 'the Deployment')
+    .option('-w, --watch', 'keep redrawing until Ctrl-C', false)
+    .option('--no-watch', 'draw once')
+    .option('--timeout <duration>', 'with -w: stop after this long (Go duration; 0 = until Ctrl-C)', '0s'), { output: true })
+    .action((name: string, o: CommonOptions & { watch: boolean; timeout?: string }) =>
+      run(name, o, (s) => runGet(s, name, { watch: o.watch, timeoutMs: durationFlag('--timeout', o.timeout), output: o.output }))));
+
+  program.addCommand(addCommonOptions(new Command('list')
+    .description('One line per Deployment: strategy, desired, updated, available and rollout state'), { output: true, allNamespaces: true })
+    .action((o: CommonOptions) => run(undefined, o, (s) => runList(s, { allNamespaces: o.allNamespaces === true, output: o.output }))));
+
+  const set = new Command('set').description('Change a Deployment (like kubectl set)');
+  program.addCommand(set);
+  set.addCommand(addCommonOptions(new Command('image')
+    .description('Set container images: NAME CONTAINER=IMAGE ... (CONTAINER "*" = every container)')
+    .argument('<name>', 'the Deployment')
+    .argument('<container=image...>', 'the images to set'))
+    .action((name: string, images: string[], o: CommonOptions) => run(name, o, (s) => runSetImage(s, name, images))));
+
+  // addCommand() does not pass these settings down: every command writes to `io` and throws
+  // instead of exiting (so tests and the entry point decide the exit code).
+  const configure = (c: Command): void => {
+    c.configureOutput({ writeOut: (t) => io.stdout.write(t), writeErr: (t) => io.stderr.write(t) }).exitOverride();
+    c.commands.forEach(configure);
+  };
+  configure(program);
+  return program;
+}
+
+/** Parses and runs `args` (without node and the script); returns the exit code. */
+export async function runPlugin(args: readonly string[], io: Streams, signal?: AbortSignal): Promise<number> {
+  const ctx: ProgramContext = { io, signal, exitCode: 0 };
+  const program = pluginProgram(ctx);
+  try {
+    await program.parseAsync(normalizeArgs(args), { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.help' ? 0 : 1;
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
+  return ctx.exitCode;
+}

@@ -1,0 +1,89 @@
+// `kubectl pacer rollout undo NAME [--to-revision=N] [--dry-run]`: kubectl's client-side undo.
+// The target ReplicaSet's template (without its hash label) and the rollback annotations go into
+// the Deployment with one JSON patch whose first op tests the resourceVersion the decision was
+// made on, so a concurrent change fails with a conflict instead of being overwritten.
+
+import { HttpMethod } from '@kubernetes/client-node';
+import type { Deployment, ReplicaSet } from '../api/types.ts';
+import { DEPLOYMENTS, resourcePath } from '../kube/client.ts';
+import { LAST_APPLIED_CONFIG_ANNOTATION } from '../engine/annotations.ts';
+import { POD_TEMPLATE_HASH_LABEL, templateHashOf } from '../engine/hash.ts';
+import { ROLLBACK_MESSAGES, findRollbackTarget, rollbackAnnotations, templateWithoutHash } from '../engine/rollback.ts';
+import { equalIgnoreHash } from '../engine/template.ts';
+import { OBJECT_PREFIX, PluginError, RESOURCE } from './errors.ts';
+import { describeTemplate, ownedReplicaSets } from './history.ts';
+import type { Session } from './options.ts';
+
+/** kubectl's words with Pacer's resource name (`deployment.pacer.dev/web rolled back`). */
+const ours = (s: string): string => s.replace('deployment.apps/', OBJECT_PREFIX);
+
+export const UNDO_MESSAGES = {
+  rolledBack: (name: string) => ours(ROLLBACK_MESSAGES.rolledBack(name)),
+  skipped: (name: string, n: number) => ours(ROLLBACK_MESSAGES.skipped(name, n)),
+  lastAppliedWarning: (name: string) => ROLLBACK_MESSAGES.lastAppliedWarning(`${RESOURCE}/${name}`),
+} as const;
+
+export type JsonPatchOp = { op: 'test' | 'replace' | 'add'; path: string; value: unknown };
+
+export type UndoPlan =
+  | { kind: 'skip'; message: string; target: ReplicaSet }
+  | { kind: 'patch'; patch: JsonPatchOp[]; target: ReplicaSet; warning?: string };
+
+/**
+ * Is `target` already what the Deployment runs? Template equality (kubectl's test), or the
+ * target's pod-template-hash is the current template's hash: an API server fills pod defaults
+ * into a ReplicaSet's template but not into a custom resource's, so equality alone misses it.
+ */
+function sameTemplate(d: Deployment, target: ReplicaSet): boolean {
+  if (equalIgnoreHash(d.spec.template, target.spec.template)) return true;
+  const hash = target.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
+  return hash !== undefined && hash === templateHashOf(d.spec.template, d.status?.collisionCount);
+}
+
+/** What `rollout undo` does to `d` given its ReplicaSets; throws kubectl's errors. Pure. */
+export function planUndo(d: Deployment, rss: readonly ReplicaSet[], toRevision = 0): UndoPlan {
+  const name = d.metadata.name ?? '';
+  const target = findRollbackTarget(name, rss, toRevision);
+  if (d.spec.paused) throw new PluginError(ROLLBACK_MESSAGES.paused);
+  if (sameTemplate(d, target)) return { kind: 'skip', message: UNDO_MESSAGES.skipped(name, toRevision), target };
+  const annotations = rollbackAnnotations(d.metadata.annotations, target.metadata.annotations);
+  const patch: JsonPatchOp[] = [
+    { op: 'test', path: '/metadata/resourceVersion', value: d.metadata.resourceVersion },
+    { op: 'replace', path: '/spec/template', value: templateWithoutHash(target.spec.template) },
+    // `replace` needs the member to exist; `add` sets it either way.
+    { op: d.metadata.annotations ? 'replace' : 'add', path: '/metadata/annotations', value: annotations },
+  ];
+  const warning = d.metadata.annotations?.[LAST_APPLIED_CONFIG_ANNOTATION] !== undefined ? UNDO_MESSAGES.lastAppliedWarning(name) : undefined;
+  return { kind: 'patch', patch, target, ...(warning ? { warning } : {}) };
+}
+
+export type DryRun = 'none' | 'client' | 'server';
+
+/** --dry-run's value as kubectl reads it (a bare --dry-run is "client"). */
+export function parseDryRun(v: string | boolean | undefined): DryRun {
+  if (v === undefined || v === false || v === 'none' || v === 'false') return 'none';
+  if (v === true || v === 'client' || v === 'true') return 'client';
+  if (v === 'server') return 'server';
+  throw new PluginError(`Invalid dry-run value (${String(v)}). Must be "none", "server", or "client".`);
+}
+
+export async function runRolloutUndo(s: Session, name: string, o: { toRevision: number; dryRun: DryRun }): Promise<number> {
+  const d = await s.client.getDeployment(s.namespace, name);
+  const plan = planUndo(d, await ownedReplicaSets(s, d), o.toRevision);
+  if (plan.kind === 'skip') {
+    s.io.stdout.write(plan.message + '\n');
+    return 0;
+  }
+  if (o.dryRun === 'client') {
+    s.io.stdout.write(describeTemplate(templateWithoutHash(plan.target.spec.template)));
+    s.io.stdout.write(`${UNDO_MESSAGES.rolledBack(name)} (dry run)\n`);
+    return 0;
+  }
+  if (plan.warning) s.io.stderr.write(plan.warning + '\n');
+  const query = o.dryRun === 'server' ? '?dryRun=All' : '';
+  await s.client.request<Deployment>(HttpMethod.PATCH, resourcePath(DEPLOYMENTS, s.namespace, name) + query, {
+    body: plan.patch, contentType: 'application/json-patch+json', what: `patch ${RESOURCE} ${name}`,
+  });
+  s.io.stdout.write(`${UNDO_MESSAGES.rolledBack(name)}${o.dryRun === 'server' ? ' (server dry run)' : ''}\n`);
+  return 0;
+}
