@@ -1,9 +1,24 @@
 // Template equality as upstream's EqualIgnoreHash: two pod templates are the same when they are
 // semantically deep-equal once the pod-template-hash label is ignored on both sides. "Semantic"
-// means a missing member, null, {} and [] are all the same thing. Nothing is copied or mutated.
+// means a missing member, null, {} and [] are all the same thing. Nothing is mutated.
+//
+// Upstream compares two templates the API server has both defaulted. A pacer.dev Deployment's
+// template is stored as written while its ReplicaSets' are defaulted, so the pod specs are compared
+// with the API server's pod defaults applied to both sides (src/api/poddefaults.ts).
 
-import type { PodTemplateSpec } from '../api/types.ts';
+import type { PodSpec, PodTemplateSpec } from '../api/types.ts';
+import { podSpecWithDefaults } from '../api/poddefaults.ts';
 import { POD_TEMPLATE_HASH_LABEL } from './hash.ts';
+
+// Defaulting copies; it is done once per pod spec object (snapshots are immutable).
+const defaultedSpecs = new WeakMap<object, PodSpec>();
+
+function defaultedSpec(spec: PodSpec | undefined): PodSpec {
+  if (!spec) return podSpecWithDefaults(spec);
+  let out = defaultedSpecs.get(spec);
+  if (!out) defaultedSpecs.set(spec, (out = podSpecWithDefaults(spec)));
+  return out;
+}
 
 function isEmptyValue(v: unknown): boolean {
   if (v === undefined || v === null) return true;
@@ -52,7 +67,7 @@ export function equalIgnoreHash(a: PodTemplateSpec | undefined, b: PodTemplateSp
   if (a === b) return true;
   const am = a?.metadata;
   const bm = b?.metadata;
-  if (!semanticEqual(a?.spec, b?.spec)) return false;
+  if (a?.spec !== b?.spec && !semanticEqual(defaultedSpec(a?.spec), defaultedSpec(b?.spec))) return false;
   if (am !== bm) {
     const al = (am?.labels ?? {}) as Record<string, unknown>;
     const bl = (bm?.labels ?? {}) as Record<string, unknown>;

@@ -73,7 +73,6 @@ describe('pacer controller (process)', function () {
   it('SIGTERM after start → graceful stop, exit 0', async () => {
     const client = new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }));
     const crd = parseYaml(readFileSync(CRD_FILE, 'utf8')) as { spec: { versions: Array<{ schema?: { openAPIV3Schema?: { properties?: Record<string, Record<string, unknown>> } } }> } };
-    for (const v of crd.spec.versions) delete v.schema?.openAPIV3Schema?.properties?.metadata?.description; // see controller.test.ts
     await client.create(CRDS, undefined, crd);
     for (let i = 0; i < 100; i++) {
       try { await client.list(DEPLOYMENTS, 'default'); break; } catch { await new Promise((r) => setTimeout(r, 50)); }

@@ -28,18 +28,6 @@ function rsByImage(rss: ReplicaSet[], image: string): ReplicaSet {
   return rs;
 }
 
-/**
- * A pod spec as the API server stores it once defaulted. The ReplicaSet's template is defaulted by
- * the API server; the template inside a custom resource is not, so an orphan written as a user
- * writes it never equals the Deployment's template (see the pending test at the end).
- */
-function storedPodSpec(image: string): Record<string, unknown> {
-  return {
-    containers: [{ name: 'web', image, terminationMessagePath: '/dev/termination-message', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent', resources: {} }],
-    restartPolicy: 'Always', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', securityContext: {},
-  };
-}
-
 const revisionOf = (o: { metadata: { annotations?: Record<string, string> } }) => o.metadata.annotations?.['pacer.dev/revision'];
 
 describe('scenarios: the controller against the simulated cluster, as upstream', function () {
@@ -398,7 +386,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
       metadata: { name, namespace: ns, labels: { app: 'web', tier } },
       spec: {
         replicas, selector: { matchLabels: { app: 'web', tier } },
-        template: { metadata: { labels: { app: 'web', tier } }, spec: storedPodSpec(image) },
+        template: { metadata: { labels: { app: 'web', tier } }, spec: { containers: [{ name: 'web', image }] } },
       },
     });
     await c.client.create(REPLICASETS, ns, orphan('web-current', 'a', 'nginx:1', 2));
@@ -411,7 +399,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     const podsBefore = [...t.pods.values()].filter((p) => isActivePod(p) && p.metadata.labels?.tier === 'a').map((p) => p.metadata.name).sort();
 
     const manifest: Deployment = deploymentManifest(ns, 'web', { replicas: 2 });
-    manifest.spec.template = { metadata: { labels: { app: 'web', tier: 'a' } }, spec: storedPodSpec('nginx:1') };
+    manifest.spec.template = { metadata: { labels: { app: 'web', tier: 'a' } }, spec: { containers: [{ name: 'web', image: 'nginx:1' }] } };
     const created = await c.client.create<Deployment>(DEPLOYMENTS, ns, manifest);
     const d = await waitComplete(c.client, ns, 'web', '1');
     await eventually('the older orphan scaled to 0', async () => (await c.client.getReplicaSet(ns, 'web-older')).spec.replicas === 0);
@@ -431,13 +419,10 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     expect(controllerRef(current)?.uid).to.equal(d.metadata.uid);
   });
 
-  // Pending: a divergence from upstream, reported. Upstream compares the Deployment's template
-  // (defaulted by the API server) with the ReplicaSet's (defaulted too), so an orphan with the same
-  // template written the same way becomes the new ReplicaSet. A pacer.dev Deployment's template is
-  // not defaulted (a custom resource), the orphan's is, they differ in the defaulted fields, and
-  // Pacer creates a second ReplicaSet with the same pods instead. Fix in src/engine/template.ts
-  // (compare with the pod defaults applied to both sides), then remove the skip.
-  it.skip('adoption of an orphan written without the defaulted fields: it is the new ReplicaSet, no second one', async () => {
+  // Upstream compares the Deployment's template (defaulted by the API server) with the
+  // ReplicaSet's (defaulted too). A pacer.dev Deployment's template is not defaulted (a custom
+  // resource), the orphan's is: the engine compares them with the pod defaults applied to both.
+  it('adoption of an orphan written without the defaulted fields: it is the new ReplicaSet, no second one', async () => {
     const ns = 'adopt-plain';
     createNamespace(c.sim, ns);
     await c.client.create(REPLICASETS, ns, {

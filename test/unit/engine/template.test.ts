@@ -19,6 +19,13 @@ describe('engine/template', () => {
     ['key order does not matter', { spec: { containers: [{ image: 'nginx:1', name: 'c' }] }, metadata: { labels: { app: 'web' } } }, base(), true],
     ['array order does matter', { ...base(), spec: { containers: [{ name: 'a' }, { name: 'b' }] } }, { ...base(), spec: { containers: [{ name: 'b' }, { name: 'a' }] } }, false],
     ['no labels vs only a hash label', { spec: {} }, { metadata: { labels: { 'pod-template-hash': 'x' } }, spec: {} }, true],
+    // The API server defaults a ReplicaSet's template, not the custom resource's.
+    ['as written vs as the API server defaulted it', base(), { ...base(), spec: {
+      containers: [{ name: 'c', image: 'nginx:1', imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', resources: {} }],
+      restartPolicy: 'Always', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', securityContext: {},
+    } }, true],
+    ['a value that differs from the default', base(), { ...base(), spec: { containers: [{ name: 'c', image: 'nginx:1', imagePullPolicy: 'Always' }] } }, false],
+    ['a grace period other than 30 s', base(), { ...base(), spec: { containers: [{ name: 'c', image: 'nginx:1' }], terminationGracePeriodSeconds: 5 } }, false],
   ];
   for (const [name, a, b, want] of rows) {
     it(`${name} → ${want ? 'equal' : 'different'}`, () => {
