@@ -37,9 +37,18 @@ export function selectorMatches(selector: LabelSelector | undefined, labels: Rec
   return true;
 }
 
+// Remembered per selector object: the engine writes it into every status it computes.
+const selectorStrings = new WeakMap<LabelSelector, string>();
+
 /** The selector in the string syntax of `?labelSelector=` ("app=web,tier in (a,b)"), keys sorted. */
 export function selectorToString(s: LabelSelector | undefined): string {
   if (!s) return '';
+  let out = selectorStrings.get(s);
+  if (out === undefined) selectorStrings.set(s, (out = formatSelector(s)));
+  return out;
+}
+
+function formatSelector(s: LabelSelector): string {
   const parts: string[] = [];
   for (const k of Object.keys(s.matchLabels ?? {}).sort()) parts.push(`${k}=${s.matchLabels![k]}`);
   for (const r of s.matchExpressions ?? []) {

@@ -34,7 +34,18 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 /** strconv.ParseInt(s, 10, 64): optional sign and decimal digits within int64; null otherwise. */
 export function parseInt64(s: string): number | null {
-  // Up to 15 digits is exact as a double and well inside int64.
+  // The common case, a short unsigned number ("3"), without a regular expression: up to 15 digits
+  // is exact as a double and well inside int64.
+  if (s.length > 0 && s.length <= 15) {
+    let n = 0;
+    let i = 0;
+    for (; i < s.length; i++) {
+      const c = s.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) break;
+      n = n * 10 + c;
+    }
+    if (i === s.length) return n;
+  }
   if (/^[+-]?[0-9]{1,15}$/.test(s)) return Number(s);
   if (!/^[+-]?[0-9]+$/.test(s)) return null;
   const big = BigInt(s);

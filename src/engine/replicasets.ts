@@ -36,6 +36,11 @@ function creationMs(rs: ReplicaSet): number {
   return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
 }
 
+function isSortedByCreation(rss: readonly ReplicaSet[]): boolean {
+  for (let i = 1; i < rss.length; i++) if (compareByCreation(rss[i - 1], rss[i]) > 0) return false;
+  return true;
+}
+
 function compareNames(a: ReplicaSet, b: ReplicaSet): number {
   const an = a.metadata.name ?? '';
   const bn = b.metadata.name ?? '';
@@ -55,7 +60,8 @@ export function compareByCreation(a: ReplicaSet, b: ReplicaSet): number {
 
 /** A sorted copy, oldest first. */
 export function sortByCreation(rss: readonly ReplicaSet[]): ReplicaSet[] {
-  return rss.length < 2 ? [...rss] : [...rss].sort(compareByCreation);
+  // Lists usually arrive in creation order already: check before sorting.
+  return rss.length < 2 || isSortedByCreation(rss) ? [...rss] : [...rss].sort(compareByCreation);
 }
 
 /** A sorted copy, newest first. */

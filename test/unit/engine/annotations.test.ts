@@ -48,6 +48,12 @@ describe('engine/annotations', () => {
       ['int64-sized', '9007199254740991', 9007199254740991],
       ['unparseable is skipped', 'seven', null],
       ['beyond int64 is unparseable', '9223372036854775808', null],
+      ['leading zeros, as strconv.ParseInt', '007', 7],
+      ['a sign, as strconv.ParseInt', '+12', 12],
+      ['a negative number', '-3', -3],
+      ['empty is unparseable', '', null],
+      ['digits then letters', '12a', null],
+      ['16 digits (past the fast path)', '1234567890123456', 1234567890123456],
     ];
     for (const [name, v, want] of rows) {
       it(`${name}: ${String(v)} → ${String(want)}`, () => {
