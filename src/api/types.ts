@@ -57,16 +57,33 @@ export interface PodTemplateSpec {
 // ---------------------------------------------------------------------------------------------
 // pacer.dev/v1alpha1 Deployment: field for field the apps/v1 Deployment.
 
-export type StrategyType = 'RollingUpdate' | 'Recreate';
+export type StrategyType = 'RollingUpdate' | 'Recreate' | 'MinimumHealth';
 
 export interface RollingUpdateDeployment {
   maxSurge?: IntOrString;
   maxUnavailable?: IntOrString;
 }
 
+/**
+ * Marathon's upgradeStrategy (Pacer addition, strategy type MinimumHealth). Both are shares of
+ * spec.replicas between 0.0 and 1.0.
+ */
+export interface MinimumHealthDeployment {
+  /** Share of replicas that stay available throughout: m = ceil(replicas × this). Defaults to 1.0. */
+  minimumHealthCapacity?: number;
+  /**
+   * Share of extra replicas allowed during the upgrade: the total stays within
+   * trunc(replicas × (1 + this)). Absent: the old version shrinks to m and the new one starts to m
+   * side by side, then the new one takes over.
+   */
+  maximumOverCapacity?: number;
+}
+
 export interface DeploymentStrategy {
   type?: StrategyType | string;
   rollingUpdate?: RollingUpdateDeployment;
+  /** Only with type MinimumHealth (Pacer addition). */
+  minimumHealth?: MinimumHealthDeployment;
 }
 
 export interface DeploymentSpec {

@@ -1,6 +1,7 @@
 // Validation of a Deployment spec with upstream's field paths and messages
 // (ValidateDeploymentSpec, ValidateDeploymentStrategy, ValidateRollingUpdateDeployment, the label
-// selector and label checks they call, and the registry's selector immutability on update).
+// selector and label checks they call, and the registry's selector immutability on update), plus
+// Pacer's MinimumHealth strategy with Marathon's range check and message.
 // The CRD schema rejects most of these at apply time; this is the engine's own guard for objects
 // that reached it anyway (an older CRD, `pacer plan` input), surfaced as the InvalidSpec condition.
 
@@ -239,14 +240,53 @@ function validateIntOrPercent(field: string, v: unknown, errs: FieldError[]): vo
   }
 }
 
+/** Strategy types, sorted as apimachinery lists supported values. */
+const SUPPORTED_STRATEGIES = ['MinimumHealth', 'Recreate', 'RollingUpdate'];
+
+/**
+ * A share of spec.replicas between 0.0 and 1.0 inclusive, with Marathon's message
+ * ("got 1.2, expected between 0.0 and 1.0"). A non-number is reported as the schema would.
+ */
+function validateShare(field: string, v: unknown, errs: FieldError[]): void {
+  if (v === undefined || v === null) return;
+  if (typeof v !== 'number' || !Number.isFinite(v)) {
+    const t = jsonTypeName(v);
+    errs.push({ field, type: 'Invalid', value: t, detail: `${field} in body must be of type number: "${t}"` });
+    return;
+  }
+  if (v < 0 || v > 1) errs.push({ field, type: 'Invalid', value: v, detail: `got ${String(v)}, expected between 0.0 and 1.0` });
+}
+
+/** spec.strategy.minimumHealth (Pacer's MinimumHealth strategy, Marathon's upgradeStrategy). */
+function validateMinimumHealth(field: string, mh: unknown, errs: FieldError[]): void {
+  if (mh === undefined || mh === null) return; // minimumHealthCapacity defaults to 1.0
+  if (typeof mh !== 'object' || Array.isArray(mh)) {
+    const t = jsonTypeName(mh);
+    errs.push({ field, type: 'Invalid', value: t, detail: `${field} in body must be of type object: "${t}"` });
+    return;
+  }
+  const o = mh as Record<string, unknown>;
+  validateShare(`${field}.minimumHealthCapacity`, o.minimumHealthCapacity, errs);
+  validateShare(`${field}.maximumOverCapacity`, o.maximumOverCapacity, errs);
+}
+
 function validateStrategy(strategy: DeploymentStrategy | undefined, errs: FieldError[]): void {
   const field = 'spec.strategy';
   const s = strategy ?? {};
+  if (s.minimumHealth !== undefined && s.minimumHealth !== null && s.type !== 'MinimumHealth' && SUPPORTED_STRATEGIES.includes(String(s.type))) {
+    errs.push({ field: `${field}.minimumHealth`, type: 'Forbidden', detail: `may not be specified when strategy \`type\` is '${String(s.type)}'` });
+  }
   switch (s.type) {
     case 'Recreate':
       if (s.rollingUpdate !== undefined && s.rollingUpdate !== null) {
         errs.push({ field: `${field}.rollingUpdate`, type: 'Forbidden', detail: "may not be specified when strategy `type` is 'Recreate'" });
       }
+      break;
+    case 'MinimumHealth':
+      if (s.rollingUpdate !== undefined && s.rollingUpdate !== null) {
+        errs.push({ field: `${field}.rollingUpdate`, type: 'Forbidden', detail: "may not be specified when strategy `type` is 'MinimumHealth'" });
+      }
+      validateMinimumHealth(`${field}.minimumHealth`, s.minimumHealth, errs);
       break;
     case 'RollingUpdate': {
       const ru = s.rollingUpdate;
@@ -267,7 +307,7 @@ function validateStrategy(strategy: DeploymentStrategy | undefined, errs: FieldE
       break;
     }
     default:
-      errs.push({ field, type: 'NotSupported', value: strategyValue(s), detail: 'supported values: "Recreate", "RollingUpdate"' });
+      errs.push({ field, type: 'NotSupported', value: strategyValue(s), detail: `supported values: ${SUPPORTED_STRATEGIES.map((t) => `"${t}"`).join(', ')}` });
   }
 }
 

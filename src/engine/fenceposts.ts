@@ -1,9 +1,12 @@
 // maxSurge / maxUnavailable resolved against spec.replicas: surge rounds up, unavailable rounds
-// down, and both at 0 would deadlock a rollout, so unavailable becomes 1.
+// down, and both at 0 would deadlock a rollout, so unavailable becomes 1. MinimumHealth has them
+// too, from its envelope (minimumhealth.ts): surge = cap − n, unavailable = n − m; the Available
+// condition, proportional scaling and the max-replicas annotation read them here.
 
 import type { Deployment, IntOrString } from '../api/types.ts';
 import { scaledValue } from '../api/intstr.ts';
 import { deploymentReplicas } from './replicasets.ts';
+import { isMinimumHealth, minimumHealthEnvelope, minimumHealthSettings } from './minimumhealth.ts';
 
 export interface Fenceposts {
   surge: number;
@@ -22,6 +25,18 @@ export function isRollingUpdate(d: Deployment): boolean {
   return d.spec.strategy?.type === 'RollingUpdate';
 }
 
+/** Strategies that replace pods gradually within a surge and an unavailable budget. */
+export function isGradual(d: Deployment): boolean {
+  return isRollingUpdate(d) || isMinimumHealth(d);
+}
+
+/** MinimumHealth's envelope as fenceposts. */
+export function minimumHealthFenceposts(d: Deployment): Fenceposts {
+  const replicas = deploymentReplicas(d);
+  const { maxTotal, minAvailable } = minimumHealthEnvelope(minimumHealthSettings(d));
+  return { surge: maxTotal - replicas, unavailable: replicas - minAvailable };
+}
+
 interface CacheEntry {
   replicas: number;
   maxSurge: IntOrString | undefined;
@@ -34,6 +49,7 @@ interface CacheEntry {
 const cache = new WeakMap<object, CacheEntry>();
 
 function fenceposts(d: Deployment): Fenceposts {
+  if (isMinimumHealth(d)) return minimumHealthFenceposts(d);
   const ru = d.spec.strategy?.rollingUpdate;
   const replicas = deploymentReplicas(d);
   const hit = cache.get(d.spec);
@@ -48,21 +64,21 @@ function fenceposts(d: Deployment): Fenceposts {
   return result;
 }
 
-/** MaxSurge(d): 0 unless RollingUpdate. */
+/** MaxSurge(d): 0 unless RollingUpdate or MinimumHealth. */
 export function maxSurge(d: Deployment): number {
-  if (!isRollingUpdate(d)) return 0;
+  if (!isGradual(d)) return 0;
   return fenceposts(d).surge;
 }
 
-/** MaxUnavailable(d): 0 unless RollingUpdate or with 0 replicas; capped at replicas. */
+/** MaxUnavailable(d): 0 unless RollingUpdate or MinimumHealth, or with 0 replicas; capped at replicas. */
 export function maxUnavailable(d: Deployment): number {
   const replicas = deploymentReplicas(d);
-  if (!isRollingUpdate(d) || replicas === 0) return 0;
+  if (!isGradual(d) || replicas === 0) return 0;
   return Math.min(fenceposts(d).unavailable, replicas);
 }
 
-/** MinAvailable(d): 0 unless RollingUpdate. */
+/** MinAvailable(d): 0 unless RollingUpdate or MinimumHealth. */
 export function minAvailable(d: Deployment): number {
-  if (!isRollingUpdate(d)) return 0;
+  if (!isGradual(d)) return 0;
   return deploymentReplicas(d) - maxUnavailable(d);
 }

@@ -1,10 +1,13 @@
-// RollingUpdate rules: how far the new ReplicaSet may grow (raw maxSurge, never past
+// RollingUpdate rules: how far the new ReplicaSet may grow (up to a total, never past
 // spec.replicas), and how far the old ones may shrink (unhealthy replicas first, then down to
-// minAvailable, oldest ReplicaSet first). One step per pass: sync.ts stops after a scale-up.
+// a minimum available, oldest ReplicaSet first). One step per pass: sync.ts stops after a scale-up.
+// The two bounds come from the strategy (rolloutBudget): RollingUpdate's from maxSurge and
+// maxUnavailable, MinimumHealth's from minimumhealth.ts; the machinery is the same.
 
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { scaledValue } from '../api/intstr.ts';
 import { maxUnavailable } from './fenceposts.ts';
+import { isMinimumHealth, minimumHealthBudget, minimumHealthSettings } from './minimumhealth.ts';
 import type { Pass } from './pass.ts';
 import { latest, scaleReplicaSetAndRecordEvent } from './pass.ts';
 import {
@@ -16,16 +19,36 @@ import {
   specReplicas,
 } from './replicasets.ts';
 
+/** The two numbers a gradual rollout moves within during one pass. */
+export interface RolloutBudget {
+  /** Σ spec.replicas of all ReplicaSets may grow up to this (the new ReplicaSet grows, nothing else). */
+  maxTotal: number;
+  /** Old ReplicaSets shrink only while more replicas than this are available. */
+  minAvailable: number;
+}
+
+/** RollingUpdate: replicas + the raw maxSurge, and replicas − maxUnavailable (fencepost rule applied). */
+export function rollingUpdateBudget(d: Deployment): RolloutBudget {
+  const replicas = deploymentReplicas(d);
+  // The raw surge: the fencepost rule (both 0 → unavailable 1) does not apply here.
+  const surge = scaledValue(d.spec.strategy?.rollingUpdate?.maxSurge ?? 0, replicas, true);
+  return { maxTotal: replicas + surge, minAvailable: replicas - maxUnavailable(d) };
+}
+
+/** The strategy's bounds for this pass; `newRS` as it is now (MinimumHealth's phase depends on it). */
+export function rolloutBudget(d: Deployment, newRS: ReplicaSet | undefined): RolloutBudget {
+  const type = d.spec.strategy?.type;
+  if (type === 'RollingUpdate') return rollingUpdateBudget(d);
+  if (isMinimumHealth(d)) return minimumHealthBudget(minimumHealthSettings(d), newRS);
+  throw new Error(`deployment type ${String(type)} isn't supported`);
+}
+
 /** NewRSNewReplicas: the size the new ReplicaSet may have now. */
 export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): number {
   const replicas = deploymentReplicas(d);
-  const type = d.spec.strategy?.type;
-  if (type === 'Recreate') return replicas;
-  if (type !== 'RollingUpdate') throw new Error(`deployment type ${String(type)} isn't supported`);
-  // The raw surge: the fencepost rule (both 0 → unavailable 1) does not apply here.
-  const surge = scaledValue(d.spec.strategy?.rollingUpdate?.maxSurge ?? 0, replicas, true);
+  if (d.spec.strategy?.type === 'Recreate') return replicas;
+  const { maxTotal } = rolloutBudget(d, newRS);
   const current = specReplicaSum(allRSs);
-  const maxTotal = replicas + surge;
   const own = specReplicas(newRS);
   if (current >= maxTotal) return own;
   return own + Math.min(maxTotal - current, replicas - own);
@@ -70,11 +93,13 @@ export function cleanupUnhealthyReplicas(pass: Pass, oldRSs: readonly ReplicaSet
 }
 
 /**
- * scaleDownOldReplicaSetsForRollingUpdate: with more than minAvailable available, scales old
- * ReplicaSets (oldest first) down by the excess. Returns the count scaled down.
+ * scaleDownOldReplicaSetsForRollingUpdate: with more than `min` available (RollingUpdate's
+ * minAvailable unless given), scales old ReplicaSets (oldest first) down by the excess. Returns the
+ * count scaled down.
  */
-export function scaleDownOldReplicaSetsForRollingUpdate(pass: Pass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[]): number {
-  const min = deploymentReplicas(pass.d) - maxUnavailable(pass.d);
+export function scaleDownOldReplicaSetsForRollingUpdate(
+  pass: Pass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], min = deploymentReplicas(pass.d) - maxUnavailable(pass.d),
+): number {
   const available = availableReplicaSum(allRSs);
   if (available <= min) return 0;
   const toScale = available - min;
@@ -100,14 +125,14 @@ export function reconcileOldReplicaSets(pass: Pass, allRSs: readonly ReplicaSet[
   const oldPods = specReplicaSum(oldRSs);
   if (oldPods === 0) return false;
   const allPods = specReplicaSum(allRSs);
-  const min = deploymentReplicas(pass.d) - maxUnavailable(pass.d);
+  const min = rolloutBudget(pass.d, newRS).minAvailable;
   const newUnavailable = specReplicas(newRS) - availableReplicas(newRS);
   const maxScaledDown = allPods - min - newUnavailable;
   if (maxScaledDown <= 0) return false;
   try {
     const cleanup = cleanupUnhealthyReplicas(pass, oldRSs, maxScaledDown);
     const current = latest(pass, newRS) ?? newRS;
-    const scaledDown = scaleDownOldReplicaSetsForRollingUpdate(pass, [...cleanup.oldRSs, current], cleanup.oldRSs);
+    const scaledDown = scaleDownOldReplicaSetsForRollingUpdate(pass, [...cleanup.oldRSs, current], cleanup.oldRSs, min);
     return cleanup.count + scaledDown > 0;
   } catch (e) {
     if (e instanceof InvalidScaleDown) return false;

@@ -4,7 +4,7 @@
 
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { maxReplicasAnnotation, replicasAnnotationsNeedUpdate } from './annotations.ts';
-import { isRollingUpdate, maxSurge } from './fenceposts.ts';
+import { isGradual, maxSurge } from './fenceposts.ts';
 import type { Pass } from './pass.ts';
 import { latest, scaleReplicaSet, scaleReplicaSetAndRecordEvent } from './pass.ts';
 import {
@@ -99,8 +99,8 @@ function refreshAnnotations(pass: Pass, rs: ReplicaSet): void {
 
 /**
  * scale(): one active (or the latest) ReplicaSet takes spec.replicas; a saturated new ReplicaSet
- * lets the old ones go to 0; otherwise, under RollingUpdate, every active ReplicaSet is resized
- * proportionally.
+ * lets the old ones go to 0; otherwise, under RollingUpdate (and MinimumHealth, with its surge),
+ * every active ReplicaSet is resized proportionally.
  *
  * Departure from upstream (kubernetes#138036/#138840): when the only active ReplicaSet already has
  * the size, or the strategy is Recreate, upstream leaves a stale desired-replicas annotation and
@@ -123,7 +123,7 @@ export function scale(pass: Pass, newRS: ReplicaSet | undefined, oldRSs: readonl
     for (const old of activeReplicaSets(oldRSs)) scaleReplicaSetAndRecordEvent(pass, old, 0);
     return;
   }
-  if (isRollingUpdate(d)) {
+  if (isGradual(d)) {
     for (const { rs, replicas: size } of proportionalSizes(d, activeReplicaSets([...oldRSs, newRS]))) {
       scaleReplicaSet(pass, latest(pass, rs) ?? rs, size);
     }

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { evaluate } from '@marcbachmann/cel-js';
 import {
-  DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE, DEFAULT_PROGRESS_DEADLINE_SECONDS, DEFAULT_REPLICAS,
+  DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE, DEFAULT_MINIMUM_HEALTH_CAPACITY, DEFAULT_PROGRESS_DEADLINE_SECONDS, DEFAULT_REPLICAS,
   DEFAULT_REVISION_HISTORY_LIMIT, withDefaults,
 } from '../../../src/api/defaults.ts';
 import { validateDeployment, formatFieldError, PERCENT_ERROR } from '../../../src/api/validation.ts';
@@ -25,6 +25,7 @@ type Schema = {
   required?: string[];
   enum?: unknown[];
   minimum?: number;
+  maximum?: number;
   minItems?: number;
   maxItems?: number;
   maxProperties?: number;
@@ -32,7 +33,7 @@ type Schema = {
   default?: unknown;
   'x-kubernetes-int-or-string'?: boolean;
   'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-validations'?: Array<{ rule: string; message: string; fieldPath?: string; reason?: string }>;
+  'x-kubernetes-validations'?: Array<{ rule: string; message: string; messageExpression?: string; fieldPath?: string; reason?: string }>;
 };
 
 const crdPath = fileURLToPath(new URL('../../../crds/deployments.pacer.dev.yaml', import.meta.url));
@@ -78,12 +79,13 @@ function applyDefaults(s: Schema, v: unknown): unknown {
 
 /**
  * What the API server would refuse, as "path: message" lines: required fields, enums, minimums,
- * minItems, and every x-kubernetes-validations rule (transition rules only when there is an old value).
+ * maximums, minItems, and every x-kubernetes-validations rule (transition rules only when there is an old value).
  */
 function admissionErrors(s: Schema, v: unknown, old: unknown, path: string, out: string[]): string[] {
   if (v === undefined) return out;
   if (s.enum && !s.enum.includes(v)) out.push(`${path}: Unsupported value: ${JSON.stringify(v)}`);
   if (s.minimum !== undefined && typeof v === 'number' && v < s.minimum) out.push(`${path}: should be greater than or equal to ${s.minimum}`);
+  if (s.maximum !== undefined && typeof v === 'number' && v > s.maximum) out.push(`${path}: should be less than or equal to ${s.maximum}`);
   if (s.minItems !== undefined && Array.isArray(v) && v.length < s.minItems) out.push(`${path}: should have at least ${s.minItems} items`);
   for (const r of s.required ?? []) {
     if ((v as Record<string, unknown>)[r] === undefined) out.push(`${path}.${r}: Required value`);
@@ -92,8 +94,11 @@ function admissionErrors(s: Schema, v: unknown, old: unknown, path: string, out:
     if (rule.rule.includes('oldSelf') && old === undefined) continue;
     const where = `${path}${rule.fieldPath ?? ''}`;
     try {
-      const ok = evaluate(rule.rule, { self: toCel(v), oldSelf: toCel(old) });
-      if (ok !== true) out.push(`${where}: ${rule.message}`);
+      const ctx = { self: toCel(v), oldSelf: toCel(old) };
+      const ok = evaluate(rule.rule, ctx);
+      // The API server prefers messageExpression's result when it gives a usable string.
+      const message = rule.messageExpression ? evaluate(rule.messageExpression, ctx) : rule.message;
+      if (ok !== true) out.push(`${where}: ${typeof message === 'string' && message.trim() !== '' ? message : rule.message}`);
     } catch (err) {
       out.push(`${where}: rule failed to evaluate: ${(err as Error).message.split('\n')[0]}`);
     }
@@ -207,6 +212,9 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
     expect(at('spec.strategy.type').default).to.equal('RollingUpdate');
     expect(at('spec.strategy.rollingUpdate.maxSurge').default).to.equal(DEFAULT_MAX_SURGE);
     expect(at('spec.strategy.rollingUpdate.maxUnavailable').default).to.equal(DEFAULT_MAX_UNAVAILABLE);
+    // MinimumHealth: Marathon's capacity default; maximumOverCapacity stays absent (side-by-side rule).
+    expect(at('spec.strategy.minimumHealth.minimumHealthCapacity').default).to.equal(DEFAULT_MINIMUM_HEALTH_CAPACITY);
+    expect(at('spec.strategy.minimumHealth.maximumOverCapacity').default).to.equal(undefined);
   });
 
   it('defaults a bare Deployment to what withDefaults gives', () => {
@@ -218,7 +226,13 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
     for (const f of ['replicas', 'minReadySeconds', 'revisionHistoryLimit', 'progressDeadlineSeconds']) {
       expect(at(`spec.${f}`).minimum, f).to.equal(0);
     }
-    expect(at('spec.strategy.type').enum).to.deep.equal(['RollingUpdate', 'Recreate']);
+    expect(at('spec.strategy.type').enum).to.deep.equal(['RollingUpdate', 'Recreate', 'MinimumHealth']);
+    for (const f of ['minimumHealthCapacity', 'maximumOverCapacity']) {
+      // Bounded by a CEL rule, not minimum/maximum: one error, in Marathon's words.
+      const share = at(`spec.strategy.minimumHealth.${f}`);
+      expect([share.type, share.minimum, share.maximum], f).to.deep.equal(['number', undefined, undefined]);
+      expect(share['x-kubernetes-validations'], f).to.have.length(1);
+    }
     expect(at('spec.template.spec.restartPolicy' as string).enum).to.deep.equal(['Always']);
   });
 
@@ -365,6 +379,51 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
       errors: ['spec.template.spec.activeDeadlineSeconds: activeDeadlineSeconds in ReplicaSet is not Supported'],
     },
     {
+      name: 'MinimumHealth 0.6 with maximumOverCapacity 0.2',
+      change: set('spec.strategy', { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.6, maximumOverCapacity: 0.2 } }),
+      errors: [],
+    },
+    { name: 'MinimumHealth alone', change: set('spec.strategy', { type: 'MinimumHealth' }), errors: [] },
+    {
+      name: 'MinimumHealth at the bounds (integers 0 and 1)',
+      change: set('spec.strategy', { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0, maximumOverCapacity: 1 } }),
+      errors: [],
+    },
+    {
+      name: 'minimumHealthCapacity 1.2',
+      change: set('spec.strategy', { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 1.2 } }),
+      errors: [
+        'spec.strategy.minimumHealth.minimumHealthCapacity: got 1.2, expected between 0.0 and 1.0',
+      ],
+    },
+    {
+      name: 'negative maximumOverCapacity',
+      change: set('spec.strategy', { type: 'MinimumHealth', minimumHealth: { maximumOverCapacity: -0.5 } }),
+      errors: [
+        'spec.strategy.minimumHealth.maximumOverCapacity: got -0.5, expected between 0.0 and 1.0',
+      ],
+    },
+    {
+      name: 'MinimumHealth with rollingUpdate',
+      change: set('spec.strategy', { type: 'MinimumHealth', rollingUpdate: { maxSurge: 1 } }),
+      errors: ["spec.strategy.rollingUpdate: may not be specified when strategy `type` is 'MinimumHealth'"],
+    },
+    {
+      name: 'minimumHealth with type RollingUpdate',
+      change: set('spec.strategy', { type: 'RollingUpdate', minimumHealth: { minimumHealthCapacity: 0.5 } }),
+      errors: ["spec.strategy.minimumHealth: may not be specified when strategy `type` is 'RollingUpdate'"],
+    },
+    {
+      name: 'minimumHealth without a type (defaulted to RollingUpdate)',
+      change: set('spec.strategy', { minimumHealth: { minimumHealthCapacity: 0.5 } }),
+      errors: ["spec.strategy.minimumHealth: may not be specified when strategy `type` is 'RollingUpdate'"],
+    },
+    {
+      name: 'minimumHealth with type Recreate',
+      change: set('spec.strategy', { type: 'Recreate', minimumHealth: {} }),
+      errors: ["spec.strategy.minimumHealth: may not be specified when strategy `type` is 'Recreate'"],
+    },
+    {
       name: 'pod template without containers',
       change: set('spec.template.spec', {}),
       errors: ['spec.template.spec.containers: Required value'],
@@ -428,6 +487,13 @@ describe('examples/: every example is a valid pacer.dev Deployment', () => {
       },
     },
     { file: 'recreate-worker.yaml', check: (d) => expect(d.spec.strategy).to.deep.equal({ type: 'Recreate' }) },
+    {
+      file: 'minimum-health.yaml',
+      check: (d) => {
+        expect(d.spec.replicas).to.equal(10);
+        expect(d.spec.strategy).to.deep.equal({ type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.6, maximumOverCapacity: 0.2 } });
+      },
+    },
     {
       file: 'never-ready.yaml',
       check: (d) => {

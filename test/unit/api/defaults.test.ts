@@ -70,6 +70,42 @@ describe('api/defaults: withDefaults (apps/v1 SetDefaults_Deployment)', () => {
       },
     },
     {
+      name: 'MinimumHealth without minimumHealth gets Marathon\'s minimumHealthCapacity 1.0 and no rollingUpdate',
+      spec: { strategy: { type: 'MinimumHealth' } },
+      want: {
+        replicas: 1,
+        strategy: { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 1 } },
+        revisionHistoryLimit: 10,
+        progressDeadlineSeconds: 600,
+        minReadySeconds: 0,
+        paused: false,
+      },
+    },
+    {
+      name: 'MinimumHealth keeps a given capacity and leaves maximumOverCapacity absent (the side-by-side rule)',
+      spec: { strategy: { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.6 } } },
+      want: {
+        replicas: 1,
+        strategy: { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.6 } },
+        revisionHistoryLimit: 10,
+        progressDeadlineSeconds: 600,
+        minReadySeconds: 0,
+        paused: false,
+      },
+    },
+    {
+      name: 'MinimumHealth with maximumOverCapacity only: capacity defaults to 1.0',
+      spec: { strategy: { type: 'MinimumHealth', minimumHealth: { maximumOverCapacity: 0 } } },
+      want: {
+        replicas: 1,
+        strategy: { type: 'MinimumHealth', minimumHealth: { maximumOverCapacity: 0, minimumHealthCapacity: 1 } },
+        revisionHistoryLimit: 10,
+        progressDeadlineSeconds: 600,
+        minReadySeconds: 0,
+        paused: false,
+      },
+    },
+    {
       name: 'an unknown type is left for validation to reject',
       spec: { strategy: { type: 'BlueGreen' } },
       want: {

@@ -165,7 +165,7 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
   {
     name: 'unknown strategy type',
     change: (d) => { d.spec.strategy = { type: 'BlueGreen' }; },
-    errors: ['spec.strategy: Unsupported value: {"Type":"BlueGreen","RollingUpdate":null}: supported values: "Recreate", "RollingUpdate"'],
+    errors: ['spec.strategy: Unsupported value: {"Type":"BlueGreen","RollingUpdate":null}: supported values: "MinimumHealth", "Recreate", "RollingUpdate"'],
   },
   {
     name: 'Recreate alone is valid',
@@ -176,6 +176,70 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
     name: 'Recreate with rollingUpdate',
     change: (d) => { d.spec.strategy = { type: 'Recreate', rollingUpdate: { maxSurge: 1 } }; },
     errors: ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"],
+  },
+  // MinimumHealth (Marathon's upgradeStrategy): both shares between 0.0 and 1.0, Marathon's message.
+  {
+    name: 'MinimumHealth 0.6 with maximumOverCapacity 0.2 is valid',
+    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.6, maximumOverCapacity: 0.2 } }; },
+    errors: [],
+  },
+  {
+    name: 'MinimumHealth at the bounds 0 and 1 is valid',
+    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0, maximumOverCapacity: 1 } }; },
+    errors: [],
+  },
+  {
+    name: 'MinimumHealth without minimumHealth is valid (capacity defaults to 1.0)',
+    change: (d) => { d.spec.strategy = { type: 'MinimumHealth' }; },
+    errors: [],
+  },
+  {
+    name: 'minimumHealthCapacity 1.2',
+    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 1.2 } }; },
+    errors: ['spec.strategy.minimumHealth.minimumHealthCapacity: Invalid value: 1.2: got 1.2, expected between 0.0 and 1.0'],
+  },
+  {
+    name: 'negative maximumOverCapacity',
+    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.5, maximumOverCapacity: -0.1 } }; },
+    errors: ['spec.strategy.minimumHealth.maximumOverCapacity: Invalid value: -0.1: got -0.1, expected between 0.0 and 1.0'],
+  },
+  {
+    name: 'both shares out of range: both reported, capacity first',
+    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 2, maximumOverCapacity: 1.5 } }; },
+    errors: [
+      'spec.strategy.minimumHealth.minimumHealthCapacity: Invalid value: 2: got 2, expected between 0.0 and 1.0',
+      'spec.strategy.minimumHealth.maximumOverCapacity: Invalid value: 1.5: got 1.5, expected between 0.0 and 1.0',
+    ],
+  },
+  {
+    name: 'minimumHealthCapacity given as a string',
+    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: '0.5' as unknown as number } }; },
+    errors: ['spec.strategy.minimumHealth.minimumHealthCapacity: Invalid value: "string": spec.strategy.minimumHealth.minimumHealthCapacity in body must be of type number: "string"'],
+  },
+  {
+    name: 'minimumHealth given as a number',
+    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: 0.5 as unknown as object }; },
+    errors: ['spec.strategy.minimumHealth: Invalid value: "number": spec.strategy.minimumHealth in body must be of type object: "number"'],
+  },
+  {
+    name: 'MinimumHealth with rollingUpdate',
+    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', rollingUpdate: { maxSurge: 1 }, minimumHealth: { minimumHealthCapacity: 0.5 } }; },
+    errors: ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'MinimumHealth'"],
+  },
+  {
+    name: 'minimumHealth with type RollingUpdate',
+    change: (d) => { d.spec.strategy = { type: 'RollingUpdate', minimumHealth: { minimumHealthCapacity: 0.5 } }; },
+    errors: ["spec.strategy.minimumHealth: Forbidden: may not be specified when strategy `type` is 'RollingUpdate'"],
+  },
+  {
+    name: 'minimumHealth without a type (defaulted to RollingUpdate)',
+    change: (d) => { d.spec.strategy = { minimumHealth: { minimumHealthCapacity: 0.5 } }; },
+    errors: ["spec.strategy.minimumHealth: Forbidden: may not be specified when strategy `type` is 'RollingUpdate'"],
+  },
+  {
+    name: 'minimumHealth with type Recreate',
+    change: (d) => { d.spec.strategy = { type: 'Recreate', minimumHealth: {} }; },
+    errors: ["spec.strategy.minimumHealth: Forbidden: may not be specified when strategy `type` is 'Recreate'"],
   },
   {
     name: 'maxSurge given as a bare number string',
