@@ -13,7 +13,7 @@ import type { ResourceInfo } from './resources.ts';
 import { groupVersion } from './resources.ts';
 import { schema } from './schemabridge.ts';
 import { fieldSelectorFor, labelSelectorFn } from './selectors.ts';
-import type { Change, ServerWriteOptions } from './store.ts';
+import type { Change, ServerWriteOptions, SharedResult } from './store.ts';
 import { Store } from './store.ts';
 import { ApiError } from './types.ts';
 import type { DeleteOptions, KubeObject, ResourceRef, WatchEventType } from './types.ts';
@@ -428,10 +428,11 @@ export class SimServer {
       ...(fv ? { fieldValidation: fv } : {}),
       warnings: ctx.warnings,
       ...(sub ? { subresource: sub } : {}),
+      shared: true, // only serialised here: no copy
     };
   }
 
-  private async deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
+  private async deleteOptions(ctx: RequestContext): Promise<DeleteOptions & SharedResult> {
     const body = await this.objectBody(ctx, true);
     const q = ctx.url.searchParams;
     const b = body !== null && typeof body === 'object' ? body as Record<string, unknown> : {};
@@ -450,6 +451,7 @@ export class SimServer {
       ...(pre ? { preconditions: pre } : {}),
       dryRun: dryRun.includes('All'),
       actor: String(ctx.req.headers['user-agent'] ?? ''),
+      shared: true,
     };
   }
 
@@ -523,6 +525,7 @@ export class SimServer {
           fieldSelector: q.get('fieldSelector') ?? undefined,
           ...(limit ? { limit: Number(limit) } : {}),
           ...(q.get('continue') ? { continue: q.get('continue')! } : {}),
+          shared: true,
         });
         if (this.wantsTable(ctx)) {
           return this.sendJson(ctx, 200, this.tableOf(ctx, info, result.items, {
@@ -548,7 +551,7 @@ export class SimServer {
       }
       case 'get': {
         if (subresource === 'scale') return this.sendJson(ctx, 200, store.getScale(ref, namespace, name!));
-        const obj = store.getOrThrow(ref, namespace, name!);
+        const obj = store.getOrThrow(ref, namespace, name!, { shared: true });
         if (this.wantsTable(ctx) && !subresource) {
           return this.sendJson(ctx, 200, this.tableOf(ctx, info, [obj], { resourceVersion: obj.metadata.resourceVersion }), {}, TABLE_CONTENT_TYPE);
         }
@@ -634,21 +637,26 @@ export class SimServer {
     let started = false;
     let ended = false;
     let firstTable = true;
-    const buffered: string[] = [];
-    const line = (type: WatchEventType, c: Change): string => {
+    const buffered: Array<string | Buffer> = [];
+    const lineKeys: Record<WatchEventType, string> = { ADDED: `ADDED ${apiVersion}`, MODIFIED: `MODIFIED ${apiVersion}`, DELETED: `DELETED ${apiVersion}` };
+    const line = (type: WatchEventType, c: Change): string | Buffer => {
       if (table) {
         const t = this.tableOf(ctx, info, [c.object.apiVersion === apiVersion ? c.object : { ...c.object, apiVersion }], { noHeaders: !firstTable, resourceVersion: String(c.rv) });
         firstTable = false;
         return `{"type":"${type}","object":${JSON.stringify(t)}}\n`;
       }
-      let cache = c.json;
-      if (!cache) c.json = cache = new Map();
-      let json = cache.get(apiVersion);
-      if (json === undefined) {
-        json = JSON.stringify(c.object.apiVersion === apiVersion ? c.object : { ...c.object, apiVersion });
-        cache.set(apiVersion, json);
+      // Serialised and encoded once per change, event type and version: every watcher of the
+      // same type writes the same bytes.
+      let cache = c.lines;
+      if (!cache) c.lines = cache = new Map();
+      const key = lineKeys[type];
+      let bytes = cache.get(key);
+      if (bytes === undefined) {
+        const json = JSON.stringify(c.object.apiVersion === apiVersion ? c.object : { ...c.object, apiVersion });
+        bytes = Buffer.from(`{"type":"${type}","object":${json}}\n`);
+        cache.set(key, bytes);
       }
-      return `{"type":"${type}","object":${json}}\n`;
+      return bytes;
     };
     const deliver = (type: WatchEventType, c: Change): void => {
       if (ended) return;

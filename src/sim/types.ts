@@ -132,7 +132,8 @@ export interface WatchOptions {
 
 /**
  * One store for the whole simulated cluster. Every method returns deep copies (callers may mutate
- * what they get) and throws ApiError with Kubernetes semantics (404, 409, 410, 422, ...).
+ * what they get; the one opt-in exception is a read-only subscriber) and throws ApiError with
+ * Kubernetes semantics (404, 409, 410, 422, ...).
  * Writes by the simulated controllers and by HTTP clients go through the same methods.
  */
 export interface StoreApi {
@@ -161,8 +162,13 @@ export interface StoreApi {
   ): KubeObject | undefined;
   /** Returns the deleted object, or the object now pending deletion (deletionTimestamp set). */
   delete(ref: ResourceRef, namespace: string | undefined, name: string, opts?: DeleteOptions): KubeObject;
-  /** Every committed change of every type, synchronously after commit, in resourceVersion order. */
-  subscribe(listener: (e: StoreEvent) => void): () => void;
+  /**
+   * Every committed change of every type, synchronously after commit, in resourceVersion order.
+   * Each listener gets its own copy of the object, unless it subscribes with `{readonly: true}`:
+   * then it gets the stored object itself, deep-frozen and shared with every reader (no copy per
+   * listener per event). Read-only listeners must copy what they want to change.
+   */
+  subscribe(listener: (e: StoreEvent) => void, opts?: { readonly?: boolean }): () => void;
   /**
    * A watch of one type (namespace undefined = all). Replays history after `resourceVersion`, or
    * throws ApiError 410 Expired when that version is older than the history kept.

@@ -103,7 +103,9 @@ class Runner {
   }
 
   start(): void {
-    this.unsubscribe = this.store.subscribe((e) => this.onEvent(e));
+    // Read-only: the cache keeps the stored, frozen objects (no copy per event); loops change
+    // objects only through store.mutate, which hands them a copy.
+    this.unsubscribe = this.store.subscribe((e) => this.onEvent(e), { readonly: true });
     this.initialList();
     createNodes(this.store, this.ctx.config, this.ctx.now());
     this.queue.add(keys.scheduler);
