@@ -130,7 +130,6 @@ if (!isMainThread) {
 async function main(): Promise<void> {
   const { Store } = await import('../src/sim/store.ts');
   const { REF } = await import('../src/sim/resources.ts');
-  const { loadSchema } = await import('../src/sim/schemabridge.ts');
   const { SimServer } = await import('../src/sim/server.ts');
   const { AuditLog } = await import('../src/sim/audit.ts');
   const { Faults } = await import('../src/sim/faults.ts');
@@ -142,8 +141,6 @@ async function main(): Promise<void> {
   const mb = (n: number) => Math.round(n / 1024 / 1024);
   const emit = (o: object) => process.stdout.write(`${JSON.stringify({ bench: 'sim', ...o })}\n`);
   const heap = () => { gc(); gc(); return process.memoryUsage(); };
-
-  await loadSchema();
   const store = new Store();
   const nsName = (i: number) => `bench-${String(i).padStart(2, '0')}`;
   for (const name of ['default', ...Array.from({ length: NAMESPACES }, (_, i) => nsName(i))]) {

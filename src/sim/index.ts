@@ -8,7 +8,6 @@ import { AuditLog } from './audit.ts';
 import { Faults } from './faults.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 import { REF } from './resources.ts';
-import { loadSchema } from './schemabridge.ts';
 import { SimServer } from './server.ts';
 import { Store } from './store.ts';
 import { DEFAULT_POD_READY_MS, DEFAULT_POD_START_MS, startControlPlane } from './control/index.ts';
@@ -48,7 +47,6 @@ export interface SimCluster {
 }
 
 export async function startSim(opts: SimOptions = {}): Promise<SimCluster> {
-  await loadSchema();
   const store = new Store({ historySize: opts.historySize });
   const audit = new AuditLog();
   const faults = new Faults(opts.faults ?? '');

@@ -3,7 +3,6 @@
 import { expect } from 'chai';
 import { startSim } from '../../../src/sim/index.ts';
 import type { SimCluster } from '../../../src/sim/index.ts';
-import { schemaSources } from '../../../src/sim/schemabridge.ts';
 import { compareKubeVersions } from '../../../src/sim/server.ts';
 
 describe('sim/server', function () {
@@ -125,11 +124,6 @@ describe('sim/server', function () {
     expect(bad.status).to.equal(400);
     await req('/sim/faults', { method: 'DELETE' });
     expect((await req('/apis/coordination.k8s.io/v1/namespaces/default/leases')).status).to.equal(200);
-  });
-
-  it('uses the schema package, not the built-in fallbacks', () => {
-    // A schema module that fails to load would silently degrade CRDs to unvalidated, Name/Age only.
-    expect(Object.entries(schemaSources()).filter(([, src]) => src === 'fallback')).to.deep.equal([]);
   });
 
   it('orders versions the Kubernetes way', () => {

@@ -4,7 +4,6 @@
 
 import { expect } from 'chai';
 import { REF } from '../../../src/sim/resources.ts';
-import { loadSchema } from '../../../src/sim/schemabridge.ts';
 import { Store, cloneJson, deepFreeze } from '../../../src/sim/store.ts';
 import type { KubeObject, StoreEvent } from '../../../src/sim/types.ts';
 
@@ -36,7 +35,6 @@ function readyPatch(status: string): unknown {
 }
 
 describe('sim/store sharing', () => {
-  before(() => loadSchema());
 
   describe('read-only subscribers', () => {
     it('get the stored object, deep-frozen, the same instance for every read-only subscriber', () => {

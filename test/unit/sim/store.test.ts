@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { REF } from '../../../src/sim/resources.ts';
-import { loadSchema } from '../../../src/sim/schemabridge.ts';
 import { Store } from '../../../src/sim/store.ts';
 import { ApiError } from '../../../src/sim/types.ts';
 import type { KubeObject, StoreEvent } from '../../../src/sim/types.ts';
@@ -52,7 +51,6 @@ const WIDGET_CRD: KubeObject = {
 const WIDGETS = { group: 'example.com', version: 'v1', resource: 'widgets' };
 
 describe('sim/store', () => {
-  before(() => loadSchema());
 
   describe('create', () => {
     it('sets uid, creationTimestamp (RFC 3339 seconds), resourceVersion, generation and type meta', () => {

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { startControlPlane } from '../../../../src/sim/control/index.ts';
-import { loadSchema } from '../../../../src/sim/schemabridge.ts';
 import { Store } from '../../../../src/sim/store.ts';
 import { REF } from '../../../../src/sim/resources.ts';
 import type { KubeObject } from '../../../../src/sim/types.ts';
@@ -45,7 +44,6 @@ describe('sim/control plane', function () {
   });
 
   it('collects the ReplicaSets and pods of a deleted custom-resource owner', async () => {
-    await loadSchema();
     const store = newStore();
     const plane = startControlPlane(store, OPTS);
     stop = () => plane.stop();
