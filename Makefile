@@ -15,6 +15,7 @@ run: $(STAMP)
 
 ## The whole test suite: type check, unit, integration and end-to-end tests.
 test: $(STAMP)
+	@scripts/ensure-tools.sh
 	npm test
 
 typecheck: $(STAMP)

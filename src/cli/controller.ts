@@ -12,6 +12,7 @@ import type { Engine } from '../controller/reconciler.ts';
 import { createLogger, isLogLevel } from '../observe/logger.ts';
 import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
 import { createMetrics } from '../observe/metrics.ts';
+import type { ControllerMetrics } from '../observe/metrics.ts';
 import { parseBindAddress, startServers } from '../server/http.ts';
 import { GROUP, PLURAL, VERSION } from '../api/types.ts';
 
@@ -49,6 +50,8 @@ export interface RunControllerOptions {
 
 export interface RunningController {
   stop(): Promise<void>;
+  /** The controller's metrics (scrape `metrics.registry` when the server is off). */
+  metrics: ControllerMetrics;
   ready(): boolean;
   metricsPort?: number;
   healthPort?: number;
@@ -103,16 +106,16 @@ export async function checkCluster(client: KubeClient): Promise<void> {
 export async function runController(opts: RunControllerOptions = {}): Promise<RunningController> {
   validateOptions(opts);
   const logger = opts.logger ?? createLogger({ level: opts.logLevel, format: opts.logFormat });
+  const metrics = createMetrics();
   let client: KubeClient;
   try {
     const kc = loadKubeConfig({ kubeconfig: opts.kubeconfig, kubeconfigText: opts.kubeconfigText });
-    client = new KubeClient(kc, { userAgent: opts.userAgent ?? DEFAULT_USER_AGENT });
+    client = new KubeClient(kc, { userAgent: opts.userAgent ?? DEFAULT_USER_AGENT, metrics: metrics.restClient });
   } catch (err) {
     throw new CliError(`kubeconfig: ${(err as Error).message}`, 1);
   }
   await checkCluster(client);
   const engine = opts.engine ?? (await loadEngine());
-  const metrics = createMetrics();
   const controller = new DeploymentController({
     client, engine, logger, metrics,
     namespace: opts.namespace, workers: opts.workers ?? 2, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs,
@@ -131,6 +134,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   return {
     controller,
     client,
+    metrics,
     metricsPort: servers.metricsPort,
     healthPort: servers.healthPort,
     ready: () => controller.ready(),

@@ -156,6 +156,7 @@ function text(decision: Decision): string {
   for (const a of decision.actions) {
     lines.push(`  ${describeAction(a)}`);
     if (a.event) lines.push(`    event ${a.event.type} ${a.event.reason}: ${a.event.message}`);
+    if (a.verb === 'updateStatus') for (const e of a.events ?? []) lines.push(`    event ${e.type} ${e.reason}: ${e.message}`);
   }
   for (const e of decision.events) lines.push(`  event ${e.type} ${e.reason}: ${e.message}`);
   const s = decision.status;

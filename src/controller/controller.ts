@@ -16,8 +16,12 @@ import { EventRecorder } from './events.ts';
 import { Informer, keyOf } from './informer.ts';
 import type { ListWatchSource, ObjectWithMeta } from './informer.ts';
 import { controllerRef, reconcile } from './reconciler.ts';
-import type { Engine, ReconcilerDeps } from './reconciler.ts';
+import type { Engine, ReconcileStats, ReconcilerDeps } from './reconciler.ts';
+import { rolloutStartEstimate, rolloutStep, rolloutView } from './rollouts.ts';
+import type { InProgress } from './rollouts.ts';
 import { WorkQueue } from './workqueue.ts';
+import type { ReconcileResult } from './workqueue.ts';
+import { REVISION_ANNOTATION } from '../engine/annotations.ts';
 import { decide, onCreateConflict, onCreateError } from '../engine/sync.ts';
 
 export const CONTROLLER_NAME = 'deployment';
@@ -68,6 +72,8 @@ export class DeploymentController {
   private workers?: Promise<void>;
   private started = false;
   private stopping?: Promise<void>;
+  /** Deployment uid → the rollout in progress (for the rollout metrics only; see rollouts.ts). */
+  private readonly rollouts = new Map<string, InProgress>();
 
   constructor(opts: ControllerOptions) {
     this.opts = opts;
@@ -79,18 +85,22 @@ export class DeploymentController {
     this.replicaSets = new Informer<ReplicaSet>(kubeSource(client, REPLICASETS, namespace), informerOpts('replicasets'));
     this.pods = new Informer<Pod>(kubeSource(client, PODS, namespace), informerOpts('pods'));
     this.recorder = new EventRecorder(client, { logger: this.log });
+    const m = opts.metrics;
+    const labels = { controller: CONTROLLER_NAME };
     this.queue = new WorkQueue(CONTROLLER_NAME, {
-      hooks: {
-        onResult: (key, result, err) => {
-          opts.metrics?.reconcileTotal.inc({ controller: CONTROLLER_NAME, result });
-          if (err) {
-            const e = err as { kind?: string; message?: string };
-            this.log.error('reconcile failed', { key, kind: e.kind ?? 'Other', error: e.message ?? String(err), retries: this.queue.numRequeues(key) });
-          }
+      metrics: m?.queues,
+      hooks: m && {
+        onStart: () => m.activeWorkers.inc(labels),
+        onResult: (_key, result, err, seconds) => {
+          m.activeWorkers.dec(labels);
+          m.reconcileTime.observe(labels, seconds);
+          if (err !== undefined) m.reconcileErrors.inc(labels);
+          m.reconcileTotal.inc({ ...labels, result });
         },
       },
     });
-    opts.metrics?.trackQueue(CONTROLLER_NAME, CONTROLLER_NAME, () => this.queue.len());
+    m?.initController(CONTROLLER_NAME, Math.max(1, opts.workers ?? 1));
+    m?.trackDeployments(() => this.deployments.list());
     this.wireEvents();
   }
 
@@ -131,11 +141,45 @@ export class DeploymentController {
     return this.owner(rs);
   }
 
+  /** Feeds one stored change of a Deployment to the rollout rule; counts what ended. */
+  private rolloutChanged(old: Deployment | undefined, d: Deployment): void {
+    const uid = d.metadata.uid ?? '';
+    const step = rolloutStep(this.rollouts.get(uid), old && rolloutView(old), rolloutView(d), Date.now());
+    if (step.inProgress) this.rollouts.set(uid, step.inProgress);
+    else this.rollouts.delete(uid);
+    for (const end of step.ended) {
+      const startedAt = end.startedAt ?? rolloutStartEstimate(d, this.revisionReplicaSet(d, end.revision));
+      const seconds = startedAt === undefined ? undefined : Math.max(0, (Date.now() - startedAt) / 1000);
+      const strategy = d.spec?.strategy?.type ?? 'RollingUpdate';
+      this.opts.metrics?.observeRollout(end.result, strategy, seconds);
+      this.log.info('rollout ended', {
+        namespace: d.metadata.namespace, name: d.metadata.name, revision: end.revision, result: end.result,
+        ...(seconds !== undefined ? { durationSeconds: Math.round(seconds * 1000) / 1000, estimated: end.startedAt === undefined } : {}),
+      });
+    }
+  }
+
+  /** The ReplicaSet of `d` carrying `revision`. */
+  private revisionReplicaSet(d: Deployment, revision: string): ReplicaSet | undefined {
+    return this.replicaSets.list(d.metadata.namespace).find(
+      (rs) => controllerRef(rs)?.uid === d.metadata.uid && rs.metadata.annotations?.[REVISION_ANNOTATION] === revision,
+    );
+  }
+
   private wireEvents(): void {
     this.deployments.on({
-      add: (d) => this.enqueue(d),
-      update: (_old, d) => this.enqueue(d),
-      delete: (d) => this.enqueue(d),
+      add: (d) => {
+        this.rolloutChanged(undefined, d);
+        this.enqueue(d);
+      },
+      update: (old, d) => {
+        if (old.metadata.resourceVersion !== d.metadata.resourceVersion) this.rolloutChanged(old, d);
+        this.enqueue(d);
+      },
+      delete: (d) => {
+        this.rollouts.delete(d.metadata.uid ?? '');
+        this.enqueue(d);
+      },
     });
     this.replicaSets.on({
       add: (rs) => this.replicaSetChanged(rs),
@@ -191,8 +235,36 @@ export class DeploymentController {
         recorder: this.recorder,
         logger: this.log,
       };
-      return this.queue.run(this.opts.workers ?? 1, (key) => reconcile(deps, key, reconcileLogger(this.opts.logger, CONTROLLER_NAME, key, randomUUID())));
+      return this.queue.run(this.opts.workers ?? 1, (key) => this.reconcileAndLog(deps, key));
     });
+  }
+
+  /**
+   * One reconcile with its finished line: duration in ms and result; at info when the pass wrote
+   * something, met a conflict or failed, at debug when it was a no-op (resyncs and the progress
+   * deadline's requeues would otherwise flood the log).
+   */
+  private async reconcileAndLog(deps: ReconcilerDeps, key: string): Promise<ReconcileResult> {
+    const log = reconcileLogger(this.opts.logger, CONTROLLER_NAME, key, randomUUID());
+    const started = performance.now();
+    const stats: ReconcileStats = { writes: 0 };
+    const duration = () => Math.round((performance.now() - started) * 1000) / 1000;
+    try {
+      const result = await reconcile(deps, key, log, stats);
+      const outcome = result.requeueAfterMs !== undefined ? 'requeue_after' : result.requeue ? 'requeue' : 'success';
+      log.log(stats.writes > 0 || outcome === 'requeue' ? 'info' : 'debug', 'reconcile finished', {
+        duration: duration(), result: outcome, writes: stats.writes,
+        ...(result.requeueAfterMs !== undefined ? { requeueAfterMs: result.requeueAfterMs } : {}),
+      });
+      return result;
+    } catch (err) {
+      const e = err as { kind?: string; message?: string };
+      log.error('reconcile failed', {
+        duration: duration(), result: 'error', writes: stats.writes, kind: e.kind ?? 'Other',
+        error: e.message ?? String(err), retries: this.queue.numRequeues(key),
+      });
+      throw err;
+    }
   }
 
   waitForSync(): Promise<void> {

@@ -1,7 +1,16 @@
-// Kubernetes Events for what the controller did, written as core v1 Events with client-go's
-// aggregation: the same (object, type, reason, message) seen again within 10 minutes bumps the
-// existing Event's count and lastTimestamp (one PATCH) instead of creating another Event.
+// Kubernetes Events for what the controller did, written as core v1 Events with client-go's event
+// correlation (tools/record):
+//  * EventAggregator: events alike but for their message (same source, object, type and reason)
+//    are tracked per object; once 10 distinct messages were seen, each seen within 10 minutes of the
+//    previous one, further ones are written as one Event with the message
+//    "(combined from similar events): <latest message>";
+//  * EventLogger: an Event identical to one already written (same source, object, type, reason and
+//    message, or the same combined key) is not created again: one PATCH raises its count and sets
+//    lastTimestamp (and message). There is no time window here, as in client-go: only the LRU of
+//    4096 keys and the API server's Event TTL bound it; when the old Event is gone (404), it is
+//    created again under its name with the count carried on.
 // Recording never fails a reconcile: writes happen in the background and failures are logged.
+// Not done: client-go's spam filter (a token bucket of 25 events per object, refilled one per 5 min).
 
 import { hostname } from 'node:os';
 import type { Logger } from '../observe/logger.ts';
@@ -9,8 +18,11 @@ import { isKind } from '../kube/errors.ts';
 
 export const EVENT_SOURCE_COMPONENT = 'pacer-controller';
 export const REPORTING_CONTROLLER = 'pacer.dev/deployment-controller';
+/** client-go's defaultAggregateMaxEvents and defaultAggregateIntervalInSeconds. */
+export const AGGREGATE_MAX_EVENTS = 10;
 const AGGREGATION_WINDOW_MS = 10 * 60 * 1000;
 const MAX_CACHED_KEYS = 4096;
+export const COMBINED_PREFIX = '(combined from similar events): ';
 
 /** What an Event points at. */
 export interface InvolvedObject {
@@ -45,6 +57,7 @@ export interface EventRecorderOptions {
   now?: () => number;
   logger?: Logger;
   reportingInstance?: string;
+  /** How long similar events keep counting toward the combined one (default 10 min). */
   windowMs?: number;
 }
 
@@ -53,11 +66,25 @@ export function eventTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
+/** An Event this recorder wrote (EventLogger's cache). */
 interface Seen {
   name: string;
   namespace: string;
   count: number;
+  firstTimestamp: string;
+}
+
+/** Distinct messages of similar events (EventAggregator's cache). */
+interface Similar {
+  messages: Set<string>;
   lastAt: number;
+}
+
+/** Keeps the most recently used keys (a Map iterates in insertion order: re-insert = most recent). */
+function touch<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_CACHED_KEYS) map.delete(map.keys().next().value!);
 }
 
 export class EventRecorder {
@@ -67,6 +94,7 @@ export class EventRecorder {
   private readonly instance: string;
   private readonly windowMs: number;
   private readonly seen = new Map<string, Seen>();
+  private readonly similar = new Map<string, Similar>();
   private tail: Promise<void> = Promise.resolve();
   private serial = 0;
 
@@ -91,23 +119,43 @@ export class EventRecorder {
     return this.tail;
   }
 
-  private async write(obj: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string, at: number): Promise<void> {
+  /**
+   * EventAggregator: the event as it is to be written and the key it is deduplicated under. Under
+   * the limit it is itself; from the 10th distinct message on, the combined event.
+   */
+  private aggregate(obj: InvolvedObject, type: string, reason: string, message: string, at: number): { key: string; message: string } {
+    const m = obj.metadata;
+    const similarKey = JSON.stringify([EVENT_SOURCE_COMPONENT, obj.apiVersion, obj.kind, m.namespace ?? 'default', m.name, m.uid, type, reason]);
+    let rec = this.similar.get(similarKey);
+    if (!rec || at - rec.lastAt > this.windowMs) rec = { messages: new Set(), lastAt: at };
+    rec.messages.add(message);
+    rec.lastAt = at;
+    touch(this.similar, similarKey, rec);
+    if (rec.messages.size < AGGREGATE_MAX_EVENTS) return { key: JSON.stringify([similarKey, message]), message };
+    // As client-go: forget one message, so the set stays at the limit and later ones keep combining.
+    rec.messages.delete(rec.messages.values().next().value!);
+    return { key: similarKey, message: COMBINED_PREFIX + message };
+  }
+
+  private async write(obj: InvolvedObject, type: 'Normal' | 'Warning', reason: string, original: string, at: number): Promise<void> {
     const m = obj.metadata;
     const namespace = m.namespace ?? 'default';
-    const key = JSON.stringify([obj.apiVersion, obj.kind, namespace, m.name, m.uid, type, reason, message]);
+    const { key, message } = this.aggregate(obj, type, reason, original, at);
     const prev = this.seen.get(key);
-    if (prev && at - prev.lastAt <= this.windowMs) {
+    if (prev) {
       const count = prev.count + 1;
       try {
-        await this.sink.patchEvent(prev.namespace, prev.name, { count, lastTimestamp: eventTime(at) });
-        this.touch(key, { ...prev, count, lastAt: at });
+        await this.sink.patchEvent(prev.namespace, prev.name, { count, lastTimestamp: eventTime(at), message });
+        touch(this.seen, key, { ...prev, count });
         return;
       } catch (err) {
         if (!isKind(err, 'NotFound')) throw err;
-        // Someone deleted (or the TTL expired) the Event: start a new one.
+        // Deleted (the Event TTL): create it again under its name, the count carried on, as client-go does.
       }
     }
-    const name = `${m.name}.${(BigInt(at) * 1_000_000n + BigInt(this.serial++ % 1_000_000)).toString(16)}`;
+    const name = prev?.name ?? `${m.name}.${(BigInt(at) * 1_000_000n + BigInt(this.serial++ % 1_000_000)).toString(16)}`;
+    const count = prev ? prev.count + 1 : 1;
+    const firstTimestamp = prev?.firstTimestamp ?? eventTime(at);
     const event: CoreEvent = {
       apiVersion: 'v1',
       kind: 'Event',
@@ -117,20 +165,13 @@ export class EventRecorder {
       message,
       type,
       source: { component: EVENT_SOURCE_COMPONENT },
-      firstTimestamp: eventTime(at),
+      firstTimestamp,
       lastTimestamp: eventTime(at),
-      count: 1,
+      count,
       reportingComponent: REPORTING_CONTROLLER,
       reportingInstance: this.instance,
     };
     await this.sink.createEvent(namespace, event);
-    this.touch(key, { name, namespace, count: 1, lastAt: at });
-  }
-
-  /** Keeps the most recently used keys (a Map iterates in insertion order: re-insert = most recent). */
-  private touch(key: string, s: Seen): void {
-    this.seen.delete(key);
-    this.seen.set(key, s);
-    if (this.seen.size > MAX_CACHED_KEYS) this.seen.delete(this.seen.keys().next().value!);
+    touch(this.seen, key, { name, namespace, count, firstTimestamp });
   }
 }

@@ -97,6 +97,12 @@ function isNamespaceTerminating(err: KubeError): boolean {
   return !!err.status?.details?.causes?.some((c) => c.reason === 'NamespaceTerminating') || /because it is being terminated/.test(err.message);
 }
 
+/** What a pass did, for the reconcile-finished log line. */
+export interface ReconcileStats {
+  /** Writes that succeeded. */
+  writes: number;
+}
+
 class Stop {
   readonly result: ReconcileResult;
   constructor(result: ReconcileResult) {
@@ -105,7 +111,7 @@ class Stop {
 }
 
 /** One pass for one Deployment key ("namespace/name"). */
-export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger = deps.logger): Promise<ReconcileResult> {
+export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger = deps.logger, stats: ReconcileStats = { writes: 0 }): Promise<ReconcileResult> {
   const cached = deps.deployments.get(key);
   if (!cached) {
     log.debug('deployment not found in cache; nothing to do');
@@ -114,7 +120,7 @@ export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger =
   const ns = cached.metadata.namespace ?? 'default';
   const snapshot = buildSnapshot(cached, deps.replicaSets.list(ns), deps.pods.list(ns), (deps.now ?? Date.now)());
   const decision = deps.engine.decide(snapshot);
-  const pass = new Pass(deps, snapshot, log);
+  const pass = new Pass(deps, snapshot, log, stats);
   try {
     await pass.apply(decision.actions, { onCreateConflict: true });
   } catch (err) {
@@ -137,16 +143,18 @@ class Pass {
   private readonly deps: ReconcilerDeps;
   private readonly snapshot: Snapshot;
   private readonly log: Logger;
+  private readonly stats: ReconcileStats;
   /** The Deployment as last written by this pass (its resourceVersion guards the next write). */
   private deployment: Deployment;
   /** ReplicaSet name → resourceVersion after this pass's own write to it. */
   private readonly rsVersions = new Map<string, { before?: string; after?: string }>();
   private freshChecked?: boolean;
 
-  constructor(deps: ReconcilerDeps, snapshot: Snapshot, log: Logger) {
+  constructor(deps: ReconcilerDeps, snapshot: Snapshot, log: Logger, stats: ReconcileStats) {
     this.deps = deps;
     this.snapshot = snapshot;
     this.log = log;
+    this.stats = stats;
     this.deployment = snapshot.deployment;
   }
 
@@ -171,7 +179,10 @@ class Pass {
         }
         throw e;
       }
+      this.stats.writes++;
       this.record(action.event);
+      // Condition changes: recorded only now that the status carrying them is stored.
+      if (action.verb === 'updateStatus') this.recordAll(action.events ?? []);
     }
   }
 

@@ -32,8 +32,37 @@ export interface ReconcileResult {
 export type ResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after';
 
 export interface WorkQueueHooks {
-  /** Called after each reconcile with its outcome (metrics). */
-  onResult?(key: string, result: ResultLabel, err?: unknown): void;
+  /** Called when a worker takes a key, before reconcile (controller_runtime_active_workers). */
+  onStart?(key: string): void;
+  /** Called after each reconcile with its outcome and how long it took, result handling included. */
+  onResult?(key: string, result: ResultLabel, err: unknown, seconds: number): void;
+}
+
+/**
+ * What a queue reports, one instance per queue (client-go's workqueue metrics, without prom-client:
+ * the queue stays usable with none). Durations are in seconds.
+ */
+export interface QueueMetrics {
+  /** A key became pending (workqueue_adds_total). */
+  add(): void;
+  /** A worker took a key that had waited `waited` seconds since its add (workqueue_queue_duration_seconds). */
+  get(waited: number): void;
+  /** A worker finished a key it had held for `worked` seconds (workqueue_work_duration_seconds). */
+  done(worked: number): void;
+  /** A delayed or rate-limited add (workqueue_retries_total: client-go counts every AddAfter). */
+  retry(): void;
+}
+
+/** What the metrics read from a queue at scrape time. */
+export interface QueueState {
+  /** Pending keys: queued, or added again while being processed (workqueue_depth). */
+  depth(): number;
+  /** For each key being processed, seconds since a worker took it (unfinished work, longest processor). */
+  processingSeconds(): number[];
+}
+
+export interface QueueMetricsProvider {
+  forQueue(name: string, state: QueueState): QueueMetrics;
 }
 
 export class WorkQueue {
@@ -49,16 +78,32 @@ export class WorkQueue {
   private readonly getters: Array<(key: string | undefined) => void> = [];
   private readonly idleWaiters: Array<() => void> = [];
   private shuttingDown = false;
+  private readonly now: () => number;
+  private readonly metrics?: QueueMetrics;
+  /** When each pending key was added (ms), for the queue latency. */
+  private readonly addedAt = new Map<string, number>();
+  /** When a worker took each key being processed (ms). */
+  private readonly startedAt = new Map<string, number>();
 
-  constructor(name: string, opts: { backoff?: BackoffOptions; hooks?: WorkQueueHooks } = {}) {
+  constructor(name: string, opts: { backoff?: BackoffOptions; hooks?: WorkQueueHooks; metrics?: QueueMetricsProvider; now?: () => number } = {}) {
     this.name = name;
     this.backoff = opts.backoff ?? DEFAULT_BACKOFF;
     this.hooks = opts.hooks ?? {};
+    this.now = opts.now ?? (() => performance.now());
+    this.metrics = opts.metrics?.forQueue(name, {
+      depth: () => this.dirty.size,
+      processingSeconds: () => {
+        const now = this.now();
+        return [...this.startedAt.values()].map((t) => (now - t) / 1000);
+      },
+    });
   }
 
   add(key: string): void {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.dirty.add(key);
+    this.metrics?.add();
+    if (!this.addedAt.has(key)) this.addedAt.set(key, this.now());
     if (this.processing.has(key)) return; // requeued by done()
     this.push(key);
   }
@@ -66,20 +111,29 @@ export class WorkQueue {
   private push(key: string): void {
     const getter = this.getters.shift();
     if (getter) {
-      this.dirty.delete(key);
-      this.processing.add(key);
+      this.take(key);
       getter(key);
     } else {
       this.queue.push(key);
     }
   }
 
+  /** A worker takes `key`. */
+  private take(key: string): void {
+    this.dirty.delete(key);
+    this.processing.add(key);
+    const now = this.now();
+    const added = this.addedAt.get(key);
+    this.addedAt.delete(key);
+    this.startedAt.set(key, now);
+    if (this.metrics) this.metrics.get(added === undefined ? 0 : (now - added) / 1000);
+  }
+
   /** The next key, or undefined once shut down and empty. The caller must call done(key). */
   get(): Promise<string | undefined> {
     const key = this.queue.shift();
     if (key !== undefined) {
-      this.dirty.delete(key);
-      this.processing.add(key);
+      this.take(key);
       return Promise.resolve(key);
     }
     if (this.shuttingDown) return Promise.resolve(undefined);
@@ -88,12 +142,16 @@ export class WorkQueue {
 
   done(key: string): void {
     this.processing.delete(key);
+    const started = this.startedAt.get(key);
+    this.startedAt.delete(key);
+    if (this.metrics && started !== undefined) this.metrics.done((this.now() - started) / 1000);
     if (this.dirty.has(key)) this.push(key);
     if (this.processing.size === 0) for (const w of this.idleWaiters.splice(0)) w();
   }
 
   addAfter(key: string, ms: number): void {
     if (this.shuttingDown) return;
+    this.metrics?.retry();
     if (ms <= 0) {
       this.add(key);
       return;
@@ -124,7 +182,7 @@ export class WorkQueue {
     return this.failures.get(key) ?? 0;
   }
 
-  /** Keys waiting to be processed (the workqueue_depth metric). */
+  /** Keys waiting in line for a worker. */
   len(): number {
     return this.queue.length;
   }
@@ -162,22 +220,25 @@ export class WorkQueue {
       for (;;) {
         const key = await this.get();
         if (key === undefined) return;
+        const start = this.now();
+        const seconds = () => (this.now() - start) / 1000;
+        this.hooks.onStart?.(key);
         try {
           const result = await reconcile(key);
           if (result?.requeueAfterMs !== undefined) {
             this.forget(key);
             this.addAfter(key, result.requeueAfterMs);
-            this.hooks.onResult?.(key, 'requeue_after');
+            this.hooks.onResult?.(key, 'requeue_after', undefined, seconds());
           } else if (result?.requeue) {
             this.addRateLimited(key);
-            this.hooks.onResult?.(key, 'requeue');
+            this.hooks.onResult?.(key, 'requeue', undefined, seconds());
           } else {
             this.forget(key);
-            this.hooks.onResult?.(key, 'success');
+            this.hooks.onResult?.(key, 'success', undefined, seconds());
           }
         } catch (err) {
           this.addRateLimited(key);
-          this.hooks.onResult?.(key, 'error', err);
+          this.hooks.onResult?.(key, 'error', err, seconds());
         } finally {
           this.done(key);
         }

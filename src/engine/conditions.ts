@@ -107,3 +107,31 @@ export function replicaSetToDeploymentCondition(c: ReplicaSetCondition): Deploym
   if (c.message !== undefined) out.message = c.message;
   return out;
 }
+
+/** Conditions whose changes are announced with an Event. */
+export const EVENT_CONDITIONS: readonly string[] = [PROGRESSING, AVAILABLE, REPLICA_FAILURE, INVALID_SPEC];
+
+/** Reasons that mean something is wrong: their condition events are Warnings. */
+export const WARNING_REASONS: ReadonlySet<string> = new Set([
+  REASON.timedOut, REASON.failedRSCreate, REASON.minimumReplicasUnavailable, REASON.invalidSpec,
+]);
+
+/**
+ * One Event per condition that appeared or changed status or reason between the stored status and
+ * the new one, with the condition's reason and message. A changed message alone is no event (as
+ * setCondition does not treat it as news); a removed condition has no reason to tell, so no event.
+ * Warning for the failure reasons above and for ReplicaFailure=True (the ReplicaSet's own reason,
+ * e.g. FailedCreate), Normal otherwise.
+ */
+export function conditionChangeEvents(before: DeploymentStatus | undefined, after: DeploymentStatus): Array<{ type: 'Normal' | 'Warning'; reason: string; message: string }> {
+  const out: Array<{ type: 'Normal' | 'Warning'; reason: string; message: string }> = [];
+  for (const c of after.conditions ?? []) {
+    if (!EVENT_CONDITIONS.includes(c.type)) continue;
+    const prev = getCondition(before, c.type);
+    if (prev && prev.status === c.status && prev.reason === c.reason) continue;
+    const reason = c.reason || c.type;
+    const warning = WARNING_REASONS.has(reason) || (c.type === REPLICA_FAILURE && c.status === 'True');
+    out.push({ type: warning ? 'Warning' : 'Normal', reason, message: c.message ?? '' });
+  }
+  return out;
+}

@@ -11,6 +11,7 @@ import { claimReplicaSets, controllerOf } from './claim.ts';
 import {
   INVALID_SPEC,
   PROGRESSING,
+  conditionChangeEvents,
   MESSAGE,
   REASON,
   getCondition,
@@ -231,7 +232,7 @@ function finish(pass: Pass, snapshot: Snapshot, rss: readonly ReplicaSet[], rele
   let status: DeploymentStatus = stored.status ?? {};
   if (!statusEqual(stored.status, pass.status)) {
     status = pass.status;
-    pass.actions.push({ verb: 'updateStatus', kind: 'Deployment', name, status });
+    pass.actions.push(statusAction(name, stored.status, status, pass.actions, pass.events));
   }
   return {
     deployment: key(stored),
@@ -243,6 +244,18 @@ function finish(pass: Pass, snapshot: Snapshot, rss: readonly ReplicaSet[], rele
   };
 }
 
+/**
+ * The status write, carrying an event for each condition it changes, except one that repeats an
+ * event the pass already records (ReplicaSetCreateError has its own upstream event).
+ */
+function statusAction(name: string, before: DeploymentStatus | undefined, status: DeploymentStatus, actions: readonly Action[], loose: readonly EventRecord[]): Action {
+  const already = [...loose, ...actions.flatMap((a) => (a.event ? [a.event] : []))];
+  const events = conditionChangeEvents(before, status).filter(
+    (e) => !already.some((x) => x.type === e.type && x.reason === e.reason && x.message === e.message),
+  );
+  return { verb: 'updateStatus', kind: 'Deployment', name, status, ...(events.length > 0 ? { events } : {}) };
+}
+
 /** The ReplicaSets this Deployment controls, without claiming anything. */
 function ownedAsIs(d: Deployment, candidates: readonly ReplicaSet[]): ReplicaSet[] {
   return candidates.filter((rs) => d.metadata.uid !== undefined && controllerOf(rs)?.uid === d.metadata.uid);
@@ -252,7 +265,7 @@ function simpleDecision(snapshot: Snapshot, d: Deployment, status: DeploymentSta
   const stored = snapshot.deployment;
   const changed = !statusEqual(stored.status, status);
   const final = changed ? status : (stored.status ?? {});
-  if (changed) actions.push({ verb: 'updateStatus', kind: 'Deployment', name: stored.metadata.name ?? '', status: final });
+  if (changed) actions.push(statusAction(stored.metadata.name ?? '', stored.status, final, actions, events));
   const owned = ownedAsIs(d, snapshot.replicaSets);
   for (const rs of extra) if (!owned.some((o) => o.metadata.name === rs.metadata.name)) owned.push(rs);
   return {

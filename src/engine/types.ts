@@ -80,6 +80,8 @@ export interface UpdateStatusAction extends ActionBase {
   kind: 'Deployment';
   name: string;
   status: DeploymentStatus;
+  /** One event per condition whose status or reason this write changes (recorded after it succeeded). */
+  events?: EventRecord[];
 }
 
 export type Action = CreateAction | ScaleAction | UpdateAction | DeleteAction | UpdateStatusAction;

@@ -79,10 +79,20 @@ export interface DeleteOptions {
   propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
 }
 
+/**
+ * Sees every request (client-go's rest_client metrics): `code` is the HTTP status as a string, or
+ * "<error>" when no response came back; `seconds` is the request's latency, left out for watches
+ * (they are counted once their response starts, as client-go does, but a watch's length is no latency).
+ */
+export interface RequestObserver {
+  observe(r: { method: string; host: string; code: string; seconds?: number }): void;
+}
+
 export interface KubeClientOptions {
   userAgent?: string;
   /** Timeout of a single non-watch request. */
   requestTimeoutMs?: number;
+  metrics?: RequestObserver;
 }
 
 /** The path of a collection or an object: `/apis/apps/v1/namespaces/ns/replicasets/name/status`. */
@@ -138,6 +148,9 @@ export class KubeClient {
   readonly userAgent: string;
   private readonly requestTimeoutMs: number;
   private readonly http = new IsomorphicFetchHttpLibrary();
+  private readonly metrics?: RequestObserver;
+  /** host[:port] of the API server, the `host` label. */
+  private readonly host: string;
 
   constructor(kc: KubeConfig, opts: KubeClientOptions = {}) {
     const cluster = kc.getCurrentCluster();
@@ -146,6 +159,22 @@ export class KubeClient {
     this.server = cluster.server.replace(/\/+$/, '');
     this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
+    this.metrics = opts.metrics;
+    let host = '';
+    try {
+      host = new URL(this.server).host;
+    } catch {
+      // an unparseable server fails on the first request anyway
+    }
+    this.host = host;
+  }
+
+  private observe(method: HttpMethod, code: number | undefined, started?: number): void {
+    if (!this.metrics) return;
+    this.metrics.observe({
+      method: String(method), host: this.host, code: code === undefined ? '<error>' : String(code),
+      ...(started !== undefined ? { seconds: (performance.now() - started) / 1000 } : {}),
+    });
   }
 
   private async context(method: HttpMethod, path: string, signal: AbortSignal | undefined): Promise<RequestContext> {
@@ -165,8 +194,9 @@ export class KubeClient {
     const what = opts.what ?? `${method} ${path}`;
     const timeout = AbortSignal.timeout(this.requestTimeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-    let code: number;
+    let code: number | undefined;
     let text: string;
+    const started = performance.now();
     try {
       const ctx = await this.context(method, path, signal);
       if (opts.body !== undefined) {
@@ -178,6 +208,8 @@ export class KubeClient {
       text = await resp.body.text();
     } catch (err) {
       throw toKubeError(err, what);
+    } finally {
+      this.observe(method, code, started);
     }
     if (code < 200 || code > 299) throw fromResponse(code, text, what);
     if (text === '') return undefined as T;
@@ -267,7 +299,14 @@ export class KubeClient {
       arm();
       const ctx = await this.context(HttpMethod.GET, path, local.signal);
       ctx.setHeaderParam('Accept', 'application/json');
-      const resp = await this.http.send(ctx).toPromise();
+      let resp;
+      try {
+        resp = await this.http.send(ctx).toPromise();
+      } catch (err) {
+        if (!signal?.aborted) this.observe(HttpMethod.GET, undefined);
+        throw err;
+      }
+      this.observe(HttpMethod.GET, resp.httpStatusCode);
       if (resp.httpStatusCode !== 200) throw fromResponse(resp.httpStatusCode, await resp.body.text(), what);
       const stream = resp.body.stream();
       if (!stream) return;

@@ -1,42 +1,260 @@
-// Prometheus metrics with controller-runtime's names, so existing dashboards work unchanged.
-// This is the minimal set; the full one (reconcile_time_seconds, workqueue_adds_total,
-// rest_client_requests_total, pacer_* object metrics) hangs off the hooks below in a later issue.
+// Prometheus metrics (prom-client) with controller-runtime's and client-go's names, label sets and
+// buckets, so existing controller dashboards work unchanged; object state in kube-state-metrics'
+// shape under a pacer_ prefix; rollout outcomes. The work queue and the API client report through
+// small interfaces (QueueMetricsProvider, RequestObserver) and stay usable without any metrics.
+//
+// Object metrics are computed at scrape time from the informer cache (collect callbacks): no
+// per-event bookkeeping, and a deleted Deployment's series are simply gone at the next scrape.
 
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Deployment } from '../api/types.ts';
+import type { QueueMetrics, QueueMetricsProvider, QueueState, ResultLabel } from '../controller/workqueue.ts';
+import type { RequestObserver } from '../kube/client.ts';
+
+/** controller-runtime's controller_runtime_reconcile_time_seconds buckets. */
+export const RECONCILE_TIME_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
+  1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+/** client-go's workqueue buckets: ExponentialBuckets(10e-9, 10, 12), 10 ns to 1000 s. */
+export const WORKQUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1)));
+/** client-go's rest_client_request_duration_seconds buckets (k8s.io/component-base restclient metrics). */
+export const REST_CLIENT_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0];
+/** Rollouts take seconds to hours. */
+export const ROLLOUT_DURATION_BUCKETS = [1, 5, 10, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 14400];
+
+export const RECONCILE_RESULTS: readonly ResultLabel[] = ['success', 'error', 'requeue', 'requeue_after'];
+export const ROLLOUT_RESULTS = ['complete', 'deadline_exceeded', 'superseded'] as const;
+export type RolloutResult = (typeof ROLLOUT_RESULTS)[number];
+
+/**
+ * Reasons exported as they are on pacer_deployment_status_condition; anything else becomes
+ * "unknown" (kube-state-metrics' allow-list for Deployments, plus Pacer's InvalidSpec), which keeps
+ * the label's cardinality bounded whatever a condition says.
+ */
+export const CONDITION_REASONS = new Set([
+  'ReplicaSetUpdated', 'ReplicaSetCreateError', 'NewReplicaSetCreated', 'FoundNewReplicaSet', 'NewReplicaSetAvailable',
+  'ProgressDeadlineExceeded', 'DeploymentPaused', 'DeploymentResumed', 'MinimumReplicasAvailable',
+  'MinimumReplicasUnavailable', 'InvalidSpec', '',
+]);
+/** kube-state-metrics writes one series per possible status, valued 1 for the current one. */
+const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
 
 export interface ControllerMetrics {
   registry: Registry;
   reconcileTotal: Counter<'controller' | 'result'>;
-  workqueueDepth: Gauge<'name' | 'controller'>;
-  /** Makes workqueue_depth read the queue's length at scrape time. */
-  trackQueue(name: string, controller: string, len: () => number): void;
+  reconcileErrors: Counter<'controller'>;
+  reconcileTime: Histogram<'controller'>;
+  maxConcurrentReconciles: Gauge<'controller'>;
+  activeWorkers: Gauge<'controller'>;
+  rolloutsTotal: Counter<'result'>;
+  rolloutDuration: Histogram<'strategy' | 'result'>;
+  /** For WorkQueue's `metrics` option: workqueue_* labelled {name, controller}. */
+  queues: QueueMetricsProvider;
+  /** For KubeClient's `metrics` option: rest_client_*. */
+  restClient: RequestObserver;
+  /** Zeroes a controller's series and sets its worker count, as controller-runtime does at start. */
+  initController(controller: string, workers: number): void;
+  /** Computes the pacer_deployment_* series from `list()` at every scrape. */
+  trackDeployments(list: () => Iterable<Deployment>): void;
+  /** A rollout ended. */
+  observeRollout(result: RolloutResult, strategy: string, seconds: number | undefined): void;
+}
+
+/** One pacer_deployment_* sample. */
+export interface DeploymentSeries {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+type Labels = Record<string, string>;
+
+/** The pacer_deployment_* families: name, help, extra labels and the samples of one Deployment. */
+const DEPLOYMENT_FAMILIES: Array<{ name: string; help: string; labels: string[]; samples(d: Deployment, base: Labels): Array<[Labels, number]> }> = [
+  { name: 'pacer_deployment_spec_replicas', help: 'Number of desired pods for a deployment.', labels: [],
+    samples: (d, base) => [[base, d.spec?.replicas ?? 1]] },
+  { name: 'pacer_deployment_status_replicas', help: 'The number of replicas per deployment.', labels: [],
+    samples: (d, base) => [[base, d.status?.replicas ?? 0]] },
+  { name: 'pacer_deployment_status_replicas_updated', help: 'The number of updated replicas per deployment.', labels: [],
+    samples: (d, base) => [[base, d.status?.updatedReplicas ?? 0]] },
+  { name: 'pacer_deployment_status_replicas_ready', help: 'The number of ready replicas per deployment.', labels: [],
+    samples: (d, base) => [[base, d.status?.readyReplicas ?? 0]] },
+  { name: 'pacer_deployment_status_replicas_available', help: 'The number of available replicas per deployment.', labels: [],
+    samples: (d, base) => [[base, d.status?.availableReplicas ?? 0]] },
+  { name: 'pacer_deployment_status_replicas_unavailable', help: 'The number of unavailable replicas per deployment.', labels: [],
+    samples: (d, base) => [[base, d.status?.unavailableReplicas ?? 0]] },
+  { name: 'pacer_deployment_metadata_generation', help: 'Sequence number representing a specific generation of the desired state.', labels: [],
+    samples: (d, base) => [[base, d.metadata.generation ?? 0]] },
+  { name: 'pacer_deployment_status_observed_generation', help: 'The generation observed by the deployment controller.', labels: [],
+    samples: (d, base) => [[base, d.status?.observedGeneration ?? 0]] },
+  { name: 'pacer_deployment_spec_paused', help: 'Whether the deployment is paused and will not be processed by the deployment controller.', labels: [],
+    samples: (d, base) => [[base, d.spec?.paused ? 1 : 0]] },
+  { name: 'pacer_deployment_info', help: 'Information about a deployment.', labels: ['strategy'],
+    samples: (d, base) => [[{ ...base, strategy: d.spec?.strategy?.type ?? 'RollingUpdate' }, 1]] },
+  { name: 'pacer_deployment_status_condition', help: 'The current status conditions of a deployment.', labels: ['condition', 'status', 'reason'],
+    samples: (d, base) => {
+      const out: Array<[Labels, number]> = [];
+      for (const c of d.status?.conditions ?? []) {
+        const reason = CONDITION_REASONS.has(c.reason ?? '') ? (c.reason ?? '') : 'unknown';
+        for (const st of CONDITION_STATUSES) out.push([{ ...base, condition: c.type, status: st.toLowerCase(), reason }, c.status === st ? 1 : 0]);
+      }
+      return out;
+    } },
+];
+
+function baseLabels(d: Deployment): Labels {
+  return { namespace: d.metadata.namespace ?? '', name: d.metadata.name ?? '' };
+}
+
+/** Every pacer_deployment_* sample of one Deployment (what a scrape shows for it). */
+export function deploymentSeries(d: Deployment): DeploymentSeries[] {
+  const base = baseLabels(d);
+  return DEPLOYMENT_FAMILIES.flatMap((f) => f.samples(d, base).map(([labels, value]) => ({ name: f.name, labels, value })));
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): ControllerMetrics {
   const registry = new Registry();
   if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  // ---- controller-runtime: pkg/internal/controller/metrics --------------------------------------
   const reconcileTotal = new Counter({
-    name: 'controller_runtime_reconcile_total',
-    help: 'Total number of reconciliations per controller',
-    labelNames: ['controller', 'result'] as const,
-    registers: [registry],
+    name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller',
+    labelNames: ['controller', 'result'] as const, registers,
   });
-  const queues: Array<{ name: string; controller: string; len: () => number }> = [];
-  const workqueueDepth = new Gauge({
-    name: 'workqueue_depth',
-    help: 'Current depth of workqueue',
-    labelNames: ['name', 'controller'] as const,
-    registers: [registry],
+  const reconcileErrors = new Counter({
+    name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller',
+    labelNames: ['controller'] as const, registers,
+  });
+  const reconcileTime = new Histogram({
+    name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller',
+    labelNames: ['controller'] as const, buckets: RECONCILE_TIME_BUCKETS, registers,
+  });
+  const maxConcurrentReconciles = new Gauge({
+    name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller',
+    labelNames: ['controller'] as const, registers,
+  });
+  const activeWorkers = new Gauge({
+    name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller',
+    labelNames: ['controller'] as const, registers,
+  });
+
+  // ---- client-go workqueue, as controller-runtime registers it ({name, controller}) -------------
+  const states: Array<{ labels: { name: string; controller: string }; state: QueueState }> = [];
+  const queueLabels = ['name', 'controller'] as const;
+  new Gauge({
+    name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: queueLabels, registers,
     collect() {
-      for (const q of queues) this.set({ name: q.name, controller: q.controller }, q.len());
+      for (const q of states) this.set(q.labels, q.state.depth());
     },
   });
+  const adds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: queueLabels, registers });
+  const latency = new Histogram({
+    name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested',
+    labelNames: queueLabels, buckets: WORKQUEUE_BUCKETS, registers,
+  });
+  const workDuration = new Histogram({
+    name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes.',
+    labelNames: queueLabels, buckets: WORKQUEUE_BUCKETS, registers,
+  });
+  new Gauge({
+    name: 'workqueue_unfinished_work_seconds',
+    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. " +
+      'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.',
+    labelNames: queueLabels, registers,
+    collect() {
+      for (const q of states) this.set(q.labels, q.state.processingSeconds().reduce((a, b) => a + b, 0));
+    },
+  });
+  new Gauge({
+    name: 'workqueue_longest_running_processor_seconds', help: 'How many seconds has the longest running processor for workqueue been running.',
+    labelNames: queueLabels, registers,
+    collect() {
+      for (const q of states) this.set(q.labels, Math.max(0, ...q.state.processingSeconds()));
+    },
+  });
+  const retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: queueLabels, registers });
+  const queues: QueueMetricsProvider = {
+    // controller-runtime names each queue after its controller and sets both labels to that name.
+    forQueue(name: string, state: QueueState): QueueMetrics {
+      const labels = { name, controller: name };
+      states.push({ labels, state });
+      adds.inc(labels, 0);
+      retries.inc(labels, 0);
+      const lat = latency.labels(labels);
+      const work = workDuration.labels(labels);
+      return {
+        add: () => adds.inc(labels),
+        get: (waited) => lat.observe(waited),
+        done: (worked) => work.observe(worked),
+        retry: () => retries.inc(labels),
+      };
+    },
+  };
+
+  // ---- client-go rest client -------------------------------------------------------------------
+  const requests = new Counter({
+    name: 'rest_client_requests_total', help: 'Number of HTTP requests, partitioned by status code, method, and host.',
+    labelNames: ['code', 'method', 'host'] as const, registers,
+  });
+  const requestDuration = new Histogram({
+    name: 'rest_client_request_duration_seconds', help: 'Request latency in seconds. Broken down by verb, and host.',
+    labelNames: ['verb', 'host'] as const, buckets: REST_CLIENT_BUCKETS, registers,
+  });
+  const restClient: RequestObserver = {
+    observe({ method, host, code, seconds }) {
+      requests.inc({ code, method, host });
+      if (seconds !== undefined) requestDuration.observe({ verb: method, host }, seconds);
+    },
+  };
+
+  // ---- Pacer: object state (kube-state-metrics' shape) and rollout outcomes ---------------------
+  const sources: Array<() => Iterable<Deployment>> = [];
+  for (const f of DEPLOYMENT_FAMILIES) {
+    new Gauge({
+      name: f.name, help: f.help, labelNames: ['namespace', 'name', ...f.labels], registers,
+      collect() {
+        this.reset(); // what is no longer in the cache is no longer exported
+        for (const list of sources) {
+          for (const d of list()) for (const [labels, value] of f.samples(d, baseLabels(d))) this.set(labels, value);
+        }
+      },
+    });
+  }
+  const rolloutsTotal = new Counter({
+    name: 'pacer_rollouts_total', help: 'Rollouts that ended, by result (complete, deadline_exceeded, superseded).',
+    labelNames: ['result'] as const, registers,
+  });
+  for (const result of ROLLOUT_RESULTS) rolloutsTotal.inc({ result }, 0);
+  const rolloutDuration = new Histogram({
+    name: 'pacer_rollout_duration_seconds', help: 'How long rollouts took from the new revision to their end, by strategy and result.',
+    labelNames: ['strategy', 'result'] as const, buckets: ROLLOUT_DURATION_BUCKETS, registers,
+  });
+
   return {
     registry,
     reconcileTotal,
-    workqueueDepth,
-    trackQueue(name, controller, len) {
-      queues.push({ name, controller, len });
+    reconcileErrors,
+    reconcileTime,
+    maxConcurrentReconciles,
+    activeWorkers,
+    rolloutsTotal,
+    rolloutDuration,
+    queues,
+    restClient,
+    initController(controller, workers) {
+      for (const result of RECONCILE_RESULTS) reconcileTotal.inc({ controller, result }, 0);
+      reconcileErrors.inc({ controller }, 0);
+      maxConcurrentReconciles.set({ controller }, workers);
+      activeWorkers.set({ controller }, 0);
+    },
+    trackDeployments(list) {
+      sources.push(list);
+    },
+    observeRollout(result, strategy, seconds) {
+      rolloutsTotal.inc({ result });
+      if (seconds !== undefined && Number.isFinite(seconds) && seconds >= 0) rolloutDuration.observe({ strategy, result }, seconds);
     },
   };
 }

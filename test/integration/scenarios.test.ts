@@ -86,7 +86,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
       `Scaled up replica set ${fresh.metadata.name} from 3 to 4`,
       `Scaled down replica set ${old.metadata.name} from 1 to 0`,
     ];
-    await eventually('the eight scaling Events', () => t.messagesFor('web').length >= expectedEvents.length);
+    await eventually('the eight scaling Events', () => t.messagesFor('web', 'ScalingReplicaSet').length >= expectedEvents.length);
     t.stop();
 
     expect(t.violations, t.violations.join('\n')).to.deep.equal([]);
@@ -97,7 +97,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
       `${fresh.metadata.name} 0→1`, `${old.metadata.name} 4→3`, `${fresh.metadata.name} 1→2`, `${old.metadata.name} 3→2`,
       `${fresh.metadata.name} 2→3`, `${old.metadata.name} 2→1`, `${fresh.metadata.name} 3→4`, `${old.metadata.name} 1→0`,
     ]);
-    expect(t.messagesFor('web')).to.deep.equal(expectedEvents);
+    expect(t.messagesFor('web', 'ScalingReplicaSet')).to.deep.equal(expectedEvents);
 
     expect(rss.filter((r) => (r.spec.replicas ?? 0) > 0).map((r) => r.metadata.name)).to.deep.equal([fresh.metadata.name]);
     const oldNow = rss.find((r) => r.metadata.name === old.metadata.name)!;
@@ -138,14 +138,14 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     await c.client.patch(DEPLOYMENTS, ns, 'web', imagePatch('nginx:2'), 'merge');
     const d = await waitComplete(c.client, ns, 'web', '2');
     const fresh = rsByImage(await ownedReplicaSets(c.client, d), 'nginx:2');
-    await eventually('the two scaling Events', () => t.messagesFor('web').length >= 2);
+    await eventually('the two scaling Events', () => t.messagesFor('web', 'ScalingReplicaSet').length >= 2);
     t.stop();
 
     expect(t.violations, t.violations.join('\n')).to.deep.equal([]);
     expect(sawOldPodsGoing, 'old pods were seen terminating (the check had something to see)').to.equal(true);
     // Recreate creates the new ReplicaSet at full size at once.
     expect(t.scalings.map((s) => `${s.rs} ${s.from}→${s.to}`)).to.deep.equal([`${old.metadata.name} 3→0`, `${fresh.metadata.name} 0→3`]);
-    expect(t.messagesFor('web')).to.deep.equal([
+    expect(t.messagesFor('web', 'ScalingReplicaSet')).to.deep.equal([
       `Scaled down replica set ${old.metadata.name} from 3 to 0`,
       `Scaled up replica set ${fresh.metadata.name} from 0 to 3`,
     ]);
@@ -259,13 +259,13 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     expect([resumed.status, resumed.message]).to.deep.equal(['Unknown', 'Deployment is resumed']);
 
     const d = await waitComplete(c.client, ns, 'web', '2');
-    await eventually('the Events of the resumed rollout', () => t.messagesFor('web').includes(`Scaled down replica set ${old.metadata.name} from 1 to 0`));
+    await eventually('the Events of the resumed rollout', () => t.messagesFor('web', 'ScalingReplicaSet').includes(`Scaled down replica set ${old.metadata.name} from 1 to 0`));
     t.stop();
 
     const rss = await ownedReplicaSets(c.client, d);
     expect(rss).to.have.length(2);
     expect(rsByImage(rss, 'nginx:2').spec.replicas).to.equal(5);
-    expect(t.messagesFor('web')[0]).to.equal(`Scaled up replica set ${old.metadata.name} from 3 to 5`);
+    expect(t.messagesFor('web', 'ScalingReplicaSet')[0]).to.equal(`Scaled up replica set ${old.metadata.name} from 3 to 5`);
     expect(t.violations, t.violations.join('\n')).to.deep.equal([]);
   });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { EventRecorder, eventTime, EVENT_SOURCE_COMPONENT, REPORTING_CONTROLLER } from '../../../src/controller/events.ts';
+import { EventRecorder, eventTime, COMBINED_PREFIX, EVENT_SOURCE_COMPONENT, REPORTING_CONTROLLER } from '../../../src/controller/events.ts';
 import type { CoreEvent, EventSink } from '../../../src/controller/events.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 
@@ -12,7 +12,7 @@ class FakeSink implements EventSink {
     this.events.set(e.metadata.name, structuredClone(e));
     return e;
   }
-  async patchEvent(namespace: string, name: string, patch: { count: number; lastTimestamp: string }): Promise<CoreEvent> {
+  async patchEvent(namespace: string, name: string, patch: { count: number; lastTimestamp: string; message: string }): Promise<CoreEvent> {
     this.calls.push(`patch ${namespace}/${name}`);
     if (this.failNextPatchWith) { const e = this.failNextPatchWith; this.failNextPatchWith = undefined; throw e; }
     const e = this.events.get(name)!;
@@ -41,12 +41,12 @@ describe('controller/events', () => {
     expect(e.firstTimestamp).to.equal('2026-03-01T10:00:00Z');
   });
 
-  describe('aggregation: the same (object, type, reason, message) within 10 minutes', () => {
+  describe('EventLogger: the same (source, object, type, reason, message) again → one Event, count + 1', () => {
     const msg = 'Scaled up replica set web-1 from 0 to 3';
     const rows: Array<{ name: string; second: { obj?: typeof web; type?: 'Normal' | 'Warning'; reason?: string; message?: string; afterMs: number }; events: number; count: number }> = [
       { name: 'repeated after 1 minute → one Event, count 2', second: { afterMs: 60_000 }, events: 1, count: 2 },
       { name: 'repeated after exactly 10 minutes → still aggregated', second: { afterMs: 600_000 }, events: 1, count: 2 },
-      { name: 'repeated after 10 minutes and 1 s → a new Event', second: { afterMs: 601_000 }, events: 2, count: 1 },
+      { name: 'repeated after an hour → still aggregated (client-go\'s EventLogger has no time window)', second: { afterMs: 3_600_000 }, events: 1, count: 2 },
       { name: 'another message → a new Event', second: { message: 'Scaled down replica set web-1 from 3 to 0', afterMs: 1000 }, events: 2, count: 1 },
       { name: 'another reason → a new Event', second: { reason: 'Other', afterMs: 1000 }, events: 2, count: 1 },
       { name: 'another type → a new Event', second: { type: 'Warning', afterMs: 1000 }, events: 2, count: 1 },
@@ -72,7 +72,50 @@ describe('controller/events', () => {
     }
   });
 
-  it('counts up on every repeat and creates a fresh Event when the old one is gone', async () => {
+  describe('EventAggregator: similar events (same object, type, reason; other messages)', () => {
+    const scaled = (i: number) => `Scaled up replica set web-${i} from 0 to 1`;
+    async function record(n: number, gapMs: number): Promise<FakeSink> {
+      const sink = new FakeSink();
+      let now = T0;
+      const rec = new EventRecorder(sink, { now: () => now });
+      for (let i = 1; i <= n; i++) {
+        rec.record(web, 'Normal', 'ScalingReplicaSet', scaled(i));
+        now += gapMs;
+      }
+      await rec.flush();
+      return sink;
+    }
+    const rows: Array<{ name: string; n: number; gapMs: number; plain: number; combined?: { count: number; message: string } }> = [
+      { name: '9 distinct messages within 10 minutes → 9 Events', n: 9, gapMs: 1000, plain: 9 },
+      { name: 'the 10th distinct message → written as "(combined from similar events): …"', n: 10, gapMs: 1000, plain: 9, combined: { count: 1, message: COMBINED_PREFIX + scaled(10) } },
+      { name: '14 distinct messages → 9 Events and one combined Event with count 5 and the latest message', n: 14, gapMs: 1000, plain: 9, combined: { count: 5, message: COMBINED_PREFIX + scaled(14) } },
+      { name: 'more than 10 minutes between them → the window restarts: every one its own Event', n: 12, gapMs: 601_000, plain: 12 },
+    ];
+    for (const row of rows) {
+      it(row.name, async () => {
+        const sink = await record(row.n, row.gapMs);
+        const all = [...sink.events.values()];
+        const combined = all.filter((e) => e.message.startsWith(COMBINED_PREFIX));
+        expect(all.length - combined.length).to.equal(row.plain);
+        if (!row.combined) {
+          expect(combined).to.deep.equal([]);
+          return;
+        }
+        expect(combined.map((e) => [e.count, e.message])).to.deep.equal([[row.combined.count, row.combined.message]]);
+        expect([combined[0].type, combined[0].reason]).to.deep.equal(['Normal', 'ScalingReplicaSet']);
+      });
+    }
+    it('another reason is not similar', async () => {
+      const sink = new FakeSink();
+      const rec = new EventRecorder(sink, { now: () => T0 });
+      for (let i = 1; i <= 9; i++) rec.record(web, 'Normal', 'ScalingReplicaSet', scaled(i));
+      rec.record(web, 'Normal', 'NewReplicaSetAvailable', 'ReplicaSet "web-9" has successfully progressed.');
+      await rec.flush();
+      expect([...sink.events.values()].filter((e) => e.message.startsWith(COMBINED_PREFIX))).to.deep.equal([]);
+    });
+  });
+
+  it('counts up on every repeat and creates the Event again when the old one is gone', async () => {
     const sink = new FakeSink();
     const rec = new EventRecorder(sink, { now: () => T0 });
     for (let i = 0; i < 3; i++) rec.record(web, 'Warning', 'ReplicaSetCreateError', 'boom');
@@ -81,7 +124,10 @@ describe('controller/events', () => {
     sink.failNextPatchWith = new KubeError('NotFound', 'events "web.1" not found', { code: 404 });
     rec.record(web, 'Warning', 'ReplicaSetCreateError', 'boom');
     await rec.flush();
-    expect(sink.calls.filter((c) => c.startsWith('create')).length).to.equal(2);
+    const creates = sink.calls.filter((c) => c.startsWith('create'));
+    expect(creates.length).to.equal(2);
+    expect(creates[1], 'created again under its name').to.equal(creates[0]);
+    expect([...sink.events.values()].map((e) => e.count), 'the count carries on').to.deep.equal([4]);
   });
 
   it('never throws to the caller when writing fails', async () => {

@@ -218,6 +218,26 @@ describe('controller/reconciler', () => {
     expect(h.events).to.deep.equal([]);
   });
 
+  describe('condition-change events ride on the status write', () => {
+    const progressed = { type: 'Normal' as const, reason: 'NewReplicaSetAvailable', message: 'ReplicaSet "web-a" has successfully progressed.' };
+    const statusWrite: Action = { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { replicas: 1 }, events: [progressed] };
+    it('recorded once the status is stored, and the pass counts its writes', async () => {
+      const h = harness({ decide: () => decision([statusWrite]) });
+      const stats = { writes: 0 };
+      await reconcile(h.deps, `${NS}/web`, h.deps.logger, stats);
+      expect(h.events).to.deep.equal(['Normal NewReplicaSetAvailable ReplicaSet "web-a" has successfully progressed.']);
+      expect(stats.writes).to.equal(1);
+    });
+    it('not recorded when the status write fails (409)', async () => {
+      const h = harness({ decide: () => decision([statusWrite]) });
+      h.api.deployment.metadata.resourceVersion = '11';
+      const stats = { writes: 0 };
+      expect(await reconcile(h.deps, `${NS}/web`, h.deps.logger, stats)).to.deep.equal({ requeue: true });
+      expect(h.events).to.deep.equal([]);
+      expect(stats.writes).to.equal(0);
+    });
+  });
+
   it('a 409 on the status write requeues', async () => {
     const h = harness({ decide: () => decision([{ verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { replicas: 1 } }]) });
     h.api.deployment.metadata.resourceVersion = '11';

@@ -115,6 +115,29 @@ describe('controller/workqueue', () => {
     await done;
   });
 
+  it('run reports each reconcile: onStart before, onResult with its duration (fake clock)', async () => {
+    let now = 0;
+    const seen: string[] = [];
+    const q = new WorkQueue('t', {
+      now: () => now,
+      backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 }, // the failed key is not retried before shutdown
+      hooks: {
+        onStart: (k) => seen.push(`start ${k}`),
+        onResult: (k, r, err, seconds) => seen.push(`${r} ${k} ${seconds}s${err ? ` ${(err as Error).message}` : ''}`),
+      },
+    });
+    const done = q.run(1, async (key) => {
+      now += key === 'slow' ? 2500 : 40;
+      if (key === 'bad') throw new Error('boom');
+      return key === 'later' ? { requeueAfterMs: 60_000 } : undefined;
+    });
+    q.add('slow'); q.add('bad'); q.add('later');
+    await until(() => seen.length === 6, 'three reconciles');
+    q.shutdown();
+    await done;
+    expect(seen).to.deep.equal(['start slow', 'success slow 2.5s', 'start bad', 'error bad 0.04s boom', 'start later', 'requeue_after later 0.04s']);
+  });
+
   it('shutdown drains queued keys, finishes in-flight ones, then ignores adds', async () => {
     const q = new WorkQueue('t');
     const seen: string[] = [];
