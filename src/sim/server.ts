@@ -77,6 +77,8 @@ interface RequestContext {
   verb?: AuditVerb | string;
   route?: Route;
   warnings: string[];
+  /** Records the request in the audit log now (once); otherwise it is recorded when the response ends. */
+  audit?: () => void;
 }
 
 function notFoundPath(): ApiError {
@@ -174,6 +176,7 @@ export class SimServer {
         requestURI: req.url ?? '',
       });
     };
+    ctx.audit = recordAudit;
     res.on('finish', recordAudit);
     res.on('close', recordAudit);
     try {
@@ -695,6 +698,9 @@ export class SimServer {
     }
     res.writeHead(200, { 'Content-Type': table ? TABLE_CONTENT_TYPE : 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
+    // A watch is audited when its response starts (the real server's ResponseStarted stage), not
+    // when it ends: open watches are visible in the log.
+    ctx.audit?.();
     started = true;
     for (const l of buffered) res.write(l);
     buffered.length = 0;

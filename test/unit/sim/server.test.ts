@@ -115,6 +115,16 @@ describe('sim/server', function () {
     }]);
   });
 
+  it('audits a watch when its response starts, while it is still open', async () => {
+    sim.audit.clear();
+    const ac = new AbortController();
+    const r = await req('/api/v1/namespaces/default/pods?watch=true&resourceVersion=' + sim.store.currentResourceVersion(), { signal: ac.signal });
+    expect(r.status).to.equal(200);
+    const open = sim.audit.entries().filter((e) => e.verb === 'watch');
+    ac.abort();
+    expect(open.map((e) => [e.verb, e.resource, e.namespace, e.code])).to.deep.equal([['watch', 'pods', 'default', 200]]);
+  });
+
   it('/sim/faults sets, reports and clears faults', async () => {
     const set = await json('/sim/faults', { method: 'POST', body: JSON.stringify({ spec: 'error=503@1:resource=leases' }) });
     expect(set.body.spec).to.equal('error=503@1:resource=leases');
