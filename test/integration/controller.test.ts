@@ -16,29 +16,13 @@ import { controllerRef } from '../../src/controller/reconciler.ts';
 import type { Deployment, ReplicaSet } from '../../src/api/types.ts';
 import type { Action, Decision, Snapshot } from '../../src/engine/types.ts';
 import { silentLogger } from '../../src/observe/logger.ts';
+import { eventually, sleep } from './fixtures/cluster.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const CRD_FILE = `${ROOT}crds/deployments.pacer.dev.yaml`;
 const ENGINE_READY = existsSync(`${ROOT}src/engine/sync.ts`);
 const CONTROL_PLANE_READY = existsSync(`${ROOT}src/sim/control/index.ts`);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `fn` returns a value (bounded). */
-async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await sleep(50);
-  }
-}
 
 async function installCrd(client: KubeClient): Promise<void> {
   const crd = parseYaml(readFileSync(CRD_FILE, 'utf8')) as {

@@ -20,6 +20,7 @@ import { maximumCapacity, minimumHealthy } from '../../../src/engine/minimumheal
 import { findNewReplicaSet, sameReplicaSet, specReplicaSum } from '../../../src/engine/replicasets.ts';
 import { decide } from '../../../src/engine/sync.ts';
 import type { Decision } from '../../../src/engine/types.ts';
+import { type World, apply, ripen } from './world.ts';
 import { NOW, deployment, replicaSet, template } from './fixtures.ts';
 
 interface Setup {
@@ -47,11 +48,6 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('image' as const), image: fc.integer({ min: 2, max: 4 }) }) },
 );
 
-interface World {
-  d: Deployment;
-  rss: ReplicaSet[];
-  now: number;
-}
 
 /** The documented bound on Σ spec.replicas (see the header). */
 function totalBound(s: Setup): number {
@@ -73,27 +69,7 @@ function start(s: Setup): World {
   return { d, rss: [old], now: NOW };
 }
 
-/** The world after the writes: pods appear at once (not available); scale-downs remove unavailable pods first. */
-function apply(decision: Decision, now: number): World {
-  const rss = decision.objects.replicaSets.map((rs) => {
-    const spec = rs.spec.replicas ?? 1;
-    const available = Math.min(rs.status?.availableReplicas ?? 0, spec);
-    return { ...rs, status: { replicas: spec, readyReplicas: available, availableReplicas: available, observedGeneration: rs.metadata.generation ?? 1 } };
-  });
-  return { d: decision.objects.deployment, rss, now };
-}
 
-/** Some unavailable pods turn available, as the mask decides (all of them with `all`). */
-function ripen(w: World, mask: number[], all = false): World {
-  const rss = w.rss.map((rs, i) => {
-    const pods = rs.status?.replicas ?? 0;
-    const available = rs.status?.availableReplicas ?? 0;
-    const gain = all ? pods - available : Math.min(pods - available, mask[i % mask.length] % (pods - available + 1));
-    if (gain <= 0) return rs;
-    return { ...rs, status: { ...rs.status!, readyReplicas: available + gain, availableReplicas: available + gain } };
-  });
-  return { ...w, rss };
-}
 
 /** Σ spec.replicas after each write of the pass, in order: the highest. */
 function peakDuring(before: readonly ReplicaSet[], decision: Decision): number {

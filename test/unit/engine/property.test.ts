@@ -12,6 +12,7 @@ import { findNewReplicaSet, specReplicaSum, sameReplicaSet } from '../../../src/
 import { isScalingEvent } from '../../../src/engine/scale.ts';
 import { decide, defaulted } from '../../../src/engine/sync.ts';
 import type { Decision } from '../../../src/engine/types.ts';
+import { type World, apply, ripen } from './world.ts';
 import { NOW, deployment, template } from './fixtures.ts';
 
 function deepFreeze<T>(v: T): T {
@@ -27,11 +28,6 @@ type Step =
   | { kind: 'image'; image: number }
   | { kind: 'scale'; replicas: number };
 
-interface World {
-  d: Deployment;
-  rss: ReplicaSet[];
-  now: number;
-}
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('pass' as const), ready: fc.array(fc.nat(5), { minLength: 1, maxLength: 4 }) }) },
@@ -51,29 +47,7 @@ const setup = fc
   })
   .filter((s) => !(isZeroIntOrPercent(s.surge) && isZeroIntOrPercent(s.unavailable)));
 
-/** The world after the writes: pods appear at once (not available); scale-downs remove unavailable pods first. */
-function apply(decision: Decision, now: number): World {
-  const rss = decision.objects.replicaSets.map((rs) => {
-    const spec = rs.spec.replicas ?? 1;
-    const pods = rs.status?.replicas ?? 0;
-    let available = rs.status?.availableReplicas ?? 0;
-    if (spec < pods) available = Math.min(available, spec);
-    return { ...rs, status: { replicas: spec, readyReplicas: available, availableReplicas: available, observedGeneration: rs.metadata.generation ?? 1 } };
-  });
-  return { d: decision.objects.deployment, rss, now };
-}
 
-/** Some unavailable pods turn available, in an order the mask decides. */
-function ripen(w: World, mask: number[], all = false): World {
-  const rss = w.rss.map((rs, i) => {
-    const pods = rs.status?.replicas ?? 0;
-    const available = rs.status?.availableReplicas ?? 0;
-    const gain = all ? pods - available : Math.min(pods - available, mask[i % mask.length] % (pods - available + 1));
-    if (gain <= 0) return rs;
-    return { ...rs, status: { ...rs.status!, readyReplicas: available + gain, availableReplicas: available + gain } };
-  });
-  return { ...w, rss };
-}
 
 const availableSum = (rss: readonly ReplicaSet[]) => rss.reduce((n, r) => n + (r.status?.availableReplicas ?? 0), 0);
 
