@@ -2,7 +2,7 @@
 //
 //  1. Read the Deployment from the cache (gone → nothing to do).
 //  2. Build the Snapshot: the ReplicaSets it controls plus the orphans its selector matches, the
-//     pods its selector matches, and now.
+//     pods its selector matches, now, and its dependencies and dependents (dependencies.ts).
 //  3. decide(), then carry out the actions in order, stopping at the first failure (the next pass
 //     recomputes everything from the cluster: level-triggered).
 //  4. After each successful write, record the action's event; at the end, the loose events.
@@ -17,6 +17,8 @@ import type { Action, Decision, EventRecord, Snapshot } from '../engine/types.ts
 import { KubeError, isKind, toKubeError } from '../kube/errors.ts';
 import { mergePatchDiff } from '../kube/mergepatch.ts';
 import type { Logger } from '../observe/logger.ts';
+import { dependencySnapshot } from './dependencies.ts';
+import type { DependencyIndex } from './dependencies.ts';
 import type { ReconcileResult } from './workqueue.ts';
 
 /** The engine entry points the reconciler calls (src/engine/sync.ts). */
@@ -57,6 +59,8 @@ export interface ReconcilerDeps {
   recorder: Recorder;
   logger: Logger;
   now?: () => number;
+  /** Who depends on whom (the controller keeps it); without it dependents are unknown. */
+  dependencyIndex?: DependencyIndex;
 }
 
 export function controllerRef(obj: { metadata: { ownerReferences?: OwnerReference[] } }): OwnerReference | undefined {
@@ -77,7 +81,10 @@ export function buildSnapshot(d: Deployment, replicaSets: ReplicaSet[], pods: Po
     if (ref) return ref.uid === uid;
     return selects && !rs.metadata.deletionTimestamp && selectorMatches(selector, rs.metadata.labels);
   });
-  const matchingPods = selects ? pods.filter((p) => selectorMatches(selector, p.metadata.labels)) : [];
+  // Only Recreate reads pods (it waits for the old ones to stop): a rolling Deployment's pass does
+  // not scan every pod of its namespace.
+  const readsPods = selects && d.spec?.strategy?.type === 'Recreate';
+  const matchingPods = readsPods ? pods.filter((p) => selectorMatches(selector, p.metadata.labels)) : [];
   // No copies: the engine never changes its input (the property test runs it on frozen objects),
   // and handing it the cached objects themselves lets it remember work per object (template
   // hashes, comparisons, validation) across passes.
@@ -118,7 +125,10 @@ export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger =
     return {};
   }
   const ns = cached.metadata.namespace ?? 'default';
-  const snapshot = buildSnapshot(cached, deps.replicaSets.list(ns), deps.pods.list(ns), (deps.now ?? Date.now)());
+  const snapshot: Snapshot = {
+    ...buildSnapshot(cached, deps.replicaSets.list(ns), deps.pods.list(ns), (deps.now ?? Date.now)()),
+    ...dependencySnapshot(cached, (k) => deps.deployments.get(k), deps.dependencyIndex),
+  };
   const decision = deps.engine.decide(snapshot);
   const pass = new Pass(deps, snapshot, log, stats);
   try {
@@ -293,7 +303,8 @@ class Pass {
    */
   private async updateDeployment(target: Deployment): Promise<void> {
     const pick = (d: Deployment) => ({
-      metadata: { labels: d.metadata.labels, annotations: d.metadata.annotations },
+      // Finalizers are a list: a change sends the whole new list (guarded by the resourceVersion).
+      metadata: { labels: d.metadata.labels, annotations: d.metadata.annotations, finalizers: d.metadata.finalizers },
       spec: { template: d.spec?.template },
     });
     const patch = mergePatchDiff(pick(this.snapshot.deployment), pick(target)) as Record<string, Record<string, unknown>> | undefined;

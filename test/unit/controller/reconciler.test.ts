@@ -157,9 +157,11 @@ describe('controller/reconciler', () => {
         expect(s.replicaSets.map((x) => x.metadata.name)).to.deep.equal(included ? [r.metadata.name] : []);
       });
     }
-    it('includes pods its selector matches, and nothing for an empty selector', () => {
+    it('includes the pods its selector matches for Recreate only (the one strategy that reads them), nothing for an empty selector', () => {
       const pods = [pod('p1', { app: 'web' }), pod('p2', { app: 'db' })];
-      expect(buildSnapshot(deployment(), [], pods, 1).pods.map((p) => p.metadata.name)).to.deep.equal(['p1']);
+      const recreate = { ...deployment(), spec: { ...deployment().spec, strategy: { type: 'Recreate' } } };
+      expect(buildSnapshot(recreate, [], pods, 1).pods.map((p) => p.metadata.name)).to.deep.equal(['p1']);
+      expect(buildSnapshot(deployment(), [], pods, 1).pods).to.deep.equal([]);
       const all = { ...deployment(), spec: { ...deployment().spec, selector: {} } };
       const s = buildSnapshot(all, [rs('web-c', { owner: null })], pods, 7);
       expect([s.replicaSets.length, s.pods.length, s.now]).to.deep.equal([0, 0, 7]);
