@@ -15,7 +15,7 @@ import type { SimCluster } from '../sim/index.ts';
 import { REF } from '../sim/resources.ts';
 import type { KubeObject, ResourceRef } from '../sim/types.ts';
 import { createLogger } from '../observe/logger.ts';
-import type { LogFormat, LogLevel } from '../observe/logger.ts';
+import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
 import { API_VERSION, GROUP, PLURAL, VERSION } from '../api/types.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
@@ -33,6 +33,9 @@ export interface UpOptions {
   logFormat: LogFormat;
   podStartMs?: number;
   podReadyMs?: number;
+  /** Where the instructions go (default stdout). */
+  out?: NodeJS.WritableStream;
+  logger?: Logger;
 }
 
 export interface Up {
@@ -64,7 +67,7 @@ function applyToSim(sim: SimCluster, ref: ResourceRef, obj: KubeObject, namespac
 }
 
 export async function runUp(o: UpOptions): Promise<Up> {
-  const logger = createLogger({ level: o.logLevel, format: o.logFormat });
+  const logger = o.logger ?? createLogger({ level: o.logLevel, format: o.logFormat });
   const kubeconfig = o.kubeconfig ?? process.env.KUBECONFIG;
   const common = {
     metricsBindAddress: o.metricsBindAddress,
@@ -91,16 +94,22 @@ export async function runUp(o: UpOptions): Promise<Up> {
       applyToSim(sim, DEPLOYMENTS, obj, obj.metadata.namespace ?? 'default');
       applied.push(obj.metadata.name ?? '?');
     }
-    const out = process.stdout;
-    out.write(`pacer: simulated cluster serving at ${sim.url}\n`);
-    out.write(`pacer: controller running; metrics on ${o.metricsBindAddress}, health probes on ${o.healthProbeBindAddress}\n`);
-    out.write(`pacer: applied examples: ${applied.join(', ') || '(none)'}\n`);
-    out.write(`pacer: in another terminal:\n`);
-    out.write(`  export KUBECONFIG=${sim.kubeconfigPath}\n`);
-    out.write(`  kubectl get pdeploy,rs,pods\n`);
-    out.write(`  kubectl patch pdeploy web --type=merge -p '{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}}'\n`);
-    out.write(`  kubectl get rs -w\n`);
-    out.write(`pacer: Ctrl-C stops everything\n`);
+    const out = o.out ?? process.stdout;
+    const plugin = join(ROOT, 'bin', 'kubectl-pacer.js');
+    out.write([
+      `pacer: simulated cluster serving at ${sim.url}`,
+      `pacer: controller running; metrics on ${o.metricsBindAddress}, health probes on ${o.healthProbeBindAddress}`,
+      `pacer: applied examples: ${applied.join(', ') || '(none)'}`,
+      `pacer: in another terminal:`,
+      `  export KUBECONFIG=${sim.kubeconfigPath}`,
+      `  kubectl get pdeploy,rs,pods`,
+      `  ln -sf ${plugin} ~/.local/bin/kubectl-pacer   # the kubectl plugin, on your PATH`,
+      `  kubectl pacer rollout status web`,
+      `  kubectl pacer set image web nginx=nginx:1.28`,
+      `  kubectl pacer get web -w`,
+      `pacer: Ctrl-C stops everything`,
+      '',
+    ].join('\n'));
     return {
       sim,
       controller,
