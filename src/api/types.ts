@@ -95,6 +95,12 @@ export interface DeploymentSpec {
   revisionHistoryLimit?: number;
   progressDeadlineSeconds?: number;
   paused?: boolean;
+  /**
+   * Other pacer.dev Deployments this one depends on (Marathon's dependencies), as `name` (same
+   * namespace) or `namespace/name`. It makes progress only while every one of them is complete.
+   * Pacer addition.
+   */
+  dependencies?: string[];
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';

@@ -7,6 +7,7 @@
 
 import type { Deployment, DeploymentStrategy, IntOrString, LabelSelector } from './types.ts';
 import { isEmptySelector, selectorMatches } from './selector.ts';
+import { validateDependencies } from './dependencies.ts';
 
 export type FieldErrorType = 'Required' | 'Invalid' | 'NotSupported' | 'Forbidden';
 
@@ -61,6 +62,28 @@ const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_FORMAT}$`);
 const DNS1123_SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const DNS1123_SUBDOMAIN_MAX = 253;
+
+const DNS1123_LABEL_FORMAT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const DNS1123_LABEL = new RegExp(`^${DNS1123_LABEL_FORMAT}$`);
+const DNS1123_LABEL_MSG =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const DNS1123_LABEL_MAX = 63;
+
+/** IsDNS1123Subdomain: an object name such as a Deployment's. */
+export function dns1123SubdomainErrors(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX));
+  if (!DNS1123_SUBDOMAIN.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FORMAT, 'example.com'));
+  return errs;
+}
+
+/** IsDNS1123Label: a namespace name. */
+export function dns1123LabelErrors(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > DNS1123_LABEL_MAX) errs.push(maxLenError(DNS1123_LABEL_MAX));
+  if (!DNS1123_LABEL.test(value)) errs.push(regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FORMAT, 'my-name', '123-abc'));
+  return errs;
+}
 
 /** IsQualifiedName: a label key such as "app" or "example.com/tier". */
 export function qualifiedNameErrors(value: string): string[] {
@@ -370,6 +393,8 @@ export function validateDeployment(d: Deployment, old?: Deployment): FieldError[
       errs.push({ field: 'spec.progressDeadlineSeconds', type: 'Invalid', value: spec.progressDeadlineSeconds, detail: 'must be greater than minReadySeconds' });
     }
   }
+
+  errs.push(...validateDependencies(spec.dependencies));
 
   // Update only: apps/v1 freezes the selector once the Deployment exists.
   if (old && !sameSelector(selector, old.spec?.selector ?? undefined)) {

@@ -1,6 +1,9 @@
 // `pacer plan`: what would Pacer do with these objects? Reads a Deployment with its ReplicaSets
 // and Pods from YAML or JSON, runs the engine once, and prints the decision. Same code path as
 // the controller, without the I/O; `objects` in the output feed the next run, pass after pass.
+// Further pacer.dev Deployments in the input are the states of its dependencies (and dependents):
+// the one decided is the first, or the one `--name` picks; the others are printed back unchanged.
+// With a single Deployment its dependents are unknown, so its finalizers are left alone.
 
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
@@ -9,7 +12,9 @@ import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { API_VERSION, KIND } from '../api/types.ts';
 import { generatedUid } from '../engine/newreplicaset.ts';
 import { decide } from '../engine/sync.ts';
-import type { Action, Decision } from '../engine/types.ts';
+import type { Action, Decision, Snapshot } from '../engine/types.ts';
+import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
+import { findDependencyCycle } from '../engine/dependencies.ts';
 
 export type PlanOutput = 'json' | 'yaml' | 'text';
 
@@ -17,6 +22,8 @@ export interface PlanOptions {
   /** RFC 3339; the clock of this pass. */
   now?: string;
   output?: PlanOutput;
+  /** Which Deployment to decide when the input holds several: `name` or `namespace/name` (default: the first). */
+  name?: string;
 }
 
 export interface PlanResult {
@@ -49,6 +56,8 @@ type KubeObject = { apiVersion?: unknown; kind?: unknown; metadata?: unknown; [k
 
 interface Parsed {
   deployment: Deployment;
+  /** The other pacer.dev Deployments of the input (dependencies and dependents). */
+  others: Deployment[];
   replicaSets: ReplicaSet[];
   pods: Pod[];
 }
@@ -71,10 +80,10 @@ function withMetadataDefaults<T extends { kind?: string; metadata: Deployment['m
   return { ...obj, metadata };
 }
 
-function parseInput(input: string, source: string, now: string): Parsed {
+function parseInput(input: string, source: string, now: string, pick?: string): Parsed {
   const docs = parseAllDocuments(input);
   const list = Array.isArray(docs) ? docs : [];
-  let deployment: Deployment | undefined;
+  const deployments: Deployment[] = [];
   const replicaSets: ReplicaSet[] = [];
   const pods: Pod[] = [];
   list.forEach((doc, i) => {
@@ -98,9 +107,13 @@ function parseInput(input: string, source: string, now: string): Parsed {
       }
       const name = obj.metadata.name;
       if (apiVersion === API_VERSION && kind === KIND) {
-        if (deployment) throw new InputError(`${at}: more than one ${API_VERSION} Deployment (found "${deployment.metadata.name}" and "${name}")`);
         if (!isObject(obj.spec)) throw new InputError(`${at}: Deployment "${name}": spec is required`);
-        deployment = withMetadataDefaults(obj as unknown as Deployment, now);
+        const d = withMetadataDefaults(obj as unknown as Deployment, now);
+        const key = deploymentKey(d.metadata.namespace, name);
+        if (deployments.some((x) => deploymentKey(x.metadata.namespace, x.metadata.name) === key)) {
+          throw new InputError(`${at}: more than one ${API_VERSION} Deployment named ${key}`);
+        }
+        deployments.push(d);
       } else if (apiVersion === 'apps/v1' && kind === 'ReplicaSet') {
         if (!isObject(obj.spec)) throw new InputError(`${at}: ReplicaSet "${name}": spec is required`);
         const rs = withMetadataDefaults(obj as unknown as ReplicaSet, now);
@@ -113,10 +126,17 @@ function parseInput(input: string, source: string, now: string): Parsed {
       }
     });
   });
-  if (!deployment) throw new InputError(`${source}: no ${API_VERSION} Deployment found`);
+  if (deployments.length === 0) throw new InputError(`${source}: no ${API_VERSION} Deployment found`);
+  let deployment = deployments[0];
+  if (pick !== undefined) {
+    const found = deployments.find((d) => d.metadata.name === pick || deploymentKey(d.metadata.namespace, d.metadata.name) === pick);
+    if (!found) throw new InputError(`${source}: no ${API_VERSION} Deployment "${pick}" (found ${deployments.map((d) => deploymentKey(d.metadata.namespace, d.metadata.name)).join(', ')})`);
+    deployment = found;
+  }
   const ns = deployment.metadata.namespace;
   return {
     deployment,
+    others: deployments.filter((d) => d !== deployment),
     replicaSets: replicaSets.filter((rs) => rs.metadata.namespace === ns),
     pods: pods.filter((p) => p.metadata.namespace === ns),
   };
@@ -129,15 +149,37 @@ function planAction(a: Action): PlanAction {
   return out;
 }
 
-/** The printed form of a decision. */
-export function planDocument(decision: Decision): PlanDocument {
+/** The printed form of a decision; `others` (further Deployments of the input) are printed back as they were. */
+export function planDocument(decision: Decision, others: readonly Deployment[] = []): PlanDocument {
   return {
     deployment: decision.deployment,
     actions: decision.actions.map(planAction),
     status: decision.status,
     requeueAfterSeconds: decision.requeueAfterSeconds,
-    objects: [decision.objects.deployment, ...decision.objects.replicaSets],
+    objects: [decision.objects.deployment, ...decision.objects.replicaSets, ...others],
   };
+}
+
+/**
+ * What the Snapshot needs about dependencies, from the Deployments of the input: those named in
+ * spec.dependencies, the cycle through the decided one and, when the input holds more than one
+ * Deployment, its dependents.
+ */
+function dependencyView(d: Deployment, others: readonly Deployment[]): Pick<Snapshot, 'dependencies' | 'dependents' | 'dependencyCycle'> {
+  if (others.length === 0) return dependencyKeys(d).length > 0 ? { dependencies: [] } : {};
+  const all = [d, ...others];
+  const byKey = new Map(all.map((x) => [deploymentKey(x.metadata.namespace, x.metadata.name), x]));
+  const key = deploymentKey(d.metadata.namespace, d.metadata.name);
+  const dependencies = dependencyKeys(d).map((ref) => {
+    const x = byKey.get(ref);
+    return x ? { ref, deployment: x } : { ref };
+  });
+  const dependents = others.filter((x) => dependencyKeys(x).includes(key));
+  const cycle = findDependencyCycle(key, (k) => {
+    const x = byKey.get(k);
+    return x ? dependencyKeys(x) : undefined;
+  });
+  return { dependencies, dependents, ...(cycle ? { dependencyCycle: cycle } : {}) };
 }
 
 function describeAction(a: Action): string {
@@ -184,27 +226,31 @@ export function runPlan(input: string, source: string, opts: PlanOptions = {}): 
   const output = opts.output ?? 'json';
   let parsed: Parsed;
   try {
-    parsed = parseInput(input, source, new Date(nowMs).toISOString());
+    parsed = parseInput(input, source, new Date(nowMs).toISOString(), opts.name);
   } catch (e) {
     if (e instanceof InputError) return { code: 2, stdout: '', stderr: `error: ${e.message}\n` };
     throw e;
   }
-  const decision = decide({ deployment: parsed.deployment, replicaSets: parsed.replicaSets, pods: parsed.pods, now: nowMs });
+  const decision = decide({
+    deployment: parsed.deployment, replicaSets: parsed.replicaSets, pods: parsed.pods, now: nowMs,
+    ...dependencyView(parsed.deployment, parsed.others),
+  });
   let stdout: string;
   if (output === 'text') stdout = text(decision);
-  else if (output === 'yaml') stdout = stringify(planDocument(decision));
-  else stdout = `${JSON.stringify(planDocument(decision), null, 2)}\n`;
+  else if (output === 'yaml') stdout = stringify(planDocument(decision, parsed.others));
+  else stdout = `${JSON.stringify(planDocument(decision, parsed.others), null, 2)}\n`;
   return { code: 0, stdout, stderr: '' };
 }
 
-/** `pacer plan [-f FILE | -f -] [--now RFC3339] [-o json|yaml|text]` */
+/** `pacer plan [-f FILE | -f -] [--name NAME] [--now RFC3339] [-o json|yaml|text]` */
 export function planCommand(): Command {
   return new Command('plan')
-    .description('Show what Pacer would do with a Deployment and its ReplicaSets and Pods (one reconcile pass, no cluster)')
+    .description('Show what Pacer would do with a Deployment and its ReplicaSets and Pods, given the Deployments it depends on (one reconcile pass, no cluster)')
     .option('-f, --filename <file>', 'YAML or JSON input; "-" reads stdin', '-')
+    .option('--name <name>', 'the Deployment to decide (name or namespace/name) when the input holds several; the others are its dependencies and dependents. Default: the first')
     .option('--now <time>', 'the clock of this pass (RFC 3339); default: the current time')
     .addOption(new Option('-o, --output <format>', 'output format (default: json, or text on a terminal)').choices(['json', 'yaml', 'text']))
-    .action((opts: { filename: string; now?: string; output?: PlanOutput }) => {
+    .action((opts: { filename: string; name?: string; now?: string; output?: PlanOutput }) => {
       const source = opts.filename === '-' ? 'stdin' : opts.filename;
       let input: string;
       try {
@@ -215,7 +261,9 @@ export function planCommand(): Command {
         return;
       }
       const output = opts.output ?? (process.stdout.isTTY ? 'text' : 'json');
-      const result = runPlan(input, source, { ...(opts.now !== undefined ? { now: opts.now } : {}), output });
+      const result = runPlan(input, source, {
+        ...(opts.now !== undefined ? { now: opts.now } : {}), ...(opts.name !== undefined ? { name: opts.name } : {}), output,
+      });
       process.stdout.write(result.stdout);
       process.stderr.write(result.stderr);
       process.exitCode = result.code;

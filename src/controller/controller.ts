@@ -1,7 +1,8 @@
 // The Deployment controller: three informers (Deployments, ReplicaSets, Pods) feed one work queue
 // of Deployment keys; N workers reconcile them. ReplicaSet and Pod events are mapped to the
 // Deployment that controls them, or for orphans to every Deployment in the namespace whose selector
-// matches (it may adopt them).
+// matches (it may adopt them). A Deployment's changes also wake the Deployments that depend on it
+// and, when its dependency list changes, those it depends on (dependencies.ts).
 
 import { randomUUID } from 'node:crypto';
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
@@ -12,6 +13,7 @@ import type { KubeError } from '../kube/errors.ts';
 import type { Logger } from '../observe/logger.ts';
 import { reconcileLogger } from '../observe/logger.ts';
 import type { ControllerMetrics } from '../observe/metrics.ts';
+import { DependencyIndex } from './dependencies.ts';
 import { EventRecorder } from './events.ts';
 import { Informer, keyOf } from './informer.ts';
 import type { ListWatchSource, ObjectWithMeta } from './informer.ts';
@@ -72,6 +74,8 @@ export class DeploymentController {
   private workers?: Promise<void>;
   private started = false;
   private stopping?: Promise<void>;
+  /** Who depends on whom, kept from the Deployment events (dependencies.ts). */
+  readonly dependencyIndex = new DependencyIndex();
   /** Deployment uid → the rollout in progress (for the rollout metrics only; see rollouts.ts). */
   private readonly rollouts = new Map<string, InProgress>();
 
@@ -166,18 +170,28 @@ export class DeploymentController {
     );
   }
 
+  /** Updates the dependency index for `d` and enqueues whom its change concerns (dependencies.ts). */
+  private dependenciesChanged(d: Deployment, gone: boolean): void {
+    for (const key of this.dependencyIndex.update(keyOf(d), gone ? undefined : d)) this.queue.add(key);
+  }
+
   private wireEvents(): void {
     this.deployments.on({
       add: (d) => {
         this.rolloutChanged(undefined, d);
+        this.dependenciesChanged(d, false);
         this.enqueue(d);
       },
       update: (old, d) => {
-        if (old.metadata.resourceVersion !== d.metadata.resourceVersion) this.rolloutChanged(old, d);
+        if (old.metadata.resourceVersion !== d.metadata.resourceVersion) {
+          this.rolloutChanged(old, d);
+          this.dependenciesChanged(d, false);
+        }
         this.enqueue(d);
       },
       delete: (d) => {
         this.rollouts.delete(d.metadata.uid ?? '');
+        this.dependenciesChanged(d, true);
         this.enqueue(d);
       },
     });
@@ -234,6 +248,7 @@ export class DeploymentController {
         engine: this.opts.engine,
         recorder: this.recorder,
         logger: this.log,
+        dependencyIndex: this.dependencyIndex,
       };
       return this.queue.run(this.opts.workers ?? 1, (key) => this.reconcileAndLog(deps, key));
     });

@@ -9,6 +9,8 @@ export const PROGRESSING = 'Progressing';
 export const REPLICA_FAILURE = 'ReplicaFailure';
 /** Pacer's own condition for a spec that failed validation. */
 export const INVALID_SPEC = 'InvalidSpec';
+/** Pacer's own condition: whether every Deployment in spec.dependencies is complete (dependencies.ts). */
+export const DEPENDENCIES_READY = 'DependenciesReady';
 
 export const REASON = {
   newRSCreated: 'NewReplicaSetCreated',
@@ -109,11 +111,11 @@ export function replicaSetToDeploymentCondition(c: ReplicaSetCondition): Deploym
 }
 
 /** Conditions whose changes are announced with an Event. */
-export const EVENT_CONDITIONS: readonly string[] = [PROGRESSING, AVAILABLE, REPLICA_FAILURE, INVALID_SPEC];
+export const EVENT_CONDITIONS: readonly string[] = [PROGRESSING, AVAILABLE, REPLICA_FAILURE, INVALID_SPEC, DEPENDENCIES_READY];
 
-/** Reasons that mean something is wrong: their condition events are Warnings. */
+/** Reasons that mean something is wrong: their condition events are Warnings (a cycle never resolves by waiting). */
 export const WARNING_REASONS: ReadonlySet<string> = new Set([
-  REASON.timedOut, REASON.failedRSCreate, REASON.minimumReplicasUnavailable, REASON.invalidSpec,
+  REASON.timedOut, REASON.failedRSCreate, REASON.minimumReplicasUnavailable, REASON.invalidSpec, 'DependencyCycle',
 ]);
 
 /**

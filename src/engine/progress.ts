@@ -1,9 +1,11 @@
 // Rollout progress: complete, progressing, timed out (the Progressing condition and its deadline,
-// measured from lastUpdateTime with a strict comparison), the paused/resumed conditions, the
+// measured from lastUpdateTime, or from when DependenciesReady last became True if later, with a
+// strict comparison), the paused/resumed conditions, the
 // ReplicaFailure copy from the ReplicaSets, and when to look again (requeueStuckDeployment).
 
 import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from '../api/types.ts';
 import {
+  DEPENDENCIES_READY,
   PROGRESSING,
   REPLICA_FAILURE,
   MESSAGE,
@@ -47,14 +49,27 @@ export function deploymentProgressing(old: DeploymentStatus, next: DeploymentSta
 
 const timeMs = parseTime;
 
-/** DeploymentTimedOut: lastUpdateTime + deadline strictly before now. */
+/**
+ * When the progress deadline is counted from: the Progressing condition's lastUpdateTime, or the
+ * moment DependenciesReady last became True when that is later (a rollout that waited on its
+ * dependencies has not been stuck meanwhile). NaN when the Progressing time is unreadable.
+ */
+export function progressDeadlineStart(status: DeploymentStatus): number {
+  const from = timeMs(getCondition(status, PROGRESSING)?.lastUpdateTime);
+  const deps = getCondition(status, DEPENDENCIES_READY);
+  if (deps?.status !== 'True') return from;
+  const ready = timeMs(deps.lastTransitionTime);
+  return Number.isNaN(ready) || ready <= from ? from : ready;
+}
+
+/** DeploymentTimedOut: lastUpdateTime (progressDeadlineStart) + deadline strictly before now. */
 export function deploymentTimedOut(d: Deployment, status: DeploymentStatus, now: number): boolean {
   if (!hasProgressDeadline(d)) return false;
   const c = getCondition(status, PROGRESSING);
   if (!c) return false;
   if (c.reason === REASON.newRSAvailable) return false;
   if (c.reason === REASON.timedOut) return true;
-  const from = timeMs(c.lastUpdateTime);
+  const from = progressDeadlineStart(status);
   if (Number.isNaN(from)) return false;
   return from + (d.spec.progressDeadlineSeconds ?? 0) * 1000 < now;
 }
@@ -140,7 +155,7 @@ export function requeueStuckDeployment(d: Deployment, status: DeploymentStatus, 
   const c = getCondition(status, PROGRESSING);
   if (!hasProgressDeadline(d) || !c) return null;
   if (deploymentComplete(d, status) || c.reason === REASON.timedOut) return null;
-  const from = timeMs(c.lastUpdateTime);
+  const from = progressDeadlineStart(status);
   if (Number.isNaN(from)) return 0;
   const afterMs = from + (d.spec.progressDeadlineSeconds ?? 0) * 1000 - now;
   if (afterMs < 1000) return 0;

@@ -21,6 +21,7 @@ import {
 } from './conditions.ts';
 import { deleteReplicaSet, latest, scaleReplicaSetAndRecordEvent, startPass, type Pass } from './pass.ts';
 import { getAllReplicaSetsAndSyncRevision, templateHash } from './newreplicaset.ts';
+import { checkDependencies, withDependentsFinalizer } from './dependencies.ts';
 import { checkPausedConditions, deploymentComplete, hasProgressDeadline, requeueStuckDeployment, rolloutStatus } from './progress.ts';
 import { oldPodsRunning, scaleDownOldReplicaSetsForRecreate } from './recreate.ts';
 import { activeReplicaSets, deploymentReplicas } from './replicasets.ts';
@@ -83,6 +84,10 @@ function validate(stored: Deployment, d: Deployment): FieldError[] {
 
 /** One reconcile pass: the writes to issue and the state they lead to. */
 export function decide(snapshot: Snapshot, options: DecideOptions = {}): Decision {
+  return withDependentsFinalizer(snapshot, decidePass(snapshot, options));
+}
+
+function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
   const d = defaulted(snapshot.deployment);
   const errors = options.validate ? options.validate(d) : validate(snapshot.deployment, d);
   if (errors.length > 0) return invalidSpecDecision(snapshot, d, errors);
@@ -107,7 +112,9 @@ export function decide(snapshot: Snapshot, options: DecideOptions = {}): Decisio
   } else {
     checkPausedConditions(d, pass.status, pass.now);
     const rollbackTo = rollbackToRevision(d.metadata.annotations);
-    if (d.spec.paused) {
+    if (!checkDependencies(snapshot, d, pass.status, pass.now)) {
+      syncStatusOnly(pass); // waiting for dependencies: no progress (dependencies.ts)
+    } else if (d.spec.paused) {
       sync(pass, rollbackTo === undefined);
     } else if (rollbackTo !== undefined) {
       rollback(pass, rollbackTo);

@@ -17,6 +17,18 @@ export interface Snapshot {
   pods: Pod[];
   /** The current time, in milliseconds since the epoch. */
   now: number;
+  /**
+   * The Deployments named in spec.dependencies, as found (`ref` as written or "namespace/name";
+   * `deployment` absent when not found). Absent: none known, so every dependency counts as missing.
+   */
+  dependencies?: Array<{ ref: string; deployment?: Deployment }>;
+  /**
+   * The Deployments whose spec.dependencies name this one (dependencies.ts keeps the
+   * pacer.dev/dependents finalizer from it). Absent: unknown, finalizers are left alone.
+   */
+  dependents?: Deployment[];
+  /** The dependency cycle through this Deployment (keys, first = last = it), when there is one. */
+  dependencyCycle?: string[];
 }
 
 /** A Kubernetes Event the controller records once the action carrying it has succeeded. */

@@ -30,6 +30,7 @@ type Schema = {
   maxItems?: number;
   maxProperties?: number;
   maxLength?: number;
+  pattern?: string;
   default?: unknown;
   'x-kubernetes-int-or-string'?: boolean;
   'x-kubernetes-preserve-unknown-fields'?: boolean;
@@ -79,7 +80,7 @@ function applyDefaults(s: Schema, v: unknown): unknown {
 
 /**
  * What the API server would refuse, as "path: message" lines: required fields, enums, minimums,
- * maximums, minItems, and every x-kubernetes-validations rule (transition rules only when there is an old value).
+ * maximums, minItems, patterns, and every x-kubernetes-validations rule (transition rules only when there is an old value).
  */
 function admissionErrors(s: Schema, v: unknown, old: unknown, path: string, out: string[]): string[] {
   if (v === undefined) return out;
@@ -87,6 +88,7 @@ function admissionErrors(s: Schema, v: unknown, old: unknown, path: string, out:
   if (s.minimum !== undefined && typeof v === 'number' && v < s.minimum) out.push(`${path}: should be greater than or equal to ${s.minimum}`);
   if (s.maximum !== undefined && typeof v === 'number' && v > s.maximum) out.push(`${path}: should be less than or equal to ${s.maximum}`);
   if (s.minItems !== undefined && Array.isArray(v) && v.length < s.minItems) out.push(`${path}: should have at least ${s.minItems} items`);
+  if (s.pattern !== undefined && typeof v === 'string' && !new RegExp(s.pattern).test(v)) out.push(`${path}: should match '${s.pattern}'`);
   for (const r of s.required ?? []) {
     if ((v as Record<string, unknown>)[r] === undefined) out.push(`${path}.${r}: Required value`);
   }
@@ -190,7 +192,7 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
 
   it('declares spec and status field for field as apps/v1 (plus status.selector and status.ready)', () => {
     expect(Object.keys(at('spec').properties!).sort()).to.deep.equal([
-      'minReadySeconds', 'paused', 'progressDeadlineSeconds', 'replicas', 'revisionHistoryLimit', 'selector', 'strategy', 'template',
+      'dependencies', 'minReadySeconds', 'paused', 'progressDeadlineSeconds', 'replicas', 'revisionHistoryLimit', 'selector', 'strategy', 'template',
     ]);
     expect(Object.keys(at('status').properties!).sort()).to.deep.equal([
       'availableReplicas', 'collisionCount', 'conditions', 'observedGeneration', 'ready', 'readyReplicas', 'replicas',
@@ -253,6 +255,9 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
     expect(rules.map((r) => r.message)).to.include(PERCENT_ERROR);
   });
 });
+
+/** spec.dependencies[]: an optional DNS-1123 label and '/', then a DNS-1123 subdomain. */
+const DEPENDENCY_PATTERN = '^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
 describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => {
   type Change = (d: Deployment) => void;
@@ -423,6 +428,9 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
       change: set('spec.strategy', { type: 'Recreate', minimumHealth: {} }),
       errors: ["spec.strategy.minimumHealth: may not be specified when strategy `type` is 'Recreate'"],
     },
+    { name: 'dependencies by name and namespace/name', change: set('spec.dependencies', ['db', 'data/db']), errors: [] },
+    { name: 'a dependency in upper case', change: set('spec.dependencies', ['Db']), errors: [`spec.dependencies[0]: should match '${DEPENDENCY_PATTERN}'`] },
+    { name: 'a dependency with two slashes', change: set('spec.dependencies', ['db', 'a/b/c']), errors: [`spec.dependencies[1]: should match '${DEPENDENCY_PATTERN}'`] },
     {
       name: 'pod template without containers',
       change: set('spec.template.spec', {}),

@@ -1,0 +1,96 @@
+// The controller's side of dependency-ordered Deployments (the rules are in src/engine/dependencies.ts):
+// an index from each dependency to the Deployments that name it, kept from the Deployment
+// informer's events, and what a Snapshot needs from the cache (the dependencies as found, the
+// dependents, the cycle through the Deployment).
+//
+// Who must look again when a Deployment changes (the controller enqueues them):
+//  * its dependents, on every stored change and on deletion: whether it is complete, or there at all,
+//    is their gate;
+//  * its dependencies, when it appears, disappears or changes its dependency list: they gain or
+//    lose a dependent (the pacer.dev/dependents finalizer), and a cycle may have closed or opened.
+
+import type { Deployment } from '../api/types.ts';
+import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
+import { findDependencyCycle } from '../engine/dependencies.ts';
+import type { Snapshot } from '../engine/types.ts';
+
+function keyOf(d: Deployment): string {
+  return deploymentKey(d.metadata.namespace, d.metadata.name);
+}
+
+export class DependencyIndex {
+  /** dependency key → keys of the Deployments that name it. */
+  private readonly dependents = new Map<string, Set<string>>();
+  /** Deployment key → its dependency keys as last indexed. */
+  private readonly dependencies = new Map<string, string[]>();
+
+  /**
+   * Indexes `d` as it now is (undefined: deleted); returns the keys to enqueue besides `d`
+   * itself: its dependents, plus its old and new dependencies when the list changed.
+   */
+  update(key: string, d: Deployment | undefined): string[] {
+    const before = this.dependencies.get(key) ?? [];
+    const after = d ? dependencyKeys(d) : [];
+    const changed = before.length !== after.length || before.some((k, i) => k !== after[i]);
+    if (changed) {
+      for (const dep of before) {
+        const set = this.dependents.get(dep);
+        set?.delete(key);
+        if (set?.size === 0) this.dependents.delete(dep);
+      }
+      for (const dep of after) {
+        let set = this.dependents.get(dep);
+        if (!set) this.dependents.set(dep, (set = new Set()));
+        set.add(key);
+      }
+    }
+    if (after.length > 0) this.dependencies.set(key, after);
+    else this.dependencies.delete(key);
+    const out = new Set(this.dependents.get(key) ?? []);
+    // A new or deleted Deployment changes its dependencies' dependent count, as does a changed list.
+    if (changed || !d) for (const k of [...before, ...after]) out.add(k);
+    out.delete(key);
+    return [...out];
+  }
+
+  /** Keys of the Deployments that name `key` as a dependency. */
+  dependentsOf(key: string): string[] {
+    return [...(this.dependents.get(key) ?? [])];
+  }
+
+  /** The indexed dependency keys of `key` (undefined when it has none or is unknown). */
+  dependenciesOf(key: string): string[] | undefined {
+    return this.dependencies.get(key);
+  }
+}
+
+/** What the Snapshot for `d` needs about dependencies, from the Deployment cache and the index. */
+export function dependencySnapshot(
+  d: Deployment,
+  get: (key: string) => Deployment | undefined,
+  index: DependencyIndex | undefined,
+): Pick<Snapshot, 'dependencies' | 'dependents' | 'dependencyCycle'> {
+  const key = keyOf(d);
+  // Without the index nobody knows the dependents: the finalizer is left alone.
+  let dependents: Deployment[] | undefined;
+  if (index) {
+    dependents = [];
+    for (const k of index.dependentsOf(key)) {
+      const x = get(k);
+      if (x) dependents.push(x);
+    }
+  }
+  const deps = dependencyKeys(d);
+  if (deps.length === 0) return dependents ? { dependents } : {};
+  const dependencies = deps.map((ref) => {
+    const x = get(ref);
+    return x ? { ref, deployment: x } : { ref };
+  });
+  // The cycle is looked for in the cache as it is now (the index may lag a pass behind).
+  const cycle = findDependencyCycle(key, (k) => (k === key ? deps : dependencyKeysOf(get(k))));
+  return { dependencies, ...(dependents ? { dependents } : {}), ...(cycle ? { dependencyCycle: cycle } : {}) };
+}
+
+function dependencyKeysOf(d: Deployment | undefined): string[] | undefined {
+  return d ? dependencyKeys(d) : undefined;
+}

@@ -1,0 +1,101 @@
+// `pacer plan` with dependencies: further Deployments in the input are the states of the decided
+// one's dependencies and dependents; `--name` picks which one is decided.
+
+import { expect } from 'chai';
+import { runPlan, type PlanDocument } from '../../../src/cli/plan.ts';
+
+const NOW = '2025-03-01T10:00:00.000Z';
+
+function manifest(name: string, deps: string[] = [], status?: Record<string, unknown>): string {
+  return `apiVersion: pacer.dev/v1alpha1
+kind: Deployment
+metadata:
+  name: ${name}
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: ${name}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+    spec:
+      containers:
+        - name: ${name}
+          image: nginx:1
+${deps.length ? `  dependencies: [${deps.join(', ')}]\n` : ''}${status ? `status: ${JSON.stringify(status)}\n` : ''}`;
+}
+
+const dbComplete = { observedGeneration: 1, replicas: 3, updatedReplicas: 3, availableReplicas: 3, readyReplicas: 3 };
+const dbStarting = { observedGeneration: 1, replicas: 3, updatedReplicas: 3, availableReplicas: 1, readyReplicas: 1 };
+
+function plan(input: string, opts: Parameters<typeof runPlan>[2] = {}): PlanDocument {
+  const r = runPlan(input, 'deps.yaml', { now: NOW, ...opts });
+  expect(r.stderr).to.equal('');
+  expect(r.code).to.equal(0);
+  return JSON.parse(r.stdout) as PlanDocument;
+}
+
+const dependenciesReady = (doc: PlanDocument) => doc.status.conditions?.find((c) => c.type === 'DependenciesReady');
+const verbs = (doc: PlanDocument) => doc.actions.map((a) => `${a.verb} ${a.kind}`);
+
+describe('pacer plan: dependencies', () => {
+  const rows: Array<{ name: string; input: string; opts?: { name?: string }; verbs: string[]; condition?: { status: string; reason: string; message: string } }> = [
+    {
+      name: 'app alone: db is missing, app waits',
+      input: manifest('app', ['db']),
+      verbs: ['updateStatus Deployment'],
+      condition: { status: 'False', reason: 'DependencyMissing', message: 'default/db not found' },
+    },
+    {
+      name: 'app with db starting: app waits, saying what for',
+      input: `${manifest('app', ['db'])}---\n${manifest('db', [], dbStarting)}`,
+      verbs: ['updateStatus Deployment'],
+      condition: { status: 'False', reason: 'DependenciesNotReady', message: 'waiting for default/db: 1 of 3 updated replicas are available' },
+    },
+    {
+      name: 'app with db complete: app starts',
+      input: `${manifest('app', ['db'])}---\n${manifest('db', [], dbComplete)}`,
+      verbs: ['create ReplicaSet', 'update Deployment', 'updateStatus Deployment'],
+      condition: { status: 'True', reason: 'DependenciesReady', message: 'default/db is complete' },
+    },
+    {
+      name: '--name db: db starts and takes the dependents finalizer (app is in the input)',
+      input: `${manifest('app', ['db'])}---\n${manifest('db')}`,
+      opts: { name: 'db' },
+      verbs: ['create ReplicaSet', 'update Deployment', 'updateStatus Deployment'],
+    },
+    {
+      name: 'a cycle is named (web, depended on by api, also takes the finalizer: the last write)',
+      input: `${manifest('web', ['api'])}---\n${manifest('api', ['web'], dbComplete)}`,
+      verbs: ['updateStatus Deployment', 'update Deployment'],
+      condition: { status: 'False', reason: 'DependencyCycle', message: 'dependency cycle: web → api → web' },
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const doc = plan(row.input, row.opts ?? {});
+      expect(verbs(doc)).to.deep.equal(row.verbs);
+      if (row.condition) expect(dependenciesReady(doc)).to.include(row.condition);
+    });
+  }
+
+  it('the finalizer for db, and the other Deployments printed back unchanged for the next pass', () => {
+    const doc = plan(`${manifest('app', ['db'])}---\n${manifest('db')}`, { name: 'default/db' });
+    expect(doc.deployment).to.equal('default/db');
+    expect(doc.objects[0].metadata.finalizers).to.deep.equal(['pacer.dev/dependents']);
+    const names = doc.objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(names[names.length - 1]).to.equal('Deployment/app');
+  });
+
+  it('one Deployment alone keeps its finalizers (its dependents are unknown)', () => {
+    const input = manifest('db').replace('  name: db\n', '  name: db\n  finalizers: [pacer.dev/dependents]\n');
+    const doc = plan(input);
+    expect(doc.objects[0].metadata.finalizers).to.deep.equal(['pacer.dev/dependents']);
+  });
+
+  it('--name that matches nothing is an input error', () => {
+    const r = runPlan(manifest('app'), 'deps.yaml', { now: NOW, name: 'nope' });
+    expect(r.code).to.equal(2);
+    expect(r.stderr).to.equal('error: deps.yaml: no pacer.dev/v1alpha1 Deployment "nope" (found default/app)\n');
+  });
+});
