@@ -25,15 +25,27 @@ export function isZeroIntOrPercent(v: IntOrString | undefined): boolean {
  * value for IntOrString: invalid value \"a%\": strconv.Atoi: parsing \"a\": invalid syntax").
  * Like Go's strconv.Atoi, a sign is accepted ("-5%"); validation rejects those earlier.
  */
+// The engine scales the same few strings ("25%") on every pass: parse each once.
+const percents = new Map<string, number>();
+
 export function scaledValue(v: IntOrString, total: number, roundUp: boolean): number {
   if (typeof v === 'number') return v;
+  let p = percents.get(v);
+  if (p === undefined) {
+    p = parsePercent(v);
+    if (percents.size > 1000) percents.clear();
+    percents.set(v, p);
+  }
+  const exact = (p * total) / 100;
+  return roundUp ? Math.ceil(exact) : Math.floor(exact);
+}
+
+function parsePercent(v: string): number {
   const prefix = 'invalid value for IntOrString: ';
   if (!v.endsWith('%')) throw new Error(`${prefix}invalid type: string is not a percentage`);
   const digits = v.slice(0, -1);
   if (!/^[+-]?[0-9]+$/.test(digits)) {
     throw new Error(`${prefix}invalid value ${JSON.stringify(v)}: strconv.Atoi: parsing ${JSON.stringify(digits)}: invalid syntax`);
   }
-  const p = Number.parseInt(digits, 10);
-  const exact = (p * total) / 100;
-  return roundUp ? Math.ceil(exact) : Math.floor(exact);
+  return Number.parseInt(digits, 10);
 }

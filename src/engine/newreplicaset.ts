@@ -87,6 +87,10 @@ export interface NewAndOld {
  * name is taken by another ReplicaSet): collisionCount is bumped and the pass ends.
  */
 export function getAllReplicaSetsAndSyncRevision(pass: Pass, create: boolean): NewAndOld {
+  // A pass asks twice (the scaling-event check, then the rollout): when the first found the new
+  // ReplicaSet in sync and nothing was written since, the answer is the same.
+  const known = pass.newAndOld;
+  if (known && known.actions === pass.actions.length && known.rss === pass.rss) return known.result;
   const d = pass.d;
   const existing = findNewReplicaSet(d, pass.rss, templateHash(d, pass.status.collisionCount));
   const oldRSs = findOldReplicaSets(pass.rss, existing);
@@ -115,7 +119,9 @@ export function getAllReplicaSetsAndSyncRevision(pass: Pass, create: boolean): N
     if (hasProgressDeadline(d) && !getCondition(pass.status, PROGRESSING)) {
       setCondition(pass.status, newCondition(PROGRESSING, 'True', REASON.foundNewRS, MESSAGE.foundNewRS(existing.metadata.name ?? ''), pass.now));
     }
-    return { newRS: existing, oldRSs };
+    const result = { newRS: existing, oldRSs };
+    pass.newAndOld = { actions: pass.actions.length, rss: pass.rss, result };
+    return result;
   }
 
   if (!create) return { newRS: undefined, oldRSs };

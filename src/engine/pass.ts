@@ -35,6 +35,8 @@ export interface Pass {
   template?: PodTemplateSpec;
   /** Event to record once the Deployment `update` succeeded. */
   deploymentUpdateEvent?: EventRecord;
+  /** The last in-sync answer of getAllReplicaSetsAndSyncRevision, valid while nothing was written. */
+  newAndOld?: { actions: number; rss: ReplicaSet[]; result: { newRS: ReplicaSet | undefined; oldRSs: ReplicaSet[] } };
 }
 
 export function startPass(

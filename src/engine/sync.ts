@@ -256,10 +256,11 @@ function finish(pass: Pass, snapshot: Snapshot, rss: readonly ReplicaSet[], rele
  * event the pass already records (ReplicaSetCreateError has its own upstream event).
  */
 function statusAction(name: string, before: DeploymentStatus | undefined, status: DeploymentStatus, actions: readonly Action[], loose: readonly EventRecord[]): Action {
-  const already = [...loose, ...actions.flatMap((a) => (a.event ? [a.event] : []))];
-  const events = conditionChangeEvents(before, status).filter(
-    (e) => !already.some((x) => x.type === e.type && x.reason === e.reason && x.message === e.message),
-  );
+  let events = conditionChangeEvents(before, status);
+  if (events.length > 0) {
+    const already = [...loose, ...actions.flatMap((a) => (a.event ? [a.event] : []))];
+    events = events.filter((e) => !already.some((x) => x.type === e.type && x.reason === e.reason && x.message === e.message));
+  }
   return { verb: 'updateStatus', kind: 'Deployment', name, status, ...(events.length > 0 ? { events } : {}) };
 }
 
