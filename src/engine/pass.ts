@@ -148,12 +148,22 @@ export function createReplicaSet(pass: Pass, rs: ReplicaSet): ReplicaSet {
   return rs;
 }
 
-/** Records the deletion of an old ReplicaSet (with uid and resourceVersion as preconditions). */
+/**
+ * Records the deletion of an old ReplicaSet (with uid and resourceVersion as preconditions).
+ * Upstream records no event for it; Pacer does, in the words Kubernetes controllers use for a
+ * deleted child (SuccessfulDelete), so that every ReplicaSet create, scale and delete shows.
+ */
 export function deleteReplicaSet(pass: Pass, rs: ReplicaSet): void {
+  const revision = rs.metadata.annotations?.[REVISION_ANNOTATION];
   pass.actions.push({
     verb: 'delete',
     kind: 'ReplicaSet',
     name: rs.metadata.name ?? '',
+    event: {
+      type: 'Normal',
+      reason: 'SuccessfulDelete',
+      message: `Deleted old replica set ${rs.metadata.name ?? ''}${revision ? ` (revision ${revision})` : ''}`,
+    },
     ...(rs.metadata.uid !== undefined ? { uid: rs.metadata.uid } : {}),
     ...(rs.metadata.resourceVersion !== undefined ? { resourceVersion: rs.metadata.resourceVersion } : {}),
   });

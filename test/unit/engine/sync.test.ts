@@ -167,8 +167,16 @@ describe('engine/sync decide()', () => {
 
   it('cleans up old ReplicaSets beyond revisionHistoryLimit once complete', () => {
     let s = converge(snapshot(deployment({ replicas: 1, revisionHistoryLimit: 1 }), [])).last;
-    for (const image of ['v2', 'v3']) s = converge({ ...s, deployment: withSpec(s.deployment, { template: template(image) }) }).last;
+    const deletes: Decision['actions'] = [];
+    for (const image of ['v2', 'v3']) {
+      const run = converge({ ...s, deployment: withSpec(s.deployment, { template: template(image) }) });
+      deletes.push(...run.passes.flatMap((p) => p.actions.filter((a) => a.verb === 'delete')));
+      s = run.last;
+    }
     expect(s.replicaSets.map((r) => r.metadata.annotations!['pacer.dev/revision']).sort()).to.deep.equal(['2', '3']);
+    expect(deletes.map((a) => a.event)).to.deep.equal([
+      { type: 'Normal', reason: 'SuccessfulDelete', message: `Deleted old replica set ${deletes[0].name} (revision 1)` },
+    ]);
   });
 
   it('adopts a matching orphan with an update action', () => {
