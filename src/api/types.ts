@@ -112,6 +112,11 @@ export interface DeploymentCondition {
   message?: string;
   lastUpdateTime?: string;
   lastTransitionTime?: string;
+  /**
+   * Only on DependenciesReady: metadata.generation when the condition last changed status. Pacer
+   * addition (metav1.Condition's field of that name).
+   */
+  observedGeneration?: number;
 }
 
 export interface DeploymentStatus {

@@ -38,6 +38,8 @@ export interface RunControllerOptions {
   metricsBindAddress?: string;
   /** Default ":8081"; "0" disables. */
   healthProbeBindAddress?: string;
+  /** The read-only views (GET /v2/deployments). Default ":8082"; "0" disables. */
+  apiBindAddress?: string;
   logLevel?: LogLevel;
   logFormat?: LogFormat;
   logger?: Logger;
@@ -55,6 +57,7 @@ export interface RunningController {
   ready(): boolean;
   metricsPort?: number;
   healthPort?: number;
+  apiPort?: number;
   controller: DeploymentController;
   client: KubeClient;
 }
@@ -69,7 +72,7 @@ export function validateOptions(o: RunControllerOptions): void {
   if (o.namespace !== undefined && (o.namespace.length > 63 || !NAMESPACE_RE.test(o.namespace))) {
     throw new CliError(`--namespace: ${JSON.stringify(o.namespace)} is not a valid namespace name (lowercase letters, digits and '-', at most 63)`, 2);
   }
-  for (const [flag, value] of [['--metrics-bind-address', o.metricsBindAddress], ['--health-probe-bind-address', o.healthProbeBindAddress]] as const) {
+  for (const [flag, value] of [['--metrics-bind-address', o.metricsBindAddress], ['--health-probe-bind-address', o.healthProbeBindAddress], ['--api-bind-address', o.apiBindAddress]] as const) {
     if (value === undefined) continue;
     try {
       parseBindAddress(value);
@@ -125,11 +128,13 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     health: parseBindAddress(opts.healthProbeBindAddress ?? ':8081'),
     registry: metrics.registry,
     ready: () => controller.ready(),
+    api: parseBindAddress(opts.apiBindAddress ?? ':8082'),
+    views: { deployments: () => controller.deployments.list(), ready: () => controller.ready() },
   }).catch((err: unknown) => {
     throw new CliError(`cannot listen: ${(err as Error).message}`, 1);
   });
   controller.start();
-  logger.info('pacer controller started', { server: client.server, namespace: opts.namespace ?? '(all)', metricsPort: servers.metricsPort, healthPort: servers.healthPort });
+  logger.info('pacer controller started', { server: client.server, namespace: opts.namespace ?? '(all)', metricsPort: servers.metricsPort, healthPort: servers.healthPort, apiPort: servers.apiPort });
   let stopped: Promise<void> | undefined;
   return {
     controller,
@@ -137,6 +142,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     metrics,
     metricsPort: servers.metricsPort,
     healthPort: servers.healthPort,
+    apiPort: servers.apiPort,
     ready: () => controller.ready(),
     stop: () => (stopped ??= controller.stop().then(() => servers.close())),
   };
@@ -155,6 +161,7 @@ export function controllerCommand(): Command {
     .option('--workers <n>', 'concurrent reconciles', '2')
     .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', ':8080')
     .option('--health-probe-bind-address <addr>', 'address of /healthz and /readyz ("0" disables)', ':8081')
+    .option('--api-bind-address <addr>', 'address of the read-only views, GET /v2/deployments ("0" disables)', ':8082')
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .addOption(new Option('--log-format <format>', 'json or text').default('json'))
     .exitOverride((err) => {
@@ -170,6 +177,7 @@ export function controllerCommand(): Command {
           workers: parseWorkers(o.workers ?? '2'),
           metricsBindAddress: o.metricsBindAddress,
           healthProbeBindAddress: o.healthProbeBindAddress,
+          apiBindAddress: o.apiBindAddress,
           logLevel: o.logLevel as LogLevel,
           logFormat: o.logFormat as LogFormat,
         });

@@ -29,6 +29,8 @@ export interface UpOptions {
   examples: string;
   metricsBindAddress: string;
   healthProbeBindAddress: string;
+  /** The read-only views (GET /v2/deployments); "0" disables. */
+  apiBindAddress?: string;
   logLevel: LogLevel;
   logFormat: LogFormat;
   podStartMs?: number;
@@ -72,6 +74,7 @@ export async function runUp(o: UpOptions): Promise<Up> {
   const common = {
     metricsBindAddress: o.metricsBindAddress,
     healthProbeBindAddress: o.healthProbeBindAddress,
+    apiBindAddress: o.apiBindAddress ?? '127.0.0.1:8082',
     logger,
   };
   if (kubeconfig) {
@@ -98,7 +101,7 @@ export async function runUp(o: UpOptions): Promise<Up> {
     const plugin = join(ROOT, 'bin', 'kubectl-pacer.js');
     out.write([
       `pacer: simulated cluster serving at ${sim.url}`,
-      `pacer: controller running; metrics on ${o.metricsBindAddress}, health probes on ${o.healthProbeBindAddress}`,
+      `pacer: controller running; metrics on ${o.metricsBindAddress}, health probes on ${o.healthProbeBindAddress}, deployments view on ${common.apiBindAddress}`,
       `pacer: applied examples: ${applied.join(', ') || '(none)'}`,
       `pacer: in another terminal:`,
       `  export KUBECONFIG=${sim.kubeconfigPath}`,
@@ -107,6 +110,7 @@ export async function runUp(o: UpOptions): Promise<Up> {
       `  kubectl pacer rollout status web`,
       `  kubectl pacer set image web nginx=nginx:1.28`,
       `  kubectl pacer get web -w`,
+      `  kubectl pacer deployments   # or GET /v2/deployments on ${common.apiBindAddress}`,
       `pacer: Ctrl-C stops everything`,
       '',
     ].join('\n'));
@@ -138,6 +142,7 @@ export function upCommand(): Command {
     .option('--examples <dir>', 'Deployments to apply to the simulated cluster', join(ROOT, 'examples'))
     .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', '127.0.0.1:8080')
     .option('--health-probe-bind-address <addr>', 'address of /healthz and /readyz ("0" disables)', '127.0.0.1:8081')
+    .option('--api-bind-address <addr>', 'address of the read-only views, GET /v2/deployments ("0" disables)', '127.0.0.1:8082')
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .option('--log-format <format>', 'json or text', 'text')
     .action(async (o: Record<string, string | undefined>) => {
@@ -150,6 +155,7 @@ export function upCommand(): Command {
           examples: o.examples ?? join(ROOT, 'examples'),
           metricsBindAddress: o.metricsBindAddress ?? '127.0.0.1:8080',
           healthProbeBindAddress: o.healthProbeBindAddress ?? '127.0.0.1:8081',
+          apiBindAddress: o.apiBindAddress ?? '127.0.0.1:8082',
           logLevel: (o.logLevel ?? 'info') as LogLevel,
           logFormat: (o.logFormat ?? 'text') as LogFormat,
         });

@@ -113,8 +113,11 @@ export function dependencyGate(d: Deployment, deps: readonly ResolvedDependency[
  * Sets DependenciesReady on the working `status` from the gate (undefined: no dependencies, the
  * condition goes). Unlike the upstream conditions, a new message is written too (it says what is
  * still awaited), with lastUpdateTime; lastTransitionTime moves only when the status changes.
+ * `generation` (the Deployment's metadata.generation) is stamped as observedGeneration at each
+ * transition and kept in between: "True at the current generation" then says that the current
+ * spec waited for its dependencies (the deployments view, deployments.ts, reads it).
  */
-export function setDependenciesCondition(status: DeploymentStatus, gate: Gate | undefined, now: number): void {
+export function setDependenciesCondition(status: DeploymentStatus, gate: Gate | undefined, now: number, generation?: number): void {
   const cur = getCondition(status, DEPENDENCIES_READY);
   const others = (status.conditions ?? []).filter((c) => c.type !== DEPENDENCIES_READY);
   if (!gate) {
@@ -124,14 +127,17 @@ export function setDependenciesCondition(status: DeploymentStatus, gate: Gate | 
   const want = gate.ready ? 'True' : 'False';
   if (cur && cur.status === want && cur.reason === gate.reason && cur.message === gate.message) return;
   const t = formatTime(now);
+  const holds = cur !== undefined && cur.status === want && cur.lastTransitionTime !== undefined;
   const next: DeploymentCondition = {
     type: DEPENDENCIES_READY,
     status: want,
     lastUpdateTime: t,
-    lastTransitionTime: cur && cur.status === want && cur.lastTransitionTime ? cur.lastTransitionTime : t,
+    lastTransitionTime: holds ? cur.lastTransitionTime : t,
     reason: gate.reason,
     message: gate.message,
   };
+  const stamp = holds ? cur.observedGeneration : generation;
+  if (stamp !== undefined) next.observedGeneration = stamp;
   status.conditions = [...others, next];
 }
 
@@ -145,7 +151,7 @@ export function checkDependencies(snapshot: Snapshot, d: Deployment, status: Dep
     return true;
   }
   const gate = dependencyGate(d, resolveDependencies(d, snapshot.dependencies), snapshot.dependencyCycle);
-  setDependenciesCondition(status, gate, now);
+  setDependenciesCondition(status, gate, now, d.metadata.generation);
   return gate.ready;
 }
 

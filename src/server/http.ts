@@ -1,11 +1,14 @@
 // Small HTTP servers: /metrics on the metrics address, /healthz and /readyz on the health probe
-// address (readyz answers 200 once the caches have synced, 503 before). Bind addresses are written
+// address (readyz answers 200 once the caches have synced, 503 before), the read-only views
+// (GET /v2/deployments, deployments.ts) on the API address. Bind addresses are written
 // as controller-runtime's flags take them: ":8080" (every interface), "127.0.0.1:8080",
 // "[::1]:8080", port 0 for any free port, and "0" to switch the server off.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { apiHandler } from './deployments.ts';
+import type { ApiViews } from './deployments.ts';
 
 export interface BindAddress {
   /** undefined = every interface. */
@@ -30,11 +33,15 @@ export interface ServersOptions {
   health: BindAddress | null;
   registry: Registry;
   ready: () => boolean;
+  /** The views' address (null or absent: off) and what they read. */
+  api?: BindAddress | null;
+  views?: ApiViews;
 }
 
 export interface RunningServers {
   metricsPort?: number;
   healthPort?: number;
+  apiPort?: number;
   close(): Promise<void>;
 }
 
@@ -96,6 +103,11 @@ export async function startServers(opts: ServersOptions): Promise<RunningServers
     if (opts.health) {
       const s = http.createServer(healthHandler(opts.ready));
       out.healthPort = await listen(s, opts.health);
+      started.push(s);
+    }
+    if (opts.api && opts.views) {
+      const s = http.createServer(apiHandler(opts.views));
+      out.apiPort = await listen(s, opts.api);
       started.push(s);
     }
   } catch (err) {

@@ -39,6 +39,7 @@ describe('pacer up (the main job)', function () {
     examples: join(ROOT, 'examples'),
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
+    apiBindAddress: '0',
     logLevel: 'error' as const,
     logFormat: 'text' as const,
     podStartMs: 20,

@@ -85,7 +85,7 @@ describe('manifests/: the kustomize base', () => {
     it('runs pacer:latest as `controller` with the metrics and health addresses', () => {
       expect(pod.containers).to.have.length(1);
       expect(c.image).to.equal('pacer:latest');
-      expect(c.args).to.deep.equal(['controller', '--metrics-bind-address=:8080', '--health-probe-bind-address=:8081']);
+      expect(c.args).to.deep.equal(['controller', '--metrics-bind-address=:8080', '--health-probe-bind-address=:8081', '--api-bind-address=:8082']);
       expect(pod.serviceAccountName).to.equal('pacer-controller');
       expect(d.metadata.namespace).to.equal('pacer-system');
     });
@@ -115,9 +115,13 @@ describe('manifests/: the kustomize base', () => {
       expect(c.readinessProbe.httpGet).to.deep.equal({ path: '/readyz', port: c.livenessProbe.httpGet.port });
     });
 
-    it('exposes metrics on 8080 through a Service that selects its pods', () => {
+    it('exposes metrics on 8080 and the views on 8082 through a Service that selects its pods', () => {
       const svc = find('Service');
-      expect(svc.spec.ports).to.deep.equal([{ name: 'metrics', port: 8080, targetPort: 'metrics', protocol: 'TCP' }]);
+      expect(svc.spec.ports).to.deep.equal([
+        { name: 'metrics', port: 8080, targetPort: 'metrics', protocol: 'TCP' },
+        { name: 'api', port: 8082, targetPort: 'api', protocol: 'TCP' },
+      ]);
+      expect(c.ports.find((p: { name: string }) => p.name === 'api').containerPort).to.equal(8082);
       expect(c.ports.find((p: { name: string }) => p.name === 'metrics').containerPort).to.equal(8080);
       for (const [k, v] of Object.entries(svc.spec.selector)) expect(d.spec.template.metadata.labels[k], k).to.equal(v);
     });

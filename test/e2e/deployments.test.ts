@@ -1,0 +1,146 @@
+// The deployments view with the real kubectl (plugin found on PATH) against the simulated cluster
+// and an in-process controller: examples/dependencies.yaml (db ← app) upgraded together, seen with
+// `kubectl pacer deployments -o json` while db rolls, stopped with `deployment cancel ID --force`
+// (both apps paused), and the same JSON from the controller's GET /v2/deployments.
+
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSim } from '../../src/sim/index.ts';
+import type { SimCluster } from '../../src/sim/index.ts';
+import { runController } from '../../src/cli/controller.ts';
+import type { RunningController } from '../../src/cli/controller.ts';
+import { silentLogger } from '../../src/observe/logger.ts';
+import type { MarathonDeployment } from '../../src/engine/deployments.ts';
+import { eventually } from '../integration/fixtures/cluster.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Result { code: number; stdout: string; stderr: string }
+
+function kubectlAvailable(): boolean {
+  return (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'kubectl')));
+}
+
+describe('e2e: kubectl pacer deployments and deployment cancel --force (db ← app)', function () {
+  this.timeout(60_000);
+  let sim: SimCluster;
+  let controller: RunningController | undefined;
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  const children: ChildProcess[] = [];
+
+  function run(cmd: string, args: string[]): Promise<Result> {
+    return new Promise((resolve) => {
+      const child = execFile(cmd, args, { env, timeout: 30_000 }, (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      });
+      children.push(child);
+    });
+  }
+  const kubectl = (...a: string[]) => run('kubectl', ['--cache-dir', join(dir, 'cache'), ...a]);
+  const kubectlPacer = (...a: string[]) => run('kubectl', ['pacer', ...a]);
+  async function ok(r: Promise<Result>): Promise<string> {
+    const res = await r;
+    expect(res.stderr).to.equal('');
+    expect(res.code).to.equal(0);
+    return res.stdout;
+  }
+  const deployments = async () => JSON.parse(await ok(kubectlPacer('deployments', '-o', 'json'))) as MarathonDeployment[];
+
+  /** examples/dependencies.yaml with some text replaced; db made slow to become available. */
+  async function manifest(edits: Array<[RegExp, string]>): Promise<string> {
+    let text = await readFile(join(ROOT, 'examples', 'dependencies.yaml'), 'utf8');
+    for (const [from, to] of edits) {
+      expect(text).to.match(from);
+      text = text.replace(from, to);
+    }
+    const out = join(dir, 'dependencies.yaml');
+    await writeFile(out, text);
+    return out;
+  }
+  // In the upgrade, db's new pods count as available only after 20 s: its step lasts.
+  const slowDb: [RegExp, string] = [/replicas: 2\n/, 'replicas: 2\n  minReadySeconds: 20\n'];
+
+  before(async function () {
+    if (!kubectlAvailable()) this.skip(); // Skipped: no kubectl on PATH on this machine.
+    dir = await mkdtemp(join(tmpdir(), 'pacer-deployments-'));
+    await mkdir(join(dir, 'bin'));
+    await symlink(join(ROOT, 'bin', 'kubectl-pacer.js'), join(dir, 'bin', 'kubectl-pacer'));
+    sim = await startSim({ port: 0, podStartMs: 30, podReadyMs: 60, kubeconfigPath: join(dir, 'kubeconfig') });
+    env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}` };
+  });
+
+  after(async () => {
+    for (const c of children) if (c.exitCode === null) c.kill();
+    await controller?.stop();
+    await sim?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('installs the CRD and starts the controller with its views on a free port', async () => {
+    await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
+    await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
+    controller = await runController({
+      kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '127.0.0.1:0', logger: silentLogger(),
+    });
+    const r = await kubectlPacer('deployments');
+    expect(r).to.deep.equal({ code: 0, stdout: '', stderr: 'No active deployments found in default namespace.\n' });
+  });
+
+  it('applied, then upgraded together: one deployment, db\'s restart first', async () => {
+    await ok(kubectl('apply', '-f', await manifest([])));
+    await eventually('the start to be over', async () => (await deployments()).length === 0, 40_000);
+    const upgrade = await manifest([slowDb, [/postgres:17/, 'postgres:17.1'], [/nginx:1\.27/, 'nginx:1.28']]);
+    expect(await ok(kubectl('apply', '-f', upgrade))).to.equal('deployment.pacer.dev/db configured\ndeployment.pacer.dev/app configured\n');
+    const [d] = await eventually('db ← app as one deployment', async () => {
+      const ds = await deployments();
+      return ds.length === 1 && ds[0].affectedApps.length === 2 && ds;
+    });
+    expect(d.affectedApps).to.deep.equal(['/default/app', '/default/db']);
+    expect(d.steps).to.deep.equal([
+      { actions: [{ action: 'RestartApplication', app: '/default/db' }] },
+      { actions: [{ action: 'RestartApplication', app: '/default/app' }] },
+    ]);
+    expect(d).to.include({ currentStep: 1, totalSteps: 2 });
+
+    const table = await ok(kubectlPacer('deployments'));
+    expect(table.split('\n')[0]).to.match(/^ID\s+AFFECTED APPS\s+STEP\s+CURRENT ACTIONS$/);
+    expect(table).to.contain(`${d.id}   /default/app,/default/db   1/2    RestartApplication /default/db`);
+  });
+
+  it('cancel without --force is not built yet: exit 1, nothing changed', async () => {
+    const [d] = await deployments();
+    const r = await kubectlPacer('deployment', 'cancel', d.id);
+    expect(r.code).to.equal(1);
+    expect(r.stderr).to.equal('error: not implemented yet: use --force to stop the deployment, or kubectl pacer rollout undo per app\n');
+    expect(await ok(kubectl('get', 'pdeploy', '-o', 'jsonpath={.items[*].spec.paused}'))).to.equal('false false');
+  });
+
+  it('cancel --force pauses both apps where they stand; the ID is then gone', async () => {
+    const [d] = await deployments();
+    expect(d.currentStep, 'db still rolling').to.equal(1);
+    const r = await kubectlPacer('deployment', 'cancel', d.id, '--force');
+    expect(r).to.deep.equal({ code: 0, stdout: 'deployment.pacer.dev/app paused\ndeployment.pacer.dev/db paused\n', stderr: '' });
+    expect(await ok(kubectl('get', 'pdeploy', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.spec.paused} {end}'))).to.equal('app=true db=true ');
+    // Paused mid-way, both are still in motion: shown again, under a new id (pausing was a change).
+    const after = await eventually('the paused apps to be listed', async () => {
+      const ds = await deployments();
+      return ds.length === 1 && ds[0].id !== d.id && ds;
+    });
+    expect(after[0].affectedApps).to.deep.equal(['/default/app', '/default/db']);
+    const again = await kubectlPacer('deployment', 'cancel', d.id, '--force');
+    expect(again).to.deep.equal({ code: 1, stdout: '', stderr: `error: DeploymentPlan ${d.id} does not exist\n` });
+    // The same JSON as the controller serves.
+    await eventually('the plugin and GET /v2/deployments to agree', async () => {
+      const served = await (await fetch(`http://127.0.0.1:${controller!.apiPort}/v2/deployments`)).json();
+      return JSON.stringify(served) === JSON.stringify(await deployments());
+    });
+  });
+});
