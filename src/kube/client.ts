@@ -117,6 +117,11 @@ export function loadKubeConfig(opts: { kubeconfig?: string; kubeconfigText?: str
     if (!existsSync(opts.kubeconfig)) throw new Error(`--kubeconfig ${opts.kubeconfig}: no such file`);
     kc.loadFromFile(opts.kubeconfig);
   } else if (process.env.KUBECONFIG) {
+    // KUBECONFIG is a list of files, as for kubectl; each must exist, so a typo is named.
+    const delimiter = process.platform === 'win32' ? ';' : ':';
+    for (const f of process.env.KUBECONFIG.split(delimiter).filter(Boolean)) {
+      if (!existsSync(f)) throw new Error(`KUBECONFIG ${f}: no such file`);
+    }
     kc.loadFromDefault();
   } else if (process.env.KUBERNETES_SERVICE_HOST) {
     kc.loadFromCluster();

@@ -33,6 +33,19 @@ describe('plugin/program: flags and set image', () => {
     expect(b.err.join('')).to.equal('error: --kubeconfig /nonexistent/kubeconfig: no such file\n');
   });
 
+  it('a missing file in KUBECONFIG is named, exit 1', async () => {
+    const saved = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = '/nonexistent/a-kubeconfig';
+    try {
+      const b = buffers();
+      expect(await runPlugin(['list'], b.io)).to.equal(1);
+      expect(b.err.join('')).to.equal('error: KUBECONFIG /nonexistent/a-kubeconfig: no such file\n');
+    } finally {
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+    }
+  });
+
   it('--help exits 0 and names the command', async () => {
     const b = buffers();
     expect(await runPlugin(['rollout', 'undo', '--help'], b.io)).to.equal(0);
