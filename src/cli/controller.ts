@@ -14,6 +14,8 @@ import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
 import { createMetrics } from '../observe/metrics.ts';
 import type { ControllerMetrics } from '../observe/metrics.ts';
 import { parseBindAddress, startServers } from '../server/http.ts';
+import { startWebhookServer } from '../server/webhook.ts';
+import type { RunningWebhook } from '../server/webhook.ts';
 import { GROUP, PLURAL, VERSION } from '../api/types.ts';
 
 export const CRD_MISSING_MESSAGE = `${PLURAL}.${GROUP} is not installed: kubectl apply -f crds/`;
@@ -40,6 +42,10 @@ export interface RunControllerOptions {
   healthProbeBindAddress?: string;
   /** The read-only views (GET /v2/deployments). Default ":8082"; "0" disables. */
   apiBindAddress?: string;
+  /** The validating admission webhook (the deployment lock). Default ":9443"; "0" disables. */
+  webhookBindAddress?: string;
+  /** Directory with tls.crt and tls.key: the webhook serves HTTPS when both exist, plain HTTP otherwise. */
+  webhookCertDir?: string;
   logLevel?: LogLevel;
   logFormat?: LogFormat;
   logger?: Logger;
@@ -58,6 +64,7 @@ export interface RunningController {
   metricsPort?: number;
   healthPort?: number;
   apiPort?: number;
+  webhookPort?: number;
   controller: DeploymentController;
   client: KubeClient;
 }
@@ -72,7 +79,7 @@ export function validateOptions(o: RunControllerOptions): void {
   if (o.namespace !== undefined && (o.namespace.length > 63 || !NAMESPACE_RE.test(o.namespace))) {
     throw new CliError(`--namespace: ${JSON.stringify(o.namespace)} is not a valid namespace name (lowercase letters, digits and '-', at most 63)`, 2);
   }
-  for (const [flag, value] of [['--metrics-bind-address', o.metricsBindAddress], ['--health-probe-bind-address', o.healthProbeBindAddress], ['--api-bind-address', o.apiBindAddress]] as const) {
+  for (const [flag, value] of [['--metrics-bind-address', o.metricsBindAddress], ['--health-probe-bind-address', o.healthProbeBindAddress], ['--api-bind-address', o.apiBindAddress], ['--webhook-bind-address', o.webhookBindAddress]] as const) {
     if (value === undefined) continue;
     try {
       parseBindAddress(value);
@@ -133,8 +140,16 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   }).catch((err: unknown) => {
     throw new CliError(`cannot listen: ${(err as Error).message}`, 1);
   });
+  const webhookAddr = parseBindAddress(opts.webhookBindAddress ?? ':9443');
+  let webhook: RunningWebhook | undefined;
+  if (webhookAddr) {
+    webhook = await startWebhookServer(webhookAddr, { deployments: () => controller.deployments.list() }, opts.webhookCertDir).catch(async (err: unknown) => {
+      await servers.close();
+      throw new CliError(`cannot listen: ${(err as Error).message}`, 1);
+    });
+  }
   controller.start();
-  logger.info('pacer controller started', { server: client.server, namespace: opts.namespace ?? '(all)', metricsPort: servers.metricsPort, healthPort: servers.healthPort, apiPort: servers.apiPort });
+  logger.info('pacer controller started', { server: client.server, namespace: opts.namespace ?? '(all)', metricsPort: servers.metricsPort, healthPort: servers.healthPort, apiPort: servers.apiPort, webhookPort: webhook?.port, webhookTls: webhook?.tls });
   let stopped: Promise<void> | undefined;
   return {
     controller,
@@ -143,8 +158,9 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     metricsPort: servers.metricsPort,
     healthPort: servers.healthPort,
     apiPort: servers.apiPort,
+    webhookPort: webhook?.port,
     ready: () => controller.ready(),
-    stop: () => (stopped ??= controller.stop().then(() => servers.close())),
+    stop: () => (stopped ??= controller.stop().then(() => Promise.all([servers.close(), webhook?.close()])).then(() => undefined)),
   };
 }
 
@@ -162,6 +178,8 @@ export function controllerCommand(): Command {
     .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', ':8080')
     .option('--health-probe-bind-address <addr>', 'address of /healthz and /readyz ("0" disables)', ':8081')
     .option('--api-bind-address <addr>', 'address of the read-only views, GET /v2/deployments ("0" disables)', ':8082')
+    .option('--webhook-bind-address <addr>', 'address of the validating admission webhook, the deployment lock ("0" disables)', ':9443')
+    .option('--webhook-cert-dir <dir>', 'directory with tls.crt and tls.key; the webhook serves plain HTTP without them (a real API server needs HTTPS)')
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .addOption(new Option('--log-format <format>', 'json or text').default('json'))
     .exitOverride((err) => {
@@ -178,6 +196,8 @@ export function controllerCommand(): Command {
           metricsBindAddress: o.metricsBindAddress,
           healthProbeBindAddress: o.healthProbeBindAddress,
           apiBindAddress: o.apiBindAddress,
+          webhookBindAddress: o.webhookBindAddress,
+          webhookCertDir: o.webhookCertDir,
           logLevel: o.logLevel as LogLevel,
           logFormat: o.logFormat as LogFormat,
         });

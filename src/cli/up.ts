@@ -17,6 +17,7 @@ import type { KubeObject, ResourceRef } from '../sim/types.ts';
 import { createLogger } from '../observe/logger.ts';
 import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
 import { API_VERSION, GROUP, PLURAL, VERSION } from '../api/types.ts';
+import { WEBHOOK_PATH, webhookConfiguration } from '../server/webhook.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const DEPLOYMENTS: ResourceRef = { group: GROUP, version: VERSION, resource: PLURAL };
@@ -31,6 +32,11 @@ export interface UpOptions {
   healthProbeBindAddress: string;
   /** The read-only views (GET /v2/deployments); "0" disables. */
   apiBindAddress?: string;
+  /**
+   * The deployment lock's webhook. On the simulated cluster it defaults to "127.0.0.1:0" (a free
+   * port) and the sim gets a ValidatingWebhookConfiguration pointing at it; "0" disables both.
+   */
+  webhookBindAddress?: string;
   logLevel: LogLevel;
   logFormat: LogFormat;
   podStartMs?: number;
@@ -78,7 +84,7 @@ export async function runUp(o: UpOptions): Promise<Up> {
     logger,
   };
   if (kubeconfig) {
-    const controller = await runController({ ...common, kubeconfig });
+    const controller = await runController({ ...common, kubeconfig, ...(o.webhookBindAddress ? { webhookBindAddress: o.webhookBindAddress } : {}) });
     return { controller, stop: () => controller.stop() };
   }
 
@@ -90,7 +96,11 @@ export async function runUp(o: UpOptions): Promise<Up> {
   });
   try {
     for (const crd of await readManifests(join(ROOT, 'crds'))) applyToSim(sim, REF.customresourcedefinitions, crd);
-    const controller = await runController({ ...common, kubeconfigText: sim.kubeconfig });
+    const controller = await runController({ ...common, kubeconfigText: sim.kubeconfig, webhookBindAddress: o.webhookBindAddress ?? '127.0.0.1:0' });
+    // The simulated API server calls the lock like a real one would (plain HTTP on loopback).
+    if (controller.webhookPort !== undefined) {
+      sim.store.create(REF.validatingwebhookconfigurations, undefined, webhookConfiguration(`http://127.0.0.1:${controller.webhookPort}${WEBHOOK_PATH}`));
+    }
     const applied: string[] = [];
     for (const obj of await readManifests(o.examples)) {
       if (obj.apiVersion !== API_VERSION || obj.kind !== 'Deployment') continue;
@@ -143,6 +153,7 @@ export function upCommand(): Command {
     .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', '127.0.0.1:8080')
     .option('--health-probe-bind-address <addr>', 'address of /healthz and /readyz ("0" disables)', '127.0.0.1:8081')
     .option('--api-bind-address <addr>', 'address of the read-only views, GET /v2/deployments ("0" disables)', '127.0.0.1:8082')
+    .option('--webhook-bind-address <addr>', 'address of the deployment lock\'s admission webhook ("0" disables; default: a free loopback port on the simulated cluster, ":9443" otherwise)')
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .option('--log-format <format>', 'json or text', 'text')
     .action(async (o: Record<string, string | undefined>) => {
@@ -156,6 +167,7 @@ export function upCommand(): Command {
           metricsBindAddress: o.metricsBindAddress ?? '127.0.0.1:8080',
           healthProbeBindAddress: o.healthProbeBindAddress ?? '127.0.0.1:8081',
           apiBindAddress: o.apiBindAddress ?? '127.0.0.1:8082',
+          ...(o.webhookBindAddress ? { webhookBindAddress: o.webhookBindAddress } : {}),
           logLevel: (o.logLevel ?? 'info') as LogLevel,
           logFormat: (o.logFormat ?? 'text') as LogFormat,
         });

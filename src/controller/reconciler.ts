@@ -18,6 +18,7 @@ import { KubeError, isKind, toKubeError } from '../kube/errors.ts';
 import { mergePatchDiff } from '../kube/mergepatch.ts';
 import type { Logger } from '../observe/logger.ts';
 import { dependencySnapshot } from './dependencies.ts';
+import { CANCELLED_DEPLOYMENT_ANNOTATION, FORCE_ANNOTATION, planForce, shouldClearCancelled } from '../engine/locks.ts';
 import type { DependencyIndex } from './dependencies.ts';
 import type { ReconcileResult } from './workqueue.ts';
 
@@ -125,6 +126,7 @@ export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger =
     return {};
   }
   const ns = cached.metadata.namespace ?? 'default';
+  if (await forceAndCancelStamps(deps, cached, log, stats)) return {}; // the watch brings the written object back
   const snapshot: Snapshot = {
     ...buildSnapshot(cached, deps.replicaSets.list(ns), deps.pods.list(ns), (deps.now ?? Date.now)()),
     ...dependencySnapshot(cached, (k) => deps.deployments.get(k), deps.dependencyIndex),
@@ -139,6 +141,42 @@ export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger =
   }
   pass.recordAll(decision.events);
   return requeueFor(decision.requeueAfterSeconds);
+}
+
+/**
+ * Force and its stamps (src/engine/locks.ts, FORCE): a forced Deployment stamps the other members
+ * of the deployment it was in, then loses its force annotation and takes the stamp itself (its
+ * forced change does not wait on the deployment it cancelled either); a stamped one that is complete
+ * loses its stamp. True when it wrote (the pass ends there: the next one starts from the new
+ * object). Metadata-only merge patches, so the lock never refuses them; the force annotation is
+ * removed under the resourceVersion read, so a newer change is never mistaken for consumed.
+ */
+async function forceAndCancelStamps(deps: ReconcilerDeps, d: Deployment, log: Logger, stats: ReconcileStats): Promise<boolean> {
+  const ns = d.metadata.namespace ?? 'default';
+  const plan = planForce(d, deps.deployments.list(), (deps.now ?? Date.now)());
+  if (plan.consume) {
+    for (const key of plan.stamp) {
+      const name = key.slice(key.indexOf('/') + 1);
+      await deps.client.patchDeployment(key.slice(0, key.indexOf('/')), name, { metadata: { annotations: { [CANCELLED_DEPLOYMENT_ANNOTATION]: plan.cancelled!.id } } });
+      stats.writes++;
+      deps.recorder.record(d, 'Normal', 'DeploymentCancelled', `Forced change: deployment ${plan.cancelled!.id} cancelled, ${key} no longer waits on its members`);
+    }
+    try {
+      await deps.client.patchDeployment(ns, d.metadata.name ?? '', { metadata: { resourceVersion: d.metadata.resourceVersion, annotations: { [FORCE_ANNOTATION]: null, ...(plan.cancelled ? { [CANCELLED_DEPLOYMENT_ANNOTATION]: plan.cancelled.id } : {}) } } });
+    } catch (err) {
+      if (isKind(err, 'Conflict')) return true; // a newer object is on its way: it is reconciled next
+      throw err;
+    }
+    stats.writes++;
+    log.info('force annotation consumed', { cancelled: plan.cancelled?.id ?? null, stamped: plan.stamp });
+    return true;
+  }
+  if (shouldClearCancelled(d)) {
+    await deps.client.patchDeployment(ns, d.metadata.name ?? '', { metadata: { annotations: { [CANCELLED_DEPLOYMENT_ANNOTATION]: null } } });
+    stats.writes++;
+    return true;
+  }
+  return false;
 }
 
 /** upstream: under a second → rate-limited requeue; else requeue after the time left plus one second. */

@@ -34,6 +34,13 @@ import type { Action, Decision, Snapshot } from './types.ts';
 
 export const DEPENDENTS_FINALIZER = 'pacer.dev/dependents';
 
+/**
+ * Set on the other members of a deployment cancelled by a forced change (locks.ts): the app
+ * converges to its own spec without waiting on its dependencies (a missing one or a cycle still
+ * holds it); removed once the app is complete.
+ */
+export const CANCELLED_DEPLOYMENT_ANNOTATION = 'pacer.dev/cancelled-deployment';
+
 export const DEPENDENCY_REASON = {
   ready: 'DependenciesReady',
   notReady: 'DependenciesNotReady',
@@ -103,7 +110,11 @@ export function dependencyGate(d: Deployment, deps: readonly ResolvedDependency[
       if (why) waiting.push(`waiting for ${dep.key}: ${why}`);
     }
   }
+  const cancelled = d.metadata.annotations?.[CANCELLED_DEPLOYMENT_ANNOTATION];
   if (missing.length > 0) return { ready: false, reason: DEPENDENCY_REASON.missing, message: [...missing, ...waiting].join('; ') };
+  if (waiting.length > 0 && cancelled) {
+    return { ready: true, reason: DEPENDENCY_REASON.ready, message: `deployment ${cancelled} was cancelled: not waiting for ${deps.map((x) => x.key).join(', ')}` };
+  }
   if (waiting.length > 0) return { ready: false, reason: DEPENDENCY_REASON.notReady, message: waiting.join('; ') };
   const names = deps.map((x) => x.key).join(', ');
   return { ready: true, reason: DEPENDENCY_REASON.ready, message: deps.length === 1 ? `${names} is complete` : `dependencies are complete: ${names}` };

@@ -4,19 +4,34 @@
 //
 // cancel --force stops a deployment where it stands (Marathon's DELETE ?force=true): every affected
 // app that is not being deleted gets spec.paused=true, one merge patch each (no resourceVersion
-// guard: the controller writes status all the time, and pausing twice is harmless). cancel without
-// --force is Marathon's rollback, which is not built yet: it says so and exits 1.
+// guard: the controller writes status all the time, and pausing twice is harmless).
+//
+// cancel without --force is Marathon's rollback (DELETE /v2/deployments/{id}): every app of the
+// deployment goes back to the revision it had before — the newest ReplicaSet whose template is not
+// the current one: the latest revision when the current template has no ReplicaSet yet (an app
+// that waited on its dependencies), else the previous one, as `rollout undo` picks — in reverse
+// dependency order (highest level first; apps on a cycle first of all), each with `rollout undo`'s
+// patch plus `pacer.dev/force: "true"`, so that the lock admits it and the apps stop waiting on
+// each other (the controller cancels the deployment as a unit, src/engine/locks.ts). Each app
+// prints kubectl's line (`rolled back`, or `skipped rollback ...`); an app that cannot be rolled
+// back (paused, no history) is reported on stderr and the others still go (exit 1).
 
-import type { Deployment } from '../api/types.ts';
-import { DEPLOYMENTS } from '../kube/client.ts';
+import type { Deployment, ReplicaSet } from '../api/types.ts';
+import { DEPLOYMENTS, resourcePath } from '../kube/client.ts';
+import { HttpMethod } from '@kubernetes/client-node';
+import { deploymentKey } from '../api/dependencies.ts';
+import { revisionOf } from '../engine/annotations.ts';
+import { dependencyLevels } from '../engine/dependencies.ts';
+import { FORCE_ANNOTATION } from '../engine/locks.ts';
+import { ownedReplicaSets } from './history.ts';
+import { planUndo } from './undo.ts';
+import type { UndoPlan } from './undo.ts';
 import { activeDeployments, deploymentById, unknownDeploymentMessage } from '../engine/deployments.ts';
 import type { MarathonDeployment } from '../engine/deployments.ts';
 import { OBJECT_PREFIX, PluginError } from './errors.ts';
 import { tabwrite } from './format.ts';
 import type { Session } from './options.ts';
 import { printData } from './options.ts';
-
-export const CANCEL_NOT_IMPLEMENTED = 'not implemented yet: use --force to stop the deployment, or kubectl pacer rollout undo per app';
 
 export const CANCEL_MESSAGES = {
   paused: (name: string) => `${OBJECT_PREFIX}${name} paused`,
@@ -79,8 +94,74 @@ export function forceCancelPlan(items: readonly Deployment[], active: readonly M
   });
 }
 
+/**
+ * The apps of deployment `id` in rollback order: highest dependency level first (apps on a cycle,
+ * which have no level, before all), then by namespace/name; apps being deleted are left out. Pure.
+ */
+export function rollbackOrder(items: readonly Deployment[], active: readonly MarathonDeployment[], id: string): Deployment[] {
+  const target = deploymentById(active, id);
+  if (!target) throw new PluginError(unknownDeploymentMessage(id));
+  const live = items.filter((d) => !d.metadata.deletionTimestamp);
+  const { levels } = dependencyLevels(live);
+  const key = (d: Deployment) => deploymentKey(d.metadata.namespace, d.metadata.name);
+  const level = (d: Deployment) => levels.get(key(d)) ?? Number.POSITIVE_INFINITY;
+  return live
+    .filter((d) => target.affectedApps.includes(`/${d.metadata.namespace ?? 'default'}/${d.metadata.name ?? ''}`))
+    .sort((a, b) => level(b) - level(a) || key(a).localeCompare(key(b)));
+}
+
+/** The rollback of one app (module header): `rollout undo`'s plan to the revision it had before, forced. Pure. */
+export function planCancelRollback(d: Deployment, rss: readonly ReplicaSet[]): UndoPlan {
+  const latest = Math.max(-1, ...rss.map((rs) => revisionOf(rs) ?? -1));
+  // The latest revision unless it is what runs now (then the previous one: `rollout undo`).
+  let plan = latest > 0 ? planUndo(d, rss, latest) : planUndo(d, rss, 0);
+  if (plan.kind === 'skip' && latest > 0) plan = planUndo(d, rss, 0);
+  if (plan.kind === 'skip') return plan;
+  return {
+    ...plan,
+    patch: plan.patch.map((op) => (op.path === '/metadata/annotations' ? { ...op, value: { ...(op.value as Record<string, string>), [FORCE_ANNOTATION]: 'true' } } : op)),
+  };
+}
+
+async function runCancelRollback(s: Session, id: string, allNamespaces: boolean): Promise<number> {
+  const { items, active } = await listActive(s, allNamespaces);
+  let code = 0;
+  for (const listed of rollbackOrder(items, active, id)) {
+    const name = listed.metadata.name ?? '';
+    const at: Session = { ...s, namespace: listed.metadata.namespace ?? 'default' };
+    // The patch tests the resourceVersion it was planned on; the controller writes status all the
+    // time (and stamps members of a cancelled deployment), so a lost race is planned again.
+    for (let attempt = 1; ; attempt++) {
+      const d = await s.client.getDeployment(at.namespace, name);
+      let plan: UndoPlan;
+      try {
+        plan = planCancelRollback(d, await ownedReplicaSets(at, d));
+      } catch (err) {
+        s.io.stderr.write(`error: ${OBJECT_PREFIX}${name}: ${(err as Error).message}\n`);
+        code = 1;
+        break;
+      }
+      if (plan.kind === 'skip') {
+        s.io.stdout.write(plan.message + '\n');
+        break;
+      }
+      try {
+        await s.client.request<Deployment>(HttpMethod.PATCH, resourcePath(DEPLOYMENTS, at.namespace, name), {
+          body: plan.patch, contentType: 'application/json-patch+json', what: `patch ${OBJECT_PREFIX}${name}`,
+        });
+      } catch (err) {
+        if (attempt < 5 && /test failed|Conflict/i.test((err as Error).message)) continue;
+        throw err;
+      }
+      s.io.stdout.write(`${OBJECT_PREFIX}${name} rolled back\n`);
+      break;
+    }
+  }
+  return code;
+}
+
 export async function runDeploymentCancel(s: Session, id: string, o: { force: boolean; allNamespaces: boolean }): Promise<number> {
-  if (!o.force) throw new PluginError(CANCEL_NOT_IMPLEMENTED);
+  if (!o.force) return runCancelRollback(s, id, o.allNamespaces);
   const { items, active } = await listActive(s, o.allNamespaces);
   for (const step of forceCancelPlan(items, active, id)) {
     if (step.verb === 'pause') {

@@ -5,7 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { PluginError } from './errors.ts';
 import { parseGoDuration } from './format.ts';
-import { CANCEL_NOT_IMPLEMENTED, runDeploymentCancel, runDeployments } from './deployments.ts';
+import { runDeploymentCancel, runDeployments } from './deployments.ts';
 import { runGet } from './get.ts';
 import { runRolloutHistory } from './history.ts';
 import { runList } from './list.ts';
@@ -143,13 +143,11 @@ export function pluginProgram(ctx: ProgramContext): Command {
   const deployment = new Command('deployment').description('Act on one active deployment (the ID from kubectl pacer deployments)');
   program.addCommand(deployment);
   deployment.addCommand(addCommonOptions(new Command('cancel')
-    .description('Stop a deployment: with --force every affected app is paused where it stands (rolling back is not built yet)')
+    .description('Cancel a deployment: roll every affected app back to the revision it had before, highest dependency level first; with --force only stop it (every affected app paused where it stands)')
     .argument('<id>', 'the deployment ID')
     .option('--force', 'only stop it: pause every affected app (spec.paused=true)', false), { allNamespaces: true })
     .action(async (id: string, o: CommonOptions & { force: boolean }) => {
-      // Without --force (the rollback) nothing is asked of the cluster: say so before connecting.
-      if (!o.force) ctx.exitCode = await reportErrors(io, undefined, () => undefined, () => Promise.reject(new PluginError(CANCEL_NOT_IMPLEMENTED)));
-      else await run(undefined, o, (s) => runDeploymentCancel(s, id, { force: true, allNamespaces: o.allNamespaces === true }));
+      await run(undefined, o, (s) => runDeploymentCancel(s, id, { force: o.force === true, allNamespaces: o.allNamespaces === true }));
     }));
 
   const set = new Command('set').description('Change a Deployment (like kubectl set)');

@@ -78,6 +78,13 @@ export const BUILTIN_RESOURCES: ResourceInfo[] = [
     shortNames: ['crd', 'crds'], categories: ['api-extensions'], subresources: ['status'], hasGeneration: true,
     statusSubresource: true, returnDeletedObject: false,
   }),
+  // Validating admission webhooks: the server calls them on writes (admission.ts).
+  builtin({
+    group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations',
+    singular: 'validatingwebhookconfiguration', kind: 'ValidatingWebhookConfiguration', namespaced: false,
+    shortNames: [], categories: ['api-extensions'], subresources: [], hasGeneration: false,
+    statusSubresource: false, returnDeletedObject: false,
+  }),
 ];
 
 export function groupVersion(r: { group: string; version: string }): string {
@@ -102,4 +109,5 @@ export const REF = {
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' },
   poddisruptionbudgets: { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' },
   customresourcedefinitions: { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' },
+  validatingwebhookconfigurations: { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations' },
 } as const satisfies Record<string, ResourceRef>;

@@ -6,11 +6,13 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseYaml } from 'yaml';
+import { matchingWebhooks, validate } from './admission.ts';
+import type { Operation } from './admission.ts';
 import type { AuditLog, AuditVerb } from './audit.ts';
 import type { Faults } from './faults.ts';
 import { PATCH_CONTENT_TYPES, strategicUnsupported } from './patch.ts';
 import type { ResourceInfo } from './resources.ts';
-import { groupVersion } from './resources.ts';
+import { REF, groupVersion } from './resources.ts';
 import { schema } from './schemabridge.ts';
 import { fieldSelectorFor, labelSelectorFn } from './selectors.ts';
 import type { Change, ServerWriteOptions, SharedResult } from './store.ts';
@@ -36,7 +38,7 @@ const VERSION_INFO = {
 
 const TABLE_CONTENT_TYPE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 const DISCOVERY_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
-const BUILTIN_GROUP_ORDER = ['', 'apps', 'coordination.k8s.io', 'policy', 'apiextensions.k8s.io'];
+const BUILTIN_GROUP_ORDER = ['', 'apps', 'coordination.k8s.io', 'policy', 'admissionregistration.k8s.io', 'apiextensions.k8s.io'];
 const MAX_BODY = 3 * 1024 * 1024;
 
 /** Kubernetes version priority: v1 > v1beta2 > v1beta1 > v1alpha1 > anything else (alphabetical). */
@@ -549,7 +551,9 @@ export class SimServer {
       case 'create': {
         if (subresource === 'eviction') return this.serveEviction(ctx, namespace!, name!);
         const body = await this.objectBody(ctx);
-        const created = store.create(ref, namespace, body as KubeObject, this.writeOptions(ctx));
+        const opts = this.writeOptions(ctx);
+        const created = await this.admitted(ctx, route, 'CREATE', (body as KubeObject)?.metadata?.name ?? '', opts,
+          (o) => store.create(ref, namespace, body as KubeObject, o), (x) => x);
         return this.sendJson(ctx, 201, created);
       }
       case 'get': {
@@ -565,7 +569,8 @@ export class SimServer {
         if (subresource === 'scale') return this.sendJson(ctx, 200, store.updateScale(ref, namespace, name!, body, this.writeOptions(ctx)));
         // PUT …/namespaces/{name}/finalize takes spec.finalizers only; the simulator treats it as an update.
         const opts = this.writeOptions(ctx, subresource === 'status' ? 'status' : undefined);
-        return this.sendJson(ctx, 200, store.update(ref, namespace, name!, body as KubeObject, opts));
+        return this.sendJson(ctx, 200, await this.admitted(ctx, route, 'UPDATE', name!, opts,
+          (o) => store.update(ref, namespace, name!, body as KubeObject, o), (x) => x));
       }
       case 'patch': {
         const ct = this.contentType(ctx);
@@ -586,12 +591,15 @@ export class SimServer {
         }
         if (subresource === 'scale') return this.sendJson(ctx, 200, store.patchScale(ref, namespace, name!, type, body, this.writeOptions(ctx)));
         const opts = this.writeOptions(ctx, subresource === 'status' ? 'status' : undefined);
-        const r = store.patchOrCreate(ref, namespace, name!, type, body, opts);
+        const exists = store.peek(ref, namespace, name!) !== undefined;
+        const r = await this.admitted(ctx, route, exists ? 'UPDATE' : 'CREATE', name!, opts,
+          (o) => store.patchOrCreate(ref, namespace, name!, type, body, o), (x) => x.object);
         return this.sendJson(ctx, r.created ? 201 : 200, r.object);
       }
       case 'delete': {
         const opts = await this.deleteOptions(ctx);
-        const r = store.deleteWithResult(ref, namespace, name!, opts);
+        const r = await this.admitted(ctx, route, 'DELETE', name!, opts,
+          (o) => (o.dryRun ? { object: store.getOrThrow(ref, namespace, name!), pending: false } : store.deleteWithResult(ref, namespace, name!, o)), () => undefined);
         if (r.pending || info.returnDeletedObject) return this.sendJson(ctx, 200, r.object);
         return this.sendJson(ctx, 200, {
           kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success',
@@ -609,6 +617,40 @@ export class SimServer {
       }
     }
     throw methodNotAllowed();
+  }
+
+  /**
+   * Runs `write` once the validating webhooks admitted what it would store (admission.ts): a dry
+   * run gives the object they review; the write itself follows if nothing changed the stored object
+   * while they answered (else the whole admission runs again, as a real server's retry loop does).
+   * Without a matching webhook, `write` runs at once.
+   */
+  private async admitted<O extends { dryRun?: boolean; warnings?: string[] }, T>(
+    ctx: RequestContext, route: Route, operation: Operation, name: string, opts: O,
+    write: (opts: O) => T, objectOf: (result: T) => KubeObject | undefined,
+  ): Promise<T> {
+    const { info, namespace, subresource } = route;
+    const ref = this.ref(info);
+    for (let attempt = 0; ; attempt++) {
+      const configs = this.store.list(REF.validatingwebhookconfigurations, undefined, { shared: true }).items;
+      const webhooks = matchingWebhooks(configs, { info, operation, ...(subresource ? { subresource } : {}) });
+      if (webhooks.length === 0) return write(opts);
+      const old = operation === 'CREATE' ? undefined : this.store.get(ref, namespace, name);
+      const preview = write({ ...opts, dryRun: true, warnings: [] });
+      const object = objectOf(preview);
+      const auth = ctx.req.headers.authorization;
+      await validate(webhooks, {
+        info, ...(subresource ? { subresource } : {}), operation, namespace, name: object?.metadata?.name ?? name,
+        ...(object ? { object } : {}), ...(old ? { oldObject: old } : {}),
+        dryRun: opts.dryRun === true, username: auth?.startsWith('Bearer ') ? auth.slice(7) : 'kubernetes-admin',
+      }, ctx.warnings);
+      if (opts.dryRun) return preview;
+      const now = name === '' ? undefined : this.store.peek(ref, namespace, name);
+      if (now?.metadata.resourceVersion === old?.metadata.resourceVersion) return write(opts);
+      if (attempt >= 4) {
+        throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${info.resource}${info.group ? `.${info.group}` : ''} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+      }
+    }
   }
 
   private async serveEviction(ctx: RequestContext, namespace: string, name: string): Promise<void> {

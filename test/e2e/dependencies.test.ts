@@ -110,7 +110,7 @@ describe('e2e: dependency order with kubectl (db ← app)', function () {
       const why = db ? incompleteReason(db) : 'db does not exist';
       return why ? `${step.name} ${last.from}→${last.to} while ${why}` : undefined;
     });
-    controller = await runController({ kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', logger: silentLogger() });
+    controller = await runController({ kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', webhookBindAddress: '0', logger: silentLogger() });
   });
 
   it('app alone waits for db, visibly: DependencyMissing', async () => {

@@ -88,7 +88,7 @@ describe('e2e: kubectl pacer deployments and deployment cancel --force (db ← a
     await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
     await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
     controller = await runController({
-      kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '127.0.0.1:0', logger: silentLogger(),
+      kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '127.0.0.1:0', webhookBindAddress: '0', logger: silentLogger(),
     });
     const r = await kubectlPacer('deployments');
     expect(r).to.deep.equal({ code: 0, stdout: '', stderr: 'No active deployments found in default namespace.\n' });
@@ -113,14 +113,6 @@ describe('e2e: kubectl pacer deployments and deployment cancel --force (db ← a
     const table = await ok(kubectlPacer('deployments'));
     expect(table.split('\n')[0]).to.match(/^ID\s+AFFECTED APPS\s+STEP\s+CURRENT ACTIONS$/);
     expect(table).to.contain(`${d.id}   /default/app,/default/db   1/2    RestartApplication /default/db`);
-  });
-
-  it('cancel without --force is not built yet: exit 1, nothing changed', async () => {
-    const [d] = await deployments();
-    const r = await kubectlPacer('deployment', 'cancel', d.id);
-    expect(r.code).to.equal(1);
-    expect(r.stderr).to.equal('error: not implemented yet: use --force to stop the deployment, or kubectl pacer rollout undo per app\n');
-    expect(await ok(kubectl('get', 'pdeploy', '-o', 'jsonpath={.items[*].spec.paused}'))).to.equal('false false');
   });
 
   it('cancel --force pauses both apps where they stand; the ID is then gone', async () => {

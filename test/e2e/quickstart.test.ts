@@ -91,7 +91,7 @@ describe('e2e: the quick start with kubectl and kubectl pacer', function () {
   it('installs the CRD with kubectl and starts the controller', async () => {
     const r = await kubectl('apply', '-f', join(ROOT, 'crds'));
     expect(r.stdout).to.equal('customresourcedefinition.apiextensions.k8s.io/deployments.pacer.dev created\n');
-    controller = await runController({ kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', logger: silentLogger() });
+    controller = await runController({ kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', webhookBindAddress: '0', logger: silentLogger() });
   });
 
   it('a missing Deployment: kubectl\'s NotFound line, exit 1', async () => {

@@ -102,7 +102,7 @@ describe('controller against the simulated cluster', function () {
       try {
         let err: unknown;
         try {
-          await runController({ kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', logger: silentLogger(), engine: standInEngine });
+          await runController({ kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', webhookBindAddress: '0', logger: silentLogger(), engine: standInEngine });
         } catch (e) { err = e; }
         expect(err).to.be.instanceOf(CliError);
         expect((err as CliError).message).to.equal(CRD_MISSING_MESSAGE);
@@ -129,7 +129,7 @@ describe('controller against the simulated cluster', function () {
       ].join('\n');
       let err: unknown;
       try {
-        await runController({ kubeconfigText: kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', logger: silentLogger(), engine: standInEngine });
+        await runController({ kubeconfigText: kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', webhookBindAddress: '0', logger: silentLogger(), engine: standInEngine });
       } catch (e) { err = e; }
       expect(err).to.be.instanceOf(CliError);
       expect((err as CliError).exitCode).to.equal(1);
@@ -164,7 +164,7 @@ describe('controller against the simulated cluster', function () {
       client = new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }));
       await installCrd(client);
       ctl = await runController({
-        kubeconfigText: sim.kubeconfig, workers: 2, metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', apiBindAddress: '0',
+        kubeconfigText: sim.kubeconfig, workers: 2, metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', apiBindAddress: '0', webhookBindAddress: '0',
         logger: silentLogger(), engine: standInEngine,
       });
       await eventually('caches to sync', async () => ctl.ready());
@@ -229,7 +229,7 @@ describe('controller against the simulated cluster', function () {
     });
 
     it('stops gracefully', async () => {
-      const other = await runController({ kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', logger: silentLogger(), engine: standInEngine });
+      const other = await runController({ kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', webhookBindAddress: '0', logger: silentLogger(), engine: standInEngine });
       await eventually('sync', async () => other.ready());
       await other.stop();
       expect(other.controller.queue.isShuttingDown()).to.equal(true);
@@ -248,7 +248,7 @@ describe('controller against the simulated cluster', function () {
       sim = await startSim({ port: 0, podStartMs: 50, podReadyMs: 50 });
       client = new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }));
       await installCrd(client);
-      ctl = await runController({ kubeconfigText: sim.kubeconfig, workers: 2, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', logger: silentLogger() });
+      ctl = await runController({ kubeconfigText: sim.kubeconfig, workers: 2, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', webhookBindAddress: '0', logger: silentLogger() });
       await eventually('caches to sync', async () => ctl.ready());
     });
     after(async () => {

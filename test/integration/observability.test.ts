@@ -46,7 +46,7 @@ describe('observability: a controller on the simulated cluster', function () {
       }
     });
     c = await startCluster({}, {
-      metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', apiBindAddress: '0', workers: 2,
+      metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', apiBindAddress: '0', webhookBindAddress: '0', workers: 2,
       logger: createLogger({ level: 'info', format: 'json', stream }),
     });
     createNamespace(c.sim, NS);

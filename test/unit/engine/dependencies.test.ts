@@ -123,6 +123,24 @@ describe('engine/dependencies', () => {
     }
   });
 
+  describe('the gate of an app whose deployment was cancelled by a forced change (pacer.dev/cancelled-deployment)', () => {
+    const stamped = named('app', ['db']);
+    stamped.metadata.annotations = { 'pacer.dev/cancelled-deployment': 'd-1' };
+    const rows: Array<[string, Array<{ key: string; deployment?: Deployment }>, string[] | undefined, boolean, string, string]> = [
+      ['db still rolling: not waited for', [{ key: 'default/db', deployment: named('db', [], st(3, 3, 2)) }], undefined,
+        true, 'DependenciesReady', 'deployment d-1 was cancelled: not waiting for default/db'],
+      ['db missing: still held', [{ key: 'default/db' }], undefined,
+        false, 'DependencyMissing', 'default/db not found'],
+      ['a cycle: still held', [], ['default/app', 'default/db', 'default/app'],
+        false, 'DependencyCycle', 'dependency cycle: app → db → app'],
+      ['db complete: the usual message', [{ key: 'default/db', deployment: named('db', [], complete) }], undefined,
+        true, 'DependenciesReady', 'default/db is complete'],
+    ];
+    for (const [name, deps, cycle, ready, reason, message] of rows) {
+      it(name, () => expect(dependencyGate(stamped, deps, cycle)).to.deep.equal({ ready, reason, message }));
+    }
+  });
+
   describe('the DependenciesReady condition', () => {
     const t0 = NOW - 60_000;
     const waiting = { ready: false as const, reason: 'DependenciesNotReady' as const, message: 'waiting for default/db: 1 of 3 updated replicas are available' };

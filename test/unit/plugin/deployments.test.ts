@@ -1,13 +1,13 @@
 // `kubectl pacer deployments` (the table) and `deployment cancel ID [--force]` (what it pauses,
-// the 404, and the rollback that is not built yet), without a cluster.
+// the 404, the rollback's order and per-app plan), without a cluster.
 
 import { expect } from 'chai';
 import type { Deployment, DeploymentStatus } from '../../../src/api/types.ts';
 import { activeDeployments } from '../../../src/engine/deployments.ts';
 import type { MarathonDeployment } from '../../../src/engine/deployments.ts';
-import { CANCEL_MESSAGES, CANCEL_NOT_IMPLEMENTED, deploymentsTable, forceCancelPlan } from '../../../src/plugin/deployments.ts';
+import { CANCEL_MESSAGES, deploymentsTable, forceCancelPlan, planCancelRollback, rollbackOrder } from '../../../src/plugin/deployments.ts';
 import { runPlugin } from '../../../src/plugin/program.ts';
-import { T0, deployment } from './fixtures.ts';
+import { T0, deployment, replicaSet } from './fixtures.ts';
 
 function buffers() {
   const out: string[] = [];
@@ -67,11 +67,44 @@ describe('plugin/deployments', () => {
     });
   });
 
-  it('cancel without --force says the rollback is not built yet, exit 1, without touching a cluster', async () => {
+  describe('cancel (rollback): reverse dependency order, each app back to the revision it had before, forced', () => {
+    const order: Array<[string, Deployment[], string[]]> = [
+      ['db ← app: app first', [app('db'), app('app', { deps: ['db'] })], ['default/app', 'default/db']],
+      ['a; b→a; c→a; d→b: d, then b and c, then a', [app('a'), app('b', { deps: ['a'] }), app('c', { deps: ['a'] }), app('d', { deps: ['b'] })], ['default/d', 'default/b', 'default/c', 'default/a']],
+      ['one being deleted: left out', [app('db'), app('app', { deps: ['db'], deleting: true })], ['default/db']],
+    ];
+    for (const [name, items, want] of order) {
+      it(name, () => {
+        const active = activeDeployments(items, T0);
+        expect(rollbackOrder(items, active, active[0].id).map((d) => `${d.metadata.namespace}/${d.metadata.name}`)).to.deep.equal(want);
+      });
+    }
+    it('an unknown ID: Marathon\'s 404 message', () => {
+      expect(() => rollbackOrder([app('db')], activeDeployments([app('db')], T0), 'nope')).to.throw('DeploymentPlan nope does not exist');
+    });
+
+    const templateOf = (plan: ReturnType<typeof planCancelRollback>) => plan.kind === 'patch' ? (plan.patch.find((op) => op.path === '/spec/template')!.value as { spec: { containers: Array<{ image: string }> } }).spec.containers[0].image : undefined;
+    it('rolled out (its template has a ReplicaSet): back to the previous revision, with the force annotation', () => {
+      const d = deployment('db', { image: 'nginx:1.28', annotations: { 'pacer.dev/revision': '2' } });
+      const plan = planCancelRollback(d, [replicaSet(d, 'aaa', { revision: 1, image: 'nginx:1.27' }), replicaSet(d, 'bbb', { revision: 2, image: 'nginx:1.28' })]);
+      expect(templateOf(plan)).to.equal('nginx:1.27');
+      expect(plan.kind === 'patch' && plan.patch.find((op) => op.path === '/metadata/annotations')!.value).to.deep.include({ 'pacer.dev/force': 'true' });
+    });
+    it('waited on its dependencies (no ReplicaSet for its template yet): back to the latest revision', () => {
+      const d = deployment('app', { image: 'nginx:1.29', annotations: { 'pacer.dev/revision': '2' } });
+      const plan = planCancelRollback(d, [replicaSet(d, 'aaa', { revision: 1, image: 'nginx:1.27' }), replicaSet(d, 'bbb', { revision: 2, image: 'nginx:1.28' })]);
+      expect(templateOf(plan)).to.equal('nginx:1.28');
+    });
+    it('no history: kubectl\'s error', () => {
+      const d = deployment('app', { image: 'nginx:1.27' });
+      expect(() => planCancelRollback(d, [replicaSet(d, 'aaa', { revision: 1, image: 'nginx:1.27' })])).to.throw('no rollout history found for deployment "app"');
+    });
+  });
+
+  it('cancel without a reachable cluster: the connection error, exit 1', async () => {
     const b = buffers();
     expect(await runPlugin(['deployment', 'cancel', 'abc', '--kubeconfig', '/nonexistent/kubeconfig'], b.io)).to.equal(1);
-    expect(b.err.join('')).to.equal(`error: ${CANCEL_NOT_IMPLEMENTED}\n`);
-    expect(CANCEL_NOT_IMPLEMENTED).to.equal('not implemented yet: use --force to stop the deployment, or kubectl pacer rollout undo per app');
+    expect(b.err.join('')).to.match(/^error: /);
     expect(b.out).to.deep.equal([]);
   });
 

@@ -1,0 +1,140 @@
+// The deployment lock with the real kubectl against the simulated cluster, which calls the
+// in-process controller's validating webhook (registered as `pacer up` does): db ← app upgraded
+// together (examples/dependencies.yaml); `kubectl apply` of a further change to app prints the
+// webhook's Conflict and exits 1 with nothing stored; the same change with pacer.dev/force: "true"
+// is applied; `kubectl pacer deployment cancel ID` then rolls both back, app first.
+
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSim } from '../../src/sim/index.ts';
+import type { SimCluster } from '../../src/sim/index.ts';
+import { REF } from '../../src/sim/resources.ts';
+import { runController } from '../../src/cli/controller.ts';
+import type { RunningController } from '../../src/cli/controller.ts';
+import { silentLogger } from '../../src/observe/logger.ts';
+import { WEBHOOK_PATH, webhookConfiguration } from '../../src/server/webhook.ts';
+import type { MarathonDeployment } from '../../src/engine/deployments.ts';
+import { eventually } from '../integration/fixtures/cluster.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Result { code: number; stdout: string; stderr: string }
+
+function kubectlAvailable(): boolean {
+  return (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'kubectl')));
+}
+
+describe('e2e: kubectl apply meets the deployment lock (db ← app)', function () {
+  this.timeout(60_000);
+  let sim: SimCluster;
+  let controller: RunningController | undefined;
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  const children: ChildProcess[] = [];
+
+  function kubectl(...args: string[]): Promise<Result> {
+    return new Promise((resolve) => {
+      const child = execFile('kubectl', args[0] === 'pacer' ? args : ['--cache-dir', join(dir, 'cache'), ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
+      });
+      children.push(child);
+    });
+  }
+  async function ok(r: Promise<Result>): Promise<string> {
+    const res = await r;
+    expect(res.stderr).to.equal('');
+    expect(res.code).to.equal(0);
+    return res.stdout;
+  }
+  async function manifest(name: string, edits: Array<[RegExp, string]>): Promise<string> {
+    let text = await readFile(join(ROOT, 'examples', 'dependencies.yaml'), 'utf8');
+    for (const [from, to] of edits) {
+      expect(text).to.match(from);
+      text = text.replace(from, to);
+    }
+    const out = join(dir, name);
+    await writeFile(out, text);
+    return out;
+  }
+  const jsonpath = (what: string, path: string) => ok(kubectl('get', 'pdeploy', what, '-o', `jsonpath=${path}`));
+  // db's new pods count as available only after 20 s: the deployment lasts.
+  const upgrade: Array<[RegExp, string]> = [[/replicas: 2\n/, 'replicas: 2\n  minReadySeconds: 20\n'], [/postgres:17/, 'postgres:17.1'], [/nginx:1\.27/, 'nginx:1.28']];
+
+  before(async function () {
+    if (!kubectlAvailable()) this.skip(); // Skipped: no kubectl on PATH on this machine.
+    dir = await mkdtemp(join(tmpdir(), 'pacer-locks-'));
+    sim = await startSim({ port: 0, podStartMs: 30, podReadyMs: 60, kubeconfigPath: join(dir, 'kubeconfig') });
+    await mkdir(join(dir, 'bin'));
+    await symlink(join(ROOT, 'bin', 'kubectl-pacer.js'), join(dir, 'bin', 'kubectl-pacer'));
+    env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}` };
+  });
+  after(async () => {
+    for (const c of children) if (c.exitCode === null) c.kill();
+    await controller?.stop();
+    await sim?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('installs the CRD, the controller with its webhook, and the webhook configuration', async () => {
+    await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
+    await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
+    controller = await runController({
+      kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', webhookBindAddress: '127.0.0.1:0', logger: silentLogger(),
+    });
+    sim.store.create(REF.validatingwebhookconfigurations, undefined, webhookConfiguration(`http://127.0.0.1:${controller.webhookPort}${WEBHOOK_PATH}`));
+    expect(await ok(kubectl('get', 'validatingwebhookconfigurations', '-o', 'name'))).to.equal('validatingwebhookconfiguration.admissionregistration.k8s.io/pacer-locks\n');
+  });
+
+  it('a further change to app while db ← app upgrade: Conflict from the webhook, exit 1, nothing stored', async () => {
+    await ok(kubectl('apply', '-f', await manifest('v1.yaml', [])));
+    await eventually('both to be available', async () => (await jsonpath('app', '{.status.availableReplicas}')) === '3' && (await jsonpath('db', '{.status.availableReplicas}')) === '2', 40_000);
+    expect(await ok(kubectl('apply', '-f', await manifest('v2.yaml', upgrade)))).to.equal('deployment.pacer.dev/db configured\ndeployment.pacer.dev/app configured\n');
+    await eventually('app to wait for db', async () => (await jsonpath('app', '{.status.conditions[?(@.type=="DependenciesReady")].status}')) === 'False');
+
+    const further = await manifest('v3.yaml', [...upgrade.slice(0, 2), [/nginx:1\.27/, 'nginx:1.29']]);
+    const r = await kubectl('apply', '-f', further);
+    expect(r.code).to.equal(1);
+    expect(r.stdout).to.equal('deployment.pacer.dev/db unchanged\n');
+    expect(r.stderr).to.match(/^Error from server \(Conflict\): error when applying patch:\n/);
+    expect(r.stderr).to.match(/admission webhook "locks\.pacer\.dev" denied the request: App is locked by one or more deployments\. Override with the annotation pacer\.dev\/force: "true"\. View details at '\/v2\/deployments\/[0-9a-f-]{36}'\.\n$/);
+    expect(await jsonpath('app', '{.spec.template.spec.containers[0].image}'), 'nothing stored').to.equal('nginx:1.28');
+  });
+
+  it('the same change with pacer.dev/force: "true" is applied, and the annotation is consumed', async () => {
+    const forced = await manifest('v3-forced.yaml', [...upgrade.slice(0, 2), [/nginx:1\.27/, 'nginx:1.29'], [/name: app\n/, 'name: app\n  annotations:\n    pacer.dev/force: "true"\n']]);
+    expect(await ok(kubectl('apply', '-f', forced))).to.equal('deployment.pacer.dev/db unchanged\ndeployment.pacer.dev/app configured\n');
+    expect(await jsonpath('app', '{.spec.template.spec.containers[0].image}')).to.equal('nginx:1.29');
+    await eventually('the force annotation to be consumed', async () => (await jsonpath('app', '{.metadata.annotations.pacer\\.dev/force}')) === '');
+    expect(await jsonpath('db', '{.metadata.annotations.pacer\\.dev/cancelled-deployment}')).to.match(/^[0-9a-f-]{36}$/);
+  });
+
+  it('deployment cancel ID rolls every app back to the revision it had before, app first', async () => {
+    // A fresh db ← app in its own namespace, upgraded together; cancelled while app waits for db.
+    const n = ['-n', 'cancel'];
+    sim.store.create(REF.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'cancel' } });
+    await ok(kubectl('apply', ...n, '-f', join(dir, 'v1.yaml')));
+    const get = (what: string, path: string) => ok(kubectl('get', ...n, 'pdeploy', what, '-o', `jsonpath=${path}`));
+    await eventually('both to be available', async () => (await get('app', '{.status.availableReplicas}')) === '3' && (await get('db', '{.status.availableReplicas}')) === '2', 40_000);
+    await ok(kubectl('apply', ...n, '-f', join(dir, 'v2.yaml')));
+    const [d] = await eventually('db ← app as one deployment', async () => {
+      const ds = JSON.parse(await ok(kubectl('pacer', 'deployments', ...n, '-o', 'json'))) as MarathonDeployment[];
+      return ds.length === 1 && ds[0].affectedApps.length === 2 && ds;
+    });
+    const r = await kubectl('pacer', 'deployment', 'cancel', d.id, ...n);
+    expect(r).to.deep.equal({ code: 0, stdout: 'deployment.pacer.dev/app rolled back\ndeployment.pacer.dev/db rolled back\n', stderr: '' });
+    expect(await get('app', '{.spec.template.spec.containers[0].image}')).to.equal('nginx:1.27');
+    expect(await get('db', '{.spec.template.spec.containers[0].image}')).to.equal('postgres:17');
+    await eventually('both to converge back', async () => {
+      const ds = JSON.parse(await ok(kubectl('pacer', 'deployments', ...n, '-o', 'json'))) as MarathonDeployment[];
+      return ds.length === 0;
+    }, 40_000);
+    expect(await get('app', '{.status.updatedReplicas}/{.status.availableReplicas}')).to.equal('3/3');
+    expect(await get('app', '{.metadata.annotations.pacer\\.dev/force}'), 'the force annotation consumed').to.equal('');
+  });
+});

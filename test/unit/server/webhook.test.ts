@@ -1,0 +1,62 @@
+// The controller's validating webhook (src/server/webhook.ts): AdmissionReview v1 in, response out,
+// over HTTP as the API server posts it.
+
+import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Deployment } from '../../../src/api/types.ts';
+import { activeDeployments } from '../../../src/engine/deployments.ts';
+import { WEBHOOK_PATH, review, webhookHandler } from '../../../src/server/webhook.ts';
+
+function app(name: string, moving: boolean, deps?: string[]): Deployment {
+  return {
+    apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment',
+    metadata: { name, namespace: 'default', uid: `uid-${name}`, generation: 2, annotations: { 'pacer.dev/revision': '2' } },
+    spec: { replicas: 2, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'v2' }] } }, ...(deps ? { dependencies: deps } : {}) },
+    status: { observedGeneration: 2, replicas: moving ? 3 : 2, updatedReplicas: moving ? 1 : 2, availableReplicas: 2, conditions: [{ type: 'Progressing', status: 'True', reason: moving ? 'ReplicaSetUpdated' : 'NewReplicaSetAvailable' }] },
+  };
+}
+const changed = (d: Deployment): Deployment => ({ ...d, spec: { ...d.spec, replicas: 5 } });
+const reviewOf = (operation: string, object: unknown, oldObject: unknown, kind = { group: 'pacer.dev', version: 'v1alpha1', kind: 'Deployment' }) => ({
+  apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' as const,
+  request: { uid: 'u-1', kind, name: 'app', namespace: 'default', operation: operation as 'UPDATE', object, oldObject },
+});
+
+describe('server/webhook: AdmissionReview in, response out', () => {
+  const db = app('db', true);
+  const appMoving = app('app', true, ['db']);
+  const cache = { deployments: () => [db, appMoving], now: () => 0 };
+
+  it('a change to a locked app: allowed=false, status 409 Conflict with the message, same uid', () => {
+    const id = activeDeployments([db, appMoving], 0)[0].id;
+    expect(review(reviewOf('UPDATE', changed(appMoving), appMoving), cache)).to.deep.equal({
+      apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+      response: { uid: 'u-1', allowed: false, status: { code: 409, reason: 'Conflict', message: `App is locked by one or more deployments. Override with the annotation pacer.dev/force: "true". View details at '/v2/deployments/${id}'.` } },
+    });
+  });
+  const allowed: Array<[string, ReturnType<typeof reviewOf>]> = [
+    ['a create', reviewOf('CREATE', changed(appMoving), null)],
+    ['a delete', reviewOf('DELETE', null, appMoving)],
+    ['another kind', reviewOf('UPDATE', changed(appMoving), appMoving, { group: 'apps', version: 'v1', kind: 'Deployment' })],
+    ['an app without relations', reviewOf('UPDATE', changed(app('web', true)), app('web', true))],
+  ];
+  for (const [row, body] of allowed) {
+    it(`${row}: allowed`, () => expect(review(body, cache).response).to.deep.equal({ uid: 'u-1', allowed: true }));
+  }
+
+  it('over HTTP: 200 with the review at the path, 404 elsewhere, 400 for a bad body', async () => {
+    const server = http.createServer(webhookHandler(cache));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const ok = await fetch(`${base}${WEBHOOK_PATH}`, { method: 'POST', body: JSON.stringify(reviewOf('UPDATE', changed(appMoving), appMoving)) });
+      expect(ok.status).to.equal(200);
+      expect(((await ok.json()) as { response: { allowed: boolean } }).response.allowed).to.equal(false);
+      expect((await fetch(`${base}/other`, { method: 'POST', body: '{}' })).status).to.equal(404);
+      expect((await fetch(`${base}${WEBHOOK_PATH}`, { method: 'POST', body: 'nope' })).status).to.equal(400);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
