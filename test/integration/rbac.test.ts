@@ -1,7 +1,7 @@
 // The controller's ClusterRole is proven, not guessed: a representative workload runs against the
 // simulated cluster, every request the controller made is taken from the audit log as
 // (apiGroup, resource[/subresource], verb) (list and watch as the API server names them), and
-//   (a) manifests/rbac.yaml must allow each one, with RBAC's exact matching;
+//   (a) manifests/base/rbac.yaml must allow each one, with RBAC's exact matching;
 //   (b) every verb the role grants must have been used, except rules that rbac.yaml marks as
 //       reserved for a later feature (a comment above the rule containing "not used yet").
 // Discovery and /version are non-resource URLs: the API server's default system:discovery and
@@ -19,7 +19,7 @@ import {
 } from './fixtures/cluster.ts';
 import type { Cluster } from './fixtures/cluster.ts';
 
-const RBAC_FILE = new URL('../../manifests/rbac.yaml', import.meta.url).pathname;
+const RBAC_FILE = new URL('../../manifests/base/rbac.yaml', import.meta.url).pathname;
 /** How rbac.yaml marks a rule kept for a later feature (see the leases rule). */
 const RESERVED_MARK = /not used yet/i;
 
@@ -76,7 +76,7 @@ export function grantsOf(rule: PolicyRule): RequestAttributes[] {
   return rule.apiGroups.flatMap((apiGroup) => rule.resources.flatMap((resource) => rule.verbs.map((verb) => ({ apiGroup, resource, verb }))));
 }
 
-describe('RBAC: manifests/rbac.yaml against what the controller does', function () {
+describe('RBAC: manifests/base/rbac.yaml against what the controller does', function () {
   this.timeout(60_000);
 
   describe('rule matching (the checker itself)', () => {

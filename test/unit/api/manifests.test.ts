@@ -20,10 +20,10 @@ function documents(p: string): Obj[] {
   });
 }
 
-const kustomization = parseYaml(read('manifests/kustomization.yaml'));
+const kustomization = parseYaml(read('manifests/base/kustomization.yaml'));
 const objects: Obj[] = (kustomization.resources as string[])
   .filter((r) => r.endsWith('.yaml'))
-  .flatMap((r) => documents(`manifests/${r}`));
+  .flatMap((r) => documents(`manifests/base/${r}`));
 const find = (kind: string): Obj => {
   const found = objects.filter((o) => o.kind === kind);
   expect(found, kind).to.have.length(1);
@@ -31,11 +31,12 @@ const find = (kind: string): Obj => {
 };
 
 describe('manifests/: the kustomize base', () => {
-  it('puts everything into pacer-system and includes the CRD base', () => {
+  it('puts everything into pacer-system and includes the CRD base; manifests/ installs the base', () => {
+    expect(parseYaml(read('manifests/kustomization.yaml')).resources).to.deep.equal(['base']);
     expect(kustomization.kind).to.equal('Kustomization');
     expect(kustomization.namespace).to.equal('pacer-system');
-    expect(kustomization.resources).to.include('../crds');
-    for (const r of kustomization.resources as string[]) expect(existsSync(join(repo, 'manifests', r)), r).to.equal(true);
+    expect(kustomization.resources).to.include('../../crds');
+    for (const r of kustomization.resources as string[]) expect(existsSync(join(repo, 'manifests', 'base', r)), r).to.equal(true);
     const crds = parseYaml(read('crds/Kustomization'));
     expect(crds.resources).to.deep.equal(['deployments.pacer.dev.yaml']);
   });
@@ -73,7 +74,7 @@ describe('manifests/: the kustomize base', () => {
       expect(allowed('', 'pods/eviction', 'create')).to.equal(false);
     });
     it('marks the lease rule as being for leader election', () => {
-      expect(read('manifests/rbac.yaml')).to.match(/LEADER ELECTION[^\n]*\n\s*- apiGroups: \["coordination\.k8s\.io"\]/);
+      expect(read('manifests/base/rbac.yaml')).to.match(/LEADER ELECTION[^\n]*\n\s*- apiGroups: \["coordination\.k8s\.io"\]/);
     });
   });
 
@@ -85,7 +86,7 @@ describe('manifests/: the kustomize base', () => {
     it('runs pacer:latest as `controller` with the metrics and health addresses', () => {
       expect(pod.containers).to.have.length(1);
       expect(c.image).to.equal('pacer:latest');
-      expect(c.args).to.deep.equal(['controller', '--metrics-bind-address=:8080', '--health-probe-bind-address=:8081', '--api-bind-address=:8082']);
+      expect(c.args).to.deep.equal(['controller', '--metrics-bind-address=:8080', '--health-probe-bind-address=:8081', '--api-bind-address=:8082', '--webhook-bind-address=0']);
       expect(pod.serviceAccountName).to.equal('pacer-controller');
       expect(d.metadata.namespace).to.equal('pacer-system');
     });
@@ -136,6 +137,29 @@ describe('manifests/: the kustomize base', () => {
     for (const o of built.filter((x) => ['Deployment', 'Service', 'ServiceAccount'].includes(x.kind))) {
       expect(o.metadata.namespace, o.kind).to.equal('pacer-system');
     }
+  });
+
+  (kubectl.status === 0 ? it : it.skip)('manifests/webhook/ adds the webhook: HTTPS with a cert-manager certificate, failurePolicy Ignore (skipped without kubectl)', () => {
+    const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests', 'webhook')], { encoding: 'utf8' });
+    const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
+    expect(built.map((o) => o.kind).sort()).to.deep.equal([
+      'Certificate', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'Deployment', 'Issuer', 'Namespace',
+      'Service', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration',
+    ]);
+    const d = built.find((o) => o.kind === 'Deployment')!;
+    const c = d.spec.template.spec.containers[0];
+    expect(c.args).to.include.members(['--webhook-bind-address=:9443', '--webhook-cert-dir=/etc/pacer/webhook']);
+    expect(c.volumeMounts.map((m: { mountPath: string }) => m.mountPath)).to.include('/etc/pacer/webhook');
+    const secret = d.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'webhook-cert').secret.secretName;
+    expect(built.find((o) => o.kind === 'Certificate')!.spec.secretName).to.equal(secret);
+    const vwc = built.find((o) => o.kind === 'ValidatingWebhookConfiguration')!;
+    const hook = vwc.webhooks[0];
+    expect([hook.name, hook.failurePolicy, hook.clientConfig.service.name, hook.clientConfig.service.path]).to.deep.equal(
+      ['locks.pacer.dev', 'Ignore', 'pacer-webhook', '/validate-pacer-dev-v1alpha1-deployment']);
+    expect((vwc.metadata as { annotations?: Record<string, string> }).annotations?.['cert-manager.io/inject-ca-from']).to.equal('pacer-system/pacer-webhook');
+    const svc = built.find((o) => o.kind === 'Service' && o.metadata.name === 'pacer-webhook')!;
+    expect(svc.spec.ports[0].targetPort).to.equal('webhook');
+    expect(c.ports.find((p: { name: string }) => p.name === 'webhook').containerPort).to.equal(9443);
   });
 });
 

@@ -80,7 +80,7 @@ describe('manifests/monitoring', () => {
 
   it('the ServiceMonitor selects the metrics Service and its port; the job is the Service\'s name', () => {
     const sm = parseYaml(readFileSync(join(DIR, 'servicemonitor.yaml'), 'utf8')) as { spec: { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string; path: string }> } };
-    const svc = parseYaml(readFileSync(join(ROOT, 'manifests/service.yaml'), 'utf8')) as { metadata: { name: string; labels: Record<string, string> }; spec: { ports: Array<{ name: string }> } };
+    const svc = parseYaml(readFileSync(join(ROOT, 'manifests/base/service.yaml'), 'utf8')) as { metadata: { name: string; labels: Record<string, string> }; spec: { ports: Array<{ name: string }> } };
     expect(svc.metadata.labels).to.include(sm.spec.selector.matchLabels);
     expect(svc.spec.ports.map((p) => p.name)).to.include(sm.spec.endpoints[0].port);
     expect(sm.spec.endpoints[0].path).to.equal('/metrics');
