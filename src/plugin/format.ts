@@ -66,45 +66,8 @@ export function tabwrite(text: string, opts: TabwriterOptions = {}): string {
   return out.join('\n') + (trailingNewline ? '\n' : '');
 }
 
-/** kubectl's age and duration words (duration.HumanDuration): 45s, 2m30s, 12m, 5h3m, 3d4h, 400d, 2y3d. */
-export function humanDuration(ms: number): string {
-  const seconds = Math.trunc(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.trunc(seconds / 60);
-  if (minutes < 10) {
-    const s = seconds % 60;
-    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
-  }
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.trunc(minutes / 60);
-  if (hours < 8) {
-    const m = minutes % 60;
-    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
-  }
-  if (hours < 48) return `${hours}h`;
-  const days = Math.trunc(hours / 24);
-  if (hours < 24 * 8) {
-    const h = hours % 24;
-    return h === 0 ? `${days}d` : `${days}d${h}h`;
-  }
-  if (hours < 24 * 365 * 2) return `${days}d`;
-  const years = Math.trunc(days / 365);
-  if (hours < 24 * 365 * 8) {
-    const d = days % 365;
-    return d === 0 ? `${years}y` : `${years}y${d}d`;
-  }
-  return `${years}y`;
-}
-
-/** The age of an object created at `timestamp` (RFC 3339), as `kubectl get` prints it. */
-export function age(timestamp: string | undefined, now: number): string {
-  if (!timestamp) return '<unknown>';
-  const t = Date.parse(timestamp);
-  if (Number.isNaN(t)) return '<unknown>';
-  return humanDuration(now - t);
-}
+// kubectl's age strings, shared with the simulated API server's Tables.
+export { humanDuration, ageSince as age } from '../api/duration.ts';
 
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000,

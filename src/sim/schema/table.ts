@@ -7,7 +7,7 @@ import type { ResourceInfo } from '../resources.ts';
 import type { ServedVersion } from './crd.ts';
 import type { PrinterColumn } from './types.ts';
 import { isPlainObject } from './types.ts';
-import { ageSince } from './duration.ts';
+import { ageSince } from '../../api/duration.ts';
 import { findResults } from './jsonpath.ts';
 import { formatPlain } from './fielderrors.ts';
 

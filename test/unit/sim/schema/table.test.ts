@@ -3,7 +3,7 @@ import type { KubeObject } from '../../../../src/sim/types.ts';
 import { BUILTIN_RESOURCES } from '../../../../src/sim/resources.ts';
 import type { ResourceInfo } from '../../../../src/sim/resources.ts';
 import { compileCRD, defaultCRD, resourceInfoFor } from '../../../../src/sim/schema/crd.ts';
-import { humanDuration } from '../../../../src/sim/schema/duration.ts';
+import { humanDuration } from '../../../../src/api/duration.ts';
 import { findResults } from '../../../../src/sim/schema/jsonpath.ts';
 import { formatLabelSelector, toTable } from '../../../../src/sim/schema/table.ts';
 import { widget, widgetCRD } from './fixtures.ts';

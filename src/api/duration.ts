@@ -1,4 +1,5 @@
-// apimachinery's duration.HumanDuration: the Age strings kubectl prints ("5s", "3m2s", "2d3h").
+// apimachinery's duration.HumanDuration: the Age strings kubectl prints ("5s", "3m2s", "2d3h"). Used by the
+// simulated API server's Tables and by the kubectl plugin, so both print ages as kubectl does.
 
 /** A duration in milliseconds as kubectl prints an age. */
 export function humanDuration(ms: number): string {
