@@ -3,7 +3,7 @@
 // ReplicaSet controller and kubelet, and the start-up checks of `pacer controller`.
 
 import { expect } from 'chai';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { startSim } from '../../src/sim/index.ts';
@@ -20,8 +20,6 @@ import { eventually, sleep } from './fixtures/cluster.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const CRD_FILE = `${ROOT}crds/deployments.pacer.dev.yaml`;
-const ENGINE_READY = existsSync(`${ROOT}src/engine/sync.ts`);
-const CONTROL_PLANE_READY = existsSync(`${ROOT}src/sim/control/index.ts`);
 
 
 async function installCrd(client: KubeClient): Promise<void> {
@@ -241,10 +239,6 @@ describe('controller against the simulated cluster', function () {
     let client: KubeClient;
     let ctl: RunningController;
     before(async function () {
-      if (!ENGINE_READY || !CONTROL_PLANE_READY) {
-        // Skipped, not failed: src/engine/sync.ts and src/sim/control/index.ts are written in parallel.
-        this.skip();
-      }
       sim = await startSim({ port: 0, podStartMs: 50, podReadyMs: 50 });
       client = new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }));
       await installCrd(client);
