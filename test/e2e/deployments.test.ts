@@ -4,92 +4,32 @@
 // (both apps paused), and the same JSON from the controller's GET /v2/deployments.
 
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startSim } from '../../src/sim/index.ts';
-import type { SimCluster } from '../../src/sim/index.ts';
-import { runController } from '../../src/cli/controller.ts';
-import type { RunningController } from '../../src/cli/controller.ts';
-import { silentLogger } from '../../src/observe/logger.ts';
 import type { MarathonDeployment } from '../../src/engine/deployments.ts';
 import { eventually } from '../integration/fixtures/cluster.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-interface Result { code: number; stdout: string; stderr: string }
-
-function kubectlAvailable(): boolean {
-  return (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'kubectl')));
-}
+import { ROOT, kubectlEnv } from './fixtures.ts';
+import type { Edit } from './fixtures.ts';
 
 describe('e2e: kubectl pacer deployments and deployment cancel --force (db ← app)', function () {
   this.timeout(60_000);
-  let sim: SimCluster;
-  let controller: RunningController | undefined;
-  let dir: string;
-  let env: NodeJS.ProcessEnv;
-  const children: ChildProcess[] = [];
-
-  function run(cmd: string, args: string[]): Promise<Result> {
-    return new Promise((resolve) => {
-      const child = execFile(cmd, args, { env, timeout: 30_000 }, (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      });
-      children.push(child);
-    });
-  }
-  const kubectl = (...a: string[]) => run('kubectl', ['--cache-dir', join(dir, 'cache'), ...a]);
-  const kubectlPacer = (...a: string[]) => run('kubectl', ['pacer', ...a]);
-  async function ok(r: Promise<Result>): Promise<string> {
-    const res = await r;
-    expect(res.stderr).to.equal('');
-    expect(res.code).to.equal(0);
-    return res.stdout;
-  }
+  const k = kubectlEnv({ tmpPrefix: 'pacer-deployments-', plugin: true, sim: { podStartMs: 30, podReadyMs: 60 } });
+  const { kubectl, ok } = k;
+  const kubectlPacer = (...a: string[]) => kubectl('pacer', ...a);
   const deployments = async () => JSON.parse(await ok(kubectlPacer('deployments', '-o', 'json'))) as MarathonDeployment[];
 
   /** examples/dependencies.yaml with some text replaced; db made slow to become available. */
-  async function manifest(edits: Array<[RegExp, string]>): Promise<string> {
-    let text = await readFile(join(ROOT, 'examples', 'dependencies.yaml'), 'utf8');
-    for (const [from, to] of edits) {
-      expect(text).to.match(from);
-      text = text.replace(from, to);
-    }
-    const out = join(dir, 'dependencies.yaml');
-    await writeFile(out, text);
-    return out;
-  }
+  const manifest = (edits: Edit[]) => k.editedExample('dependencies.yaml', edits);
   // In the upgrade, db's new pods count as available only after 20 s: its step lasts.
-  const slowDb: [RegExp, string] = [/replicas: 2\n/, 'replicas: 2\n  minReadySeconds: 20\n'];
+  const slowDb: Edit = [/replicas: 2\n/, 'replicas: 2\n  minReadySeconds: 20\n'];
 
-  before(async function () {
-    if (!kubectlAvailable()) this.skip(); // Skipped: no kubectl on PATH on this machine.
-    dir = await mkdtemp(join(tmpdir(), 'pacer-deployments-'));
-    await mkdir(join(dir, 'bin'));
-    await symlink(join(ROOT, 'bin', 'kubectl-pacer.js'), join(dir, 'bin', 'kubectl-pacer'));
-    sim = await startSim({ port: 0, podStartMs: 30, podReadyMs: 60, kubeconfigPath: join(dir, 'kubeconfig') });
-    env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}` };
-  });
+  before(function () { return k.start(this); });
 
-  after(async () => {
-    for (const c of children) if (c.exitCode === null) c.kill();
-    await controller?.stop();
-    await sim?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  after(() => k.stop());
 
   it('installs the CRD and starts the controller with its views on a free port', async () => {
     await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
     await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
-    controller = await runController({
-      kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '127.0.0.1:0', webhookBindAddress: '0', logger: silentLogger(),
-    });
+    await k.startController({ apiBindAddress: '127.0.0.1:0' });
     const r = await kubectlPacer('deployments');
     expect(r).to.deep.equal({ code: 0, stdout: '', stderr: 'No active deployments found in default namespace.\n' });
   });
@@ -131,7 +71,7 @@ describe('e2e: kubectl pacer deployments and deployment cancel --force (db ← a
     expect(again).to.deep.equal({ code: 1, stdout: '', stderr: `error: DeploymentPlan ${d.id} does not exist\n` });
     // The same JSON as the controller serves.
     await eventually('the plugin and GET /v2/deployments to agree', async () => {
-      const served = await (await fetch(`http://127.0.0.1:${controller!.apiPort}/v2/deployments`)).json();
+      const served = await (await fetch(`http://127.0.0.1:${k.controller!.apiPort}/v2/deployments`)).json();
       return JSON.stringify(served) === JSON.stringify(await deployments());
     });
   });

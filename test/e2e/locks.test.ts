@@ -5,89 +5,31 @@
 // is applied; `kubectl pacer deployment cancel ID` then rolls both back, app first.
 
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startSim } from '../../src/sim/index.ts';
-import type { SimCluster } from '../../src/sim/index.ts';
 import { REF } from '../../src/sim/resources.ts';
-import { runController } from '../../src/cli/controller.ts';
-import type { RunningController } from '../../src/cli/controller.ts';
-import { silentLogger } from '../../src/observe/logger.ts';
 import { WEBHOOK_PATH, webhookConfiguration } from '../../src/server/webhook.ts';
 import type { MarathonDeployment } from '../../src/engine/deployments.ts';
 import { eventually } from '../integration/fixtures/cluster.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-interface Result { code: number; stdout: string; stderr: string }
-
-function kubectlAvailable(): boolean {
-  return (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'kubectl')));
-}
+import { ROOT, kubectlEnv } from './fixtures.ts';
+import type { Edit } from './fixtures.ts';
 
 describe('e2e: kubectl apply meets the deployment lock (db ← app)', function () {
   this.timeout(60_000);
-  let sim: SimCluster;
-  let controller: RunningController | undefined;
-  let dir: string;
-  let env: NodeJS.ProcessEnv;
-  const children: ChildProcess[] = [];
-
-  function kubectl(...args: string[]): Promise<Result> {
-    return new Promise((resolve) => {
-      const child = execFile('kubectl', args[0] === 'pacer' ? args : ['--cache-dir', join(dir, 'cache'), ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
-      });
-      children.push(child);
-    });
-  }
-  async function ok(r: Promise<Result>): Promise<string> {
-    const res = await r;
-    expect(res.stderr).to.equal('');
-    expect(res.code).to.equal(0);
-    return res.stdout;
-  }
-  async function manifest(name: string, edits: Array<[RegExp, string]>): Promise<string> {
-    let text = await readFile(join(ROOT, 'examples', 'dependencies.yaml'), 'utf8');
-    for (const [from, to] of edits) {
-      expect(text).to.match(from);
-      text = text.replace(from, to);
-    }
-    const out = join(dir, name);
-    await writeFile(out, text);
-    return out;
-  }
+  const k = kubectlEnv({ tmpPrefix: 'pacer-locks-', plugin: true, sim: { podStartMs: 30, podReadyMs: 60 } });
+  const { kubectl, ok } = k;
+  const manifest = (name: string, edits: Edit[]) => k.editedExample('dependencies.yaml', edits, name);
   const jsonpath = (what: string, path: string) => ok(kubectl('get', 'pdeploy', what, '-o', `jsonpath=${path}`));
   // db's new pods count as available only after 20 s: the deployment lasts.
-  const upgrade: Array<[RegExp, string]> = [[/replicas: 2\n/, 'replicas: 2\n  minReadySeconds: 20\n'], [/postgres:17/, 'postgres:17.1'], [/nginx:1\.27/, 'nginx:1.28']];
+  const upgrade: Edit[] = [[/replicas: 2\n/, 'replicas: 2\n  minReadySeconds: 20\n'], [/postgres:17/, 'postgres:17.1'], [/nginx:1\.27/, 'nginx:1.28']];
 
-  before(async function () {
-    if (!kubectlAvailable()) this.skip(); // Skipped: no kubectl on PATH on this machine.
-    dir = await mkdtemp(join(tmpdir(), 'pacer-locks-'));
-    sim = await startSim({ port: 0, podStartMs: 30, podReadyMs: 60, kubeconfigPath: join(dir, 'kubeconfig') });
-    await mkdir(join(dir, 'bin'));
-    await symlink(join(ROOT, 'bin', 'kubectl-pacer.js'), join(dir, 'bin', 'kubectl-pacer'));
-    env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}` };
-  });
-  after(async () => {
-    for (const c of children) if (c.exitCode === null) c.kill();
-    await controller?.stop();
-    await sim?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  before(function () { return k.start(this); });
+  after(() => k.stop());
 
   it('installs the CRD, the controller with its webhook, and the webhook configuration', async () => {
     await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
     await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
-    controller = await runController({
-      kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', webhookBindAddress: '127.0.0.1:0', logger: silentLogger(),
-    });
-    sim.store.create(REF.validatingwebhookconfigurations, undefined, webhookConfiguration(`http://127.0.0.1:${controller.webhookPort}${WEBHOOK_PATH}`));
+    const controller = await k.startController({ webhookBindAddress: '127.0.0.1:0' });
+    k.sim.store.create(REF.validatingwebhookconfigurations, undefined, webhookConfiguration(`http://127.0.0.1:${controller.webhookPort}${WEBHOOK_PATH}`));
     expect(await ok(kubectl('get', 'validatingwebhookconfigurations', '-o', 'name'))).to.equal('validatingwebhookconfiguration.admissionregistration.k8s.io/pacer-locks\n');
   });
 
@@ -117,11 +59,11 @@ describe('e2e: kubectl apply meets the deployment lock (db ← app)', function (
   it('deployment cancel ID rolls every app back to the revision it had before, app first', async () => {
     // A fresh db ← app in its own namespace, upgraded together; cancelled while app waits for db.
     const n = ['-n', 'cancel'];
-    sim.store.create(REF.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'cancel' } });
-    await ok(kubectl('apply', ...n, '-f', join(dir, 'v1.yaml')));
+    k.sim.store.create(REF.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'cancel' } });
+    await ok(kubectl('apply', ...n, '-f', join(k.dir, 'v1.yaml')));
     const get = (what: string, path: string) => ok(kubectl('get', ...n, 'pdeploy', what, '-o', `jsonpath=${path}`));
     await eventually('both to be available', async () => (await get('app', '{.status.availableReplicas}')) === '3' && (await get('db', '{.status.availableReplicas}')) === '2', 40_000);
-    await ok(kubectl('apply', ...n, '-f', join(dir, 'v2.yaml')));
+    await ok(kubectl('apply', ...n, '-f', join(k.dir, 'v2.yaml')));
     const [d] = await eventually('db ← app as one deployment', async () => {
       const ds = JSON.parse(await ok(kubectl('pacer', 'deployments', ...n, '-o', 'json'))) as MarathonDeployment[];
       return ds.length === 1 && ds[0].affectedApps.length === 2 && ds;

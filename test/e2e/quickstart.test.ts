@@ -5,82 +5,30 @@
 // kubectl's plugin discovery (a `kubectl-pacer` link on PATH).
 
 import { expect } from 'chai';
-import { execFile, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startSim } from '../../src/sim/index.ts';
-import type { SimCluster } from '../../src/sim/index.ts';
-import { runController } from '../../src/cli/controller.ts';
-import type { RunningController } from '../../src/cli/controller.ts';
-import { silentLogger } from '../../src/observe/logger.ts';
+import type { CommandResult } from './fixtures.ts';
+import { ROOT, kubectlEnv } from './fixtures.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
 const PLUGIN = join(ROOT, 'src', 'cli', 'kubectl-pacer.ts');
 
-interface Result { code: number; stdout: string; stderr: string }
-
-function kubectlAvailable(): boolean {
-  return (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'kubectl')));
-}
-
 describe('e2e: the quick start with kubectl and kubectl pacer', function () {
   this.timeout(60_000);
-  let sim: SimCluster;
-  let controller: RunningController | undefined;
-  let dir: string;
-  let env: NodeJS.ProcessEnv;
-  const children: ChildProcess[] = [];
-  let neverReady: Promise<Result> | undefined;
+  const k = kubectlEnv({ tmpPrefix: 'pacer-quickstart-', plugin: true, timeoutMs: 45_000, sim: { podStartMs: 50, podReadyMs: 80 } });
+  const { kubectl } = k;
+  let neverReady: Promise<CommandResult> | undefined;
   let firstRevisionRs = '';
 
-  /** Runs a command without blocking the event loop (the cluster lives in this process). */
-  function run(cmd: string, args: string[], timeoutMs = 45_000): Promise<Result> {
-    return new Promise((resolve) => {
-      const child = execFile(cmd, args, { env, timeout: timeoutMs }, (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      });
-      children.push(child);
-    });
-  }
-  const kubectl = (...a: string[]) => run('kubectl', ['--cache-dir', join(dir, 'cache'), ...a]);
-  const pacer = (...a: string[]) => run(NODE, [PLUGIN, ...a]);
+  const pacer = (...a: string[]) => k.run(NODE, [PLUGIN, ...a]);
   /** `kubectl pacer ...`: kubectl finds kubectl-pacer on PATH (no kubectl flags may come first). */
-  const kubectlPacer = (...a: string[]) => run('kubectl', ['pacer', ...a]);
-
+  const kubectlPacer = (...a: string[]) => kubectl('pacer', ...a);
   /** An example file with some lines changed (shorter timings keep the test short). */
-  async function example(file: string, edits: Array<[string, string]>): Promise<string> {
-    let text = await readFile(join(ROOT, 'examples', file), 'utf8');
-    for (const [from, to] of edits) {
-      expect(text).to.contain(from);
-      text = text.replace(from, to);
-    }
-    const out = join(dir, file);
-    await writeFile(out, text);
-    return out;
-  }
+  const example = (file: string, edits: Array<[string, string]>) => k.editedExample(file, edits);
 
-  before(async function () {
-    if (!kubectlAvailable()) this.skip(); // Skipped: no kubectl on PATH on this machine.
-    dir = await mkdtemp(join(tmpdir(), 'pacer-quickstart-'));
-    // kubectl finds plugins on PATH: a link named kubectl-pacer to the launcher in bin/.
-    await mkdir(join(dir, 'bin'));
-    await symlink(join(ROOT, 'bin', 'kubectl-pacer.js'), join(dir, 'bin', 'kubectl-pacer'));
-    sim = await startSim({ port: 0, podStartMs: 50, podReadyMs: 80, kubeconfigPath: join(dir, 'kubeconfig') });
-    env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}` };
-  });
+  before(function () { return k.start(this); });
 
-  after(async () => {
-    for (const c of children) if (c.exitCode === null) c.kill();
-    await controller?.stop();
-    await sim?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  after(() => k.stop());
 
   it('before the CRD is installed, the plugin says so', async () => {
     const r = await pacer('rollout', 'status', 'web');
@@ -91,7 +39,7 @@ describe('e2e: the quick start with kubectl and kubectl pacer', function () {
   it('installs the CRD with kubectl and starts the controller', async () => {
     const r = await kubectl('apply', '-f', join(ROOT, 'crds'));
     expect(r.stdout).to.equal('customresourcedefinition.apiextensions.k8s.io/deployments.pacer.dev created\n');
-    controller = await runController({ kubeconfigText: sim.kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', webhookBindAddress: '0', logger: silentLogger() });
+    await k.startController();
   });
 
   it('a missing Deployment: kubectl\'s NotFound line, exit 1', async () => {
@@ -174,8 +122,7 @@ describe('e2e: the quick start with kubectl and kubectl pacer', function () {
   });
 
   it('get -w redraws the tree while a restart rolls out', async () => {
-    const child = spawn(NODE, [PLUGIN, 'get', 'web', '-w', '--timeout=6s'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
+    const child = k.track(spawn(NODE, [PLUGIN, 'get', 'web', '-w', '--timeout=6s'], { env: k.env, stdio: ['ignore', 'pipe', 'pipe'] }));
     let out = '';
     child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
     const exit = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));

@@ -2,50 +2,26 @@
 // error messages of kube-api-compat.md, asserted on kubectl's own output.
 
 import { expect } from 'chai';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSim } from '../../src/sim/index.ts';
-import type { SimCluster } from '../../src/sim/index.ts';
+import { kubectlEnv } from './fixtures.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/sim/', import.meta.url));
 const PACER_CRD = fileURLToPath(new URL('../../crds/deployments.pacer.dev.yaml', import.meta.url));
 const WIDGETS = { group: 'example.com', version: 'v1', resource: 'widgets' };
 
-interface Result { code: number; stdout: string; stderr: string }
-
-function kubectlAvailable(): boolean {
-  return (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'kubectl')));
-}
-
 describe('e2e: kubectl against the simulated cluster', function () {
   this.timeout(60_000);
-  let sim: SimCluster;
-  let dir: string;
-  const children: ChildProcess[] = [];
-
-  function args(a: string[]): string[] {
-    return ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), ...a];
-  }
-
-  /** Runs kubectl without blocking the event loop (the server lives in this process). */
-  function kubectl(...a: string[]): Promise<Result> {
-    return new Promise((resolve) => {
-      execFile('kubectl', args(a), { timeout: 30_000 }, (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      });
-    });
-  }
+  const k = kubectlEnv({ tmpPrefix: 'pacer-sim-e2e-', sim: { controlPlane: true, nodes: 2, podStartMs: 50, podReadyMs: 50 } });
+  const { kubectl } = k;
 
   /** Starts a long-running kubectl and collects its stdout lines. */
   function kubectlStream(...a: string[]): { child: ChildProcess; lines: string[]; waitFor(n: number): Promise<void>; exit: Promise<number> } {
-    const child = spawn('kubectl', args(a), { stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
+    const child = k.track(spawn('kubectl', k.kubectlArgs(a), { stdio: ['ignore', 'pipe', 'pipe'] }));
     const lines: string[] = [];
     let buf = '';
     const waiters: Array<() => void> = [];
@@ -67,17 +43,9 @@ describe('e2e: kubectl against the simulated cluster', function () {
     return { child, lines, waitFor, exit };
   }
 
-  before(async function () {
-    if (!kubectlAvailable()) this.skip(); // Skipped: no kubectl on PATH on this machine.
-    dir = await mkdtemp(join(tmpdir(), 'pacer-sim-e2e-'));
-    sim = await startSim({ port: 0, controlPlane: true, nodes: 2, podStartMs: 50, podReadyMs: 50, kubeconfigPath: join(dir, 'kubeconfig') });
-  });
+  before(function () { return k.start(this); });
 
-  after(async () => {
-    for (const c of children) if (c.exitCode === null) c.kill();
-    await sim?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  after(() => k.stop());
 
   it('applies a CRD, which becomes Established at once', async () => {
     const r = await kubectl('apply', '-f', join(FIXTURES, 'widget-crd.yaml'));
@@ -117,7 +85,7 @@ describe('e2e: kubectl against the simulated cluster', function () {
   it('apply of a changed ReplicaSet sends a strategic merge patch that the server merges', async () => {
     const changed = (await import('node:fs')).readFileSync(join(FIXTURES, 'replicaset.yaml'), 'utf8')
       .replace('replicas: 2', 'replicas: 3').replace('image: nginx', 'image: nginx:2');
-    const file = join(dir, 'rs2.yaml');
+    const file = join(k.dir, 'rs2.yaml');
     await writeFile(file, changed);
     const r = await kubectl('apply', '-f', file);
     expect(r.stdout).to.equal('replicaset.apps/rs1 configured\n');
@@ -150,8 +118,8 @@ describe('e2e: kubectl against the simulated cluster', function () {
   it('wait --for=condition sees a status change made by a controller', async () => {
     const w = kubectlStream('wait', '--for=condition=Ready', 'widget/w1', '--timeout=20s');
     await new Promise((r) => setTimeout(r, 500));
-    const cur = sim.store.get(WIDGETS, 'default', 'w1')!;
-    sim.store.patch(WIDGETS, 'default', 'w1', 'merge', {
+    const cur = k.sim.store.get(WIDGETS, 'default', 'w1')!;
+    k.sim.store.patch(WIDGETS, 'default', 'w1', 'merge', {
       status: { replicas: 6, conditions: [{ type: 'Ready', status: 'True', observedGeneration: cur.metadata.generation }] },
     }, { subresource: 'status' });
     expect(await w.exit).to.equal(0);
@@ -168,7 +136,7 @@ describe('e2e: kubectl against the simulated cluster', function () {
   });
 
   it('replace with a stale resourceVersion prints the 409', async () => {
-    const file = join(dir, 'stale.yaml');
+    const file = join(k.dir, 'stale.yaml');
     await writeFile(file, 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\n  resourceVersion: "1"\nspec:\n  replicas: 1\n  size: small\n');
     const r = await kubectl('replace', '-f', file);
     expect(r.code).to.equal(1);
@@ -176,7 +144,7 @@ describe('e2e: kubectl against the simulated cluster', function () {
   });
 
   it('an invalid object is a 422 naming the field', async () => {
-    const file = join(dir, 'invalid.yaml');
+    const file = join(k.dir, 'invalid.yaml');
     await writeFile(file, 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: invalid-x\nspec:\n  replicas: "string"\n  size: small\n');
     const r = await kubectl('create', '-f', file);
     expect(r.code).to.equal(1);
@@ -194,7 +162,7 @@ describe('e2e: kubectl against the simulated cluster', function () {
   });
 
   it('a watch from a too-old resourceVersion gets a 410 Expired event', async () => {
-    sim.faults.expireResourceVersions();
+    k.sim.faults.expireResourceVersions();
     const r = await kubectl('get', '--raw', '/apis/example.com/v1/namespaces/default/widgets?watch=true&resourceVersion=1');
     const event = JSON.parse(r.stdout.trim()) as { type: string; object: { code: number; reason: string; message: string } };
     expect(event.type).to.equal('ERROR');
@@ -212,31 +180,31 @@ describe('e2e: kubectl against the simulated cluster', function () {
   });
 
   it('delete waits for finalizers and for the DELETED event', async () => {
-    const file = join(dir, 'wf.yaml');
+    const file = join(k.dir, 'wf.yaml');
     await writeFile(file, 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: wf\n  finalizers: [example.com/cleanup]\nspec:\n  size: small\n');
     expect((await kubectl('create', '-f', file)).stdout).to.equal('widget.example.com/wf created\n');
     const d = kubectlStream('delete', 'widget', 'wf', '--timeout=20s');
     await d.waitFor(1);
     expect(d.lines[0]).to.equal('widget.example.com "wf" deleted');
-    expect(sim.store.get(WIDGETS, 'default', 'wf')?.metadata.deletionTimestamp).to.be.a('string');
+    expect(k.sim.store.get(WIDGETS, 'default', 'wf')?.metadata.deletionTimestamp).to.be.a('string');
     const p = await kubectl('patch', 'widget', 'wf', '--type=merge', '-p', '{"metadata":{"finalizers":null}}');
     expect(p.stdout).to.equal('widget.example.com/wf patched\n');
     expect(await d.exit).to.equal(0);
-    expect(sim.store.get(WIDGETS, 'default', 'wf')).to.equal(undefined);
+    expect(k.sim.store.get(WIDGETS, 'default', 'wf')).to.equal(undefined);
   });
 
   it('delete of a ReplicaSet cascades to its pods (foreground)', async () => {
     const fg = await kubectl('delete', 'rs', 'rs1', '--cascade=foreground', '--timeout=20s');
     expect(fg.stdout).to.equal('replicaset.apps "rs1" deleted\n');
     const deadline = Date.now() + 10_000;
-    while (sim.store.list({ group: '', version: 'v1', resource: 'pods' }, 'default', { labelSelector: 'app=web' }).items.length > 0) {
+    while (k.sim.store.list({ group: '', version: 'v1', resource: 'pods' }, 'default', { labelSelector: 'app=web' }).items.length > 0) {
       if (Date.now() > deadline) throw new Error('pods of rs1 were not deleted');
       await new Promise((r) => setTimeout(r, 100));
     }
   });
 
   it('drain cordons a node and evicts its pods through the eviction subresource', async () => {
-    const file = join(dir, 'rs-drain.yaml');
+    const file = join(k.dir, 'rs-drain.yaml');
     await writeFile(file, (await import('node:fs')).readFileSync(join(FIXTURES, 'replicaset.yaml'), 'utf8')
       .replace('name: rs1', 'name: rs-drain').replaceAll('app: web', 'app: drain'));
     expect((await kubectl('apply', '-f', file)).stdout).to.equal('replicaset.apps/rs-drain created\n');
@@ -248,7 +216,7 @@ describe('e2e: kubectl against the simulated cluster', function () {
     expect(r.stdout).to.include(`node/${node} cordoned\n`);
     expect(r.stdout).to.include(`pod/${pod} evicted\n`);
     expect(r.stdout).to.include(`node/${node} drained\n`);
-    expect(sim.audit.entries({ resource: 'pods' }).some((e) => e.subresource === 'eviction' && e.code === 201)).to.equal(true);
+    expect(k.sim.audit.entries({ resource: 'pods' }).some((e) => e.subresource === 'eviction' && e.code === 201)).to.equal(true);
     expect((await kubectl('uncordon', node)).stdout).to.equal(`node/${node} uncordoned\n`);
   });
 
