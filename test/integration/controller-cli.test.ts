@@ -47,7 +47,7 @@ describe('pacer controller (process)', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const common = ['--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--api-bind-address', '0'];
+  const common = ['--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--api-bind-address', '0', '--webhook-bind-address', '0'];
 
   const badFlags: Array<[string[], RegExp]> = [
     [['--workers', 'many'], /^error: --workers: must be an integer/m],

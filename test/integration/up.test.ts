@@ -86,7 +86,7 @@ describe('pacer up (the main job)', function () {
     const { writeFileSync } = await import('node:fs');
     writeFileSync(kubeconfig, cluster.sim.kubeconfig);
     try {
-      up = await runUp({ ...common, kubeconfig, simKubeconfig: join(dir, 'unused.kubeconfig'), out: collect().stream });
+      up = await runUp({ ...common, webhookBindAddress: '0', kubeconfig, simKubeconfig: join(dir, 'unused.kubeconfig'), out: collect().stream });
       expect(up.sim, 'no simulated cluster of its own').to.equal(undefined);
       expect(existsSync(join(dir, 'unused.kubeconfig'))).to.equal(false);
       await eventually('the controller to sync', () => up!.controller.ready());
