@@ -3,6 +3,7 @@
 // Exit codes: 0 after a graceful stop (SIGINT/SIGTERM), 1 when the cluster is not usable (API
 // server unreachable, CRD missing, kubeconfig unreadable), 2 for a bad flag value.
 
+import { stopOnSignals } from './signals.ts';
 import { Command, Option } from 'commander';
 import { HttpMethod } from '@kubernetes/client-node';
 import { KubeClient, loadKubeConfig, DEFAULT_USER_AGENT } from '../kube/client.ts';
@@ -206,14 +207,7 @@ export function controllerCommand(): Command {
         process.exit(err instanceof CliError ? err.exitCode : 1);
       }
       const r = running;
-      let signals = 0;
-      const onSignal = (sig: string): void => {
-        if (++signals > 1) process.exit(1); // a second signal: stop waiting
-        process.stderr.write(`received ${sig}, stopping\n`);
-        r.stop().then(() => process.exit(0), () => process.exit(1));
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      stopOnSignals(() => r.stop());
     });
   return cmd;
 }

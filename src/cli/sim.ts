@@ -1,6 +1,7 @@
 // `pacer sim`: run the simulated cluster until SIGINT/SIGTERM, with a kubeconfig that kubectl and
 // client-node accept as it is.
 
+import { stopOnSignals } from './signals.ts';
 import { Command } from 'commander';
 import { resolve } from 'node:path';
 import { parseFaults } from '../sim/faults.ts';
@@ -94,15 +95,7 @@ export function simCommand(): Command {
         ...(cfg.faults !== undefined ? { faults: cfg.faults } : {}),
       });
       process.stdout.write(`pacer sim ready: KUBECONFIG=${sim.kubeconfigPath}\n`);
-      await new Promise<void>((done) => {
-        const stop = (): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          void sim.stop().then(done, done);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
-      process.exit(0);
+      // Its stdout is one line a script waits for: nothing more is printed on the way out.
+      stopOnSignals(() => sim.stop(), { quiet: true });
     });
 }

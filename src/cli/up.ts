@@ -3,6 +3,7 @@
 // kubeconfig (flag or KUBECONFIG) it runs the controller against that cluster. Ctrl-C stops
 // everything cleanly.
 
+import { stopOnSignals } from './signals.ts';
 import { Command } from 'commander';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -175,13 +176,6 @@ export function upCommand(): Command {
         process.stderr.write(`error: ${(err as Error).message}\n`);
         process.exit(err instanceof CliError ? err.exitCode : 1);
       }
-      let signals = 0;
-      const onSignal = (sig: string): void => {
-        if (++signals > 1) process.exit(1);
-        process.stderr.write(`pacer: received ${sig}, stopping\n`);
-        up.stop().then(() => process.exit(0), () => process.exit(1));
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      stopOnSignals(() => up.stop(), { prefix: 'pacer: ' });
     });
 }
