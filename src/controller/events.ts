@@ -9,8 +9,9 @@
 //    lastTimestamp (and message). There is no time window here, as in client-go: only the LRU of
 //    4096 keys and the API server's Event TTL bound it; when the old Event is gone (404), it is
 //    created again under its name with the count carried on.
+//  * EventSourceObjectSpamFilter: each (source, object) has a token bucket of 25 events, refilled
+//    one per 5 minutes; an event (new or a repeat) without a token is dropped, as client-go does.
 // Recording never fails a reconcile: writes happen in the background and failures are logged.
-// Not done: client-go's spam filter (a token bucket of 25 events per object, refilled one per 5 min).
 
 import { hostname } from 'node:os';
 import type { Logger } from '../observe/logger.ts';
@@ -23,6 +24,9 @@ export const AGGREGATE_MAX_EVENTS = 10;
 const AGGREGATION_WINDOW_MS = 10 * 60 * 1000;
 const MAX_CACHED_KEYS = 4096;
 export const COMBINED_PREFIX = '(combined from similar events): ';
+/** client-go's defaultSpamBurst and defaultSpamQPS (one event per 5 minutes). */
+export const SPAM_BURST = 25;
+const SPAM_REFILL_MS = 5 * 60 * 1000;
 
 /** What an Event points at. */
 export interface InvolvedObject {
@@ -80,6 +84,12 @@ interface Similar {
   lastAt: number;
 }
 
+/** A token bucket (client-go's flowcontrol rate limiter as the spam filter uses it). */
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
 /** Keeps the most recently used keys (a Map iterates in insertion order: re-insert = most recent). */
 function touch<V>(map: Map<string, V>, key: string, value: V): void {
   map.delete(key);
@@ -95,6 +105,7 @@ export class EventRecorder {
   private readonly windowMs: number;
   private readonly seen = new Map<string, Seen>();
   private readonly similar = new Map<string, Similar>();
+  private readonly spam = new Map<string, Bucket>();
   private tail: Promise<void> = Promise.resolve();
   private serial = 0;
 
@@ -137,10 +148,27 @@ export class EventRecorder {
     return { key: similarKey, message: COMBINED_PREFIX + message };
   }
 
+  /** EventSourceObjectSpamFilter: may another event about `obj` be written now? Takes a token. */
+  private allowed(obj: InvolvedObject, at: number): boolean {
+    const m = obj.metadata;
+    const key = JSON.stringify([EVENT_SOURCE_COMPONENT, obj.apiVersion, obj.kind, m.namespace ?? 'default', m.name, m.uid]);
+    const b = this.spam.get(key) ?? { tokens: SPAM_BURST, at };
+    b.tokens = Math.min(SPAM_BURST, b.tokens + (at - b.at) / SPAM_REFILL_MS);
+    b.at = at;
+    const ok = b.tokens >= 1;
+    if (ok) b.tokens -= 1;
+    touch(this.spam, key, b);
+    return ok;
+  }
+
   private async write(obj: InvolvedObject, type: 'Normal' | 'Warning', reason: string, original: string, at: number): Promise<void> {
     const m = obj.metadata;
     const namespace = m.namespace ?? 'default';
     const { key, message } = this.aggregate(obj, type, reason, original, at);
+    if (!this.allowed(obj, at)) {
+      this.logger?.debug('event dropped by the spam filter', { reason, object: `${namespace}/${m.name}` });
+      return;
+    }
     const prev = this.seen.get(key);
     if (prev) {
       const count = prev.count + 1;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { EventRecorder, eventTime, COMBINED_PREFIX, EVENT_SOURCE_COMPONENT, REPORTING_CONTROLLER } from '../../../src/controller/events.ts';
+import { EventRecorder, eventTime, COMBINED_PREFIX, EVENT_SOURCE_COMPONENT, REPORTING_CONTROLLER, SPAM_BURST } from '../../../src/controller/events.ts';
 import type { CoreEvent, EventSink } from '../../../src/controller/events.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 
@@ -128,6 +128,31 @@ describe('controller/events', () => {
     expect(creates.length).to.equal(2);
     expect(creates[1], 'created again under its name').to.equal(creates[0]);
     expect([...sink.events.values()].map((e) => e.count), 'the count carries on').to.deep.equal([4]);
+  });
+
+  describe('EventSourceObjectSpamFilter: 25 events per object, then one per 5 minutes', () => {
+    it('drops the 26th event about one object, writes again once a token has come back', async () => {
+      let now = T0;
+      const sink = new FakeSink();
+      const r = new EventRecorder(sink, { now: () => now });
+      for (let i = 0; i < SPAM_BURST + 3; i++) r.record(web, 'Normal', 'ScalingReplicaSet', `Scaled up replica set web-a from ${i} to ${i + 1}`);
+      await r.flush();
+      expect(SPAM_BURST).to.equal(25);
+      expect(sink.calls.length, 'writes in the burst').to.equal(SPAM_BURST);
+      // Another object has its own bucket.
+      r.record({ ...web, metadata: { ...web.metadata, name: 'api', uid: 'u2' } }, 'Normal', 'ScalingReplicaSet', 'Scaled up replica set api-a from 0 to 1');
+      await r.flush();
+      expect(sink.calls.length).to.equal(SPAM_BURST + 1);
+      now += 4 * 60_000; // not yet a whole token
+      r.record(web, 'Warning', 'ProgressDeadlineExceeded', 'ReplicaSet "web-a" has timed out progressing.');
+      await r.flush();
+      expect(sink.calls.length).to.equal(SPAM_BURST + 1);
+      now += 60_000; // 5 minutes: one token
+      r.record(web, 'Warning', 'ProgressDeadlineExceeded', 'ReplicaSet "web-a" has timed out progressing.');
+      r.record(web, 'Warning', 'ProgressDeadlineExceeded', 'ReplicaSet "web-a" has timed out progressing.');
+      await r.flush();
+      expect(sink.calls.length).to.equal(SPAM_BURST + 2);
+    });
   });
 
   it('never throws to the caller when writing fails', async () => {
