@@ -112,7 +112,11 @@ export async function runUp(o: UpOptions): Promise<Up> {
     const plugin = join(ROOT, 'bin', 'kubectl-pacer.js');
     out.write([
       `pacer: simulated cluster serving at ${sim.url}`,
-      `pacer: controller running; metrics on ${o.metricsBindAddress}, health probes on ${o.healthProbeBindAddress}, deployments view on ${common.apiBindAddress}`,
+      `pacer: controller running; ${[
+        controller.metricsPort !== undefined ? `metrics http://127.0.0.1:${controller.metricsPort}/metrics` : 'metrics off',
+        controller.healthPort !== undefined ? `health http://127.0.0.1:${controller.healthPort}/healthz` : 'health probes off',
+        controller.apiPort !== undefined ? `deployments view http://127.0.0.1:${controller.apiPort}/v2/deployments` : 'deployments view off',
+      ].join(', ')}`,
       `pacer: applied examples: ${applied.join(', ') || '(none)'}`,
       `pacer: in another terminal:`,
       `  export KUBECONFIG=${sim.kubeconfigPath}`,
