@@ -3,17 +3,10 @@ import { Informer, retryDelay, keyOf } from '../../../src/controller/informer.ts
 import type { ListWatchSource } from '../../../src/controller/informer.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import type { WatchEvent } from '../../../src/kube/client.ts';
+import { sleep, until } from './wait.ts';
 
 interface Obj { metadata: { name: string; namespace?: string; resourceVersion?: string }; data?: string }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(cond: () => boolean, what: string, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(2);
-  }
-}
 
 interface OpenWatch { rv: string; onEvent: (e: WatchEvent<Obj>) => void; resolve: () => void; reject: (e: unknown) => void }
 

@@ -1,16 +1,8 @@
 import { expect } from 'chai';
 import { WorkQueue, backoffDelay, DEFAULT_BACKOFF } from '../../../src/controller/workqueue.ts';
 import type { ResultLabel } from '../../../src/controller/workqueue.ts';
+import { sleep, until } from './wait.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(cond: () => boolean, what: string, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(2);
-  }
-}
 
 describe('controller/workqueue', () => {
   describe('per-key exponential backoff (client-go ItemExponentialFailureRateLimiter 5ms..1000s)', () => {

@@ -20,7 +20,7 @@ import { maximumCapacity, minimumHealthy } from '../../../src/engine/minimumheal
 import { findNewReplicaSet, sameReplicaSet, specReplicaSum } from '../../../src/engine/replicasets.ts';
 import { decide } from '../../../src/engine/sync.ts';
 import type { Decision } from '../../../src/engine/types.ts';
-import { type World, apply, ripen } from './world.ts';
+import { type World, apply, peakDuring, ripen } from './world.ts';
 import { NOW, deployment, replicaSet, template } from './fixtures.ts';
 
 interface Setup {
@@ -71,18 +71,6 @@ function start(s: Setup): World {
 
 
 
-/** Σ spec.replicas after each write of the pass, in order: the highest. */
-function peakDuring(before: readonly ReplicaSet[], decision: Decision): number {
-  const sizes = new Map(before.map((r) => [r.metadata.name, r.spec.replicas ?? 1]));
-  const total = () => [...sizes.values()].reduce((a, b) => a + b, 0);
-  let most = total();
-  for (const a of decision.actions) {
-    if (a.verb === 'create' || a.verb === 'scale') sizes.set(a.name, a.replicas);
-    else if (a.verb === 'delete') sizes.delete(a.name);
-    most = Math.max(most, total());
-  }
-  return most;
-}
 
 function availableAfterScaleDowns(before: readonly ReplicaSet[], after: readonly ReplicaSet[]): number {
   let n = 0;

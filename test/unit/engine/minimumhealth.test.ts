@@ -21,6 +21,7 @@ import { rolloutBudget } from '../../../src/engine/rolling.ts';
 import { decide } from '../../../src/engine/sync.ts';
 import type { Decision, Snapshot } from '../../../src/engine/types.ts';
 import { deployment, replicaSet, settle, snapshot, summary, template } from './fixtures.ts';
+import { peakDuring } from './world.ts';
 
 /** A MinimumHealth Deployment at image `image`. */
 function mh(replicas: number, capacity: number | undefined, over?: number, image = 'v2', extra: Partial<Deployment['spec']> = {}): Deployment {
@@ -243,18 +244,6 @@ function world(rss: readonly ReplicaSet[], ripen: number): ReplicaSet[] {
   });
 }
 
-/** Σ spec.replicas after each write of the pass, in the order issued: the highest. */
-function peakDuring(before: readonly ReplicaSet[], decision: Decision): number {
-  const sizes = new Map(before.map((r) => [r.metadata.name, r.spec.replicas ?? 1]));
-  const total = () => [...sizes.values()].reduce((a, b) => a + b, 0);
-  let most = total();
-  for (const a of decision.actions) {
-    if (a.verb === 'create' || a.verb === 'scale') sizes.set(a.name, a.replicas);
-    else if (a.verb === 'delete') sizes.delete(a.name);
-    most = Math.max(most, total());
-  }
-  return most;
-}
 
 const peak = (r: Run) => Math.max(...r.samples.map((x) => x.peak));
 const lowest = (r: Run) => Math.min(...r.samples.map((x) => x.availableAfter));

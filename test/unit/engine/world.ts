@@ -32,3 +32,16 @@ export function ripen(w: World, mask: number[], all = false): World {
   });
   return { ...w, rss };
 }
+
+/** Σ spec.replicas after each write of the pass, in the order issued: the highest. */
+export function peakDuring(before: readonly ReplicaSet[], decision: Decision): number {
+  const sizes = new Map(before.map((r) => [r.metadata.name, r.spec.replicas ?? 1]));
+  const total = () => [...sizes.values()].reduce((a, b) => a + b, 0);
+  let most = total();
+  for (const a of decision.actions) {
+    if (a.verb === 'create' || a.verb === 'scale') sizes.set(a.name, a.replicas);
+    else if (a.verb === 'delete') sizes.delete(a.name);
+    most = Math.max(most, total());
+  }
+  return most;
+}

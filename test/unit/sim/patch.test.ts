@@ -1,16 +1,7 @@
 import { expect } from 'chai';
 import { applyPatch, jsonPatch, mergePatch, strategicMergePatch } from '../../../src/sim/patch.ts';
-import { ApiError } from '../../../src/sim/types.ts';
+import { apiError } from './api-error.ts';
 
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('expected an ApiError');
-}
 
 describe('sim/patch: JSON merge patch (RFC 7386)', () => {
   const rows: Array<[string, unknown, unknown, unknown]> = [

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { REF } from '../../../src/sim/resources.ts';
 import { Store } from '../../../src/sim/store.ts';
-import { ApiError } from '../../../src/sim/types.ts';
 import type { KubeObject, StoreEvent } from '../../../src/sim/types.ts';
+import { apiError } from './api-error.ts';
 
 const T0 = Date.parse('2026-01-02T03:04:05.678Z');
 
@@ -12,15 +12,6 @@ function newStore(historySize?: number): Store {
   return s;
 }
 
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('expected an ApiError');
-}
 
 function rs(name: string, replicas = 1, labels: Record<string, string> = { app: 'web' }): KubeObject {
   return {
