@@ -128,29 +128,20 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** The first index whose element is >= `v` in a sorted array. */
-function lowerBound(sorted: string[], v: string): number {
+/** Binary search in a sorted array: the first index whose element is > `v` (`after`), else >= `v`. */
+function bound(sorted: string[], v: string, after: boolean): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (sorted[mid] < v) lo = mid + 1;
+    if (sorted[mid] < v || (after && sorted[mid] === v)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-/** The first index whose element is > `v` in a sorted array. */
-function upperBound(sorted: string[], v: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid] <= v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+const lowerBound = (sorted: string[], v: string): number => bound(sorted, v, false);
+const upperBound = (sorted: string[], v: string): number => bound(sorted, v, true);
 
 /**
  * Freezes `v` and everything under it. A frozen node is already frozen all the way down (only this
