@@ -1,5 +1,5 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need first.
-.PHONY: run test typecheck unit bench install clean
+.PHONY: run test typecheck unit bench install kubectl clean
 
 STAMP := node_modules/.pacer-installed
 
@@ -17,6 +17,10 @@ run: $(STAMP)
 test: $(STAMP)
 	@scripts/ensure-tools.sh
 	npm test
+
+## kubectl of the release the tests use, built from hack/kube (cached); prints its directory.
+kubectl:
+	@hack/kube/build.sh kubectl
 
 typecheck: $(STAMP)
 	npm run --silent typecheck

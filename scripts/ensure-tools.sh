@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
-# Installs the system tools the test suite uses beyond npm packages: promtool (Debian's prometheus
-# package) for the alert rules in manifests/monitoring/. Needs root for apt-get; without root it
-# says what to install, and the promtool tests skip with that reason (they fail when CI=true).
+# Installs or builds the programs the test suite uses beyond npm packages, before any test runs:
+# * kubectl (and, with `all`, the real control plane), built from the Go module in hack/kube and
+#   cached per machine (hack/kube/build.sh); test/setup.ts puts them first on PATH;
+# * promtool (Debian's prometheus package), for the alert rules in manifests/monitoring/.
+# Without Go or root it says what is missing and the tests that need it skip with that reason;
+# under CI=true they fail instead, so a missing Go fails here at once.
 set -euo pipefail
-command -v kubectl >/dev/null || echo "warning: kubectl is not on PATH: the end-to-end tests need it" >&2
+cd "$(dirname "$0")/.."
+
+what=${1:-kubectl}
+status=0
+hack/kube/build.sh "$what" >/dev/null || status=$?
+if [ "$status" -ne 0 ]; then
+  if [ "$status" -eq 3 ] && [ "${CI:-}" != true ]; then
+    echo "warning: Go is not installed: the tests that need kubectl or the real control plane will skip" >&2
+  else
+    echo "error: could not build the Kubernetes binaries in hack/kube (exit $status)" >&2
+    exit 1
+  fi
+fi
+
 if ! command -v promtool >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "installing promtool (apt-get install prometheus)" >&2

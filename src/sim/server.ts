@@ -10,6 +10,8 @@ import { matchingWebhooks, validate } from './admission.ts';
 import type { Operation } from './admission.ts';
 import type { AuditLog, AuditVerb } from './audit.ts';
 import type { Faults } from './faults.ts';
+import { queryBool, readListOptions } from './listoptions.ts';
+import { KUBE_VERSION } from './version.ts';
 import { PATCH_CONTENT_TYPES, strategicUnsupported } from './patch.ts';
 import type { ResourceInfo } from './resources.ts';
 import { REF, groupVersion } from './resources.ts';
@@ -32,8 +34,8 @@ export interface ServerDeps {
 }
 
 const VERSION_INFO = {
-  major: '1', minor: '32', gitVersion: 'v1.32.0', gitCommit: '0000000000000000000000000000000000000000',
-  gitTreeState: 'clean', buildDate: '2024-12-11T00:00:00Z', goVersion: 'go1.23.3', compiler: 'gc', platform: 'linux/amd64',
+  ...KUBE_VERSION, gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean', buildDate: '2026-08-20T11:51:43Z', goVersion: 'go1.26.0', compiler: 'gc', platform: 'linux/amd64',
 };
 
 const TABLE_CONTENT_TYPE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
@@ -89,10 +91,6 @@ function notFoundPath(): ApiError {
 
 function methodNotAllowed(): ApiError {
   return new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
-}
-
-function isTrue(v: string | null): boolean {
-  return v === 'true' || v === '1';
 }
 
 export class SimServer {
@@ -445,7 +443,7 @@ export class SimServer {
     if (policy !== undefined && !['Background', 'Foreground', 'Orphan'].includes(policy)) {
       throw new ApiError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`);
     }
-    const orphan = b.orphanDependents ?? (q.has('orphanDependents') ? isTrue(q.get('orphanDependents')) : undefined);
+    const orphan = b.orphanDependents ?? (q.has('orphanDependents') ? queryBool(q.get('orphanDependents')) : undefined);
     const graceRaw = b.gracePeriodSeconds ?? q.get('gracePeriodSeconds') ?? undefined;
     const grace = graceRaw === undefined || graceRaw === null ? undefined : Number(graceRaw);
     const dryRun = [...(Array.isArray(b.dryRun) ? b.dryRun.map(String) : []), ...q.getAll('dryRun')];
@@ -513,7 +511,7 @@ export class SimServer {
 
   private async serveResource(ctx: RequestContext, route: Route, method: string): Promise<void> {
     const q = ctx.url.searchParams;
-    const watch = isTrue(q.get('watch'));
+    const watch = queryBool(q.get('watch'));
     const verb = this.verbFor(route, method, watch);
     ctx.verb = verb;
     if (!route.info.verbs.includes(verb) && !route.subresource) throw methodNotAllowed();
@@ -524,6 +522,7 @@ export class SimServer {
     const store = this.store;
     switch (verb) {
       case 'list': {
+        readListOptions(q);
         const limit = q.get('limit');
         const result = store.list(ref, namespace, {
           labelSelector: q.get('labelSelector') ?? undefined,
@@ -676,7 +675,7 @@ export class SimServer {
     // Selector errors are answered as a plain 400, before the stream starts.
     labelSelectorFn(labelSelector);
     fieldSelectorFor(info, fieldSelector, labelSelector ?? '');
-    const bookmarks = isTrue(q.get('allowWatchBookmarks'));
+    const { resourceVersion, sendInitialEvents, allowWatchBookmarks: bookmarks } = readListOptions(q);
     const timeoutSeconds = q.get('timeoutSeconds');
     const apiVersion = groupVersion(info);
     let started = false;
@@ -719,13 +718,20 @@ export class SimServer {
       this.openWatches.delete(end);
       if (!res.writableEnded) res.end();
     };
+    const bookmarkLine = (initialEventsEnd: boolean): string => {
+      const metadata = {
+        resourceVersion: String(this.store.currentResourceVersion()),
+        ...(initialEventsEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}),
+      };
+      return `${JSON.stringify({ type: 'BOOKMARK', object: { kind: info.kind, apiVersion, metadata } })}\n`;
+    };
     const bookmark = (): void => {
       if (ended || !started) return;
-      res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: info.kind, apiVersion, metadata: { resourceVersion: String(this.store.currentResourceVersion()) } } })}\n`);
+      res.write(bookmarkLine(false));
     };
     try {
       stop = this.store.watchChanges(this.ref(info), namespace, {
-        resourceVersion: q.get('resourceVersion') ?? undefined,
+        resourceVersion, sendInitialEvents,
         ...(labelSelector ? { labelSelector } : {}),
         ...(fieldSelector ? { fieldSelector } : {}),
       }, deliver, end);
@@ -738,6 +744,9 @@ export class SimServer {
       }
       throw e;
     }
+    // The initial state was delivered synchronously: a watch-list client learns that it has it all
+    // from a bookmark at the state's resourceVersion (sent only to clients that allow bookmarks).
+    if (sendInitialEvents && bookmarks) buffered.push(bookmarkLine(true));
     res.writeHead(200, { 'Content-Type': table ? TABLE_CONTENT_TYPE : 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
     // A watch is audited when its response starts (the real server's ResponseStarted stage), not

@@ -1214,12 +1214,13 @@ export class Store implements StoreApi {
       close: onClose,
     };
     const rvText = opts.resourceVersion ?? '';
-    if (rvText === '' || rvText === '0') {
+    const fromNow = rvText === '' || rvText === '0';
+    if (!fromNow && !/^\d+$/.test(rvText)) throw new ApiError(400, 'BadRequest', `resourceVersion: Invalid value: "${rvText}": must be a non-negative integer`);
+    if (opts.sendInitialEvents ?? fromNow) {
       for (const o of this.select(info, w.namespace, { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector })) {
         deliver('ADDED', { type: 'ADDED', gr, namespace: o.metadata.namespace ?? '', name: o.metadata.name!, object: o, rv: Number(o.metadata.resourceVersion) });
       }
-    } else {
-      if (!/^\d+$/.test(rvText)) throw new ApiError(400, 'BadRequest', `resourceVersion: Invalid value: "${rvText}": must be a non-negative integer`);
+    } else if (!fromNow) {
       const from = Number(rvText);
       const floor = Math.max(this.evictedUpTo, this.expireFloor);
       if (from < floor || this.expireNextWatch) {

@@ -124,8 +124,13 @@ export interface ListResult {
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
 export interface WatchOptions {
-  /** Start after this resourceVersion; unset, "" or "0" = synthetic ADDED for the current state first. */
+  /** Start after this resourceVersion ("" or "0": from now), unless sendInitialEvents. */
   resourceVersion?: string;
+  /**
+   * Start with a synthetic ADDED event for every object of the current state, then the changes
+   * after it. Defaults to true when resourceVersion is unset, "" or "0" (the legacy watch).
+   */
+  sendInitialEvents?: boolean;
   labelSelector?: string;
   fieldSelector?: string;
 }

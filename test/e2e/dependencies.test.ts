@@ -112,7 +112,7 @@ describe('e2e: dependency order with kubectl (db ← app)', function () {
 
   it('deleted together: app goes first, db waits for it', async () => {
     const r = await kubectl('delete', '-f', join(k.dir, 'dependencies.yaml'), '--wait=false');
-    expect(r.stdout).to.equal('deployment.pacer.dev "db" deleted\ndeployment.pacer.dev "app" deleted\n');
+    expect(r.stdout).to.equal('deployment.pacer.dev "db" deleted from default namespace\ndeployment.pacer.dev "app" deleted from default namespace\n');
     await eventually('both gone', async () => (await ok(kubectl('get', 'pdeploy', '-o', 'name'))) === '', 30_000);
     const deleted = timeline.steps.filter((s) => s.resource === 'deployments' && s.type === 'DELETED').map((s) => s.name);
     expect(deleted).to.deep.equal(['app', 'db']);

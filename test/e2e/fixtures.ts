@@ -1,4 +1,4 @@
-// The scaffolding of the end-to-end tests: the real kubectl (on PATH) against an in-process
+// The scaffolding of the end-to-end tests: the real kubectl (built by make test, first on PATH) against an in-process
 // simulated cluster, in a temp dir of its own (kubeconfig, kubectl's cache, edited examples and,
 // when asked, a `kubectl-pacer` link so kubectl finds the plugin), with an in-process controller.
 //
@@ -10,7 +10,6 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +19,7 @@ import type { SimCluster, SimOptions } from '../../src/sim/index.ts';
 import { runController } from '../../src/cli/controller.ts';
 import type { RunControllerOptions, RunningController } from '../../src/cli/controller.ts';
 import { silentLogger } from '../../src/observe/logger.ts';
+import { KUBECTL_HOW, requireTool } from '../fixtures/tools.ts';
 
 /** The repository's root (crds/, examples/, bin/). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -54,7 +54,7 @@ export interface KubectlEnv {
   readonly env: NodeJS.ProcessEnv;
   /** The controller, once startController has run. */
   readonly controller: RunningController | undefined;
-  /** For `before`: skips the suite without kubectl; else makes the dir and starts the cluster. */
+  /** For `before`: skips the suite without kubectl (fails under CI=true); else makes the dir and starts the cluster. */
   start(suite: Mocha.Context): Promise<void>;
   /** For `after`: kills what still runs, stops the controller and the cluster, removes the dir. */
   stop(): Promise<void>;
@@ -72,11 +72,6 @@ export interface KubectlEnv {
   editedExample(file: string, edits: Edit[], out?: string): Promise<string>;
   /** Starts the controller on the cluster: every server off unless `opts` binds it. */
   startController(opts?: RunControllerOptions): Promise<RunningController>;
-}
-
-/** Whether kubectl is on PATH. */
-export function kubectlAvailable(): boolean {
-  return (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'kubectl')));
 }
 
 export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
@@ -119,7 +114,7 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
     get controller() { return controller; },
 
     async start(suite) {
-      if (!kubectlAvailable()) suite.skip(); // Skipped: no kubectl on PATH on this machine.
+      requireTool(suite, 'kubectl', KUBECTL_HOW);
       dir = await mkdtemp(join(tmpdir(), options.tmpPrefix));
       const kubeconfigPath = join(dir, 'kubeconfig');
       if (options.plugin) {

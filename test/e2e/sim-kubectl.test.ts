@@ -185,7 +185,7 @@ describe('e2e: kubectl against the simulated cluster', function () {
     expect((await kubectl('create', '-f', file)).stdout).to.equal('widget.example.com/wf created\n');
     const d = kubectlStream('delete', 'widget', 'wf', '--timeout=20s');
     await d.waitFor(1);
-    expect(d.lines[0]).to.equal('widget.example.com "wf" deleted');
+    expect(d.lines[0]).to.equal('widget.example.com "wf" deleted from default namespace');
     expect(k.sim.store.get(WIDGETS, 'default', 'wf')?.metadata.deletionTimestamp).to.be.a('string');
     const p = await kubectl('patch', 'widget', 'wf', '--type=merge', '-p', '{"metadata":{"finalizers":null}}');
     expect(p.stdout).to.equal('widget.example.com/wf patched\n');
@@ -195,7 +195,7 @@ describe('e2e: kubectl against the simulated cluster', function () {
 
   it('delete of a ReplicaSet cascades to its pods (foreground)', async () => {
     const fg = await kubectl('delete', 'rs', 'rs1', '--cascade=foreground', '--timeout=20s');
-    expect(fg.stdout).to.equal('replicaset.apps "rs1" deleted\n');
+    expect(fg.stdout).to.equal('replicaset.apps "rs1" deleted from default namespace\n');
     const deadline = Date.now() + 10_000;
     while (k.sim.store.list({ group: '', version: 'v1', resource: 'pods' }, 'default', { labelSelector: 'app=web' }).items.length > 0) {
       if (Date.now() > deadline) throw new Error('pods of rs1 were not deleted');

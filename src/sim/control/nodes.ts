@@ -3,12 +3,13 @@
 // annotation (as if the kubelet stopped posting), and the cordon helpers kubectl mirrors.
 
 import { REF } from '../resources.ts';
+import { KUBE_VERSION } from '../version.ts';
 import { ApiError, type KubeObject, type StoreApi } from '../types.ts';
 import { keys, type ControlConfig, type ControlContext } from './context.ts';
 import { ANN_NODE_NOT_READY, LABEL_HOSTNAME, LABEL_ZONE, annotationTrue, findCondition, isoTime } from './util.ts';
 
 const ACTOR = 'sim/node-lifecycle';
-export const KUBELET_VERSION = 'v1.32.0';
+export const KUBELET_VERSION = KUBE_VERSION.gitVersion;
 
 /** Reason and message the node lifecycle controller uses when a kubelet stops posting status. */
 export const NODE_UNKNOWN_REASON = 'NodeStatusUnknown';

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ResourceInfo } from '../resources.ts';
 import type { CompiledCRD, ServedVersion } from './crd.ts';
 import type { JSONSchemaProps } from './types.ts';
+import { KUBE_VERSION } from '../version.ts';
 
 interface Kind {
   group: string;
@@ -320,7 +321,7 @@ function documentFor(group: string, version: string, resources: ResourceInfo[], 
   }
   return {
     openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: 'v1.32.0' },
+    info: { title: 'Kubernetes', version: KUBE_VERSION.gitVersion },
     paths,
     components: { schemas },
   };

@@ -9,22 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
 import { seriesNames } from '../../fixtures/prometheus.ts';
+import { KUBECTL_HOW, requireTool } from '../../fixtures/tools.ts';
 import { MONITORING_DIR as DIR, dashboardExpressions, prometheusRule } from '../../fixtures/monitoring.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
-
-function hasPromtool(): boolean {
-  return spawnSync('promtool', ['--version'], { encoding: 'utf8' }).status === 0;
-}
 
 describe('manifests/monitoring', () => {
   describe('alert rules with promtool', () => {
     let dir: string;
     before(function () {
-      if (!hasPromtool()) {
-        if (process.env.CI === 'true') throw new Error('promtool is not installed: CI must have it (.ci/run installs Debian\'s prometheus package)');
-        this.skip(); // promtool not installed here (apt-get install prometheus); CI installs it and runs these
-      }
+      requireTool(this, 'promtool', "Debian's prometheus package; make test installs it when run as root");
       dir = mkdtempSync(join(tmpdir(), 'pacer-promtool-'));
       // The PrometheusRule's spec is a plain rules file: promtool reads it as the tests' rules.yaml.
       writeFileSync(join(dir, 'rules.yaml'), stringify(prometheusRule().spec));
@@ -97,10 +91,7 @@ describe('manifests/monitoring', () => {
   });
 
   it('kubectl kustomize manifests/monitoring builds the ServiceMonitor, the PrometheusRule and the dashboard ConfigMap', function () {
-    if (spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status !== 0) {
-      if (process.env.CI === 'true') throw new Error('kubectl is required in CI');
-      this.skip(); // kubectl not installed here
-    }
+    requireTool(this, 'kubectl', KUBECTL_HOW);
     const out = execFileSync('kubectl', ['kustomize', DIR], { encoding: 'utf8' });
     const docs = parseAllDocuments(out).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; data?: Record<string, string> });
     expect(docs.map((d) => `${d.kind}/${d.metadata.name}`).sort()).to.deep.equal(['ConfigMap/pacer-grafana-dashboard', 'PrometheusRule/pacer', 'ServiceMonitor/pacer-controller']);

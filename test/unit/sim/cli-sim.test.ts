@@ -53,7 +53,7 @@ describe('pacer sim: process', function () {
       const kc = await readFile(join(dir, 'kc'), 'utf8');
       const url = /server: (\S+)/.exec(kc)![1];
       const version = await (await fetch(`${url}/version`)).json() as { minor: string };
-      expect(version.minor).to.equal('32');
+      expect(version.minor).to.equal('36');
       const code = await new Promise<number | null>((resolve) => {
         child.on('exit', (c) => resolve(c));
         child.kill('SIGTERM');

@@ -23,7 +23,7 @@ describe('sim/server', function () {
 
   it('serves /version, health endpoints, Audit-Id and Cache-Control headers', async () => {
     const v = await json('/version?timeout=5s');
-    expect(v.body.gitVersion).to.equal('v1.32.0');
+    expect(v.body.gitVersion).to.equal('v1.36.4');
     expect(v.headers.get('audit-id')).to.match(/^[0-9a-f-]{36}$/);
     expect(v.headers.get('cache-control')).to.equal('no-cache, private');
     for (const p of ['/healthz', '/readyz', '/livez']) expect(await (await req(p)).text()).to.equal('ok');
@@ -97,6 +97,30 @@ describe('sim/server', function () {
     expect(lines.map((l) => l.type)).to.deep.equal(['ADDED', 'BOOKMARK']);
     expect(lines[0].object.metadata.name).to.equal('w');
     expect(lines[1].object.metadata.resourceVersion).to.equal(String(sim.store.currentResourceVersion()));
+  });
+
+  it('watch-list: the initial state, then a bookmark marked initial-events-end, then changes', async () => {
+    const ac = new AbortController();
+    const r = await req('/api/v1/namespaces?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true', { signal: ac.signal });
+    expect(r.status).to.equal(200);
+    const reader = r.body!.getReader();
+    let text = '';
+    while (!text.includes('initial-events-end')) text += new TextDecoder().decode((await reader.read()).value);
+    ac.abort();
+    const events = text.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { metadata: { name?: string; resourceVersion: string; annotations?: Record<string, string> } } });
+    const names = sim.store.list({ group: '', version: 'v1', resource: 'namespaces' }, undefined).items.map((n) => n.metadata.name);
+    expect(events.slice(0, -1).map((e) => [e.type, e.object.metadata.name])).to.deep.equal(names.map((n) => ['ADDED', n]));
+    expect(events.at(-1)).to.deep.equal({ type: 'BOOKMARK', object: { kind: 'Namespace', apiVersion: 'v1', metadata: {
+      resourceVersion: String(sim.store.currentResourceVersion()), annotations: { 'k8s.io/initial-events-end': 'true' },
+    } } });
+  });
+
+  it('reads query booleans as the real server does (watch=True watches) and refuses options that do not fit', async () => {
+    const r = await req(`/api/v1/namespaces?watch=True&resourceVersion=${sim.store.currentResourceVersion()}&timeoutSeconds=1`);
+    expect(r.headers.get('transfer-encoding')).to.equal('chunked');
+    expect(await r.text()).to.equal('');
+    const bad = await json('/api/v1/namespaces?watch=true&sendInitialEvents=true');
+    expect([bad.status, bad.body.reason, bad.body.message]).to.deep.equal([422, 'Invalid', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan']);
   });
 
   it('watch: a dropped watch ends cleanly', async () => {

@@ -114,7 +114,7 @@ describe('sim/control scheduler: behaviour', function () {
     c.store.create(REF.nodes, undefined, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-4', labels: { 'topology.kubernetes.io/zone': 'a' } } });
     await waitFor('bound to node-4', () => (c.store.get(REF.pods, 'default', pending.metadata.name!)?.spec as any)?.nodeName === 'node-4');
     const n4 = c.store.get(REF.nodes, undefined, 'node-4')!;
-    expect(statusOf(n4).nodeInfo.kubeletVersion).to.equal('v1.32.0');
+    expect(statusOf(n4).nodeInfo.kubeletVersion).to.equal('v1.36.4');
   });
 
   it('cordoned and NotReady nodes get no new pods', async () => {
