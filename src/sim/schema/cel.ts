@@ -27,7 +27,42 @@ function kubernetesEnvironment(): Environment {
   env.registerFunction('list.indexOf(dyn): int', (l: unknown[], x: unknown) => BigInt(l.findIndex((y) => y === x)));
   env.registerFunction('list.lastIndexOf(dyn): int', (l: unknown[], x: unknown) => BigInt(l.findLastIndex((y) => y === x)));
   env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) => s.split(a).join(b));
+  env.registerFunction('string.format(list<dyn>): string', celFormat);
   return env;
+}
+
+/** A value as CEL's string() prints it (lists and maps as the strings library's %s does). */
+function celString(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(celString).join(', ')}]`;
+  if (isPlainObject(v)) return `{${Object.keys(v).map((k) => `${celString(k)}: ${celString(v[k])}`).join(', ')}}`;
+  if (v === null || v === undefined) return 'null';
+  return String(v);
+}
+
+/**
+ * The strings library's `format` (Kubernetes CEL): %s any value, %d an integer, %f and %.Nf a
+ * number (6 decimals by default), %% a percent sign. Other verbs are an error, as a bad verb is
+ * upstream.
+ */
+function celFormat(format: string, args: unknown[]): string {
+  let next = 0;
+  const arg = (verb: string): unknown => {
+    if (next >= args.length) throw new Error(`index ${next} out of range for format verb %${verb}`);
+    return args[next++];
+  };
+  return format.replace(/%(?:\.(\d+))?([a-zA-Z%])/g, (_, precision: string | undefined, verb: string) => {
+    switch (verb) {
+      case '%': return '%';
+      case 's': return celString(arg(verb));
+      case 'd': {
+        const v = arg(verb);
+        if (typeof v !== 'bigint') throw new Error(`error during formatting: decimal clause can only be used on integers, was given ${typeof v}`);
+        return String(v);
+      }
+      case 'f': return Number(arg(verb)).toFixed(precision === undefined ? 6 : Number(precision));
+      default: throw new Error(`could not parse formatting clause: unrecognized formatting clause "${verb}"`);
+    }
+  });
 }
 
 const env = kubernetesEnvironment();

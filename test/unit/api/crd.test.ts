@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { evaluate } from '@marcbachmann/cel-js';
+import { compileCel, runCel } from '../../../src/sim/schema/cel.ts';
 import {
   DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE, DEFAULT_MINIMUM_HEALTH_CAPACITY, DEFAULT_PROGRESS_DEADLINE_SECONDS, DEFAULT_REPLICAS,
   DEFAULT_REVISION_HISTORY_LIMIT, withDefaults,
@@ -57,6 +57,15 @@ function at(path: string): Schema {
 }
 
 /** JSON integers as CEL ints (BigInt); everything else unchanged. */
+/** A CEL expression in the Kubernetes environment (its string and list libraries); errors throw. */
+function evaluate(expr: string, ctx: Record<string, unknown>): unknown {
+  const c = compileCel(expr);
+  if (!c.ok) throw new Error(c.error);
+  const r = runCel(c.program, ctx);
+  if (r.error !== undefined) throw new Error(r.error);
+  return r.value;
+}
+
 function toCel(v: unknown): unknown {
   if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
   if (Array.isArray(v)) return v.map(toCel);

@@ -4,6 +4,8 @@ import { compileCRD, defaultCRD } from '../../../../src/sim/schema/crd.ts';
 import type { ServedVersion } from '../../../../src/sim/schema/crd.ts';
 import { admitCustomResource, defaultCustomResource } from '../../../../src/sim/schema/admit.ts';
 import { causeString } from '../../../../src/sim/schema/fielderrors.ts';
+import { compileCel, runCel } from '../../../../src/sim/schema/cel.ts';
+import type { CelProgram } from '../../../../src/sim/schema/cel.ts';
 import { widget, widgetCRD } from './fixtures.ts';
 
 const opts = { kind: 'Widget', group: 'example.com' };
@@ -128,6 +130,27 @@ describe('sim/schema/admit', () => {
     it('validates metadata.name as a DNS subdomain', () => {
       const r = admitCustomResource(version, widget({ size: 'small' }, 'Bad_Name'), undefined, opts);
       expect(r.causes.map(causeString)[0]).to.match(/^metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+    });
+  });
+
+  describe('CEL: the strings library\'s format (as the real API server evaluates it)', () => {
+    const rows: Array<[string, Record<string, unknown>, string]> = [
+      ["'got %s, expected between 0.0 and 1.0'.format([self])", { self: 1.2 }, 'got 1.2, expected between 0.0 and 1.0'],
+      ["'got %s, expected between 0.0 and 1.0'.format([self])", { self: 2 }, 'got 2, expected between 0.0 and 1.0'],
+      ["'%d of %s'.format([self, 'pods'])", { self: 3n }, '3 of pods'],
+      ["'%.2f%%'.format([self])", { self: 12.345 }, '12.35%'],
+      ["'%s'.format([[1, 2]])", {}, '[1, 2]'],
+    ];
+    for (const [expr, ctx, want] of rows) {
+      it(`${expr} with ${JSON.stringify(ctx, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))} → ${want}`, () => {
+        const c = compileCel(expr);
+        expect(c.ok).to.equal(true);
+        expect(runCel((c as { program: CelProgram }).program, ctx)).to.deep.equal({ value: want });
+      });
+    }
+    it('an unknown verb is an evaluation error', () => {
+      const c = compileCel("'%q'.format([self])") as { program: CelProgram };
+      expect(runCel(c.program, { self: 1 }).error).to.match(/unrecognized formatting clause "q"/);
     });
   });
 
