@@ -119,6 +119,21 @@ export function toKubeError(err: unknown, what?: string): KubeError {
   return new KubeError('Other', message, { reason: code, cause: err });
 }
 
+/**
+ * What a real API server answers, with code 422 and no details, when a JSON patch operation does
+ * not apply (a failed `test`, a missing path): its patch handler keeps only this generic message
+ * (k8s.io/apiserver, pkg/endpoints/handlers/patch.go, through NewGenericServerResponse).
+ */
+export const JSON_PATCH_NOT_APPLIED = 'the server rejected our request due to an error in our request';
+
+/**
+ * Whether a patch guarded by a `test` of the resourceVersion lost a race with another writer: a
+ * JSON patch that no longer applies, or a Conflict. The caller reads again and plans again.
+ */
+export function isStalePatch(err: unknown): boolean {
+  return err instanceof KubeError && (err.kind === 'Conflict' || (err.code === 422 && err.status?.message === JSON_PATCH_NOT_APPLIED));
+}
+
 export function isKind(err: unknown, kind: KubeErrorKind): boolean {
   return err instanceof KubeError && err.kind === kind;
 }

@@ -17,14 +17,13 @@
 // back (paused, no history) is reported on stderr and the others still go (exit 1).
 
 import type { Deployment, ReplicaSet } from '../api/types.ts';
-import { DEPLOYMENTS, resourcePath } from '../kube/client.ts';
-import { HttpMethod } from '@kubernetes/client-node';
+import { DEPLOYMENTS } from '../kube/client.ts';
 import { deploymentKey } from '../api/dependencies.ts';
 import { revisionOf } from '../engine/annotations.ts';
 import { dependencyLevels } from '../engine/dependencies.ts';
 import { FORCE_ANNOTATION } from '../engine/locks.ts';
 import { ownedReplicaSets } from './history.ts';
-import { planUndo } from './undo.ts';
+import { patchAsPlanned, planUndo } from './undo.ts';
 import type { UndoPlan } from './undo.ts';
 import { activeDeployments, deploymentById, unknownDeploymentMessage } from '../engine/deployments.ts';
 import type { MarathonDeployment } from '../engine/deployments.ts';
@@ -129,33 +128,16 @@ async function runCancelRollback(s: Session, id: string, allNamespaces: boolean)
   for (const listed of rollbackOrder(items, active, id)) {
     const name = listed.metadata.name ?? '';
     const at: Session = { ...s, namespace: listed.metadata.namespace ?? 'default' };
-    // The patch tests the resourceVersion it was planned on; the controller writes status all the
-    // time (and stamps members of a cancelled deployment), so a lost race is planned again.
-    for (let attempt = 1; ; attempt++) {
-      const d = await s.client.getDeployment(at.namespace, name);
-      let plan: UndoPlan;
-      try {
-        plan = planCancelRollback(d, await ownedReplicaSets(at, d));
-      } catch (err) {
-        s.io.stderr.write(`error: ${OBJECT_PREFIX}${name}: ${(err as Error).message}\n`);
-        code = 1;
-        break;
-      }
-      if (plan.kind === 'skip') {
-        s.io.stdout.write(plan.message + '\n');
-        break;
-      }
-      try {
-        await s.client.request<Deployment>(HttpMethod.PATCH, resourcePath(DEPLOYMENTS, at.namespace, name), {
-          body: plan.patch, contentType: 'application/json-patch+json', what: `patch ${OBJECT_PREFIX}${name}`,
-        });
-      } catch (err) {
-        if (attempt < 5 && /test failed|Conflict/i.test((err as Error).message)) continue;
-        throw err;
-      }
-      s.io.stdout.write(`${OBJECT_PREFIX}${name} rolled back\n`);
-      break;
+    let done: UndoPlan;
+    try {
+      done = await patchAsPlanned(at, name, async (d) => planCancelRollback(d, await ownedReplicaSets(at, d)));
+    } catch (err) {
+      if (!(err instanceof PluginError)) throw err;
+      s.io.stderr.write(`error: ${OBJECT_PREFIX}${name}: ${err.message}\n`);
+      code = 1;
+      continue;
     }
+    s.io.stdout.write(done.kind === 'skip' ? `${done.message}\n` : `${OBJECT_PREFIX}${name} rolled back\n`);
   }
   return code;
 }

@@ -6,6 +6,7 @@
 import { HttpMethod } from '@kubernetes/client-node';
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { DEPLOYMENTS, resourcePath } from '../kube/client.ts';
+import { isStalePatch } from '../kube/errors.ts';
 import { LAST_APPLIED_CONFIG_ANNOTATION } from '../engine/annotations.ts';
 import { POD_TEMPLATE_HASH_LABEL, templateHashOf } from '../engine/hash.ts';
 import { ROLLBACK_MESSAGES, findRollbackTarget, rollbackAnnotations, templateWithoutHash } from '../engine/rollback.ts';
@@ -67,23 +68,55 @@ export function parseDryRun(v: string | boolean | undefined): DryRun {
   throw new PluginError(`Invalid dry-run value (${String(v)}). Must be "none", "server", or "client".`);
 }
 
-export async function runRolloutUndo(s: Session, name: string, o: { toRevision: number; dryRun: DryRun }): Promise<number> {
-  const d = await s.client.getDeployment(s.namespace, name);
-  const plan = planUndo(d, await ownedReplicaSets(s, d), o.toRevision);
-  if (plan.kind === 'skip') {
-    s.io.stdout.write(plan.message + '\n');
-    return 0;
+/**
+ * Reads Deployment `name`, plans with `plan`, and sends the plan's patch. The patch tests the
+ * resourceVersion it was planned on, and the controller writes the Deployment all the time (its
+ * status bumps the resourceVersion too): a patch that lost such a race is planned again from a
+ * fresh read, up to five times. Returns the plan that was carried out (or skipped).
+ */
+export async function patchAsPlanned(
+  s: Session, name: string, plan: (d: Deployment) => Promise<UndoPlan>, query = '',
+): Promise<UndoPlan> {
+  for (let attempt = 1; ; attempt++) {
+    const p = await plan(await s.client.getDeployment(s.namespace, name));
+    if (p.kind === 'skip') return p;
+    try {
+      await s.client.request<Deployment>(HttpMethod.PATCH, resourcePath(DEPLOYMENTS, s.namespace, name) + query, {
+        body: p.patch, contentType: 'application/json-patch+json', what: `patch ${RESOURCE} ${name}`,
+      });
+      return p;
+    } catch (err) {
+      if (attempt < 5 && isStalePatch(err)) continue;
+      throw err;
+    }
   }
+}
+
+export async function runRolloutUndo(s: Session, name: string, o: { toRevision: number; dryRun: DryRun }): Promise<number> {
   if (o.dryRun === 'client') {
+    const d = await s.client.getDeployment(s.namespace, name);
+    const plan = planUndo(d, await ownedReplicaSets(s, d), o.toRevision);
+    if (plan.kind === 'skip') {
+      s.io.stdout.write(plan.message + '\n');
+      return 0;
+    }
     s.io.stdout.write(describeTemplate(templateWithoutHash(plan.target.spec.template)));
     s.io.stdout.write(`${UNDO_MESSAGES.rolledBack(name)} (dry run)\n`);
     return 0;
   }
-  if (plan.warning) s.io.stderr.write(plan.warning + '\n');
-  const query = o.dryRun === 'server' ? '?dryRun=All' : '';
-  await s.client.request<Deployment>(HttpMethod.PATCH, resourcePath(DEPLOYMENTS, s.namespace, name) + query, {
-    body: plan.patch, contentType: 'application/json-patch+json', what: `patch ${RESOURCE} ${name}`,
-  });
+  let warned = false;
+  const done = await patchAsPlanned(s, name, async (d) => {
+    const plan = planUndo(d, await ownedReplicaSets(s, d), o.toRevision);
+    if (plan.kind === 'patch' && plan.warning && !warned) {
+      s.io.stderr.write(plan.warning + '\n');
+      warned = true;
+    }
+    return plan;
+  }, o.dryRun === 'server' ? '?dryRun=All' : '');
+  if (done.kind === 'skip') {
+    s.io.stdout.write(done.message + '\n');
+    return 0;
+  }
   s.io.stdout.write(`${UNDO_MESSAGES.rolledBack(name)}${o.dryRun === 'server' ? ' (server dry run)' : ''}\n`);
   return 0;
 }

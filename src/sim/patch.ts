@@ -3,6 +3,7 @@
 // minimal server-side apply (a merge patch that may create). Pure functions over JSON values.
 
 import jsonpatch from 'fast-json-patch';
+import { JSON_PATCH_NOT_APPLIED } from '../kube/errors.ts';
 import { ApiError } from './types.ts';
 
 type Json = unknown;
@@ -44,27 +45,10 @@ export function mergePatch(target: Json, patch: Json): Json {
 
 // ---- RFC 6902 ---------------------------------------------------------------------------------
 
-/** The text upstream's json-patch library gives for a failed operation. */
-function jsonPatchFailure(e: unknown, op: JsonObject | undefined): string {
-  const name = (e as { name?: string }).name ?? '';
-  const path = String(op?.path ?? '');
-  switch (name) {
-    case 'TEST_OPERATION_FAILED':
-      return `testing value ${path} failed: test failed`;
-    case 'OPERATION_PATH_UNRESOLVABLE':
-      if (op?.op === 'remove') return `error in remove for path: '${path}': Unable to remove nonexistent key: ${path.split('/').pop()}: missing value`;
-      if (op?.op === 'replace') return `replace operation does not apply: doc is missing key: ${path}: missing value`;
-      return `${op?.op} operation does not apply: doc is missing path: "${path}": missing value`;
-    case 'OPERATION_FROM_UNRESOLVABLE':
-      return `${op?.op} operation does not apply: doc is missing from path: "${String(op?.from ?? '')}": missing value`;
-    default:
-      return (e as Error).message?.split('\n')[0] ?? String(e);
-  }
-}
-
 /**
  * RFC 6902 with upstream's error mapping: a malformed patch → 400; an operation that does not
- * apply (a failed `test`, a missing path) → 422 "the server rejected our request ...".
+ * apply (a failed `test`, a missing path) → 422 with upstream's generic message and no details,
+ * so a client cannot tell the two apart (see JSON_PATCH_NOT_APPLIED).
  */
 export function jsonPatch(target: Json, patch: Json): Json {
   if (!Array.isArray(patch)) {
@@ -82,9 +66,8 @@ export function jsonPatch(target: Json, patch: Json): Json {
   for (const op of patch as JsonObject[]) {
     try {
       doc = jsonpatch.applyOperation(doc, op as never, true, true, true).newDocument;
-    } catch (e) {
-      const msg = jsonPatchFailure(e, op);
-      throw new ApiError(422, 'Invalid', msg);
+    } catch {
+      throw new ApiError(422, 'Invalid', JSON_PATCH_NOT_APPLIED, {});
     }
   }
   return doc;

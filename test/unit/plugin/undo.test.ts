@@ -1,5 +1,9 @@
 import { expect } from 'chai';
-import { parseDryRun, planUndo, UNDO_MESSAGES } from '../../../src/plugin/undo.ts';
+import { parseDryRun, patchAsPlanned, planUndo, UNDO_MESSAGES } from '../../../src/plugin/undo.ts';
+import type { UndoPlan } from '../../../src/plugin/undo.ts';
+import type { Session } from '../../../src/plugin/options.ts';
+import type { Deployment } from '../../../src/api/types.ts';
+import { JSON_PATCH_NOT_APPLIED, KubeError, isStalePatch } from '../../../src/kube/errors.ts';
 import { computeHash } from '../../../src/engine/hash.ts';
 import { deployment, replicaSet } from './fixtures.ts';
 
@@ -60,5 +64,51 @@ describe('plugin/undo: kubectl rollout undo', () => {
     expect(parseDryRun('server')).to.equal('server');
     expect(parseDryRun('none')).to.equal('none');
     expect(() => parseDryRun('maybe')).to.throw('Invalid dry-run value (maybe). Must be "none", "server", or "client".');
+  });
+});
+
+describe('plugin/undo: a patch that lost a race is planned again', () => {
+  const stale = () => new KubeError('Invalid', 'patch', { code: 422, reason: 'Invalid', status: { code: 422, reason: 'Invalid', message: JSON_PATCH_NOT_APPLIED } });
+  const invalid = () => new KubeError('Invalid', 'patch', { code: 422, reason: 'Invalid', status: { code: 422, reason: 'Invalid', message: 'Deployment.pacer.dev "web" is invalid: spec.replicas: Invalid value: -1' } });
+
+  /** A session whose Deployment gets a new resourceVersion on every read, and whose patches fail as `answers` say. */
+  function session(answers: Array<() => Error>) {
+    const sent: unknown[] = [];
+    let rv = 40;
+    const client = {
+      getDeployment: async () => ({ ...deployment('web'), metadata: { ...deployment('web').metadata, resourceVersion: String(++rv) } }),
+      request: async (_m: unknown, _path: string, o: { body: unknown }) => {
+        sent.push(o.body);
+        const fail = answers.shift();
+        if (fail) throw fail();
+        return {};
+      },
+    };
+    const s = { client, namespace: 'default', io: { stdout: process.stdout, stderr: process.stderr } } as unknown as Session;
+    const plan = async (d: Deployment): Promise<UndoPlan> => ({ kind: 'patch', target: replicaSet(d, 'aaa'), patch: [{ op: 'test', path: '/metadata/resourceVersion', value: d.metadata.resourceVersion }] });
+    return { s, sent, plan };
+  }
+
+  it('the generic 422 of a JSON patch that no longer applies, then a Conflict: read and sent again, the third time with the latest resourceVersion', async () => {
+    const { s, sent, plan } = session([stale, () => new KubeError('Conflict', 'patch', { code: 409, reason: 'Conflict' })]);
+    const done = await patchAsPlanned(s, 'web', plan);
+    expect(done.kind).to.equal('patch');
+    expect(sent.map((b) => (b as Array<{ value: string }>)[0].value)).to.deep.equal(['41', '42', '43']);
+  });
+
+  it('any other 422 is the answer: thrown at once', async () => {
+    const { s, sent, plan } = session([invalid]);
+    let err: unknown;
+    try { await patchAsPlanned(s, 'web', plan); } catch (e) { err = e; }
+    expect((err as Error).message).to.equal('patch');
+    expect(sent).to.have.length(1);
+  });
+
+  it('gives up after five lost races with the last error', async () => {
+    const { s, sent, plan } = session([stale, stale, stale, stale, stale, stale]);
+    let err: unknown;
+    try { await patchAsPlanned(s, 'web', plan); } catch (e) { err = e; }
+    expect(isStalePatch(err)).to.equal(true);
+    expect(sent).to.have.length(5);
   });
 });
