@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs or builds the programs the test suite uses beyond npm packages, before any test runs:
-# * kubectl (and, with `all`, the real control plane), built from the Go module in hack/kube and
-#   cached per machine (hack/kube/build.sh); test/setup.ts puts them first on PATH;
+# * kubectl and the real control plane (kube-bed and its components), built from the Go module in
+#   hack/kube and cached per machine (hack/kube/build.sh); test/setup.ts puts them first on PATH;
 # * promtool (Debian's prometheus package), for the alert rules in manifests/monitoring/.
 # Without Go or root it says what is missing and the tests that need it skip with that reason;
 # under CI=true they fail instead, so a missing Go fails here at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-what=${1:-kubectl}
+what=${1:-all}
 status=0
 hack/kube/build.sh "$what" >/dev/null || status=$?
 if [ "$status" -ne 0 ]; then

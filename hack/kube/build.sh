@@ -2,7 +2,8 @@
 # Builds the real Kubernetes binaries Pacer tests against (kubectl, kube-apiserver,
 # kube-controller-manager, kube-scheduler, etcd, kwok and the test bed's launcher) from the Go module
 # in this directory, once per machine: the binaries are kept in a cache directory named after a
-# hash of go.mod, go.sum, the sources here and this script, so a second run builds nothing.
+# hash of go.mod, go.sum and this script, so a second run builds nothing; the two built from
+# sources here (kubectl, kube-bed) are rebuilt when those change.
 #
 #   hack/kube/build.sh kubectl     # kubectl only (what the simulated cluster's end-to-end tests need)
 #   hack/kube/build.sh all         # every binary (the real control plane too)
@@ -16,7 +17,7 @@ cd "$here"
 
 release=$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2; exit }' go.mod)
 [ -n "$release" ] || { echo "hack/kube/build.sh: no k8s.io/kubernetes version in go.mod" >&2; exit 1; }
-key=$( { cat build.sh go.mod go.sum; find cmd -type f -name '*.go' | LC_ALL=C sort | xargs cat; } | sha256sum | cut -c1-12)
+key=$(cat build.sh go.mod go.sum | sha256sum | cut -c1-12)
 cache=${PACER_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pacer}
 bin=$cache/kube-$release-$key/bin
 
@@ -39,8 +40,18 @@ case "${1:-}" in
   *) echo "usage: hack/kube/build.sh kubectl|all|--bin-dir" >&2; exit 2 ;;
 esac
 
+# A binary built from this directory's sources is also rebuilt when they change: its stamp file
+# holds the hash of its package's files.
+stamp_of() {
+  case "${source[$1]}" in
+    ./*) find "${source[$1]}" -type f -name '*.go' | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12 ;;
+    *) echo module ;;
+  esac
+}
+current() { [ -x "$bin/$1" ] && [ "$(cat "$bin/.$1.stamp" 2>/dev/null)" = "$(stamp_of "$1")" ]; }
+
 missing=()
-for b in "${want[@]}"; do [ -x "$bin/$b" ] || missing+=("$b"); done
+for b in "${want[@]}"; do current "$b" || missing+=("$b"); done
 [ ${#missing[@]} -gt 0 ] || { echo "$bin"; exit 0; }
 
 command -v go >/dev/null || {
@@ -61,13 +72,14 @@ for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 
 for b in "${missing[@]}"; do
-  [ -x "$bin/$b" ] && continue # built by a concurrent run while this one waited for the lock
+  current "$b" && continue # built by a concurrent run while this one waited for the lock
   echo "building $b ($release) into $bin" >&2
   start=$SECONDS
   # Static binaries, as upstream builds them; GOTOOLCHAIN=local: never fetch another Go.
   CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-mod=readonly \
     go build -trimpath -ldflags "$ldflags" -o "$bin/.$b.tmp" "${source[$b]}"
   mv "$bin/.$b.tmp" "$bin/$b"
+  stamp_of "$b" >"$bin/.$b.stamp"
   echo "built $b in $((SECONDS - start)) s" >&2
 done
 echo "$bin"

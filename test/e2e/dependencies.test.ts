@@ -1,23 +1,26 @@
-// Dependency-ordered Deployments driven with the real kubectl (v1.32 on PATH) against an in-process
-// simulated cluster and an in-process controller: examples/dependencies.yaml (db ← app) applied,
+// Dependency-ordered Deployments driven with the real kubectl against each test bed and an
+// in-process controller: examples/dependencies.yaml (db ← app) applied,
 // upgraded and scaled together with `kubectl apply`, then deleted together with `kubectl delete`.
-// The order is read from the store's events; the DependenciesReady condition with
+// The order is read from the changes in resourceVersion order (the store's events on the simulated
+// cluster, watches on the real one); the DependenciesReady condition with
 // `kubectl get -o jsonpath`.
 
 import { expect } from 'chai';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { incompleteReason } from '../../src/engine/dependencies.ts';
-import { Timeline, eventually } from '../integration/fixtures/cluster.ts';
-import { ROOT, kubectlEnv } from './fixtures.ts';
-import type { Edit } from './fixtures.ts';
+import { eventually } from '../integration/fixtures/cluster.ts';
+import type { Timeline } from '../integration/fixtures/cluster.ts';
+import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
+import type { Edit, Recording } from './fixtures.ts';
 
 const DEPS_READY = '{.status.conditions[?(@.type=="DependenciesReady")]}';
 
-describe('e2e: dependency order with kubectl (db ← app)', function () {
+for (const bed of BEDS) describe(`e2e (${bed}): dependency order with kubectl (db ← app)`, function () {
   this.timeout(60_000);
-  const k = kubectlEnv({ tmpPrefix: 'pacer-deps-', sim: { podStartMs: 30, podReadyMs: 60 } });
+  const k = kubectlEnv({ bed, tmpPrefix: 'pacer-deps-', sim: { podStartMs: 30, podReadyMs: 60 } });
   const { kubectl, ok } = k;
+  let recording: Recording;
   let timeline: Timeline;
 
   /** The DependenciesReady condition of `name` as kubectl's jsonpath prints it (parsed). */
@@ -40,24 +43,20 @@ describe('e2e: dependency order with kubectl (db ← app)', function () {
 
   before(function () { return k.start(this); });
 
-  after(async () => {
-    timeline?.stop();
-    await k.stop();
-  });
+  after(() => k.stop());
 
   it('installs the CRD with kubectl and starts the controller', async () => {
     expect(await ok(kubectl('apply', '-f', join(ROOT, 'crds')))).to.equal('customresourcedefinition.apiextensions.k8s.io/deployments.pacer.dev created\n');
     // Watching the store needs the CRD served.
     await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
-    timeline = new Timeline(k.sim, 'default');
     // Every resize of app's ReplicaSets happens while db, as stored then, is complete.
-    timeline.check('app moves only while db is complete', (t, step) => {
+    recording = await k.record('default', (live) => live.check('app moves only while db is complete', (t, step) => {
       const last = t.scalings[t.scalings.length - 1];
       if (step.resource !== 'replicasets' || !step.name.startsWith('app-') || !last || last.rv !== step.rv) return undefined;
       const db = t.deployments.get('db');
       const why = db ? incompleteReason(db) : 'db does not exist';
       return why ? `${step.name} ${last.from}→${last.to} while ${why}` : undefined;
-    });
+    }));
     await k.startController();
   });
 
@@ -81,17 +80,19 @@ describe('e2e: dependency order with kubectl (db ← app)', function () {
     expect(await dependenciesReady('app')).to.include({ status: 'True', reason: 'DependenciesReady', message: 'default/db is complete' });
     expect(await ok(kubectl('get', 'pdeploy', 'db', '-o', 'jsonpath={.metadata.finalizers}'))).to.equal('["pacer.dev/dependents"]');
     expect(await ok(kubectl('get', 'pdeploy', 'db', '-o', `jsonpath=${DEPS_READY}`)), 'db has no dependencies: no condition').to.equal('');
+    timeline = await recording.timeline();
     expect(appScalings(0)[0].rv).to.be.greaterThan(dbScalings(0).at(-1)!.rv);
   });
 
   it('upgraded together: app\'s rollout begins once db\'s is complete', async () => {
-    const from = timeline.steps.at(-1)!.rv;
+    const from = (await recording.timeline()).steps.at(-1)!.rv;
     const file = await manifest([[/postgres:17/, 'postgres:17.1'], [/nginx:1\.27/, 'nginx:1.28']]);
     expect(await ok(kubectl('apply', '-f', file))).to.equal('deployment.pacer.dev/db configured\ndeployment.pacer.dev/app configured\n');
     await eventually('both upgraded', async () => {
       const images = await ok(kubectl('get', 'pdeploy', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.status.updatedReplicas}/{.status.availableReplicas} {end}'));
       return images.trim() === 'app=3/3 db=2/2' && (await complete('db', 2)) && (await complete('app', 3));
     }, 30_000);
+    timeline = await recording.timeline();
     const db = dbScalings(from);
     const app = appScalings(from);
     expect(app.length).to.be.greaterThan(0);
@@ -99,10 +100,11 @@ describe('e2e: dependency order with kubectl (db ← app)', function () {
   });
 
   it('scaled together: db scales first, then app', async () => {
-    const from = timeline.steps.at(-1)!.rv;
+    const from = (await recording.timeline()).steps.at(-1)!.rv;
     const file = await manifest([[/postgres:17/, 'postgres:17.1'], [/nginx:1\.27/, 'nginx:1.28'], [/replicas: 2/, 'replicas: 4'], [/replicas: 3/, 'replicas: 5']]);
     expect(await ok(kubectl('apply', '-f', file))).to.equal('deployment.pacer.dev/db configured\ndeployment.pacer.dev/app configured\n');
     await eventually('both scaled', async () => (await complete('db', 4)) && (await complete('app', 5)), 30_000);
+    timeline = await recording.timeline();
     const db = dbScalings(from);
     const app = appScalings(from);
     expect(db.map((s) => `${s.from}→${s.to}`)).to.deep.equal(['2→4']);
@@ -114,6 +116,7 @@ describe('e2e: dependency order with kubectl (db ← app)', function () {
     const r = await kubectl('delete', '-f', join(k.dir, 'dependencies.yaml'), '--wait=false');
     expect(r.stdout).to.equal('deployment.pacer.dev "db" deleted from default namespace\ndeployment.pacer.dev "app" deleted from default namespace\n');
     await eventually('both gone', async () => (await ok(kubectl('get', 'pdeploy', '-o', 'name'))) === '', 30_000);
+    timeline = await recording.timeline();
     const deleted = timeline.steps.filter((s) => s.resource === 'deployments' && s.type === 'DELETED').map((s) => s.name);
     expect(deleted).to.deep.equal(['app', 'db']);
     expect(timeline.violations).to.deep.equal([]);

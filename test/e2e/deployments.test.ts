@@ -1,5 +1,5 @@
-// The deployments view with the real kubectl (plugin found on PATH) against the simulated cluster
-// and an in-process controller: examples/dependencies.yaml (db ← app) upgraded together, seen with
+// The deployments view with the real kubectl (plugin found on PATH) against each test bed and an
+// in-process controller: examples/dependencies.yaml (db ← app) upgraded together, seen with
 // `kubectl pacer deployments -o json` while db rolls, stopped with `deployment cancel ID --force`
 // (both apps paused), and the same JSON from the controller's GET /v2/deployments.
 
@@ -7,12 +7,12 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import type { MarathonDeployment } from '../../src/engine/deployments.ts';
 import { eventually } from '../integration/fixtures/cluster.ts';
-import { ROOT, kubectlEnv } from './fixtures.ts';
+import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
 import type { Edit } from './fixtures.ts';
 
-describe('e2e: kubectl pacer deployments and deployment cancel --force (db ← app)', function () {
+for (const bed of BEDS) describe(`e2e (${bed}): kubectl pacer deployments and deployment cancel --force (db ← app)`, function () {
   this.timeout(60_000);
-  const k = kubectlEnv({ tmpPrefix: 'pacer-deployments-', plugin: true, sim: { podStartMs: 30, podReadyMs: 60 } });
+  const k = kubectlEnv({ bed, tmpPrefix: 'pacer-deployments-', plugin: true, sim: { podStartMs: 30, podReadyMs: 60 } });
   const { kubectl, ok } = k;
   const kubectlPacer = (...a: string[]) => kubectl('pacer', ...a);
   const deployments = async () => JSON.parse(await ok(kubectlPacer('deployments', '-o', 'json'))) as MarathonDeployment[];

@@ -1,21 +1,20 @@
-// The deployment lock with the real kubectl against the simulated cluster, which calls the
-// in-process controller's validating webhook (registered as `pacer up` does): db ← app upgraded
+// The deployment lock with the real kubectl against each test bed, whose API server calls the
+// in-process controller's validating webhook (plain HTTP on the simulated cluster, as `pacer up`
+// registers it; HTTPS with the bed's CA bundle on the real control plane): db ← app upgraded
 // together (examples/dependencies.yaml); `kubectl apply` of a further change to app prints the
 // webhook's Conflict and exits 1 with nothing stored; the same change with pacer.dev/force: "true"
 // is applied; `kubectl pacer deployment cancel ID` then rolls both back, app first.
 
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { REF } from '../../src/sim/resources.ts';
-import { WEBHOOK_PATH, webhookConfiguration } from '../../src/server/webhook.ts';
 import type { MarathonDeployment } from '../../src/engine/deployments.ts';
 import { eventually } from '../integration/fixtures/cluster.ts';
-import { ROOT, kubectlEnv } from './fixtures.ts';
+import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
 import type { Edit } from './fixtures.ts';
 
-describe('e2e: kubectl apply meets the deployment lock (db ← app)', function () {
+for (const bed of BEDS) describe(`e2e (${bed}): kubectl apply meets the deployment lock (db ← app)`, function () {
   this.timeout(60_000);
-  const k = kubectlEnv({ tmpPrefix: 'pacer-locks-', plugin: true, sim: { podStartMs: 30, podReadyMs: 60 } });
+  const k = kubectlEnv({ bed, tmpPrefix: 'pacer-locks-', plugin: true, sim: { podStartMs: 30, podReadyMs: 60 } });
   const { kubectl, ok } = k;
   const manifest = (name: string, edits: Edit[]) => k.editedExample('dependencies.yaml', edits, name);
   const jsonpath = (what: string, path: string) => ok(kubectl('get', 'pdeploy', what, '-o', `jsonpath=${path}`));
@@ -29,7 +28,7 @@ describe('e2e: kubectl apply meets the deployment lock (db ← app)', function (
     await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
     await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
     const controller = await k.startController({ webhookBindAddress: '127.0.0.1:0' });
-    k.sim.store.create(REF.validatingwebhookconfigurations, undefined, webhookConfiguration(`http://127.0.0.1:${controller.webhookPort}${WEBHOOK_PATH}`));
+    await k.registerWebhook(controller);
     expect(await ok(kubectl('get', 'validatingwebhookconfigurations', '-o', 'name'))).to.equal('validatingwebhookconfiguration.admissionregistration.k8s.io/pacer-locks\n');
   });
 
@@ -59,7 +58,7 @@ describe('e2e: kubectl apply meets the deployment lock (db ← app)', function (
   it('deployment cancel ID rolls every app back to the revision it had before, app first', async () => {
     // A fresh db ← app in its own namespace, upgraded together; cancelled while app waits for db.
     const n = ['-n', 'cancel'];
-    k.sim.store.create(REF.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'cancel' } });
+    await k.createNamespace('cancel');
     await ok(kubectl('apply', ...n, '-f', join(k.dir, 'v1.yaml')));
     const get = (what: string, path: string) => ok(kubectl('get', ...n, 'pdeploy', what, '-o', `jsonpath=${path}`));
     await eventually('both to be available', async () => (await get('app', '{.status.availableReplicas}')) === '3' && (await get('db', '{.status.availableReplicas}')) === '2', 40_000);

@@ -1,5 +1,5 @@
-// The README quick start with the real kubectl (v1.32 on PATH) and `kubectl pacer` against an
-// in-process simulated cluster and an in-process Pacer controller: apply, rollout status, set
+// The README quick start with the real kubectl and `kubectl pacer` against each test bed (the
+// simulated cluster and the real control plane) and an in-process Pacer controller: apply, rollout status, set
 // image, history, undo (revision 1's template comes back as revision 3), a missed progress
 // deadline, and the live tree of `get -w`. The plugin runs as a child process, once through
 // kubectl's plugin discovery (a `kubectl-pacer` link on PATH).
@@ -8,14 +8,14 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { CommandResult } from './fixtures.ts';
-import { ROOT, kubectlEnv } from './fixtures.ts';
+import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
 
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
 const PLUGIN = join(ROOT, 'src', 'cli', 'kubectl-pacer.ts');
 
-describe('e2e: the quick start with kubectl and kubectl pacer', function () {
+for (const bed of BEDS) describe(`e2e (${bed}): the quick start with kubectl and kubectl pacer`, function () {
   this.timeout(60_000);
-  const k = kubectlEnv({ tmpPrefix: 'pacer-quickstart-', plugin: true, timeoutMs: 45_000, sim: { podStartMs: 50, podReadyMs: 80 } });
+  const k = kubectlEnv({ bed, tmpPrefix: 'pacer-quickstart-', plugin: true, timeoutMs: 45_000, sim: { podStartMs: 50, podReadyMs: 80 } });
   const { kubectl } = k;
   let neverReady: Promise<CommandResult> | undefined;
   let firstRevisionRs = '';

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// proc is one component of the bed, run as a child process that logs to logs/<name>.log and dies
+// with the bed (PDEATHSIG), however the bed ends.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+func startProc(binDir, logDir, name, binary string, args []string) (*proc, error) {
+	logFile, err := os.Create(filepath.Join(logDir, name+".log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(filepath.Join(binDir, binary), args...)
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		logFile.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// stop asks the process to end (SIGTERM) and kills it after grace.
+func (p *proc) stop(grace time.Duration) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// freePort asks the kernel for a free port on 127.0.0.1.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitHealthy polls url until it answers 200, the process exits or the context ends. client may
+// carry a client certificate; every serving certificate of the bed is trusted through it.
+func waitHealthy(ctx context.Context, p *proc, client *http.Client, url string) error {
+	var last string
+	for {
+		if p.exited() {
+			return fmt.Errorf("%s exited before it was healthy (%v): see logs/%s.log", p.name, p.err, p.name)
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s not healthy at %s: %s", p.name, url, last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// insecureClient reads the health endpoints of kube-controller-manager and kube-scheduler, which
+// serve a self-signed certificate of their own.
+func insecureClient() *http.Client {
+	return &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+}

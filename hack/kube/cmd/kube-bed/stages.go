@@ -1,0 +1,173 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// kwok's configuration for the bed: node and pod lifecycles as kwok Stages. A node is Ready at once.
+// A scheduled pod goes Pending → Running (containers started, not ready) after the start delay, then
+// Ready after the ready delay, like the simulated cluster's kubelet; a pod annotated
+// sim.pacer.dev/never-ready stays Running and unready (the same annotation the simulated cluster
+// honours, so one manifest drives a progress-deadline test on both beds). A deleted pod goes at once.
+// kwok renews each node's Lease, which kube-controller-manager's node lifecycle controller reads
+// as the kubelet's heartbeat: it removes the not-ready taint the API server puts on a new node.
+
+const annotationNeverReady = "sim.pacer.dev/never-ready"
+
+func kwokConfig(startMs, readyMs int) string {
+	var b strings.Builder
+	b.WriteString(`apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokConfiguration
+options:
+  cidr: 10.244.0.0/16
+  nodeIP: 10.0.1.1
+  enableDebuggingHandlers: false
+  enableProfilingHandler: false
+  podPlayStageParallelism: 8
+  nodePlayStageParallelism: 4
+  nodeLeaseParallelism: 4
+  podsOnNodeSyncParallelism: 1
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: node-ready
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Node
+  selector:
+    matchExpressions:
+    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
+      operator: NotIn
+      values: ['True']
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      {{ range NodeConditions }}
+      - lastHeartbeatTime: {{ $now | Quote }}
+        lastTransitionTime: {{ $now | Quote }}
+        message: {{ .message | Quote }}
+        reason: {{ .reason | Quote }}
+        status: {{ .status | Quote }}
+        type: {{ .type | Quote }}
+      {{ end }}
+      addresses:
+      - address: {{ NodeIP | Quote }}
+        type: InternalIP
+      - address: {{ .metadata.name | Quote }}
+        type: Hostname
+      allocatable: {{ YAML .status.capacity 1 }}
+      capacity: {{ YAML .status.capacity 1 }}
+      nodeInfo:
+        architecture: amd64
+        operatingSystem: linux
+        kubeletVersion: {{ printf "kwok-%s" Version | Quote }}
+        containerRuntimeVersion: {{ printf "kwok-%s" Version | Quote }}
+      phase: Running
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-start
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: .metadata.deletionTimestamp
+      operator: DoesNotExist
+    - key: .status.phase
+      operator: In
+      values: [Pending]
+`)
+	fmt.Fprintf(&b, "  delay:\n    durationMilliseconds: %d\n", startMs)
+	b.WriteString(`  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      - {type: PodScheduled, status: "True", lastTransitionTime: {{ $now | Quote }}}
+      - {type: Initialized, status: "True", lastTransitionTime: {{ $now | Quote }}}
+      - {type: ContainersReady, status: "False", reason: ContainersNotReady, lastTransitionTime: {{ $now | Quote }}}
+      - {type: Ready, status: "False", reason: ContainersNotReady, lastTransitionTime: {{ $now | Quote }}}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        started: true
+        restartCount: 0
+        state:
+          running:
+            startedAt: {{ $now | Quote }}
+      {{ end }}
+      {{ with NodeIPWith .spec.nodeName }}
+      hostIP: {{ . | Quote }}
+      hostIPs: [{ip: {{ . | Quote }}}]
+      {{ end }}
+      {{ with PodIPWith .spec.nodeName false .metadata.uid .metadata.name .metadata.namespace }}
+      podIP: {{ . | Quote }}
+      podIPs: [{ip: {{ . | Quote }}}]
+      {{ end }}
+      phase: Running
+      startTime: {{ $now | Quote }}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-ready
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: .metadata.deletionTimestamp
+      operator: DoesNotExist
+    - key: .status.phase
+      operator: In
+      values: [Running]
+    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
+      operator: NotIn
+      values: ['True']
+`)
+	fmt.Fprintf(&b, "    - key: '.metadata.annotations[\"%s\"]'\n      operator: DoesNotExist\n", annotationNeverReady)
+	fmt.Fprintf(&b, "  delay:\n    durationMilliseconds: %d\n", readyMs)
+	b.WriteString(`  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      - {type: PodScheduled, status: "True", lastTransitionTime: {{ $now | Quote }}}
+      - {type: Initialized, status: "True", lastTransitionTime: {{ $now | Quote }}}
+      - {type: ContainersReady, status: "True", lastTransitionTime: {{ $now | Quote }}}
+      - {type: Ready, status: "True", lastTransitionTime: {{ $now | Quote }}}
+      containerStatuses:
+      {{ range .status.containerStatuses }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: true
+        started: true
+        restartCount: 0
+        state: {{ YAML .state 2 }}
+      {{ end }}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-delete
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: .metadata.deletionTimestamp
+      operator: Exists
+  next:
+    delete: true
+`)
+	return b.String()
+}
