@@ -2,7 +2,9 @@
 # Installs or builds the programs the test suite uses beyond npm packages, before any test runs:
 # * kubectl and the real control plane (kube-bed and its components), built from the Go module in
 #   hack/kube and cached per machine (hack/kube/build.sh); test/setup.ts puts them first on PATH;
-# * promtool (Debian's prometheus package), for the alert rules in manifests/monitoring/.
+# * Debian's prometheus (promtool for the alert rules in manifests/monitoring/, and the server that
+#   scrapes Pacer on the real bed) and python3-kubernetes (the official Python client, driven
+#   against both beds).
 # Without Go or root it says what is missing and the tests that need it skip with that reason;
 # under CI=true they fail instead, so a missing Go fails here at once.
 set -euo pipefail
@@ -20,14 +22,18 @@ if [ "$status" -ne 0 ]; then
   fi
 fi
 
-if ! command -v promtool >/dev/null; then
+# Debian's packages: each with the check that says it is there.
+packages=()
+command -v promtool >/dev/null || packages+=(prometheus)
+/usr/bin/python3 -c 'import kubernetes' 2>/dev/null || packages+=(python3-kubernetes)
+if [ ${#packages[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "installing promtool (apt-get install prometheus)" >&2
+    echo "installing Debian's ${packages[*]} (apt-get install)" >&2
     export DEBIAN_FRONTEND=noninteractive
-    # A failed install does not stop the suite: the promtool tests then say what is missing.
-    { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends prometheus >/dev/null; } ||
-      echo "warning: could not install Debian's prometheus package: the promtool tests will say so" >&2
+    # A failed install does not stop the suite: the tests that need a package then say it is missing.
+    { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null; } ||
+      echo "warning: could not install Debian's ${packages[*]}: the tests that need them will say so" >&2
   else
-    echo "warning: promtool is not on PATH (install Debian's prometheus package): the alert rule tests will skip" >&2
+    echo "warning: Debian's ${packages[*]} not installed (not root): the tests that need them will skip" >&2
   fi
 fi

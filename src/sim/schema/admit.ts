@@ -34,6 +34,7 @@ export function admitCustomResource(
   applyDefaults(object, schema);
   const causes = validateObjectMeta(object);
   causes.push(...validateValue(object, schema, '', true));
+  causes.push(...validateScale(object, version.subresources.scale));
   if (hasRules(schema)) {
     // like the apiserver, rules do not run on an object whose shape is already wrong
     if (causes.some((c) => BLOCKING.has(c.reason ?? ''))) {
@@ -43,6 +44,25 @@ export function admitCustomResource(
     }
   }
   return { object, causes, unknownFields };
+}
+
+/**
+ * With a scale subresource, the replicas at its spec and status paths must be non-negative int32s
+ * (apiextensions-apiserver's ValidateScaleSpec and ValidateScaleStatus, after the schema's own
+ * checks, so a negative spec.replicas is reported twice). Upstream names the field by the path as
+ * written, leading dot included: `.spec.replicas: Invalid value: -1: should be a non-negative integer`.
+ */
+function validateScale(obj: KubeObject, scale: ServedVersion['subresources']['scale']): StatusCause[] {
+  if (!scale) return [];
+  const out: StatusCause[] = [];
+  for (const path of [scale.specReplicasPath, scale.statusReplicasPath]) {
+    let v: unknown = obj;
+    for (const k of path.replace(/^\./, '').split('.')) v = isPlainObject(v) ? v[k] : undefined;
+    if (typeof v !== 'number' || !Number.isInteger(v)) continue; // absent counts as 0; a wrong type is the schema's error
+    if (v < 0) out.push(invalid(path, v, 'should be a non-negative integer'));
+    else if (v > 2147483647) out.push(invalid(path, v, 'should be less than or equal to 2147483647'));
+  }
+  return out;
 }
 
 /** Apply the schema's defaults to a stored object as it is read (a CRD may have gained defaults). */

@@ -652,6 +652,8 @@ export function resourceInfoFor(compiled: CompiledCRD, version: ServedVersion): 
     hasGeneration: true,
     statusSubresource: version.subresources.status !== undefined,
     ...(version.subresources.scale ? { scale: { ...version.subresources.scale } } : {}),
-    returnDeletedObject: true,
+    // The custom resource store upstream leaves ReturnDeletedObject unset: an object deleted at
+    // once is answered with a Status (one that waits for finalizers, with the object).
+    returnDeletedObject: false,
   };
 }

@@ -154,6 +154,18 @@ describe('sim/schema/admit', () => {
     });
   });
 
+  describe('the scale subresource\'s replicas paths', () => {
+    it('a negative spec replicas is refused by the scale check, named by the path with its leading dot', () => {
+      expect(messages({ size: 'small', replicas: -1 })).to.include('.spec.replicas: Invalid value: -1: should be a non-negative integer');
+    });
+    it('more than an int32 is refused', () => {
+      expect(messages({ size: 'small', replicas: 2 ** 31 })).to.include('.spec.replicas: Invalid value: 2147483648: should be less than or equal to 2147483647');
+    });
+    it('absent replicas count as 0', () => {
+      expect(messages({ size: 'small' }).filter((m) => m.startsWith('.spec'))).to.deep.equal([]);
+    });
+  });
+
   describe('CEL rules (x-kubernetes-validations)', () => {
     it('passes a satisfied rule', () => {
       expect(messages({ size: 'small', replicas: 3, minReplicas: 2, level: 4 })).to.deep.equal([]);

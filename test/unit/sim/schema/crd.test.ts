@@ -158,7 +158,7 @@ describe('sim/schema/crd', () => {
     it('describes the served version as a ResourceInfo', () => {
       const c = compileCRD(defaultCRD(widgetCRD()));
       const info = resourceInfoFor(c, c.versions[0]!);
-      expect(info).to.include({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true, statusSubresource: true, hasGeneration: true, returnDeletedObject: true });
+      expect(info).to.include({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true, statusSubresource: true, hasGeneration: true, returnDeletedObject: false });
       expect(info.subresources).to.deep.equal(['status', 'scale']);
       expect(info.scale).to.deep.equal({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' });
       const cluster = compileCRD(defaultCRD({ ...widgetCRD(), spec: { ...(widgetCRD().spec as object), scope: 'Cluster' } } as KubeObject));
