@@ -20,16 +20,31 @@ import { parseDryRun, runRolloutUndo } from './undo.ts';
 /** Boolean flags that may be written `--flag=true|false` (kubectl/pflag style). */
 const BOOL_FLAGS: Record<string, string> = { '--watch': 'watch', '-w': 'watch', '--all-namespaces': 'all-namespaces', '-A': 'all-namespaces' };
 
+/** kubectl's global flags that take a value: accepted anywhere on the command line. */
+const GLOBAL_FLAGS = new Set(['--kubeconfig', '--context', '-n', '--namespace']);
+
 /**
  * kubectl's flag spellings that commander does not know: `--watch=false` → `--no-watch`,
- * `--watch=true` → `--watch`, and a bare `--dry-run` → `--dry-run=client`.
+ * `--watch=true` → `--watch`, and a bare `--dry-run` → `--dry-run=client`. kubectl's global flags
+ * may come anywhere, before the command too (`kubectl pacer -n prod rollout status web`), while
+ * commander knows them only on each command: they are moved after the command's own arguments.
  */
 export function normalizeArgs(args: readonly string[]): string[] {
   const out: string[] = [];
-  for (const a of args) {
+  const globals: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
     if (a === '--') {
-      out.push(...args.slice(args.indexOf(a)));
-      break;
+      out.push(...globals, ...args.slice(i));
+      return out;
+    }
+    if (GLOBAL_FLAGS.has(a) && i + 1 < args.length) {
+      globals.push(a, args[++i]);
+      continue;
+    }
+    if (GLOBAL_FLAGS.has(a.split('=')[0])) {
+      globals.push(a);
+      continue;
     }
     const m = /^(-{1,2}[A-Za-z-]+)=(true|false)$/.exec(a);
     if (m && BOOL_FLAGS[m[1]] !== undefined) {
@@ -40,7 +55,7 @@ export function normalizeArgs(args: readonly string[]): string[] {
       out.push(a);
     }
   }
-  return out;
+  return [...out, ...globals];
 }
 
 /** A Go duration flag value in ms, with kubectl's error wording. */

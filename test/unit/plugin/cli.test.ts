@@ -17,6 +17,10 @@ describe('plugin/program: flags and set image', () => {
     [['rollout', 'undo', 'web', '--dry-run'], ['rollout', 'undo', 'web', '--dry-run=client']],
     [['rollout', 'undo', 'web', '--dry-run=server'], ['rollout', 'undo', 'web', '--dry-run=server']],
     [['set', 'image', 'web', 'nginx=nginx:1.28'], ['set', 'image', 'web', 'nginx=nginx:1.28']],
+    // kubectl's global flags anywhere: moved after the command, where commander knows them.
+    [['--kubeconfig', '/k', 'rollout', 'status', 'web'], ['rollout', 'status', 'web', '--kubeconfig', '/k']],
+    [['-n', 'prod', '--context=c1', 'list', '-o', 'json'], ['list', '-o', 'json', '-n', 'prod', '--context=c1']],
+    [['rollout', '--namespace=prod', 'history', 'web'], ['rollout', 'history', 'web', '--namespace=prod']],
   ];
   for (const [given, want] of rows) it(`${given.join(' ')} → ${want.join(' ')}`, () => expect(normalizeArgs(given)).to.deep.equal(want));
 
@@ -24,6 +28,12 @@ describe('plugin/program: flags and set image', () => {
     expect(durationFlag('--timeout', '2m')).to.equal(120_000);
     expect(durationFlag('--timeout', '0s')).to.equal(0);
     expect(() => durationFlag('--timeout', '30')).to.throw('invalid argument "30" for "--timeout" flag: time: missing unit in duration "30"');
+  });
+
+  it('--kubeconfig before the command works as kubectl\'s global flag does', async () => {
+    const b = buffers();
+    expect(await runPlugin(['--kubeconfig', '/nonexistent/kubeconfig', 'rollout', 'status', 'web'], b.io)).to.equal(1);
+    expect(b.err.join('')).to.equal('error: --kubeconfig /nonexistent/kubeconfig: no such file\n');
   });
 
   it('a missing --kubeconfig file is reported on stderr with exit 1', async () => {
