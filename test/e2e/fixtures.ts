@@ -29,24 +29,13 @@ import { runController } from '../../src/cli/controller.ts';
 import type { RunControllerOptions, RunningController } from '../../src/cli/controller.ts';
 import { silentLogger } from '../../src/observe/logger.ts';
 import { KUBECTL_HOW, requireTool } from '../fixtures/tools.ts';
+import type { BedKind } from '../fixtures/beds.ts';
 import { startRealBed } from '../fixtures/realbed.ts';
 import type { RealBed } from '../fixtures/realbed.ts';
 import { ChangeRecorder } from '../fixtures/recorder.ts';
 import { TEST_USER_AGENT, Timeline } from '../integration/fixtures/cluster.ts';
 
-/** The two test beds: the simulated cluster, and a real control plane built from Go modules. */
-export type BedKind = 'sim' | 'real';
-
-/** The beds every end-to-end suite runs on: both, or those PACER_E2E_BEDS names (comma separated). */
-export const BEDS: BedKind[] = bedsFrom(process.env.PACER_E2E_BEDS);
-
-export function bedsFrom(value: string | undefined): BedKind[] {
-  if (value === undefined || value.trim() === '') return ['sim', 'real'];
-  const beds = value.split(',').map((b) => b.trim());
-  for (const b of beds) if (b !== 'sim' && b !== 'real') throw new Error(`PACER_E2E_BEDS: unknown bed "${b}" (sim, real)`);
-  return beds as BedKind[];
-}
-
+export { BEDS } from '../fixtures/beds.ts';
 /** Changes in one namespace, as a Timeline whose invariants are checked on every change. */
 export interface Recording {
   /** The Timeline up to now (on the real bed, once the watches have caught up). */

@@ -1,5 +1,6 @@
-// The controller's ClusterRole is proven, not guessed: a representative workload runs against the
-// simulated cluster, every request the controller made is taken from the audit log as
+// The controller's ClusterRole is proven, not guessed: a representative workload runs against each
+// test bed (on the real control plane, as the ServiceAccount with the shipped ClusterRole, so RBAC
+// itself judges every request), every request the controller made is taken from the audit log as
 // (apiGroup, resource[/subresource], verb) (list and watch as the API server names them), and
 //   (a) manifests/base/rbac.yaml must allow each one, with RBAC's exact matching;
 //   (b) every verb the role grants must have been used, except rules that rbac.yaml marks as
@@ -12,13 +13,18 @@ import { readFileSync } from 'node:fs';
 import { parseAllDocuments, isMap, isSeq } from 'yaml';
 import type { Deployment, ReplicaSet } from '../../src/api/types.ts';
 import { DEPLOYMENTS, REPLICASETS } from '../../src/kube/client.ts';
+import type { KubeClient, ResourceType } from '../../src/kube/client.ts';
 import { computeHash } from '../../src/engine/hash.ts';
 import type { AuditEntry } from '../../src/sim/audit.ts';
 import {
   CONTROLLER_AGENT_PREFIX, condition, createNamespace, deploymentManifest, eventually, ownedReplicaSets, startCluster, waitComplete,
 } from './fixtures/cluster.ts';
-import type { Cluster } from './fixtures/cluster.ts';
+import { BEDS } from '../fixtures/beds.ts';
+import { PACER_USER, startRealCluster } from '../fixtures/realbed.ts';
+import type { RealBed } from '../fixtures/realbed.ts';
+import { KUBECTL_HOW, requireTool } from '../fixtures/tools.ts';
 
+const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
 const RBAC_FILE = new URL('../../manifests/base/rbac.yaml', import.meta.url).pathname;
 /** How rbac.yaml marks a rule kept for a later feature (see the leases rule). */
 const RESERVED_MARK = /not used yet/i;
@@ -105,16 +111,43 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
     });
   });
 
-  describe('the recorded workload', () => {
-    let c: Cluster;
+  for (const bed of BEDS) describe(`the recorded workload (${bed})`, () => {
+    let stop: () => Promise<void> = async () => {};
     let used: RequestAttributes[];
+    let forbidden: string[] = [];
     const ns = 'rbac';
 
-    before(async () => {
-      c = await startCluster({ podStartMs: 20, podReadyMs: 30 });
-      createNamespace(c.sim, ns);
-      const client = c.client;
-
+    before(async function () {
+      if (bed === 'real') requireTool(this, 'kube-bed', KUBECTL_HOW);
+      let client: KubeClient;
+      let stopController: () => Promise<void>;
+      let requests: () => Promise<RequestAttributes[]>;
+      let realBed: RealBed | undefined;
+      if (bed === 'sim') {
+        const c = await startCluster({ podStartMs: 20, podReadyMs: 30 });
+        stop = () => c.stop();
+        createNamespace(c.sim, ns);
+        client = c.client;
+        stopController = () => c.ctl.stop();
+        requests = async () => {
+          // The sim records a request when its response ends: the informers' watches appear once they close.
+          await eventually('the watches in the audit log', () => c.sim.audit.entries({ verb: 'watch', userAgent: CONTROLLER_AGENT_PREFIX }).length >= 3);
+          // From the controller's start: its informers' initial lists count too.
+          return c.sim.audit.entries().filter((e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX)).map(attributesOf);
+        };
+      } else {
+        const c = await startRealCluster({ podStartMs: 20, podReadyMs: 30 });
+        realBed = c.bed;
+        stop = () => c.stop();
+        await c.client.create(NAMESPACES, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+        client = c.client;
+        stopController = () => c.ctl.stop();
+        // The real API server's audit log: every request of Pacer's ServiceAccount (discovery and
+        // other non-resource URLs have no objectRef: the default discovery roles grant them).
+        requests = async () => (await c.bed.audit())
+          .filter((e) => e.user.username === PACER_USER && e.objectRef?.resource)
+          .map((e) => ({ apiGroup: e.objectRef!.apiGroup ?? '', resource: e.objectRef!.subresource ? `${e.objectRef!.resource}/${e.objectRef!.subresource}` : e.objectRef!.resource!, verb: e.verb }));
+      }
       // Create, roll out a new image, scale up and down and up again (the same Event message twice:
       // the recorder patches the existing Event), pause and resume.
       await client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'web', { replicas: 2 }));
@@ -166,16 +199,12 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
       // Deletion: the Deployment goes, the garbage collector takes its ReplicaSets.
       await client.delete(DEPLOYMENTS, ns, 'web');
       await eventually('web gone', async () => !(await client.list<Deployment>(DEPLOYMENTS, ns)).items.some((d) => d.metadata.name === 'web'));
-      // Stopped before reading the log: the sim records a request when its response ends, so the
-      // informers' watches appear only once they close.
-      await c.ctl.stop();
-      await eventually('the watches in the audit log', () => c.sim.audit.entries({ verb: 'watch', userAgent: CONTROLLER_AGENT_PREFIX }).length >= 3);
-      // From the controller's start: its informers' initial lists count too.
-      used = c.sim.audit.entries().filter((e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX)).map(attributesOf);
+      // Stopped before reading the log, so that every request it made is there.
+      await stopController();
+      used = await requests();
+      if (realBed) forbidden = await realBed.forbidden();
     });
-    after(async () => {
-      await c?.stop();
-    });
+    after(() => stop());
 
     it('records the controller\'s requests (the workload exercised it)', () => {
       const kinds = new Set(used.map(describePermission));
@@ -186,6 +215,13 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
         expect([...kinds], must).to.include(must);
       }
     });
+
+    if (bed === 'real') {
+      it('the real API server, authorising the ServiceAccount with RBAC, forbade none of them', () => {
+        expect(used.length).to.be.greaterThan(0);
+        expect(forbidden).to.deep.equal([]);
+      });
+    }
 
     it('(a) the ClusterRole allows every request the controller made', () => {
       const rules = clusterRoleRules(readFileSync(RBAC_FILE, 'utf8'), 'pacer-controller');
