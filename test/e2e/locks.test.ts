@@ -21,7 +21,15 @@ for (const bed of BEDS) describe(`e2e (${bed}): kubectl apply meets the deployme
   // db's new pods count as available only after 20 s: the deployment lasts.
   const upgrade: Edit[] = [[/replicas: 2\n/, 'replicas: 2\n  minReadySeconds: 20\n'], [/postgres:17/, 'postgres:17.1'], [/nginx:1\.27/, 'nginx:1.28']];
 
-  before(function () { return k.start(this); });
+  before(async function () {
+    await k.start(this);
+    if (k.bed === 'real' && !k.real.info.webhookCertDir) {
+      // A cluster given by kubeconfig: its API server may not reach 127.0.0.1 here, and no
+      // certificate its CA bundle trusts is at hand (kube-bed makes one).
+      console.log('      skipped: the webhook needs kube-bed (a cluster given by PACER_E2E_KUBECONFIG has no webhook certificate)');
+      this.skip();
+    }
+  });
   after(() => k.stop());
 
   it('installs the CRD, the controller with its webhook, and the webhook configuration', async () => {
