@@ -19,6 +19,10 @@ import { startWebhookServer } from '../server/webhook.ts';
 import type { RunningWebhook } from '../server/webhook.ts';
 import { GROUP, PLURAL, VERSION } from '../api/types.ts';
 
+/** kube-controller-manager's defaults for each controller's client (--kube-api-qps, --kube-api-burst). */
+export const DEFAULT_KUBE_API_QPS = 20;
+export const DEFAULT_KUBE_API_BURST = 30;
+
 export const CRD_MISSING_MESSAGE = `${PLURAL}.${GROUP} is not installed: kubectl apply -f crds/`;
 
 /** A failure with the exit code the command ends with. */
@@ -50,6 +54,10 @@ export interface RunControllerOptions {
   logLevel?: LogLevel;
   logFormat?: LogFormat;
   logger?: Logger;
+  /** Client-side rate limit of the controller's requests, as kube-controller-manager's --kube-api-qps (default 20; 0: none). */
+  kubeApiQps?: number;
+  /** Burst of that limit, as --kube-api-burst (default 30). */
+  kubeApiBurst?: number;
   /** The engine (default: src/engine/sync.ts). */
   engine?: Engine;
   userAgent?: string;
@@ -88,6 +96,12 @@ export function validateOptions(o: RunControllerOptions): void {
       throw new CliError(`${flag}: ${(err as Error).message}`, 2);
     }
   }
+  if (o.kubeApiQps !== undefined && !(Number.isFinite(o.kubeApiQps) && o.kubeApiQps >= 0)) {
+    throw new CliError(`--kube-api-qps: must be a number of at least 0 (0: no limit), got ${JSON.stringify(String(o.kubeApiQps))}`, 2);
+  }
+  if (o.kubeApiBurst !== undefined && !(Number.isInteger(o.kubeApiBurst) && o.kubeApiBurst >= 1)) {
+    throw new CliError(`--kube-api-burst: must be an integer of at least 1, got ${JSON.stringify(String(o.kubeApiBurst))}`, 2);
+  }
   if (o.logLevel !== undefined && !isLogLevel(o.logLevel)) throw new CliError(`--log-level: must be one of error, warn, info, debug, got ${JSON.stringify(o.logLevel)}`, 2);
   if (o.logFormat !== undefined && o.logFormat !== 'json' && o.logFormat !== 'text') throw new CliError(`--log-format: must be json or text, got ${JSON.stringify(o.logFormat)}`, 2);
 }
@@ -121,7 +135,11 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   let client: KubeClient;
   try {
     const kc = loadKubeConfig({ kubeconfig: opts.kubeconfig, kubeconfigText: opts.kubeconfigText });
-    client = new KubeClient(kc, { userAgent: opts.userAgent ?? DEFAULT_USER_AGENT, metrics: metrics.restClient });
+    const qps = opts.kubeApiQps ?? DEFAULT_KUBE_API_QPS;
+    client = new KubeClient(kc, {
+      userAgent: opts.userAgent ?? DEFAULT_USER_AGENT, metrics: metrics.restClient,
+      ...(qps > 0 ? { rateLimit: { qps, burst: opts.kubeApiBurst ?? DEFAULT_KUBE_API_BURST } } : {}),
+    });
   } catch (err) {
     throw new CliError(`kubeconfig: ${(err as Error).message}`, 1);
   }
@@ -165,6 +183,13 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   };
 }
 
+/** A numeric flag's value; text that is no number is an error naming the flag (exit 2). */
+function numberFlag(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\s*[0-9]+(\.[0-9]+)?\s*$/.test(v)) throw new CliError(`${flag}: must be a non-negative number, got ${JSON.stringify(v)}`, 2);
+  return Number(v);
+}
+
 function parseWorkers(v: string): number {
   if (!/^\d+$/.test(v.trim())) throw new CliError(`--workers: must be an integer from 1 to 1000, got ${JSON.stringify(v)}`, 2);
   return Number(v);
@@ -181,6 +206,8 @@ export function controllerCommand(): Command {
     .option('--api-bind-address <addr>', 'address of the read-only views, GET /v2/deployments ("0" disables)', ':8082')
     .option('--webhook-bind-address <addr>', 'address of the validating admission webhook, the deployment lock ("0" disables)', ':9443')
     .option('--webhook-cert-dir <dir>', 'directory with tls.crt and tls.key; the webhook serves plain HTTP without them (a real API server needs HTTPS)')
+    .option('--kube-api-qps <qps>', 'client-side limit of requests per second to the API server, as kube-controller-manager\'s (0: no limit)', String(DEFAULT_KUBE_API_QPS))
+    .option('--kube-api-burst <n>', 'burst of that limit', String(DEFAULT_KUBE_API_BURST))
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .addOption(new Option('--log-format <format>', 'json or text').default('json'))
     .exitOverride((err) => {
@@ -199,6 +226,8 @@ export function controllerCommand(): Command {
           apiBindAddress: o.apiBindAddress,
           webhookBindAddress: o.webhookBindAddress,
           webhookCertDir: o.webhookCertDir,
+          kubeApiQps: numberFlag('--kube-api-qps', o.kubeApiQps),
+          kubeApiBurst: numberFlag('--kube-api-burst', o.kubeApiBurst),
           logLevel: o.logLevel as LogLevel,
           logFormat: o.logFormat as LogFormat,
         });

@@ -13,6 +13,7 @@ import type { Deployment, DeploymentStatus, ObjectMeta, Pod, ReplicaSet } from '
 import { GROUP, PLURAL, VERSION } from '../api/types.ts';
 import { KubeError, fromResponse, toKubeError } from './errors.ts';
 import type { Status } from './errors.ts';
+import { TokenBucket } from './ratelimit.ts';
 
 export const DEFAULT_USER_AGENT = 'pacer-controller/0.1.0';
 
@@ -86,6 +87,8 @@ export interface DeleteOptions {
  */
 export interface RequestObserver {
   observe(r: { method: string; host: string; code: string; seconds?: number }): void;
+  /** A request waited `seconds` for the client-side rate limiter (client-go's rest_client_rate_limiter_duration_seconds). */
+  throttled?(r: { method: string; host: string; seconds: number }): void;
 }
 
 export interface KubeClientOptions {
@@ -93,6 +96,11 @@ export interface KubeClientOptions {
   /** Timeout of a single non-watch request. */
   requestTimeoutMs?: number;
   metrics?: RequestObserver;
+  /**
+   * Client-side rate limit, as client-go's QPS and Burst: every request, watches included, takes a
+   * token first. Unset: no limit (the plugin, tests); the controller sets 20/30 by default.
+   */
+  rateLimit?: { qps: number; burst: number };
 }
 
 /** The path of a collection or an object: `/apis/apps/v1/namespaces/ns/replicasets/name/status`. */
@@ -156,6 +164,7 @@ export class KubeClient {
   private readonly metrics?: RequestObserver;
   /** host[:port] of the API server, the `host` label. */
   private readonly host: string;
+  private readonly limiter?: TokenBucket;
 
   constructor(kc: KubeConfig, opts: KubeClientOptions = {}) {
     const cluster = kc.getCurrentCluster();
@@ -165,6 +174,7 @@ export class KubeClient {
     this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.metrics = opts.metrics;
+    if (opts.rateLimit) this.limiter = new TokenBucket(opts.rateLimit.qps, opts.rateLimit.burst);
     let host = '';
     try {
       host = new URL(this.server).host;
@@ -182,6 +192,13 @@ export class KubeClient {
     });
   }
 
+  /** Waits for the rate limiter's token (when there is a limiter). */
+  private async throttle(method: HttpMethod, signal: AbortSignal | undefined): Promise<void> {
+    if (!this.limiter) return;
+    const waited = await this.limiter.take(signal);
+    this.metrics?.throttled?.({ method: String(method), host: this.host, seconds: waited / 1000 });
+  }
+
   private async context(method: HttpMethod, path: string, signal: AbortSignal | undefined): Promise<RequestContext> {
     const ctx = new RequestContext(this.server + path, method);
     ctx.setHeaderParam('Accept', 'application/json');
@@ -197,6 +214,11 @@ export class KubeClient {
     opts: { body?: unknown; contentType?: string; signal?: AbortSignal; what?: string } = {},
   ): Promise<T> {
     const what = opts.what ?? `${method} ${path}`;
+    try {
+      await this.throttle(method, opts.signal);
+    } catch (err) {
+      throw toKubeError(err, what);
+    }
     const timeout = AbortSignal.timeout(this.requestTimeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     let code: number | undefined;
@@ -289,6 +311,12 @@ export class KubeClient {
       labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, timeoutSeconds: opts.timeoutSeconds,
     });
     const what = `watch ${describe(t, namespace)}`;
+    try {
+      await this.throttle(HttpMethod.GET, signal);
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw toKubeError(err, what);
+    }
     const inactivityMs = opts.inactivityMs ?? ((opts.timeoutSeconds ?? 300) + 30) * 1000;
     const local = new AbortController();
     let inactive = false;

@@ -202,10 +202,17 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     name: 'rest_client_request_duration_seconds', help: 'Request latency in seconds. Broken down by verb, and host.',
     labelNames: ['verb', 'host'] as const, buckets: REST_CLIENT_BUCKETS, registers,
   });
+  const rateLimiterDuration = new Histogram({
+    name: 'rest_client_rate_limiter_duration_seconds', help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
+    labelNames: ['verb', 'host'] as const, buckets: REST_CLIENT_BUCKETS, registers,
+  });
   const restClient: RequestObserver = {
     observe({ method, host, code, seconds }) {
       requests.inc({ code, method, host });
       if (seconds !== undefined) requestDuration.observe({ verb: method, host }, seconds);
+    },
+    throttled({ method, host, seconds }) {
+      rateLimiterDuration.observe({ verb: method, host }, seconds);
     },
   };
 

@@ -53,6 +53,10 @@ describe('pacer controller (process)', function () {
     [['--workers', 'many'], /^error: --workers: must be an integer/m],
     [['--workers', '0'], /^error: --workers: /m],
     [['--log-format', 'xml'], /^error: --log-format: must be json or text/m],
+    [['--kube-api-qps', 'fast'], /^error: --kube-api-qps: must be a non-negative number, got "fast"$/m],
+    [['--kube-api-qps', '-5'], /^error: --kube-api-qps: must be a non-negative number, got "-5"$/m],
+    [['--kube-api-burst', '0'], /^error: --kube-api-burst: must be an integer of at least 1, got "0"$/m],
+    [['--kube-api-burst', '2.5'], /^error: --kube-api-burst: must be an integer of at least 1, got "2.5"$/m],
     [['--metrics-bind-address', 'nope'], /^error: --metrics-bind-address: /m],
     [['--no-such-flag'], /unknown option '--no-such-flag'/],
   ];

@@ -1,0 +1,64 @@
+// Client-side rate limiting, as client-go's rest.Config QPS and Burst: a token bucket that holds
+// up to `burst` tokens and refills at `qps` per second; every request takes one, and waits for it
+// when the bucket is empty. kube-controller-manager runs each controller's client at 20 QPS with a
+// burst of 30 (--kube-api-qps, --kube-api-burst), and so does Pacer's controller by default.
+//
+// A taker reserves the next token at once (the count may go below zero) and sleeps until its
+// token has been refilled: callers are served in the order they asked, as with golang.org/x/time/rate.
+
+export interface Clock {
+  /** Milliseconds, monotonic. */
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const realClock: Clock = {
+  now: () => performance.now(),
+  sleep: (ms, signal) => new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  }),
+};
+
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+  private readonly qps: number;
+  private readonly burst: number;
+  private readonly clock: Clock;
+
+  /** `qps` > 0 and `burst` >= 1; the bucket starts full. */
+  constructor(qps: number, burst: number, clock: Clock = realClock) {
+    if (!(qps > 0)) throw new Error(`qps must be greater than 0, got ${qps}`);
+    if (!Number.isInteger(burst) || burst < 1) throw new Error(`burst must be an integer of at least 1, got ${burst}`);
+    this.qps = qps;
+    this.burst = burst;
+    this.clock = clock;
+    this.tokens = burst;
+    this.last = clock.now();
+  }
+
+  /** How long the caller waits for its token, in ms (0 when one was there). */
+  reserve(): number {
+    const now = this.clock.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
+    this.last = now;
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
+  }
+
+  /** Takes a token, waiting for it; the wait is returned (ms). */
+  async take(signal?: AbortSignal): Promise<number> {
+    const wait = this.reserve();
+    if (wait > 0) await this.clock.sleep(wait, signal);
+    return wait;
+  }
+}

@@ -1,0 +1,78 @@
+// The client-side token bucket (src/kube/ratelimit.ts) on a fake clock: client-go's QPS and Burst.
+
+import { expect } from 'chai';
+import { TokenBucket } from '../../../src/kube/ratelimit.ts';
+import type { Clock } from '../../../src/kube/ratelimit.ts';
+import { KubeClient, loadKubeConfig } from '../../../src/kube/client.ts';
+import { kubeconfigYaml } from '../../../src/sim/kubeconfig.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+function fakeClock(): Clock & { t: number; slept: number[] } {
+  const c = {
+    t: 0,
+    slept: [] as number[],
+    now: () => c.t,
+    sleep: async (ms: number) => {
+      c.slept.push(ms);
+      c.t += ms;
+    },
+  };
+  return c;
+}
+
+describe('kube/ratelimit: a token bucket of qps and burst', () => {
+  it('20 QPS, burst 30: thirty requests at once go through, the next ones wait 50 ms apart', () => {
+    const b = new TokenBucket(20, 30, fakeClock());
+    const waits = Array.from({ length: 33 }, () => b.reserve());
+    expect(waits.slice(0, 30).every((w) => w === 0)).to.equal(true);
+    expect(waits.slice(30).map((w) => Math.round(w))).to.deep.equal([50, 100, 150]);
+  });
+
+  it('refills at qps per second, never above burst', () => {
+    const clock = fakeClock();
+    const b = new TokenBucket(10, 5, clock);
+    for (let i = 0; i < 5; i++) b.reserve();
+    clock.t += 300; // three tokens back
+    expect([b.reserve(), b.reserve(), b.reserve()]).to.deep.equal([0, 0, 0]);
+    expect(Math.round(b.reserve())).to.equal(100);
+    clock.t += 60_000; // a long pause fills the bucket to 5, not 600
+    expect(Array.from({ length: 6 }, () => b.reserve()).filter((w) => w === 0)).to.have.length(5);
+  });
+
+  it('take() sleeps for the reserved wait, in the order asked', async () => {
+    const clock = fakeClock();
+    const b = new TokenBucket(2, 1, clock);
+    expect(await b.take()).to.equal(0);
+    expect(await b.take()).to.equal(500);
+    expect(clock.slept).to.deep.equal([500]);
+  });
+
+  const invalid: Array<[number, number, string]> = [
+    [0, 10, 'qps must be greater than 0, got 0'],
+    [-1, 10, 'qps must be greater than 0, got -1'],
+    [5, 0, 'burst must be an integer of at least 1, got 0'],
+    [5, 1.5, 'burst must be an integer of at least 1, got 1.5'],
+  ];
+  for (const [qps, burst, message] of invalid) it(`qps ${qps}, burst ${burst}: ${message}`, () => expect(() => new TokenBucket(qps, burst)).to.throw(message));
+});
+
+describe('kube/ratelimit: KubeClient takes a token for every request', () => {
+  it('with qps 50 and burst 2, the third request of a burst waits, and the wait is reported', async () => {
+    const server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"gitVersion":"v1.36.4"}'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const waits: number[] = [];
+      const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(`http://127.0.0.1:${port}`) }), {
+        rateLimit: { qps: 50, burst: 2 },
+        metrics: { observe: () => {}, throttled: ({ seconds }) => waits.push(seconds) },
+      });
+      await Promise.all([client.version(), client.version(), client.version()]);
+      expect(waits.slice(0, 2)).to.deep.equal([0, 0]);
+      expect(waits[2]).to.be.greaterThan(0);
+    } finally {
+      server.close();
+    }
+  });
+});
