@@ -1,0 +1,339 @@
+// Side by side on a real control plane (hack/kube's kube-bed: kube-apiserver, etcd, kube-scheduler,
+// kwok nodes, kube-controller-manager): the same workload rolled out by kube-controller-manager's
+// Deployment controller (apps/v1 Deployments) and then by Pacer (pacer.dev Deployments, Pacer as its
+// own process, as its shipped ServiceAccount), one after the other in one run; then Pacer alone on
+// the simulated cluster (`pacer sim` as its own process), to say how far that bed is from the real one.
+//
+// For each size N: N Deployments of 10 replicas (RollingUpdate 25%/25%, minReadySeconds 0) are
+// created, then all given a new image. Reported for each controller and phase:
+//   * seconds until every rollout is complete (observedGeneration, updated = ready = available = 10,
+//     no old pods), polled every second;
+//   * the controller's API requests by verb and resource, from the API server's audit log (the
+//     deployment-controller's ServiceAccount for upstream, Pacer's for Pacer; on the simulated
+//     cluster its own audit log by User-Agent), and the ReplicaSet controller's, which does the
+//     same pod work for both;
+//   * CPU seconds and peak RSS of the controller's process (/proc): kube-controller-manager hosts
+//     the ReplicaSet and garbage collector controllers too, so its figure is an upper bound of the
+//     Deployment controller's own;
+//   * the rollout decisions of one sample Deployment: the sizes of its ReplicaSets after each change,
+//     as (new, old) spec.replicas pairs, to compare the two controllers' steps.
+// Both controllers use upstream's client limits (20 QPS, burst 30) and kwok starts and readies pods
+// at once (0 ms), so the figures are the controllers' and the shared ReplicaSet controller's.
+//
+//   npm run bench -- upstream                       # sizes 100 and 1000
+//   node bench/upstream.bench.ts --sizes 100        # one size
+//   node bench/upstream.bench.ts --sizes 100 --only sim   # Pacer on the simulated cluster only
+// Prints one JSON line per (bed, controller, size, phase), then a summary table.
+
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { KubeClient, loadKubeConfig, DEPLOYMENTS, REPLICASETS } from '../src/kube/client.ts';
+import type { ResourceType } from '../src/kube/client.ts';
+import '../test/setup.ts'; // kube-bed and kubectl from hack/kube first on PATH
+import { startRealBed, PACER_USER } from '../test/fixtures/realbed.ts';
+import type { AuditEvent, RealBed } from '../test/fixtures/realbed.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const APPS_DEPLOYMENTS: ResourceType = { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true };
+const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
+const UPSTREAM_USER = 'system:serviceaccount:kube-system:deployment-controller';
+const RS_USER = 'system:serviceaccount:kube-system:replicaset-controller';
+const REPLICAS = 10;
+const CLK_TCK = 100;
+
+const { values: flags } = parseArgs({ options: { sizes: { type: 'string', default: '100,1000' }, only: { type: 'string' } } });
+const SIZES = flags.sizes!.split(',').map(Number);
+const ONLY = flags.only;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---- processes ------------------------------------------------------------------------------------
+
+/** CPU seconds (user + system) of a process so far. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+/** Samples a process's RSS every 500 ms; `stop()` gives the peak seen. */
+function rssSampler(pid: number): { stop(): number } {
+  let peak = rssMiB(pid);
+  const t = setInterval(() => {
+    try { peak = Math.max(peak, rssMiB(pid)); } catch { /* exited */ }
+  }, 500);
+  return { stop: () => { clearInterval(t); return Math.round(peak); } };
+}
+
+function spawnQuiet(cmd: string, args: string[]): ChildProcess {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-4000); });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && signal === null) process.stderr.write(`${cmd} ${args[0] ?? ''} exited ${code}: ${err}\n`);
+  });
+  return child;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(10_000)]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+// ---- the workload ---------------------------------------------------------------------------------
+
+function deployment(apiVersion: string, name: string, image: string): Record<string, unknown> {
+  return {
+    apiVersion, kind: 'Deployment', metadata: { name },
+    spec: {
+      replicas: REPLICAS, selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image }] } },
+    },
+  };
+}
+
+/** Runs `fn` over 0..n-1 with at most `width` at a time. */
+async function parallel(n: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
+    while (next < n) await fn(next++);
+  }));
+}
+
+interface DeploymentLike {
+  metadata: { generation?: number };
+  status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; readyReplicas?: number; availableReplicas?: number };
+}
+
+function complete(d: DeploymentLike): boolean {
+  const s = d.status;
+  return !!s && (s.observedGeneration ?? 0) >= (d.metadata.generation ?? 0)
+    && s.updatedReplicas === REPLICAS && s.replicas === REPLICAS && s.availableReplicas === REPLICAS;
+}
+
+/** Seconds from `since` until every Deployment in `ns` is complete (polled every second). */
+async function allComplete(client: KubeClient, t: ResourceType, ns: string, n: number, since: number, limitMs: number): Promise<number> {
+  for (;;) {
+    const list = await client.list<DeploymentLike>(t, ns);
+    const done = list.items.filter(complete).length;
+    if (list.items.length === n && done === n) return (Date.now() - since) / 1000;
+    if (Date.now() - since > limitMs) throw new Error(`${ns}: ${done} of ${n} complete after ${Math.round(limitMs / 1000)} s`);
+    await sleep(1000);
+  }
+}
+
+/** The ReplicaSet sizes of Deployment `name` after each change, as "new/old" spec.replicas. */
+function followSizes(client: KubeClient, ns: string, name: string): { stop(): string[] } {
+  const abort = new AbortController();
+  const sizes = new Map<string, { replicas: number; created: string }>();
+  const steps: string[] = [];
+  const record = (): void => {
+    const rs = [...sizes.values()].sort((a, b) => b.created.localeCompare(a.created));
+    if (rs.length === 0) return;
+    const step = `${rs[0].replicas}/${rs.slice(1).reduce((a, r) => a + r.replicas, 0)}`;
+    if (steps.at(-1) !== step) steps.push(step);
+  };
+  void (async () => {
+    let rv = '';
+    while (!abort.signal.aborted) {
+      try {
+        await client.watch<{ metadata: { name: string; resourceVersion: string; creationTimestamp: string }; spec: { replicas?: number } }>(
+          REPLICASETS, ns, { resourceVersion: rv, labelSelector: `app=${name}`, timeoutSeconds: 600 }, (e) => {
+            if (!e.object?.metadata) return;
+            rv = e.object.metadata.resourceVersion;
+            if (e.type === 'DELETED') sizes.delete(e.object.metadata.name);
+            else if (e.type === 'ADDED' || e.type === 'MODIFIED') sizes.set(e.object.metadata.name, { replicas: e.object.spec.replicas ?? 0, created: e.object.metadata.creationTimestamp });
+            record();
+          }, abort.signal);
+      } catch {
+        await sleep(200);
+      }
+    }
+  })();
+  return { stop: () => { abort.abort(); return steps; } };
+}
+
+/** Requests by "verb resource[/subresource]" of `user` between two times (ms since the epoch). */
+function requestsOf(events: AuditEvent[], user: string, from: number, to: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of events) {
+    if (e.user.username !== user || !e.objectRef?.resource) continue;
+    const at = Date.parse((e as unknown as { requestReceivedTimestamp: string }).requestReceivedTimestamp);
+    if (at < from || at > to) continue;
+    const key = `${e.verb} ${e.objectRef.resource}${e.objectRef.subresource ? `/${e.objectRef.subresource}` : ''}`;
+    out[key] = (out[key] ?? 0) + 1;
+  }
+  return Object.fromEntries(Object.entries(out).sort());
+}
+
+const total = (r: Record<string, number>, verbs?: string[]) => Object.entries(r).filter(([k]) => !verbs || verbs.includes(k.split(' ')[0])).reduce((a, [, v]) => a + v, 0);
+const WRITES = ['create', 'update', 'patch', 'delete'];
+
+interface PhaseResult {
+  bed: string; controller: string; size: number; phase: string;
+  seconds: number; cpuSeconds: number; peakRssMiB: number;
+  requests: Record<string, number>; writes: number; writesPerRollout: number;
+  replicaSetControllerRequests?: number;
+  sampleSizes: string[];
+}
+
+interface Target {
+  bed: 'real' | 'sim';
+  controller: 'upstream' | 'pacer';
+  client: KubeClient;
+  type: ResourceType;
+  apiVersion: string;
+  pid: number;
+  /** The controller's requests and the ReplicaSet controller's between two times. */
+  requests(from: number, to: number): Promise<{ own: Record<string, number>; rs?: number }>;
+}
+
+async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
+  const ns = `bench-${t.controller}-${size}`;
+  await t.client.create(NAMESPACES, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  // The default ServiceAccount must exist before pods can be created (on the real bed).
+  await sleep(2000);
+  const results: PhaseResult[] = [];
+  for (const phase of ['create', 'update'] as const) {
+    const sampler = rssSampler(t.pid);
+    const cpu0 = cpuSeconds(t.pid);
+    const sizes = followSizes(t.client, ns, 'd-0');
+    const started = Date.now();
+    if (phase === 'create') {
+      await parallel(size, 16, (i) => t.client.create(t.type, ns, deployment(t.apiVersion, `d-${i}`, 'nginx:1')));
+    } else {
+      await parallel(size, 16, (i) => t.client.patch(t.type, ns, `d-${i}`, { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } }, 'merge'));
+    }
+    const seconds = await allComplete(t.client, t.type, ns, size, started, 3 * 3600_000);
+    const ended = Date.now();
+    await sleep(3000); // the audit log's last lines, and the controller's last status writes
+    const cpu = cpuSeconds(t.pid) - cpu0;
+    const { own, rs } = await t.requests(started, ended + 3000);
+    const writes = total(own, WRITES);
+    const r: PhaseResult = {
+      bed: t.bed, controller: t.controller, size, phase, seconds: Math.round(seconds * 10) / 10,
+      cpuSeconds: Math.round(cpu * 10) / 10, peakRssMiB: sampler.stop(), requests: own, writes,
+      writesPerRollout: Math.round((writes / size) * 10) / 10,
+      ...(rs !== undefined ? { replicaSetControllerRequests: rs } : {}),
+      sampleSizes: sizes.stop(),
+    };
+    process.stdout.write(`${JSON.stringify(r)}\n`);
+    results.push(r);
+  }
+  return results;
+}
+
+// ---- the beds ------------------------------------------------------------------------------------
+
+async function pacerController(kubeconfig: string): Promise<ChildProcess> {
+  const child = spawnQuiet(process.execPath, [join(ROOT, 'bin', 'pacer.js'), 'controller', '--kubeconfig', kubeconfig,
+    '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--api-bind-address', '0', '--webhook-bind-address', '0', '--log-level', 'error']);
+  await sleep(3000);
+  if (child.exitCode !== null) throw new Error(`pacer controller exited ${child.exitCode}`);
+  return child;
+}
+
+async function realBed(size: number): Promise<PhaseResult[]> {
+  // Room for both workloads and the surge: 10 nodes.
+  const bed: RealBed = await startRealBed({ nodes: 10, podsPerNode: Math.ceil((size * REPLICAS * 2.6) / 10) + 10, podStartMs: 0, podReadyMs: 0, lifetime: '4h' });
+  const results: PhaseResult[] = [];
+  const dir = await mkdtemp(join(tmpdir(), 'pacer-bench-'));
+  try {
+    const client = new KubeClient(loadKubeConfig({ kubeconfig: bed.info.kubeconfig }), { userAgent: 'pacer-bench' });
+    const kcm = bed.info.pids['kube-controller-manager'];
+    const rsRequests = async (from: number, to: number) => total(requestsOf(await bed.audit(), RS_USER, from, to));
+    if (!ONLY || ONLY === 'upstream') {
+      results.push(...await runPhases({
+        bed: 'real', controller: 'upstream', client, type: APPS_DEPLOYMENTS, apiVersion: 'apps/v1', pid: kcm,
+        requests: async (from, to) => ({ own: requestsOf(await bed.audit(), UPSTREAM_USER, from, to), rs: await rsRequests(from, to) }),
+      }, size));
+    }
+    if (!ONLY || ONLY === 'pacer') {
+      const crd = await bed.kubectl(['apply', '-f', join(ROOT, 'crds')]);
+      if (crd.code !== 0) throw new Error(crd.stderr);
+      await bed.kubectl(['wait', '--for=condition=Established', 'crd/deployments.pacer.dev']);
+      const kubeconfig = join(dir, 'pacer.kubeconfig');
+      await writeFile(kubeconfig, await bed.controllerKubeconfig());
+      const pacer = await pacerController(kubeconfig);
+      try {
+        results.push(...await runPhases({
+          bed: 'real', controller: 'pacer', client, type: DEPLOYMENTS, apiVersion: 'pacer.dev/v1alpha1', pid: pacer.pid!,
+          requests: async (from, to) => ({ own: requestsOf(await bed.audit(), PACER_USER, from, to), rs: await rsRequests(from, to) }),
+        }, size));
+      } finally {
+        await stopChild(pacer);
+      }
+    }
+  } finally {
+    await bed.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+async function simBed(size: number): Promise<PhaseResult[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'pacer-bench-sim-'));
+  const kubeconfig = join(dir, 'sim.kubeconfig');
+  const sim = spawnQuiet(process.execPath, [join(ROOT, 'bin', 'pacer.js'), 'sim', '--port', '0', '--kubeconfig', kubeconfig,
+    '--nodes', '10', '--pods-per-node', String(Math.ceil((size * REPLICAS * 1.3) / 10) + 10), '--pod-start-ms', '0', '--pod-ready-ms', '0']);
+  try {
+    for (let i = 0; i < 100; i++) {
+      try { readFileSync(kubeconfig); break; } catch { await sleep(100); }
+    }
+    const kc = loadKubeConfig({ kubeconfig });
+    const client = new KubeClient(kc, { userAgent: 'pacer-bench' });
+    const server = kc.getCurrentCluster()!.server;
+    await new Promise<void>((resolve, reject) => {
+      const k = spawn('kubectl', ['--kubeconfig', kubeconfig, 'apply', '-f', join(ROOT, 'crds')], { stdio: 'ignore' });
+      k.on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`kubectl apply -f crds: exit ${c}`))));
+    });
+    await sleep(500);
+    const pacer = await pacerController(kubeconfig);
+    try {
+      // The simulated cluster's audit log: the controller's requests by its User-Agent.
+      const audit = async () => (await (await fetch(`${server}/sim/audit`)).json() as { items: Array<{ time: string; userAgent: string; verb: string; resource: string; subresource?: string }> }).items;
+      return await runPhases({
+        bed: 'sim', controller: 'pacer', client, type: DEPLOYMENTS, apiVersion: 'pacer.dev/v1alpha1', pid: pacer.pid!,
+        requests: async (from, to) => {
+          const own: Record<string, number> = {};
+          for (const e of await audit()) {
+            const at = Date.parse(e.time);
+            if (!e.userAgent.startsWith('pacer-controller') || at < from || at > to) continue;
+            const key = `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
+            own[key] = (own[key] ?? 0) + 1;
+          }
+          return { own: Object.fromEntries(Object.entries(own).sort()) };
+        },
+      }, size);
+    } finally {
+      await stopChild(pacer);
+    }
+  } finally {
+    await stopChild(sim);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const all: PhaseResult[] = [];
+for (const size of SIZES) {
+  if (ONLY !== 'sim') all.push(...await realBed(size));
+  if (!ONLY || ONLY === 'sim') all.push(...await simBed(size));
+}
+process.stderr.write('\nbed   controller  size    phase   seconds  cpu s  peak RSS MiB  writes/rollout  requests (all verbs)\n');
+for (const r of all) {
+  process.stderr.write(`${r.bed.padEnd(6)}${r.controller.padEnd(12)}${String(r.size).padEnd(8)}${r.phase.padEnd(8)}${String(r.seconds).padStart(7)}${String(r.cpuSeconds).padStart(7)}${String(r.peakRssMiB).padStart(14)}${String(r.writesPerRollout).padStart(16)}  ${total(r.requests)}\n`);
+}
