@@ -1,6 +1,6 @@
 // End-to-end scenarios: the real controller against the simulated cluster (ReplicaSet controller,
-// scheduler, kubelet), each checked against upstream's Deployment controller
-// (/work/shared/reference/kubernetes-deployment-controller.md) from the objects and Events it
+// scheduler, kubelet), each checked against upstream's Deployment controller (kubernetes/kubernetes,
+// pkg/controller/deployment: the rolling, recreate and sync rules) from the objects and Events it
 // leaves behind. A Timeline sees every change the store makes, so the rollout invariants are
 // checked on every step, not only at the end. Each scenario has its own namespace.
 
