@@ -4,7 +4,7 @@
 #   hack/kube and cached per machine (hack/kube/build.sh); test/setup.ts puts them first on PATH;
 # * Debian's prometheus (promtool for the alert rules in manifests/monitoring/, and the server that
 #   scrapes Pacer on the real bed) and python3-kubernetes (the official Python client, driven
-#   against both beds).
+#   against both beds), and openssl (a test certificate for the client's TLS connection test).
 # Without Go or root it says what is missing and the tests that need it skip with that reason;
 # under CI=true they fail instead, so a missing Go fails here at once.
 set -euo pipefail
@@ -26,6 +26,7 @@ fi
 packages=()
 command -v promtool >/dev/null || packages+=(prometheus)
 /usr/bin/python3 -c 'import kubernetes' 2>/dev/null || packages+=(python3-kubernetes)
+command -v openssl >/dev/null || packages+=(openssl)
 if [ ${#packages[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "installing Debian's ${packages[*]} (apt-get install)" >&2
