@@ -255,7 +255,8 @@ func run(o options) (err error) {
 		// The host may have no default route, and a loopback address is no valid endpoint for
 		// the kubernetes Service: nothing in the bed reaches the API server through it.
 		"--endpoint-reconciler-type=none",
-		"--audit-policy-file="+auditPolicy, "--audit-log-path="+auditLog, "--audit-log-format=json",
+		// One file, never rotated (the default rotates at 100 MB): a benchmark reads it whole.
+		"--audit-policy-file="+auditPolicy, "--audit-log-path="+auditLog, "--audit-log-format=json", "--audit-log-maxsize=0",
 		"--cert-dir="+filepath.Join(o.dir, "apiserver"), "--profiling=false")
 	if err != nil {
 		return err
