@@ -366,7 +366,19 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     createNamespace(c.sim, ns);
     await c.client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'web', { replicas: 3 }));
     await waitComplete(c.client, ns, 'web', '1');
-    await sleep(300); // Events are written in the background.
+    // Status and its Events are written in the background of the last reconcile: wait for the
+    // recorder to drain and for half a second without a controller write before the window opens.
+    const controllerWrites = (): number => c.sim.audit.entries()
+      .filter((e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX) && WRITE_VERBS.has(e.verb)).length;
+    let last = -1;
+    await eventually('the controller stops writing after convergence', async () => {
+      await c.ctl.controller.recorder.flush();
+      const n = controllerWrites();
+      const quiet = n === last;
+      last = n;
+      if (!quiet) await sleep(500);
+      return quiet;
+    });
     const from = c.sim.audit.entries().length;
     const passes = await reconciles();
     await sleep(3000);
