@@ -5,6 +5,7 @@
 // The CRD schema rejects most of these at apply time; this is the engine's own guard for objects
 // that reached it anyway (an older CRD, `pacer plan` input), surfaced as the InvalidSpec condition.
 
+import { isDeepStrictEqual } from 'node:util';
 import type { Deployment, DeploymentStrategy, IntOrString, LabelSelector } from './types.ts';
 import { isEmptySelector, selectorMatches } from './selector.ts';
 import { validateDependencies } from './dependencies.ts';
@@ -337,7 +338,7 @@ function validateStrategy(strategy: DeploymentStrategy | undefined, errs: FieldE
 /** Go's semantic equality for selectors: nil and empty maps/lists are the same. */
 function sameSelector(a: LabelSelector | undefined, b: LabelSelector | undefined): boolean {
   if (!a || !b) return !a === !b;
-  return JSON.stringify(selectorValue(a)) === JSON.stringify(selectorValue(b));
+  return isDeepStrictEqual(selectorValue(a), selectorValue(b));
 }
 
 /**

@@ -9,6 +9,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+// Not node:util's isDeepStrictEqual on purpose: a member set to undefined is an absent member (it is
+// never sent), so `{a: 1, b: undefined}` and `{a: 1}` need no patch; and 0 equals -0.
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));

@@ -109,7 +109,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Order-insensitive deep equality of JSON values. */
+/**
+ * Order-insensitive deep equality of JSON values. Not node:util's isDeepStrictEqual on purpose: a
+ * member set to undefined equals an absent one (in-process writers pass objects that have not been
+ * through JSON, where such members vanish), and numbers compare with === (0 and -0 are the same).
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;

@@ -143,7 +143,11 @@ export function setCondition(list: Condition[], next: Condition): Condition[] {
 // ------------------------------------------------------------------------------------------------
 // Misc
 
-/** Structural equality of JSON values (key order does not matter). */
+/**
+ * Structural equality of JSON values (key order does not matter). Not node:util's
+ * isDeepStrictEqual on purpose: a member set to undefined equals an absent one, as after a JSON round
+ * trip (the statuses computed here are compared with stored ones), and 0 equals -0.
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;

@@ -2,6 +2,7 @@
 // prune unknown fields, apply defaults, drop non-nullable nulls, validate (OpenAPI keywords with
 // kube-openapi's messages), then run the x-kubernetes-validations CEL rules.
 
+import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, StatusCause } from '../types.ts';
 import type { ServedVersion } from './crd.ts';
 import type { JSONSchemaProps, ValidationRule } from './types.ts';
@@ -176,19 +177,6 @@ function inBody(path: string): string {
   return path === '' ? 'body' : `${path} in body`;
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
-  }
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
 function canonical(v: unknown): string {
   if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
@@ -239,7 +227,7 @@ function validateNode(v: unknown, s: JSONSchemaProps, path: string, errs: Status
   }
   if (v === null || v === undefined) return;
 
-  if (s.enum && s.enum.length > 0 && !s.enum.some((e) => deepEqual(e, v))) {
+  if (s.enum && s.enum.length > 0 && !s.enum.some((e) => isDeepStrictEqual(e, v))) {
     errs.push(notSupported(path, v, s.enum));
   }
 
