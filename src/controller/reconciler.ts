@@ -132,14 +132,14 @@ export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger =
     ...dependencySnapshot(cached, (k) => deps.deployments.get(k), deps.dependencyIndex),
   };
   const decision = deps.engine.decide(snapshot);
-  const pass = new Pass(deps, snapshot, log, stats);
+  const writer = new ActionWriter(deps, snapshot, log, stats);
   try {
-    await pass.apply(decision.actions, { onCreateConflict: true });
+    await writer.apply(decision.actions, { onCreateConflict: true });
   } catch (err) {
     if (err instanceof Stop) return err.result;
     throw err;
   }
-  pass.recordAll(decision.events);
+  writer.recordAll(decision.events);
   return requeueFor(decision.requeueAfterSeconds);
 }
 
@@ -186,8 +186,11 @@ export function requeueFor(seconds: number | null): ReconcileResult {
   return { requeueAfterMs: Math.round((seconds + 1) * 1000) };
 }
 
-/** The writes of one reconcile, with what they learnt (new resourceVersions) along the way. */
-class Pass {
+/**
+ * Carries out one Decision's actions against the API (the engine's DecisionPass only computed them),
+ * with what the writes learnt (new resourceVersions) along the way.
+ */
+class ActionWriter {
   private readonly deps: ReconcilerDeps;
   private readonly snapshot: Snapshot;
   private readonly log: Logger;

@@ -8,7 +8,7 @@ import { PROGRESSING, MESSAGE, REASON, formatTime, getCondition, newCondition, s
 import { controllerRef } from './claim.ts';
 import { maxSurge } from './fenceposts.ts';
 import { POD_TEMPLATE_HASH_LABEL, fnv1a32, replicaSetName, templateHashOf } from './hash.ts';
-import type { Pass } from './pass.ts';
+import type { DecisionPass } from './pass.ts';
 import { createReplicaSet, setDeploymentRevision, updateReplicaSet } from './pass.ts';
 import { hasProgressDeadline } from './progress.ts';
 import { deploymentReplicas, findNewReplicaSet, findOldReplicaSets } from './replicasets.ts';
@@ -86,7 +86,7 @@ export interface NewAndOld {
  * its annotations and the Deployment's revision. Sets `pass.aborted` on a hash collision (the
  * name is taken by another ReplicaSet): collisionCount is bumped and the pass ends.
  */
-export function getAllReplicaSetsAndSyncRevision(pass: Pass, create: boolean): NewAndOld {
+export function getAllReplicaSetsAndSyncRevision(pass: DecisionPass, create: boolean): NewAndOld {
   // A pass asks twice (the scaling-event check, then the rollout): when the first found the new
   // ReplicaSet in sync and nothing was written since, the answer is the same.
   const known = pass.newAndOld;

@@ -10,7 +10,11 @@ import { REVISION_ANNOTATION, setReplicasAnnotations } from './annotations.ts';
 import { deploymentReplicas, sameReplicaSet, specReplicas } from './replicasets.ts';
 import { maxSurge } from './fenceposts.ts';
 
-export interface Pass {
+/**
+ * The engine's working state while it decides one pass (pure data, no I/O); the controller's
+ * ActionWriter (src/controller/reconciler.ts) later carries out the Decision made from it.
+ */
+export interface DecisionPass {
   /** The Deployment as read, with upstream defaults. Its spec never changes during a pass. */
   readonly d: Deployment;
   /** The stored status ({} when there is none). */
@@ -45,7 +49,7 @@ export function startPass(
   candidates: readonly ReplicaSet[],
   pods: readonly Pod[],
   now: number,
-): Pass {
+): DecisionPass {
   const stored = d.status ?? {};
   return {
     d,
@@ -63,17 +67,17 @@ export function startPass(
   };
 }
 
-export function deploymentName(pass: Pass): string {
+export function deploymentName(pass: DecisionPass): string {
   return pass.d.metadata.name ?? '';
 }
 
 /** The latest version of `rs` in this pass (after any write to it), undefined once deleted. */
-export function latest(pass: Pass, rs: ReplicaSet): ReplicaSet | undefined {
+export function latest(pass: DecisionPass, rs: ReplicaSet): ReplicaSet | undefined {
   for (const x of pass.rss) if (sameReplicaSet(x, rs)) return x;
   return undefined;
 }
 
-function replace(pass: Pass, before: ReplicaSet, after: ReplicaSet): void {
+function replace(pass: DecisionPass, before: ReplicaSet, after: ReplicaSet): void {
   const i = pass.rss.findIndex((x) => sameReplicaSet(x, before));
   if (i >= 0) pass.rss[i] = after;
   else pass.rss.push(after);
@@ -87,7 +91,7 @@ function withSpec(rs: ReplicaSet, spec: ReplicaSet['spec'], annotations: Record<
 }
 
 /** Records an update of a ReplicaSet (annotations, minReadySeconds, ownerReferences). */
-export function updateReplicaSet(pass: Pass, before: ReplicaSet, after: ReplicaSet): ReplicaSet {
+export function updateReplicaSet(pass: DecisionPass, before: ReplicaSet, after: ReplicaSet): ReplicaSet {
   pass.actions.push({ verb: 'update', kind: 'ReplicaSet', name: after.metadata.name ?? '', object: after });
   replace(pass, before, after);
   return after;
@@ -97,7 +101,7 @@ export function updateReplicaSet(pass: Pass, before: ReplicaSet, after: ReplicaS
  * scaleReplicaSet: writes the RS when its size or its desired-/max-replicas annotations need a
  * change. Returns whether the size changed (`scaled`) and the RS as written.
  */
-export function scaleReplicaSet(pass: Pass, rs: ReplicaSet, newScale: number): { scaled: boolean; rs: ReplicaSet } {
+export function scaleReplicaSet(pass: DecisionPass, rs: ReplicaSet, newScale: number): { scaled: boolean; rs: ReplicaSet } {
   const current = specReplicas(rs);
   const desired = deploymentReplicas(pass.d);
   const annotations = { ...rs.metadata.annotations };
@@ -125,13 +129,13 @@ export function scaleReplicaSet(pass: Pass, rs: ReplicaSet, newScale: number): {
 }
 
 /** scaleReplicaSetAndRecordEvent: nothing when the size already matches. */
-export function scaleReplicaSetAndRecordEvent(pass: Pass, rs: ReplicaSet, newScale: number): { scaled: boolean; rs: ReplicaSet } {
+export function scaleReplicaSetAndRecordEvent(pass: DecisionPass, rs: ReplicaSet, newScale: number): { scaled: boolean; rs: ReplicaSet } {
   if (specReplicas(rs) === newScale) return { scaled: false, rs };
   return scaleReplicaSet(pass, rs, newScale);
 }
 
 /** Records the creation of a ReplicaSet. */
-export function createReplicaSet(pass: Pass, rs: ReplicaSet): ReplicaSet {
+export function createReplicaSet(pass: DecisionPass, rs: ReplicaSet): ReplicaSet {
   const name = rs.metadata.name ?? '';
   const replicas = specReplicas(rs);
   pass.actions.push({
@@ -153,7 +157,7 @@ export function createReplicaSet(pass: Pass, rs: ReplicaSet): ReplicaSet {
  * Upstream records no event for it; Pacer does, in the words Kubernetes controllers use for a
  * deleted child (SuccessfulDelete), so that every ReplicaSet create, scale and delete shows.
  */
-export function deleteReplicaSet(pass: Pass, rs: ReplicaSet): void {
+export function deleteReplicaSet(pass: DecisionPass, rs: ReplicaSet): void {
   const revision = rs.metadata.annotations?.[REVISION_ANNOTATION];
   pass.actions.push({
     verb: 'delete',
@@ -172,7 +176,7 @@ export function deleteReplicaSet(pass: Pass, rs: ReplicaSet): void {
 }
 
 /** SetDeploymentRevision: true when the Deployment's revision annotation changed. */
-export function setDeploymentRevision(pass: Pass, revision: string): boolean {
+export function setDeploymentRevision(pass: DecisionPass, revision: string): boolean {
   if (pass.annotations?.[REVISION_ANNOTATION] === revision) return false;
   pass.annotations = { ...pass.annotations, [REVISION_ANNOTATION]: revision };
   return true;

@@ -2,7 +2,7 @@
 // up once no old pod may still be running (Unknown and empty phases count as running).
 
 import type { Pod, ReplicaSet } from '../api/types.ts';
-import type { Pass } from './pass.ts';
+import type { DecisionPass } from './pass.ts';
 import { scaleReplicaSetAndRecordEvent } from './pass.ts';
 import { specReplicas, statusReplicaSum } from './replicasets.ts';
 
@@ -33,7 +33,7 @@ export function oldPodsRunning(newRS: ReplicaSet | undefined, oldRSs: readonly R
 }
 
 /** scaleDownOldReplicaSetsForRecreate: every active old ReplicaSet to 0; true when one was scaled. */
-export function scaleDownOldReplicaSetsForRecreate(pass: Pass, activeOldRSs: readonly ReplicaSet[]): boolean {
+export function scaleDownOldReplicaSetsForRecreate(pass: DecisionPass, activeOldRSs: readonly ReplicaSet[]): boolean {
   let scaled = false;
   for (const rs of activeOldRSs) {
     if (specReplicas(rs) === 0) continue;

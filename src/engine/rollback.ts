@@ -5,7 +5,7 @@
 import type { PodTemplateSpec, ReplicaSet } from '../api/types.ts';
 import { ROLLBACK_TO_ANNOTATION, lastRevision, parseInt64, revisionOf, skipCopyAnnotation } from './annotations.ts';
 import { POD_TEMPLATE_HASH_LABEL } from './hash.ts';
-import type { Pass } from './pass.ts';
+import type { DecisionPass } from './pass.ts';
 import { equalIgnoreHash } from './template.ts';
 
 export const ROLLBACK_MESSAGES = {
@@ -87,7 +87,7 @@ export function rollbackToRevision(annotations: Record<string, string> | undefin
   return parseInt64(v) ?? undefined;
 }
 
-function clearRollbackTo(pass: Pass): void {
+function clearRollbackTo(pass: DecisionPass): void {
   const a = { ...pass.annotations };
   delete a[ROLLBACK_TO_ANNOTATION];
   pass.annotations = a;
@@ -98,7 +98,7 @@ function clearRollbackTo(pass: Pass): void {
  * target's template and annotations into the Deployment, or gives up with a warning; the
  * annotation is removed in every case (an `update` of the Deployment).
  */
-export function rollbackFromAnnotation(pass: Pass, allRSs: readonly ReplicaSet[], requested: number): void {
+export function rollbackFromAnnotation(pass: DecisionPass, allRSs: readonly ReplicaSet[], requested: number): void {
   const name = pass.d.metadata.name ?? '';
   const revision = requested === 0 ? lastRevision(allRSs) : requested;
   if (revision === 0) {

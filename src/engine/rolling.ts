@@ -8,7 +8,7 @@ import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { scaledValue } from '../api/intstr.ts';
 import { maxUnavailable } from './fenceposts.ts';
 import { isMinimumHealth, minimumHealthBudget, minimumHealthSettings } from './minimumhealth.ts';
-import type { Pass } from './pass.ts';
+import type { DecisionPass } from './pass.ts';
 import { latest, scaleReplicaSetAndRecordEvent } from './pass.ts';
 import {
   availableReplicaSum,
@@ -64,7 +64,7 @@ export function newReplicaSetTarget(d: Deployment, allRSs: readonly (ReplicaSet 
 }
 
 /** reconcileNewReplicaSet: true when the new ReplicaSet was scaled. */
-export function reconcileNewReplicaSet(pass: Pass, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): boolean {
+export function reconcileNewReplicaSet(pass: DecisionPass, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): boolean {
   return scaleReplicaSetAndRecordEvent(pass, newRS, newReplicaSetTarget(pass.d, allRSs, newRS)).scaled;
 }
 
@@ -75,7 +75,7 @@ class InvalidScaleDown extends Error {}
  * cleanupUnhealthyReplicas: scales old ReplicaSets (oldest first) down by their unavailable
  * replicas, at most `maxCleanupCount` in total. Returns the old ReplicaSets as updated and the count.
  */
-export function cleanupUnhealthyReplicas(pass: Pass, oldRSs: readonly ReplicaSet[], maxCleanupCount: number): { oldRSs: ReplicaSet[]; count: number } {
+export function cleanupUnhealthyReplicas(pass: DecisionPass, oldRSs: readonly ReplicaSet[], maxCleanupCount: number): { oldRSs: ReplicaSet[]; count: number } {
   const sorted = sortByCreation(oldRSs);
   let total = 0;
   for (let i = 0; i < sorted.length; i++) {
@@ -98,7 +98,7 @@ export function cleanupUnhealthyReplicas(pass: Pass, oldRSs: readonly ReplicaSet
  * count scaled down.
  */
 export function scaleDownOldReplicaSetsForRollingUpdate(
-  pass: Pass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], min = deploymentReplicas(pass.d) - maxUnavailable(pass.d),
+  pass: DecisionPass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], min = deploymentReplicas(pass.d) - maxUnavailable(pass.d),
 ): number {
   const available = availableReplicaSum(allRSs);
   if (available <= min) return 0;
@@ -121,7 +121,7 @@ export function scaleDownOldReplicaSetsForRollingUpdate(
  * reconcileOldReplicaSets(allRSs, active old RSs, newRS): true when an old ReplicaSet was scaled
  * down. Errors inside are swallowed as upstream does (no scaling reported, writes already issued stay).
  */
-export function reconcileOldReplicaSets(pass: Pass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], newRS: ReplicaSet): boolean {
+export function reconcileOldReplicaSets(pass: DecisionPass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], newRS: ReplicaSet): boolean {
   const oldPods = specReplicaSum(oldRSs);
   if (oldPods === 0) return false;
   const allPods = specReplicaSum(allRSs);

@@ -5,7 +5,7 @@
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { maxReplicasAnnotation, replicasAnnotationsNeedUpdate } from './annotations.ts';
 import { isGradual, maxSurge } from './fenceposts.ts';
-import type { Pass } from './pass.ts';
+import type { DecisionPass } from './pass.ts';
 import { latest, scaleReplicaSet, scaleReplicaSetAndRecordEvent } from './pass.ts';
 import {
   activeReplicaSets,
@@ -92,7 +92,7 @@ export function isScalingEvent(d: Deployment, allRSs: readonly (ReplicaSet | und
 }
 
 /** Refreshes desired-/max-replicas on `rs` without resizing it (Pacer's departure, see scale()). */
-function refreshAnnotations(pass: Pass, rs: ReplicaSet): void {
+function refreshAnnotations(pass: DecisionPass, rs: ReplicaSet): void {
   const replicas = deploymentReplicas(pass.d);
   if (replicasAnnotationsNeedUpdate(rs, replicas, replicas + maxSurge(pass.d))) scaleReplicaSet(pass, rs, specReplicas(rs));
 }
@@ -107,7 +107,7 @@ function refreshAnnotations(pass: Pass, rs: ReplicaSet): void {
  * every later pass is a scaling event again, so the rollout never finishes. Pacer refreshes the
  * annotations of the active ReplicaSets in those cases.
  */
-export function scale(pass: Pass, newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[]): void {
+export function scale(pass: DecisionPass, newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[]): void {
   const d = pass.d;
   const replicas = deploymentReplicas(d);
   const one = findActiveOrLatest(newRS, oldRSs);

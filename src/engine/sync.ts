@@ -19,7 +19,7 @@ import {
   removeCondition,
   setCondition,
 } from './conditions.ts';
-import { deleteReplicaSet, latest, scaleReplicaSetAndRecordEvent, startPass, type Pass } from './pass.ts';
+import { deleteReplicaSet, latest, scaleReplicaSetAndRecordEvent, startPass, type DecisionPass } from './pass.ts';
 import { getAllReplicaSetsAndSyncRevision, templateHash } from './newreplicaset.ts';
 import { checkDependencies, withDependentsFinalizer } from './dependencies.ts';
 import { checkPausedConditions, deploymentComplete, hasProgressDeadline, requeueStuckDeployment, rolloutStatus } from './progress.ts';
@@ -129,16 +129,16 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
   return finish(pass, snapshot, pass.rss, claim.released);
 }
 
-function scalingEvent(pass: Pass): boolean {
+function scalingEvent(pass: DecisionPass): boolean {
   const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, false);
   return isScalingEvent(pass.d, [...oldRSs, newRS]);
 }
 
-function current(pass: Pass, rs: ReplicaSet | undefined): ReplicaSet | undefined {
+function current(pass: DecisionPass, rs: ReplicaSet | undefined): ReplicaSet | undefined {
   return rs ? latest(pass, rs) : undefined;
 }
 
-function currentAll(pass: Pass, rss: readonly ReplicaSet[]): ReplicaSet[] {
+function currentAll(pass: DecisionPass, rss: readonly ReplicaSet[]): ReplicaSet[] {
   const out: ReplicaSet[] = [];
   for (const rs of rss) {
     const x = latest(pass, rs);
@@ -148,40 +148,40 @@ function currentAll(pass: Pass, rss: readonly ReplicaSet[]): ReplicaSet[] {
 }
 
 /** syncDeploymentStatus: calculateStatus only, no progress estimation. */
-function syncDeploymentStatus(pass: Pass, newRS: ReplicaSet | undefined): void {
+function syncDeploymentStatus(pass: DecisionPass, newRS: ReplicaSet | undefined): void {
   pass.status = calculateStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now);
 }
 
 /** syncRolloutStatus: the status with progress estimated, and when to look again. */
-function syncRolloutStatus(pass: Pass, newRS: ReplicaSet | undefined): void {
+function syncRolloutStatus(pass: DecisionPass, newRS: ReplicaSet | undefined): void {
   pass.status = rolloutStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now);
   pass.requeueAfterSeconds = requeueStuckDeployment(pass.d, pass.status, pass.now);
 }
 
-function cleanupDeployment(pass: Pass, oldRSs: readonly ReplicaSet[]): void {
+function cleanupDeployment(pass: DecisionPass, oldRSs: readonly ReplicaSet[]): void {
   for (const rs of replicaSetsToCleanUp(pass.d, currentAll(pass, oldRSs))) deleteReplicaSet(pass, rs);
 }
 
-function syncStatusOnly(pass: Pass): void {
+function syncStatusOnly(pass: DecisionPass): void {
   const { newRS } = getAllReplicaSetsAndSyncRevision(pass, false);
   syncDeploymentStatus(pass, newRS);
 }
 
 /** sync: scaling while paused or on a scaling event; cleanup only while paused. */
-function sync(pass: Pass, cleanup: boolean): void {
+function sync(pass: DecisionPass, cleanup: boolean): void {
   const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, false);
   scale(pass, current(pass, newRS), currentAll(pass, oldRSs));
   if (cleanup) cleanupDeployment(pass, oldRSs);
   syncDeploymentStatus(pass, newRS);
 }
 
-function rollback(pass: Pass, revision: number): void {
+function rollback(pass: DecisionPass, revision: number): void {
   getAllReplicaSetsAndSyncRevision(pass, true);
   if (pass.aborted) return;
   rollbackFromAnnotation(pass, pass.rss, revision);
 }
 
-function rolloutRolling(pass: Pass): void {
+function rolloutRolling(pass: DecisionPass): void {
   const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, true);
   if (pass.aborted || !newRS) return;
   const allRSs = [...oldRSs, newRS];
@@ -198,7 +198,7 @@ function rolloutRolling(pass: Pass): void {
   syncRolloutStatus(pass, newRS);
 }
 
-function rolloutRecreate(pass: Pass): void {
+function rolloutRecreate(pass: DecisionPass): void {
   const startRSs = [...pass.rss];
   let { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, false);
   if (scaleDownOldReplicaSetsForRecreate(pass, activeReplicaSets(oldRSs))) {
@@ -220,7 +220,7 @@ function rolloutRecreate(pass: Pass): void {
 }
 
 /** Turns a finished pass into a Decision: Deployment update and status write come last. */
-function finish(pass: Pass, snapshot: Snapshot, rss: readonly ReplicaSet[], released: readonly ReplicaSet[]): Decision {
+function finish(pass: DecisionPass, snapshot: Snapshot, rss: readonly ReplicaSet[], released: readonly ReplicaSet[]): Decision {
   const stored = snapshot.deployment;
   const name = stored.metadata.name ?? '';
   let deployment: Deployment = stored;
