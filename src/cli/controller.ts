@@ -9,6 +9,9 @@ import { HttpMethod } from '@kubernetes/client-node';
 import { KubeClient, loadKubeConfig, DEFAULT_USER_AGENT } from '../kube/client.ts';
 import { toKubeError } from '../kube/errors.ts';
 import { DeploymentController, loadEngine } from '../controller/controller.ts';
+import { Manager } from '../manager/manager.ts';
+import { checkDurations, DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS } from '../manager/leaderelection.ts';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Engine } from '../controller/reconciler.ts';
 import { createLogger, isLogLevel } from '../observe/logger.ts';
 import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
@@ -60,6 +63,17 @@ export interface RunControllerOptions {
   kubeApiBurst?: number;
   /** The engine (default: src/engine/sync.ts). */
   engine?: Engine;
+  /** Run workers only while holding the leader election Lease (the CLI's default; in-process: off). */
+  leaderElect?: boolean;
+  /** Namespace of the Lease (default: the pod's own namespace in a cluster, else pacer-system). */
+  leaderElectionNamespace?: string;
+  /** Name of the Lease (default pacer-controller). */
+  leaderElectionId?: string;
+  /** This replica's name in the Lease (default: hostname_uuid). */
+  leaderElectionIdentity?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
   userAgent?: string;
   resyncMs?: number;
   watchdogMs?: number;
@@ -75,7 +89,36 @@ export interface RunningController {
   apiPort?: number;
   webhookPort?: number;
   controller: DeploymentController;
+  manager: Manager;
   client: KubeClient;
+  /** Resolves after stop(); rejects when the leader election Lease was lost (the process should exit 1). */
+  done: Promise<void>;
+}
+
+export const DEFAULT_LEADER_ELECTION_ID = 'pacer-controller';
+/** Where the install manifests put Pacer; the default Lease namespace outside a cluster. */
+export const DEFAULT_LEADER_ELECTION_NAMESPACE = 'pacer-system';
+const IN_CLUSTER_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+/** The Lease's namespace: the flag, else the pod's own namespace (in a cluster), else pacer-system. */
+export function leaderElectionNamespace(flag: string | undefined, namespaceFile = IN_CLUSTER_NAMESPACE_FILE): string {
+  if (flag) return flag;
+  if (existsSync(namespaceFile)) {
+    const ns = readFileSync(namespaceFile, 'utf8').trim();
+    if (ns) return ns;
+  }
+  return DEFAULT_LEADER_ELECTION_NAMESPACE;
+}
+
+const GO_DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A Go duration ("15s", "1m30s", "500ms", "1.5s") in ms; undefined when the text is none. */
+export function parseGoDuration(text: string): number | undefined {
+  const t = text.trim();
+  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(t)) return undefined;
+  let ms = 0;
+  for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) ms += Number(m[1]) * GO_DURATION_UNITS[m[2]!]!;
+  return ms;
 }
 
 const NAMESPACE_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -101,6 +144,18 @@ export function validateOptions(o: RunControllerOptions): void {
   }
   if (o.kubeApiBurst !== undefined && !(Number.isInteger(o.kubeApiBurst) && o.kubeApiBurst >= 1)) {
     throw new CliError(`--kube-api-burst: must be an integer of at least 1, got ${JSON.stringify(String(o.kubeApiBurst))}`, 2);
+  }
+  for (const [flag, value] of [['--leader-election-namespace', o.leaderElectionNamespace]] as const) {
+    if (value !== undefined && (value.length > 63 || !NAMESPACE_RE.test(value))) {
+      throw new CliError(`${flag}: ${JSON.stringify(value)} is not a valid namespace name (lowercase letters, digits and '-', at most 63)`, 2);
+    }
+  }
+  if (o.leaderElectionId !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(o.leaderElectionId)) {
+    throw new CliError(`--leader-election-id: ${JSON.stringify(o.leaderElectionId)} is not a valid Lease name (lowercase letters, digits, '-' and '.')`, 2);
+  }
+  if (o.leaderElect) {
+    const bad = checkDurations(o.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS, o.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS, o.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS);
+    if (bad) throw new CliError(`--leader-election-lease-duration, --leader-election-renew-deadline, --leader-election-retry-period: ${bad}`, 2);
   }
   if (o.logLevel !== undefined && !isLogLevel(o.logLevel)) throw new CliError(`--log-level: must be one of error, warn, info, debug, got ${JSON.stringify(o.logLevel)}`, 2);
   if (o.logFormat !== undefined && o.logFormat !== 'json' && o.logFormat !== 'text') throw new CliError(`--log-format: must be json or text, got ${JSON.stringify(o.logFormat)}`, 2);
@@ -133,29 +188,47 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   const logger = opts.logger ?? createLogger({ level: opts.logLevel, format: opts.logFormat });
   const metrics = createMetrics();
   let client: KubeClient;
+  let leaseClient: KubeClient | undefined;
+  // The manager shuts this gate when it does not lead: no write leaves a standby or a deposed leader.
+  let manager: Manager | undefined;
+  const writeGate = (): string | undefined => manager?.writeRefusal();
   try {
     const kc = loadKubeConfig({ kubeconfig: opts.kubeconfig, kubeconfigText: opts.kubeconfigText });
     const qps = opts.kubeApiQps ?? DEFAULT_KUBE_API_QPS;
+    const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
     client = new KubeClient(kc, {
-      userAgent: opts.userAgent ?? DEFAULT_USER_AGENT, metrics: metrics.restClient,
+      userAgent, metrics: metrics.restClient, writeGate,
       ...(qps > 0 ? { rateLimit: { qps, burst: opts.kubeApiBurst ?? DEFAULT_KUBE_API_BURST } } : {}),
     });
+    // client-go renews the Lease through a client of its own: never throttled behind reconciles.
+    if (opts.leaderElect) leaseClient = new KubeClient(kc, { userAgent: `${userAgent} leader-election`, metrics: metrics.restClient });
   } catch (err) {
     throw new CliError(`kubeconfig: ${(err as Error).message}`, 1);
   }
   await checkCluster(client);
   const engine = opts.engine ?? (await loadEngine());
-  const controller = new DeploymentController({
-    client, engine, logger, metrics,
-    namespace: opts.namespace, workers: opts.workers ?? 2, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs,
+  const mgr = new Manager({
+    client, logger, metrics,
+    namespace: opts.namespace, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs,
+    ...(opts.leaderElect ? {
+      leaderElection: {
+        namespace: leaderElectionNamespace(opts.leaderElectionNamespace),
+        id: opts.leaderElectionId ?? DEFAULT_LEADER_ELECTION_ID,
+        identity: opts.leaderElectionIdentity,
+        leaseDurationMs: opts.leaseDurationMs, renewDeadlineMs: opts.renewDeadlineMs, retryPeriodMs: opts.retryPeriodMs,
+        client: leaseClient,
+      },
+    } : {}),
   });
+  manager = mgr;
+  const controller = new DeploymentController(mgr, { engine, workers: opts.workers ?? 2 });
   const servers = await startServers({
     metrics: parseBindAddress(opts.metricsBindAddress ?? ':8080'),
     health: parseBindAddress(opts.healthProbeBindAddress ?? ':8081'),
     registry: metrics.registry,
-    ready: () => controller.ready(),
+    ready: () => mgr.ready(),
     api: parseBindAddress(opts.apiBindAddress ?? ':8082'),
-    views: { deployments: () => controller.deployments.list(), ready: () => controller.ready() },
+    views: { deployments: () => controller.deployments.list(), ready: () => mgr.ready() },
   }).catch((err: unknown) => {
     throw new CliError(`cannot listen: ${(err as Error).message}`, 1);
   });
@@ -167,19 +240,31 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
       throw new CliError(`cannot listen: ${(err as Error).message}`, 1);
     });
   }
-  controller.start();
-  logger.info('pacer controller started', { server: client.server, namespace: opts.namespace ?? '(all)', metricsPort: servers.metricsPort, healthPort: servers.healthPort, apiPort: servers.apiPort, webhookPort: webhook?.port, webhookTls: webhook?.tls });
-  let stopped: Promise<void> | undefined;
+  mgr.start();
+  logger.info('pacer controller started', {
+    server: client.server, namespace: opts.namespace ?? '(all)', metricsPort: servers.metricsPort, healthPort: servers.healthPort,
+    apiPort: servers.apiPort, webhookPort: webhook?.port, webhookTls: webhook?.tls, leaderElect: !!opts.leaderElect,
+    ...(mgr.identity() ? { identity: mgr.identity() } : {}),
+  });
+  const closeServers = (): Promise<void> => Promise.all([servers.close(), webhook?.close()]).then(() => undefined);
+  // A lost Lease stops the manager by itself; the servers go with it.
+  const done = mgr.done.then(closeServers, async (err: unknown) => {
+    await closeServers();
+    throw err;
+  });
+  done.catch(() => undefined);
   return {
     controller,
+    manager: mgr,
     client,
     metrics,
+    done,
     metricsPort: servers.metricsPort,
     healthPort: servers.healthPort,
     apiPort: servers.apiPort,
     webhookPort: webhook?.port,
-    ready: () => controller.ready(),
-    stop: () => (stopped ??= controller.stop().then(() => Promise.all([servers.close(), webhook?.close()])).then(() => undefined)),
+    ready: () => mgr.ready(),
+    stop: () => mgr.stop().then(() => done).catch(() => undefined),
   };
 }
 
@@ -188,6 +273,23 @@ function numberFlag(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   if (!/^\s*[0-9]+(\.[0-9]+)?\s*$/.test(v)) throw new CliError(`${flag}: must be a non-negative number, got ${JSON.stringify(v)}`, 2);
   return Number(v);
+}
+
+/** A Go-style boolean flag value (--flag, --flag=true, --flag=false); anything else is exit 2. */
+function boolFlag(flag: string, v: string | boolean | undefined): boolean | undefined {
+  if (v === undefined || typeof v === 'boolean') return v;
+  const t = v.trim().toLowerCase();
+  if (['true', '1', 't'].includes(t)) return true;
+  if (['false', '0', 'f'].includes(t)) return false;
+  throw new CliError(`${flag}: must be true or false, got ${JSON.stringify(v)}`, 2);
+}
+
+/** A duration flag ("15s", "1m", "500ms"); anything else is exit 2. */
+function durationFlag(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const ms = parseGoDuration(v);
+  if (ms === undefined || ms <= 0) throw new CliError(`${flag}: must be a positive duration such as 15s, 1m or 500ms, got ${JSON.stringify(v)}`, 2);
+  return ms;
 }
 
 function parseWorkers(v: string): number {
@@ -208,6 +310,12 @@ export function controllerCommand(): Command {
     .option('--webhook-cert-dir <dir>', 'directory with tls.crt and tls.key; the webhook serves plain HTTP without them (a real API server needs HTTPS)')
     .option('--kube-api-qps <qps>', 'client-side limit of requests per second to the API server, as kube-controller-manager\'s (0: no limit)', String(DEFAULT_KUBE_API_QPS))
     .option('--kube-api-burst <n>', 'burst of that limit', String(DEFAULT_KUBE_API_BURST))
+    .option('--leader-elect [bool]', 'run reconcile workers only while holding the leader election Lease (--leader-elect=false: always)', 'true')
+    .option('--leader-election-namespace <ns>', 'namespace of the Lease (default: the pod\'s namespace in a cluster, else pacer-system)')
+    .option('--leader-election-id <name>', 'name of the Lease', DEFAULT_LEADER_ELECTION_ID)
+    .option('--leader-election-lease-duration <duration>', 'how long standbys wait after the last renewal before taking the Lease', '15s')
+    .option('--leader-election-renew-deadline <duration>', 'how long the leader keeps trying to renew before it stops leading', '10s')
+    .option('--leader-election-retry-period <duration>', 'how often candidates try to take, and the leader to renew, the Lease', '2s')
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .addOption(new Option('--log-format <format>', 'json or text').default('json'))
     .exitOverride((err) => {
@@ -228,6 +336,12 @@ export function controllerCommand(): Command {
           webhookCertDir: o.webhookCertDir,
           kubeApiQps: numberFlag('--kube-api-qps', o.kubeApiQps),
           kubeApiBurst: numberFlag('--kube-api-burst', o.kubeApiBurst),
+          leaderElect: boolFlag('--leader-elect', o.leaderElect),
+          leaderElectionNamespace: o.leaderElectionNamespace,
+          leaderElectionId: o.leaderElectionId,
+          leaseDurationMs: durationFlag('--leader-election-lease-duration', o.leaderElectionLeaseDuration),
+          renewDeadlineMs: durationFlag('--leader-election-renew-deadline', o.leaderElectionRenewDeadline),
+          retryPeriodMs: durationFlag('--leader-election-retry-period', o.leaderElectionRetryPeriod),
           logLevel: o.logLevel as LogLevel,
           logFormat: o.logFormat as LogFormat,
         });
@@ -237,6 +351,11 @@ export function controllerCommand(): Command {
       }
       const r = running;
       stopOnSignals(() => r.stop());
+      r.done.catch((err: unknown) => {
+        // controller-runtime's behaviour: a replica that lost its Lease exits and is restarted.
+        process.stderr.write(`error: ${(err as Error).message}\n`);
+        process.exit(1);
+      });
     });
   return cmd;
 }

@@ -12,7 +12,9 @@
 
 import { KubeError, toKubeError } from '../kube/errors.ts';
 import type { Status } from '../kube/errors.ts';
-import type { WatchEvent } from '../kube/client.ts';
+import type { KubeClient, ResourceType, WatchEvent } from '../kube/client.ts';
+import { realClock } from '../kube/clock.ts';
+import type { Clock, Timer } from '../kube/clock.ts';
 
 export interface ObjectWithMeta {
   metadata: { name?: string; namespace?: string; resourceVersion?: string; uid?: string };
@@ -43,6 +45,19 @@ export interface InformerOptions {
   backoffMaxMs?: number;
   /** Logs recoveries (the informer never throws to its owner). */
   onError?(err: KubeError, what: string): void;
+  /** Time for the resync, the watchdog and the backoff (default: the real clock). */
+  clock?: Clock;
+}
+
+/** A list+watch source for one resource type through the KubeClient. */
+export function kubeSource<T extends ObjectWithMeta>(client: KubeClient, type: ResourceType, namespace?: string): ListWatchSource<T> {
+  return {
+    list: (signal) => client.list<T>(type, namespace, {}, signal),
+    // Like client-go's reflector: a random 5–10 minute server-side timeout, so watches end cleanly
+    // and spread out instead of all reconnecting together.
+    watch: (resourceVersion, onEvent, signal) =>
+      client.watch<T>(type, namespace, { resourceVersion, timeoutSeconds: 300 + Math.floor(Math.random() * 300) }, onEvent, signal),
+  };
 }
 
 export function keyOf(obj: ObjectWithMeta): string {
@@ -71,7 +86,8 @@ function numericRV(obj: ObjectWithMeta): number | undefined {
 export class Informer<T extends ObjectWithMeta> {
   readonly name: string;
   private readonly source: ListWatchSource<T>;
-  private readonly opts: Required<Omit<InformerOptions, 'onError'>> & Pick<InformerOptions, 'onError'>;
+  private readonly opts: Required<Omit<InformerOptions, 'onError' | 'clock'>> & Pick<InformerOptions, 'onError'>;
+  private readonly clock: Clock;
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly items = new Map<string, T>();
   /** Objects this process wrote that the watch has not delivered yet (see assume()). */
@@ -89,14 +105,15 @@ export class Informer<T extends ObjectWithMeta> {
   private lastEventAt = 0;
   private nextResyncAt = 0;
   private syncWaiters: Array<() => void> = [];
-  private sleepTimer?: NodeJS.Timeout;
+  private sleepTimer?: Timer;
   private wakeSleep?: () => void;
-  private tick?: NodeJS.Timeout;
+  private tick?: Timer;
   private rebuildReason?: 'resync' | 'watchdog';
 
   constructor(source: ListWatchSource<T>, opts: InformerOptions) {
     this.source = source;
     this.name = opts.name;
+    this.clock = opts.clock ?? realClock;
     this.opts = {
       name: opts.name,
       resyncMs: opts.resyncMs ?? 600_000,
@@ -213,13 +230,19 @@ export class Informer<T extends ObjectWithMeta> {
     this.running = this.loop(this.loopAbort.signal);
     // One timer drives both the resync relist and the watchdog.
     const period = Math.max(50, Math.min(this.opts.resyncMs || Infinity, this.opts.watchdogMs || Infinity, 5_000) / 2);
-    this.tick = setInterval(() => this.checkTimers(), period);
-    this.tick.unref?.();
+    const every = (): void => {
+      this.tick = this.clock.setTimer(() => {
+        if (this.stopped) return;
+        this.checkTimers();
+        every();
+      }, period);
+    };
+    every();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.tick) clearInterval(this.tick);
+    this.clock.clearTimer(this.tick);
     this.loopAbort?.abort();
     this.watchAbort?.abort();
     this.wakeSleep?.();
@@ -229,7 +252,7 @@ export class Informer<T extends ObjectWithMeta> {
 
   private checkTimers(): void {
     if (!this.watchAbort || this.rebuildReason) return;
-    const now = Date.now();
+    const now = this.clock.now();
     if (this.opts.resyncMs > 0 && now >= this.nextResyncAt) {
       this.rebuildReason = 'resync';
       this.watchAbort.abort();
@@ -242,9 +265,9 @@ export class Informer<T extends ObjectWithMeta> {
   private async sleep(ms: number): Promise<void> {
     await new Promise<void>((resolve) => {
       this.wakeSleep = resolve;
-      this.sleepTimer = setTimeout(resolve, ms);
+      this.sleepTimer = this.clock.setTimer(resolve, ms);
     });
-    if (this.sleepTimer) clearTimeout(this.sleepTimer);
+    this.clock.clearTimer(this.sleepTimer);
     this.wakeSleep = undefined;
   }
 
@@ -258,14 +281,14 @@ export class Informer<T extends ObjectWithMeta> {
           needList = false;
           resync = false;
         }
-        const started = Date.now();
+        const started = this.clock.now();
         const events = await this.watchOnce(signal);
         // A clean close: watch again from the last resourceVersion, unless a timer asked for a rebuild.
         if (this.rebuildReason) {
           resync = this.rebuildReason === 'resync';
           needList = true;
           this.rebuildReason = undefined;
-        } else if (events === 0 && Date.now() - started < 1000 && !signal.aborted) {
+        } else if (events === 0 && this.clock.now() - started < 1000 && !signal.aborted) {
           // A server that ends watches at once would otherwise be hammered.
           await this.sleep(retryDelay(this.attempt++, this.opts.backoffBaseMs, this.opts.backoffMaxMs));
         }
@@ -290,8 +313,8 @@ export class Informer<T extends ObjectWithMeta> {
     if (signal.aborted) return;
     this.attempt = 0;
     // ±10% jitter keeps informers started together from relisting together.
-    this.nextResyncAt = Date.now() + this.opts.resyncMs * (0.9 + 0.2 * Math.random());
-    this.lastEventAt = Date.now();
+    this.nextResyncAt = this.clock.now() + this.opts.resyncMs * (0.9 + 0.2 * Math.random());
+    this.lastEventAt = this.clock.now();
     this.lastRV = resourceVersion;
     const seen = new Set<string>();
     for (const obj of items) {
@@ -323,7 +346,7 @@ export class Informer<T extends ObjectWithMeta> {
     try {
       await this.source.watch(this.lastRV, (e) => {
         if (ac.signal.aborted) return;
-        this.lastEventAt = Date.now();
+        this.lastEventAt = this.clock.now();
         this.attempt = 0;
         events++;
         if (e.type === 'ERROR') {

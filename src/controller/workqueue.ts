@@ -6,6 +6,9 @@
 //  * `addRateLimited` delays by the key's own exponential backoff until `forget`;
 //  * `shutdown` stops new adds; workers drain what is queued, finish in-flight keys, then exit.
 
+import { realClock } from '../kube/clock.ts';
+import type { Clock, Timer } from '../kube/clock.ts';
+
 /** client-go's ItemExponentialFailureRateLimiter: base × 2^failures, capped. */
 export interface BackoffOptions {
   baseDelayMs: number;
@@ -74,26 +77,26 @@ export class WorkQueue {
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly waiting = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly waiting = new Map<string, { at: number; timer: Timer }>();
   private readonly getters: Array<(key: string | undefined) => void> = [];
   private readonly idleWaiters: Array<() => void> = [];
   private shuttingDown = false;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly metrics?: QueueMetrics;
   /** When each pending key was added (ms), for the queue latency. */
   private readonly addedAt = new Map<string, number>();
   /** When a worker took each key being processed (ms). */
   private readonly startedAt = new Map<string, number>();
 
-  constructor(name: string, opts: { backoff?: BackoffOptions; hooks?: WorkQueueHooks; metrics?: QueueMetricsProvider; now?: () => number } = {}) {
+  constructor(name: string, opts: { backoff?: BackoffOptions; hooks?: WorkQueueHooks; metrics?: QueueMetricsProvider; clock?: Clock } = {}) {
     this.name = name;
     this.backoff = opts.backoff ?? DEFAULT_BACKOFF;
     this.hooks = opts.hooks ?? {};
-    this.now = opts.now ?? (() => performance.now());
+    this.clock = opts.clock ?? realClock;
     this.metrics = opts.metrics?.forQueue(name, {
       depth: () => this.dirty.size,
       processingSeconds: () => {
-        const now = this.now();
+        const now = this.clock.now();
         return [...this.startedAt.values()].map((t) => (now - t) / 1000);
       },
     });
@@ -103,7 +106,7 @@ export class WorkQueue {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.dirty.add(key);
     this.metrics?.add();
-    if (!this.addedAt.has(key)) this.addedAt.set(key, this.now());
+    if (!this.addedAt.has(key)) this.addedAt.set(key, this.clock.now());
     if (this.processing.has(key)) return; // requeued by done()
     this.push(key);
   }
@@ -122,7 +125,7 @@ export class WorkQueue {
   private take(key: string): void {
     this.dirty.delete(key);
     this.processing.add(key);
-    const now = this.now();
+    const now = this.clock.now();
     const added = this.addedAt.get(key);
     this.addedAt.delete(key);
     this.startedAt.set(key, now);
@@ -144,7 +147,7 @@ export class WorkQueue {
     this.processing.delete(key);
     const started = this.startedAt.get(key);
     this.startedAt.delete(key);
-    if (this.metrics && started !== undefined) this.metrics.done((this.now() - started) / 1000);
+    if (this.metrics && started !== undefined) this.metrics.done((this.clock.now() - started) / 1000);
     if (this.dirty.has(key)) this.push(key);
     if (this.processing.size === 0) for (const w of this.idleWaiters.splice(0)) w();
   }
@@ -156,11 +159,11 @@ export class WorkQueue {
       this.add(key);
       return;
     }
-    const at = Date.now() + ms;
+    const at = this.clock.now() + ms;
     const pending = this.waiting.get(key);
     if (pending && pending.at <= at) return;
-    if (pending) clearTimeout(pending.timer);
-    const timer = setTimeout(() => {
+    if (pending) this.clock.clearTimer(pending.timer);
+    const timer = this.clock.setTimer(() => {
       this.waiting.delete(key);
       this.add(key);
     }, ms);
@@ -194,7 +197,7 @@ export class WorkQueue {
   /** Stops new adds and delayed adds; idle workers exit, queued keys are still handed out. */
   shutdown(): void {
     this.shuttingDown = true;
-    for (const { timer } of this.waiting.values()) clearTimeout(timer);
+    for (const { timer } of this.waiting.values()) this.clock.clearTimer(timer);
     this.waiting.clear();
     for (const g of this.getters.splice(0)) g(undefined);
   }
@@ -220,8 +223,8 @@ export class WorkQueue {
       for (;;) {
         const key = await this.get();
         if (key === undefined) return;
-        const start = this.now();
-        const seconds = () => (this.now() - start) / 1000;
+        const start = this.clock.now();
+        const seconds = () => (this.clock.now() - start) / 1000;
         this.hooks.onStart?.(key);
         try {
           const result = await reconcile(key);

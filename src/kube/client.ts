@@ -101,6 +101,11 @@ export interface KubeClientOptions {
    * token first. Unset: no limit (the plugin, tests); the controller sets 20/30 by default.
    */
   rateLimit?: { qps: number; burst: number };
+  /**
+   * Asked before every write (POST, PUT, PATCH, DELETE): a reason to refuse it, or undefined to
+   * send it. The manager refuses the writes of a replica that is not (or no longer) the leader.
+   */
+  writeGate?: () => string | undefined;
 }
 
 /** The path of a collection or an object: `/apis/apps/v1/namespaces/ns/replicasets/name/status`. */
@@ -165,6 +170,7 @@ export class KubeClient {
   /** host[:port] of the API server, the `host` label. */
   private readonly host: string;
   private readonly limiter?: TokenBucket;
+  private readonly writeGate?: () => string | undefined;
   /**
    * The connection pool of the first request, kept for every later one. client-node builds a new
    * one (undici Agent) per request when the cluster needs TLS options (a CA, a client
@@ -182,6 +188,7 @@ export class KubeClient {
     this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.metrics = opts.metrics;
+    this.writeGate = opts.writeGate;
     if (opts.rateLimit) this.limiter = new TokenBucket(opts.rateLimit.qps, opts.rateLimit.burst);
     let host = '';
     try {
@@ -224,6 +231,10 @@ export class KubeClient {
     opts: { body?: unknown; contentType?: string; signal?: AbortSignal; what?: string } = {},
   ): Promise<T> {
     const what = opts.what ?? `${method} ${path}`;
+    if (method !== HttpMethod.GET && this.writeGate) {
+      const refused = this.writeGate();
+      if (refused !== undefined) throw new KubeError('NotLeader', `${what}: not sent: ${refused}`);
+    }
     try {
       await this.throttle(method, opts.signal);
     } catch (err) {

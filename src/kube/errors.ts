@@ -12,6 +12,8 @@ export type KubeErrorKind =
   | 'Forbidden'
   | 'Unreachable'
   | 'Transient'
+  /** Refused locally: this replica does not hold the leader election lease (KubeClient's writeGate). */
+  | 'NotLeader'
   | 'Other';
 
 /** The Kubernetes Status object an API server answers a failure with (the fields Pacer reads). */

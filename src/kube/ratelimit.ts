@@ -6,37 +6,21 @@
 // A taker reserves the next token at once (the count may go below zero) and sleeps until its
 // token has been refilled: callers are served in the order they asked, as with golang.org/x/time/rate.
 
-export interface Clock {
-  /** Milliseconds, monotonic. */
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+import { realClock } from './clock.ts';
+import type { Clock } from './clock.ts';
 
-export const realClock: Clock = {
-  now: () => performance.now(),
-  sleep: (ms, signal) => new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  }),
-};
+/** What the bucket needs of a clock (src/kube/clock.ts). */
+export type BucketClock = Pick<Clock, 'now' | 'sleep'>;
 
 export class TokenBucket {
   private tokens: number;
   private last: number;
   private readonly qps: number;
   private readonly burst: number;
-  private readonly clock: Clock;
+  private readonly clock: BucketClock;
 
   /** `qps` > 0 and `burst` >= 1; the bucket starts full. */
-  constructor(qps: number, burst: number, clock: Clock = realClock) {
+  constructor(qps: number, burst: number, clock: BucketClock = realClock) {
     if (!(qps > 0)) throw new Error(`qps must be greater than 0, got ${qps}`);
     if (!Number.isInteger(burst) || burst < 1) throw new Error(`burst must be an integer of at least 1, got ${burst}`);
     this.qps = qps;

@@ -49,6 +49,8 @@ export interface ControllerMetrics {
   activeWorkers: Gauge<'controller'>;
   rolloutsTotal: Counter<'result'>;
   rolloutDuration: Histogram<'strategy' | 'result'>;
+  /** client-go's leader_election_master_status{name}: 1 while this replica leads, else 0. */
+  leaderElection: Gauge<'name'>;
   /** For WorkQueue's `metrics` option: workqueue_* labelled {name, controller}. */
   queues: QueueMetricsProvider;
   /** For KubeClient's `metrics` option: rest_client_*. */
@@ -239,8 +241,16 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     labelNames: ['strategy', 'result'] as const, buckets: ROLLOUT_DURATION_BUCKETS, registers,
   });
 
+  // ---- client-go leader election -----------------------------------------------------------------
+  const leaderElection = new Gauge({
+    name: 'leader_election_master_status',
+    help: '1 while this replica holds the lease named by the name label (it leads), 0 while it stands by.',
+    labelNames: ['name'] as const, registers,
+  });
+
   return {
     registry,
+    leaderElection,
     reconcileTotal,
     reconcileErrors,
     reconcileTime,

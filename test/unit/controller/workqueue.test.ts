@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { WorkQueue, backoffDelay, DEFAULT_BACKOFF } from '../../../src/controller/workqueue.ts';
 import type { ResultLabel } from '../../../src/controller/workqueue.ts';
-import { sleep, until } from './wait.ts';
+import { ManualClock, settle } from '../../../src/kube/clock.ts';
 
 
 describe('controller/workqueue', () => {
@@ -49,11 +49,11 @@ describe('controller/workqueue', () => {
         runsOfA++;
         if (addsDuringRun < 5) { addsDuringRun++; q.add('a'); q.add('a'); }
       }
-      await sleep(3);
+      for (let i = 0; i < 3; i++) await settle(); // the other workers run meanwhile
       running.set(key, running.get(key)! - 1);
     });
     q.add('a'); q.add('b'); q.add('c');
-    await until(() => runsOfA === 6 && q.len() === 0, 'six runs of a');
+    for (let i = 0; i < 100 && !(runsOfA === 6 && q.len() === 0); i++) await settle();
     q.shutdown();
     await done;
     expect(maxConcurrentPerKey).to.equal(1);
@@ -61,14 +61,19 @@ describe('controller/workqueue', () => {
   });
 
   it('addAfter delays, and the earliest pending time for a key wins', async () => {
-    const q = new WorkQueue('t');
+    const clock = new ManualClock();
+    const q = new WorkQueue('t', { clock });
     q.addAfter('a', 60_000);
     q.addAfter('a', 5);
     q.addAfter('a', 30_000);
     expect(q.len()).to.equal(0);
-    await until(() => q.len() === 1, 'a to become ready');
+    await clock.advance(4);
+    expect(q.len(), 'not before 5 ms').to.equal(0);
+    await clock.advance(1);
+    expect(q.len(), 'at 5 ms').to.equal(1);
     expect(await q.get()).to.equal('a');
-    q.shutdown(); // clears the 60 s timer, or mocha would wait for it
+    expect(clock.pending(), 'the later times were dropped').to.equal(0);
+    q.shutdown();
   });
 
   it('addAfter with 0 adds at once', () => {
@@ -78,19 +83,22 @@ describe('controller/workqueue', () => {
   });
 
   it('addRateLimited counts failures per key until forget', async () => {
-    const q = new WorkQueue('t', { backoff: { baseDelayMs: 1, maxDelayMs: 4 } });
+    const clock = new ManualClock();
+    const q = new WorkQueue('t', { clock, backoff: { baseDelayMs: 1, maxDelayMs: 4 } });
     q.addRateLimited('a'); q.addRateLimited('a'); q.addRateLimited('b');
     expect(q.numRequeues('a')).to.equal(2);
     expect(q.numRequeues('b')).to.equal(1);
     q.forget('a');
     expect(q.numRequeues('a')).to.equal(0);
-    await until(() => q.len() === 2, 'both keys');
+    await clock.advance(1);
+    expect(q.len(), 'both keys after the first backoff (1 ms; the second add of a merged into it)').to.equal(2);
     q.shutdown();
   });
 
   it('run applies the result: error → backoff, requeueAfter → forget + delay, success → forget', async () => {
     const results: Array<[string, ResultLabel]> = [];
-    const q = new WorkQueue('t', { backoff: { baseDelayMs: 1, maxDelayMs: 10 }, hooks: { onResult: (k, r) => results.push([k, r]) } });
+    const clock = new ManualClock();
+    const q = new WorkQueue('t', { clock, backoff: { baseDelayMs: 1, maxDelayMs: 10 }, hooks: { onResult: (k, r) => results.push([k, r]) } });
     let failing = 2;
     let delayed = 1;
     const done = q.run(2, async (key) => {
@@ -99,7 +107,15 @@ describe('controller/workqueue', () => {
       return undefined;
     });
     q.add('fail'); q.add('later');
-    await until(() => results.filter(([, r]) => r === 'success').length === 2, 'both to succeed');
+    await clock.advance(0);
+    expect(results, 'first pass').to.deep.equal([['fail', 'error'], ['later', 'requeue_after']]);
+    await clock.advance(1); // fail's first backoff
+    expect(results.length).to.equal(3);
+    await clock.advance(1); // its second (2 ms)
+    expect(results.length, 'fail has not run again before 2 ms').to.equal(3);
+    await clock.advance(2); // 4 ms in: fail's second retry and later's 5 ms are due at 3 and 5
+    await clock.advance(1);
+    expect(results.filter(([, r]) => r === 'success').length, 'both succeeded').to.equal(2);
     expect(results.filter(([k]) => k === 'fail').map(([, r]) => r)).to.deep.equal(['error', 'error', 'success']);
     expect(results.filter(([k]) => k === 'later').map(([, r]) => r)).to.deep.equal(['requeue_after', 'success']);
     expect(q.numRequeues('fail'), 'success forgets the backoff').to.equal(0);
@@ -108,10 +124,10 @@ describe('controller/workqueue', () => {
   });
 
   it('run reports each reconcile: onStart before, onResult with its duration (fake clock)', async () => {
-    let now = 0;
+    const clock = new ManualClock(0);
     const seen: string[] = [];
     const q = new WorkQueue('t', {
-      now: () => now,
+      clock,
       backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 }, // the failed key is not retried before shutdown
       hooks: {
         onStart: (k) => seen.push(`start ${k}`),
@@ -119,12 +135,12 @@ describe('controller/workqueue', () => {
       },
     });
     const done = q.run(1, async (key) => {
-      now += key === 'slow' ? 2500 : 40;
+      await clock.advance(key === 'slow' ? 2500 : 40);
       if (key === 'bad') throw new Error('boom');
       return key === 'later' ? { requeueAfterMs: 60_000 } : undefined;
     });
     q.add('slow'); q.add('bad'); q.add('later');
-    await until(() => seen.length === 6, 'three reconciles');
+    for (let i = 0; i < 20 && seen.length < 6; i++) await settle();
     q.shutdown();
     await done;
     expect(seen).to.deep.equal(['start slow', 'success slow 2.5s', 'start bad', 'error bad 0.04s boom', 'start later', 'requeue_after later 0.04s']);
@@ -140,13 +156,13 @@ describe('controller/workqueue', () => {
       seen.push(key);
     });
     q.add('a'); q.add('b');
-    await sleep(5);
+    await settle();
     q.shutdown();
     q.add('c');
     q.addAfter('d', 1);
     let finished = false;
     void done.then(() => { finished = true; });
-    await sleep(5);
+    await settle();
     expect(finished, 'waits for the in-flight key').to.equal(false);
     release();
     await done;
@@ -159,7 +175,7 @@ describe('controller/workqueue', () => {
     const k = await q.get();
     let drained = false;
     const p = q.shutdownAndDrain().then(() => { drained = true; });
-    await sleep(5);
+    await settle();
     expect(drained).to.equal(false);
     q.done(k!);
     await p;

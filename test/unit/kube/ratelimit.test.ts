@@ -2,7 +2,7 @@
 
 import { expect } from 'chai';
 import { TokenBucket } from '../../../src/kube/ratelimit.ts';
-import type { Clock } from '../../../src/kube/ratelimit.ts';
+import type { BucketClock as Clock } from '../../../src/kube/ratelimit.ts';
 import { KubeClient, loadKubeConfig } from '../../../src/kube/client.ts';
 import { kubeconfigYaml } from '../../../src/sim/kubeconfig.ts';
 import { createServer } from 'node:http';

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../../../src/api/types.ts';
 import { WorkQueue } from '../../../src/controller/workqueue.ts';
+import { ManualClock } from '../../../src/kube/clock.ts';
 import { KubeClient, loadKubeConfig } from '../../../src/kube/client.ts';
 import { createMetrics, deploymentSeries, REST_CLIENT_BUCKETS, WORKQUEUE_BUCKETS, RECONCILE_TIME_BUCKETS } from '../../../src/observe/metrics.ts';
 import { parseExposition, samples, value } from '../../fixtures/prometheus.ts';
@@ -83,19 +84,19 @@ describe('observe/metrics', () => {
   describe('the work queue reports through the provider (fake clock)', () => {
     it('adds, depth, queue latency, work duration, unfinished work, longest processor and retries', async () => {
       const m = createMetrics({ defaultMetrics: false });
-      let now = 0;
-      const q = new WorkQueue('deployment', { metrics: m.queues, now: () => now });
+      const clock = new ManualClock(0);
+      const q = new WorkQueue('deployment', { metrics: m.queues, clock });
       const labels = { name: 'deployment', controller: 'deployment' };
       q.add('a'); q.add('b'); q.add('a'); // the second add of a is merged: no add
       let s = await scrape(m);
       expect(value(s, 'workqueue_adds_total', labels)).to.equal(2);
       expect(value(s, 'workqueue_depth', labels)).to.equal(2);
 
-      now = 250; // a waited 0.25 s
+      await clock.advance(250); // a waited 0.25 s
       const a = await q.get();
-      now = 1250; // b waited 1.25 s
+      await clock.advance(1000); // b waited 1.25 s
       const b = await q.get();
-      now = 4250; // a has run 4 s, b 3 s
+      await clock.advance(3000); // a has run 4 s, b 3 s
       s = await scrape(m);
       expect(value(s, 'workqueue_depth', labels)).to.equal(0);
       expect(value(s, 'workqueue_unfinished_work_seconds', labels)).to.equal(7);

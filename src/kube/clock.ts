@@ -1,0 +1,122 @@
+// Time as an injected object: everything in the controller that waits or reads the time (the work
+// queue's delays, the informers' resync and watchdog, event aggregation, the rate limiter, leader
+// election, the rollout metrics) takes a Clock, so tests drive it with a ManualClock instead of
+// sleeping. `realClock` is the process's own time.
+//
+// now() is wall-clock milliseconds (Date.now): the rollout metrics and the engine compare it with
+// timestamps stored in objects. Timers never keep the process alive (unref'd).
+
+export interface Timer {
+  readonly id: number;
+}
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `fn` once after `ms`; the returned handle cancels it. */
+  setTimer(fn: () => void, ms: number): Timer;
+  clearTimer(t: Timer | undefined): void;
+  /** Resolves after `ms`; rejects with the signal's reason when it aborts first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** sleep() built on a clock's timers. */
+function sleepOn(clock: Pick<Clock, 'setTimer' | 'clearTimer'>, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clock.clearTimer(t);
+      reject(signal!.reason);
+    };
+    const t = clock.setTimer(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+let nextRealId = 1;
+const realTimers = new Map<number, NodeJS.Timeout>();
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  setTimer(fn, ms) {
+    const id = nextRealId++;
+    const t = setTimeout(() => {
+      realTimers.delete(id);
+      fn();
+    }, Math.max(0, ms));
+    t.unref();
+    realTimers.set(id, t);
+    return { id };
+  },
+  clearTimer(t) {
+    if (!t) return;
+    clearTimeout(realTimers.get(t.id));
+    realTimers.delete(t.id);
+  },
+  sleep: (ms, signal) => sleepOn(realClock, ms, signal),
+};
+
+/**
+ * A clock that moves only when told: advance(ms) runs every timer that falls due, in time order,
+ * letting pending promise callbacks and I/O settle after each one, as if that much time had passed.
+ */
+export class ManualClock implements Clock {
+  private t: number;
+  private seq = 0;
+  private readonly timers = new Map<number, { at: number; fn: () => void }>();
+
+  constructor(start = Date.UTC(2026, 0, 1)) {
+    this.t = start;
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  setTimer(fn: () => void, ms: number): Timer {
+    const id = ++this.seq;
+    this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
+    return { id };
+  }
+
+  clearTimer(t: Timer | undefined): void {
+    if (t) this.timers.delete(t.id);
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return sleepOn(this, ms, signal);
+  }
+
+  /** Timers not yet run. */
+  pending(): number {
+    return this.timers.size;
+  }
+
+  /** Moves time forward by `ms`, running what falls due on the way. */
+  async advance(ms: number): Promise<void> {
+    const end = this.t + ms;
+    await settle();
+    for (;;) {
+      let next: [number, { at: number; fn: () => void }] | undefined;
+      for (const e of this.timers) if (e[1].at <= end && (!next || e[1].at < next[1].at || (e[1].at === next[1].at && e[0] < next[0]))) next = e;
+      if (!next) break;
+      this.timers.delete(next[0]);
+      this.t = Math.max(this.t, next[1].at);
+      next[1].fn();
+      await settle();
+    }
+    this.t = end;
+    await settle();
+  }
+}
+
+/** Lets queued promise callbacks and already-finished I/O run. */
+export function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

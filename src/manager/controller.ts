@@ -1,0 +1,103 @@
+// A reconciler as the manager runs it: a work queue of keys and N workers calling `reconcile`, with
+// controller-runtime's contract (the queue's: a key never runs on two workers at once, duplicates
+// merge, per-key backoff, requeueAfter) and its metrics (controller_runtime_*, workqueue_*).
+// Registering one is all a new reconciler needs: `mgr.add(new Controller(mgr, {...}))`, with its
+// event handlers on the manager's shared informers calling `controller.queue.add(key)`.
+//
+// The queue collects keys on every replica (the informers run everywhere), but only the leader's
+// workers take them: a replica that becomes leader starts with every key its caches delivered.
+
+import { randomUUID } from 'node:crypto';
+import { reconcileLogger } from '../observe/logger.ts';
+import type { Logger } from '../observe/logger.ts';
+import { WorkQueue } from '../controller/workqueue.ts';
+import type { BackoffOptions, ReconcileResult } from '../controller/workqueue.ts';
+import type { Manager, Runnable } from './manager.ts';
+
+export interface ControllerOptions {
+  /** The controller label of every metric and log line (e.g. "deployment"). */
+  name: string;
+  workers?: number;
+  backoff?: BackoffOptions;
+  /**
+   * One pass for `key`. Throwing counts as an error and retries the key with backoff; `stats.writes`
+   * may be counted as it goes, so a failed pass still logs what it wrote.
+   */
+  reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult>;
+}
+
+export class Controller implements Runnable {
+  readonly name: string;
+  readonly needLeaderElection = true;
+  readonly queue: WorkQueue;
+  private readonly mgr: Manager;
+  private readonly opts: ControllerOptions;
+  private readonly log: Logger;
+
+  constructor(mgr: Manager, opts: ControllerOptions) {
+    this.mgr = mgr;
+    this.opts = opts;
+    this.name = opts.name;
+    this.log = mgr.logger.child({ controller: opts.name });
+    const m = mgr.metrics;
+    const labels = { controller: opts.name };
+    this.queue = new WorkQueue(opts.name, {
+      clock: mgr.clock,
+      backoff: opts.backoff,
+      metrics: m?.queues,
+      hooks: m && {
+        onStart: () => m.activeWorkers.inc(labels),
+        onResult: (_key, result, err, seconds) => {
+          m.activeWorkers.dec(labels);
+          m.reconcileTime.observe(labels, seconds);
+          if (err !== undefined) m.reconcileErrors.inc(labels);
+          m.reconcileTotal.inc({ ...labels, result });
+        },
+      },
+    });
+    m?.initController(opts.name, this.workers());
+  }
+
+  private workers(): number {
+    return Math.max(1, this.opts.workers ?? 1);
+  }
+
+  /** Runs the workers until `signal` aborts; then no new keys, and in-flight reconciles finish. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    this.log.info('starting workers', { workers: this.workers(), namespace: this.mgr.namespace ?? '(all)' });
+    const stop = (): void => this.queue.shutdown();
+    signal.addEventListener('abort', stop, { once: true });
+    await this.queue.run(this.workers(), (key) => this.reconcileAndLog(key));
+    this.log.info('workers stopped');
+  }
+
+  /**
+   * One reconcile with its finished line: duration in ms and result; at info when the pass wrote
+   * something, met a conflict or failed, at debug when it was a no-op (resyncs and the progress
+   * deadline's requeues would otherwise flood the log).
+   */
+  private async reconcileAndLog(key: string): Promise<ReconcileResult> {
+    const log = reconcileLogger(this.mgr.logger, this.opts.name, key, randomUUID());
+    const clock = this.mgr.clock;
+    const started = clock.now();
+    const stats = { writes: 0 };
+    const duration = (): number => clock.now() - started;
+    try {
+      const result = await this.opts.reconcile(key, log, stats);
+      const outcome = result.requeueAfterMs !== undefined ? 'requeue_after' : result.requeue ? 'requeue' : 'success';
+      log.log(stats.writes > 0 || outcome === 'requeue' ? 'info' : 'debug', 'reconcile finished', {
+        duration: duration(), result: outcome, writes: stats.writes,
+        ...(result.requeueAfterMs !== undefined ? { requeueAfterMs: result.requeueAfterMs } : {}),
+      });
+      return result;
+    } catch (err) {
+      const e = err as { kind?: string; message?: string };
+      log.error('reconcile failed', {
+        duration: duration(), result: 'error', writes: stats.writes, kind: e.kind ?? 'Other',
+        error: e.message ?? String(err), retries: this.queue.numRequeues(key),
+      });
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,304 @@
+// Leader election on a coordination.k8s.io/v1 Lease, with client-go's semantics and defaults
+// (k8s.io/client-go/tools/leaderelection; docs/architecture.md#leader-election):
+//
+//  * A candidate tries every retryPeriod (plus client-go's jitter of up to 1.2 × retryPeriod) to
+//    take the Lease. It may when the Lease does not exist, names no holder, or has not changed for
+//    leaseDurationSeconds as observed on the candidate's OWN clock: clocks of different replicas are
+//    never compared, only "when did I last see this record change".
+//  * The leader renews every retryPeriod. When no renewal succeeds within renewDeadline it stops
+//    leading at once; renewDeadline < leaseDuration leaves the margin in which its last writes end
+//    before anyone else may take the Lease.
+//  * Releasing (on a graceful stop) writes an empty holder with a 1 s duration, so the next
+//    candidate takes over at its next try instead of waiting out the lease.
+//  * Every write carries the Lease's resourceVersion: two candidates racing for an expired Lease
+//    cannot both win (the second gets 409 Conflict).
+
+import { HttpMethod } from '@kubernetes/client-node';
+import type { KubeClient } from '../kube/client.ts';
+import { realClock } from '../kube/clock.ts';
+import type { Clock } from '../kube/clock.ts';
+import { toKubeError } from '../kube/errors.ts';
+
+/** client-go's defaults (LeaseDuration, RenewDeadline, RetryPeriod as kube-controller-manager uses them). */
+export const DEFAULT_LEASE_DURATION_MS = 15_000;
+export const DEFAULT_RENEW_DEADLINE_MS = 10_000;
+export const DEFAULT_RETRY_PERIOD_MS = 2_000;
+/** client-go's JitterFactor for the acquire loop. */
+export const JITTER_FACTOR = 1.2;
+
+export interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+export interface Lease {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; namespace: string; resourceVersion?: string; [k: string]: unknown };
+  spec?: LeaseSpec;
+}
+
+/** Where the Lease lives: the API server (kubeLeaseStore), or a fake in tests. */
+export interface LeaseStore {
+  readonly namespace: string;
+  readonly name: string;
+  /** The Lease, or undefined when it does not exist. */
+  get(signal: AbortSignal): Promise<Lease | undefined>;
+  create(lease: Lease, signal: AbortSignal): Promise<Lease>;
+  /** Replaces the Lease; its metadata.resourceVersion is a precondition (409 when stale). */
+  update(lease: Lease, signal: AbortSignal): Promise<Lease>;
+}
+
+export function kubeLeaseStore(client: KubeClient, namespace: string, name: string): LeaseStore {
+  const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+  const what = `lease ${namespace}/${name}`;
+  return {
+    namespace,
+    name,
+    async get(signal) {
+      try {
+        return await client.request<Lease>(HttpMethod.GET, `${path}/${encodeURIComponent(name)}`, { signal, what: `get ${what}` });
+      } catch (err) {
+        if (toKubeError(err).kind === 'NotFound') return undefined;
+        throw err;
+      }
+    },
+    create: (lease, signal) => client.request<Lease>(HttpMethod.POST, path, { body: lease, signal, what: `create ${what}` }),
+    update: (lease, signal) => client.request<Lease>(HttpMethod.PUT, `${path}/${encodeURIComponent(name)}`, { body: lease, signal, what: `update ${what}` }),
+  };
+}
+
+/** A Lease's MicroTime: RFC 3339 with microseconds. */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+export interface LeaderElectorOptions {
+  store: LeaseStore;
+  /** This replica's name in the Lease (client-go: hostname + "_" + a UUID). */
+  identity: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  clock?: Clock;
+  random?: () => number;
+  /** Leading began: start the leader-only work. */
+  onStartedLeading(): void;
+  /**
+   * Leading ended (lost, or the elector stopped): stop the leader-only work at once. On a stop the
+   * Lease is released only after the returned promise settles, so no successor writes meanwhile.
+   */
+  onStoppedLeading(): void | Promise<void>;
+  /** The Lease names a different holder than last seen ('' when released). */
+  onNewLeader?(identity: string): void;
+  /** A failed try (logging only: the elector keeps trying). */
+  onError?(message: string): void;
+}
+
+/** Checks the three durations as client-go's NewLeaderElector does; returns the error, if any. */
+export function checkDurations(leaseMs: number, renewMs: number, retryMs: number): string | undefined {
+  if (!(leaseMs > renewMs)) return `the lease duration (${leaseMs / 1000}s) must be greater than the renew deadline (${renewMs / 1000}s)`;
+  if (!(renewMs > JITTER_FACTOR * retryMs)) return `the renew deadline (${renewMs / 1000}s) must be greater than ${JITTER_FACTOR} × the retry period (${retryMs / 1000}s)`;
+  if (!(retryMs >= 1)) return 'the retry period must be positive';
+  return undefined;
+}
+
+export class LeaderElector {
+  private readonly o: Required<Omit<LeaderElectorOptions, 'onNewLeader' | 'onError'>> & Pick<LeaderElectorOptions, 'onNewLeader' | 'onError'>;
+  private observed?: LeaseSpec;
+  private observedRV?: string;
+  /** When (own clock) the observed record last changed. */
+  private observedAt = 0;
+  private leading = false;
+  private reportedLeader?: string;
+
+  constructor(opts: LeaderElectorOptions) {
+    this.o = {
+      leaseDurationMs: DEFAULT_LEASE_DURATION_MS,
+      renewDeadlineMs: DEFAULT_RENEW_DEADLINE_MS,
+      retryPeriodMs: DEFAULT_RETRY_PERIOD_MS,
+      clock: realClock,
+      random: Math.random,
+      ...opts,
+    };
+    const bad = checkDurations(this.o.leaseDurationMs, this.o.renewDeadlineMs, this.o.retryPeriodMs);
+    if (bad) throw new Error(bad);
+    if (!this.o.identity) throw new Error('the leader election identity must not be empty');
+  }
+
+  get identity(): string {
+    return this.o.identity;
+  }
+
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** The holder last seen in the Lease ('' for none). */
+  leader(): string {
+    return this.observed?.holderIdentity ?? '';
+  }
+
+  /**
+   * Campaigns until `signal` aborts: acquire, lead while renewals succeed, and on losing the Lease
+   * campaign again. When `signal` aborts while leading, leading stops and the Lease is released.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      if (!(await this.acquire(signal))) break;
+      this.leading = true;
+      this.o.onStartedLeading();
+      await this.renewWhileLeading(signal);
+      this.leading = false;
+      await this.o.onStoppedLeading();
+      if (signal.aborted) {
+        await this.release();
+        break;
+      }
+    }
+  }
+
+  /** Tries until it holds the Lease (true) or `signal` aborts (false). */
+  private async acquire(signal: AbortSignal): Promise<boolean> {
+    const { clock, retryPeriodMs } = this.o;
+    while (!signal.aborted) {
+      if (await this.tryAcquireOrRenew(signal)) return true;
+      const wait = retryPeriodMs + this.o.random() * JITTER_FACTOR * retryPeriodMs;
+      try {
+        await clock.sleep(wait, signal);
+      } catch {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /** Renews every retryPeriod; returns when a renewal did not succeed within renewDeadline, or on abort. */
+  private async renewWhileLeading(signal: AbortSignal): Promise<void> {
+    const { clock, retryPeriodMs, renewDeadlineMs } = this.o;
+    while (!signal.aborted) {
+      try {
+        await clock.sleep(retryPeriodMs, signal);
+      } catch {
+        return;
+      }
+      // Keep trying until one renewal succeeds; the attempts, and any request still open, end at the deadline.
+      const deadline = new AbortController();
+      const timer = clock.setTimer(() => deadline.abort(new Error('renew deadline')), renewDeadlineMs);
+      const both = AbortSignal.any([signal, deadline.signal]);
+      let renewed = false;
+      try {
+        while (!both.aborted) {
+          if (await this.tryAcquireOrRenew(both)) {
+            renewed = true;
+            break;
+          }
+          await clock.sleep(retryPeriodMs, both).catch(() => undefined);
+        }
+      } finally {
+        clock.clearTimer(timer);
+      }
+      if (signal.aborted) return;
+      if (!renewed) {
+        this.o.onError?.(`failed to renew ${describe(this.o.store)} within ${renewDeadlineMs / 1000}s: stopped leading`);
+        return;
+      }
+    }
+  }
+
+  private noteRecord(spec: LeaseSpec, rv: string | undefined): void {
+    const changed = !this.observed || JSON.stringify(this.observed) !== JSON.stringify(spec);
+    this.observedRV = rv;
+    if (changed) {
+      this.observed = spec;
+      this.observedAt = this.o.clock.now();
+    }
+    const holder = spec.holderIdentity ?? '';
+    if (holder !== this.reportedLeader) {
+      this.reportedLeader = holder;
+      this.o.onNewLeader?.(holder);
+    }
+  }
+
+  /** client-go's tryAcquireOrRenew: one read and at most one write. */
+  async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const { store, identity, clock, leaseDurationMs } = this.o;
+    const now = clock.now();
+    const mine: LeaseSpec = {
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.round(leaseDurationMs / 1000),
+      acquireTime: microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions: 0,
+    };
+    let current: Lease | undefined;
+    try {
+      current = await store.get(signal);
+    } catch (err) {
+      this.o.onError?.(`cannot read ${describe(store)}: ${toKubeError(err).message}`);
+      return false;
+    }
+    if (!current) {
+      try {
+        const made = await store.create({
+          apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+          metadata: { name: store.name, namespace: store.namespace }, spec: mine,
+        }, signal);
+        this.noteRecord(made.spec ?? mine, made.metadata.resourceVersion);
+        return true;
+      } catch (err) {
+        this.o.onError?.(`cannot create ${describe(store)}: ${toKubeError(err).message}`);
+        return false;
+      }
+    }
+    const old = current.spec ?? {};
+    this.noteRecord(old, current.metadata.resourceVersion);
+    const holder = old.holderIdentity ?? '';
+    const heldByMe = holder === identity;
+    const validUntil = this.observedAt + (old.leaseDurationSeconds ?? 0) * 1000;
+    if (holder !== '' && !heldByMe && validUntil > now) return false; // someone else holds it
+    if (heldByMe) {
+      mine.acquireTime = old.acquireTime ?? mine.acquireTime;
+      mine.leaseTransitions = old.leaseTransitions ?? 0;
+    } else {
+      mine.leaseTransitions = (old.leaseTransitions ?? 0) + 1;
+    }
+    try {
+      const updated = await store.update({ ...current, spec: { ...old, ...mine } }, signal);
+      this.noteRecord(updated.spec ?? mine, updated.metadata.resourceVersion);
+      return true;
+    } catch (err) {
+      this.o.onError?.(`cannot update ${describe(store)}: ${toKubeError(err).message}`);
+      return false;
+    }
+  }
+
+  /** Gives the Lease up (only when this replica holds it as last seen). */
+  private async release(): Promise<void> {
+    if (this.observed?.holderIdentity !== this.o.identity || this.observedRV === undefined) return;
+    const now = this.o.clock.now();
+    const spec: LeaseSpec = {
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      acquireTime: microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions: this.observed.leaseTransitions ?? 0,
+    };
+    try {
+      const updated = await this.o.store.update({
+        apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+        metadata: { name: this.o.store.name, namespace: this.o.store.namespace, resourceVersion: this.observedRV }, spec,
+      }, AbortSignal.timeout(this.o.renewDeadlineMs));
+      this.noteRecord(updated.spec ?? spec, updated.metadata.resourceVersion);
+    } catch (err) {
+      this.o.onError?.(`cannot release ${describe(this.o.store)}: ${toKubeError(err).message}`);
+    }
+  }
+}
+
+function describe(store: LeaseStore): string {
+  return `lease ${store.namespace}/${store.name}`;
+}

@@ -1,0 +1,250 @@
+// The manager (controller-runtime's Manager is the model; docs/architecture.md#the-manager):
+//
+//  * a shared cache: one informer per resource type, created on first request and shared by every
+//    reconciler that asks for it;
+//  * runnables: reconcilers (leader-only) and anything else that runs on every replica (HTTP
+//    servers, the webhook); each runs until its signal aborts;
+//  * start: informers first; once every cache has synced, leader election (when enabled) and then
+//    the leader-only runnables; the others start at once;
+//  * stop: leader-only runnables first (their in-flight reconciles finish), then the Lease is
+//    released, then the informers and the other runnables stop;
+//  * a replica that loses its Lease stops its leader-only runnables at once, refuses every further
+//    write of its main client (KubeClient's writeGate) and reports it through `done`, which rejects
+//    with LeaderElectionLost: `pacer controller` then exits 1 and is restarted, as controller-runtime
+//    does.
+
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { KubeClient, ResourceType } from '../kube/client.ts';
+import { realClock } from '../kube/clock.ts';
+import type { Clock } from '../kube/clock.ts';
+import type { KubeError } from '../kube/errors.ts';
+import type { Logger } from '../observe/logger.ts';
+import type { ControllerMetrics } from '../observe/metrics.ts';
+import { Informer, kubeSource } from '../controller/informer.ts';
+import type { ObjectWithMeta } from '../controller/informer.ts';
+import { LeaderElector, kubeLeaseStore } from './leaderelection.ts';
+import type { LeaseStore } from './leaderelection.ts';
+
+export interface Runnable {
+  readonly name: string;
+  /** True: runs only while this replica leads (reconcile workers). False: on every replica. */
+  readonly needLeaderElection: boolean;
+  /** Runs until `signal` aborts, then stops gracefully and resolves. */
+  start(signal: AbortSignal): Promise<void>;
+}
+
+export interface LeaderElectionOptions {
+  /** Namespace of the Lease. */
+  namespace: string;
+  /** Name of the Lease (--leader-election-id). */
+  id: string;
+  /** This replica's identity (default: hostname_uuid, as controller-runtime). */
+  identity?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  /** The Lease's client (client-go uses a separate one, so the writeGate never blocks renewals). */
+  store?: LeaseStore;
+  client?: KubeClient;
+}
+
+export interface ManagerOptions {
+  /** The client reconcilers write with; the manager sets its writeGate when electing. */
+  client: KubeClient;
+  logger: Logger;
+  metrics?: ControllerMetrics;
+  clock?: Clock;
+  /** Restrict every informer to one namespace (default: all). */
+  namespace?: string;
+  resyncMs?: number;
+  watchdogMs?: number;
+  /** Off: this replica leads from the start (one process, tests, `pacer up`). */
+  leaderElection?: LeaderElectionOptions;
+}
+
+export class LeaderElectionLost extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LeaderElectionLost';
+  }
+}
+
+export function defaultIdentity(): string {
+  return `${hostname()}_${randomUUID()}`;
+}
+
+export class Manager {
+  readonly client: KubeClient;
+  readonly logger: Logger;
+  readonly metrics?: ControllerMetrics;
+  readonly clock: Clock;
+  readonly namespace?: string;
+  private readonly opts: ManagerOptions;
+  private readonly informers = new Map<string, Informer<ObjectWithMeta>>();
+  private readonly runnables: Runnable[] = [];
+  private readonly elector?: LeaderElector;
+  private readonly leaseName?: string;
+  private leading: boolean;
+  /** Once lost, never again in this process: the writeGate stays shut. */
+  private lost = false;
+  private started = false;
+  private stopping?: Promise<void>;
+  private readonly everyone = new AbortController();
+  private leaders?: AbortController;
+  private leaderRuns: Promise<void>[] = [];
+  private otherRuns: Promise<void>[] = [];
+  private electing?: Promise<void>;
+  private readonly electionAbort = new AbortController();
+  private settleDone!: { resolve(): void; reject(err: Error): void };
+  /** Resolves after a stop; rejects with LeaderElectionLost when the Lease was lost. */
+  readonly done: Promise<void>;
+
+  constructor(opts: ManagerOptions) {
+    this.opts = opts;
+    this.client = opts.client;
+    this.logger = opts.logger;
+    this.metrics = opts.metrics;
+    this.clock = opts.clock ?? realClock;
+    this.namespace = opts.namespace;
+    this.done = new Promise<void>((resolve, reject) => { this.settleDone = { resolve, reject }; });
+    this.done.catch(() => undefined); // observed by whoever awaits it; never an unhandled rejection
+    const le = opts.leaderElection;
+    this.leading = !le;
+    if (le) {
+      const store = le.store ?? kubeLeaseStore(le.client ?? opts.client, le.namespace, le.id);
+      this.leaseName = le.id;
+      const log = opts.logger.child({ lease: `${le.namespace}/${le.id}` });
+      this.elector = new LeaderElector({
+        store,
+        identity: le.identity ?? defaultIdentity(),
+        leaseDurationMs: le.leaseDurationMs,
+        renewDeadlineMs: le.renewDeadlineMs,
+        retryPeriodMs: le.retryPeriodMs,
+        clock: this.clock,
+        onStartedLeading: () => this.startLeading(),
+        onStoppedLeading: () => this.stopLeading(),
+        onNewLeader: (id) => log.info(id === '' ? 'the lease was released' : 'new leader', { leader: id, me: id === this.elector?.identity }),
+        onError: (message) => log.warn(message),
+      });
+      opts.metrics?.leaderElection.set({ name: le.id }, 0);
+    }
+  }
+
+  /** The shared informer of `type` (one per resource type; created on first request). */
+  informer<T extends ObjectWithMeta>(type: ResourceType): Informer<T> {
+    const key = `${type.group}/${type.version}/${type.plural}`;
+    let inf = this.informers.get(key);
+    if (!inf) {
+      if (this.started) throw new Error(`informer for ${type.plural} requested after the manager started`);
+      const name = type.plural;
+      inf = new Informer<ObjectWithMeta>(kubeSource(this.client, type, this.namespace), {
+        name, resyncMs: this.opts.resyncMs, watchdogMs: this.opts.watchdogMs, clock: this.clock,
+        onError: (err: KubeError, msg: string) => this.logger.warn(msg, { informer: name, kind: err.kind, error: err.message }),
+      });
+      this.informers.set(key, inf);
+    }
+    return inf as unknown as Informer<T>;
+  }
+
+  add(r: Runnable): void {
+    if (this.started) throw new Error(`runnable ${r.name} added after the manager started`);
+    this.runnables.push(r);
+  }
+
+  /** This replica's identity in the Lease, when electing. */
+  identity(): string | undefined {
+    return this.elector?.identity;
+  }
+
+  /** True while this replica may run reconcile workers and write. */
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Every cache has synced (readiness: a standby is ready too). */
+  ready(): boolean {
+    for (const inf of this.informers.values()) if (!inf.hasSynced()) return false;
+    return true;
+  }
+
+  waitForSync(): Promise<void> {
+    return Promise.all([...this.informers.values()].map((i) => i.waitForSync())).then(() => undefined);
+  }
+
+  /** Why a write is refused now, or undefined (KubeClient's writeGate). */
+  writeRefusal(): string | undefined {
+    if (this.leading) return undefined;
+    return this.lost ? `this replica lost the leader election lease ${this.leaseName}` : 'this replica is not the leader';
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const inf of this.informers.values()) inf.start();
+    for (const r of this.runnables) if (!r.needLeaderElection) this.otherRuns.push(this.runGuarded(r, this.everyone.signal));
+    void this.waitForSync().then(() => {
+      if (this.stopping) return;
+      if (!this.elector) {
+        this.startLeading();
+        return;
+      }
+      this.logger.info('caches synced; campaigning for leadership', { identity: this.elector.identity, lease: this.leaseName });
+      this.electing = this.elector.run(this.electionAbort.signal);
+    });
+  }
+
+  private runGuarded(r: Runnable, signal: AbortSignal): Promise<void> {
+    return r.start(signal).catch((err: unknown) => {
+      this.logger.error('runnable failed', { runnable: r.name, error: (err as Error).message ?? String(err) });
+    });
+  }
+
+  private startLeading(): void {
+    if (this.stopping || this.lost) return;
+    this.leading = true;
+    if (this.leaseName) {
+      this.metrics?.leaderElection.set({ name: this.leaseName }, 1);
+      this.logger.info('became the leader; starting workers', { identity: this.elector?.identity, lease: this.leaseName });
+    }
+    this.leaders = new AbortController();
+    const signal = this.leaders.signal;
+    this.leaderRuns = this.runnables.filter((r) => r.needLeaderElection).map((r) => this.runGuarded(r, signal));
+  }
+
+  /** Leading ended: the gate shuts at once, then the leader-only runnables stop. */
+  private async stopLeading(): Promise<void> {
+    const wasLeading = this.leading;
+    this.leading = false;
+    if (this.leaseName) this.metrics?.leaderElection.set({ name: this.leaseName }, 0);
+    const lostNow = wasLeading && !this.stopping;
+    if (lostNow) {
+      this.lost = true;
+      this.logger.error('leader election lost: stopping workers', { identity: this.elector?.identity, lease: this.leaseName });
+    }
+    this.leaders?.abort();
+    await Promise.all(this.leaderRuns);
+    if (lostNow) void this.stopAll(new LeaderElectionLost(`leader election lost (lease ${this.opts.leaderElection?.namespace}/${this.leaseName})`));
+  }
+
+  /** Graceful stop: leader-only runnables, the Lease, then the caches and everything else. */
+  stop(): Promise<void> {
+    return this.stopAll();
+  }
+
+  private stopAll(reason?: Error): Promise<void> {
+    this.stopping ??= (async () => {
+      if (this.elector) {
+        this.electionAbort.abort();
+        await this.electing; // stops the leader-only runnables, then releases the Lease
+      }
+      if (this.leading) await this.stopLeading();
+      this.everyone.abort();
+      await Promise.all([...this.informers.values()].map((i) => i.stop()));
+      await Promise.all(this.otherRuns);
+      if (reason) this.settleDone.reject(reason);
+      else this.settleDone.resolve();
+    })();
+    return this.stopping;
+  }
+}
