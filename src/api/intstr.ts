@@ -3,21 +3,6 @@
 
 import type { IntOrString } from './types.ts';
 
-const PERCENT = /^[0-9]+%$/;
-
-/** True when `v` is a non-negative integer or a string such as "25%". */
-export function isIntOrPercent(v: unknown): v is IntOrString {
-  if (typeof v === 'number') return Number.isInteger(v) && v >= 0;
-  return typeof v === 'string' && PERCENT.test(v);
-}
-
-/** The literal value is zero: 0, "0%" (or "00%"). Validation looks at the literal, not the scaled value. */
-export function isZeroIntOrPercent(v: IntOrString | undefined): boolean {
-  if (v === undefined) return false;
-  if (typeof v === 'number') return v === 0;
-  return PERCENT.test(v) && Number.parseInt(v.slice(0, -1), 10) === 0;
-}
-
 /**
  * An integer is returned as it is (not scaled, not capped); "p%" of `total` is rounded up or down.
  * Throws, with upstream's words, for a string that is not a percentage ("invalid value for

@@ -626,12 +626,6 @@ export function establishedStatus(crd: KubeObject, nowIso: string, others: Compi
   return { conditions, acceptedNames, storedVersions };
 }
 
-/** Whether a CRD's status says it is Established (its resources are served). */
-export function isEstablished(crd: KubeObject): boolean {
-  const conditions = obj(crd.status).conditions;
-  return Array.isArray(conditions) && conditions.map(obj).some((c) => c.type === 'Established' && c.status === 'True');
-}
-
 /** How routing, discovery and the printers see one served version of a CRD. */
 export function resourceInfoFor(compiled: CompiledCRD, version: ServedVersion): ResourceInfo {
   const subresources: Subresource[] = [];

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isIntOrPercent, isZeroIntOrPercent, scaledValue } from '../../../src/api/intstr.ts';
+import { scaledValue } from '../../../src/api/intstr.ts';
 import type { IntOrString } from '../../../src/api/types.ts';
 
 describe('api/intstr: GetScaledValueFromIntOrPercent', () => {
@@ -35,29 +35,4 @@ describe('api/intstr: GetScaledValueFromIntOrPercent', () => {
       expect(() => scaledValue(v, 10, true)).to.throw(message);
     });
   }
-});
-
-describe('api/intstr: literal checks used by validation and defaults', () => {
-  const rows: Array<{ v: unknown; intOrPercent: boolean; zero: boolean }> = [
-    { v: 0, intOrPercent: true, zero: true },
-    { v: 3, intOrPercent: true, zero: false },
-    { v: -1, intOrPercent: false, zero: false },
-    { v: 1.5, intOrPercent: false, zero: false },
-    { v: '0%', intOrPercent: true, zero: true },
-    { v: '00%', intOrPercent: true, zero: true },
-    { v: '25%', intOrPercent: true, zero: false },
-    { v: '5', intOrPercent: false, zero: false },
-    { v: '-5%', intOrPercent: false, zero: false },
-    { v: 'a%', intOrPercent: false, zero: false },
-    { v: true, intOrPercent: false, zero: false },
-  ];
-  for (const { v, intOrPercent, zero } of rows) {
-    it(`${JSON.stringify(v)}: int-or-percent ${intOrPercent}, zero ${zero}`, () => {
-      expect(isIntOrPercent(v)).to.equal(intOrPercent);
-      if (typeof v === 'number' || typeof v === 'string') expect(isZeroIntOrPercent(v)).to.equal(zero);
-    });
-  }
-  it('an absent value is not zero (it defaults to 25%)', () => {
-    expect(isZeroIntOrPercent(undefined)).to.equal(false);
-  });
 });
