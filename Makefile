@@ -1,5 +1,5 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need first.
-.PHONY: run test typecheck unit bench install kubectl clean
+.PHONY: run test typecheck lint unit bench install kubectl clean
 
 STAMP := node_modules/.pacer-installed
 
@@ -24,6 +24,10 @@ kubectl:
 
 typecheck: $(STAMP)
 	npm run --silent typecheck
+
+## The layering rules (.dependency-cruiser.mjs, docs/layering.md); `make test` runs them too.
+lint: $(STAMP)
+	npm run --silent lint:deps
 
 unit: $(STAMP)
 	npm run --silent test:unit

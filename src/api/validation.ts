@@ -8,7 +8,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Deployment, DeploymentStrategy, IntOrString, LabelSelector } from './types.ts';
 import { isEmptySelector, selectorMatches } from './selector.ts';
-import { validateDependencies } from './dependencies.ts';
 
 export type FieldErrorType = 'Required' | 'Invalid' | 'NotSupported' | 'Forbidden';
 
@@ -339,6 +338,36 @@ function validateStrategy(strategy: DeploymentStrategy | undefined, errs: FieldE
 function sameSelector(a: LabelSelector | undefined, b: LabelSelector | undefined): boolean {
   if (!a || !b) return !a === !b;
   return isDeepStrictEqual(selectorValue(a), selectorValue(b));
+}
+
+/**
+ * spec.dependencies: a list of strings, each a DNS-1123 subdomain (a Deployment name), optionally
+ * prefixed by a DNS-1123 label (a namespace) and '/'. Messages are apimachinery's.
+ */
+export function validateDependencies(refs: unknown): FieldError[] {
+  const field = 'spec.dependencies';
+  if (refs === undefined || refs === null) return [];
+  if (!Array.isArray(refs)) {
+    return [{ field, type: 'Invalid', value: typeof refs, detail: `${field} in body must be of type array: "${typeof refs}"` }];
+  }
+  const errs: FieldError[] = [];
+  refs.forEach((ref: unknown, i) => {
+    const at = `${field}[${i}]`;
+    if (typeof ref !== 'string') {
+      errs.push({ field: at, type: 'Invalid', value: ref ?? null, detail: `${at} in body must be of type string` });
+      return;
+    }
+    const parts = ref.split('/');
+    if (parts.length > 2) {
+      errs.push({ field: at, type: 'Invalid', value: ref, detail: "must be a name or namespace/name" });
+      return;
+    }
+    const problems = parts.length === 2
+      ? [...dns1123LabelErrors(parts[0]).map((m) => `namespace part ${m}`), ...dns1123SubdomainErrors(parts[1]).map((m) => `name part ${m}`)]
+      : dns1123SubdomainErrors(ref);
+    for (const detail of problems) errs.push({ field: at, type: 'Invalid', value: ref, detail });
+  });
+  return errs;
 }
 
 /**

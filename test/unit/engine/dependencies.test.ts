@@ -3,8 +3,8 @@
 
 import { expect } from 'chai';
 import type { Deployment, DeploymentStatus } from '../../../src/api/types.ts';
-import { dependencyKeys, parseDependency, validateDependencies } from '../../../src/api/dependencies.ts';
-import { formatFieldError, validateDeployment } from '../../../src/api/validation.ts';
+import { dependencyKeys, parseDependency } from '../../../src/api/dependencies.ts';
+import { formatFieldError, validateDependencies, validateDeployment } from '../../../src/api/validation.ts';
 import { withDefaults } from '../../../src/api/defaults.ts';
 import { newCondition } from '../../../src/engine/conditions.ts';
 import {

@@ -1,0 +1,82 @@
+// Pacer's layering rules, checked by dependency-cruiser: `npm run lint:deps` (part of `npm test`
+// and `make lint`). docs/layering.md says why each rule exists; test/unit/layering.test.ts proves
+// each one fires on a planted violation (test/fixtures/layering/).
+//
+// What is cruised: src/ and bin/ (the lint:deps script names them). test/ and bench/ are not:
+// they may import anything, and tsc -p . already fails on an import they cannot resolve.
+//
+// Parser: swc (@swc/core). dependency-cruiser's own TypeScript support needs the compiler API of
+// typescript < 7, which the native TypeScript 7 this project uses does not have; swc parses the
+// .ts sources (and `.ts` extension imports resolve as plain files) and marks `import type` /
+// `export type` as dependency type "type-only". The layering rules count type-only imports too
+// (a type from the wrong layer is still coupling); the cycle rule does not (they are erased
+// before Node runs the code).
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'engine-imports-only-api',
+      comment:
+        'src/engine/ is the pure rollout logic: it may import src/api/, itself, and the Node builtins ' +
+        'crypto (pod-template-hash) and util (isDeepStrictEqual). Nothing of the controller, the ' +
+        'cluster client, the CLI or the simulator, and no npm package.',
+      severity: 'error',
+      from: { path: '^src/engine/' },
+      to: { pathNot: ['^src/(engine|api)/', '^(node:)?(crypto|util)$'] },
+    },
+    {
+      name: 'sim-not-controller-side',
+      comment:
+        'src/sim/ is the simulated cluster the controller is tested against: it must not import the ' +
+        'controller side (src/controller, src/engine, src/cli, src/plugin, src/server). It may use ' +
+        'src/api/ and src/kube/.',
+      severity: 'error',
+      from: { path: '^src/sim/' },
+      to: { path: '^src/(controller|engine|cli|plugin|server)/' },
+    },
+    {
+      name: 'not-to-cli',
+      comment:
+        'src/cli/ is the outermost layer (commands, flags, process wiring). Only src/cli/ itself and ' +
+        'bin/ may import it; a module elsewhere that needs something from it should have it moved ' +
+        'down to the layer it belongs to.',
+      severity: 'error',
+      from: { pathNot: '^(src/cli|bin)/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'no-runtime-cycle',
+      comment:
+        'A cycle of runtime imports makes module evaluation order matter (a binding read before its ' +
+        'module ran throws). Cycles one of whose edges is an `import type` are erased before Node ' +
+        'runs the code and are allowed. (This rule looks at one cycle per import; the exact check ' +
+        'for what it can miss is in test/unit/layering.test.ts, see docs/layering.md.)',
+      severity: 'error',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import that does not resolve to a file, a Node builtin or an installed package.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'no-orphans',
+      comment:
+        'A module that imports nothing and that nothing imports is dead code, or is wired in some ' +
+        'way the checker cannot see.',
+      severity: 'error',
+      from: { orphan: true, pathNot: ['\\.d\\.ts$'] },
+      to: {},
+    },
+  ],
+  options: {
+    parser: 'swc',
+    doNotFollow: { path: 'node_modules' },
+    moduleSystems: ['es6', 'cjs'],
+    progress: { type: 'none' },
+  },
+};
