@@ -1,5 +1,5 @@
 // An owned list+watch loop with a cache, which recovers from every failure (client-node's
-// makeInformer stops for good on any error but 410: peers.md §(c)).
+// makeInformer stops for good on any error but 410: docs/simulated-api-server.md#what-clients-rely-on).
 //
 //   list → watch from the list's resourceVersion
 //     clean close            → watch again from the last resourceVersion seen
@@ -297,7 +297,7 @@ export class Informer<T extends ObjectWithMeta> {
         const e = err instanceof Relist ? undefined : toKubeError(err);
         if (!e || (e.kind === 'Gone' && !needList)) {
           // The resourceVersion is too old: relist at once, unless that keeps happening with nothing
-          // in between (some servers answer every watch with 410: peers.md §(c) #10).
+          // in between (some servers answer every watch with 410: docs/simulated-api-server.md#what-clients-rely-on).
           needList = true;
           if (++this.goneStreak > 1) await this.sleep(retryDelay(this.goneStreak - 2, this.opts.backoffBaseMs, this.opts.backoffMaxMs));
           continue;

@@ -1,4 +1,4 @@
-// Dependency-ordered Deployments (Marathon's `dependencies`, the seed's order rules), level-triggered.
+// Dependency-ordered Deployments (Marathon's `dependencies`, docs/semantics/marathon.md#dependency-order), level-triggered.
 //
 // The gate. A Deployment with spec.dependencies may make progress only while every dependency
 // exists and is complete (DeploymentComplete: every replica updated and available, the current
@@ -19,7 +19,7 @@
 // through this Deployment, named), DependencyMissing (a dependency not found) or
 // DependenciesNotReady (what each one still lacks), in that precedence; True once satisfied.
 //
-// Stop order (the seed's, not Marathon's code): every Deployment that others depend on carries the
+// Stop order (Marathon's docs, not Marathon's code): every Deployment that others depend on carries the
 // finalizer pacer.dev/dependents while it has dependents; a deleting Deployment keeps it until no
 // Deployment that depends on it exists any more, so app is gone before db goes.
 //

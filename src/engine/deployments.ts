@@ -1,4 +1,4 @@
-// The deployments view: Marathon's active deployments (GET /v2/deployments, reference §A.4–A.6)
+// The deployments view: Marathon's active deployments (GET /v2/deployments, docs/semantics/marathon.md#the-active-deployments-view)
 // derived from the pacer.dev Deployments as stored, with no state of its own (level-triggered: the
 // same list always gives the same view; the controller and the plugin compute it alike).
 //
@@ -33,7 +33,7 @@
 //   A finished app kept as a member: Start/Scale when new (revision ≤ 1, generation 1), else
 //   Restart (its stored state no longer says whether it was a scale).
 //
-// STEPS (§A.4): one "stop" step, one "start" step, then one step per dependency level (levels over
+// STEPS (Marathon's plan): one "stop" step, one "start" step, then one step per dependency level (levels over
 // the whole graph of apps not being deleted, only the deployment's apps placed; apps on a
 // dependency cycle have no level and go into one last step); empty steps are dropped. Actions are
 // sorted by app id. currentStep is the first step with an action not done: Stop is done when the
@@ -82,7 +82,7 @@ export interface MarathonStep {
   actions: MarathonAction[];
 }
 
-/** One element of GET /v2/deployments (reference §A.6). */
+/** One element of GET /v2/deployments (docs/semantics/marathon.md#marathons-v2deployments). */
 export interface MarathonDeployment {
   id: string;
   version: string;

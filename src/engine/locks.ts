@@ -1,4 +1,4 @@
-// One deployment per app (Marathon's deployment lock, reference marathon-dcos.md §A.5), decided at
+// One deployment per app (Marathon's deployment lock, docs/semantics/marathon.md#one-deployment-per-app-locks-and-force), decided at
 // admission time from the Deployments as stored (the controller's cache), with no state of its own.
 //
 // THE LOCK. An UPDATE of a pacer.dev Deployment X that changes its spec is refused when

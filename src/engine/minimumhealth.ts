@@ -1,5 +1,5 @@
 // MinimumHealth: Marathon's upgradeStrategy on the RollingUpdate machinery. The capacity formulas
-// are Marathon's, bit for bit (reference marathon-dcos.md A.1/A.2): the double product, then ceil
+// are Marathon's, bit for bit (docs/semantics/marathon.md#floating-point): the double product, then ceil
 // or truncation, with no tolerance, so ceil(100 × 0.07) = 8 and trunc(3 × 1.3) = 3 as on the JVM.
 //
 // The rollout itself is not a second loop: rolling.ts grows the new ReplicaSet up to a total and
@@ -9,8 +9,8 @@
 // * maximumOverCapacity given (today's Marathon): total ≤ cap = trunc(n × (1 + maximumOverCapacity)),
 //   available ≥ m; new pods start while there is room, and each new pod that turns available lets
 //   one old pod go (the 1:1 exchange). When m == cap (only possible as m == cap == n) one extra pod
-//   is allowed, or nothing could move (A.2 step 4).
-// * maximumOverCapacity absent (the seed's side-by-side rule):
+//   is allowed, or nothing could move (step 4 of docs/semantics/marathon.md#marathons-restart-strategy).
+// * maximumOverCapacity absent (the older Marathon docs' rule, docs/semantics/marathon.md#the-side-by-side-rule):
 //   phase 1, while the new ReplicaSet has fewer than m available: old → m and new → m, total ≤ 2m,
 //     and the old ReplicaSets keep m available of their own (minAvailable = m + new available);
 //   phase 2, once m new pods are available: the old ones stop and the new one grows to n, with
@@ -40,7 +40,7 @@ export function maximumCapacity(replicas: number, maximumOverCapacity: number): 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Marathon's TaskReplaceActor, for the table tests of the reference (A.2). Pacer's rollout does not
+// Marathon's TaskReplaceActor (docs/semantics/marathon.md#marathons-restart-strategy), for table tests. Pacer's rollout does not
 // call these; it uses the bounds below.
 
 export interface MarathonRestart {
@@ -51,7 +51,7 @@ export interface MarathonRestart {
 }
 
 /**
- * The restart strategy of A.2 steps 1–5 for an app without persistent volumes: `healthy` (H) is the
+ * Marathon's restart strategy, steps 1–5, for an app without persistent volumes: `healthy` (H) is the
  * number of current instances considered healthy, `current` (C) the number of all current instances.
  */
 export function marathonRestart(replicas: number, minimumHealthCapacity: number, maximumOverCapacity: number, healthy: number, current: number): MarathonRestart {
@@ -64,7 +64,7 @@ export function marathonRestart(replicas: number, minimumHealthCapacity: number,
 }
 
 /**
- * The launch formula of A.2: new instances started now, with `oldActive` old instances not yet
+ * Marathon's launch formula: new instances started now, with `oldActive` old instances not yet
  * terminal (kills requested but unconfirmed still count) and `started` new ones already launched.
  */
 export function marathonLaunch(maxCapacity: number, replicas: number, oldActive: number, started: number): number {
@@ -82,7 +82,7 @@ export function isMinimumHealth(d: Deployment): boolean {
 export interface MinimumHealthSettings {
   replicas: number;
   minimumHealthCapacity: number;
-  /** undefined: the seed's side-by-side rule. */
+  /** undefined: the side-by-side rule (see the header). */
   maximumOverCapacity: number | undefined;
 }
 
@@ -107,7 +107,7 @@ export function minimumHealthEnvelope(s: MinimumHealthSettings): RolloutBudget {
   const m = minimumHealthy(n, s.minimumHealthCapacity);
   if (s.maximumOverCapacity === undefined) return { maxTotal: Math.max(2 * m, n), minAvailable: m };
   let cap = maximumCapacity(n, s.maximumOverCapacity);
-  if (n > 0 && m === cap) cap += 1; // A.2 step 4, see the departure above
+  if (n > 0 && m === cap) cap += 1; // Marathon's step 4, see the departure above
   return { maxTotal: cap, minAvailable: m };
 }
 

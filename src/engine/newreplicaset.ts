@@ -1,6 +1,6 @@
 // The new ReplicaSet: found among the Deployment's ReplicaSets (and its annotations brought up to
 // date: revision, revision history, copied Deployment annotations, minReadySeconds), or built for
-// creation exactly as upstream builds it (reference §4).
+// creation exactly as upstream builds it (docs/semantics/kubernetes-deployments.md#the-pod-template-hash-and-the-new-replicaset).
 
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { maxRevision, parseInt64, setNewReplicaSetAnnotations, skipCopyAnnotation, REVISION_ANNOTATION } from './annotations.ts';

@@ -1,4 +1,4 @@
-// decide(): one reconcile pass of a Deployment, in upstream syncDeployment's order (reference §3):
+// decide(): one reconcile pass of a Deployment, in upstream syncDeployment's order (docs/semantics/kubernetes-deployments.md#the-reconcile-pass):
 // validation, empty selector, claim, deletion, paused conditions, paused → scale only, legacy
 // rollback, scaling event → scale only, else the Recreate or RollingUpdate step. Every write is
 // listed once, in the order issued; the status is written once, at the end, only when it changed.

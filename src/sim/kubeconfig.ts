@@ -1,4 +1,4 @@
-// The kubeconfig of kube-api-compat.md §14: plain http on 127.0.0.1, `insecure-skip-tls-verify`
+// The kubeconfig of docs/simulated-api-server.md#kubeconfig-and-authentication: plain http on 127.0.0.1, `insecure-skip-tls-verify`
 // (client-node refuses http:// without it; kubectl does not mind), a token (client-node sends it;
 // kubectl never sends credentials over http), and a context whose namespace is `default`.
 

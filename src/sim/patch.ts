@@ -1,5 +1,5 @@
-// The four PATCH content types of kube-api-compat.md §6: JSON merge patch (RFC 7386), JSON patch
-// (RFC 6902), strategic merge patch for built-in types (merge keys and directives of §6.3), and a
+// The four PATCH content types of docs/simulated-api-server.md#patch-types: JSON merge patch (RFC 7386), JSON patch
+// (RFC 6902), strategic merge patch for built-in types (its merge keys and directives), and a
 // minimal server-side apply (a merge patch that may create). Pure functions over JSON values.
 
 import jsonpatch from 'fast-json-patch';
@@ -252,7 +252,7 @@ function strategicMerge(orig: unknown, patch: unknown, path: string[]): unknown 
   return out;
 }
 
-/** Strategic merge patch for built-in types (kube-api-compat.md §6.3). */
+/** Strategic merge patch for built-in types (docs/simulated-api-server.md#patch-types). */
 export function strategicMergePatch(target: Json, patch: Json): Json {
   if (!isObject(patch)) throw badPatch('strategic merge patch must be a JSON object');
   return strategicMerge(target, patch, []) ?? {};

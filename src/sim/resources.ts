@@ -1,4 +1,4 @@
-// The resource types the simulated API server serves (kube-api-compat.md §1.2), as one table that
+// The resource types the simulated API server serves (docs/simulated-api-server.md#discovery), as one table that
 // routing, discovery, OpenAPI and the Table printers all read. Custom resources are added at run
 // time from established CustomResourceDefinitions and described with the same shape.
 

@@ -1,6 +1,6 @@
 // Label and field selectors in their query-string forms (`?labelSelector=`, `?fieldSelector=`), as
 // the API server parses them: the full label grammar (=, ==, !=, in, notin, exists, !exists, gt, lt)
-// and the per-type field labels of kube-api-compat.md §4.2. Parse errors become 400 BadRequest.
+// and the per-type field labels (docs/simulated-api-server.md#lists-and-selectors). Parse errors become 400 BadRequest.
 
 import { ApiError } from './types.ts';
 import type { KubeObject, ResourceRef } from './types.ts';

@@ -1,4 +1,4 @@
-// The simulated cluster's HTTP API (kube-api-compat.md): routing, discovery, OpenAPI v3, the verbs
+// The simulated cluster's HTTP API (docs/simulated-api-server.md): routing, discovery, OpenAPI v3, the verbs
 // on resources and subresources, Table responses, watch streams, Status errors, the audit log and
 // the fault hooks. The store holds all semantics; this file only translates HTTP to store calls.
 

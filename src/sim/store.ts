@@ -1,5 +1,5 @@
 // The simulated cluster's storage and API semantics: one in-memory store for every resource type,
-// with the behaviour of kube-api-compat.md §4–§11 (resourceVersion, uid, generation, status and
+// with the behaviour of docs/simulated-api-server.md (resourceVersion, uid, generation, status and
 // scale subresources, optimistic concurrency, finalizers and deletion, namespaces, custom
 // resources from CRDs, selectors, paging, and a watch history that serves watch-from-RV and 410).
 //
@@ -627,7 +627,7 @@ export class Store implements StoreApi {
     return causes;
   }
 
-  /** Generation rules of §8: what counts as a change of the desired state. */
+  /** Generation rules (docs/simulated-api-server.md#generation): what counts as a change of the desired state. */
   private desiredChanged(info: ResourceInfo, a: KubeObject, b: KubeObject): boolean {
     if (this.isCustom(info)) {
       const skip = info.statusSubresource ? ['metadata', 'status'] : ['metadata'];

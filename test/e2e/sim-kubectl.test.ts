@@ -1,5 +1,5 @@
 // The real kubectl (v1.32, on PATH) against an in-process simulated cluster: the commands and the
-// error messages of kube-api-compat.md, asserted on kubectl's own output.
+// error messages of docs/simulated-api-server.md#errors, asserted on kubectl's own output.
 
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';

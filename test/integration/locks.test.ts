@@ -1,5 +1,5 @@
 // One deployment per app on the simulated cluster with the real controller and its webhook
-// (issue 6 §3): db ← app upgraded together; a further change to app is refused with 409 through
+// (docs/semantics/marathon.md#one-deployment-per-app-locks-and-force): db ← app upgraded together; a further change to app is refused with 409 through
 // the client and nothing is stored; a forced one is accepted, the force annotation disappears, db
 // is stamped with the cancelled deployment, and both converge to their own specs.
 

@@ -180,7 +180,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     await c.client.patch(DEPLOYMENTS, ns, 'web', { spec: { replicas: 15 } }, 'merge');
     const d = await waitComplete(c.client, ns, 'web', '2');
 
-    // Proportional scaling (reference §7): allowed = 15 + ceil(15·25%) = 19, toAdd = 19 − 13 = 6;
+    // Proportional scaling (docs/semantics/kubernetes-deployments.md#proportional-scaling): allowed = 15 + ceil(15·25%) = 19, toAdd = 19 − 13 = 6;
     // largest first: old round(8·19/13) − 8 = +4 → 12, new round(5·19/13) − 5 = +2 → 7; no leftover.
     expect(t.scalings.slice(mark, mark + 2).map((s) => `${s.rs} ${s.from}→${s.to}`)).to.deep.equal([`${oldName} 8→12`, `${newName} 5→7`]);
     const final = await ownedReplicaSets(c.client, d);

@@ -1,4 +1,4 @@
-// The minimal-but-sufficient OpenAPI v3 of kube-api-compat.md §2: a root index whose per-GV URLs
+// The minimal-but-sufficient OpenAPI v3 of docs/simulated-api-server.md#openapi: a root index whose per-GV URLs
 // carry a content hash (kubectl caches documents by URL), and per-GV documents with a PATCH
 // operation per kind that declares fieldValidation (so kubectl validates server-side) and one
 // component schema per kind with x-kubernetes-group-version-kind (so `kubectl explain` works).
@@ -311,7 +311,7 @@ function documentFor(group: string, version: string, resources: ResourceInfo[], 
       patch: {
         description: `partially update the specified ${k.kind}`, operationId: `patch${opPrefix}${scoped}${k.kind}`,
         parameters: PATCH_PARAMETERS,
-        // no strategic-merge-patch here: kubectl then uses its compiled-in patch metadata (§2.2)
+        // no strategic-merge-patch here: kubectl then uses its compiled-in patch metadata (docs/simulated-api-server.md#openapi)
         requestBody: { content: { 'application/json-patch+json': { schema: { type: 'object' } }, 'application/merge-patch+json': { schema: { type: 'object' } } }, required: true },
         responses: { 200: { description: 'OK', content: { 'application/json': { schema: ref } } } },
         'x-kubernetes-action': 'patch', 'x-kubernetes-group-version-kind': gvk,

@@ -1,5 +1,5 @@
 // The deployments view (src/engine/deployments.ts): Marathon's plan shape derived from stored
-// Deployments. Rows read like the reference's examples (§A.4): db ← app created, upgraded, scaled
+// Deployments. Rows read like the examples of docs/semantics/marathon.md#the-active-deployments-view: db ← app created, upgraded, scaled
 // and deleted together, independent apps, the levels example a; b→a; c→a; d→b.
 
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
-// The lock rule and force planning (src/engine/locks.ts). Rows read like issue 6 §3 and the
-// reference (§A.5): db ← app upgraded together, a further change to app while it is in the
+// The lock rule and force planning (src/engine/locks.ts). Rows read like the examples of
+// docs/semantics/marathon.md#one-deployment-per-app-locks-and-force: db ← app upgraded together, a further change to app while it is in the
 // deployment, forced, metadata-only, creates and deletes, apps without relations.
 
 import { expect } from 'chai';

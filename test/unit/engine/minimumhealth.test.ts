@@ -1,6 +1,6 @@
-// MinimumHealth (Marathon's upgradeStrategy): the capacity formulas with the seed's numbers and the
-// reference's cases (marathon-dcos.md A.2), the bounds Pacer derives from them, and whole rollouts
-// through decide() with the seed's peaks, pause, the progress deadline, undo, history and scaling.
+// MinimumHealth (Marathon's upgradeStrategy): the capacity formulas with the numbers of Marathon's
+// docs and code (docs/semantics/marathon.md#minimum-health), the bounds Pacer derives from them, and whole rollouts
+// through decide() with the docs' peaks, pause, the progress deadline, undo, history and scaling.
 
 import { expect } from 'chai';
 import type { Deployment, ReplicaSet } from '../../../src/api/types.ts';
