@@ -2,11 +2,19 @@
 // the CRD, starts the controller, applies examples/ and says how to point kubectl at it; with a
 // kubeconfig (flag or KUBECONFIG) it runs the controller against that cluster. Ctrl-C stops
 // everything cleanly.
+//
+// On the simulated cluster the terminal is for people: the instructions, then one status line (the
+// Deployments and how many are complete or still progressing), rewritten in place on a TTY and
+// printed again on each change otherwise. The controller's logs go to a file (.pacer/controller.log
+// under the working directory, --log-file) unless --log-to-stderr (-v) asks for them on stderr.
+// Against a real cluster the controller's logs are the output, on stderr as `pacer controller`'s.
 
 import { stopOnSignals } from './signals.ts';
 import { Command } from 'commander';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import type { WriteStream } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { CliError, runController } from './controller.ts';
@@ -18,11 +26,16 @@ import type { KubeObject, ResourceRef } from '../sim/types.ts';
 import { createLogger } from '../observe/logger.ts';
 import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
 import { API_VERSION, GROUP, PLURAL, VERSION } from '../api/types.ts';
+import type { Deployment } from '../api/types.ts';
+import { PROGRESSING, REASON, getCondition } from '../engine/conditions.ts';
+import { deploymentComplete } from '../engine/progress.ts';
 import { WEBHOOK_PATH, webhookConfiguration } from '../server/webhook.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const DEPLOYMENTS: ResourceRef = { group: GROUP, version: VERSION, resource: PLURAL };
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+/** Where the controller logs on the simulated cluster, relative to the working directory. */
+export const DEFAULT_LOG_FILE = join('.pacer', 'controller.log');
 
 export interface UpOptions {
   kubeconfig?: string;
@@ -40,17 +53,128 @@ export interface UpOptions {
   webhookBindAddress?: string;
   logLevel: LogLevel;
   logFormat: LogFormat;
+  /**
+   * The controller's log file (truncated at start: this run's logs). Default: DEFAULT_LOG_FILE on
+   * the simulated cluster, stderr against a cluster. Ignored with `logger` or `logToStderr`.
+   */
+  logFile?: string;
+  /** The controller's logs on stderr, also on the simulated cluster. */
+  logToStderr?: boolean;
   podStartMs?: number;
   podReadyMs?: number;
-  /** Where the instructions go (default stdout). */
+  /** Where the instructions and the status line go (default stdout). */
   out?: NodeJS.WritableStream;
+  /** The status line on the simulated cluster (default on). */
+  status?: boolean;
+  /** How often the status line is refreshed (default 1000 ms). */
+  statusIntervalMs?: number;
   logger?: Logger;
 }
 
 export interface Up {
   sim?: SimCluster;
   controller: RunningController;
+  /** The controller's log file (absolute), when it logs to one. */
+  logFile?: string;
+  /** The live status line, on the simulated cluster. */
+  status?: LiveStatus;
   stop(): Promise<void>;
+}
+
+/** The pacer.dev Deployments by where their rollout stands, for the status line. */
+export interface DeploymentCounts {
+  total: number;
+  /** DeploymentComplete: every replica updated and available, the generation observed. */
+  complete: number;
+  /** Progressing=False with ProgressDeadlineExceeded. */
+  failed: number;
+  /** Paused before completing. */
+  paused: number;
+  /** Every other one: a rollout or a scaling under way (or waiting on its dependencies). */
+  progressing: number;
+}
+
+export function countDeployments(items: readonly Deployment[]): DeploymentCounts {
+  const c: DeploymentCounts = { total: 0, complete: 0, failed: 0, paused: 0, progressing: 0 };
+  for (const d of items) {
+    c.total++;
+    const p = getCondition(d.status, PROGRESSING);
+    if (!d.metadata.deletionTimestamp && deploymentComplete(d, d.status ?? {})) c.complete++;
+    else if (p?.status === 'False' && p.reason === REASON.timedOut) c.failed++;
+    else if (d.spec?.paused === true) c.paused++;
+    else c.progressing++;
+  }
+  return c;
+}
+
+/** "pacer: 5 Deployments: 3 complete, 1 progressing, 1 past its progress deadline" */
+export function statusLine(c: DeploymentCounts): string {
+  const parts = [`${c.complete} complete`, `${c.progressing} progressing`];
+  if (c.paused > 0) parts.push(`${c.paused} paused`);
+  if (c.failed > 0) parts.push(`${c.failed} past ${c.failed === 1 ? 'its' : 'their'} progress deadline`);
+  return `pacer: ${c.total} Deployment${c.total === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
+/**
+ * The status line: on a TTY one line rewritten in place (no newline until stop), otherwise a plain
+ * line each time it changes. Refreshed every `intervalMs` from `read`.
+ */
+export class LiveStatus {
+  private readonly out: NodeJS.WritableStream;
+  private readonly inPlace: boolean;
+  private readonly read: () => readonly Deployment[];
+  private readonly timer: NodeJS.Timeout;
+  private last: string | undefined;
+  private stopped = false;
+
+  constructor(out: NodeJS.WritableStream, read: () => readonly Deployment[], opts: { inPlace: boolean; intervalMs: number }) {
+    this.out = out;
+    this.read = read;
+    this.inPlace = opts.inPlace;
+    this.timer = setInterval(() => this.refresh(), opts.intervalMs);
+    this.timer.unref();
+    this.refresh();
+  }
+
+  /** The line shown now (undefined before the first refresh that could read the Deployments). */
+  get current(): string | undefined {
+    return this.last;
+  }
+
+  refresh(): void {
+    if (this.stopped) return;
+    let line: string;
+    try {
+      line = statusLine(countDeployments(this.read()));
+    } catch {
+      return; // the store is stopping or the resource is not served yet: keep the last line
+    }
+    if (line === this.last) return;
+    this.last = line;
+    if (!this.inPlace) {
+      this.out.write(`${line}\n`);
+      return;
+    }
+    const columns = (this.out as { columns?: number }).columns;
+    const shown = columns && line.length >= columns ? `${line.slice(0, Math.max(0, columns - 2))}…` : line;
+    this.out.write(`\r\x1b[2K${shown}`);
+  }
+
+  /** No more updates; a line left open on the TTY is ended, so whatever follows starts on its own. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    if (this.inPlace && this.last !== undefined) this.out.write('\n');
+  }
+}
+
+/** The log file, its directory created, truncated (this run's logs); write errors are dropped. */
+function openLogFile(path: string): WriteStream {
+  mkdirSync(dirname(path), { recursive: true });
+  const stream = createWriteStream(path, { flags: 'w' });
+  stream.on('error', () => {}); // a full disk must not stop the controller
+  return stream;
 }
 
 /** Every object of every YAML file in `dir` (sorted by file name). Names the file on a parse error. */
@@ -76,8 +200,14 @@ function applyToSim(sim: SimCluster, ref: ResourceRef, obj: KubeObject, namespac
 }
 
 export async function runUp(o: UpOptions): Promise<Up> {
-  const logger = o.logger ?? createLogger({ level: o.logLevel, format: o.logFormat });
   const kubeconfig = o.kubeconfig ?? process.env.KUBECONFIG;
+  const wantFile = o.logger === undefined && !o.logToStderr ? (o.logFile ?? (kubeconfig ? undefined : DEFAULT_LOG_FILE)) : undefined;
+  const logFile = wantFile !== undefined ? resolve(wantFile) : undefined;
+  const logStream = logFile !== undefined ? openLogFile(logFile) : undefined;
+  const closeLog = async (): Promise<void> => {
+    if (logStream) await new Promise<void>((done) => logStream.end(done));
+  };
+  const logger = o.logger ?? createLogger({ level: o.logLevel, format: o.logFormat, ...(logStream ? { stream: logStream } : {}) });
   const common = {
     metricsBindAddress: o.metricsBindAddress,
     healthProbeBindAddress: o.healthProbeBindAddress,
@@ -85,16 +215,35 @@ export async function runUp(o: UpOptions): Promise<Up> {
     logger,
   };
   if (kubeconfig) {
-    const controller = await runController({ ...common, kubeconfig, ...(o.webhookBindAddress ? { webhookBindAddress: o.webhookBindAddress } : {}) });
-    return { controller, stop: () => controller.stop() };
+    let controller: RunningController;
+    try {
+      controller = await runController({ ...common, kubeconfig, ...(o.webhookBindAddress ? { webhookBindAddress: o.webhookBindAddress } : {}) });
+    } catch (err) {
+      await closeLog();
+      throw err;
+    }
+    return {
+      controller,
+      ...(logFile !== undefined ? { logFile } : {}),
+      stop: async () => {
+        await controller.stop();
+        await closeLog();
+      },
+    };
   }
 
-  const sim = await startSim({
-    port: o.port,
-    kubeconfigPath: o.simKubeconfig,
-    ...(o.podStartMs !== undefined ? { podStartMs: o.podStartMs } : {}),
-    ...(o.podReadyMs !== undefined ? { podReadyMs: o.podReadyMs } : {}),
-  });
+  let sim: SimCluster;
+  try {
+    sim = await startSim({
+      port: o.port,
+      kubeconfigPath: o.simKubeconfig,
+      ...(o.podStartMs !== undefined ? { podStartMs: o.podStartMs } : {}),
+      ...(o.podReadyMs !== undefined ? { podReadyMs: o.podReadyMs } : {}),
+    });
+  } catch (err) {
+    await closeLog();
+    throw err;
+  }
   try {
     for (const crd of await readManifests(join(ROOT, 'crds'))) applyToSim(sim, REF.customresourcedefinitions, crd);
     const controller = await runController({ ...common, kubeconfigText: sim.kubeconfig, webhookBindAddress: o.webhookBindAddress ?? '127.0.0.1:0' });
@@ -118,6 +267,7 @@ export async function runUp(o: UpOptions): Promise<Up> {
         controller.apiPort !== undefined ? `deployments view http://127.0.0.1:${controller.apiPort}/v2/deployments` : 'deployments view off',
       ].join(', ')}`,
       `pacer: applied examples: ${applied.join(', ') || '(none)'}`,
+      ...(o.logger ? [] : [`pacer: controller logs: ${logFile !== undefined ? `${logFile} (tail -f it; -v or --log-to-stderr shows them here)` : 'on stderr'}`]),
       `pacer: in another terminal:`,
       `  export KUBECONFIG=${sim.kubeconfigPath}`,
       `  kubectl get pdeploy,rs,pods`,
@@ -129,16 +279,27 @@ export async function runUp(o: UpOptions): Promise<Up> {
       `pacer: Ctrl-C stops everything`,
       '',
     ].join('\n'));
+    const status = o.status === false ? undefined : new LiveStatus(
+      out,
+      () => sim.store.list(DEPLOYMENTS, undefined, { shared: true }).items as unknown as Deployment[],
+      // In place only when nothing else writes to the terminal meanwhile.
+      { inPlace: (out as { isTTY?: boolean }).isTTY === true && logStream !== undefined, intervalMs: o.statusIntervalMs ?? 1000 },
+    );
     return {
       sim,
       controller,
+      ...(logFile !== undefined ? { logFile } : {}),
+      ...(status ? { status } : {}),
       stop: async () => {
+        status?.stop();
         await controller.stop();
         await sim.stop();
+        await closeLog();
       },
     };
   } catch (err) {
     await sim.stop();
+    await closeLog();
     throw err;
   }
 }
@@ -161,6 +322,8 @@ export function upCommand(): Command {
     .option('--webhook-bind-address <addr>', 'address of the deployment lock\'s admission webhook ("0" disables; default: a free loopback port on the simulated cluster, ":9443" otherwise)')
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .option('--log-format <format>', 'json or text', 'text')
+    .option('--log-file <file>', `the controller's log file (default on the simulated cluster: ${DEFAULT_LOG_FILE}; against a cluster: stderr)`)
+    .option('-v, --log-to-stderr', 'the controller\'s logs on stderr, also on the simulated cluster')
     .action(async (o: Record<string, string | undefined>) => {
       let up: Up;
       try {
@@ -175,11 +338,15 @@ export function upCommand(): Command {
           ...(o.webhookBindAddress ? { webhookBindAddress: o.webhookBindAddress } : {}),
           logLevel: (o.logLevel ?? 'info') as LogLevel,
           logFormat: (o.logFormat ?? 'text') as LogFormat,
+          ...(o.logFile !== undefined ? { logFile: o.logFile } : {}),
+          logToStderr: (o as Record<string, unknown>).logToStderr === true,
         });
       } catch (err) {
         process.stderr.write(`error: ${(err as Error).message}\n`);
         process.exit(err instanceof CliError ? err.exitCode : 1);
       }
+      // The status line ends before "received SIGINT, stopping" is written (these run first).
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => up.status?.stop());
       stopOnSignals(() => up.stop(), { prefix: 'pacer: ' });
     });
 }

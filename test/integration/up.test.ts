@@ -3,7 +3,7 @@
 // only runs the controller against that cluster.
 
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -44,8 +44,19 @@ describe('pacer up (the main job)', function () {
     logFormat: 'text' as const,
     podStartMs: 20,
     podReadyMs: 20,
+    statusIntervalMs: 50,
     logger: silentLogger(),
   };
+
+  async function withoutKubeconfigEnv<T>(f: () => Promise<T>): Promise<T> {
+    const saved = process.env.KUBECONFIG;
+    delete process.env.KUBECONFIG;
+    try {
+      return await f();
+    } finally {
+      if (saved !== undefined) process.env.KUBECONFIG = saved;
+    }
+  }
 
   it('without a kubeconfig: simulated cluster, CRD, controller and examples, and how to reach them', async () => {
     const out = collect();
@@ -63,6 +74,7 @@ describe('pacer up (the main job)', function () {
     expect(lines).to.include(`  export KUBECONFIG=${kubeconfig}`);
     expect(lines.find((l) => l.startsWith('pacer: applied examples: '))).to.include('web');
     expect(lines.some((l) => l.includes('kubectl pacer rollout status web'))).to.equal(true);
+    const examples = lines.find((l) => l.startsWith('pacer: applied examples: '))!.slice('pacer: applied examples: '.length).split(', ').length;
 
     // The examples roll out through the controller, as a user would see them with that kubeconfig.
     const client = new KubeClient(loadKubeConfig({ kubeconfig }));
@@ -71,12 +83,43 @@ describe('pacer up (the main job)', function () {
       return condition(d, 'Available')?.status === 'True' && (d.status?.availableReplicas ?? 0) === d.spec.replicas ? d : undefined;
     }, 30_000);
     expect(web.status?.ready).to.equal('3/3');
+
+    // The status line, a plain line per change on a stream that is not a TTY: every example
+    // Deployment counted, and it moves as they complete.
+    await eventually('a status line with a complete Deployment', async () => (/^pacer: \d+ Deployments: [1-9]\d* complete/m.test(out.text()) ? true : undefined));
+    const status = out.text().split('\n').filter((l) => /^pacer: \d+ Deployments?: /.test(l));
+    expect(status[0]).to.equal(`pacer: ${examples} Deployments: 0 complete, ${examples} progressing`);
+    expect(new Set(status).size, 'printed on change only').to.equal(status.length);
     await up.stop();
     up = undefined;
     await client.get(DEPLOYMENTS, 'default', 'web').then(
       () => expect.fail('the simulated cluster should be gone after stop'),
       (err: Error) => expect(err.message).to.match(/ECONNREFUSED|connect|fetch failed/i),
     );
+  });
+
+  it('without a logger: the controller logs to the log file, and the instructions say where', async () => {
+    const out = collect();
+    const logFile = join(dir, 'logs', 'controller.log');
+    up = await withoutKubeconfigEnv(() => runUp({ ...common, logger: undefined, logLevel: 'info', logFile, simKubeconfig: join(dir, 'k'), out: out.stream }));
+    expect(up.logFile).to.equal(logFile);
+    expect(out.text().split('\n')).to.include(`pacer: controller logs: ${logFile} (tail -f it; -v or --log-to-stderr shows them here)`);
+    await eventually('the controller to log its start', async () => (existsSync(logFile) && readFileSync(logFile, 'utf8').includes('pacer controller started') ? true : undefined));
+    expect(out.text(), 'no log line among the instructions').to.not.include('pacer controller started');
+    await up.stop();
+    up = undefined;
+    expect(readFileSync(logFile, 'utf8')).to.match(/INFO +pacer controller started/);
+  });
+
+  it('--log-to-stderr: no log file', async () => {
+    const out = collect();
+    const cwdDefault = join(process.cwd(), '.pacer', 'controller.log');
+    const before = existsSync(cwdDefault) ? readFileSync(cwdDefault, 'utf8') : undefined;
+    up = await withoutKubeconfigEnv(() => runUp({ ...common, logger: undefined, logLevel: 'error', logToStderr: true, logFile: join(dir, 'never.log'), simKubeconfig: join(dir, 'k'), out: out.stream }));
+    expect(up.logFile).to.equal(undefined);
+    expect(existsSync(join(dir, 'never.log'))).to.equal(false);
+    expect(existsSync(cwdDefault) ? readFileSync(cwdDefault, 'utf8') : undefined, 'the default file untouched').to.equal(before);
+    expect(out.text().split('\n')).to.include('pacer: controller logs: on stderr');
   });
 
   it('with a kubeconfig: only the controller, against that cluster', async () => {
@@ -88,6 +131,7 @@ describe('pacer up (the main job)', function () {
     try {
       up = await runUp({ ...common, webhookBindAddress: '0', kubeconfig, simKubeconfig: join(dir, 'unused.kubeconfig'), out: collect().stream });
       expect(up.sim, 'no simulated cluster of its own').to.equal(undefined);
+      expect(up.status, 'no status line: the controller\'s logs are the output').to.equal(undefined);
       expect(existsSync(join(dir, 'unused.kubeconfig'))).to.equal(false);
       await eventually('the controller to sync', () => up!.controller.ready());
     } finally {
