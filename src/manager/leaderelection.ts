@@ -238,7 +238,7 @@ export class LeaderElector {
     try {
       current = await store.get(signal);
     } catch (err) {
-      this.o.onError?.(`cannot read ${describe(store)}: ${toKubeError(err).message}`);
+      this.o.onError?.(toKubeError(err).message);
       return false;
     }
     if (!current) {
@@ -250,7 +250,7 @@ export class LeaderElector {
         this.noteRecord(made.spec ?? mine, made.metadata.resourceVersion);
         return true;
       } catch (err) {
-        this.o.onError?.(`cannot create ${describe(store)}: ${toKubeError(err).message}`);
+        this.o.onError?.(toKubeError(err).message);
         return false;
       }
     }
@@ -271,7 +271,7 @@ export class LeaderElector {
       this.noteRecord(updated.spec ?? mine, updated.metadata.resourceVersion);
       return true;
     } catch (err) {
-      this.o.onError?.(`cannot update ${describe(store)}: ${toKubeError(err).message}`);
+      this.o.onError?.(toKubeError(err).message);
       return false;
     }
   }
@@ -294,7 +294,7 @@ export class LeaderElector {
       }, AbortSignal.timeout(this.o.renewDeadlineMs));
       this.noteRecord(updated.spec ?? spec, updated.metadata.resourceVersion);
     } catch (err) {
-      this.o.onError?.(`cannot release ${describe(this.o.store)}: ${toKubeError(err).message}`);
+      this.o.onError?.(`cannot release the lease: ${toKubeError(err).message}`);
     }
   }
 }

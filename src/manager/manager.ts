@@ -89,6 +89,8 @@ export class Manager {
   /** Once lost, never again in this process: the writeGate stays shut. */
   private lost = false;
   private started = false;
+  /** Set the moment a stop is asked for (before `stopping`'s first await). */
+  private stopRequested = false;
   private stopping?: Promise<void>;
   private readonly everyone = new AbortController();
   private leaders?: AbortController;
@@ -184,7 +186,7 @@ export class Manager {
     for (const inf of this.informers.values()) inf.start();
     for (const r of this.runnables) if (!r.needLeaderElection) this.otherRuns.push(this.runGuarded(r, this.everyone.signal));
     void this.waitForSync().then(() => {
-      if (this.stopping) return;
+      if (this.stopRequested) return;
       if (!this.elector) {
         this.startLeading();
         return;
@@ -201,7 +203,7 @@ export class Manager {
   }
 
   private startLeading(): void {
-    if (this.stopping || this.lost) return;
+    if (this.stopRequested || this.lost) return;
     this.leading = true;
     if (this.leaseName) {
       this.metrics?.leaderElection.set({ name: this.leaseName }, 1);
@@ -217,7 +219,7 @@ export class Manager {
     const wasLeading = this.leading;
     this.leading = false;
     if (this.leaseName) this.metrics?.leaderElection.set({ name: this.leaseName }, 0);
-    const lostNow = wasLeading && !this.stopping;
+    const lostNow = wasLeading && !this.stopRequested;
     if (lostNow) {
       this.lost = true;
       this.logger.error('leader election lost: stopping workers', { identity: this.elector?.identity, lease: this.leaseName });
@@ -233,6 +235,7 @@ export class Manager {
   }
 
   private stopAll(reason?: Error): Promise<void> {
+    this.stopRequested = true;
     this.stopping ??= (async () => {
       if (this.elector) {
         this.electionAbort.abort();
