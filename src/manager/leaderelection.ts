@@ -117,12 +117,12 @@ export class LeaderElector {
 
   constructor(opts: LeaderElectorOptions) {
     this.o = {
-      leaseDurationMs: DEFAULT_LEASE_DURATION_MS,
-      renewDeadlineMs: DEFAULT_RENEW_DEADLINE_MS,
-      retryPeriodMs: DEFAULT_RETRY_PERIOD_MS,
-      clock: realClock,
-      random: Math.random,
       ...opts,
+      leaseDurationMs: opts.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS,
+      renewDeadlineMs: opts.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS,
+      retryPeriodMs: opts.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
+      clock: opts.clock ?? realClock,
+      random: opts.random ?? Math.random,
     };
     const bad = checkDurations(this.o.leaseDurationMs, this.o.renewDeadlineMs, this.o.retryPeriodMs);
     if (bad) throw new Error(bad);

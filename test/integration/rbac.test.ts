@@ -1,8 +1,9 @@
-// The controller's ClusterRole is proven, not guessed: a representative workload runs against each
+// The controller's roles are proven, not guessed: a representative workload runs against each
 // test bed (on the real control plane, as the ServiceAccount with the shipped ClusterRole, so RBAC
 // itself judges every request), every request the controller made is taken from the audit log as
 // (apiGroup, resource[/subresource], verb) (list and watch as the API server names them), and
-//   (a) manifests/base/rbac.yaml must allow each one, with RBAC's exact matching;
+//   (a) manifests/base/rbac.yaml must allow each one, with RBAC's exact matching (its ClusterRole
+//       anywhere, its Role only in the Role's namespace: the leader election Lease);
 //   (b) every verb the role grants must have been used, except rules that rbac.yaml marks as
 //       reserved for a later feature (a comment above the rule containing "not used yet").
 // Discovery and /version are non-resource URLs: the API server's default system:discovery and
@@ -17,7 +18,7 @@ import type { KubeClient, ResourceType } from '../../src/kube/client.ts';
 import { computeHash } from '../../src/engine/hash.ts';
 import type { AuditEntry } from '../../src/sim/audit.ts';
 import {
-  CONTROLLER_AGENT_PREFIX, condition, createNamespace, deploymentManifest, eventually, ownedReplicaSets, startCluster, waitComplete,
+  CONTROLLER_AGENT_PREFIX, condition, createNamespace, deploymentManifest, eventually, ownedReplicaSets, startSimWithCrds, startTestController, waitComplete,
 } from './fixtures/cluster.ts';
 import { BEDS } from '../fixtures/beds.ts';
 import { PACER_USER, startRealCluster } from '../fixtures/realbed.ts';
@@ -28,6 +29,9 @@ const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces
 const RBAC_FILE = new URL('../../manifests/base/rbac.yaml', import.meta.url).pathname;
 /** How rbac.yaml marks a rule kept for a later feature (see the leases rule). */
 const RESERVED_MARK = /not used yet/i;
+/** The controller elects a leader as installed: its Lease in pacer-system, where the Role grants it. */
+const LEASE_NAMESPACE = 'pacer-system';
+const ELECTING = { leaderElect: true, leaderElectionNamespace: LEASE_NAMESPACE };
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -37,25 +41,30 @@ export interface PolicyRule {
   reserved: boolean;
   /** The comment above the rule, for messages. */
   comment: string;
+  /** A Role's namespace: the rule holds only there (a ClusterRole's rules hold everywhere). */
+  namespace?: string;
 }
 
-/** The ClusterRole's rules from a manifest file, each with the comment written above it. */
-export function clusterRoleRules(text: string, roleName?: string): PolicyRule[] {
+/** The rules of every ClusterRole and Role in a manifest file, each with the comment written above it. */
+export function policyRules(text: string): PolicyRule[] {
+  const out: PolicyRule[] = [];
   for (const doc of parseAllDocuments(text)) {
-    const obj = doc.toJS() as { kind?: string; metadata?: { name?: string } } | null;
-    if (obj?.kind !== 'ClusterRole' || (roleName && obj.metadata?.name !== roleName)) continue;
+    const obj = doc.toJS() as { kind?: string; metadata?: { name?: string; namespace?: string } } | null;
+    if (obj?.kind !== 'ClusterRole' && obj?.kind !== 'Role') continue;
     const rules = isMap(doc.contents) ? doc.contents.get('rules', true) : undefined;
-    if (!isSeq(rules)) return [];
-    return rules.items.map((node) => {
+    if (!isSeq(rules)) continue;
+    for (const node of rules.items) {
       const rule = (node as { toJSON(): Record<string, string[] | undefined> }).toJSON();
       const comment = (node as { commentBefore?: string | null }).commentBefore ?? '';
-      return {
+      out.push({
         apiGroups: rule.apiGroups ?? [], resources: rule.resources ?? [], verbs: rule.verbs ?? [],
         reserved: RESERVED_MARK.test(comment), comment: comment.trim(),
-      };
-    });
+        ...(obj.kind === 'Role' ? { namespace: obj.metadata?.namespace ?? 'default' } : {}),
+      });
+    }
   }
-  throw new Error(`no ClusterRole${roleName ? ` ${roleName}` : ''} in the manifest`);
+  if (out.length === 0) throw new Error('no ClusterRole or Role in the manifest');
+  return out;
 }
 
 export interface RequestAttributes {
@@ -63,15 +72,21 @@ export interface RequestAttributes {
   /** "resource" or "resource/subresource", as RBAC names it. */
   resource: string;
   verb: string;
+  /** The request's namespace (none for cluster-scoped requests and lists across namespaces). */
+  namespace?: string;
 }
 
 export function attributesOf(e: AuditEntry): RequestAttributes {
-  return { apiGroup: e.apiGroup, resource: e.subresource ? `${e.resource}/${e.subresource}` : e.resource, verb: e.verb };
+  return { apiGroup: e.apiGroup, resource: e.subresource ? `${e.resource}/${e.subresource}` : e.resource, verb: e.verb, ...(e.namespace ? { namespace: e.namespace } : {}) };
 }
 
-/** RBAC's rule matching (no resourceNames in this role): group, resource (incl. subresource) and verb, or "*". */
+/**
+ * RBAC's rule matching (no resourceNames in these roles): group, resource (incl. subresource) and
+ * verb, or "*"; a Role's rule only for requests in its namespace.
+ */
 export function ruleAllows(rule: PolicyRule, a: RequestAttributes): boolean {
   const has = (list: string[], v: string) => list.includes('*') || list.includes(v);
+  if (rule.namespace !== undefined && rule.namespace !== a.namespace) return false;
   return has(rule.apiGroups, a.apiGroup) && has(rule.resources, a.resource) && has(rule.verbs, a.verb);
 }
 
@@ -98,16 +113,24 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
     for (const [a, want] of rows) {
       it(`${describePermission(a)} → ${want ? 'allowed' : 'denied'}`, () => expect(ruleAllows(rule, a)).to.equal(want));
     }
+    it('a Role\'s rule holds in its namespace only', () => {
+      const inNs: PolicyRule = { ...rule, namespace: 'pacer-system' };
+      expect(ruleAllows(inNs, { apiGroup: 'apps', resource: 'replicasets', verb: 'get', namespace: 'pacer-system' })).to.equal(true);
+      expect(ruleAllows(inNs, { apiGroup: 'apps', resource: 'replicasets', verb: 'get', namespace: 'default' })).to.equal(false);
+      expect(ruleAllows(inNs, { apiGroup: 'apps', resource: 'replicasets', verb: 'get' }), 'across namespaces').to.equal(false);
+    });
     it('"*" matches any group, resource or verb', () => {
       expect(ruleAllows({ ...rule, apiGroups: ['*'], resources: ['*'], verbs: ['*'] }, { apiGroup: 'x', resource: 'y/z', verb: 'watch' })).to.equal(true);
     });
-    it('reads the comment above a rule and its reserved mark', () => {
-      const rules = clusterRoleRules([
+    it('reads the comment above a rule and its reserved mark; a Role\'s rules carry its namespace', () => {
+      const rules = policyRules([
         'kind: ClusterRole', 'metadata: {name: r}', 'rules:',
         '  # Pods are read.', '  - apiGroups: [""]', '    resources: ["pods"]', '    verbs: ["get"]',
-        '  # LATER (not used yet): leases.', '  - apiGroups: ["coordination.k8s.io"]', '    resources: ["leases"]', '    verbs: ["get"]',
+        '  # LATER (not used yet): secrets.', '  - apiGroups: [""]', '    resources: ["secrets"]', '    verbs: ["get"]',
+        '---', 'kind: Role', 'metadata: {name: l, namespace: pacer-system}', 'rules:',
+        '  - apiGroups: ["coordination.k8s.io"]', '    resources: ["leases"]', '    verbs: ["get"]',
       ].join('\n'));
-      expect(rules.map((r) => [r.resources[0], r.reserved])).to.deep.equal([['pods', false], ['leases', true]]);
+      expect(rules.map((r) => [r.resources[0], r.reserved, r.namespace])).to.deep.equal([['pods', false, undefined], ['secrets', true, undefined], ['leases', false, 'pacer-system']]);
     });
   });
 
@@ -124,10 +147,13 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
       let requests: () => Promise<RequestAttributes[]>;
       let realBed: RealBed | undefined;
       if (bed === 'sim') {
-        const c = await startCluster({ podStartMs: 20, podReadyMs: 30 });
-        stop = () => c.stop();
-        createNamespace(c.sim, ns);
-        client = c.client;
+        const { sim, client: simClient } = await startSimWithCrds({ podStartMs: 20, podReadyMs: 30 });
+        createNamespace(sim, ns);
+        createNamespace(sim, LEASE_NAMESPACE);
+        const ctl = await startTestController(sim.kubeconfig, ELECTING).catch(async (err: unknown) => { await sim.stop(); throw err; });
+        const c = { sim, ctl };
+        stop = async () => { await ctl.stop(); await sim.stop(); };
+        client = simClient;
         stopController = () => c.ctl.stop();
         requests = async () => {
           // The sim records a request when its response ends: the informers' watches appear once they close.
@@ -136,7 +162,7 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
           return c.sim.audit.entries().filter((e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX)).map(attributesOf);
         };
       } else {
-        const c = await startRealCluster({ podStartMs: 20, podReadyMs: 30 });
+        const c = await startRealCluster({ podStartMs: 20, podReadyMs: 30 }, ELECTING);
         realBed = c.bed;
         stop = () => c.stop();
         await c.client.create(NAMESPACES, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
@@ -146,7 +172,10 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
         // other non-resource URLs have no objectRef: the default discovery roles grant them).
         requests = async () => (await c.bed.audit())
           .filter((e) => e.user.username === PACER_USER && e.objectRef?.resource)
-          .map((e) => ({ apiGroup: e.objectRef!.apiGroup ?? '', resource: e.objectRef!.subresource ? `${e.objectRef!.resource}/${e.objectRef!.subresource}` : e.objectRef!.resource!, verb: e.verb }));
+          .map((e) => ({
+            apiGroup: e.objectRef!.apiGroup ?? '', resource: e.objectRef!.subresource ? `${e.objectRef!.resource}/${e.objectRef!.subresource}` : e.objectRef!.resource!, verb: e.verb,
+            ...(e.objectRef!.namespace ? { namespace: e.objectRef!.namespace } : {}),
+          }));
       }
       // Create, roll out a new image, scale up and down and up again (the same Event message twice:
       // the recorder patches the existing Event), pause and resume.
@@ -211,6 +240,7 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
       for (const must of [
         'create apps/replicasets', 'update apps/replicasets', 'delete apps/replicasets', 'get apps/replicasets', 'get pacer.dev/deployments',
         'patch pacer.dev/deployments', 'update pacer.dev/deployments/status', 'watch pacer.dev/deployments', 'create events', 'patch events',
+        'get coordination.k8s.io/leases', 'create coordination.k8s.io/leases', 'update coordination.k8s.io/leases',
       ]) {
         expect([...kinds], must).to.include(must);
       }
@@ -223,14 +253,14 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
       });
     }
 
-    it('(a) the ClusterRole allows every request the controller made', () => {
-      const rules = clusterRoleRules(readFileSync(RBAC_FILE, 'utf8'), 'pacer-controller');
+    it('(a) the roles allow every request the controller made', () => {
+      const rules = policyRules(readFileSync(RBAC_FILE, 'utf8'));
       const denied = [...new Set(used.filter((a) => !rules.some((r) => ruleAllows(r, a))).map(describePermission))].sort();
-      expect(denied, `requests the ClusterRole does not allow: ${denied.join(', ')}`).to.deep.equal([]);
+      expect(denied, `requests the roles do not allow: ${denied.join(', ')}`).to.deep.equal([]);
     });
 
-    it('(b) every permission the ClusterRole grants was used, except rules marked "not used yet"', () => {
-      const rules = clusterRoleRules(readFileSync(RBAC_FILE, 'utf8'), 'pacer-controller');
+    it('(b) every permission the roles grant was used, except rules marked "not used yet"', () => {
+      const rules = policyRules(readFileSync(RBAC_FILE, 'utf8'));
       const usedKeys = new Set(used.map(describePermission));
       const unused = rules.filter((r) => !r.reserved).flatMap(grantsOf).filter((g) => {
         // A wildcard grant is used if anything it covers was used.
@@ -241,7 +271,7 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
     });
 
     it('reserved rules say so in rbac.yaml, and are really unused', () => {
-      const rules = clusterRoleRules(readFileSync(RBAC_FILE, 'utf8'), 'pacer-controller');
+      const rules = policyRules(readFileSync(RBAC_FILE, 'utf8'));
       for (const r of rules.filter((x) => x.reserved)) {
         const usedAnyway = grantsOf(r).filter((g) => used.some((a) => ruleAllows({ ...r, apiGroups: [g.apiGroup], resources: [g.resource], verbs: [g.verb] }, a)));
         expect(usedAnyway.map(describePermission), `used although marked "not used yet" (${r.comment})`).to.deep.equal([]);

@@ -42,17 +42,25 @@ describe('manifests/: the kustomize base', () => {
     expect(crds.resources).to.deep.equal(['deployments.pacer.dev.yaml']);
   });
 
-  it('holds a Namespace, ServiceAccount, ClusterRole, ClusterRoleBinding, Deployment and Service', () => {
+  it('holds a Namespace, ServiceAccount, ClusterRole, Role (leases), their bindings, Deployment, PodDisruptionBudget and Service', () => {
     expect(objects.map((o) => o.kind).sort()).to.deep.equal(
-      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Namespace', 'Service', 'ServiceAccount']);
+      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Namespace', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
     expect(find('Namespace').metadata.name).to.equal('pacer-system');
     expect(find('ServiceAccount').metadata).to.include({ name: 'pacer-controller', namespace: 'pacer-system' });
   });
 
-  it('binds the role to the controller\'s ServiceAccount', () => {
-    const binding = find('ClusterRoleBinding');
-    expect(binding.roleRef).to.deep.equal({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: find('ClusterRole').metadata.name });
-    expect(binding.subjects).to.deep.equal([{ kind: 'ServiceAccount', name: 'pacer-controller', namespace: 'pacer-system' }]);
+  it('binds the roles to the controller\'s ServiceAccount', () => {
+    for (const [bindingKind, roleKind] of [['ClusterRoleBinding', 'ClusterRole'], ['RoleBinding', 'Role']]) {
+      const binding = find(bindingKind!);
+      expect(binding.roleRef, bindingKind).to.deep.equal({ apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: find(roleKind!).metadata.name });
+      expect(binding.subjects, bindingKind).to.deep.equal([{ kind: 'ServiceAccount', name: 'pacer-controller', namespace: 'pacer-system' }]);
+    }
+  });
+
+  it('leases only through a Role in pacer-system, where the Lease lives: get, create and update', () => {
+    const role = find('Role');
+    expect(role.metadata.namespace).to.equal('pacer-system');
+    expect(role.rules).to.deep.equal([{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }]);
   });
 
   // Which verbs the role needs is proven from recorded requests in test/integration/rbac.test.ts;
@@ -64,18 +72,15 @@ describe('manifests/: the kustomize base', () => {
     it('no wildcards', () => {
       expect(JSON.stringify(rules)).not.to.include('*');
     });
-    it('nothing outside its own resource, ReplicaSets, pods, events and leases', () => {
+    it('nothing outside its own resource, ReplicaSets, pods and events (leases: the namespaced Role)', () => {
       const resources = new Set(rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}`))));
       expect([...resources].sort()).to.deep.equal([
-        '/events', '/pods', 'apps/replicasets', 'coordination.k8s.io/leases', 'pacer.dev/deployments', 'pacer.dev/deployments/status',
+        '/events', '/pods', 'apps/replicasets', 'pacer.dev/deployments', 'pacer.dev/deployments/status',
       ]);
     });
     it('pods are read-only: no create, delete or eviction', () => {
       for (const v of ['create', 'update', 'patch', 'delete', 'deletecollection']) expect(allowed('', 'pods', v), v).to.equal(false);
       expect(allowed('', 'pods/eviction', 'create')).to.equal(false);
-    });
-    it('marks the lease rule as being for leader election', () => {
-      expect(read('manifests/base/rbac.yaml')).to.match(/LEADER ELECTION[^\n]*\n\s*- apiGroups: \["coordination\.k8s\.io"\]/);
     });
   });
 
@@ -87,9 +92,20 @@ describe('manifests/: the kustomize base', () => {
     it('runs pacer:latest as `controller` with the metrics and health addresses', () => {
       expect(pod.containers).to.have.length(1);
       expect(c.image).to.equal('pacer:latest');
-      expect(c.args).to.deep.equal(['controller', '--metrics-bind-address=:8080', '--health-probe-bind-address=:8081', '--api-bind-address=:8082', '--webhook-bind-address=0']);
+      expect(c.args).to.deep.equal(['controller', '--leader-elect=true', '--metrics-bind-address=:8080', '--health-probe-bind-address=:8081', '--api-bind-address=:8082', '--webhook-bind-address=0']);
       expect(pod.serviceAccountName).to.equal('pacer-controller');
       expect(d.metadata.namespace).to.equal('pacer-system');
+    });
+
+    it('two replicas, one leader: rolled one at a time, spread over nodes, a PodDisruptionBudget of one', () => {
+      expect(d.spec.replicas).to.equal(2);
+      expect(d.spec.strategy).to.deep.equal({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } });
+      const term = pod.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm;
+      expect(term.topologyKey).to.equal('kubernetes.io/hostname');
+      expect(term.labelSelector.matchLabels).to.deep.equal(d.spec.selector.matchLabels);
+      const pdb = find('PodDisruptionBudget');
+      expect(pdb.spec.maxUnavailable).to.equal(1);
+      expect(pdb.spec.selector.matchLabels).to.deep.equal(d.spec.selector.matchLabels);
     });
 
     it('selects its own pod template', () => {
@@ -134,8 +150,8 @@ describe('manifests/: the kustomize base', () => {
     const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests')], { encoding: 'utf8' });
     const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
     expect(built.map((o) => o.kind).sort()).to.deep.equal(
-      ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'Deployment', 'Namespace', 'Service', 'ServiceAccount']);
-    for (const o of built.filter((x) => ['Deployment', 'Service', 'ServiceAccount'].includes(x.kind))) {
+      ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'Deployment', 'Namespace', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
+    for (const o of built.filter((x) => ['Deployment', 'Service', 'ServiceAccount', 'PodDisruptionBudget', 'Role', 'RoleBinding'].includes(x.kind))) {
       expect(o.metadata.namespace, o.kind).to.equal('pacer-system');
     }
   });
@@ -146,7 +162,7 @@ describe('manifests/: the kustomize base', () => {
     const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
     expect(built.map((o) => o.kind).sort()).to.deep.equal([
       'Certificate', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'Deployment', 'Issuer', 'Namespace',
-      'Service', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration',
+      'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration',
     ]);
     const d = built.find((o) => o.kind === 'Deployment')!;
     const c = d.spec.template.spec.containers[0];
