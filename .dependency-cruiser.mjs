@@ -29,11 +29,11 @@ export default {
       name: 'sim-not-controller-side',
       comment:
         'src/sim/ is the simulated cluster the controller is tested against: it must not import the ' +
-        'controller side (src/controller, src/engine, src/cli, src/plugin, src/server). It may use ' +
+        'controller side (src/controller, src/manager, src/engine, src/cli, src/plugin, src/server). It may use ' +
         'src/api/ and src/kube/.',
       severity: 'error',
       from: { path: '^src/sim/' },
-      to: { path: '^src/(controller|engine|cli|plugin|server)/' },
+      to: { path: '^src/(controller|manager|engine|cli|plugin|server)/' },
     },
     {
       name: 'not-to-cli',
