@@ -1,9 +1,11 @@
-// The client-side token bucket (src/kube/ratelimit.ts) on a fake clock: client-go's QPS and Burst.
+// The client-side token bucket (src/kube/ratelimit.ts) on a fake clock: client-go's QPS and Burst; and
+// KubeClient's other guard before a request leaves, the write gate.
 
 import { expect } from 'chai';
 import { TokenBucket } from '../../../src/kube/ratelimit.ts';
 import type { BucketClock as Clock } from '../../../src/kube/ratelimit.ts';
 import { KubeClient, loadKubeConfig } from '../../../src/kube/client.ts';
+import { KubeError } from '../../../src/kube/errors.ts';
 import { kubeconfigYaml } from '../../../src/sim/kubeconfig.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -71,6 +73,34 @@ describe('kube/ratelimit: KubeClient takes a token for every request', () => {
       await Promise.all([client.version(), client.version(), client.version()]);
       expect(waits.slice(0, 2)).to.deep.equal([0, 0]);
       expect(waits[2]).to.be.greaterThan(0);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('kube/client: the write gate (a replica that does not lead never sends a write)', () => {
+  it('reads go through; a write is refused before it is sent, naming the reason, until the gate opens', async () => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"metadata":{"name":"web"}}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as AddressInfo).port;
+    let refusal: string | undefined = 'this replica is not the leader';
+    try {
+      const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(`http://127.0.0.1:${port}`) }), { writeGate: () => refusal });
+      await client.getReplicaSet('default', 'web');
+      let err: unknown;
+      try { await client.deleteReplicaSet('default', 'web'); } catch (e) { err = e; }
+      expect(err).to.be.instanceOf(KubeError);
+      expect((err as KubeError).kind).to.equal('NotLeader');
+      expect((err as KubeError).message).to.match(/not sent: this replica is not the leader$/);
+      expect(seen, 'the delete never reached the server').to.deep.equal(['GET /apis/apps/v1/namespaces/default/replicasets/web']);
+      refusal = undefined;
+      await client.deleteReplicaSet('default', 'web');
+      expect(seen.at(-1)).to.equal('DELETE /apis/apps/v1/namespaces/default/replicasets/web');
     } finally {
       server.close();
     }

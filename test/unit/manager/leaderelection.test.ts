@@ -3,50 +3,9 @@
 
 import { expect } from 'chai';
 import { ManualClock } from '../../../src/kube/clock.ts';
-import { KubeError } from '../../../src/kube/errors.ts';
 import { LeaderElector, checkDurations, microTime } from '../../../src/manager/leaderelection.ts';
-import type { Lease, LeaseSpec, LeaseStore } from '../../../src/manager/leaderelection.ts';
-
-/** One Lease shared by every candidate; writes check the resourceVersion like the API server. */
-class MemoryLease {
-  lease?: Lease;
-  rv = 0;
-  /** While set, every request fails (the API server unreachable for that candidate). */
-  down = new Set<string>();
-  writes: Array<{ by: string; spec: LeaseSpec }> = [];
-
-  store(who: string): LeaseStore {
-    const check = (signal: AbortSignal): void => {
-      if (this.down.has(who)) throw new KubeError('Unreachable', 'connection refused');
-      if (signal.aborted) throw new KubeError('Unreachable', 'aborted');
-    };
-    return {
-      namespace: 'pacer-system',
-      name: 'pacer-controller',
-      get: async (signal) => {
-        check(signal);
-        return this.lease && structuredClone(this.lease);
-      },
-      create: async (lease, signal) => {
-        check(signal);
-        if (this.lease) throw new KubeError('AlreadyExists', 'leases "pacer-controller" already exists', { code: 409 });
-        this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.rv) } };
-        this.writes.push({ by: who, spec: structuredClone(lease.spec!) });
-        return structuredClone(this.lease);
-      },
-      update: async (lease, signal) => {
-        check(signal);
-        if (!this.lease) throw new KubeError('NotFound', 'not found', { code: 404 });
-        if (lease.metadata.resourceVersion !== this.lease.metadata.resourceVersion) {
-          throw new KubeError('Conflict', 'the object has been modified', { code: 409 });
-        }
-        this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.rv) } };
-        this.writes.push({ by: who, spec: structuredClone(lease.spec!) });
-        return structuredClone(this.lease);
-      },
-    };
-  }
-}
+import type { LeaseStore } from '../../../src/manager/leaderelection.ts';
+import { MemoryLease } from './memorylease.ts';
 
 interface Candidate {
   elector: LeaderElector;

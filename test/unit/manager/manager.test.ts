@@ -1,0 +1,119 @@
+// The manager (src/manager/manager.ts): one shared informer per resource type; runnables that need
+// leader election run only on the leader, the others everywhere; the order of a graceful stop; the
+// write gate; a lost Lease stops the leader-only work and ends the manager with LeaderElectionLost.
+// Leader election runs on a manual clock against an in-memory Lease.
+
+import { expect } from 'chai';
+import { DEPLOYMENTS, PODS } from '../../../src/kube/client.ts';
+import type { KubeClient } from '../../../src/kube/client.ts';
+import { ManualClock, settle } from '../../../src/kube/clock.ts';
+import { LeaderElectionLost, Manager } from '../../../src/manager/manager.ts';
+import type { Runnable } from '../../../src/manager/manager.ts';
+import { silentLogger } from '../../../src/observe/logger.ts';
+import { MemoryLease } from './memorylease.ts';
+
+/** A runnable that logs when it starts and when it has stopped. */
+function runnable(name: string, needLeaderElection: boolean, log: string[]): Runnable {
+  return {
+    name,
+    needLeaderElection,
+    start: (signal) => new Promise<void>((resolve) => {
+      log.push(`start ${name}`);
+      signal.addEventListener('abort', () => {
+        log.push(`stop ${name}`);
+        resolve();
+      }, { once: true });
+    }),
+  };
+}
+
+const noClient = {} as KubeClient; // informers are not started in these tests unless asked for
+
+describe('manager/manager', () => {
+  it('hands out one informer per resource type, shared by every caller', () => {
+    const mgr = new Manager({ client: noClient, logger: silentLogger() });
+    expect(mgr.informer(DEPLOYMENTS)).to.equal(mgr.informer(DEPLOYMENTS));
+    expect(mgr.informer(PODS)).to.not.equal(mgr.informer(DEPLOYMENTS));
+    expect(mgr.informer(PODS).name).to.equal('pods');
+  });
+
+  it('without leader election: every runnable starts; a stop ends the leader-only ones first; writes pass the gate', async () => {
+    const log: string[] = [];
+    const mgr = new Manager({ client: noClient, logger: silentLogger() });
+    mgr.add(runnable('reconciler', true, log));
+    mgr.add(runnable('server', false, log));
+    mgr.start();
+    await settle();
+    expect(log).to.deep.equal(['start server', 'start reconciler']);
+    expect(mgr.isLeader()).to.equal(true);
+    expect(mgr.writeRefusal()).to.equal(undefined);
+    expect(() => mgr.add(runnable('late', false, log))).to.throw('runnable late added after the manager started');
+    expect(() => mgr.informer(PODS)).to.throw('informer for pods requested after the manager started');
+    await mgr.stop();
+    await mgr.done;
+    expect(log).to.deep.equal(['start server', 'start reconciler', 'stop reconciler', 'stop server']);
+  });
+
+  describe('with leader election (manual clock, in-memory Lease)', () => {
+    const leaseOpts = (mem: MemoryLease, who: string) => ({
+      namespace: 'pacer-system', id: 'pacer-controller', identity: who, store: mem.store(who),
+    });
+
+    it('only the leader runs its reconciler and may write; the standby takes over when the leader stops', async () => {
+      const clock = new ManualClock();
+      const mem = new MemoryLease();
+      const logA: string[] = [];
+      const logB: string[] = [];
+      const a = new Manager({ client: noClient, logger: silentLogger(), clock, leaderElection: leaseOpts(mem, 'a') });
+      a.add(runnable('reconciler', true, logA));
+      a.start();
+      await clock.advance(0);
+      const b = new Manager({ client: noClient, logger: silentLogger(), clock, leaderElection: leaseOpts(mem, 'b') });
+      b.add(runnable('reconciler', true, logB));
+      b.add(runnable('server', false, logB));
+      b.start();
+      await clock.advance(10_000);
+      expect(logA).to.deep.equal(['start reconciler']);
+      expect(logB, 'the standby runs its server only').to.deep.equal(['start server']);
+      expect([a.isLeader(), b.isLeader()]).to.deep.equal([true, false]);
+      expect(b.writeRefusal()).to.equal('this replica is not the leader');
+
+      const stopped = a.stop();
+      await clock.advance(0);
+      await stopped;
+      expect(logA).to.deep.equal(['start reconciler', 'stop reconciler']);
+      expect(mem.lease?.spec?.holderIdentity, 'released').to.equal('');
+      await clock.advance(4_400); // the standby's next try: at most 2.2 retry periods
+      expect(logB).to.deep.equal(['start server', 'start reconciler']);
+      expect(b.isLeader()).to.equal(true);
+      const bStopped = b.stop();
+      await clock.advance(0);
+      await bStopped;
+      await b.done;
+    });
+
+    it('a leader that cannot renew stops its reconciler, shuts the write gate and ends with LeaderElectionLost', async () => {
+      const clock = new ManualClock();
+      const mem = new MemoryLease();
+      const log: string[] = [];
+      const a = new Manager({ client: noClient, logger: silentLogger(), clock, leaderElection: leaseOpts(mem, 'a') });
+      a.add(runnable('reconciler', true, log));
+      a.add(runnable('server', false, log));
+      a.start();
+      await clock.advance(0);
+      expect(log).to.deep.equal(['start server', 'start reconciler']);
+      let ended: unknown;
+      a.done.catch((err: unknown) => { ended = err; });
+      mem.down.add('a');
+      await clock.advance(11_000); // renewals fail from 2 s on; the deadline is 2 + 10 s
+      expect(a.isLeader()).to.equal(true);
+      await clock.advance(1_000);
+      expect(a.isLeader()).to.equal(false);
+      expect(a.writeRefusal()).to.equal('this replica lost the leader election lease pacer-controller');
+      await clock.advance(1_000);
+      expect(log).to.deep.equal(['start server', 'start reconciler', 'stop reconciler', 'stop server']);
+      expect(ended).to.be.instanceOf(LeaderElectionLost);
+      expect((ended as Error).message).to.equal('leader election lost (lease pacer-system/pacer-controller)');
+    });
+  });
+});
