@@ -58,6 +58,10 @@ describe('pacer controller (process)', function () {
     [['--kube-api-burst', '0'], /^error: --kube-api-burst: must be an integer of at least 1, got "0"$/m],
     [['--kube-api-burst', '2.5'], /^error: --kube-api-burst: must be an integer of at least 1, got "2.5"$/m],
     [['--metrics-bind-address', 'nope'], /^error: --metrics-bind-address: /m],
+    [['--leader-elect=maybe'], /^error: --leader-elect: must be true or false, got "maybe"$/m],
+    [['--leader-election-retry-period', 'soon'], /^error: --leader-election-retry-period: must be a positive duration such as 15s, 1m or 500ms, got "soon"$/m],
+    [['--leader-election-lease-duration', '5s'], /^error: --leader-election-lease-duration, --leader-election-renew-deadline, --leader-election-retry-period: the lease duration \(5s\) must be greater than the renew deadline \(10s\)$/m],
+    [['--leader-election-namespace', 'Pacer_System'], /^error: --leader-election-namespace: "Pacer_System" is not a valid namespace name/m],
     [['--no-such-flag'], /unknown option '--no-such-flag'/],
   ];
   for (const [args, msg] of badFlags) {
