@@ -3,7 +3,7 @@ import { Informer, retryDelay, keyOf } from '../../../src/controller/informer.ts
 import type { ListWatchSource } from '../../../src/controller/informer.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import type { WatchEvent } from '../../../src/kube/client.ts';
-import { sleep, until } from './wait.ts';
+import { ManualClock } from '../../../src/kube/clock.ts';
 
 interface Obj { metadata: { name: string; namespace?: string; resourceVersion?: string }; data?: string }
 
@@ -12,12 +12,21 @@ interface OpenWatch { rv: string; onEvent: (e: WatchEvent<Obj>) => void; resolve
 
 /** A scriptable API: a store with a resourceVersion counter, lists, and watches the test drives. */
 class FakeSource implements ListWatchSource<Obj> {
+  private readonly clock: ManualClock;
   rv = 0;
   objects = new Map<string, Obj>();
   lists = 0;
+  /** When (clock time) each list was asked for. */
+  listedAt: number[] = [];
   watches: string[] = [];
+  /** When (clock time) each watch was opened. */
+  watchedAt: number[] = [];
   listFailures: unknown[] = [];
   open: OpenWatch[] = [];
+
+  constructor(clock: ManualClock) {
+    this.clock = clock;
+  }
 
   set(name: string, data: string, namespace = 'ns', notify = true): Obj {
     const obj: Obj = { metadata: { name, namespace, resourceVersion: String(++this.rv) }, data };
@@ -42,12 +51,14 @@ class FakeSource implements ListWatchSource<Obj> {
   }
   async list(): Promise<{ items: Obj[]; resourceVersion: string }> {
     this.lists++;
+    this.listedAt.push(this.clock.now());
     const failure = this.listFailures.shift();
     if (failure) throw failure;
     return { items: [...this.objects.values()].map((o) => structuredClone(o)), resourceVersion: String(this.rv) };
   }
   watch(rv: string, onEvent: (e: WatchEvent<Obj>) => void, signal: AbortSignal): Promise<void> {
     this.watches.push(rv);
+    this.watchedAt.push(this.clock.now());
     return new Promise((resolve, reject) => {
       const w: OpenWatch = { rv, onEvent, resolve, reject };
       this.open.push(w);
@@ -69,17 +80,30 @@ function record(inf: Informer<Obj>): string[] {
   return log;
 }
 
-describe('controller/informer', () => {
+const T0 = Date.UTC(2026, 0, 1);
+
+describe('controller/informer (on a manual clock)', () => {
+  let clock: ManualClock;
   let informers: Informer<Obj>[] = [];
+  beforeEach(() => {
+    clock = new ManualClock(T0);
+  });
   afterEach(async () => {
     await Promise.all(informers.map((i) => i.stop()));
     informers = [];
   });
+  /** The informer's own defaults (backoff 200 ms → 30 s, resync and watchdog 10 min) unless `opts` says otherwise. */
   function make(src: FakeSource, opts: Partial<ConstructorParameters<typeof Informer>[1]> = {}): Informer<Obj> {
-    const inf = new Informer<Obj>(src, { name: 'test', backoffBaseMs: 1, backoffMaxMs: 5, ...opts });
+    const inf = new Informer<Obj>(src, { name: 'test', clock, ...opts });
     informers.push(inf);
     return inf;
   }
+  /** Moves the clock to `ms` after the start, running every timer due on the way. */
+  const at = (ms: number): Promise<void> => clock.advance(T0 + ms - clock.now());
+  /** Lets what is already due run (promise callbacks, timers due now) without moving the clock. */
+  const settled = (): Promise<void> => clock.advance(0);
+  const since = (times: number[]): number[] => times.map((t) => t - T0);
+  const gaps = (times: number[]): number[] => times.slice(1).map((t, i) => t - times[i]);
 
   describe('retry delay: 200 ms doubling to 30 s, plus up to 50% jitter', () => {
     const rows: Array<[number, number, number]> = [
@@ -95,7 +119,7 @@ describe('controller/informer', () => {
   });
 
   it('lists, then watches from the list resourceVersion; fills the cache and calls handlers with (old, new)', async () => {
-    const src = new FakeSource();
+    const src = new FakeSource(clock);
     src.set('a', '1', 'ns', false);
     src.set('b', '1', 'other', false);
     const inf = make(src);
@@ -104,7 +128,8 @@ describe('controller/informer', () => {
     inf.start();
     await inf.waitForSync();
     expect(inf.hasSynced()).to.equal(true);
-    await until(() => src.open.length === 1, 'a watch');
+    await settled();
+    expect(src.open.length, 'a watch').to.equal(1);
     expect(src.watches).to.deep.equal(['2']);
     src.set('a', '2');
     src.set('c', '1');
@@ -115,15 +140,16 @@ describe('controller/informer', () => {
     expect(inf.list('ns').map(keyOf).sort()).to.deep.equal(['ns/a', 'ns/c']);
     expect(inf.list('other')).to.deep.equal([]);
     expect(inf.list().length).to.equal(2);
+    expect(clock.now(), 'no time passed').to.equal(T0);
   });
 
   it('assume(): serves what this process wrote until the watch brings it or something newer', async () => {
-    const src = new FakeSource();
+    const src = new FakeSource(clock);
     src.set('a', 'v1', 'ns', false); // rv 1
     const inf = make(src);
     inf.start();
-    await inf.waitForSync();
-    await until(() => src.open.length === 1, 'a watch');
+    await settled();
+    expect([inf.hasSynced(), src.open.length]).to.deep.equal([true, 1]);
     // Our own write (rv 3) returns before the watch delivers it; an older change (rv 2) is in flight.
     const ours = { metadata: { name: 'a', namespace: 'ns', resourceVersion: '3' }, data: 'ours' };
     inf.assume(ours);
@@ -143,16 +169,39 @@ describe('controller/informer', () => {
     expect(inf.get('ns/c')).to.equal(undefined);
   });
 
-  it('re-watches from the last resourceVersion after a clean close, without relisting', async () => {
-    const src = new FakeSource();
+  it('re-watches at once from the last resourceVersion after a clean close that delivered events, without relisting', async () => {
+    const src = new FakeSource(clock);
     const inf = make(src);
     inf.start();
-    await until(() => src.open.length === 1, 'a watch');
+    await settled();
+    expect(src.open.length, 'a watch').to.equal(1);
     src.set('a', '1');
     src.send({ type: 'BOOKMARK', object: { metadata: { name: '', resourceVersion: '7' } } });
     src.closeAll();
-    await until(() => src.open.length === 1, 'the next watch');
+    await settled();
+    expect(src.open.length, 'the next watch').to.equal(1);
     expect(src.watches).to.deep.equal(['0', '7']);
+    expect(src.lists).to.equal(1);
+    expect(since(src.watchedAt)).to.deep.equal([0, 0]);
+  });
+
+  it('a watch closed with no event within 1 s is re-opened after the backoff (200–300 ms); after 1 s, at once', async () => {
+    const src = new FakeSource(clock);
+    const inf = make(src);
+    inf.start();
+    await settled();
+    src.closeAll(); // at once, nothing delivered: a server that ends every watch would otherwise be hammered
+    await at(199);
+    expect(src.watches.length, 'no new watch before the backoff').to.equal(1);
+    await at(300);
+    expect(src.watches.length, 'a new watch after the backoff').to.equal(2);
+    expect(since(src.watchedAt)[1]).to.be.within(200, 300);
+    const opened = src.watchedAt[1];
+    await at(opened - T0 + 1000);
+    src.closeAll(); // open for 1 s: a normal end (the server-side timeout), re-watched at once
+    await settled();
+    expect(src.watches.length).to.equal(3);
+    expect(src.watchedAt[2] - opened).to.equal(1000);
     expect(src.lists).to.equal(1);
   });
 
@@ -160,88 +209,140 @@ describe('controller/informer', () => {
     ['an ERROR event with 410 Expired', (src: FakeSource) => src.send({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } as unknown as Obj })],
     ['an HTTP 410 on the watch', (src: FakeSource) => src.failAll(new KubeError('Gone', 'too old resource version', { code: 410 }))],
   ] as const) {
-    it(`on ${how}: relists and fires the differences`, async () => {
-      const src = new FakeSource();
+    it(`on ${how}: relists at once and fires the differences`, async () => {
+      const src = new FakeSource(clock);
       src.set('keep', '1', 'ns', false);
       src.set('change', '1', 'ns', false);
       src.set('drop', '1', 'ns', false);
       const inf = make(src);
       const log = record(inf);
       inf.start();
-      await until(() => src.open.length === 1, 'a watch');
+      await settled();
+      expect(src.open.length, 'a watch').to.equal(1);
       // Changes the watch never delivered:
       src.set('change', '2', 'ns', false);
       src.del('drop', 'ns', false);
       src.set('new', '1', 'ns', false);
       gone(src);
-      await until(() => src.lists === 2 && src.open.length === 1, 'relist and watch');
+      await settled();
+      expect([src.lists, src.open.length], 'relist and watch').to.deep.equal([2, 1]);
       expect(log.slice(3)).to.deep.equal(['update ns/change 1->2', 'add ns/new 1', 'delete ns/drop 1']);
       expect(src.watches.at(-1)).to.equal(String(src.rv));
+      expect(since(src.listedAt), 'no backoff for a first 410').to.deep.equal([0, 0]);
     });
   }
 
-  it('retries a failing list and a failing watch with backoff, reporting each failure', async () => {
-    const src = new FakeSource();
+  it('retries a failing list and a failing watch with backoff (200 ms doubling, +≤50% jitter, reset by success), reporting each failure', async () => {
+    const src = new FakeSource(clock);
     src.listFailures = [new KubeError('Unreachable', 'connection refused'), new KubeError('Transient', 'HTTP 503')];
     const errors: string[] = [];
     const inf = make(src, { onError: (e) => errors.push(e.kind) });
     inf.start();
-    await inf.waitForSync();
-    expect(src.lists).to.equal(3);
-    await until(() => src.open.length === 1, 'a watch');
+    await settled();
+    expect([src.lists, errors]).to.deep.equal([1, ['Unreachable']]);
+    await at(199);
+    expect(src.lists, 'the first retry waits 200 ms at least').to.equal(1);
+    await at(300);
+    expect(src.lists, 'and 300 ms at most').to.equal(2);
+    await at(src.listedAt[1] - T0 + 399);
+    expect(inf.hasSynced(), 'the second retry waits 400 ms at least').to.equal(false);
+    await at(src.listedAt[1] - T0 + 600);
+    expect([src.lists, inf.hasSynced()], 'and 600 ms at most').to.deep.equal([3, true]);
+    expect(gaps(src.listedAt)[0]).to.be.within(200, 300);
+    expect(gaps(src.listedAt)[1]).to.be.within(400, 600);
+    expect(src.open.length, 'a watch').to.equal(1);
+
+    // A successful list reset the backoff: a reset watch is retried after 200–300 ms again, without a relist.
+    const failedAt = clock.now();
     src.failAll(new KubeError('Transient', 'ECONNRESET'));
-    await until(() => src.open.length === 1 && src.watches.length === 2, 'the watch to come back');
+    await clock.advance(199);
+    expect(src.watches.length).to.equal(1);
+    await clock.advance(101);
+    expect([src.watches.length, src.open.length], 'the watch came back').to.deep.equal([2, 1]);
+    expect(src.watchedAt[1] - failedAt).to.be.within(200, 300);
     expect(src.lists, 'a reset watch resumes without a relist').to.equal(3);
+    // An ERROR event (500) is a failure too; the event itself reset the backoff to its first step.
+    const errorAt = clock.now();
     src.send({ type: 'ERROR', object: { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd down' } as unknown as Obj });
-    await until(() => src.watches.length === 3, 'a watch after an ERROR 500');
+    await clock.advance(300);
+    expect(src.watches.length, 'a watch after an ERROR 500').to.equal(3);
+    expect(src.watchedAt[2] - errorAt).to.be.within(200, 300);
     expect(errors).to.deep.equal(['Unreachable', 'Transient', 'Transient', 'Transient']);
   });
 
-  it('a list that answers 410 and watches that always answer 410 are retried with backoff, not in a tight loop', async () => {
-    const src = new FakeSource();
+  it('a list that answers 410 and watches that always answer 410 are retried with a doubling backoff, not in a tight loop', async () => {
+    const src = new FakeSource(clock);
     src.listFailures = [new KubeError('Gone', 'Expired', { code: 410 }), new KubeError('Gone', 'Expired', { code: 410 })];
-    const errors: string[] = [];
-    const inf = make(src, { backoffBaseMs: 20, backoffMaxMs: 20, onError: (e) => errors.push(e.kind) });
-    inf.start();
-    await inf.waitForSync();
-    expect(errors, 'a 410 on the list itself is a failure to back off from').to.deep.equal(['Gone', 'Gone']);
-    // Every watch now fails with 410 at once:
+    // Every watch fails with 410 at once:
     const watch = src.watch.bind(src);
     src.watch = (rv, onEvent, signal) => { void watch(rv, onEvent, signal).catch(() => undefined); return Promise.reject(new KubeError('Gone', 'Expired', { code: 410 })); };
-    const lists = src.lists;
-    await sleep(200);
-    expect(src.lists - lists, 'relists are spaced by the backoff').to.be.within(1, 15);
+    const errors: string[] = [];
+    const inf = make(src, { onError: (e) => errors.push(e.kind) });
+    inf.start();
+    await at(60_000);
+    expect(errors, 'a 410 on the list itself is a failure to back off from').to.deep.equal(['Gone', 'Gone']);
+    // Lists: two failed ones (backoff 200 and 400 ms), the sync, then a relist after every watch's
+    // 410: the first at once, then 200 ms doubling (+≤50% jitter) while nothing but 410s comes.
+    const expected: Array<[number, number]> = [[200, 300], [400, 600], [0, 0]];
+    for (let ms = 200; expected.length < gaps(src.listedAt).length; ms = Math.min(2 * ms, 30_000)) expected.push([ms, 1.5 * ms]);
+    const got = gaps(src.listedAt);
+    for (const [i, [lo, hi]] of expected.entries()) expect(got[i], `gap ${i} in ${JSON.stringify(got)}`).to.be.within(lo, hi);
+    // 60 s hold at least the gaps up to 12.8 s (≤ 39 s with the most jitter) and at most one more (≥ 25.6 s from ≥ 26 s).
+    expect(src.lists).to.be.within(11, 12);
   });
 
-  it('resync relists periodically and delivers every object as an update', async () => {
-    const src = new FakeSource();
+  it('resync (default 10 min, ±10% jitter) relists and delivers every object as an update', async () => {
+    const src = new FakeSource(clock);
     src.set('a', '1', 'ns', false);
-    const inf = make(src, { resyncMs: 100, watchdogMs: 0 });
+    const inf = make(src, { watchdogMs: 0 });
     const log = record(inf);
     inf.start();
-    await until(() => src.lists >= 2, 'a resync', 5000);
-    await until(() => log.length >= 2, 'the resync update');
-    expect(log.slice(0, 2)).to.deep.equal(['add ns/a 1', 'update ns/a 1->1']);
+    await at(539_999);
+    expect([src.lists, log], 'no resync before 9 min').to.deep.equal([1, ['add ns/a 1']]);
+    await at(662_500); // 11 min and one check period (2.5 s)
+    expect(src.lists, 'one resync by 11 min').to.equal(2);
+    expect(since(src.listedAt)[1]).to.be.within(540_000, 662_500);
+    expect(log).to.deep.equal(['add ns/a 1', 'update ns/a 1->1']);
+    expect([src.watches.length, src.open.length], 'the watch is rebuilt from the relist').to.deep.equal([2, 1]);
+    await at(1_080_000 - 1); // the next one is ≥ 9 min after that relist
+    expect(src.lists).to.equal(2);
   });
 
-  it('the watchdog rebuilds a watch that delivered nothing for too long', async () => {
-    const src = new FakeSource();
-    const inf = make(src, { resyncMs: 0, watchdogMs: 100 });
+  it('the watchdog (default 10 min) rebuilds a watch that delivered nothing, counting from its last event', async () => {
+    const src = new FakeSource(clock);
+    const inf = make(src, { resyncMs: 0 });
     inf.start();
-    await until(() => src.open.length === 1, 'a watch');
-    await until(() => src.lists >= 2 && src.open.length === 1, 'a rebuild', 5000);
-    expect(src.watches.length).to.be.greaterThanOrEqual(2);
+    await at(500_000);
+    src.send({ type: 'BOOKMARK', object: { metadata: { name: '', resourceVersion: '3' } } }); // a bookmark counts
+    await at(1_099_999);
+    expect([src.lists, src.watches.length], 'nothing for < 10 min since the bookmark').to.deep.equal([1, 1]);
+    await at(1_102_500);
+    expect([src.lists, src.open.length], 'relisted and watching again').to.deep.equal([2, 1]);
+    expect(since(src.listedAt)[1]).to.be.within(1_100_000, 1_102_500);
   });
 
-  it('stop ends the loop and closes the watch', async () => {
-    const src = new FakeSource();
+  it('stop ends the loop, closes the watch and leaves no timer behind', async () => {
+    const src = new FakeSource(clock);
     const inf = make(src);
     inf.start();
-    await until(() => src.open.length === 1, 'a watch');
+    await settled();
+    expect(src.open.length, 'a watch').to.equal(1);
     await inf.stop();
     expect(src.open.length).to.equal(0);
-    const lists = src.lists;
-    await sleep(20);
-    expect(src.lists).to.equal(lists);
+    expect(clock.pending(), 'timers left').to.equal(0);
+    await clock.advance(3_600_000);
+    expect(src.lists).to.equal(1);
+  });
+
+  it('stop during a backoff ends the wait at once', async () => {
+    const src = new FakeSource(clock);
+    src.listFailures = [new KubeError('Unreachable', 'connection refused')];
+    const inf = make(src);
+    inf.start();
+    await settled();
+    await inf.stop();
+    expect(clock.pending(), 'timers left').to.equal(0);
+    expect(clock.now(), 'no time passed').to.equal(T0);
+    expect(src.lists).to.equal(1);
   });
 });
