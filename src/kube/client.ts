@@ -14,6 +14,7 @@ import { GROUP, PLURAL, VERSION } from '../api/types.ts';
 import { KubeError, fromResponse, toKubeError } from './errors.ts';
 import type { Status } from './errors.ts';
 import { TokenBucket } from './ratelimit.ts';
+import type { Clock } from './clock.ts';
 
 export const DEFAULT_USER_AGENT = 'pacer-controller/0.1.0';
 
@@ -102,6 +103,13 @@ export interface KubeClientOptions {
    */
   rateLimit?: { qps: number; burst: number };
   /**
+   * Time for the rate limiter's waits (default: the real clock). The request timeout and the watch
+   * inactivity timer stay on real time: they bound real network I/O, which a manual clock does not
+   * see pass (a test that moves its clock ten minutes to reach a resync would abort the requests in
+   * flight, and one that never moves it would never time out a hung connection).
+   */
+  clock?: Clock;
+  /**
    * Asked before every write (POST, PUT, PATCH, DELETE): a reason to refuse it, or undefined to
    * send it. The manager refuses the writes of a replica that is not (or no longer) the leader.
    */
@@ -189,7 +197,7 @@ export class KubeClient {
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.metrics = opts.metrics;
     this.writeGate = opts.writeGate;
-    if (opts.rateLimit) this.limiter = new TokenBucket(opts.rateLimit.qps, opts.rateLimit.burst);
+    if (opts.rateLimit) this.limiter = new TokenBucket(opts.rateLimit.qps, opts.rateLimit.burst, opts.clock);
     let host = '';
     try {
       host = new URL(this.server).host;
@@ -240,11 +248,11 @@ export class KubeClient {
     } catch (err) {
       throw toKubeError(err, what);
     }
-    const timeout = AbortSignal.timeout(this.requestTimeoutMs);
+    const timeout = AbortSignal.timeout(this.requestTimeoutMs); // real time: it bounds network I/O (see KubeClientOptions.clock)
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     let code: number | undefined;
     let text: string;
-    const started = performance.now();
+    const started = performance.now(); // real time: rest_client_request_duration_seconds measures the request's actual latency
     try {
       const ctx = await this.context(method, path, signal);
       if (opts.body !== undefined) {
@@ -344,6 +352,7 @@ export class KubeClient {
     let timer: NodeJS.Timeout | undefined;
     const arm = (): void => {
       if (timer) clearTimeout(timer);
+      // Real time: bytes on a socket arrive in real time (see KubeClientOptions.clock).
       timer = setTimeout(() => { inactive = true; local.abort(); }, inactivityMs);
       timer.unref?.();
     };

@@ -6,6 +6,7 @@ import { TokenBucket } from '../../../src/kube/ratelimit.ts';
 import type { BucketClock as Clock } from '../../../src/kube/ratelimit.ts';
 import { KubeClient, loadKubeConfig } from '../../../src/kube/client.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
+import { ManualClock } from '../../../src/kube/clock.ts';
 import { kubeconfigYaml } from '../../../src/sim/kubeconfig.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -59,20 +60,31 @@ describe('kube/ratelimit: a token bucket of qps and burst', () => {
   for (const [qps, burst, message] of invalid) it(`qps ${qps}, burst ${burst}: ${message}`, () => expect(() => new TokenBucket(qps, burst)).to.throw(message));
 });
 
-describe('kube/ratelimit: KubeClient takes a token for every request', () => {
-  it('with qps 50 and burst 2, the third request of a burst waits, and the wait is reported', async () => {
-    const server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"gitVersion":"v1.36.4"}'));
+describe('kube/ratelimit: KubeClient takes a token for every request (manual clock)', () => {
+  it('with qps 1 and burst 2, the third request of a burst is sent once the clock has moved 1 s, and the wait is reported', async () => {
+    let served = 0;
+    const server = createServer((_req, res) => {
+      served++;
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"gitVersion":"v1.36.4"}');
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const port = (server.address() as AddressInfo).port;
     try {
+      const clock = new ManualClock();
       const waits: number[] = [];
       const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(`http://127.0.0.1:${port}`) }), {
-        rateLimit: { qps: 50, burst: 2 },
+        rateLimit: { qps: 1, burst: 2 }, clock,
         metrics: { observe: () => {}, throttled: ({ seconds }) => waits.push(seconds) },
       });
-      await Promise.all([client.version(), client.version(), client.version()]);
-      expect(waits.slice(0, 2)).to.deep.equal([0, 0]);
-      expect(waits[2]).to.be.greaterThan(0);
+      const [first, second, third] = [client.version(), client.version(), client.version()];
+      await Promise.all([first, second]); // real I/O: answered when the server answers
+      expect(clock.pending(), 'the third waits on a timer of the clock').to.equal(1);
+      await clock.advance(999);
+      expect(served, 'the third request waits for its token').to.equal(2);
+      await clock.advance(1);
+      expect((await third).gitVersion).to.equal('v1.36.4');
+      expect(served).to.equal(3);
+      expect(waits).to.deep.equal([0, 0, 1]);
     } finally {
       server.close();
     }
