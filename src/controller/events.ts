@@ -12,6 +12,9 @@
 //  * EventSourceObjectSpamFilter: each (source, object) has a token bucket of 25 events, refilled
 //    one per 5 minutes; an event (new or a repeat) without a token is dropped, as client-go does.
 // Recording never fails a reconcile: writes happen in the background and failures are logged.
+// Time is only read, never waited for: the window and the refill are computed from the times of the
+// events themselves when the next one comes (as client-go does), so the recorder needs `now` (the
+// manager's clock) and no timer.
 
 import { hostname } from 'node:os';
 import type { Logger } from '../observe/logger.ts';
@@ -58,6 +61,7 @@ export interface EventSink {
 }
 
 export interface EventRecorderOptions {
+  /** The time of an event (default: the real clock); the controller passes its manager's clock. */
   now?: () => number;
   logger?: Logger;
   reportingInstance?: string;
