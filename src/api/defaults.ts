@@ -3,18 +3,16 @@
 // behaves exactly like one the API server defaulted.
 
 import type { Deployment } from './types.ts';
+import { DEFAULT_STRATEGY_TYPE, strategyRules } from './strategies/index.ts';
 
 export const DEFAULT_REPLICAS = 1;
-export const DEFAULT_MAX_SURGE = '25%';
-export const DEFAULT_MAX_UNAVAILABLE = '25%';
 export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
-/**
- * MinimumHealth without minimumHealthCapacity: Marathon's default for apps, 1.0 (every replica
- * stays available; the new ones start beside the old ones). maximumOverCapacity has no default:
- * absent, it selects the side-by-side rule (see src/engine/minimumhealth.ts).
- */
-export const DEFAULT_MINIMUM_HEALTH_CAPACITY = 1;
+// Each strategy's own defaults live in its module (strategies/); re-exported here so that every
+// default has one address.
+export { DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE } from './strategies/rollingupdate.ts';
+export { DEFAULT_MINIMUM_HEALTH_CAPACITY } from './strategies/minimumhealth.ts';
+export { DEFAULT_STRATEGY_TYPE } from './strategies/index.ts';
 
 /** A copy of `d` with every upstream default filled in; `d` is not changed. */
 export function withDefaults(d: Deployment): Deployment {
@@ -23,16 +21,9 @@ export function withDefaults(d: Deployment): Deployment {
   spec.replicas ??= DEFAULT_REPLICAS;
   const strategy = (spec.strategy ??= {});
   // Upstream defaults an empty type too (`type: ""` in the input), not only a missing one.
-  if (!strategy.type) strategy.type = 'RollingUpdate';
-  if (strategy.type === 'RollingUpdate') {
-    const ru = (strategy.rollingUpdate ??= {});
-    ru.maxUnavailable ??= DEFAULT_MAX_UNAVAILABLE;
-    ru.maxSurge ??= DEFAULT_MAX_SURGE;
-  } else if (strategy.type === 'MinimumHealth') {
-    const mh = (strategy.minimumHealth ??= {});
-    // A non-object is left for validation to report.
-    if (typeof mh === 'object' && !Array.isArray(mh)) mh.minimumHealthCapacity ??= DEFAULT_MINIMUM_HEALTH_CAPACITY;
-  }
+  if (!strategy.type) strategy.type = DEFAULT_STRATEGY_TYPE;
+  // The type's own defaults; an unknown type has none (validation reports it).
+  strategyRules(strategy.type)?.applyDefaults(strategy);
   spec.revisionHistoryLimit ??= DEFAULT_REVISION_HISTORY_LIMIT;
   spec.progressDeadlineSeconds ??= DEFAULT_PROGRESS_DEADLINE_SECONDS;
   spec.minReadySeconds ??= 0;

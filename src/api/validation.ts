@@ -1,49 +1,26 @@
 // Validation of a Deployment spec with upstream's field paths and messages
 // (ValidateDeploymentSpec, ValidateDeploymentStrategy, ValidateRollingUpdateDeployment, the label
-// selector and label checks they call, and the registry's selector immutability on update), plus
-// Pacer's MinimumHealth strategy with Marathon's range check and message.
+// selector and label checks they call, and the registry's selector immutability on update). Each
+// strategy's own checks (RollingUpdate's maxSurge/maxUnavailable, MinimumHealth's shares with
+// Marathon's range message) are in its module under strategies/.
 // The CRD schema rejects most of these at apply time; this is the engine's own guard for objects
 // that reached it anyway (an older CRD, `pacer plan` input), surfaced as the InvalidSpec condition.
 
 import { isDeepStrictEqual } from 'node:util';
-import type { Deployment, DeploymentStrategy, IntOrString, LabelSelector } from './types.ts';
+import type { Deployment, DeploymentStrategy, LabelSelector } from './types.ts';
 import { isEmptySelector, selectorMatches } from './selector.ts';
+import { NON_NEGATIVE, jsonTypeName, regexError } from './fielderrors.ts';
+import type { FieldError } from './fielderrors.ts';
+import { STRATEGY_TYPES, strategyRules } from './strategies/index.ts';
 
-export type FieldErrorType = 'Required' | 'Invalid' | 'NotSupported' | 'Forbidden';
-
-export interface FieldError {
-  /** Field path, e.g. "spec.strategy.rollingUpdate.maxUnavailable". */
-  field: string;
-  type: FieldErrorType;
-  /**
-   * The offending value, when there is one, shaped as upstream reports it (maps with sorted keys,
-   * the strategy as its internal Go struct), so that `formatFieldError` prints what the API server would.
-   */
-  value?: unknown;
-  /** Upstream's detail, e.g. "may not be 0 when `maxSurge` is 0". */
-  detail: string;
-}
+export type { FieldError, FieldErrorType } from './fielderrors.ts';
+export { PERCENT_ERROR } from './strategies/rollingupdate.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Messages (apimachinery's util/validation wording).
 
-/** apimachinery's RegexError: the message, then the examples and the regex in parentheses. */
-function regexError(msg: string, format: string, ...examples: string[]): string {
-  if (examples.length === 0) return `${msg} (regex used for validation is '${format}')`;
-  // Upstream writes "'a', " per example and " or " between them: hence the double space.
-  const listed = examples.map((e, i) => `${i > 0 ? ' or ' : ''}'${e}', `).join('');
-  return `${msg} (e.g. ${listed}regex used for validation is '${format}')`;
-}
-
 const maxLenError = (n: number): string => `must be no more than ${n} characters`;
 const EMPTY_ERROR = 'must be non-empty';
-
-const PERCENT_FORMAT = '[0-9]+%';
-const PERCENT = new RegExp(`^${PERCENT_FORMAT}$`);
-export const PERCENT_ERROR = regexError(
-  "a valid percent string must be a numeric string followed by an ending '%'", PERCENT_FORMAT, '1%', '93%');
-
-const NON_NEGATIVE = 'must be greater than or equal to 0';
 
 const QUALIFIED_NAME_FORMAT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const QUALIFIED_NAME = new RegExp(`^${QUALIFIED_NAME_FORMAT}$`);
@@ -158,14 +135,6 @@ function strategyValue(s: DeploymentStrategy): unknown {
 // ---------------------------------------------------------------------------------------------
 // Field checks.
 
-/** The OpenAPI type name of a JSON value, for the schema-style type error. */
-function jsonTypeName(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return 'number';
-  return typeof v;
-}
-
 /**
  * ValidateNonnegativeField for an optional integer. A non-integer cannot reach upstream's typed
  * code; it is reported the way the CRD schema would ("... in body must be of type integer").
@@ -240,98 +209,28 @@ function validateSelector(field: string, s: LabelSelector, errs: FieldError[]): 
 }
 
 /**
- * getIntOrPercentValue: a valid percentage gives its number, an int itself, and any other string
- * what strconv.Atoi makes of it (0 on failure). So "a%" counts as 0 and "5" as 5, as upstream.
+ * ValidateDeploymentStrategy: the type must be one a strategy module implements (strategies/);
+ * another strategy's parameters are Forbidden under it (upstream's rule for rollingUpdate under
+ * Recreate, which Pacer applies to every strategy's field, in the order of the supported types);
+ * then the type's own checks.
  */
-function literalIntOrPercent(v: IntOrString | undefined): number {
-  if (v === undefined || v === null) return 0;
-  if (typeof v === 'number') return v;
-  if (typeof v !== 'string') return 0;
-  if (PERCENT.test(v)) return Number.parseInt(v.slice(0, -1), 10);
-  return /^[+-]?[0-9]+$/.test(v) ? Number.parseInt(v, 10) : 0;
-}
-
-/** ValidatePositiveIntOrPercent. */
-function validateIntOrPercent(field: string, v: unknown, errs: FieldError[]): void {
-  if (v === undefined || v === null) return; // upstream's zero value: an int 0, which is valid
-  if (typeof v === 'string') {
-    if (!PERCENT.test(v)) errs.push({ field, type: 'Invalid', value: v, detail: PERCENT_ERROR });
-  } else if (typeof v === 'number' && Number.isInteger(v)) {
-    if (v < 0) errs.push({ field, type: 'Invalid', value: v, detail: NON_NEGATIVE });
-  } else {
-    errs.push({ field, type: 'Invalid', value: v, detail: "must be an integer or percentage (e.g '5%')" });
-  }
-}
-
-/** Strategy types, sorted as apimachinery lists supported values. */
-const SUPPORTED_STRATEGIES = ['MinimumHealth', 'Recreate', 'RollingUpdate'];
-
-/**
- * A share of spec.replicas between 0.0 and 1.0 inclusive, with Marathon's message
- * ("got 1.2, expected between 0.0 and 1.0"). A non-number is reported as the schema would.
- */
-function validateShare(field: string, v: unknown, errs: FieldError[]): void {
-  if (v === undefined || v === null) return;
-  if (typeof v !== 'number' || !Number.isFinite(v)) {
-    const t = jsonTypeName(v);
-    errs.push({ field, type: 'Invalid', value: t, detail: `${field} in body must be of type number: "${t}"` });
-    return;
-  }
-  if (v < 0 || v > 1) errs.push({ field, type: 'Invalid', value: v, detail: `got ${String(v)}, expected between 0.0 and 1.0` });
-}
-
-/** spec.strategy.minimumHealth (Pacer's MinimumHealth strategy, Marathon's upgradeStrategy). */
-function validateMinimumHealth(field: string, mh: unknown, errs: FieldError[]): void {
-  if (mh === undefined || mh === null) return; // minimumHealthCapacity defaults to 1.0
-  if (typeof mh !== 'object' || Array.isArray(mh)) {
-    const t = jsonTypeName(mh);
-    errs.push({ field, type: 'Invalid', value: t, detail: `${field} in body must be of type object: "${t}"` });
-    return;
-  }
-  const o = mh as Record<string, unknown>;
-  validateShare(`${field}.minimumHealthCapacity`, o.minimumHealthCapacity, errs);
-  validateShare(`${field}.maximumOverCapacity`, o.maximumOverCapacity, errs);
-}
-
 function validateStrategy(strategy: DeploymentStrategy | undefined, errs: FieldError[]): void {
   const field = 'spec.strategy';
   const s = strategy ?? {};
-  if (s.minimumHealth !== undefined && s.minimumHealth !== null && s.type !== 'MinimumHealth' && SUPPORTED_STRATEGIES.includes(String(s.type))) {
-    errs.push({ field: `${field}.minimumHealth`, type: 'Forbidden', detail: `may not be specified when strategy \`type\` is '${String(s.type)}'` });
+  const rules = strategyRules(s.type);
+  if (!rules) {
+    errs.push({ field, type: 'NotSupported', value: strategyValue(s), detail: `supported values: ${STRATEGY_TYPES.map((t) => `"${t}"`).join(', ')}` });
+    return;
   }
-  switch (s.type) {
-    case 'Recreate':
-      if (s.rollingUpdate !== undefined && s.rollingUpdate !== null) {
-        errs.push({ field: `${field}.rollingUpdate`, type: 'Forbidden', detail: "may not be specified when strategy `type` is 'Recreate'" });
-      }
-      break;
-    case 'MinimumHealth':
-      if (s.rollingUpdate !== undefined && s.rollingUpdate !== null) {
-        errs.push({ field: `${field}.rollingUpdate`, type: 'Forbidden', detail: "may not be specified when strategy `type` is 'MinimumHealth'" });
-      }
-      validateMinimumHealth(`${field}.minimumHealth`, s.minimumHealth, errs);
-      break;
-    case 'RollingUpdate': {
-      const ru = s.rollingUpdate;
-      if (ru === undefined || ru === null) {
-        errs.push({ field: `${field}.rollingUpdate`, type: 'Required', detail: 'this should be defaulted and never be nil' });
-        break;
-      }
-      const path = `${field}.rollingUpdate`;
-      validateIntOrPercent(`${path}.maxUnavailable`, ru.maxUnavailable, errs);
-      validateIntOrPercent(`${path}.maxSurge`, ru.maxSurge, errs);
-      if (literalIntOrPercent(ru.maxUnavailable) === 0 && literalIntOrPercent(ru.maxSurge) === 0) {
-        errs.push({ field: `${path}.maxUnavailable`, type: 'Invalid', value: ru.maxUnavailable ?? 0, detail: 'may not be 0 when `maxSurge` is 0' });
-      }
-      const mu = ru.maxUnavailable;
-      if (typeof mu === 'string' && PERCENT.test(mu) && Number.parseInt(mu.slice(0, -1), 10) > 100) {
-        errs.push({ field: `${path}.maxUnavailable`, type: 'Invalid', value: mu, detail: 'must not be greater than 100%' });
-      }
-      break;
+  for (const other of STRATEGY_TYPES) {
+    const parameters = strategyRules(other)?.parametersField;
+    if (other === rules.name || parameters === undefined) continue;
+    const v = s[parameters];
+    if (v !== undefined && v !== null) {
+      errs.push({ field: `${field}.${parameters}`, type: 'Forbidden', detail: `may not be specified when strategy \`type\` is '${rules.name}'` });
     }
-    default:
-      errs.push({ field, type: 'NotSupported', value: strategyValue(s), detail: `supported values: ${SUPPORTED_STRATEGIES.map((t) => `"${t}"`).join(', ')}` });
   }
+  rules.validate(s, field, errs);
 }
 
 /** Go's semantic equality for selectors: nil and empty maps/lists are the same. */
