@@ -125,7 +125,8 @@ describe('sim/server', function () {
 
   it('watch: a dropped watch ends cleanly', async () => {
     const r = await req('/api/v1/namespaces/default/pods?watch=true&resourceVersion=' + sim.store.currentResourceVersion());
-    setTimeout(() => sim.faults.dropWatches(), 100);
+    // The response has started: the server registered the watch before it sent the headers.
+    sim.faults.dropWatches();
     expect(await r.text()).to.equal('');
   });
 

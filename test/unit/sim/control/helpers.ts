@@ -1,10 +1,12 @@
 // Shared by the control-plane tests: a real Store with the default namespace, a running control
-// plane with small delays, bounded polling, and object builders.
+// plane with small delays (on the real clock, or on a ManualClock the test moves), bounded polling,
+// and object builders.
 
 import { Store } from '../../../../src/sim/store.ts';
 import { REF } from '../../../../src/sim/resources.ts';
 import type { KubeObject } from '../../../../src/sim/types.ts';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../../../src/sim/control/index.ts';
+import type { ManualClock, Timer } from '../../../../src/kube/clock.ts';
 
 export interface Cluster {
   store: Store;
@@ -12,13 +14,27 @@ export interface Cluster {
   stop(): void;
 }
 
-export function startCluster(opts: Partial<ControlPlaneOptions> = {}): Cluster {
-  const store = new Store();
+/** With `clock`, the store's timestamps and the control plane's delays follow it (see runFor). */
+export function startCluster(opts: Partial<ControlPlaneOptions> = {}, clock?: ManualClock): Cluster {
+  const store = new Store(clock ? { now: () => clock.now() } : {});
   store.create(REF.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
   const plane = startControlPlane(store, {
-    nodes: 3, zones: ['a', 'b', 'c'], podsPerNode: 10, podStartMs: 5, podReadyMs: 5, ...opts,
+    nodes: 3, zones: ['a', 'b', 'c'], podsPerNode: 10, podStartMs: 5, podReadyMs: 5,
+    ...(clock ? { now: () => clock.now(), setTimer: (fn: () => void, ms: number) => clock.setTimer(fn, ms), clearTimer: (h: unknown) => clock.clearTimer(h as Timer) } : {}),
+    ...opts,
   });
   return { store, plane, stop: () => plane.stop() };
+}
+
+/**
+ * Moves a cluster started on `clock` forward by `ms`, `step` at a time, letting the control plane
+ * handle what each step brought before the next one (a simulated second costs no real one).
+ */
+export async function runFor(c: Cluster, clock: ManualClock, ms: number, step = 10): Promise<void> {
+  for (let t = 0; t < ms; t += step) {
+    await clock.advance(Math.min(step, ms - t));
+    await c.plane.settle();
+  }
 }
 
 /** Polls `check` until it returns a truthy value (returned) or `timeoutMs` passes (throws with the last value). */

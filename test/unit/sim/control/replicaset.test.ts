@@ -3,7 +3,8 @@ import { compareForDeletion, podsToDelete, replicaSetStatus } from '../../../../
 import { cordon } from '../../../../src/sim/control/nodes.ts';
 import { REF } from '../../../../src/sim/resources.ts';
 import type { KubeObject } from '../../../../src/sim/types.ts';
-import { at, isReady, pod, podsOf, replicaSet, startCluster, statusOf, waitFor, type Cluster } from './helpers.ts';
+import { ManualClock } from '../../../../src/kube/clock.ts';
+import { at, isReady, pod, podsOf, replicaSet, runFor, startCluster, statusOf, waitFor, type Cluster } from './helpers.ts';
 
 describe('sim/control replicaset: deletion order', () => {
   const now = at(100_000);
@@ -142,21 +143,31 @@ describe('sim/control replicaset: behaviour', function () {
     expect(rsStatus()).to.include({ replicas: 2, readyReplicas: 2, observedGeneration: 3 });
   });
 
-  it('never-ready pods run but never become ready', async () => {
-    c = startCluster();
+  it('never-ready pods run but never become ready (manual clock: ten minutes)', async () => {
+    const clock = new ManualClock();
+    c = startCluster({}, clock);
     c.store.create(REF.replicasets, 'default', replicaSet('web', 2, { annotations: { 'sim.pacer.dev/never-ready': 'true' } }));
-    await waitFor('2 running', () => podsOf(c.store, 'app=web').filter((p) => statusOf(p).phase === 'Running').length === 2);
-    await new Promise((r) => setTimeout(r, 50));
+    await runFor(c, clock, 100); // start 5 ms, ready 5 ms for a normal pod
+    expect(podsOf(c.store, 'app=web').filter((p) => statusOf(p).phase === 'Running')).to.have.length(2);
+    await runFor(c, clock, 10 * 60_000, 1000);
     const pods = podsOf(c.store, 'app=web');
     expect(pods.some(isReady)).to.equal(false);
     expect(statusOf(pods[0]).containerStatuses[0]).to.include({ ready: false, started: true });
     expect(rsStatus()).to.include({ replicas: 2, readyReplicas: 0, availableReplicas: 0 });
   });
 
-  it('crash-looping pods keep restarting and wait in CrashLoopBackOff', async () => {
-    c = startCluster();
+  it('crash-looping pods keep restarting, once a second, and wait in CrashLoopBackOff (manual clock)', async () => {
+    const clock = new ManualClock();
+    c = startCluster({}, clock);
     c.store.create(REF.replicasets, 'default', replicaSet('web', 1, { annotations: { 'sim.pacer.dev/crash-loop': 'true' } }));
-    const p = await waitFor('2 restarts', () => podsOf(c.store, 'app=web').find((x) => statusOf(x).containerStatuses?.[0]?.restartCount >= 2));
+    const restarts = () => statusOf(podsOf(c.store, 'app=web')[0]).containerStatuses?.[0]?.restartCount;
+    await runFor(c, clock, 900);
+    expect(restarts(), 'started, not restarted yet').to.equal(0);
+    await runFor(c, clock, 1200); // 2.1 s
+    expect(restarts()).to.equal(2);
+    await runFor(c, clock, 1000); // 3.1 s
+    expect(restarts()).to.equal(3);
+    const p = podsOf(c.store, 'app=web')[0];
     const cs = statusOf(p).containerStatuses[0];
     expect(cs.state.waiting.reason).to.equal('CrashLoopBackOff');
     expect(cs.lastState.terminated).to.include({ exitCode: 1, reason: 'Error' });
@@ -164,12 +175,16 @@ describe('sim/control replicaset: behaviour', function () {
     expect(statusOf(p).phase).to.equal('Running');
   });
 
-  it('availableReplicas waits for minReadySeconds', async () => {
-    c = startCluster();
+  it('availableReplicas waits for minReadySeconds (manual clock)', async () => {
+    const clock = new ManualClock();
+    c = startCluster({}, clock);
     c.store.create(REF.replicasets, 'default', replicaSet('web', 2, { minReadySeconds: 2 }));
-    const early = await waitFor('2 ready', () => (rsStatus().readyReplicas === 2 ? rsStatus() : undefined));
-    expect(early.availableReplicas).to.equal(0);
-    await waitFor('2 available', () => rsStatus().availableReplicas === 2, 5000);
+    await runFor(c, clock, 100); // ready after 5 + 5 ms
+    expect(rsStatus()).to.include({ readyReplicas: 2, availableReplicas: 0 });
+    await runFor(c, clock, 1800); // 1.9 s
+    expect(rsStatus().availableReplicas, 'ready for less than 2 s').to.equal(0);
+    await runFor(c, clock, 300); // 2.2 s
+    expect(rsStatus().availableReplicas, 'ready for 2 s').to.equal(2);
   });
 
   it('a failed pod is replaced', async () => {
