@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { startSim } from '../../src/sim/index.ts';
 import type { SimCluster } from '../../src/sim/index.ts';
 import { KubeClient, loadKubeConfig, CRDS, DEPLOYMENTS } from '../../src/kube/client.ts';
+import { eventually } from './fixtures/cluster.ts';
 
 const FIXTURE = new URL('./fixtures/pacer-controller.ts', import.meta.url).pathname;
 const CRD_FILE = new URL('../../crds/deployments.pacer.dev.yaml', import.meta.url).pathname;
@@ -82,9 +83,10 @@ describe('pacer controller (process)', function () {
     const client = new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }));
     const crd = parseYaml(readFileSync(CRD_FILE, 'utf8')) as { spec: { versions: Array<{ schema?: { openAPIV3Schema?: { properties?: Record<string, Record<string, unknown>> } } }> } };
     await client.create(CRDS, undefined, crd);
-    for (let i = 0; i < 100; i++) {
-      try { await client.list(DEPLOYMENTS, 'default'); break; } catch { await new Promise((r) => setTimeout(r, 50)); }
-    }
+    await eventually('the CRD to be served', async () => {
+      await client.list(DEPLOYMENTS, 'default');
+      return true;
+    });
     const r = await run(['--kubeconfig', kubeconfig, ...common, '--log-format', 'text'], { until: (s) => s.includes('caches synced') });
     expect(r.stderr).to.contain('received SIGTERM, stopping');
     expect(r.code).to.equal(0);

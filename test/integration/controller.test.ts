@@ -16,7 +16,7 @@ import { controllerRef } from '../../src/controller/reconciler.ts';
 import type { Deployment, ReplicaSet } from '../../src/api/types.ts';
 import type { Action, Decision, Snapshot } from '../../src/engine/types.ts';
 import { silentLogger } from '../../src/observe/logger.ts';
-import { eventually, sleep } from './fixtures/cluster.ts';
+import { eventually } from './fixtures/cluster.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const CRD_FILE = `${ROOT}crds/deployments.pacer.dev.yaml`;
@@ -216,9 +216,13 @@ describe('controller against the simulated cluster', function () {
     });
 
     it('survives the sim dropping its watches and expiring resourceVersions', async () => {
+      const resources = ['deployments', 'replicasets', 'pods'];
+      const lists = () => resources.map((resource) => sim.audit.entries({ verb: 'list', resource }).length);
+      const before = lists();
       sim.faults.dropWatches();
       sim.faults.expireResourceVersions();
-      await sleep(100);
+      // Each informer re-watches from a resourceVersion that is now too old, gets 410 and relists.
+      await eventually('the informers to relist after the expiry', () => lists().every((n, i) => n > before[i]));
       await client.patch(DEPLOYMENTS, 'default', 'shell', { spec: { replicas: 4 } }, 'merge');
       await eventually('the ReplicaSet at 4 after the drop', async () => (await client.get<ReplicaSet>(REPLICASETS, 'default', 'shell-rs')).spec.replicas === 4);
       sim.faults.dropWatches();

@@ -10,7 +10,7 @@ import { startSim } from '../../src/sim/index.ts';
 import type { SimCluster } from '../../src/sim/index.ts';
 import { REF } from '../../src/sim/resources.ts';
 import { ROOT } from '../e2e/fixtures.ts';
-import { sleep } from './fixtures/cluster.ts';
+import { eventually } from './fixtures/cluster.ts';
 
 const DEPLOYMENTS = { group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' };
 const CURSOR_UP = /\x1b\[(\d+)A\r\x1b\[J/g;
@@ -33,7 +33,7 @@ describe('kubectl pacer get -w on a terminal', function () {
     const io = { stdout: { isTTY: true, write: (s: string) => (out += s) }, stderr: { write: () => true } };
     const client = new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }));
     const done = runGet({ client, namespace: 'default', io }, 'web', { watch: true, timeoutMs: 2500 });
-    await sleep(600);
+    await eventually('the first frame', () => out.length > 0);
     // A change the tree shows: the Deployment is paused.
     sim.store.patch(DEPLOYMENTS, 'default', 'web', 'merge', { spec: { paused: true } });
     expect(await done).to.equal(0);
