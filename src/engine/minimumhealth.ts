@@ -4,7 +4,8 @@
 //
 // The rollout itself is not a second loop: rolling.ts grows the new ReplicaSet up to a total and
 // shrinks the old ones while more than a minimum are available. This file only says which two
-// numbers (maxTotal, minAvailable) hold in a pass. With m = ceil(n × minimumHealthCapacity):
+// numbers (maxTotal, minAvailable) hold in a pass; strategies/minimumhealth.ts hands them to the
+// engine as the strategy's budget and fenceposts. With m = ceil(n × minimumHealthCapacity):
 //
 // * maximumOverCapacity given (today's Marathon): total ≤ cap = trunc(n × (1 + maximumOverCapacity)),
 //   available ≥ m; new pods start while there is room, and each new pod that turns available lets
@@ -27,7 +28,7 @@
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { DEFAULT_MINIMUM_HEALTH_CAPACITY } from '../api/defaults.ts';
 import { availableReplicas, deploymentReplicas } from './replicasets.ts';
-import type { RolloutBudget } from './rolling.ts';
+import type { RolloutBudget } from './strategies/types.ts';
 
 /** m: the replicas that stay available, ceil(n × minimumHealthCapacity) on the raw double product. */
 export function minimumHealthy(replicas: number, minimumHealthCapacity: number): number {
@@ -74,10 +75,6 @@ export function marathonLaunch(maxCapacity: number, replicas: number, oldActive:
 
 // ---------------------------------------------------------------------------------------------
 // Pacer's MinimumHealth strategy.
-
-export function isMinimumHealth(d: Deployment): boolean {
-  return d.spec.strategy?.type === 'MinimumHealth';
-}
 
 export interface MinimumHealthSettings {
   replicas: number;

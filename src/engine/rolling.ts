@@ -1,13 +1,12 @@
 // RollingUpdate rules: how far the new ReplicaSet may grow (up to a total, never past
 // spec.replicas), and how far the old ones may shrink (unhealthy replicas first, then down to
-// a minimum available, oldest ReplicaSet first). One step per pass: sync.ts stops after a scale-up.
-// The two bounds come from the strategy (rolloutBudget): RollingUpdate's from maxSurge and
-// maxUnavailable, MinimumHealth's from minimumhealth.ts; the machinery is the same.
+// a minimum available, oldest ReplicaSet first). One step per pass: the rollout step
+// (strategies/rollingupdate.ts) stops after a scale-up. The two bounds come from the strategy's
+// budget (rolloutBudget): RollingUpdate's from maxSurge and maxUnavailable, MinimumHealth's from
+// minimumhealth.ts; the machinery is the same.
 
 import type { Deployment, ReplicaSet } from '../api/types.ts';
-import { scaledValue } from '../api/intstr.ts';
 import { maxUnavailable } from './fenceposts.ts';
-import { isMinimumHealth, minimumHealthBudget, minimumHealthSettings } from './minimumhealth.ts';
 import type { DecisionPass } from './pass.ts';
 import { latest, scaleReplicaSetAndRecordEvent } from './pass.ts';
 import {
@@ -18,35 +17,24 @@ import {
   specReplicaSum,
   specReplicas,
 } from './replicasets.ts';
+import { strategyOf } from './strategies/index.ts';
+import type { RolloutBudget } from './strategies/types.ts';
 
-/** The two numbers a gradual rollout moves within during one pass. */
-export interface RolloutBudget {
-  /** Σ spec.replicas of all ReplicaSets may grow up to this (the new ReplicaSet grows, nothing else). */
-  maxTotal: number;
-  /** Old ReplicaSets shrink only while more replicas than this are available. */
-  minAvailable: number;
-}
-
-/** RollingUpdate: replicas + the raw maxSurge, and replicas − maxUnavailable (fencepost rule applied). */
-export function rollingUpdateBudget(d: Deployment): RolloutBudget {
-  const replicas = deploymentReplicas(d);
-  // The raw surge: the fencepost rule (both 0 → unavailable 1) does not apply here.
-  const surge = scaledValue(d.spec.strategy?.rollingUpdate?.maxSurge ?? 0, replicas, true);
-  return { maxTotal: replicas + surge, minAvailable: replicas - maxUnavailable(d) };
-}
+export type { RolloutBudget } from './strategies/types.ts';
 
 /** The strategy's bounds for this pass; `newRS` as it is now (MinimumHealth's phase depends on it). */
 export function rolloutBudget(d: Deployment, newRS: ReplicaSet | undefined): RolloutBudget {
-  const type = d.spec.strategy?.type;
-  if (type === 'RollingUpdate') return rollingUpdateBudget(d);
-  if (isMinimumHealth(d)) return minimumHealthBudget(minimumHealthSettings(d), newRS);
-  throw new Error(`deployment type ${String(type)} isn't supported`);
+  const budget = strategyOf(d)?.budget?.(d, newRS);
+  if (!budget) throw new Error(`deployment type ${String(d.spec.strategy?.type)} isn't supported`);
+  return budget;
 }
 
 /** NewRSNewReplicas: the size the new ReplicaSet may have now. */
 export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): number {
   const replicas = deploymentReplicas(d);
-  if (d.spec.strategy?.type === 'Recreate') return replicas;
+  // A strategy without a budget (Recreate) starts the new ReplicaSet with every replica.
+  const strategy = strategyOf(d);
+  if (strategy && !strategy.budget) return replicas;
   const { maxTotal } = rolloutBudget(d, newRS);
   const current = specReplicaSum(allRSs);
   const own = specReplicas(newRS);

@@ -1,11 +1,12 @@
 // decide(): one reconcile pass of a Deployment, in upstream syncDeployment's order (docs/semantics/kubernetes-deployments.md#the-reconcile-pass):
 // validation, empty selector, claim, deletion, paused conditions, paused → scale only, legacy
-// rollback, scaling event → scale only, else the Recreate or RollingUpdate step. Every write is
-// listed once, in the order issued; the status is written once, at the end, only when it changed.
+// rollback, scaling event → scale only, else the strategy's rollout step (strategies/). Every
+// write is listed once, in the order issued; the status is written once, at the end, only when it
+// changed.
 
 import type { Deployment, DeploymentStatus, ReplicaSet } from '../api/types.ts';
 import { withDefaults } from '../api/defaults.ts';
-import { isEmptySelector, selectorMatches } from '../api/selector.ts';
+import { isEmptySelector } from '../api/selector.ts';
 import { formatFieldError, validateDeployment, type FieldError } from '../api/validation.ts';
 import { claimReplicaSets, controllerOf } from './claim.ts';
 import {
@@ -19,17 +20,15 @@ import {
   removeCondition,
   setCondition,
 } from './conditions.ts';
-import { deleteReplicaSet, latest, scaleReplicaSetAndRecordEvent, startPass, type DecisionPass } from './pass.ts';
+import { startPass, type DecisionPass } from './pass.ts';
 import { getAllReplicaSetsAndSyncRevision, templateHash } from './newreplicaset.ts';
 import { checkDependencies, withDependentsFinalizer } from './dependencies.ts';
-import { checkPausedConditions, deploymentComplete, hasProgressDeadline, requeueStuckDeployment, rolloutStatus } from './progress.ts';
-import { oldPodsRunning, scaleDownOldReplicaSetsForRecreate } from './recreate.ts';
-import { activeReplicaSets, deploymentReplicas } from './replicasets.ts';
-import { reconcileNewReplicaSet, reconcileOldReplicaSets } from './rolling.ts';
+import { checkPausedConditions, hasProgressDeadline } from './progress.ts';
 import { rollbackFromAnnotation, rollbackToRevision } from './rollback.ts';
 import { isScalingEvent, scale } from './scale.ts';
 import { calculateStatus, statusEqual } from './status.ts';
-import { replicaSetsToCleanUp } from './history.ts';
+import { ROLLOUT_STEPS, cleanupDeployment, current, currentAll } from './steps.ts';
+import { DEFAULT_STRATEGY, strategyNamed, strategyOf } from './strategies/index.ts';
 import { equalIgnoreHash } from './template.ts';
 import { POD_TEMPLATE_HASH_LABEL } from './hash.ts';
 import type { Action, Decision, EventRecord, Snapshot } from './types.ts';
@@ -50,7 +49,7 @@ export function defaulted(d: Deployment): Deployment {
   const s = d.spec;
   const st = s?.strategy;
   const complete = s !== undefined && s.replicas !== undefined && st?.type &&
-    (st.type !== 'RollingUpdate' || (st.rollingUpdate?.maxSurge !== undefined && st.rollingUpdate.maxUnavailable !== undefined)) &&
+    strategyNamed(st.type)?.needsDefaults(st) !== true && // an unknown type has no defaults: validation reports it
     s.revisionHistoryLimit !== undefined && s.progressDeadlineSeconds !== undefined &&
     s.minReadySeconds !== undefined && s.paused !== undefined;
   return complete ? d : withDefaults(d);
@@ -120,10 +119,10 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
       rollback(pass, rollbackTo);
     } else if (scalingEvent(pass)) {
       sync(pass, false);
-    } else if (d.spec.strategy?.type === 'Recreate') {
-      rolloutRecreate(pass);
     } else {
-      rolloutRolling(pass);
+      // A type no strategy implements only gets here past a caller's own validation (DecideOptions):
+      // it takes the default's step, whose budget refuses it once one is needed.
+      (strategyOf(d) ?? DEFAULT_STRATEGY).rollout(pass, ROLLOUT_STEPS);
     }
   }
   return finish(pass, snapshot, pass.rss, claim.released);
@@ -134,32 +133,9 @@ function scalingEvent(pass: DecisionPass): boolean {
   return isScalingEvent(pass.d, [...oldRSs, newRS]);
 }
 
-function current(pass: DecisionPass, rs: ReplicaSet | undefined): ReplicaSet | undefined {
-  return rs ? latest(pass, rs) : undefined;
-}
-
-function currentAll(pass: DecisionPass, rss: readonly ReplicaSet[]): ReplicaSet[] {
-  const out: ReplicaSet[] = [];
-  for (const rs of rss) {
-    const x = latest(pass, rs);
-    if (x) out.push(x);
-  }
-  return out;
-}
-
 /** syncDeploymentStatus: calculateStatus only, no progress estimation. */
 function syncDeploymentStatus(pass: DecisionPass, newRS: ReplicaSet | undefined): void {
   pass.status = calculateStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now);
-}
-
-/** syncRolloutStatus: the status with progress estimated, and when to look again. */
-function syncRolloutStatus(pass: DecisionPass, newRS: ReplicaSet | undefined): void {
-  pass.status = rolloutStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now);
-  pass.requeueAfterSeconds = requeueStuckDeployment(pass.d, pass.status, pass.now);
-}
-
-function cleanupDeployment(pass: DecisionPass, oldRSs: readonly ReplicaSet[]): void {
-  for (const rs of replicaSetsToCleanUp(pass.d, currentAll(pass, oldRSs))) deleteReplicaSet(pass, rs);
 }
 
 function syncStatusOnly(pass: DecisionPass): void {
@@ -179,44 +155,6 @@ function rollback(pass: DecisionPass, revision: number): void {
   getAllReplicaSetsAndSyncRevision(pass, true);
   if (pass.aborted) return;
   rollbackFromAnnotation(pass, pass.rss, revision);
-}
-
-function rolloutRolling(pass: DecisionPass): void {
-  const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, true);
-  if (pass.aborted || !newRS) return;
-  const allRSs = [...oldRSs, newRS];
-  if (reconcileNewReplicaSet(pass, allRSs, newRS)) {
-    syncRolloutStatus(pass, newRS);
-    return;
-  }
-  if (reconcileOldReplicaSets(pass, allRSs, activeReplicaSets(oldRSs), newRS)) {
-    syncRolloutStatus(pass, newRS);
-    return;
-  }
-  // Complete as of the status read at the start of the pass.
-  if (deploymentComplete(pass.d, pass.status)) cleanupDeployment(pass, oldRSs);
-  syncRolloutStatus(pass, newRS);
-}
-
-function rolloutRecreate(pass: DecisionPass): void {
-  const startRSs = [...pass.rss];
-  let { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, false);
-  if (scaleDownOldReplicaSetsForRecreate(pass, activeReplicaSets(oldRSs))) {
-    syncRolloutStatus(pass, newRS);
-    return;
-  }
-  const pods = pass.pods.filter((p) => selectorMatches(pass.d.spec.selector, p.metadata.labels));
-  if (oldPodsRunning(newRS, currentAll(pass, oldRSs), startRSs, pods)) {
-    syncRolloutStatus(pass, newRS);
-    return;
-  }
-  if (!newRS) {
-    ({ newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, true));
-    if (pass.aborted || !newRS) return;
-  }
-  scaleReplicaSetAndRecordEvent(pass, current(pass, newRS) ?? newRS, deploymentReplicas(pass.d));
-  if (deploymentComplete(pass.d, pass.status)) cleanupDeployment(pass, oldRSs);
-  syncRolloutStatus(pass, newRS);
 }
 
 /** Turns a finished pass into a Decision: Deployment update and status write come last. */
