@@ -19,6 +19,7 @@ import { mergePatchDiff } from '../kube/mergepatch.ts';
 import type { Logger } from '../observe/logger.ts';
 import { dependencySnapshot } from './dependencies.ts';
 import { CANCELLED_DEPLOYMENT_ANNOTATION, FORCE_ANNOTATION, planForce, shouldClearCancelled } from '../engine/locks.ts';
+import { strategyOf } from '../engine/strategies/index.ts';
 import type { DependencyIndex } from './dependencies.ts';
 import type { ReconcileResult } from './workqueue.ts';
 
@@ -82,9 +83,9 @@ export function buildSnapshot(d: Deployment, replicaSets: ReplicaSet[], pods: Po
     if (ref) return ref.uid === uid;
     return selects && !rs.metadata.deletionTimestamp && selectorMatches(selector, rs.metadata.labels);
   });
-  // Only Recreate reads pods (it waits for the old ones to stop): a rolling Deployment's pass does
-  // not scan every pod of its namespace.
-  const readsPods = selects && d.spec?.strategy?.type === 'Recreate';
+  // Only a strategy that reads pods gets them (Recreate waits for the old ones to stop): a rolling
+  // Deployment's pass does not scan every pod of its namespace.
+  const readsPods = selects && strategyOf(d)?.readsPods === true;
   const matchingPods = readsPods ? pods.filter((p) => selectorMatches(selector, p.metadata.labels)) : [];
   // No copies: the engine never changes its input (the property test runs it on frozen objects),
   // and handing it the cached objects themselves lets it remember work per object (template

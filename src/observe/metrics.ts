@@ -8,6 +8,7 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Deployment } from '../api/types.ts';
+import { strategyTypeOf } from '../api/strategies/index.ts';
 import type { QueueMetrics, QueueMetricsProvider, QueueState, ResultLabel } from '../controller/workqueue.ts';
 import type { RequestObserver } from '../kube/client.ts';
 
@@ -93,7 +94,7 @@ const DEPLOYMENT_FAMILIES: Array<{ name: string; help: string; labels: string[];
   { name: 'pacer_deployment_spec_paused', help: 'Whether the deployment is paused and will not be processed by the deployment controller.', labels: [],
     samples: (d, base) => [[base, d.spec?.paused ? 1 : 0]] },
   { name: 'pacer_deployment_info', help: 'Information about a deployment.', labels: ['strategy'],
-    samples: (d, base) => [[{ ...base, strategy: d.spec?.strategy?.type ?? 'RollingUpdate' }, 1]] },
+    samples: (d, base) => [[{ ...base, strategy: strategyTypeOf(d) }, 1]] },
   { name: 'pacer_deployment_status_condition', help: 'The current status conditions of a deployment.', labels: ['condition', 'status', 'reason'],
     samples: (d, base) => {
       const out: Array<[Labels, number]> = [];

@@ -6,7 +6,9 @@
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
 import { selectorToString } from '../api/selector.ts';
+import { strategyTypeOf } from '../api/strategies/index.ts';
 import { revisionOf } from '../engine/annotations.ts';
+import { strategyNamed } from '../engine/strategies/index.ts';
 import { age, tabwrite } from './format.ts';
 import { controllerUid } from './history.ts';
 import type { Session } from './options.ts';
@@ -36,7 +38,7 @@ export function renderTree(o: TreeObjects, now: number): string[] {
   const d = o.deployment;
   const name = d.metadata.name ?? '';
   const state = deploymentState(d);
-  const strategy = d.spec.strategy?.type ?? 'RollingUpdate';
+  const strategy = strategyTypeOf(d);
   const s = d.status ?? {};
 
   const header: string[] = [
@@ -46,10 +48,7 @@ export function renderTree(o: TreeObjects, now: number): string[] {
   ];
   if (state.message) header.push(`Message:\t${state.message}`);
   header.push(`Strategy:\t${strategy}`);
-  if (strategy === 'RollingUpdate') {
-    const ru = d.spec.strategy?.rollingUpdate ?? {};
-    header.push(`  MaxSurge:\t${String(ru.maxSurge ?? '25%')}`, `  MaxUnavailable:\t${String(ru.maxUnavailable ?? '25%')}`);
-  }
+  for (const { name: param, value } of strategyNamed(strategy)?.describe(d) ?? []) header.push(`  ${param}:\t${value}`);
   const imgs = images(d.spec.template);
   header.push(`Images:\t${imgs[0] ?? '<none>'}`, ...imgs.slice(1).map((i) => `\t${i}`));
   header.push(

@@ -2,6 +2,7 @@
 // laid out like `kubectl get` (tabwriter minwidth 6, padding 3).
 
 import type { Deployment } from '../api/types.ts';
+import { strategyTypeOf } from '../api/strategies/index.ts';
 import { DEPLOYMENTS } from '../kube/client.ts';
 import { tabwrite } from './format.ts';
 import type { Session } from './options.ts';
@@ -17,7 +18,7 @@ export function listTable(items: readonly Deployment[], allNamespaces: boolean):
   for (const d of sorted) {
     const cells = [
       d.metadata.name ?? '',
-      d.spec.strategy?.type ?? 'RollingUpdate',
+      strategyTypeOf(d),
       String(d.spec.replicas ?? 1),
       String(d.status?.updatedReplicas ?? 0),
       String(d.status?.availableReplicas ?? 0),
