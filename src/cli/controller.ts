@@ -10,6 +10,8 @@ import { KubeClient, loadKubeConfig, DEFAULT_USER_AGENT } from '../kube/client.t
 import { toKubeError } from '../kube/errors.ts';
 import { DeploymentController, loadEngine } from '../controller/controller.ts';
 import { Manager } from '../manager/manager.ts';
+import { realClock } from '../kube/clock.ts';
+import type { Clock } from '../kube/clock.ts';
 import { checkDurations, DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS } from '../manager/leaderelection.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Engine } from '../controller/reconciler.ts';
@@ -63,6 +65,8 @@ export interface RunControllerOptions {
   kubeApiBurst?: number;
   /** The engine (default: src/engine/sync.ts). */
   engine?: Engine;
+  /** Time for the manager, its informers, queues and leader election, and the rate limiter (default: real). */
+  clock?: Clock;
   /** Run workers only while holding the leader election Lease (the CLI's default; in-process: off). */
   leaderElect?: boolean;
   /** Namespace of the Lease (default: the pod's own namespace in a cluster, else pacer-system). */
@@ -187,6 +191,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   validateOptions(opts);
   const logger = opts.logger ?? createLogger({ level: opts.logLevel, format: opts.logFormat });
   const metrics = createMetrics();
+  const clock = opts.clock ?? realClock;
   let client: KubeClient;
   let leaseClient: KubeClient | undefined;
   // The manager shuts this gate when it does not lead: no write leaves a standby or a deposed leader.
@@ -197,7 +202,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     const qps = opts.kubeApiQps ?? DEFAULT_KUBE_API_QPS;
     const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
     client = new KubeClient(kc, {
-      userAgent, metrics: metrics.restClient, writeGate,
+      userAgent, metrics: metrics.restClient, writeGate, clock,
       ...(qps > 0 ? { rateLimit: { qps, burst: opts.kubeApiBurst ?? DEFAULT_KUBE_API_BURST } } : {}),
     });
     // client-go renews the Lease through a client of its own: never throttled behind reconciles.
@@ -208,7 +213,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   await checkCluster(client);
   const engine = opts.engine ?? (await loadEngine());
   const mgr = new Manager({
-    client, logger, metrics,
+    client, logger, metrics, clock,
     namespace: opts.namespace, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs,
     ...(opts.leaderElect ? {
       leaderElection: {
