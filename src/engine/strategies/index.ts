@@ -26,7 +26,7 @@ const LIST: readonly RolloutStrategy[] = [DEFAULT_STRATEGY, ...Object.values(STR
 
 /** The module of exactly this type name; undefined for one no module implements. */
 export function strategyNamed(type: unknown): RolloutStrategy | undefined {
-  for (const s of LIST) if (s.name === type) return s;
+  for (let i = 0; i < LIST.length; i++) if (LIST[i].name === type) return LIST[i];
   return undefined;
 }
 

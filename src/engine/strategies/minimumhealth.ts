@@ -26,6 +26,6 @@ export const minimumHealth: RolloutStrategy<'MinimumHealth'> = {
   fenceposts: minimumHealthFenceposts,
   budget: (d, newRS) => minimumHealthBudget(minimumHealthSettings(d), newRS),
   rollout: rolloutRolling,
-  // `kubectl pacer get` shows no parameters for it (as before strategies were modules).
+  // `kubectl pacer get` shows the type alone for it.
   describe: () => NO_DETAILS,
 };
