@@ -21,6 +21,8 @@ import { rolloutStartEstimate, rolloutStep, rolloutView } from './rollouts.ts';
 import type { InProgress } from './rollouts.ts';
 import type { WorkQueue } from './workqueue.ts';
 import { REVISION_ANNOTATION } from '../engine/annotations.ts';
+import { strategyTypeOf } from '../api/strategies/index.ts';
+import { strategyOf } from '../engine/strategies/index.ts';
 import { decide, onCreateConflict, onCreateError } from '../engine/sync.ts';
 
 export const CONTROLLER_NAME = 'deployment';
@@ -137,7 +139,7 @@ export class DeploymentController {
     for (const end of step.ended) {
       const startedAt = end.startedAt ?? rolloutStartEstimate(d, this.revisionReplicaSet(d, end.revision));
       const seconds = startedAt === undefined ? undefined : Math.max(0, (now - startedAt) / 1000);
-      const strategy = d.spec?.strategy?.type ?? 'RollingUpdate';
+      const strategy = strategyTypeOf(d);
       this.mgr.metrics?.observeRollout(end.result, strategy, seconds);
       this.log.info('rollout ended', {
         namespace: d.metadata.namespace, name: d.metadata.name, revision: end.revision, result: end.result,
@@ -200,11 +202,12 @@ export class DeploymentController {
       },
     });
     this.pods.on({
-      // Recreate waits for old pods to be gone or terminal: deletions and phase changes matter.
+      // A strategy that reads pods (Recreate waits for old pods to be gone or terminal): deletions
+      // and phase changes matter.
       update: (old, pod) => {
         if (old.status?.phase === pod.status?.phase) return;
         const d = this.podOwner(pod);
-        if (d && d.spec?.strategy?.type === 'Recreate') this.enqueue(d);
+        if (d && strategyOf(d)?.readsPods) this.enqueue(d);
       },
       delete: (pod) => {
         const d = this.podOwner(pod);
