@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -69,14 +70,50 @@ func (p *proc) exited() bool {
 	}
 }
 
-// freePort asks the kernel for a free port on 127.0.0.1.
+// freePort finds a free port on 127.0.0.1 for a component to listen on, below the kernel's
+// ephemeral range: a port from that range (what listening on port 0 hands out) can be taken, between
+// this check and the component binding it, by any outgoing connection on the machine, which is
+// how a busy machine made etcd fail with "address already in use". Ports below the range are only
+// taken by other listeners. Falls back to the kernel's choice when the range starts too low.
 func freePort() (int, error) {
+	lo, hi := 20000, ephemeralStart()
+	if hi-lo >= 1000 {
+		for i := 0; i < 100; i++ {
+			port := lo + rand.IntN(hi-lo)
+			if taken[port] {
+				continue
+			}
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				continue
+			}
+			l.Close()
+			taken[port] = true
+			return port, nil
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// taken holds the ports this bed already handed out (they are free until their component binds them).
+var taken = map[int]bool{}
+
+// ephemeralStart is the first port of the kernel's ephemeral range (Linux; 32768 when unknown).
+func ephemeralStart() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	var start, end int
+	if _, err := fmt.Sscanf(string(b), "%d %d", &start, &end); err != nil {
+		return 32768
+	}
+	return start
 }
 
 // waitHealthy polls url until it answers 200, the process exits or the context ends. client may
