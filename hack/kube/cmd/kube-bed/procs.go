@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -18,6 +19,7 @@ import (
 // with the bed (PDEATHSIG), however the bed ends.
 type proc struct {
 	name string
+	log  string
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error
@@ -36,7 +38,7 @@ func startProc(binDir, logDir, name, binary string, args []string) (*proc, error
 		logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
+	p := &proc{name: name, log: logFile.Name(), cmd: cmd, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		logFile.Close()
@@ -116,13 +118,27 @@ func ephemeralStart() int {
 	return start
 }
 
+// logTail is the last n lines of a component's log (the bed's directory may be gone by the time
+// anyone looks, so a failure carries them).
+func logTail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
 // waitHealthy polls url until it answers 200, the process exits or the context ends. client may
 // carry a client certificate; every serving certificate of the bed is trusted through it.
 func waitHealthy(ctx context.Context, p *proc, client *http.Client, url string) error {
 	var last string
 	for {
 		if p.exited() {
-			return fmt.Errorf("%s exited before it was healthy (%v): see logs/%s.log", p.name, p.err, p.name)
+			return fmt.Errorf("%s exited before it was healthy (%v); the end of logs/%s.log:\n%s", p.name, p.err, p.name, logTail(p.log, 10))
 		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := client.Do(req)
