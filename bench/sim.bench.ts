@@ -1,4 +1,4 @@
-// The simulated cluster at scale (issue 3, "Scale"): what the sim reaches on this machine.
+// The simulated cluster at scale: what the sim reaches on this machine.
 //   npx node bench/sim.bench.ts            # everything, about 1.5 minutes
 //   npx node bench/sim.bench.ts load fanout ramp list control   # a subset (the load always runs)
 // Prints one JSON line per figure set:

@@ -1,4 +1,4 @@
-// The real kubectl (v1.32, on PATH) against an in-process simulated cluster: the commands and the
+// The real kubectl (v1.36, built by hack/kube, on PATH) against an in-process simulated cluster: the commands and the
 // error messages of docs/simulated-api-server.md#errors, asserted on kubectl's own output.
 
 import { expect } from 'chai';

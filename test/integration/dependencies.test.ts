@@ -34,7 +34,7 @@ describe('integration: dependency-ordered Deployments (db ← app)', function ()
     const ns = 'deps-order';
     createNamespace(c.sim, ns);
     const t = new Timeline(c.sim, ns);
-    // The seed's rule as an invariant on every step: app's ReplicaSets are created or resized
+    // Marathon's rule as an invariant on every step: app's ReplicaSets are created or resized
     // only while db, as stored at that moment, exists and is complete.
     t.check('app moves only while db is complete', (tl, step) => {
       if (step.resource !== 'replicasets' || !isAppRS(step.name) || step.type === 'DELETED') return undefined;

@@ -4,7 +4,7 @@ import type { IntOrString } from '../../../src/api/types.ts';
 
 describe('api/intstr: GetScaledValueFromIntOrPercent', () => {
   const rows: Array<{ v: IntOrString; total: number; up: number; down: number }> = [
-    { v: '90%', total: 95, up: 86, down: 85 }, // the reference's example
+    { v: '90%', total: 95, up: 86, down: 85 }, // upstream's example (docs/semantics/kubernetes-deployments.md)
     { v: '25%', total: 10, up: 3, down: 2 },
     { v: '39%', total: 10, up: 4, down: 3 },
     { v: '50%', total: 10, up: 5, down: 5 },

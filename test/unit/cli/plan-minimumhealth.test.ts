@@ -1,5 +1,5 @@
 // `pacer plan` on a MinimumHealth Deployment: the same engine path, pass after pass, with the
-// seed's side-by-side numbers and examples/minimum-health.yaml's bounds.
+// Marathon side-by-side numbers and examples/minimum-health.yaml's bounds.
 
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
@@ -78,14 +78,14 @@ function upgrade(n: number, minimumHealth: Obj): string {
 }
 
 describe('cli/plan runPlan: MinimumHealth', () => {
-  it('the seed\'s db (10 at 0.6, side by side): 6 old beside 6 new, then the new version takes over', () => {
+  it('Marathon\'s db (10 at 0.6, side by side): 6 old beside 6 new, then the new version takes over', () => {
     const { seen, last } = rollout(upgrade(10, { minimumHealthCapacity: 0.6 }), (rs) => rs.spec.replicas);
     expect(seen).to.deep.equal(['create 2', 'old 10->6', 'new 2->6', 'old 6->0', 'new 6->10']);
     expect(last.status.conditions!.find((c) => c.type === 'Progressing')!.reason).to.equal('NewReplicaSetAvailable');
     expect(last.status.ready).to.equal('10/10');
   });
 
-  it('the seed\'s db with maximumOverCapacity 0.2: never above 12, never below 6 available, one new pod ready per pass', () => {
+  it('Marathon\'s db with maximumOverCapacity 0.2: never above 12, never below 6 available, one new pod ready per pass', () => {
     let newReady = 0;
     const { seen, last } = rollout(upgrade(10, { minimumHealthCapacity: 0.6, maximumOverCapacity: 0.2 }), (rs) => {
       if (rs.metadata.name === 'db-old') return rs.spec.replicas;

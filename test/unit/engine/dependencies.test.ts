@@ -32,7 +32,7 @@ function named(name: string, deps: string[] = [], status?: DeploymentStatus, nam
   };
 }
 
-/** A status as the reference's examples say it: "3 replicas, 2 updated, 1 available". */
+/** A status as the upstream examples say it: "3 replicas, 2 updated, 1 available". */
 function st(replicas: number, updated: number, available: number, observedGeneration = 1): DeploymentStatus {
   return { replicas, updatedReplicas: updated, availableReplicas: available, readyReplicas: available, observedGeneration };
 }

@@ -1,4 +1,4 @@
-// Builders for engine tests: Deployments and ReplicaSets written the way the reference's examples
+// Builders for engine tests: Deployments and ReplicaSets written the way the upstream examples
 // describe them ("old 10 with 8 available"), and a tiny world that lets ReplicaSets catch up.
 
 import type { Deployment, DeploymentSpec, ReplicaSet } from '../../../src/api/types.ts';

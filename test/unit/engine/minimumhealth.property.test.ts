@@ -135,7 +135,7 @@ describe('engine property: random MinimumHealth rollouts', () => {
     fc.assert(fc.property(setup, fc.array(step, { maxLength: 40 }), (s, steps) => run(s, steps)), { numRuns: 200 });
   });
 
-  it('the bound is the seed\'s and the reference\'s numbers', () => {
+  it('the bound is Marathon\'s numbers (docs/semantics/marathon.md)', () => {
     expect(totalBound({ replicas: 10, capacity: 0.6, over: undefined })).to.equal(12);
     expect(totalBound({ replicas: 20, capacity: 0.8, over: undefined })).to.equal(32);
     expect(totalBound({ replicas: 10, capacity: 0.3, over: undefined })).to.equal(10);

@@ -41,8 +41,8 @@ describe('engine/minimumhealth: capacity formulas', () => {
   describe('m = ceil(n × minimumHealthCapacity), on the raw double product', () => {
     const rows: Array<[number, number, number, string]> = [
       [100, 0.07, 8, '100 × 0.07 = 7.000000000000001, so 8 as in Marathon'],
-      [10, 0.6, 6, 'db of the seed: 6 old kept'],
-      [20, 0.8, 16, 'app of the seed: 16 old kept'],
+      [10, 0.6, 6, 'Marathon\'s db example: 6 old kept'],
+      [20, 0.8, 16, 'Marathon\'s app example: 16 old kept'],
       [3, 0.7, 3, 'ceil(2.1) = 3: all instances remain'],
       [10, 0, 0, '0: nothing has to stay'],
       [10, 1, 10, '1: everything stays'],
@@ -135,7 +135,7 @@ describe('engine/minimumhealth: Pacer\'s bounds', () => {
     }
   });
 
-  describe('the budget of a pass without maximumOverCapacity follows the seed\'s two phases', () => {
+  describe('the budget of a pass without maximumOverCapacity follows Marathon\'s two phases', () => {
     // n, capacity, new available → [maxTotal, minAvailable]
     const rows: Array<[string, number, number, number, [number, number]]> = [
       ['10 @ 0.6, no new available: phase 1, old keep 6 of their own', 10, 0.6, 0, [12, 6]],
@@ -257,7 +257,7 @@ function expectDone(r: Run, n: number): void {
   expect([c?.status, c?.reason]).to.deep.equal(['True', 'NewReplicaSetAvailable']);
 }
 
-describe('engine/minimumhealth: rollouts through decide(), the seed\'s side-by-side rule', () => {
+describe('engine/minimumhealth: rollouts through decide(), Marathon\'s side-by-side rule', () => {
   const rows: Array<[string, number, number, number, [number, number]]> = [
     // name, n, capacity, peak, [old, new] at the peak
     ['10 replicas at 0.6 peak at 12 (6 old + 6 new)', 10, 0.6, 12, [6, 6]],

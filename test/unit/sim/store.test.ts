@@ -173,7 +173,7 @@ describe('sim/store', () => {
   });
 
   describe('custom resources', () => {
-    it('a CRD registers its resource; generation follows §8; deleting the CRD deletes its objects', () => {
+    it('a CRD registers its resource; generation follows the generation rules; deleting the CRD deletes its objects', () => {
       const s = newStore();
       const crd = s.create(REF.customresourcedefinitions, undefined, WIDGET_CRD);
       const conds = (crd.status as { conditions: Array<{ type: string; status: string }> }).conditions;
