@@ -26,6 +26,17 @@ export default {
       to: { pathNot: ['^src/(engine|api)/', '^(node:)?(crypto|util)$'] },
     },
     {
+      name: 'engine-through-index',
+      comment:
+        'Outside src/engine/, the engine is imported through its public surface src/engine/index.ts ' +
+        'only, never from its rule files: what the shell, the plugin and the servers rely on is ' +
+        'listed in one place, and the rule files can be split or merged freely. (src/sim/ may not ' +
+        'import the engine at all: sim-not-controller-side.)',
+      severity: 'error',
+      from: { path: '^(src|bin)/', pathNot: '^src/(engine|sim)/' },
+      to: { path: '^src/engine/', pathNot: '^src/engine/index\\.ts$' },
+    },
+    {
       name: 'sim-not-controller-side',
       comment:
         'src/sim/ is the simulated cluster the controller is tested against: it must not import the ' +

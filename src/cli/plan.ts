@@ -10,11 +10,9 @@ import { Command, Option } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { API_VERSION, KIND } from '../api/types.ts';
-import { generatedUid } from '../engine/newreplicaset.ts';
-import { decide } from '../engine/sync.ts';
-import type { Action, Decision, Snapshot } from '../engine/types.ts';
+import { decide, findDependencyCycle, generatedUid } from '../engine/index.ts';
+import type { Action, Decision, Snapshot } from '../engine/index.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
-import { findDependencyCycle } from '../engine/dependencies.ts';
 
 export type PlanOutput = 'json' | 'yaml' | 'text';
 

@@ -27,8 +27,7 @@ import { createLogger } from '../observe/logger.ts';
 import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
 import { API_VERSION, GROUP, PLURAL, VERSION } from '../api/types.ts';
 import type { Deployment } from '../api/types.ts';
-import { PROGRESSING, REASON, getCondition } from '../engine/conditions.ts';
-import { deploymentComplete } from '../engine/progress.ts';
+import { deploymentComplete, getCondition, PROGRESSING, REASON } from '../engine/index.ts';
 import { WEBHOOK_PATH, webhookConfiguration } from '../server/webhook.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');

@@ -20,10 +20,8 @@ import type { Engine, ReconcilerDeps } from './reconciler.ts';
 import { rolloutStartEstimate, rolloutStep, rolloutView } from './rollouts.ts';
 import type { InProgress } from './rollouts.ts';
 import type { WorkQueue } from './workqueue.ts';
-import { REVISION_ANNOTATION } from '../engine/annotations.ts';
+import { decide, onCreateConflict, onCreateError, REVISION_ANNOTATION, strategyOf } from '../engine/index.ts';
 import { strategyTypeOf } from '../api/strategies/index.ts';
-import { strategyOf } from '../engine/strategies/index.ts';
-import { decide, onCreateConflict, onCreateError } from '../engine/sync.ts';
 
 export const CONTROLLER_NAME = 'deployment';
 

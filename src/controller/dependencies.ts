@@ -11,8 +11,8 @@
 
 import type { Deployment } from '../api/types.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
-import { findDependencyCycle } from '../engine/dependencies.ts';
-import type { Snapshot } from '../engine/types.ts';
+import { findDependencyCycle } from '../engine/index.ts';
+import type { Snapshot } from '../engine/index.ts';
 
 function keyOf(d: Deployment): string {
   return deploymentKey(d.metadata.namespace, d.metadata.name);

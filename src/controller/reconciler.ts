@@ -13,13 +13,12 @@
 
 import type { Deployment, DeploymentStatus, OwnerReference, Pod, ReplicaSet } from '../api/types.ts';
 import { isEmptySelector, selectorMatches } from '../api/selector.ts';
-import type { Action, Decision, EventRecord, Snapshot } from '../engine/types.ts';
+import { CANCELLED_DEPLOYMENT_ANNOTATION, FORCE_ANNOTATION, planForce, shouldClearCancelled, strategyOf } from '../engine/index.ts';
+import type { Action, Decision, EventRecord, Snapshot } from '../engine/index.ts';
 import { KubeError, isKind, toKubeError } from '../kube/errors.ts';
 import { mergePatchDiff } from '../kube/mergepatch.ts';
 import type { Logger } from '../observe/logger.ts';
 import { dependencySnapshot } from './dependencies.ts';
-import { CANCELLED_DEPLOYMENT_ANNOTATION, FORCE_ANNOTATION, planForce, shouldClearCancelled } from '../engine/locks.ts';
-import { strategyOf } from '../engine/strategies/index.ts';
 import type { DependencyIndex } from './dependencies.ts';
 import type { ReconcileResult } from './workqueue.ts';
 

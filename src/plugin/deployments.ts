@@ -19,14 +19,11 @@
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { DEPLOYMENTS } from '../kube/client.ts';
 import { deploymentKey } from '../api/dependencies.ts';
-import { revisionOf } from '../engine/annotations.ts';
-import { dependencyLevels } from '../engine/dependencies.ts';
-import { FORCE_ANNOTATION } from '../engine/locks.ts';
+import { activeDeployments, dependencyLevels, deploymentById, FORCE_ANNOTATION, revisionOf, unknownDeploymentMessage } from '../engine/index.ts';
+import type { MarathonDeployment } from '../engine/index.ts';
 import { ownedReplicaSets } from './history.ts';
 import { patchAsPlanned, planUndo } from './undo.ts';
 import type { UndoPlan } from './undo.ts';
-import { activeDeployments, deploymentById, unknownDeploymentMessage } from '../engine/deployments.ts';
-import type { MarathonDeployment } from '../engine/deployments.ts';
 import { OBJECT_PREFIX, PluginError } from './errors.ts';
 import { tabwrite } from './format.ts';
 import type { Session } from './options.ts';

@@ -3,7 +3,7 @@
 
 import type { Deployment, PodTemplateSpec, ReplicaSet } from '../api/types.ts';
 import { REPLICASETS } from '../kube/client.ts';
-import { CHANGE_CAUSE_ANNOTATION, revisionOf } from '../engine/annotations.ts';
+import { CHANGE_CAUSE_ANNOTATION, revisionOf } from '../engine/index.ts';
 import { selectorToString } from '../api/selector.ts';
 import { OBJECT_PREFIX, PluginError } from './errors.ts';
 import type { Session } from './options.ts';

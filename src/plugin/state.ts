@@ -3,7 +3,7 @@
 // derived from the conditions and counts the controller writes.
 
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
-import { INVALID_SPEC, PROGRESSING, REASON } from '../engine/conditions.ts';
+import { INVALID_SPEC, PROGRESSING, REASON } from '../engine/index.ts';
 import { rolloutStatus } from './status.ts';
 
 export type DeploymentPhase = 'Healthy' | 'Progressing' | 'Degraded' | 'Paused' | 'InvalidSpec';

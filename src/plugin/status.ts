@@ -3,8 +3,7 @@
 
 import type { Deployment } from '../api/types.ts';
 import { DEPLOYMENTS } from '../kube/client.ts';
-import { REVISION_ANNOTATION } from '../engine/annotations.ts';
-import { PROGRESSING, REASON } from '../engine/conditions.ts';
+import { PROGRESSING, REASON, REVISION_ANNOTATION } from '../engine/index.ts';
 import { PluginError } from './errors.ts';
 import type { Session } from './options.ts';
 import { follow } from './watch.ts';

@@ -4,7 +4,7 @@
 
 import type http from 'node:http';
 import type { Deployment } from '../api/types.ts';
-import { activeDeployments, deploymentById, unknownDeploymentMessage } from '../engine/deployments.ts';
+import { activeDeployments, deploymentById, unknownDeploymentMessage } from '../engine/index.ts';
 
 export interface ApiViews {
   /** Every cached pacer.dev Deployment. */

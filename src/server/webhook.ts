@@ -15,8 +15,8 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../api/types.ts';
 import { GROUP } from '../api/types.ts';
-import { checkLock } from '../engine/locks.ts';
-import type { AdmissionOperation } from '../engine/locks.ts';
+import { checkLock } from '../engine/index.ts';
+import type { AdmissionOperation } from '../engine/index.ts';
 import type { BindAddress } from './http.ts';
 
 export const WEBHOOK_PATH = '/validate-pacer-dev-v1alpha1-deployment';

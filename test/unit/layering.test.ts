@@ -127,13 +127,18 @@ describe('layering (dependency-cruiser)', function () {
     it('fails, as lint:deps runs it (exit status = the number of errors)', () => {
       const run = depcruise(['--config', CONFIG, 'src', 'bin'], FIXTURE);
       expect(run.status, run.stdout + run.stderr).to.equal(violations.length);
-      expect(run.stdout).to.match(/x 7 dependency violations \(7 errors, 0 warnings\)/);
+      expect(run.stdout).to.match(/x 8 dependency violations \(8 errors, 0 warnings\)/);
       for (const v of violations) expect(v.rule.severity, v.rule.name).to.equal('error');
     });
 
     it('reports engine importing anything but api/ (and crypto, util)', () => {
       expect(found).to.include('engine-imports-only-api: src/engine/plan.ts -> src/controller/loop.ts');
       expect(found).to.include('engine-imports-only-api: src/engine/disk.ts -> fs');
+    });
+
+    it('reports an import of an engine rule file from outside src/engine/ (only src/engine/index.ts is public)', () => {
+      expect(found).to.include('engine-through-index: src/plugin/reach.ts -> src/engine/plan.ts');
+      expect(found.filter((f) => f.includes('src/server/view.ts')), 'through index.ts is allowed').to.be.empty;
     });
 
     it('reports sim importing the controller side', () => {
@@ -157,7 +162,7 @@ describe('layering (dependency-cruiser)', function () {
     });
 
     it('reports nothing else: bin/ -> cli, engine -> crypto, sim -> api/kube and a cycle through `import type` are allowed', () => {
-      expect(found.filter((f) => !f.startsWith('no-runtime-cycle: '))).to.have.lengthOf(6);
+      expect(found.filter((f) => !f.startsWith('no-runtime-cycle: '))).to.have.lengthOf(7);
       expect(found.filter((f) => f.includes('src/observe/log.ts') || f.includes('src/observe/metrics.ts'))).to.be.empty;
       expect(found.filter((f) => f.includes('bin/') || f.includes('crypto') || f.includes('src/kube/client.ts'))).to.be.empty;
     });

@@ -1,0 +1,27 @@
+// The engine's public surface: everything outside src/engine/ imports from here, nothing from the
+// rule files themselves (a dependency-cruiser rule checks it; the engine's own tests may reach in).
+// The contract (docs/architecture.md#the-engines-contract): decide() takes a Snapshot and returns a
+// Decision; no I/O, no clock, inputs never changed.
+
+// The entry points.
+export { decide, onCreateConflict, onCreateError } from './sync.ts';
+export type { Action, Decision, EventRecord, Snapshot } from './types.ts';
+
+// What the shell, the plugin and the servers read about a Deployment the way the engine does.
+export { CHANGE_CAUSE_ANNOTATION, LAST_APPLIED_CONFIG_ANNOTATION, REVISION_ANNOTATION, revisionOf } from './annotations.ts';
+export { INVALID_SPEC, PROGRESSING, REASON, getCondition } from './conditions.ts';
+export { deploymentComplete } from './progress.ts';
+export { strategyNamed, strategyOf } from './strategies/index.ts';
+export { POD_TEMPLATE_HASH_LABEL, templateHashOf } from './hash.ts';
+export { equalIgnoreHash } from './template.ts';
+export { generatedUid } from './newreplicaset.ts';
+
+// Rollback (kubectl pacer rollout undo).
+export { ROLLBACK_MESSAGES, findRollbackTarget, rollbackAnnotations, templateWithoutHash } from './rollback.ts';
+
+// Marathon: dependency order, the active deployments, locks and force.
+export { dependencyLevels, findDependencyCycle } from './dependencies.ts';
+export { activeDeployments, deploymentById, unknownDeploymentMessage } from './deployments.ts';
+export type { MarathonDeployment } from './deployments.ts';
+export { CANCELLED_DEPLOYMENT_ANNOTATION, FORCE_ANNOTATION, checkLock, planForce, shouldClearCancelled } from './locks.ts';
+export type { AdmissionOperation } from './locks.ts';
