@@ -10,8 +10,8 @@ import { Command, Option } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { API_VERSION, KIND } from '../api/types.ts';
-import { decide, findDependencyCycle, generatedUid } from '../engine/index.ts';
-import type { Action, Decision, Snapshot } from '../engine/index.ts';
+import { buildSnapshot, decide, generatedUid } from '../engine/index.ts';
+import type { Action, Decision, SnapshotSource } from '../engine/index.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
 
 export type PlanOutput = 'json' | 'yaml' | 'text';
@@ -159,25 +159,18 @@ export function planDocument(decision: Decision, others: readonly Deployment[] =
 }
 
 /**
- * What the Snapshot needs about dependencies, from the Deployments of the input: those named in
- * spec.dependencies, the cycle through the decided one and, when the input holds more than one
- * Deployment, its dependents.
+ * The input as the engine's snapshot source: its ReplicaSets and pods, its Deployments by key and,
+ * when it holds more than one Deployment, the dependents among them.
  */
-function dependencyView(d: Deployment, others: readonly Deployment[]): Pick<Snapshot, 'dependencies' | 'dependents' | 'dependencyCycle'> {
-  if (others.length === 0) return dependencyKeys(d).length > 0 ? { dependencies: [] } : {};
-  const all = [d, ...others];
+function inputSource(parsed: Parsed): SnapshotSource {
+  const all = [parsed.deployment, ...parsed.others];
   const byKey = new Map(all.map((x) => [deploymentKey(x.metadata.namespace, x.metadata.name), x]));
-  const key = deploymentKey(d.metadata.namespace, d.metadata.name);
-  const dependencies = dependencyKeys(d).map((ref) => {
-    const x = byKey.get(ref);
-    return x ? { ref, deployment: x } : { ref };
-  });
-  const dependents = others.filter((x) => dependencyKeys(x).includes(key));
-  const cycle = findDependencyCycle(key, (k) => {
-    const x = byKey.get(k);
-    return x ? dependencyKeys(x) : undefined;
-  });
-  return { dependencies, dependents, ...(cycle ? { dependencyCycle: cycle } : {}) };
+  return {
+    replicaSets: () => parsed.replicaSets,
+    pods: () => parsed.pods,
+    deployment: (key) => byKey.get(key),
+    ...(parsed.others.length > 0 ? { dependents: (key: string) => parsed.others.filter((x) => dependencyKeys(x).includes(key)) } : {}),
+  };
 }
 
 function describeAction(a: Action): string {
@@ -229,10 +222,7 @@ export function runPlan(input: string, source: string, opts: PlanOptions = {}): 
     if (e instanceof InputError) return { code: 2, stdout: '', stderr: `error: ${e.message}\n` };
     throw e;
   }
-  const decision = decide({
-    deployment: parsed.deployment, replicaSets: parsed.replicaSets, pods: parsed.pods, now: nowMs,
-    ...dependencyView(parsed.deployment, parsed.others),
-  });
+  const decision = decide(buildSnapshot(parsed.deployment, inputSource(parsed), nowMs));
   let stdout: string;
   if (output === 'text') stdout = text(decision);
   else if (output === 'yaml') stdout = stringify(planDocument(decision, parsed.others));

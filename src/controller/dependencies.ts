@@ -1,7 +1,7 @@
 // The controller's side of dependency-ordered Deployments (the rules are in src/engine/dependencies.ts):
 // an index from each dependency to the Deployments that name it, kept from the Deployment
-// informer's events, and what a Snapshot needs from the cache (the dependencies as found, the
-// dependents, the cycle through the Deployment).
+// informer's events. The engine's buildSnapshot reads the dependents from it (reconciler.ts
+// cacheSource).
 //
 // Who must look again when a Deployment changes (the controller enqueues them):
 //  * its dependents, on every stored change and on deletion: whether it is complete, or there at all,
@@ -10,13 +10,7 @@
 //    lose a dependent (the pacer.dev/dependents finalizer), and a cycle may have closed or opened.
 
 import type { Deployment } from '../api/types.ts';
-import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
-import { findDependencyCycle } from '../engine/index.ts';
-import type { Snapshot } from '../engine/index.ts';
-
-function keyOf(d: Deployment): string {
-  return deploymentKey(d.metadata.namespace, d.metadata.name);
-}
+import { dependencyKeys } from '../api/dependencies.ts';
 
 export class DependencyIndex {
   /** dependency key → keys of the Deployments that name it. */
@@ -62,35 +56,4 @@ export class DependencyIndex {
   dependenciesOf(key: string): string[] | undefined {
     return this.dependencies.get(key);
   }
-}
-
-/** What the Snapshot for `d` needs about dependencies, from the Deployment cache and the index. */
-export function dependencySnapshot(
-  d: Deployment,
-  get: (key: string) => Deployment | undefined,
-  index: DependencyIndex | undefined,
-): Pick<Snapshot, 'dependencies' | 'dependents' | 'dependencyCycle'> {
-  const key = keyOf(d);
-  // Without the index nobody knows the dependents: the finalizer is left alone.
-  let dependents: Deployment[] | undefined;
-  if (index) {
-    dependents = [];
-    for (const k of index.dependentsOf(key)) {
-      const x = get(k);
-      if (x) dependents.push(x);
-    }
-  }
-  const deps = dependencyKeys(d);
-  if (deps.length === 0) return dependents ? { dependents } : {};
-  const dependencies = deps.map((ref) => {
-    const x = get(ref);
-    return x ? { ref, deployment: x } : { ref };
-  });
-  // The cycle is looked for in the cache as it is now (the index may lag a pass behind).
-  const cycle = findDependencyCycle(key, (k) => (k === key ? deps : dependencyKeysOf(get(k))));
-  return { dependencies, ...(dependents ? { dependents } : {}), ...(cycle ? { dependencyCycle: cycle } : {}) };
-}
-
-function dependencyKeysOf(d: Deployment | undefined): string[] | undefined {
-  return d ? dependencyKeys(d) : undefined;
 }

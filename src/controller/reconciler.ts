@@ -12,13 +12,11 @@
 // becomes a delayed add of (s + 1) s as upstream (under 1 s: rate-limited now).
 
 import type { Deployment, DeploymentStatus, OwnerReference, Pod, ReplicaSet } from '../api/types.ts';
-import { isEmptySelector, selectorMatches } from '../api/selector.ts';
-import { CANCELLED_DEPLOYMENT_ANNOTATION, FORCE_ANNOTATION, planForce, shouldClearCancelled, strategyOf } from '../engine/index.ts';
-import type { Action, Decision, EventRecord, Snapshot } from '../engine/index.ts';
+import { buildSnapshot, CANCELLED_DEPLOYMENT_ANNOTATION, FORCE_ANNOTATION, planForce, shouldClearCancelled } from '../engine/index.ts';
+import type { Action, Decision, EventRecord, Snapshot, SnapshotSource } from '../engine/index.ts';
 import { KubeError, isKind, toKubeError } from '../kube/errors.ts';
 import { mergePatchDiff } from '../kube/mergepatch.ts';
 import type { Logger } from '../observe/logger.ts';
-import { dependencySnapshot } from './dependencies.ts';
 import type { DependencyIndex } from './dependencies.ts';
 import type { ReconcileResult } from './workqueue.ts';
 
@@ -64,32 +62,22 @@ export interface ReconcilerDeps {
   dependencyIndex?: DependencyIndex;
 }
 
-export function controllerRef(obj: { metadata: { ownerReferences?: OwnerReference[] } }): OwnerReference | undefined {
-  return obj.metadata.ownerReferences?.find((r) => r.controller === true);
+/** The controller's caches as the engine's snapshot source (engine/snapshot.ts). */
+export function cacheSource(deps: Pick<ReconcilerDeps, 'replicaSets' | 'pods' | 'deployments' | 'dependencyIndex'>): SnapshotSource {
+  const index = deps.dependencyIndex;
+  return {
+    replicaSets: (ns) => deps.replicaSets.list(ns),
+    pods: (ns) => deps.pods.list(ns),
+    deployment: (key) => deps.deployments.get(key),
+    // Without the index nobody knows the dependents: the engine then leaves the finalizer alone.
+    ...(index ? {
+      dependents: (key: string) => index.dependentsOf(key).map((k) => deps.deployments.get(k)).filter((x): x is Deployment => x !== undefined),
+    } : {}),
+  };
 }
 
-/**
- * The Snapshot for `d`: ReplicaSets it controls (matching or not: the engine releases those that
- * stopped matching) and orphans its selector matches; pods its selector matches. With an empty
- * selector nothing is adopted or read (upstream stops at SelectingAll).
- */
-export function buildSnapshot(d: Deployment, replicaSets: ReplicaSet[], pods: Pod[], now: number): Snapshot {
-  const selector = d.spec?.selector;
-  const selects = !isEmptySelector(selector);
-  const uid = d.metadata.uid;
-  const mine = replicaSets.filter((rs) => {
-    const ref = controllerRef(rs);
-    if (ref) return ref.uid === uid;
-    return selects && !rs.metadata.deletionTimestamp && selectorMatches(selector, rs.metadata.labels);
-  });
-  // Only a strategy that reads pods gets them (Recreate waits for the old ones to stop): a rolling
-  // Deployment's pass does not scan every pod of its namespace.
-  const readsPods = selects && strategyOf(d)?.readsPods === true;
-  const matchingPods = readsPods ? pods.filter((p) => selectorMatches(selector, p.metadata.labels)) : [];
-  // No copies: the engine never changes its input (the property test runs it on frozen objects),
-  // and handing it the cached objects themselves lets it remember work per object (template
-  // hashes, comparisons, validation) across passes.
-  return { deployment: d, replicaSets: mine, pods: matchingPods, now };
+export function controllerRef(obj: { metadata: { ownerReferences?: OwnerReference[] } }): OwnerReference | undefined {
+  return obj.metadata.ownerReferences?.find((r) => r.controller === true);
 }
 
 /** An update that makes `d` the controller of a ReplicaSet that had none. */
@@ -125,12 +113,8 @@ export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger =
     log.debug('deployment not found in cache; nothing to do');
     return {};
   }
-  const ns = cached.metadata.namespace ?? 'default';
   if (await forceAndCancelStamps(deps, cached, log, stats)) return {}; // the watch brings the written object back
-  const snapshot: Snapshot = {
-    ...buildSnapshot(cached, deps.replicaSets.list(ns), deps.pods.list(ns), (deps.now ?? Date.now)()),
-    ...dependencySnapshot(cached, (k) => deps.deployments.get(k), deps.dependencyIndex),
-  };
+  const snapshot = buildSnapshot(cached, cacheSource(deps), (deps.now ?? Date.now)());
   const decision = deps.engine.decide(snapshot);
   const writer = new ActionWriter(deps, snapshot, log, stats);
   try {

@@ -6,6 +6,8 @@
 // The entry points.
 export { decide, onCreateConflict, onCreateError } from './sync.ts';
 export type { Action, Decision, EventRecord, Snapshot } from './types.ts';
+export { buildSnapshot } from './snapshot.ts';
+export type { SnapshotSource } from './snapshot.ts';
 
 // What the shell, the plugin and the servers read about a Deployment the way the engine does.
 export { CHANGE_CAUSE_ANNOTATION, LAST_APPLIED_CONFIG_ANNOTATION, REVISION_ANNOTATION, revisionOf } from './annotations.ts';

@@ -1,8 +1,18 @@
-// The controller's dependency index: whom a Deployment's change concerns, and the snapshot parts.
+// The controller's dependency index: whom a Deployment's change concerns, and the snapshot parts
+// it gives the engine's buildSnapshot.
 
 import { expect } from 'chai';
 import type { Deployment } from '../../../src/api/types.ts';
-import { DependencyIndex, dependencySnapshot } from '../../../src/controller/dependencies.ts';
+import { DependencyIndex } from '../../../src/controller/dependencies.ts';
+import { cacheSource } from '../../../src/controller/reconciler.ts';
+import { buildSnapshot } from '../../../src/engine/index.ts';
+
+/** The dependency part of the engine's snapshot, built from a Deployment cache and the index. */
+function dependencySnapshot(d0: Deployment, get: (key: string) => Deployment | undefined, dependencyIndex: DependencyIndex | undefined) {
+  const none = { get: () => undefined, list: () => [] };
+  const s = buildSnapshot(d0, cacheSource({ replicaSets: none, pods: none, deployments: { get, list: () => [] }, dependencyIndex }), 0);
+  return { dependencies: s.dependencies, dependents: s.dependents, dependencyCycle: s.dependencyCycle };
+}
 
 function d(name: string, deps: string[] = [], namespace = 'default'): Deployment {
   return { metadata: { name, namespace }, spec: deps.length ? { dependencies: deps } : {} };

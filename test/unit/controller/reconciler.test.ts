@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { reconcile, buildSnapshot, requeueFor } from '../../../src/controller/reconciler.ts';
+import { cacheSource, reconcile, requeueFor } from '../../../src/controller/reconciler.ts';
+import { buildSnapshot as engineSnapshot } from '../../../src/engine/index.ts';
 import type { Engine, ReconcileClient, ReconcilerDeps } from '../../../src/controller/reconciler.ts';
 import type { Deployment, DeploymentStatus, Pod, ReplicaSet } from '../../../src/api/types.ts';
 import type { Action, Decision, Snapshot } from '../../../src/engine/types.ts';
@@ -143,7 +144,13 @@ describe('controller/reconciler', () => {
     expect(h.api.calls).to.deep.equal([]);
   });
 
-  describe('the snapshot', () => {
+  describe('the snapshot (the engine\'s buildSnapshot over the controller\'s caches)', () => {
+    const cache = <T extends { metadata: { name?: string; namespace?: string } }>(items: T[]) => ({
+      get: (key: string) => items.find((x) => `${x.metadata.namespace}/${x.metadata.name}` === key),
+      list: () => items,
+    });
+    const buildSnapshot = (d: Deployment, rss: ReplicaSet[], pods: Pod[], now: number): Snapshot =>
+      engineSnapshot(d, cacheSource({ replicaSets: cache(rss), pods: cache(pods), deployments: cache([d]) }), now);
     const rows: Array<[string, ReplicaSet, boolean]> = [
       ['a ReplicaSet it controls', rs('web-a'), true],
       ['a ReplicaSet it controls that no longer matches (the engine releases it)', rs('web-b', { labels: { app: 'other' } }), true],

@@ -1,0 +1,67 @@
+// The Snapshot for one Deployment, built the same way for the controller (from its caches) and for
+// `pacer plan` (from the objects of a file): which ReplicaSets and pods the engine sees, and what it
+// knows of the Deployment's dependencies and dependents.
+//
+//  * ReplicaSets: those the Deployment controls (matching or not: the engine releases those that
+//    stopped matching) and the orphans its selector matches (it may adopt them). With an empty
+//    selector nothing is adopted (upstream stops at SelectingAll).
+//  * Pods: those its selector matches, and only when its strategy reads pods (Recreate waits for the
+//    old ones to stop): a rolling Deployment's pass does not scan every pod of its namespace.
+//  * Dependencies: each one named in spec.dependencies with the Deployment found for it; the
+//    dependency cycle through it, looked for in what the source holds now; its dependents, when the
+//    source knows them (without them the pacer.dev/dependents finalizer is left alone).
+//
+// No copies: the engine never changes its input, and handing it the source's own objects lets it
+// remember work per object (template hashes, comparisons, validation) across passes.
+
+import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
+import { isEmptySelector, selectorMatches } from '../api/selector.ts';
+import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
+import { controllerOf } from './claim.ts';
+import { findDependencyCycle } from './dependencies.ts';
+import { strategyOf } from './strategies/index.ts';
+import type { Snapshot } from './types.ts';
+
+/** Where a Snapshot's objects come from: the controller's caches, or the objects of a file. */
+export interface SnapshotSource {
+  /** The ReplicaSets of a namespace. */
+  replicaSets(namespace: string): readonly ReplicaSet[];
+  /** The pods of a namespace. */
+  pods(namespace: string): readonly Pod[];
+  /** A Deployment by "namespace/name", if known. */
+  deployment(key: string): Deployment | undefined;
+  /** The Deployments whose spec.dependencies name `key`; absent when the source does not know them. */
+  dependents?(key: string): readonly Deployment[];
+}
+
+export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number): Snapshot {
+  const ns = d.metadata.namespace ?? 'default';
+  const selector = d.spec?.selector;
+  const selects = !isEmptySelector(selector);
+  const uid = d.metadata.uid;
+  const replicaSets = source.replicaSets(ns).filter((rs) => {
+    const ref = controllerOf(rs);
+    if (ref) return ref.uid === uid;
+    return selects && !rs.metadata.deletionTimestamp && selectorMatches(selector, rs.metadata.labels);
+  });
+  const readsPods = selects && strategyOf(d)?.readsPods === true;
+  const pods = readsPods ? source.pods(ns).filter((p) => selectorMatches(selector, p.metadata.labels)) : [];
+  const snapshot: Snapshot = { deployment: d, replicaSets, pods, now };
+
+  const key = deploymentKey(d.metadata.namespace, d.metadata.name);
+  const dependents = source.dependents?.(key);
+  if (dependents) snapshot.dependents = [...dependents];
+  const deps = dependencyKeys(d);
+  if (deps.length === 0) return snapshot;
+  snapshot.dependencies = deps.map((ref) => {
+    const x = source.deployment(ref);
+    return x ? { ref, deployment: x } : { ref };
+  });
+  const cycle = findDependencyCycle(key, (k) => {
+    if (k === key) return deps;
+    const x = source.deployment(k);
+    return x ? dependencyKeys(x) : undefined;
+  });
+  if (cycle) snapshot.dependencyCycle = cycle;
+  return snapshot;
+}
