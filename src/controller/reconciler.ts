@@ -12,7 +12,7 @@
 // becomes a delayed add of (s + 1) s as upstream (under 1 s: rate-limited now).
 
 import type { Deployment, DeploymentStatus, OwnerReference, Pod, ReplicaSet } from '../api/types.ts';
-import { buildSnapshot, CANCELLED_DEPLOYMENT_ANNOTATION, FORCE_ANNOTATION, planForce, shouldClearCancelled } from '../engine/index.ts';
+import { buildSnapshot, CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, planForce, shouldClearCancelled } from '../engine/index.ts';
 import type { Action, Decision, EventRecord, Snapshot, SnapshotSource } from '../engine/index.ts';
 import { KubeError, isKind, toKubeError } from '../kube/errors.ts';
 import { mergePatchDiff } from '../kube/mergepatch.ts';
@@ -129,8 +129,8 @@ export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger =
 
 /**
  * Force and its stamps (src/engine/locks.ts, FORCE): a forced Deployment stamps the other members
- * of the deployment it was in, then loses its force annotation and takes the stamp itself (its
- * forced change does not wait on the deployment it cancelled either); a stamped one that is complete
+ * of the deployment plan it was in, then loses its force annotation and takes the stamp itself (its
+ * forced change does not wait on the plan it cancelled either); a stamped one that is complete
  * loses its stamp. True when it wrote (the pass ends there: the next one starts from the new
  * object). Metadata-only merge patches, so the lock never refuses them; the force annotation is
  * removed under the resourceVersion read, so a newer change is never mistaken for consumed.
@@ -141,12 +141,12 @@ async function forceAndCancelStamps(deps: ReconcilerDeps, d: Deployment, log: Lo
   if (plan.consume) {
     for (const key of plan.stamp) {
       const name = key.slice(key.indexOf('/') + 1);
-      await deps.client.patchDeployment(key.slice(0, key.indexOf('/')), name, { metadata: { annotations: { [CANCELLED_DEPLOYMENT_ANNOTATION]: plan.cancelled!.id } } });
+      await deps.client.patchDeployment(key.slice(0, key.indexOf('/')), name, { metadata: { annotations: { [CANCELLED_PLAN_ANNOTATION]: plan.cancelled!.id } } });
       stats.writes++;
       deps.recorder.record(d, 'Normal', 'DeploymentCancelled', `Forced change: deployment ${plan.cancelled!.id} cancelled, ${key} no longer waits on its members`);
     }
     try {
-      await deps.client.patchDeployment(ns, d.metadata.name ?? '', { metadata: { resourceVersion: d.metadata.resourceVersion, annotations: { [FORCE_ANNOTATION]: null, ...(plan.cancelled ? { [CANCELLED_DEPLOYMENT_ANNOTATION]: plan.cancelled.id } : {}) } } });
+      await deps.client.patchDeployment(ns, d.metadata.name ?? '', { metadata: { resourceVersion: d.metadata.resourceVersion, annotations: { [FORCE_ANNOTATION]: null, ...(plan.cancelled ? { [CANCELLED_PLAN_ANNOTATION]: plan.cancelled.id } : {}) } } });
     } catch (err) {
       if (isKind(err, 'Conflict')) return true; // a newer object is on its way: it is reconciled next
       throw err;
@@ -156,7 +156,7 @@ async function forceAndCancelStamps(deps: ReconcilerDeps, d: Deployment, log: Lo
     return true;
   }
   if (shouldClearCancelled(d)) {
-    await deps.client.patchDeployment(ns, d.metadata.name ?? '', { metadata: { annotations: { [CANCELLED_DEPLOYMENT_ANNOTATION]: null } } });
+    await deps.client.patchDeployment(ns, d.metadata.name ?? '', { metadata: { annotations: { [CANCELLED_PLAN_ANNOTATION]: null } } });
     stats.writes++;
     return true;
   }

@@ -25,7 +25,7 @@
 //
 // Levels (Marathon's plan builder): a Deployment's level is the number of Deployments on the longest
 // dependency path starting at it, itself included; apps at one level move concurrently, which the
-// gate gives on its own. dependencyLevels is pure and exported for the deployments view.
+// gate gives on its own. dependencyLevels is pure and exported for the deployment plans (plans.ts).
 
 import type { Deployment, DeploymentCondition, DeploymentStatus } from '../api/types.ts';
 import { dependencyKeys, deploymentKey, parseDependency } from '../api/dependencies.ts';
@@ -35,11 +35,11 @@ import type { Action, Decision, Snapshot } from './types.ts';
 export const DEPENDENTS_FINALIZER = 'pacer.dev/dependents';
 
 /**
- * Set on the other members of a deployment cancelled by a forced change (locks.ts): the app
+ * Set on the other members of a deployment plan cancelled by a forced change (locks.ts): the app
  * converges to its own spec without waiting on its dependencies (a missing one or a cycle still
  * holds it); removed once the app is complete.
  */
-export const CANCELLED_DEPLOYMENT_ANNOTATION = 'pacer.dev/cancelled-deployment';
+export const CANCELLED_PLAN_ANNOTATION = 'pacer.dev/cancelled-deployment';
 
 export const DEPENDENCY_REASON = {
   ready: 'DependenciesReady',
@@ -110,7 +110,7 @@ export function dependencyGate(d: Deployment, deps: readonly ResolvedDependency[
       if (why) waiting.push(`waiting for ${dep.key}: ${why}`);
     }
   }
-  const cancelled = d.metadata.annotations?.[CANCELLED_DEPLOYMENT_ANNOTATION];
+  const cancelled = d.metadata.annotations?.[CANCELLED_PLAN_ANNOTATION];
   if (missing.length > 0) return { ready: false, reason: DEPENDENCY_REASON.missing, message: [...missing, ...waiting].join('; ') };
   if (waiting.length > 0 && cancelled) {
     return { ready: true, reason: DEPENDENCY_REASON.ready, message: `deployment ${cancelled} was cancelled: not waiting for ${deps.map((x) => x.key).join(', ')}` };
@@ -126,7 +126,7 @@ export function dependencyGate(d: Deployment, deps: readonly ResolvedDependency[
  * still awaited), with lastUpdateTime; lastTransitionTime moves only when the status changes.
  * `generation` (the Deployment's metadata.generation) is stamped as observedGeneration at each
  * transition and kept in between: "True at the current generation" then says that the current
- * spec waited for its dependencies (the deployments view, deployments.ts, reads it).
+ * spec waited for its dependencies (the deployment plans, plans.ts, read it).
  */
 export function setDependenciesCondition(status: DeploymentStatus, gate: Gate | undefined, now: number, generation?: number): void {
   const cur = getCondition(status, DEPENDENCIES_READY);

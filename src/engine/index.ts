@@ -21,9 +21,9 @@ export { generatedUid } from './newreplicaset.ts';
 // Rollback (kubectl pacer rollout undo).
 export { ROLLBACK_MESSAGES, findRollbackTarget, rollbackAnnotations, templateWithoutHash } from './rollback.ts';
 
-// Marathon: dependency order, the active deployments, locks and force.
+// Marathon: dependency order, the active deployment plans, locks and force.
 export { dependencyLevels, findDependencyCycle } from './dependencies.ts';
-export { activeDeployments, deploymentById, unknownDeploymentMessage } from './deployments.ts';
-export type { MarathonDeployment } from './deployments.ts';
-export { CANCELLED_DEPLOYMENT_ANNOTATION, FORCE_ANNOTATION, checkLock, planForce, shouldClearCancelled } from './locks.ts';
+export { activePlans, planById, unknownPlanMessage } from './plans.ts';
+export type { DeploymentPlan } from './plans.ts';
+export { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, checkLock, planForce, shouldClearCancelled } from './locks.ts';
 export type { AdmissionOperation } from './locks.ts';

@@ -1,23 +1,23 @@
-// One deployment per app (Marathon's deployment lock, docs/semantics/marathon.md#one-deployment-per-app-locks-and-force), decided at
+// One deployment plan per app (Marathon's deployment lock, docs/semantics/marathon.md#one-deployment-per-app-locks-and-force), decided at
 // admission time from the Deployments as stored (the controller's cache), with no state of its own.
 //
 // THE LOCK. An UPDATE of a pacer.dev Deployment X that changes its spec is refused when
 //  * X has dependency relations: it depends on another app, or another app depends on it. Apps with
 //    neither keep Kubernetes' rollover semantics (a new change supersedes the rollout under way);
-//  * X is a member of an active deployment D (deployments.ts: activeDeployments over the cache,
+//  * X is a member of an active deployment plan D (plans.ts: activePlans over the cache,
 //    with X as the request's oldObject: the stored state the change would replace);
 //  * and the new object does not carry `pacer.dev/force: "true"`.
 // Creates and deletes are never refused, nor metadata-only changes (labels, annotations: pausing is
 // a spec change, though) and status writes. The refusal is HTTP 409 Conflict with Marathon's
-// message, adapted to Pacer's override, naming the blocking deployment.
+// message, adapted to Pacer's override, naming the blocking deployment plan.
 //
 // FORCE (level-triggered: the state lives in annotations only). When the controller reconciles X
-// carrying the force annotation, the deployment X belonged to before the change (X taken at its
+// carrying the force annotation, the deployment plan X belonged to before the change (X taken at its
 // last observed generation: the controller has not yet observed the forced one, so this is the id
 // the 409 named) is cancelled as a unit: each other member M is stamped
 // `pacer.dev/cancelled-deployment: "<D.id>"`, then the force annotation is removed from X (consumed
 // once acted on) and X takes the same stamp in that write: its forced change does not wait on the
-// deployment it cancelled either (Marathon's forced plan holds the forced app's change alone). A stamped M converges to its own spec without waiting on its dependencies (at
+// plan it cancelled either (Marathon's forced plan holds the forced app's change alone). A stamped M converges to its own spec without waiting on its dependencies (at
 // stamping time every dependency that held M back is a member of D by construction: the view joins
 // them); a missing dependency or a cycle still holds it. The stamp is removed once M is complete.
 // Why annotations and not memory: a controller restarted half-way finds the same stamps and the
@@ -26,12 +26,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Deployment } from '../api/types.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
-import { activeDeployments, appId, deploymentOfApp, inMotion } from './deployments.ts';
-import { CANCELLED_DEPLOYMENT_ANNOTATION } from './dependencies.ts';
-import type { MarathonDeployment } from './deployments.ts';
+import { activePlans, appId, inMotion, planOfApp } from './plans.ts';
+import { CANCELLED_PLAN_ANNOTATION } from './dependencies.ts';
+import type { DeploymentPlan } from './plans.ts';
 
 export const FORCE_ANNOTATION = 'pacer.dev/force';
-export { CANCELLED_DEPLOYMENT_ANNOTATION };
+export { CANCELLED_PLAN_ANNOTATION };
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -50,7 +50,7 @@ export type LockVerdict =
   | { allowed: true }
   | { allowed: false; code: 409; reason: 'Conflict'; message: string; deployments: Array<{ id: string }> };
 
-/** Marathon's 409 message, with Pacer's override and the blocking deployment's id. */
+/** Marathon's 409 message, with Pacer's override and the blocking deployment plans' ids. */
 export function lockedMessage(ids: readonly string[]): string {
   const where = ids.map((id) => `'/v2/deployments/${id}'`).join(', ');
   return `App is locked by one or more deployments. Override with the annotation ${FORCE_ANNOTATION}: "true". View details at ${where}.`;
@@ -83,7 +83,7 @@ export function checkLock(r: LockRequest): LockVerdict {
   const stored = replacing(r.deployments, r.oldObject);
   if (!hasDependencyRelations(r.oldObject, stored) && !hasDependencyRelations(r.object, stored)) return { allowed: true };
   const app = appId(r.oldObject.metadata.namespace, r.oldObject.metadata.name);
-  const blocking = activeDeployments(stored, r.now).filter((x) => x.affectedApps.includes(app));
+  const blocking = activePlans(stored, r.now).filter((x) => x.affectedApps.includes(app));
   if (blocking.length === 0) return { allowed: true };
   const ids = blocking.map((x) => x.id);
   return { allowed: false, code: 409, reason: 'Conflict', message: lockedMessage(ids), deployments: ids.map((id) => ({ id })) };
@@ -97,8 +97,8 @@ function beforeChange(d: Deployment): Deployment {
 }
 
 export interface ForcePlan {
-  /** The deployment cancelled (undefined: X was in none, nothing to cancel). */
-  cancelled?: MarathonDeployment;
+  /** The deployment plan cancelled (undefined: X was in none, nothing to cancel). */
+  cancelled?: DeploymentPlan;
   /** Keys ("namespace/name") of the other members to stamp with the cancelled id (not stamped yet). */
   stamp: string[];
   /** Remove the force annotation from X (always, once acted on); X is stamped too when `cancelled` is set. */
@@ -107,7 +107,7 @@ export interface ForcePlan {
 
 /**
  * What reconciling a forced Deployment `x` does (module header: FORCE): nothing when `x` is not
- * forced; else the members of the deployment it belonged to before its change to stamp, and the
+ * forced; else the members of the deployment plan it belonged to before its change to stamp, and the
  * annotation to consume.
  */
 export function planForce(x: Deployment, all: readonly Deployment[], now: number): ForcePlan {
@@ -115,28 +115,28 @@ export function planForce(x: Deployment, all: readonly Deployment[], now: number
   const before = beforeChange(x);
   const xKey = deploymentKey(x.metadata.namespace, x.metadata.name);
   const stored = replacing(all, before);
-  const d = inMotion(before) ? deploymentOfApp(activeDeployments(stored, now), appId(x.metadata.namespace, x.metadata.name)) : undefined;
-  if (!d) return { stamp: [], consume: true };
+  const plan = inMotion(before) ? planOfApp(activePlans(stored, now), appId(x.metadata.namespace, x.metadata.name)) : undefined;
+  if (!plan) return { stamp: [], consume: true };
   const byApp = new Map(stored.map((m) => [appId(m.metadata.namespace, m.metadata.name), m]));
   const stamp: string[] = [];
-  for (const app of d.affectedApps) {
+  for (const app of plan.affectedApps) {
     const m = byApp.get(app);
     if (!m) continue;
     const key = deploymentKey(m.metadata.namespace, m.metadata.name);
     if (key === xKey || m.metadata.deletionTimestamp) continue;
-    if (m.metadata.annotations?.[CANCELLED_DEPLOYMENT_ANNOTATION] === d.id) continue;
+    if (m.metadata.annotations?.[CANCELLED_PLAN_ANNOTATION] === plan.id) continue;
     stamp.push(key);
   }
-  return { cancelled: d, stamp, consume: true };
+  return { cancelled: plan, stamp, consume: true };
 }
 
-/** The cancelled deployment `d` was stamped with, if any. */
-export function cancelledDeployment(d: Deployment): string | undefined {
-  const v = d.metadata.annotations?.[CANCELLED_DEPLOYMENT_ANNOTATION];
+/** The id of the cancelled deployment plan that `d` was stamped with, if any. */
+export function cancelledPlan(d: Deployment): string | undefined {
+  const v = d.metadata.annotations?.[CANCELLED_PLAN_ANNOTATION];
   return v === undefined || v === '' ? undefined : v;
 }
 
 /** The stamp goes once the app is complete (it converged to its own spec). */
 export function shouldClearCancelled(d: Deployment): boolean {
-  return cancelledDeployment(d) !== undefined && !d.metadata.deletionTimestamp && !inMotion(d);
+  return cancelledPlan(d) !== undefined && !d.metadata.deletionTimestamp && !inMotion(d);
 }

@@ -5,7 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { PluginError } from './errors.ts';
 import { parseGoDuration } from './format.ts';
-import { runDeploymentCancel, runDeployments } from './deployments.ts';
+import { runPlanCancel, runPlanList } from './plans.ts';
 import { runGet } from './get.ts';
 import { runRolloutHistory } from './history.ts';
 import { runList } from './list.ts';
@@ -153,7 +153,7 @@ export function pluginProgram(ctx: ProgramContext): Command {
 
   program.addCommand(addCommonOptions(new Command('deployments')
     .description('The active deployments, as Marathon shows them: the changed apps joined through their dependencies, step by step'), { output: true, allNamespaces: true })
-    .action((o: CommonOptions) => run(undefined, o, (s) => runDeployments(s, { allNamespaces: o.allNamespaces === true, output: o.output }))));
+    .action((o: CommonOptions) => run(undefined, o, (s) => runPlanList(s, { allNamespaces: o.allNamespaces === true, output: o.output }))));
 
   const deployment = new Command('deployment').description('Act on one active deployment (the ID from kubectl pacer deployments)');
   program.addCommand(deployment);
@@ -162,7 +162,7 @@ export function pluginProgram(ctx: ProgramContext): Command {
     .argument('<id>', 'the deployment ID')
     .option('--force', 'only stop it: pause every affected app (spec.paused=true)', false), { allNamespaces: true })
     .action(async (id: string, o: CommonOptions & { force: boolean }) => {
-      await run(undefined, o, (s) => runDeploymentCancel(s, id, { force: o.force === true, allNamespaces: o.allNamespaces === true }));
+      await run(undefined, o, (s) => runPlanCancel(s, id, { force: o.force === true, allNamespaces: o.allNamespaces === true }));
     }));
 
   const set = new Command('set').description('Change a Deployment (like kubectl set)');

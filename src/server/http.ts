@@ -1,14 +1,14 @@
 // Small HTTP servers: /metrics on the metrics address, /healthz and /readyz on the health probe
 // address (readyz answers 200 once the caches have synced, 503 before), the read-only views
-// (GET /v2/deployments, deployments.ts) on the API address. Bind addresses are written
+// (GET /v2/deployments, planviews.ts) on the API address. Bind addresses are written
 // as controller-runtime's flags take them: ":8080" (every interface), "127.0.0.1:8080",
 // "[::1]:8080", port 0 for any free port, and "0" to switch the server off.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { apiHandler } from './deployments.ts';
-import type { ApiViews } from './deployments.ts';
+import { apiHandler } from './planviews.ts';
+import type { ApiViews } from './planviews.ts';
 
 export interface BindAddress {
   /** undefined = every interface. */

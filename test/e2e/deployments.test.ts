@@ -5,7 +5,7 @@
 
 import { expect } from 'chai';
 import { join } from 'node:path';
-import type { MarathonDeployment } from '../../src/engine/deployments.ts';
+import type { DeploymentPlan } from '../../src/engine/plans.ts';
 import { eventually } from '../integration/fixtures/cluster.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
 import type { Edit } from './fixtures.ts';
@@ -15,7 +15,7 @@ for (const bed of BEDS) describe(`e2e (${bed}): kubectl pacer deployments and de
   const k = kubectlEnv({ bed, tmpPrefix: 'pacer-deployments-', plugin: true, sim: { podStartMs: 30, podReadyMs: 60 } });
   const { kubectl, ok } = k;
   const kubectlPacer = (...a: string[]) => kubectl('pacer', ...a);
-  const deployments = async () => JSON.parse(await ok(kubectlPacer('deployments', '-o', 'json'))) as MarathonDeployment[];
+  const plans = async () => JSON.parse(await ok(kubectlPacer('deployments', '-o', 'json'))) as DeploymentPlan[];
 
   /** examples/dependencies.yaml with some text replaced; db made slow to become available. */
   const manifest = (edits: Edit[]) => k.editedExample('dependencies.yaml', edits);
@@ -36,43 +36,43 @@ for (const bed of BEDS) describe(`e2e (${bed}): kubectl pacer deployments and de
 
   it('applied, then upgraded together: one deployment, db\'s restart first', async () => {
     await ok(kubectl('apply', '-f', await manifest([])));
-    await eventually('the start to be over', async () => (await deployments()).length === 0, 40_000);
+    await eventually('the start to be over', async () => (await plans()).length === 0, 40_000);
     const upgrade = await manifest([slowDb, [/postgres:17/, 'postgres:17.1'], [/nginx:1\.27/, 'nginx:1.28']]);
     expect(await ok(kubectl('apply', '-f', upgrade))).to.equal('deployment.pacer.dev/db configured\ndeployment.pacer.dev/app configured\n');
-    const [d] = await eventually('db ← app as one deployment', async () => {
-      const ds = await deployments();
-      return ds.length === 1 && ds[0].affectedApps.length === 2 && ds;
+    const [plan] = await eventually('db ← app as one deployment', async () => {
+      const listed = await plans();
+      return listed.length === 1 && listed[0].affectedApps.length === 2 && listed;
     });
-    expect(d.affectedApps).to.deep.equal(['/default/app', '/default/db']);
-    expect(d.steps).to.deep.equal([
+    expect(plan.affectedApps).to.deep.equal(['/default/app', '/default/db']);
+    expect(plan.steps).to.deep.equal([
       { actions: [{ action: 'RestartApplication', app: '/default/db' }] },
       { actions: [{ action: 'RestartApplication', app: '/default/app' }] },
     ]);
-    expect(d).to.include({ currentStep: 1, totalSteps: 2 });
+    expect(plan).to.include({ currentStep: 1, totalSteps: 2 });
 
     const table = await ok(kubectlPacer('deployments'));
     expect(table.split('\n')[0]).to.match(/^ID\s+AFFECTED APPS\s+STEP\s+CURRENT ACTIONS$/);
-    expect(table).to.contain(`${d.id}   /default/app,/default/db   1/2    RestartApplication /default/db`);
+    expect(table).to.contain(`${plan.id}   /default/app,/default/db   1/2    RestartApplication /default/db`);
   });
 
   it('cancel --force pauses both apps where they stand; the ID is then gone', async () => {
-    const [d] = await deployments();
-    expect(d.currentStep, 'db still rolling').to.equal(1);
-    const r = await kubectlPacer('deployment', 'cancel', d.id, '--force');
+    const [plan] = await plans();
+    expect(plan.currentStep, 'db still rolling').to.equal(1);
+    const r = await kubectlPacer('deployment', 'cancel', plan.id, '--force');
     expect(r).to.deep.equal({ code: 0, stdout: 'deployment.pacer.dev/app paused\ndeployment.pacer.dev/db paused\n', stderr: '' });
     expect(await ok(kubectl('get', 'pdeploy', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.spec.paused} {end}'))).to.equal('app=true db=true ');
     // Paused mid-way, both are still in motion: shown again, under a new id (pausing was a change).
     const after = await eventually('the paused apps to be listed', async () => {
-      const ds = await deployments();
-      return ds.length === 1 && ds[0].id !== d.id && ds;
+      const listed = await plans();
+      return listed.length === 1 && listed[0].id !== plan.id && listed;
     });
     expect(after[0].affectedApps).to.deep.equal(['/default/app', '/default/db']);
-    const again = await kubectlPacer('deployment', 'cancel', d.id, '--force');
-    expect(again).to.deep.equal({ code: 1, stdout: '', stderr: `error: DeploymentPlan ${d.id} does not exist\n` });
+    const again = await kubectlPacer('deployment', 'cancel', plan.id, '--force');
+    expect(again).to.deep.equal({ code: 1, stdout: '', stderr: `error: DeploymentPlan ${plan.id} does not exist\n` });
     // The same JSON as the controller serves.
     await eventually('the plugin and GET /v2/deployments to agree', async () => {
       const served = await (await fetch(`http://127.0.0.1:${k.controller!.apiPort}/v2/deployments`)).json();
-      return JSON.stringify(served) === JSON.stringify(await deployments());
+      return JSON.stringify(served) === JSON.stringify(await plans());
     });
   });
 });

@@ -7,7 +7,7 @@
 
 import { expect } from 'chai';
 import { join } from 'node:path';
-import type { MarathonDeployment } from '../../src/engine/deployments.ts';
+import type { DeploymentPlan } from '../../src/engine/plans.ts';
 import { eventually } from '../integration/fixtures/cluster.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
 import type { Edit } from './fixtures.ts';
@@ -71,17 +71,17 @@ for (const bed of BEDS) describe(`e2e (${bed}): kubectl apply meets the deployme
     const get = (what: string, path: string) => ok(kubectl('get', ...n, 'pdeploy', what, '-o', `jsonpath=${path}`));
     await eventually('both to be available', async () => (await get('app', '{.status.availableReplicas}')) === '3' && (await get('db', '{.status.availableReplicas}')) === '2', 40_000);
     await ok(kubectl('apply', ...n, '-f', join(k.dir, 'v2.yaml')));
-    const [d] = await eventually('db ← app as one deployment', async () => {
-      const ds = JSON.parse(await ok(kubectl('pacer', 'deployments', ...n, '-o', 'json'))) as MarathonDeployment[];
-      return ds.length === 1 && ds[0].affectedApps.length === 2 && ds;
+    const [plan] = await eventually('db ← app as one deployment', async () => {
+      const listed = JSON.parse(await ok(kubectl('pacer', 'deployments', ...n, '-o', 'json'))) as DeploymentPlan[];
+      return listed.length === 1 && listed[0].affectedApps.length === 2 && listed;
     });
-    const r = await kubectl('pacer', 'deployment', 'cancel', d.id, ...n);
+    const r = await kubectl('pacer', 'deployment', 'cancel', plan.id, ...n);
     expect(r).to.deep.equal({ code: 0, stdout: 'deployment.pacer.dev/app rolled back\ndeployment.pacer.dev/db rolled back\n', stderr: '' });
     expect(await get('app', '{.spec.template.spec.containers[0].image}')).to.equal('nginx:1.27');
     expect(await get('db', '{.spec.template.spec.containers[0].image}')).to.equal('postgres:17');
     await eventually('both to converge back', async () => {
-      const ds = JSON.parse(await ok(kubectl('pacer', 'deployments', ...n, '-o', 'json'))) as MarathonDeployment[];
-      return ds.length === 0;
+      const listed = JSON.parse(await ok(kubectl('pacer', 'deployments', ...n, '-o', 'json'))) as DeploymentPlan[];
+      return listed.length === 0;
     }, 40_000);
     expect(await get('app', '{.status.updatedReplicas}/{.status.availableReplicas}')).to.equal('3/3');
     expect(await get('app', '{.metadata.annotations.pacer\\.dev/force}'), 'the force annotation consumed').to.equal('');

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Deployment } from '../../src/api/types.ts';
 import { DEPLOYMENTS } from '../../src/kube/client.ts';
-import type { MarathonDeployment } from '../../src/engine/deployments.ts';
+import type { DeploymentPlan } from '../../src/engine/plans.ts';
 import { createNamespace, deploymentManifest, eventually, sleep, startCluster, waitComplete } from './fixtures/cluster.ts';
 import type { Cluster } from './fixtures/cluster.ts';
 
@@ -20,7 +20,7 @@ describe('integration: GET /v2/deployments from the controller (db ← app)', fu
     const res = await fetch(`http://127.0.0.1:${c.ctl.apiPort}${path}`);
     return { status: res.status, body: await res.json() };
   };
-  const list = async () => (await get('/v2/deployments')).body as MarathonDeployment[];
+  const list = async () => (await get('/v2/deployments')).body as DeploymentPlan[];
 
   before(async () => {
     // Slow pods, so that each step is visible for a while.
@@ -42,27 +42,27 @@ describe('integration: GET /v2/deployments from the controller (db ← app)', fu
 
     await c.client.patchDeployment(ns, 'db', imagePatch('postgres:2'));
     await c.client.patchDeployment(ns, 'app', imagePatch('nginx:2'));
-    const seen: MarathonDeployment[][] = [];
+    const seen: DeploymentPlan[][] = [];
     for (const end = Date.now() + 30_000; Date.now() < end; await sleep(20)) {
       const now = await list();
       seen.push(now);
-      if (now.length === 0 && seen.some((s) => s.some((d) => d.currentStep === 2))) break;
+      if (now.length === 0 && seen.some((s) => s.some((p) => p.currentStep === 2))) break;
     }
     // The moments when both apps were part of one deployment.
-    const both = seen.flat().filter((d) => d.affectedApps.length === 2);
+    const both = seen.flat().filter((p) => p.affectedApps.length === 2);
     expect(both.length, 'db ← app seen as one deployment').to.be.greaterThan(0);
-    for (const d of both) {
-      expect(d.affectedApps).to.deep.equal([`/${ns}/app`, `/${ns}/db`]);
-      expect(d.steps).to.deep.equal([
+    for (const p of both) {
+      expect(p.affectedApps).to.deep.equal([`/${ns}/app`, `/${ns}/db`]);
+      expect(p.steps).to.deep.equal([
         { actions: [{ action: 'RestartApplication', app: `/${ns}/db` }] },
         { actions: [{ action: 'RestartApplication', app: `/${ns}/app` }] },
       ]);
-      expect(d.totalSteps).to.equal(2);
-      expect(d.currentActions).to.deep.equal([{ ...d.steps[d.currentStep - 1].actions[0], readinessCheckResults: [] }]);
+      expect(p.totalSteps).to.equal(2);
+      expect(p.currentActions).to.deep.equal([{ ...p.steps[p.currentStep - 1].actions[0], readinessCheckResults: [] }]);
     }
-    const steps = both.map((d) => d.currentStep).filter((s, i, a) => i === 0 || a[i - 1] !== s);
+    const steps = both.map((p) => p.currentStep).filter((s, i, a) => i === 0 || a[i - 1] !== s);
     expect(steps, 'currentStep 1, then 2').to.deep.equal([1, 2]);
-    expect(new Set(both.map((d) => d.id)).size, 'one id throughout').to.equal(1);
+    expect(new Set(both.map((p) => p.id)).size, 'one id throughout').to.equal(1);
     expect(seen.at(-1), 'finished: the list is empty').to.deep.equal([]);
 
     // The one seen, by id: gone now, with Marathon's 404.

@@ -1,12 +1,12 @@
 // The lock rule and force planning (src/engine/locks.ts). Rows read like the examples of
 // docs/semantics/marathon.md#one-deployment-per-app-locks-and-force: db ← app upgraded together, a further change to app while it is in the
-// deployment, forced, metadata-only, creates and deletes, apps without relations.
+// deployment plan, forced, metadata-only, creates and deletes, apps without relations.
 
 import { expect } from 'chai';
 import type { Deployment } from '../../../src/api/types.ts';
-import { activeDeployments } from '../../../src/engine/deployments.ts';
+import { activePlans } from '../../../src/engine/plans.ts';
 import {
-  CANCELLED_DEPLOYMENT_ANNOTATION, FORCE_ANNOTATION, checkLock, lockedMessage, planForce, shouldClearCancelled,
+  CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, checkLock, lockedMessage, planForce, shouldClearCancelled,
 } from '../../../src/engine/locks.ts';
 import type { AdmissionOperation } from '../../../src/engine/locks.ts';
 
@@ -40,11 +40,11 @@ const withImage = (d: Deployment, image: string, annotations: Record<string, str
 });
 const withLabel = (d: Deployment): Deployment => ({ ...d, metadata: { ...d.metadata, labels: { team: 'a' } } });
 
-describe('locks: the lock rule (one deployment per app)', () => {
+describe('locks: the lock rule (one deployment plan per app)', () => {
   const db = app('db', 'rolling');
   const appWaiting = app('app', 'upgrade', ['db']);
   const together = [db, appWaiting];
-  const blockingId = activeDeployments(together, NOW).find((x) => x.affectedApps.includes('/default/app'))!.id;
+  const blockingId = activePlans(together, NOW).find((x) => x.affectedApps.includes('/default/app'))!.id;
 
   const rows: Array<{ row: string; op: AdmissionOperation; old?: Deployment; obj?: Deployment; all: Deployment[]; refused: boolean }> = [
     { row: 'no relations: a further change supersedes the rollout (rollover)', op: 'UPDATE', old: app('web', 'rolling'), obj: withImage(app('web', 'rolling'), 'v3'), all: [app('web', 'rolling')], refused: false },
@@ -71,15 +71,15 @@ describe('locks: the lock rule (one deployment per app)', () => {
     });
   }
 
-  it('the message names every blocking deployment', () => {
+  it('the message names every blocking deployment plan', () => {
     expect(lockedMessage(['a', 'b'])).to.contain(`'/v2/deployments/a', '/v2/deployments/b'`);
   });
 });
 
-describe('locks: force plans the cancel of the deployment the app was in', () => {
+describe('locks: force plans the cancel of the deployment plan the app was in', () => {
   const db = app('db', 'rolling');
   const appWaiting = app('app', 'waiting', ['db']);
-  const before = activeDeployments([db, appWaiting], NOW)[0];
+  const before = activePlans([db, appWaiting], NOW)[0];
 
   it('forced app (its change not yet observed): the other member is stamped with the id the 409 named, force consumed', () => {
     const forced = withImage({ ...appWaiting, metadata: { ...appWaiting.metadata, generation: 3 } }, 'v3', { [FORCE_ANNOTATION]: 'true' });
@@ -91,7 +91,7 @@ describe('locks: force plans the cancel of the deployment the app was in', () =>
   it('not forced: nothing', () => {
     expect(planForce(appWaiting, [db, appWaiting], NOW)).to.deep.equal({ stamp: [], consume: false });
   });
-  it('forced app that was in no deployment: nothing to cancel, force consumed', () => {
+  it('forced app that was in no deployment plan: nothing to cancel, force consumed', () => {
     const done = app('app', 'complete', ['db']);
     const forced = withImage({ ...done, metadata: { ...done.metadata, generation: 3 } }, 'v3', { [FORCE_ANNOTATION]: 'true' });
     const p = planForce(forced, [app('db', 'complete'), forced], NOW);
@@ -99,11 +99,11 @@ describe('locks: force plans the cancel of the deployment the app was in', () =>
   });
   it('a member already stamped with that id is not stamped again', () => {
     const forced = withImage({ ...appWaiting, metadata: { ...appWaiting.metadata, generation: 3 } }, 'v3', { [FORCE_ANNOTATION]: 'true' });
-    const stamped = { ...db, metadata: { ...db.metadata, annotations: { ...db.metadata.annotations, [CANCELLED_DEPLOYMENT_ANNOTATION]: before.id } } };
+    const stamped = { ...db, metadata: { ...db.metadata, annotations: { ...db.metadata.annotations, [CANCELLED_PLAN_ANNOTATION]: before.id } } };
     expect(planForce(forced, [stamped, forced], NOW).stamp).to.deep.equal([]);
   });
   it('the stamp is cleared once the app is complete, not before', () => {
-    const stamp = { [CANCELLED_DEPLOYMENT_ANNOTATION]: 'x' };
+    const stamp = { [CANCELLED_PLAN_ANNOTATION]: 'x' };
     expect(shouldClearCancelled(app('db', 'rolling', undefined, stamp))).to.equal(false);
     expect(shouldClearCancelled(app('db', 'complete', undefined, stamp))).to.equal(true);
     expect(shouldClearCancelled(app('db', 'complete'))).to.equal(false);

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../../../src/api/types.ts';
-import { activeDeployments } from '../../../src/engine/deployments.ts';
+import { activePlans } from '../../../src/engine/plans.ts';
 import { WEBHOOK_PATH, review, webhookHandler } from '../../../src/server/webhook.ts';
 
 function app(name: string, moving: boolean, deps?: string[]): Deployment {
@@ -28,7 +28,7 @@ describe('server/webhook: AdmissionReview in, response out', () => {
   const cache = { deployments: () => [db, appMoving], now: () => 0 };
 
   it('a change to a locked app: allowed=false, status 409 Conflict with the message, same uid', () => {
-    const id = activeDeployments([db, appMoving], 0)[0].id;
+    const id = activePlans([db, appMoving], 0)[0].id;
     expect(review(reviewOf('UPDATE', changed(appMoving), appMoving), cache)).to.deep.equal({
       apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
       response: { uid: 'u-1', allowed: false, status: { code: 409, reason: 'Conflict', message: `App is locked by one or more deployments. Override with the annotation pacer.dev/force: "true". View details at '/v2/deployments/${id}'.` } },

@@ -1,11 +1,11 @@
-// GET /v2/deployments and /v2/deployments/<id> on the API address (src/server/deployments.ts),
+// GET /v2/deployments and /v2/deployments/<id> on the API address (src/server/planviews.ts),
 // served by startServers from a list of Deployments, as the controller serves its cache.
 
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import type { Deployment } from '../../../src/api/types.ts';
-import { activeDeployments } from '../../../src/engine/deployments.ts';
-import type { MarathonDeployment } from '../../../src/engine/deployments.ts';
+import { activePlans } from '../../../src/engine/plans.ts';
+import type { DeploymentPlan } from '../../../src/engine/plans.ts';
 import { startServers } from '../../../src/server/http.ts';
 import type { RunningServers } from '../../../src/server/http.ts';
 
@@ -23,7 +23,7 @@ function upgrading(name: string, deps?: string[]): Deployment {
   };
 }
 
-describe('server/deployments: the read-only views', () => {
+describe('server/planviews: the read-only views', () => {
   let servers: RunningServers | undefined;
   let ready = false;
   let cache: Deployment[] = [];
@@ -57,8 +57,8 @@ describe('server/deployments: the read-only views', () => {
 
     cache = [upgrading('db'), upgrading('app', ['db'])];
     const res = await fetch(url('/v2/deployments'));
-    const body = (await res.json()) as MarathonDeployment[];
-    expect(body).to.deep.equal(activeDeployments(cache, NOW));
+    const body = (await res.json()) as DeploymentPlan[];
+    expect(body).to.deep.equal(activePlans(cache, NOW));
     expect(body).to.have.length(1);
     expect(body[0]).to.include({ version: '2026-03-01T10:00:01.500Z', currentStep: 1, totalSteps: 2 });
     expect(body[0].affectedApps).to.deep.equal(['/shop/app', '/shop/db']);
@@ -74,7 +74,7 @@ describe('server/deployments: the read-only views', () => {
   it('GET /v2/deployments/<id>: the one, or Marathon\'s 404', async () => {
     ready = true;
     cache = [upgrading('db'), upgrading('app', ['db'])];
-    const [one] = activeDeployments(cache, NOW);
+    const [one] = activePlans(cache, NOW);
     const res = await fetch(url(`/v2/deployments/${one.id}`));
     expect(res.status).to.equal(200);
     expect(await res.json()).to.deep.equal(one);

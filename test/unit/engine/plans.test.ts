@@ -1,13 +1,13 @@
-// The deployments view (src/engine/deployments.ts): Marathon's plan shape derived from stored
+// Deployment plans (src/engine/plans.ts): Marathon's plan shape derived from stored
 // Deployments. Rows read like the examples of docs/semantics/marathon.md#the-active-deployments-view: db ← app created, upgraded, scaled
 // and deleted together, independent apps, the levels example a; b→a; c→a; d→b.
 
 import { expect } from 'chai';
 import type { Deployment, DeploymentCondition } from '../../../src/api/types.ts';
 import {
-  activeDeployments, appAction, deploymentById, deploymentId, deploymentOfApp, inMotion, unknownDeploymentMessage,
-} from '../../../src/engine/deployments.ts';
-import type { MarathonDeployment } from '../../../src/engine/deployments.ts';
+  activePlans, appAction, inMotion, planById, planId, planOfApp, unknownPlanMessage,
+} from '../../../src/engine/plans.ts';
+import type { DeploymentPlan } from '../../../src/engine/plans.ts';
 import { setDependenciesCondition } from '../../../src/engine/dependencies.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
@@ -78,18 +78,18 @@ function app(name: string, state: State, o: AppOpts = {}): Deployment {
 }
 
 /** A view in the notation of the rows: steps as "Action app" lists, currentStep, apps. */
-function shape(ds: MarathonDeployment[]): Array<{ apps: string[]; steps: string[][]; current: number; currentActions: string[] }> {
-  return ds.map((d) => ({
-    apps: d.affectedApps,
-    steps: d.steps.map((s) => s.actions.map((a) => `${a.action.replace('Application', '')} ${a.app.replace('/default/', '')}`)),
-    current: d.currentStep,
-    currentActions: d.currentActions.map((a) => `${a.action.replace('Application', '')} ${a.app.replace('/default/', '')}`),
+function shape(plans: DeploymentPlan[]): Array<{ apps: string[]; steps: string[][]; current: number; currentActions: string[] }> {
+  return plans.map((p) => ({
+    apps: p.affectedApps,
+    steps: p.steps.map((s) => s.actions.map((a) => `${a.action.replace('Application', '')} ${a.app.replace('/default/', '')}`)),
+    current: p.currentStep,
+    currentActions: p.currentActions.map((a) => `${a.action.replace('Application', '')} ${a.app.replace('/default/', '')}`),
   }));
 }
 
-describe('engine/deployments: the deployments view', () => {
+describe('engine/plans: the deployment plans', () => {
   const rows: Array<[string, Deployment[], ReturnType<typeof shape>]> = [
-    ['nothing in motion: no deployments', [app('db', 'complete'), app('app', 'complete', { deps: ['db'], gate: 'ready' })], []],
+    ['nothing in motion: no plans', [app('db', 'complete'), app('app', 'complete', { deps: ['db'], gate: 'ready' })], []],
     ['db ← app created together, not yet observed: start, then db, then app',
       [app('db', 'new'), app('app', 'new', { deps: ['db'] })],
       [{ apps: ['/default/app', '/default/db'], steps: [['Start app', 'Start db'], ['Scale db'], ['Scale app']], current: 1, currentActions: ['Start app', 'Start db'] }]],
@@ -126,7 +126,7 @@ describe('engine/deployments: the deployments view', () => {
     ['deleted together: one stop step for both',
       [app('db', 'deleting'), app('app', 'deleting', { deps: ['db'], gate: 'ready' })],
       [{ apps: ['/default/app', '/default/db'], steps: [['Stop app', 'Stop db']], current: 1, currentActions: ['Stop app', 'Stop db'] }]],
-    ['independent apps: separate deployments',
+    ['independent apps: separate plans',
       [app('web', 'rolling'), app('api', 'upgrade')],
       [{ apps: ['/default/api'], steps: [['Restart api']], current: 1, currentActions: ['Restart api'] },
         { apps: ['/default/web'], steps: [['Restart web']], current: 1, currentActions: ['Restart web'] }]],
@@ -146,7 +146,7 @@ describe('engine/deployments: the deployments view', () => {
     ['finished: gone', [app('db', 'complete'), app('app', 'complete', { deps: ['db'], gate: 'waited' })], []],
   ];
   for (const [name, ds, want] of rows) {
-    it(name, () => expect(shape(activeDeployments(ds, NOW))).to.deep.equal(want));
+    it(name, () => expect(shape(activePlans(ds, NOW))).to.deep.equal(want));
   }
 
   describe('the action of an app in motion', () => {
@@ -171,57 +171,57 @@ describe('engine/deployments: the deployments view', () => {
   });
 
   it('the JSON of GET /v2/deployments: every field, readinessCheckResults empty', () => {
-    const [d] = activeDeployments([app('db', 'rolling'), app('app', 'waiting', { deps: ['db'], gate: 'waiting' })], NOW);
-    expect(Object.keys(d)).to.deep.equal(['id', 'version', 'affectedApps', 'affectedPods', 'steps', 'currentActions', 'currentStep', 'totalSteps']);
-    expect(d.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(d.steps).to.deep.equal([{ actions: [{ action: 'RestartApplication', app: '/default/db' }] }, { actions: [{ action: 'RestartApplication', app: '/default/app' }] }]);
-    expect(d.currentActions).to.deep.equal([{ action: 'RestartApplication', app: '/default/db', readinessCheckResults: [] }]);
-    expect(d.totalSteps).to.equal(2);
+    const [plan] = activePlans([app('db', 'rolling'), app('app', 'waiting', { deps: ['db'], gate: 'waiting' })], NOW);
+    expect(Object.keys(plan)).to.deep.equal(['id', 'version', 'affectedApps', 'affectedPods', 'steps', 'currentActions', 'currentStep', 'totalSteps']);
+    expect(plan.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(plan.steps).to.deep.equal([{ actions: [{ action: 'RestartApplication', app: '/default/db' }] }, { actions: [{ action: 'RestartApplication', app: '/default/app' }] }]);
+    expect(plan.currentActions).to.deep.equal([{ action: 'RestartApplication', app: '/default/db', readinessCheckResults: [] }]);
+    expect(plan.totalSteps).to.equal(2);
     // Restart: the Progressing condition's lastTransitionTime, the latest of the members.
-    expect(d.version).to.equal(iso(T0 + 1000));
+    expect(plan.version).to.equal(iso(T0 + 1000));
   });
 
   it('version: deletion time for a stop, creation time for a start, `now` when nothing is known', () => {
-    expect(activeDeployments([app('x', 'deleting')], NOW)[0].version).to.equal(iso(T0 + 5000));
-    expect(activeDeployments([app('x', 'new')], NOW)[0].version).to.equal(iso(T0));
+    expect(activePlans([app('x', 'deleting')], NOW)[0].version).to.equal(iso(T0 + 5000));
+    expect(activePlans([app('x', 'new')], NOW)[0].version).to.equal(iso(T0));
     const bare = app('x', 'new');
     delete bare.metadata.creationTimestamp;
-    expect(activeDeployments([bare], NOW)[0].version).to.equal(iso(NOW));
+    expect(activePlans([bare], NOW)[0].version).to.equal(iso(NOW));
   });
 
-  it('the id stays while the deployment runs and changes when a further change joins', () => {
-    const start = activeDeployments([app('db', 'rolling'), app('app', 'waiting', { deps: ['db'], gate: 'waiting' })], NOW)[0];
-    const later = activeDeployments([app('db', 'complete'), app('app', 'rolling', { deps: ['db'], gate: 'waited' })], NOW)[0];
+  it('the id stays while the plan runs and changes when a further change joins', () => {
+    const start = activePlans([app('db', 'rolling'), app('app', 'waiting', { deps: ['db'], gate: 'waiting' })], NOW)[0];
+    const later = activePlans([app('db', 'complete'), app('app', 'rolling', { deps: ['db'], gate: 'waited' })], NOW)[0];
     expect(later.id).to.equal(start.id);
     const bumped = app('app', 'rolling', { deps: ['db'], gate: 'waited' });
     bumped.metadata.generation = 3;
     bumped.status!.conditions!.find((c) => c.type === 'DependenciesReady')!.observedGeneration = 3;
-    expect(activeDeployments([app('db', 'complete'), bumped], NOW)[0].id).to.not.equal(start.id);
-    expect(deploymentId([app('db', 'rolling')])).to.not.equal(start.id);
+    expect(activePlans([app('db', 'complete'), bumped], NOW)[0].id).to.not.equal(start.id);
+    expect(planId([app('db', 'rolling')])).to.not.equal(start.id);
   });
 
   it('an app on a dependency cycle has no level: its step comes last', () => {
     const ds = [app('web', 'new', { deps: ['api'] }), app('api', 'new', { deps: ['web'] }), app('db', 'new')];
     ds[0].spec.dependencies = ['api', 'db'];
-    expect(shape(activeDeployments(ds, NOW))).to.deep.equal([
+    expect(shape(activePlans(ds, NOW))).to.deep.equal([
       { apps: ['/default/api', '/default/db', '/default/web'], steps: [['Start api', 'Start db', 'Start web'], ['Scale db'], ['Scale api', 'Scale web']], current: 1, currentActions: ['Start api', 'Start db', 'Start web'] },
     ]);
   });
 
-  it('finds the deployment of an app and by id; the 404 message is Marathon\'s', () => {
-    const active = activeDeployments([app('db', 'rolling'), app('app', 'waiting', { deps: ['db'], gate: 'waiting' }), app('web', 'upgrade')], NOW);
-    expect(deploymentOfApp(active, '/default/app')?.affectedApps).to.deep.equal(['/default/app', '/default/db']);
-    expect(deploymentOfApp(active, '/default/none')).to.equal(undefined);
-    expect(deploymentById(active, active[1].id)).to.equal(active[1]);
-    expect(unknownDeploymentMessage('abc')).to.equal('DeploymentPlan abc does not exist');
+  it('finds the plan of an app and by id; the 404 message is Marathon\'s', () => {
+    const active = activePlans([app('db', 'rolling'), app('app', 'waiting', { deps: ['db'], gate: 'waiting' }), app('web', 'upgrade')], NOW);
+    expect(planOfApp(active, '/default/app')?.affectedApps).to.deep.equal(['/default/app', '/default/db']);
+    expect(planOfApp(active, '/default/none')).to.equal(undefined);
+    expect(planById(active, active[1].id)).to.equal(active[1]);
+    expect(unknownPlanMessage('abc')).to.equal('DeploymentPlan abc does not exist');
   });
 
   it('is pure: the input is not changed and the same input gives the same view', () => {
     const ds = [app('db', 'rolling'), app('app', 'waiting', { deps: ['db'], gate: 'waiting' })];
     const copy = structuredClone(ds);
-    const a = activeDeployments(ds, NOW);
+    const a = activePlans(ds, NOW);
     expect(ds).to.deep.equal(copy);
-    expect(activeDeployments(ds, NOW + 1000)).to.deep.equal(a);
+    expect(activePlans(ds, NOW + 1000)).to.deep.equal(a);
   });
 
   it('the engine stamps DependenciesReady with the generation at each transition and keeps it in between', () => {

@@ -1,26 +1,26 @@
 // `kubectl pacer deployments` and `kubectl pacer deployment cancel ID --force`: Marathon's active
-// deployments (src/engine/deployments.ts) computed from the Deployments the plugin lists from the
-// API server — the same pure view the controller serves on GET /v2/deployments.
+// deployments, the deployment plans of src/engine/plans.ts, computed from the Deployments the
+// plugin lists from the API server — the same pure view the controller serves on GET /v2/deployments.
 //
-// cancel --force stops a deployment where it stands (Marathon's DELETE ?force=true): every affected
-// app that is not being deleted gets spec.paused=true, one merge patch each (no resourceVersion
+// cancel --force stops a deployment plan where it stands (Marathon's DELETE ?force=true): every
+// affected app that is not being deleted gets spec.paused=true, one merge patch each (no resourceVersion
 // guard: the controller writes status all the time, and pausing twice is harmless).
 //
 // cancel without --force is Marathon's rollback (DELETE /v2/deployments/{id}): every app of the
-// deployment goes back to the revision it had before — the newest ReplicaSet whose template is not
+// plan goes back to the revision it had before — the newest ReplicaSet whose template is not
 // the current one: the latest revision when the current template has no ReplicaSet yet (an app
 // that waited on its dependencies), else the previous one, as `rollout undo` picks — in reverse
 // dependency order (highest level first; apps on a cycle first of all), each with `rollout undo`'s
 // patch plus `pacer.dev/force: "true"`, so that the lock admits it and the apps stop waiting on
-// each other (the controller cancels the deployment as a unit, src/engine/locks.ts). Each app
+// each other (the controller cancels the plan as a unit, src/engine/locks.ts). Each app
 // prints kubectl's line (`rolled back`, or `skipped rollback ...`); an app that cannot be rolled
 // back (paused, no history) is reported on stderr and the others still go (exit 1).
 
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { DEPLOYMENTS } from '../kube/client.ts';
 import { deploymentKey } from '../api/dependencies.ts';
-import { activeDeployments, dependencyLevels, deploymentById, FORCE_ANNOTATION, revisionOf, unknownDeploymentMessage } from '../engine/index.ts';
-import type { MarathonDeployment } from '../engine/index.ts';
+import { activePlans, dependencyLevels, FORCE_ANNOTATION, planById, revisionOf, unknownPlanMessage } from '../engine/index.ts';
+import type { DeploymentPlan } from '../engine/index.ts';
 import { ownedReplicaSets } from './history.ts';
 import { patchAsPlanned, planUndo } from './undo.ts';
 import type { UndoPlan } from './undo.ts';
@@ -35,26 +35,26 @@ export const CANCEL_MESSAGES = {
   deleting: (name: string) => `${OBJECT_PREFIX}${name} is being deleted: not paused`,
 } as const;
 
-/** The table people read: one line per deployment. */
-export function deploymentsTable(active: readonly MarathonDeployment[]): string {
+/** The table people read: one line per deployment plan. */
+export function plansTable(active: readonly DeploymentPlan[]): string {
   const lines = [['ID', 'AFFECTED APPS', 'STEP', 'CURRENT ACTIONS'].join('\t')];
-  for (const d of active) {
+  for (const p of active) {
     lines.push([
-      d.id,
-      d.affectedApps.join(','),
-      `${d.currentStep}/${d.totalSteps}`,
-      d.currentActions.map((a) => `${a.action} ${a.app}`).join(', '),
+      p.id,
+      p.affectedApps.join(','),
+      `${p.currentStep}/${p.totalSteps}`,
+      p.currentActions.map((a) => `${a.action} ${a.app}`).join(', '),
     ].join('\t'));
   }
   return tabwrite(lines.join('\n') + '\n', { minwidth: 6, padding: 3 });
 }
 
-async function listActive(s: Session, allNamespaces: boolean): Promise<{ items: Deployment[]; active: MarathonDeployment[] }> {
+async function listActive(s: Session, allNamespaces: boolean): Promise<{ items: Deployment[]; active: DeploymentPlan[] }> {
   const list = await s.client.list<Deployment>(DEPLOYMENTS, allNamespaces ? undefined : s.namespace);
-  return { items: list.items, active: activeDeployments(list.items, Date.now()) };
+  return { items: list.items, active: activePlans(list.items, Date.now()) };
 }
 
-export async function runDeployments(s: Session, o: { allNamespaces: boolean; output?: string }): Promise<number> {
+export async function runPlanList(s: Session, o: { allNamespaces: boolean; output?: string }): Promise<number> {
   const { active } = await listActive(s, o.allNamespaces);
   if (o.output) {
     printData(s.io, o.output, active);
@@ -64,7 +64,7 @@ export async function runDeployments(s: Session, o: { allNamespaces: boolean; ou
     s.io.stderr.write(o.allNamespaces ? 'No active deployments found\n' : `No active deployments found in ${s.namespace} namespace.\n`);
     return 0;
   }
-  s.io.stdout.write(deploymentsTable(active));
+  s.io.stdout.write(plansTable(active));
   return 0;
 }
 
@@ -75,10 +75,10 @@ export interface PauseStep {
   verb: 'pause' | 'already-paused' | 'deleting';
 }
 
-/** What cancel --force does to each app of deployment `id`, in the order shown; 404 when unknown. Pure. */
-export function forceCancelPlan(items: readonly Deployment[], active: readonly MarathonDeployment[], id: string): PauseStep[] {
-  const target = deploymentById(active, id);
-  if (!target) throw new PluginError(unknownDeploymentMessage(id));
+/** What cancel --force does to each app of deployment plan `id`, in the order shown; 404 when unknown. Pure. */
+export function forceCancelPlan(items: readonly Deployment[], active: readonly DeploymentPlan[], id: string): PauseStep[] {
+  const target = planById(active, id);
+  if (!target) throw new PluginError(unknownPlanMessage(id));
   const byApp = new Map(items.map((d) => [`/${d.metadata.namespace ?? 'default'}/${d.metadata.name ?? ''}`, d]));
   return target.affectedApps.flatMap((app): PauseStep[] => {
     const d = byApp.get(app);
@@ -91,12 +91,12 @@ export function forceCancelPlan(items: readonly Deployment[], active: readonly M
 }
 
 /**
- * The apps of deployment `id` in rollback order: highest dependency level first (apps on a cycle,
+ * The apps of deployment plan `id` in rollback order: highest dependency level first (apps on a cycle,
  * which have no level, before all), then by namespace/name; apps being deleted are left out. Pure.
  */
-export function rollbackOrder(items: readonly Deployment[], active: readonly MarathonDeployment[], id: string): Deployment[] {
-  const target = deploymentById(active, id);
-  if (!target) throw new PluginError(unknownDeploymentMessage(id));
+export function rollbackOrder(items: readonly Deployment[], active: readonly DeploymentPlan[], id: string): Deployment[] {
+  const target = planById(active, id);
+  if (!target) throw new PluginError(unknownPlanMessage(id));
   const live = items.filter((d) => !d.metadata.deletionTimestamp);
   const { levels } = dependencyLevels(live);
   const key = (d: Deployment) => deploymentKey(d.metadata.namespace, d.metadata.name);
@@ -139,7 +139,7 @@ async function runCancelRollback(s: Session, id: string, allNamespaces: boolean)
   return code;
 }
 
-export async function runDeploymentCancel(s: Session, id: string, o: { force: boolean; allNamespaces: boolean }): Promise<number> {
+export async function runPlanCancel(s: Session, id: string, o: { force: boolean; allNamespaces: boolean }): Promise<number> {
   if (!o.force) return runCancelRollback(s, id, o.allNamespaces);
   const { items, active } = await listActive(s, o.allNamespaces);
   for (const step of forceCancelPlan(items, active, id)) {

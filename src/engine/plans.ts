@@ -1,6 +1,7 @@
-// The deployments view: Marathon's active deployments (GET /v2/deployments, docs/semantics/marathon.md#the-active-deployments-view)
-// derived from the pacer.dev Deployments as stored, with no state of its own (level-triggered: the
-// same list always gives the same view; the controller and the plugin compute it alike).
+// Deployment plans: Marathon's active deployments, its DeploymentPlans (GET /v2/deployments,
+// docs/semantics/marathon.md#the-active-deployments-view), derived from the pacer.dev Deployments
+// as stored, with no state of its own (level-triggered: the same list always gives the same plans;
+// the controller and the plugin compute them alike).
 //
 // IN MOTION. An app (a pacer.dev Deployment) is in motion when a change to it is not yet carried
 // out: it is being deleted (deletionTimestamp), or it is not DeploymentComplete (progress.ts: a
@@ -8,15 +9,15 @@
 // under way, paused, past its progress deadline or held back by its dependencies). Marathon has no
 // deadline, so a paused app mid-rollout or one past its deadline stays in motion until done.
 // DependenciesReady=False on an app that is otherwise complete is not motion: that app has nothing
-// left to do (a scale of db alone does not drag app into the deployment: Marathon's plan holds
+// left to do (a scale of db alone does not drag app into the plan: Marathon's plan holds
 // changed apps only); an app that waits with a change pending is incomplete anyway.
 //
-// MEMBERS. A deployment is a connected component of apps in motion over their direct dependency
+// MEMBERS. A deployment plan is a connected component of apps in motion over their direct dependency
 // edges (spec.dependencies), plus the finished dependencies its apps waited for: a finished app X
-// stays in the deployment of an app Y in motion that depends on it directly while Y's current spec
+// stays in the plan of an app Y in motion that depends on it directly while Y's current spec
 // waited for its dependencies — Y's DependenciesReady is True stamped with Y's current generation
 // (the engine stamps observedGeneration at each transition), or still False. So db ← app upgraded
-// together stays one deployment, [[Restart db], [Restart app]], until app is done too. With several
+// together stays one plan, [[Restart db], [Restart app]], until app is done too. With several
 // dependencies the condition does not say which one held Y back: a finished dependency that did not
 // move is then kept as well (its step shows as done).
 //
@@ -34,7 +35,7 @@
 //   Restart (its stored state no longer says whether it was a scale).
 //
 // STEPS (Marathon's plan): one "stop" step, one "start" step, then one step per dependency level (levels over
-// the whole graph of apps not being deleted, only the deployment's apps placed; apps on a
+// the whole graph of apps not being deleted, only the plan's apps placed; apps on a
 // dependency cycle have no level and go into one last step); empty steps are dropped. Actions are
 // sorted by app id. currentStep is the first step with an action not done: Stop is done when the
 // app is gone (never, while listed); Start when the controller has observed the app
@@ -42,13 +43,13 @@
 // when the app is no longer in motion.
 //
 // ID AND VERSION. id: UUID-shaped, from a SHA-256 of the members (namespace/name, uid, generation):
-// the same while the deployment runs, new when a further change joins (a new generation or a new
+// the same while the plan runs, new when a further change joins (a new generation or a new
 // member; pausing the apps is such a change). version (RFC 3339 with ms): the latest, over members,
 // of when its change became visible in what is stored — deletionTimestamp (Stop), creationTimestamp
 // (Start), else the Progressing condition's lastTransitionTime (creationTimestamp without one). A
 // Deployment does not record when its spec last changed, so for an upgrade this is the last time
 // the app's progress changed status (its creation, a resume, a missed deadline): stable while the
-// deployment runs, but earlier than the change itself. `now` when no member has a readable time.
+// plan runs, but earlier than the change itself. `now` when no member has a readable time.
 
 import { createHash } from 'node:crypto';
 import type { Deployment } from '../api/types.ts';
@@ -58,10 +59,10 @@ import { DEPENDENCIES_READY, PROGRESSING, REASON, getCondition, parseTime } from
 import { dependencyLevels, levelGroups } from './dependencies.ts';
 import { deploymentComplete } from './progress.ts';
 
-export type MarathonActionName = 'StartApplication' | 'StopApplication' | 'ScaleApplication' | 'RestartApplication';
+export type PlanActionName = 'StartApplication' | 'StopApplication' | 'ScaleApplication' | 'RestartApplication';
 
-export interface MarathonAction {
-  action: MarathonActionName;
+export interface PlanAction {
+  action: PlanActionName;
   /** `/<namespace>/<name>` */
   app: string;
 }
@@ -74,23 +75,23 @@ export interface ReadinessCheckResult {
   lastResponse?: { status: number; contentType: string; body: string };
 }
 
-export interface MarathonCurrentAction extends MarathonAction {
+export interface PlanCurrentAction extends PlanAction {
   readinessCheckResults: ReadinessCheckResult[];
 }
 
-export interface MarathonStep {
-  actions: MarathonAction[];
+export interface PlanStep {
+  actions: PlanAction[];
 }
 
-/** One element of GET /v2/deployments (docs/semantics/marathon.md#marathons-v2deployments). */
-export interface MarathonDeployment {
+/** One deployment plan: an element of GET /v2/deployments (docs/semantics/marathon.md#marathons-v2deployments). */
+export interface DeploymentPlan {
   id: string;
   version: string;
   affectedApps: string[];
   /** Marathon's pods; Pacer has none. */
   affectedPods: string[];
-  steps: MarathonStep[];
-  currentActions: MarathonCurrentAction[];
+  steps: PlanStep[];
+  currentActions: PlanCurrentAction[];
   /** 1-based. */
   currentStep: number;
   totalSteps: number;
@@ -124,7 +125,7 @@ export function isNewApp(d: Deployment): boolean {
  * The action of an app in motion at its dependency level (Stop for one being deleted, which has
  * no level). Module header: ACTIONS.
  */
-export function appAction(d: Deployment): MarathonActionName {
+export function appAction(d: Deployment): PlanActionName {
   if (d.metadata.deletionTimestamp) return 'StopApplication';
   const want = d.spec.replicas ?? 1;
   if (isNewApp(d) || want === 0) return 'ScaleApplication';
@@ -177,7 +178,7 @@ function components(nodes: readonly string[], edges: ReadonlyArray<readonly [str
 }
 
 /** A UUID-shaped id (version 8, RFC 9562 variant) from the members and their generations. */
-export function deploymentId(members: readonly Deployment[]): string {
+export function planId(members: readonly Deployment[]): string {
   const lines = members
     .map((d) => `${deploymentKey(d.metadata.namespace, d.metadata.name)} ${d.metadata.uid ?? ''} ${d.metadata.generation ?? 0}`)
     .sort();
@@ -198,17 +199,17 @@ function changeSeen(d: Deployment): number {
 }
 
 /** The action of a finished member kept for a dependent (module header: ACTIONS). */
-function finishedAction(d: Deployment): { start: boolean; action: MarathonActionName } {
+function finishedAction(d: Deployment): { start: boolean; action: PlanActionName } {
   const revision = d.metadata.annotations?.[REVISION_ANNOTATION] ?? '';
   const created = (revision === '' || revision === '1') && (d.metadata.generation ?? 1) <= 1;
   return created ? { start: true, action: 'ScaleApplication' } : { start: false, action: 'RestartApplication' };
 }
 
 /**
- * Marathon's active deployments over `deployments` (every pacer.dev Deployment the caller can see:
+ * The active deployment plans over `deployments` (every pacer.dev Deployment the caller can see:
  * dependencies outside the list are neither levelled nor joined). Sorted by version, then id.
  */
-export function activeDeployments(deployments: readonly Deployment[], now: number): MarathonDeployment[] {
+export function activePlans(deployments: readonly Deployment[], now: number): DeploymentPlan[] {
   const byKey = new Map<string, Deployment>();
   for (const d of deployments) byKey.set(deploymentKey(d.metadata.namespace, d.metadata.name), d);
 
@@ -233,13 +234,13 @@ export function activeDeployments(deployments: readonly Deployment[], now: numbe
   // Levels over the target graph: the apps that are not being deleted.
   const { levels } = dependencyLevels([...byKey.values()].filter((d) => !d.metadata.deletionTimestamp));
 
-  const out: MarathonDeployment[] = [];
+  const out: DeploymentPlan[] = [];
   for (const keys of components([...members.keys()].sort(), edges)) {
     const group = keys.map((k) => members.get(k)!);
-    const stop: Array<{ action: MarathonAction; done: boolean }> = [];
-    const start: Array<{ action: MarathonAction; done: boolean }> = [];
-    const levelled: Array<Array<{ action: MarathonAction; done: boolean }>> = [];
-    const unlevelled: Array<{ action: MarathonAction; done: boolean }> = [];
+    const stop: Array<{ action: PlanAction; done: boolean }> = [];
+    const start: Array<{ action: PlanAction; done: boolean }> = [];
+    const levelled: Array<Array<{ action: PlanAction; done: boolean }>> = [];
+    const unlevelled: Array<{ action: PlanAction; done: boolean }> = [];
     for (const m of group) {
       if (m.d.metadata.deletionTimestamp) {
         stop.push({ action: { action: 'StopApplication', app: m.app }, done: false });
@@ -252,14 +253,14 @@ export function activeDeployments(deployments: readonly Deployment[], now: numbe
       if (level === undefined) unlevelled.push(entry);
       else (levelled[level - 1] ??= []).push(entry);
     }
-    const byApp = (a: { action: MarathonAction }, b: { action: MarathonAction }) => a.action.app.localeCompare(b.action.app);
+    const byApp = (a: { action: PlanAction }, b: { action: PlanAction }) => a.action.app.localeCompare(b.action.app);
     const steps = [stop, start, ...levelled.filter((s) => s !== undefined), unlevelled]
       .filter((s) => s.length > 0)
       .map((s) => [...s].sort(byApp));
     const current = steps.findIndex((s) => s.some((a) => !a.done));
     const times = group.map((m) => changeSeen(m.d)).filter((t) => !Number.isNaN(t));
     out.push({
-      id: deploymentId(group.map((m) => m.d)),
+      id: planId(group.map((m) => m.d)),
       version: new Date(times.length > 0 ? Math.max(...times) : now).toISOString(),
       affectedApps: group.map((m) => m.app).sort(),
       affectedPods: [],
@@ -272,17 +273,17 @@ export function activeDeployments(deployments: readonly Deployment[], now: numbe
   return out.sort((a, b) => a.version.localeCompare(b.version) || a.affectedApps[0].localeCompare(b.affectedApps[0]));
 }
 
-/** The active deployment that `app` (`/<namespace>/<name>`) belongs to, if any (the lock's question). */
-export function deploymentOfApp(active: readonly MarathonDeployment[], app: string): MarathonDeployment | undefined {
+/** The active deployment plan that `app` (`/<namespace>/<name>`) belongs to, if any (the lock's question). */
+export function planOfApp(active: readonly DeploymentPlan[], app: string): DeploymentPlan | undefined {
   return active.find((x) => x.affectedApps.includes(app));
 }
 
-/** The active deployment with this id, if any. */
-export function deploymentById(active: readonly MarathonDeployment[], id: string): MarathonDeployment | undefined {
+/** The active deployment plan with this id, if any. */
+export function planById(active: readonly DeploymentPlan[], id: string): DeploymentPlan | undefined {
   return active.find((x) => x.id === id);
 }
 
-/** Marathon's 404 message for an unknown deployment id. */
-export function unknownDeploymentMessage(id: string): string {
+/** Marathon's 404 message for an unknown deployment plan id. */
+export function unknownPlanMessage(id: string): string {
   return `DeploymentPlan ${id} does not exist`;
 }

@@ -1,10 +1,10 @@
 // Pacer's read-only HTTP views on the API address (--api-bind-address): Marathon's
 // GET /v2/deployments and GET /v2/deployments/<id>, computed at request time from the controller's
-// Deployment cache with the pure view of src/engine/deployments.ts.
+// Deployment cache: the deployment plans of src/engine/plans.ts.
 
 import type http from 'node:http';
 import type { Deployment } from '../api/types.ts';
-import { activeDeployments, deploymentById, unknownDeploymentMessage } from '../engine/index.ts';
+import { activePlans, planById, unknownPlanMessage } from '../engine/index.ts';
 
 export interface ApiViews {
   /** Every cached pacer.dev Deployment. */
@@ -34,14 +34,14 @@ export function apiHandler(views: ApiViews): http.RequestListener {
       json(res, 503, { message: 'caches not synced' });
       return;
     }
-    const active = activeDeployments(views.deployments(), (views.now ?? Date.now)());
+    const active = activePlans(views.deployments(), (views.now ?? Date.now)());
     if (m[1] === undefined) {
       json(res, 200, active);
       return;
     }
     const id = decodeURIComponent(m[1]);
-    const one = deploymentById(active, id);
+    const one = planById(active, id);
     if (one) json(res, 200, one);
-    else json(res, 404, { message: unknownDeploymentMessage(id) });
+    else json(res, 404, { message: unknownPlanMessage(id) });
   };
 }

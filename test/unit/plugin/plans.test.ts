@@ -3,9 +3,9 @@
 
 import { expect } from 'chai';
 import type { Deployment, DeploymentStatus } from '../../../src/api/types.ts';
-import { activeDeployments } from '../../../src/engine/deployments.ts';
-import type { MarathonDeployment } from '../../../src/engine/deployments.ts';
-import { CANCEL_MESSAGES, deploymentsTable, forceCancelPlan, planCancelRollback, rollbackOrder } from '../../../src/plugin/deployments.ts';
+import { activePlans } from '../../../src/engine/plans.ts';
+import type { DeploymentPlan } from '../../../src/engine/plans.ts';
+import { CANCEL_MESSAGES, forceCancelPlan, planCancelRollback, plansTable, rollbackOrder } from '../../../src/plugin/plans.ts';
 import { runPlugin } from '../../../src/plugin/program.ts';
 import { T0, deployment, replicaSet } from './fixtures.ts';
 
@@ -28,9 +28,9 @@ function app(name: string, o: { deps?: string[]; paused?: boolean; deleting?: bo
   return d;
 }
 
-describe('plugin/deployments', () => {
+describe('plugin/plans', () => {
   it('the table: ID, AFFECTED APPS, STEP, CURRENT ACTIONS, laid out like kubectl get', () => {
-    const active: MarathonDeployment[] = [{
+    const active: DeploymentPlan[] = [{
       id: '0b6a2a4c-1d2e-8f00-9abc-0123456789ab', version: '2026-03-01T10:00:00.000Z', affectedApps: ['/default/app', '/default/db'], affectedPods: [],
       steps: [{ actions: [{ action: 'RestartApplication', app: '/default/db' }] }, { actions: [{ action: 'RestartApplication', app: '/default/app' }] }],
       currentActions: [{ action: 'RestartApplication', app: '/default/db', readinessCheckResults: [] }], currentStep: 1, totalSteps: 2,
@@ -39,7 +39,7 @@ describe('plugin/deployments', () => {
       steps: [{ actions: [{ action: 'StartApplication', app: '/shop/web' }] }, { actions: [{ action: 'ScaleApplication', app: '/shop/web' }] }],
       currentActions: [{ action: 'ScaleApplication', app: '/shop/web', readinessCheckResults: [] }], currentStep: 2, totalSteps: 2,
     }];
-    expect(deploymentsTable(active)).to.equal(
+    expect(plansTable(active)).to.equal(
       'ID                                     AFFECTED APPS              STEP   CURRENT ACTIONS\n' +
       '0b6a2a4c-1d2e-8f00-9abc-0123456789ab   /default/app,/default/db   1/2    RestartApplication /default/db\n' +
       '11111111-2222-8333-8444-555555555555   /shop/web                  2/2    ScaleApplication /shop/web\n');
@@ -53,14 +53,14 @@ describe('plugin/deployments', () => {
     ];
     for (const [name, items, want] of rows) {
       it(name, () => {
-        const active = activeDeployments(items, T0);
+        const active = activePlans(items, T0);
         expect(active).to.have.length(1);
         expect(forceCancelPlan(items, active, active[0].id).map((p) => `${p.verb} ${p.namespace}/${p.name}`)).to.deep.equal(want);
       });
     }
     it('an unknown ID: Marathon\'s 404 message', () => {
       const items = [app('db')];
-      expect(() => forceCancelPlan(items, activeDeployments(items, T0), 'nope')).to.throw('DeploymentPlan nope does not exist');
+      expect(() => forceCancelPlan(items, activePlans(items, T0), 'nope')).to.throw('DeploymentPlan nope does not exist');
     });
     it('kubectl-like lines', () => {
       expect(CANCEL_MESSAGES.paused('db')).to.equal('deployment.pacer.dev/db paused');
@@ -75,12 +75,12 @@ describe('plugin/deployments', () => {
     ];
     for (const [name, items, want] of order) {
       it(name, () => {
-        const active = activeDeployments(items, T0);
+        const active = activePlans(items, T0);
         expect(rollbackOrder(items, active, active[0].id).map((d) => `${d.metadata.namespace}/${d.metadata.name}`)).to.deep.equal(want);
       });
     }
     it('an unknown ID: Marathon\'s 404 message', () => {
-      expect(() => rollbackOrder([app('db')], activeDeployments([app('db')], T0), 'nope')).to.throw('DeploymentPlan nope does not exist');
+      expect(() => rollbackOrder([app('db')], activePlans([app('db')], T0), 'nope')).to.throw('DeploymentPlan nope does not exist');
     });
 
     const templateOf = (plan: ReturnType<typeof planCancelRollback>) => plan.kind === 'patch' ? (plan.patch.find((op) => op.path === '/spec/template')!.value as { spec: { containers: Array<{ image: string }> } }).spec.containers[0].image : undefined;
