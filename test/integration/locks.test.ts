@@ -64,11 +64,19 @@ describe('integration: the deployment lock, force (db ← app)', function () {
     await c.client.patchDeployment(ns, 'app', { metadata: { labels: { team: 'a' } } });
 
     // Forced: accepted at once; the annotation is consumed, db stamped with the deployment cancelled.
+    // Every stored version of app is watched: app converges fast and its own stamp goes once it is
+    // complete, so a poll could miss the version that consumed the force.
+    const appVersions: Deployment[] = [];
+    const stopWatch = new AbortController();
+    const from = (await c.client.getDeployment(ns, 'app')).metadata.resourceVersion ?? '0';
+    const watching = c.client.watch<Deployment>(DEPLOYMENTS, ns, { resourceVersion: from }, (ev) => {
+      if (ev.type === 'MODIFIED' && ev.object.metadata.name === 'app') appVersions.push(ev.object);
+    }, stopWatch.signal);
     await c.client.patchDeployment(ns, 'app', imagePatch('nginx:3', { 'pacer.dev/force': 'true' }));
-    const appNow = await eventually('the force annotation to be consumed', async () => {
-      const d = await c.client.getDeployment(ns, 'app');
-      return d.metadata.annotations?.['pacer.dev/force'] === undefined && d;
-    });
+    const appNow = await eventually('the force annotation to be consumed', () =>
+      appVersions.find((d) => imageOf(d) === 'nginx:3' && d.metadata.annotations?.['pacer.dev/force'] === undefined));
+    stopWatch.abort();
+    await watching;
     expect(imageOf(appNow)).to.equal('nginx:3');
     expect(appNow.metadata.annotations?.['pacer.dev/cancelled-deployment'], 'the forced app takes the stamp too').to.match(/^[0-9a-f-]{36}$/);
     const dbStamped = await eventually('db to be stamped', async () => {
