@@ -31,7 +31,7 @@ export interface PlanResult {
 }
 
 /** One action as printed: no embedded objects. */
-export interface PlanAction {
+export interface PrintedAction {
   verb: Action['verb'];
   kind: Action['kind'];
   name: string;
@@ -41,7 +41,7 @@ export interface PlanAction {
 
 export interface PlanDocument {
   deployment: string;
-  actions: PlanAction[];
+  actions: PrintedAction[];
   status: Decision['status'];
   requeueAfterSeconds: number | null;
   objects: Array<Deployment | ReplicaSet>;
@@ -140,8 +140,8 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
   };
 }
 
-function planAction(a: Action): PlanAction {
-  const out: PlanAction = { verb: a.verb, kind: a.kind, name: a.name };
+function printedAction(a: Action): PrintedAction {
+  const out: PrintedAction = { verb: a.verb, kind: a.kind, name: a.name };
   if (a.verb === 'create' || a.verb === 'scale') out.replicas = a.replicas;
   if (a.verb === 'scale') out.from = a.from;
   return out;
@@ -151,7 +151,7 @@ function planAction(a: Action): PlanAction {
 export function planDocument(decision: Decision, others: readonly Deployment[] = []): PlanDocument {
   return {
     deployment: decision.deployment,
-    actions: decision.actions.map(planAction),
+    actions: decision.actions.map(printedAction),
     status: decision.status,
     requeueAfterSeconds: decision.requeueAfterSeconds,
     objects: [decision.objects.deployment, ...decision.objects.replicaSets, ...others],
