@@ -214,18 +214,22 @@ export class Manager {
     this.leaderRuns = this.runnables.filter((r) => r.needLeaderElection).map((r) => this.runGuarded(r, signal));
   }
 
-  /** Leading ended: the gate shuts at once, then the leader-only runnables stop. */
+  /**
+   * Leading ended. Lost (renewal failed): the write gate shuts at once, before the leader-only
+   * runnables are told to stop, since another replica may soon take the Lease. A graceful stop
+   * still holds the Lease: in-flight passes finish their writes, and the gate shuts after them.
+   */
   private async stopLeading(): Promise<void> {
-    const wasLeading = this.leading;
-    this.leading = false;
-    if (this.leaseName) this.metrics?.leaderElection.set({ name: this.leaseName }, 0);
-    const lostNow = wasLeading && !this.stopRequested;
+    const lostNow = this.leading && !this.stopRequested;
     if (lostNow) {
+      this.leading = false;
       this.lost = true;
       this.logger.error('leader election lost: stopping workers', { identity: this.elector?.identity, lease: this.leaseName });
     }
     this.leaders?.abort();
     await Promise.all(this.leaderRuns);
+    this.leading = false;
+    if (this.leaseName) this.metrics?.leaderElection.set({ name: this.leaseName }, 0);
     if (lostNow) void this.stopAll(new LeaderElectionLost(`leader election lost (lease ${this.opts.leaderElection?.namespace}/${this.leaseName})`));
   }
 

@@ -54,6 +54,25 @@ describe('manager/manager', () => {
     expect(log).to.deep.equal(['start server', 'start reconciler', 'stop reconciler', 'stop server']);
   });
 
+  it('a graceful stop lets in-flight passes write: the gate shuts only after the leader-only runnables ended', async () => {
+    const mgr = new Manager({ client: noClient, logger: silentLogger() });
+    const seen: Array<string | undefined> = [];
+    mgr.add({
+      name: 'reconciler', needLeaderElection: true,
+      start: (signal) => new Promise<void>((resolve) => {
+        signal.addEventListener('abort', () => {
+          seen.push(mgr.writeRefusal()); // the pass still running when the stop came
+          setImmediate(() => { seen.push(mgr.writeRefusal()); resolve(); });
+        }, { once: true });
+      }),
+    });
+    mgr.start();
+    await settle();
+    await mgr.stop();
+    expect(seen, 'writes allowed until the runnable ended').to.deep.equal([undefined, undefined]);
+    expect(mgr.writeRefusal()).to.equal('this replica is not the leader');
+  });
+
   describe('with leader election (manual clock, in-memory Lease)', () => {
     const leaseOpts = (mem: MemoryLease, who: string) => ({
       namespace: 'pacer-system', id: 'pacer-controller', identity: who, store: mem.store(who),
