@@ -3,19 +3,22 @@
 // election, the rollout metrics) takes a Clock, so tests drive it with a ManualClock instead of
 // sleeping. `realClock` is the process's own time.
 //
+// The simulated cluster's control plane takes the same timers (its Timers are this Clock's now,
+// setTimer and clearTimer).
+//
 // now() is wall-clock milliseconds (Date.now): the rollout metrics and the engine compare it with
 // timestamps stored in objects. Timers never keep the process alive (unref'd).
 
-export interface Timer {
-  readonly id: number;
-}
+/** A timer's handle: only the clock that made it knows what it is. */
+export type Timer = unknown;
 
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
   /** Calls `fn` once after `ms`; the returned handle cancels it. */
   setTimer(fn: () => void, ms: number): Timer;
-  clearTimer(t: Timer | undefined): void;
+  /** Cancels a timer of this clock; undefined or an already-run timer is ignored. */
+  clearTimer(t: Timer): void;
   /** Resolves after `ms`; rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
@@ -39,25 +42,15 @@ function sleepOn(clock: Pick<Clock, 'setTimer' | 'clearTimer'>, ms: number, sign
   });
 }
 
-let nextRealId = 1;
-const realTimers = new Map<number, NodeJS.Timeout>();
-
 export const realClock: Clock = {
   now: () => Date.now(),
   setTimer(fn, ms) {
-    const id = nextRealId++;
-    const t = setTimeout(() => {
-      realTimers.delete(id);
-      fn();
-    }, Math.max(0, ms));
+    const t = setTimeout(fn, Math.max(0, ms));
     t.unref();
-    realTimers.set(id, t);
-    return { id };
+    return t;
   },
   clearTimer(t) {
-    if (!t) return;
-    clearTimeout(realTimers.get(t.id));
-    realTimers.delete(t.id);
+    if (t !== undefined) clearTimeout(t as NodeJS.Timeout);
   },
   sleep: (ms, signal) => sleepOn(realClock, ms, signal),
 };
@@ -82,11 +75,11 @@ export class ManualClock implements Clock {
   setTimer(fn: () => void, ms: number): Timer {
     const id = ++this.seq;
     this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
-    return { id };
+    return id;
   }
 
-  clearTimer(t: Timer | undefined): void {
-    if (t) this.timers.delete(t.id);
+  clearTimer(t: Timer): void {
+    if (typeof t === 'number') this.timers.delete(t);
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {

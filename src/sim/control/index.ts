@@ -16,7 +16,8 @@ import { createNodes, isNodeReady, syncNode } from './nodes.ts';
 import { syncPdb } from './pdb.ts';
 import { syncReplicaSet } from './replicaset.ts';
 import { schedulePending } from './scheduler.ts';
-import { WorkQueue, realTimers, type Timers } from './queue.ts';
+import { WorkQueue, type Timers } from './queue.ts';
+import { realClock } from '../../kube/clock.ts';
 import { controllerRef, isActivePod, isDeleting, isTerminal, jsonEqual, nodeNameOf } from './util.ts';
 
 export { cordon, uncordon, setNodeNotReady } from './nodes.ts';
@@ -77,9 +78,9 @@ class Runner {
   constructor(store: StoreApi, opts: ControlPlaneOptions) {
     this.store = store;
     const timers: Timers = {
-      now: opts.now ?? realTimers.now,
-      setTimer: opts.setTimer ?? realTimers.setTimer,
-      clearTimer: opts.clearTimer ?? realTimers.clearTimer,
+      now: opts.now ?? realClock.now,
+      setTimer: opts.setTimer ?? realClock.setTimer,
+      clearTimer: opts.clearTimer ?? realClock.clearTimer,
     };
     this.queue = new WorkQueue((k) => this.handle(k), timers, opts.onError ?? defaultOnError);
     const config: ControlConfig = {

@@ -2,21 +2,10 @@
 // handled one at a time, in batches that yield to I/O between them; keys can also be due at a
 // later time (one real timer for the earliest of them); a failing key backs off and is retried.
 
-export interface Timers {
-  now(): number;
-  setTimer(fn: () => void, ms: number): unknown;
-  clearTimer(handle: unknown): void;
-}
+import type { Clock } from '../../kube/clock.ts';
 
-export const realTimers: Timers = {
-  now: () => Date.now(),
-  setTimer: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
-  clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
+/** What the queue needs of a clock (src/kube/clock.ts; realClock by default in the control plane). */
+export type Timers = Pick<Clock, 'now' | 'setTimer' | 'clearTimer'>;
 
 const BATCH = 500;
 const BACKOFF_MIN_MS = 10;

@@ -6,7 +6,7 @@ import { Store } from '../../../../src/sim/store.ts';
 import { REF } from '../../../../src/sim/resources.ts';
 import type { KubeObject } from '../../../../src/sim/types.ts';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../../../src/sim/control/index.ts';
-import type { ManualClock, Timer } from '../../../../src/kube/clock.ts';
+import type { ManualClock } from '../../../../src/kube/clock.ts';
 
 export interface Cluster {
   store: Store;
@@ -20,7 +20,7 @@ export function startCluster(opts: Partial<ControlPlaneOptions> = {}, clock?: Ma
   store.create(REF.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
   const plane = startControlPlane(store, {
     nodes: 3, zones: ['a', 'b', 'c'], podsPerNode: 10, podStartMs: 5, podReadyMs: 5,
-    ...(clock ? { now: () => clock.now(), setTimer: (fn: () => void, ms: number) => clock.setTimer(fn, ms), clearTimer: (h: unknown) => clock.clearTimer(h as Timer) } : {}),
+    ...(clock ? { now: () => clock.now(), setTimer: (fn: () => void, ms: number) => clock.setTimer(fn, ms), clearTimer: (h: unknown) => clock.clearTimer(h) } : {}),
     ...opts,
   });
   return { store, plane, stop: () => plane.stop() };
