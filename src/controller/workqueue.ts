@@ -96,7 +96,7 @@ export class WorkQueue {
     this.metrics = opts.metrics?.forQueue(name, {
       depth: () => this.dirty.size,
       processingSeconds: () => {
-        const now = this.clock.now();
+        const now = this.clock.elapsed();
         return [...this.startedAt.values()].map((t) => (now - t) / 1000);
       },
     });
@@ -106,7 +106,7 @@ export class WorkQueue {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.dirty.add(key);
     this.metrics?.add();
-    if (!this.addedAt.has(key)) this.addedAt.set(key, this.clock.now());
+    if (!this.addedAt.has(key)) this.addedAt.set(key, this.clock.elapsed());
     if (this.processing.has(key)) return; // requeued by done()
     this.push(key);
   }
@@ -125,7 +125,7 @@ export class WorkQueue {
   private take(key: string): void {
     this.dirty.delete(key);
     this.processing.add(key);
-    const now = this.clock.now();
+    const now = this.clock.elapsed();
     const added = this.addedAt.get(key);
     this.addedAt.delete(key);
     this.startedAt.set(key, now);
@@ -147,7 +147,7 @@ export class WorkQueue {
     this.processing.delete(key);
     const started = this.startedAt.get(key);
     this.startedAt.delete(key);
-    if (this.metrics && started !== undefined) this.metrics.done((this.clock.now() - started) / 1000);
+    if (this.metrics && started !== undefined) this.metrics.done((this.clock.elapsed() - started) / 1000);
     if (this.dirty.has(key)) this.push(key);
     if (this.processing.size === 0) for (const w of this.idleWaiters.splice(0)) w();
   }
@@ -223,8 +223,8 @@ export class WorkQueue {
       for (;;) {
         const key = await this.get();
         if (key === undefined) return;
-        const start = this.clock.now();
-        const seconds = () => (this.clock.now() - start) / 1000;
+        const start = this.clock.elapsed();
+        const seconds = () => (this.clock.elapsed() - start) / 1000;
         this.hooks.onStart?.(key);
         try {
           const result = await reconcile(key);

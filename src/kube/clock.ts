@@ -15,6 +15,11 @@ export type Timer = unknown;
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
+  /**
+   * Milliseconds from an arbitrary origin, with sub-millisecond resolution and never going back:
+   * for measuring how long something took (queue latency, reconcile time), not for timestamps.
+   */
+  elapsed(): number;
   /** Calls `fn` once after `ms`; the returned handle cancels it. */
   setTimer(fn: () => void, ms: number): Timer;
   /** Cancels a timer of this clock; undefined or an already-run timer is ignored. */
@@ -44,6 +49,7 @@ function sleepOn(clock: Pick<Clock, 'setTimer' | 'clearTimer'>, ms: number, sign
 
 export const realClock: Clock = {
   now: () => Date.now(),
+  elapsed: () => performance.now(),
   setTimer(fn, ms) {
     const t = setTimeout(fn, Math.max(0, ms));
     t.unref();
@@ -69,6 +75,10 @@ export class ManualClock implements Clock {
   }
 
   now(): number {
+    return this.t;
+  }
+
+  elapsed(): number {
     return this.t;
   }
 

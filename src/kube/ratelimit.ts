@@ -10,7 +10,7 @@ import { realClock } from './clock.ts';
 import type { Clock } from './clock.ts';
 
 /** What the bucket needs of a clock (src/kube/clock.ts). */
-export type BucketClock = Pick<Clock, 'now' | 'sleep'>;
+export type BucketClock = Pick<Clock, 'elapsed' | 'sleep'>;
 
 export class TokenBucket {
   private tokens: number;
@@ -27,12 +27,12 @@ export class TokenBucket {
     this.burst = burst;
     this.clock = clock;
     this.tokens = burst;
-    this.last = clock.now();
+    this.last = clock.elapsed();
   }
 
   /** How long the caller waits for its token, in ms (0 when one was there). */
   reserve(): number {
-    const now = this.clock.now();
+    const now = this.clock.elapsed();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
     this.last = now;
     this.tokens -= 1;

@@ -80,9 +80,9 @@ export class Controller implements Runnable {
   private async reconcileAndLog(key: string): Promise<ReconcileResult> {
     const log = reconcileLogger(this.mgr.logger, this.opts.name, key, randomUUID());
     const clock = this.mgr.clock;
-    const started = clock.now();
+    const started = clock.elapsed();
     const stats = { writes: 0 };
-    const duration = (): number => clock.now() - started;
+    const duration = (): number => Math.round((clock.elapsed() - started) * 1000) / 1000;
     try {
       const result = await this.opts.reconcile(key, log, stats);
       const outcome = result.requeueAfterMs !== undefined ? 'requeue_after' : result.requeue ? 'requeue' : 'success';

@@ -15,7 +15,7 @@ function fakeClock(): Clock & { t: number; slept: number[] } {
   const c = {
     t: 0,
     slept: [] as number[],
-    now: () => c.t,
+    elapsed: () => c.t,
     sleep: async (ms: number) => {
       c.slept.push(ms);
       c.t += ms;
