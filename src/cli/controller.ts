@@ -132,8 +132,10 @@ export function validateOptions(o: RunControllerOptions): void {
   if (o.workers !== undefined && (!Number.isInteger(o.workers) || o.workers < 1 || o.workers > 1000)) {
     throw new CliError(`--workers: must be an integer from 1 to 1000, got ${JSON.stringify(String(o.workers))}`, 2);
   }
-  if (o.namespace !== undefined && (o.namespace.length > 63 || !NAMESPACE_RE.test(o.namespace))) {
-    throw new CliError(`--namespace: ${JSON.stringify(o.namespace)} is not a valid namespace name (lowercase letters, digits and '-', at most 63)`, 2);
+  for (const [flag, value] of [['--namespace', o.namespace], ['--leader-election-namespace', o.leaderElectionNamespace]] as const) {
+    if (value !== undefined && (value.length > 63 || !NAMESPACE_RE.test(value))) {
+      throw new CliError(`${flag}: ${JSON.stringify(value)} is not a valid namespace name (lowercase letters, digits and '-', at most 63)`, 2);
+    }
   }
   for (const [flag, value] of [['--metrics-bind-address', o.metricsBindAddress], ['--health-probe-bind-address', o.healthProbeBindAddress], ['--api-bind-address', o.apiBindAddress], ['--webhook-bind-address', o.webhookBindAddress]] as const) {
     if (value === undefined) continue;
@@ -148,11 +150,6 @@ export function validateOptions(o: RunControllerOptions): void {
   }
   if (o.kubeApiBurst !== undefined && !(Number.isInteger(o.kubeApiBurst) && o.kubeApiBurst >= 1)) {
     throw new CliError(`--kube-api-burst: must be an integer of at least 1, got ${JSON.stringify(String(o.kubeApiBurst))}`, 2);
-  }
-  for (const [flag, value] of [['--leader-election-namespace', o.leaderElectionNamespace]] as const) {
-    if (value !== undefined && (value.length > 63 || !NAMESPACE_RE.test(value))) {
-      throw new CliError(`${flag}: ${JSON.stringify(value)} is not a valid namespace name (lowercase letters, digits and '-', at most 63)`, 2);
-    }
   }
   if (o.leaderElectionId !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(o.leaderElectionId)) {
     throw new CliError(`--leader-election-id: ${JSON.stringify(o.leaderElectionId)} is not a valid Lease name (lowercase letters, digits, '-' and '.')`, 2);

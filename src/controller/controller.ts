@@ -78,7 +78,7 @@ export class DeploymentController {
     this.controller = new Controller(mgr, {
       name: CONTROLLER_NAME,
       workers: opts.workers,
-      reconcile: (key, log, stats) => reconcile({ ...deps, logger: log }, key, log, stats),
+      reconcile: (key, log, stats) => reconcile(deps, key, log, stats),
     });
     this.queue = this.controller.queue;
     mgr.metrics?.trackDeployments(() => this.deployments.list());
