@@ -38,6 +38,7 @@ import type { ResourceType } from '../src/kube/client.ts';
 import '../test/setup.ts'; // kube-bed and kubectl from hack/kube first on PATH
 import { startRealBed, PACER_USER } from '../test/fixtures/realbed.ts';
 import type { AuditEvent, RealBed } from '../test/fixtures/realbed.ts';
+import { sleep } from '../test/integration/fixtures/cluster.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const APPS_DEPLOYMENTS: ResourceType = { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true };
@@ -50,8 +51,6 @@ const CLK_TCK = 100;
 const { values: flags } = parseArgs({ options: { sizes: { type: 'string', default: '100,1000' }, only: { type: 'string' } } });
 const SIZES = flags.sizes!.split(',').map(Number);
 const ONLY = flags.only;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---- processes ------------------------------------------------------------------------------------
 
