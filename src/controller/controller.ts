@@ -213,11 +213,6 @@ export class DeploymentController {
       },
     });
   }
-
-  /** True once every cache has synced (readiness). */
-  ready(): boolean {
-    return this.deployments.hasSynced() && this.replicaSets.hasSynced() && this.pods.hasSynced();
-  }
 }
 
 function untilAborted(signal: AbortSignal): Promise<void> {
