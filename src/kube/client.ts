@@ -239,14 +239,15 @@ export class KubeClient {
     opts: { body?: unknown; contentType?: string; signal?: AbortSignal; what?: string } = {},
   ): Promise<T> {
     const what = opts.what ?? `${method} ${path}`;
-    if (method !== HttpMethod.GET && this.writeGate) {
-      const refused = this.writeGate();
-      if (refused !== undefined) throw new KubeError('NotLeader', `${what}: not sent: ${refused}`);
-    }
     try {
       await this.throttle(method, opts.signal);
     } catch (err) {
       throw toKubeError(err, what);
+    }
+    // After the rate limiter's wait, right before sending: leadership may have been lost meanwhile.
+    if (method !== HttpMethod.GET && this.writeGate) {
+      const refused = this.writeGate();
+      if (refused !== undefined) throw new KubeError('NotLeader', `${what}: not sent: ${refused}`);
     }
     const timeout = AbortSignal.timeout(this.requestTimeoutMs); // real time: it bounds network I/O (see KubeClientOptions.clock)
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
