@@ -2,7 +2,8 @@
 // and Pods from YAML or JSON, runs the engine once, and prints the decision. Same code path as
 // the controller, without the I/O; `objects` in the output feed the next run, pass after pass.
 // Further pacer.dev Deployments in the input are the states of its dependencies (and dependents):
-// the one decided is the first, or the one `--name` picks; the others are printed back unchanged.
+// the one decided is the first, or the one `--name` picks; the others are printed back, with the
+// stamps that force or a cancel request of the one decided put on them (`patch` actions).
 // With a single Deployment its dependents are unknown, so its finalizers are left alone.
 
 import { readFileSync } from 'node:fs';
@@ -37,6 +38,9 @@ export interface PrintedAction {
   name: string;
   replicas?: number;
   from?: number;
+  /** A patch: the Deployment's namespace (it may be another Deployment's) and the annotations it sets (null removes). */
+  namespace?: string;
+  annotations?: Record<string, string | null>;
 }
 
 export interface PlanDocument {
@@ -144,17 +148,38 @@ function printedAction(a: Action): PrintedAction {
   const out: PrintedAction = { verb: a.verb, kind: a.kind, name: a.name };
   if (a.verb === 'create' || a.verb === 'scale') out.replicas = a.replicas;
   if (a.verb === 'scale') out.from = a.from;
+  if (a.verb === 'patch') {
+    out.namespace = a.namespace;
+    out.annotations = a.annotations;
+  }
   return out;
 }
 
-/** The printed form of a decision; `others` (further Deployments of the input) are printed back as they were. */
+/** `others` with the annotation patches of `actions` applied (force and cancel stamp other apps). */
+function patched(others: readonly Deployment[], actions: readonly Action[]): Deployment[] {
+  return others.map((x) => {
+    let out = x;
+    for (const a of actions) {
+      if (a.verb !== 'patch' || a.namespace !== (x.metadata.namespace ?? 'default') || a.name !== x.metadata.name) continue;
+      const annotations: Record<string, string> = { ...out.metadata.annotations };
+      for (const [k, v] of Object.entries(a.annotations)) {
+        if (v === null) delete annotations[k];
+        else annotations[k] = v;
+      }
+      out = { ...out, metadata: { ...out.metadata, annotations } };
+    }
+    return out;
+  });
+}
+
+/** The printed form of a decision; `others` (further Deployments of the input) are printed back, with the stamps it puts on them. */
 export function planDocument(decision: Decision, others: readonly Deployment[] = []): PlanDocument {
   return {
     deployment: decision.deployment,
     actions: decision.actions.map(printedAction),
     status: decision.status,
     requeueAfterSeconds: decision.requeueAfterSeconds,
-    objects: [decision.objects.deployment, ...decision.objects.replicaSets, ...others],
+    objects: [decision.objects.deployment, ...decision.objects.replicaSets, ...patched(others, decision.actions)],
   };
 }
 
@@ -169,6 +194,7 @@ function inputSource(parsed: Parsed): SnapshotSource {
     replicaSets: () => parsed.replicaSets,
     pods: () => parsed.pods,
     deployment: (key) => byKey.get(key),
+    deployments: () => all,
     ...(parsed.others.length > 0 ? { dependents: (key: string) => parsed.others.filter((x) => dependencyKeys(x).includes(key)) } : {}),
   };
 }
@@ -180,6 +206,7 @@ function describeAction(a: Action): string {
     case 'delete': return `delete ReplicaSet ${a.name}`;
     case 'updateStatus': return `update status of Deployment ${a.name}`;
     case 'update': return `update ${a.kind} ${a.name}`;
+    case 'patch': return `annotate Deployment ${a.namespace}/${a.name}: ${Object.entries(a.annotations).map(([k, v]) => (v === null ? `${k}-` : `${k}=${v}`)).join(' ')}`;
   }
 }
 

@@ -12,7 +12,7 @@
 // becomes a delayed add of (s + 1) s as upstream (under 1 s: rate-limited now).
 
 import type { Deployment, DeploymentStatus, OwnerReference, Pod, ReplicaSet } from '../api/types.ts';
-import { buildSnapshot, CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, planForce, shouldClearCancelled } from '../engine/index.ts';
+import { buildSnapshot } from '../engine/index.ts';
 import type { Action, Decision, EventRecord, Snapshot, SnapshotSource } from '../engine/index.ts';
 import { KubeError, isKind, toKubeError } from '../kube/errors.ts';
 import { mergePatchDiff } from '../kube/mergepatch.ts';
@@ -69,6 +69,7 @@ export function cacheSource(deps: Pick<ReconcilerDeps, 'replicaSets' | 'pods' | 
     replicaSets: (ns) => deps.replicaSets.list(ns),
     pods: (ns) => deps.pods.list(ns),
     deployment: (key) => deps.deployments.get(key),
+    deployments: () => deps.deployments.list(),
     // Without the index nobody knows the dependents: the engine then leaves the finalizer alone.
     ...(index ? {
       dependents: (key: string) => index.dependentsOf(key).map((k) => deps.deployments.get(k)).filter((x): x is Deployment => x !== undefined),
@@ -113,7 +114,6 @@ export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger =
     log.debug('deployment not found in cache; nothing to do');
     return {};
   }
-  if (await forceAndCancelStamps(deps, cached, log, stats)) return {}; // the watch brings the written object back
   const snapshot = buildSnapshot(cached, cacheSource(deps), (deps.now ?? Date.now)());
   const decision = deps.engine.decide(snapshot);
   const writer = new ActionWriter(deps, snapshot, log, stats);
@@ -125,42 +125,6 @@ export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger =
   }
   writer.recordAll(decision.events);
   return requeueFor(decision.requeueAfterSeconds);
-}
-
-/**
- * Force and its stamps (src/engine/locks.ts, FORCE): a forced Deployment stamps the other members
- * of the deployment plan it was in, then loses its force annotation and takes the stamp itself (its
- * forced change does not wait on the plan it cancelled either); a stamped one that is complete
- * loses its stamp. True when it wrote (the pass ends there: the next one starts from the new
- * object). Metadata-only merge patches, so the lock never refuses them; the force annotation is
- * removed under the resourceVersion read, so a newer change is never mistaken for consumed.
- */
-async function forceAndCancelStamps(deps: ReconcilerDeps, d: Deployment, log: Logger, stats: ReconcileStats): Promise<boolean> {
-  const ns = d.metadata.namespace ?? 'default';
-  const plan = planForce(d, deps.deployments.list(), (deps.now ?? Date.now)());
-  if (plan.consume) {
-    for (const key of plan.stamp) {
-      const name = key.slice(key.indexOf('/') + 1);
-      await deps.client.patchDeployment(key.slice(0, key.indexOf('/')), name, { metadata: { annotations: { [CANCELLED_PLAN_ANNOTATION]: plan.cancelled!.id } } });
-      stats.writes++;
-      deps.recorder.record(d, 'Normal', 'DeploymentCancelled', `Forced change: deployment ${plan.cancelled!.id} cancelled, ${key} no longer waits on its members`);
-    }
-    try {
-      await deps.client.patchDeployment(ns, d.metadata.name ?? '', { metadata: { resourceVersion: d.metadata.resourceVersion, annotations: { [FORCE_ANNOTATION]: null, ...(plan.cancelled ? { [CANCELLED_PLAN_ANNOTATION]: plan.cancelled.id } : {}) } } });
-    } catch (err) {
-      if (isKind(err, 'Conflict')) return true; // a newer object is on its way: it is reconciled next
-      throw err;
-    }
-    stats.writes++;
-    log.info('force annotation consumed', { cancelled: plan.cancelled?.id ?? null, stamped: plan.stamp });
-    return true;
-  }
-  if (shouldClearCancelled(d)) {
-    await deps.client.patchDeployment(ns, d.metadata.name ?? '', { metadata: { annotations: { [CANCELLED_PLAN_ANNOTATION]: null } } });
-    stats.writes++;
-    return true;
-  }
-  return false;
 }
 
 /** upstream: under a second → rate-limited requeue; else requeue after the time left plus one second. */
@@ -309,6 +273,16 @@ class ActionWriter {
         }
         return;
       }
+      case 'patch': {
+        // Force and cancel stamps, on this Deployment or another (engine/requests.ts).
+        const own = action.namespace === ns && action.name === this.snapshot.deployment.metadata.name;
+        const metadata = { annotations: action.annotations, ...(action.resourceVersion !== undefined ? { resourceVersion: action.resourceVersion } : {}) };
+        const written = await c.patchDeployment(action.namespace, action.name, { metadata });
+        if (own) this.deployment = written;
+        this.deps.deployments.assume?.(written);
+        this.log.info('annotated deployment', { deployment: `${action.namespace}/${action.name}`, annotations: action.annotations });
+        return;
+      }
       case 'updateStatus': {
         this.deployment = await c.replaceDeploymentStatus(this.deployment, action.status);
         this.deps.deployments.assume?.(this.deployment);
@@ -324,13 +298,13 @@ class ActionWriter {
 
   /**
    * Writes only what the engine changed on the Deployment (labels, annotations, the template for a
-   * rollback) as a merge patch guarded by the resourceVersion it was computed on.
+   * rollback, spec.paused for a cancel that stops it) as a merge patch guarded by the resourceVersion it was computed on.
    */
   private async updateDeployment(target: Deployment): Promise<void> {
     const pick = (d: Deployment) => ({
       // Finalizers are a list: a change sends the whole new list (guarded by the resourceVersion).
       metadata: { labels: d.metadata.labels, annotations: d.metadata.annotations, finalizers: d.metadata.finalizers },
-      spec: { template: d.spec?.template },
+      spec: { template: d.spec?.template, paused: d.spec?.paused },
     });
     const patch = mergePatchDiff(pick(this.snapshot.deployment), pick(target)) as Record<string, Record<string, unknown>> | undefined;
     if (!patch) return;

@@ -35,11 +35,15 @@ import type { Action, Decision, Snapshot } from './types.ts';
 export const DEPENDENTS_FINALIZER = 'pacer.dev/dependents';
 
 /**
- * Set on the other members of a deployment plan cancelled by a forced change (locks.ts): the app
+ * Set on the other members of a deployment plan cancelled by a forced change (locks.ts), and on
+ * each app a cancel request rolled back (cancel.ts): the app
  * converges to its own spec without waiting on its dependencies (a missing one or a cycle still
  * holds it); removed once the app is complete.
  */
 export const CANCELLED_PLAN_ANNOTATION = 'pacer.dev/cancelled-deployment';
+
+/** An operator's override of the lock (locks.ts: FORCE); here beside the stamp it leads to. */
+export const FORCE_ANNOTATION = 'pacer.dev/force';
 
 export const DEPENDENCY_REASON = {
   ready: 'DependenciesReady',

@@ -25,5 +25,9 @@ export { ROLLBACK_MESSAGES, findRollbackTarget, rollbackAnnotations, templateWit
 export { dependencyLevels, findDependencyCycle } from './dependencies.ts';
 export { activePlans, planById, unknownPlanMessage } from './plans.ts';
 export type { DeploymentPlan } from './plans.ts';
-export { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, checkLock, planForce, shouldClearCancelled } from './locks.ts';
+export { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, checkLock } from './locks.ts';
 export type { AdmissionOperation } from './locks.ts';
+export {
+  CANCEL_ANNOTATION, CANCEL_OUTCOME, CANCEL_REASON, CANCEL_REQUEST_ANNOTATION, cancelMessagePrefix, cancelOrder, formatCancel,
+} from './cancel.ts';
+export type { CancelMode } from './cancel.ts';

@@ -6,7 +6,8 @@
 //    neither keep Kubernetes' rollover semantics (a new change supersedes the rollout under way);
 //  * X is a member of an active deployment plan D (plans.ts: activePlans over the cache,
 //    with X as the request's oldObject: the stored state the change would replace);
-//  * and the new object does not carry `pacer.dev/force: "true"`.
+//  * and the new object does not carry `pacer.dev/force: "true"`, nor is it the write with which a
+//    cancel of the plan is carried out (cancel.ts: it removes the app's `pacer.dev/cancel` stamp).
 // Creates and deletes are never refused, nor metadata-only changes (labels, annotations: pausing is
 // a spec change, though) and status writes. The refusal is HTTP 409 Conflict with Marathon's
 // message, adapted to Pacer's override, naming the blocking deployment plan.
@@ -27,11 +28,12 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Deployment } from '../api/types.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
 import { activePlans, appId, inMotion, planOfApp } from './plans.ts';
-import { CANCELLED_PLAN_ANNOTATION } from './dependencies.ts';
+import { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION } from './dependencies.ts';
+import { consumesCancelStamp } from './cancel.ts';
 import type { DeploymentPlan } from './plans.ts';
+import type { PatchAction } from './types.ts';
 
-export const FORCE_ANNOTATION = 'pacer.dev/force';
-export { CANCELLED_PLAN_ANNOTATION };
+export { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION };
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -80,6 +82,7 @@ export function checkLock(r: LockRequest): LockVerdict {
   if (r.operation !== 'UPDATE' || !r.object || !r.oldObject) return { allowed: true };
   if (isDeepStrictEqual(r.object.spec ?? {}, r.oldObject.spec ?? {})) return { allowed: true };
   if (isForced(r.object)) return { allowed: true };
+  if (consumesCancelStamp(r.oldObject, r.object)) return { allowed: true };
   const stored = replacing(r.deployments, r.oldObject);
   if (!hasDependencyRelations(r.oldObject, stored) && !hasDependencyRelations(r.object, stored)) return { allowed: true };
   const app = appId(r.oldObject.metadata.namespace, r.oldObject.metadata.name);
@@ -139,4 +142,32 @@ export function cancelledPlan(d: Deployment): string | undefined {
 /** The stamp goes once the app is complete (it converged to its own spec). */
 export function shouldClearCancelled(d: Deployment): boolean {
   return cancelledPlan(d) !== undefined && !d.metadata.deletionTimestamp && !inMotion(d);
+}
+
+/**
+ * The writes of force and of its stamps on `x` (module header: FORCE), as the engine's actions:
+ * the other members stamped (each with a DeploymentCancelled Event on `x`), then the force
+ * annotation removed from `x` under the resourceVersion read (a newer change is never mistaken for
+ * consumed) with `x` stamped too; or, on a stamped `x` now complete, its stamp removed. Empty when
+ * there is nothing to do.
+ */
+export function forceActions(x: Deployment, all: readonly Deployment[], now: number): PatchAction[] {
+  const namespace = x.metadata.namespace ?? 'default';
+  const name = x.metadata.name ?? '';
+  const plan = planForce(x, all, now);
+  if (plan.consume) {
+    const id = plan.cancelled?.id;
+    const stamps: PatchAction[] = plan.stamp.map((key) => ({
+      verb: 'patch', kind: 'Deployment', namespace: key.slice(0, key.indexOf('/')), name: key.slice(key.indexOf('/') + 1),
+      annotations: { [CANCELLED_PLAN_ANNOTATION]: id! },
+      event: { type: 'Normal', reason: 'DeploymentCancelled', message: `Forced change: deployment ${id} cancelled, ${key} no longer waits on its members` },
+    }));
+    return [...stamps, {
+      verb: 'patch', kind: 'Deployment', namespace, name,
+      annotations: { [FORCE_ANNOTATION]: null, ...(id ? { [CANCELLED_PLAN_ANNOTATION]: id } : {}) },
+      ...(x.metadata.resourceVersion !== undefined ? { resourceVersion: x.metadata.resourceVersion } : {}),
+    }];
+  }
+  if (shouldClearCancelled(x)) return [{ verb: 'patch', kind: 'Deployment', namespace, name, annotations: { [CANCELLED_PLAN_ANNOTATION]: null } }];
+  return [];
 }

@@ -10,6 +10,8 @@
 //  * Dependencies: each one named in spec.dependencies with the Deployment found for it; the
 //    dependency cycle through it, looked for in what the source holds now; its dependents, when the
 //    source knows them (without them the pacer.dev/dependents finalizer is left alone).
+//  * Every Deployment, only while this one carries force or a cancel request or stamp
+//    (requests.ts): those reach the other apps of its deployment plan.
 //
 // No copies: the engine never changes its input, and handing it the source's own objects lets it
 // remember work per object (template hashes, comparisons, validation) across passes.
@@ -19,6 +21,7 @@ import { isEmptySelector, selectorMatches } from '../api/selector.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
 import { controllerOf } from './claim.ts';
 import { findDependencyCycle } from './dependencies.ts';
+import { needsPeers } from './requests.ts';
 import { strategyOf } from './strategies/index.ts';
 import type { Snapshot } from './types.ts';
 
@@ -32,6 +35,8 @@ export interface SnapshotSource {
   deployment(key: string): Deployment | undefined;
   /** The Deployments whose spec.dependencies name `key`; absent when the source does not know them. */
   dependents?(key: string): readonly Deployment[];
+  /** Every Deployment the source holds; absent when it cannot list them (force and cancel then see only this one). */
+  deployments?(): readonly Deployment[];
 }
 
 export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number): Snapshot {
@@ -48,6 +53,7 @@ export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number
   const pods = readsPods ? source.pods(ns).filter((p) => selectorMatches(selector, p.metadata.labels)) : [];
   const snapshot: Snapshot = { deployment: d, replicaSets, pods, now };
 
+  if (needsPeers(d) && source.deployments) snapshot.deployments = [...source.deployments()];
   const key = deploymentKey(d.metadata.namespace, d.metadata.name);
   const dependents = source.dependents?.(key);
   if (dependents) snapshot.dependents = [...dependents];

@@ -1,4 +1,5 @@
-// decide(): one reconcile pass of a Deployment, in upstream syncDeployment's order (docs/semantics/kubernetes-deployments.md#the-reconcile-pass):
+// decide(): one reconcile pass of a Deployment. First an operator's requests that reach the other
+// apps of its deployment plan (requests.ts: force, cancel); then upstream syncDeployment's order (docs/semantics/kubernetes-deployments.md#the-reconcile-pass):
 // validation, empty selector, claim, deletion, paused conditions, paused → scale only, legacy
 // rollback, scaling event → scale only, else the strategy's rollout step (strategies/). Every
 // write is listed once, in the order issued; the status is written once, at the end, only when it
@@ -24,6 +25,7 @@ import { startPass, type DecisionPass } from './pass.ts';
 import { getAllReplicaSetsAndSyncRevision, templateHash } from './newreplicaset.ts';
 import { checkDependencies, withDependentsFinalizer } from './dependencies.ts';
 import { checkPausedConditions, hasProgressDeadline } from './progress.ts';
+import { decideRequests } from './requests.ts';
 import { rollbackFromAnnotation, rollbackToRevision } from './rollback.ts';
 import { isScalingEvent, scale } from './scale.ts';
 import { calculateStatus, statusEqual } from './status.ts';
@@ -83,7 +85,11 @@ function validate(stored: Deployment, d: Deployment): FieldError[] {
 
 /** One reconcile pass: the writes to issue and the state they lead to. */
 export function decide(snapshot: Snapshot, options: DecideOptions = {}): Decision {
-  return withDependentsFinalizer(snapshot, decidePass(snapshot, options));
+  const request = decideRequests(snapshot);
+  if (request && 'decision' in request) return request.decision;
+  const decision = withDependentsFinalizer(snapshot, decidePass(snapshot, options));
+  if (request) decision.requeueAfterSeconds = Math.min(decision.requeueAfterSeconds ?? Number.POSITIVE_INFINITY, request.waitSeconds);
+  return decision;
 }
 
 function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {

@@ -29,6 +29,12 @@ export interface Snapshot {
   dependents?: Deployment[];
   /** The dependency cycle through this Deployment (keys, first = last = it), when there is one. */
   dependencyCycle?: string[];
+  /**
+   * Every pacer.dev Deployment the source knows (this one included), present only while this one
+   * carries a request that concerns the others (requests.ts: force, a cancel request or a cancel
+   * stamp): a plain pass never pays for a scan of them all.
+   */
+  deployments?: Deployment[];
 }
 
 /** A Kubernetes Event the controller records once the action carrying it has succeeded. */
@@ -68,7 +74,8 @@ export interface ScaleAction extends ActionBase {
 /**
  * Any other write of a whole object: a ReplicaSet's annotations or minReadySeconds, adoption or
  * release (ownerReferences), the Deployment's metadata (revision annotation) or, for a rollback,
- * its template. `object` is the object as it should be stored after the write.
+ * its template, or, for a cancel that stops it, spec.paused. `object` is the object as it should be
+ * stored after the write.
  */
 export interface UpdateAction extends ActionBase {
   verb: 'update';
@@ -96,7 +103,22 @@ export interface UpdateStatusAction extends ActionBase {
   events?: EventRecord[];
 }
 
-export type Action = CreateAction | ScaleAction | UpdateAction | DeleteAction | UpdateStatusAction;
+/**
+ * A JSON merge patch of a Deployment's annotations (null removes one): the stamps of force and
+ * cancel (requests.ts), on this Deployment or on another member of its deployment plan, which may be
+ * in another namespace. Metadata only, so the lock never refuses it.
+ */
+export interface PatchAction extends ActionBase {
+  verb: 'patch';
+  kind: 'Deployment';
+  namespace: string;
+  name: string;
+  annotations: Record<string, string | null>;
+  /** Sent as a precondition when set: the patch fails with a conflict if the object changed since. */
+  resourceVersion?: string;
+}
+
+export type Action = CreateAction | ScaleAction | UpdateAction | DeleteAction | UpdateStatusAction | PatchAction;
 
 export interface Decision {
   /** "namespace/name" */

@@ -1,39 +1,24 @@
-// `kubectl pacer deployments` and `kubectl pacer deployment cancel ID --force`: Marathon's active
+// `kubectl pacer deployments` and `kubectl pacer deployment cancel ID [--force]`: Marathon's active
 // deployments, the deployment plans of src/engine/plans.ts, computed from the Deployments the
 // plugin lists from the API server — the same pure view the controller serves on GET /v2/deployments.
 //
-// cancel --force stops a deployment plan where it stands (Marathon's DELETE ?force=true): every
-// affected app that is not being deleted gets spec.paused=true, one merge patch each (no resourceVersion
-// guard: the controller writes status all the time, and pausing twice is harmless).
-//
-// cancel without --force is Marathon's rollback (DELETE /v2/deployments/{id}): every app of the
-// plan goes back to the revision it had before — the newest ReplicaSet whose template is not
-// the current one: the latest revision when the current template has no ReplicaSet yet (an app
-// that waited on its dependencies), else the previous one, as `rollout undo` picks — in reverse
-// dependency order (highest level first; apps on a cycle first of all), each with `rollout undo`'s
-// patch plus `pacer.dev/force: "true"`, so that the lock admits it and the apps stop waiting on
-// each other (the controller cancels the plan as a unit, src/engine/locks.ts). Each app
-// prints kubectl's line (`rolled back`, or `skipped rollback ...`); an app that cannot be rolled
-// back (paused, no history) is reported on stderr and the others still go (exit 1).
+// `deployment cancel ID [--force]` is Marathon's DELETE /v2/deployments/{id} (?force=true: only
+// stop), carried out on the server side (src/engine/cancel.ts): the plugin writes one request, the
+// annotation `pacer.dev/cancel-request: "<rollback|stop>:<id>"`, on the first live app of the plan
+// in cancel order, and the controller stamps the others and cancels each app, recording one Event
+// per app. The plugin then reads those Events (unless --wait=false) and prints each app's outcome
+// in cancel order: a Normal one on stdout, a Warning on stderr (exit 1). An interrupted client
+// leaves either no request or the whole request: nothing is half-cancelled.
 
-import type { Deployment, ReplicaSet } from '../api/types.ts';
-import { DEPLOYMENTS } from '../kube/client.ts';
-import { deploymentKey } from '../api/dependencies.ts';
-import { activePlans, dependencyLevels, FORCE_ANNOTATION, planById, revisionOf, unknownPlanMessage } from '../engine/index.ts';
+import type { Deployment } from '../api/types.ts';
+import { GROUP, KIND } from '../api/types.ts';
+import { DEPLOYMENTS, EVENTS } from '../kube/client.ts';
+import { activePlans, CANCEL_REASON, CANCEL_REQUEST_ANNOTATION, cancelMessagePrefix, cancelOrder, formatCancel, planById, unknownPlanMessage } from '../engine/index.ts';
 import type { DeploymentPlan } from '../engine/index.ts';
-import { ownedReplicaSets } from './history.ts';
-import { patchAsPlanned, planUndo } from './undo.ts';
-import type { UndoPlan } from './undo.ts';
 import { OBJECT_PREFIX, PluginError } from './errors.ts';
 import { tabwrite } from './format.ts';
 import type { Session } from './options.ts';
 import { printData } from './options.ts';
-
-export const CANCEL_MESSAGES = {
-  paused: (name: string) => `${OBJECT_PREFIX}${name} paused`,
-  alreadyPaused: (name: string) => `${OBJECT_PREFIX}${name} already paused`,
-  deleting: (name: string) => `${OBJECT_PREFIX}${name} is being deleted: not paused`,
-} as const;
 
 /** The table people read: one line per deployment plan. */
 export function plansTable(active: readonly DeploymentPlan[]): string {
@@ -68,87 +53,107 @@ export async function runPlanList(s: Session, o: { allNamespaces: boolean; outpu
   return 0;
 }
 
-export interface PauseStep {
-  namespace: string;
-  name: string;
-  /** What happens to this app: a patch, or nothing (with the reason). */
-  verb: 'pause' | 'already-paused' | 'deleting';
+export interface CancelOptions {
+  /** Only stop the plan: every app paused where it stands (Marathon's ?force=true). */
+  force: boolean;
+  allNamespaces: boolean;
+  /** Wait for the controller to carry it out and print each app's outcome. */
+  wait: boolean;
+  /** With wait: give up after this long (0: never). */
+  timeoutMs: number;
+  /** Between two looks at the Events (tests shorten it). */
+  pollMs?: number;
 }
 
-/** What cancel --force does to each app of deployment plan `id`, in the order shown; 404 when unknown. Pure. */
-export function forceCancelPlan(items: readonly Deployment[], active: readonly DeploymentPlan[], id: string): PauseStep[] {
-  const target = planById(active, id);
-  if (!target) throw new PluginError(unknownPlanMessage(id));
-  const byApp = new Map(items.map((d) => [`/${d.metadata.namespace ?? 'default'}/${d.metadata.name ?? ''}`, d]));
-  return target.affectedApps.flatMap((app): PauseStep[] => {
-    const d = byApp.get(app);
-    if (!d) return [];
-    const namespace = d.metadata.namespace ?? 'default';
-    const name = d.metadata.name ?? '';
-    const verb = d.metadata.deletionTimestamp ? 'deleting' : d.spec.paused === true ? 'already-paused' : 'pause';
-    return [{ namespace, name, verb }];
+/** The fields of a core/v1 Event the plugin reads. */
+interface KubeEvent {
+  type?: string;
+  reason?: string;
+  message?: string;
+  lastTimestamp?: string;
+  eventTime?: string;
+  involvedObject?: { apiVersion?: string; kind?: string; name?: string; namespace?: string };
+}
+
+/** One app's outcome, from its DeploymentPlanCancelled or DeploymentPlanCancelFailed Event. */
+interface Outcome {
+  warning: boolean;
+  /** The message after "Deployment plan <id>: ". */
+  text: string;
+}
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
   });
+
+/** The newest cancel Event of deployment plan `id` on each app of `apps` (by "namespace/name"). */
+async function outcomes(s: Session, id: string, apps: readonly Deployment[]): Promise<Map<string, Outcome>> {
+  const prefix = cancelMessagePrefix(id);
+  const out = new Map<string, Outcome & { at: string }>();
+  for (const ns of new Set(apps.map((d) => d.metadata.namespace ?? 'default'))) {
+    const events = await s.client.list<KubeEvent>(EVENTS, ns);
+    for (const e of events.items) {
+      const o = e.involvedObject;
+      if (o?.kind !== KIND || !o.apiVersion?.startsWith(`${GROUP}/`)) continue;
+      if (e.reason !== CANCEL_REASON.cancelled && e.reason !== CANCEL_REASON.failed && e.reason !== CANCEL_REASON.cancelling) continue;
+      if (!e.message?.startsWith(prefix)) continue;
+      const key = `${o.namespace ?? ns}/${o.name ?? ''}`;
+      const at = e.lastTimestamp ?? e.eventTime ?? '';
+      const text = e.message.slice(prefix.length);
+      // The carrier's own DeploymentPlanCancelling says only that the fan-out is done.
+      if (e.reason === CANCEL_REASON.cancelling) continue;
+      const seen = out.get(key);
+      if (!seen || seen.at <= at) out.set(key, { warning: e.type === 'Warning', text, at });
+    }
+  }
+  return out;
 }
 
 /**
- * The apps of deployment plan `id` in rollback order: highest dependency level first (apps on a cycle,
- * which have no level, before all), then by namespace/name; apps being deleted are left out. Pure.
+ * cancel (module header): one merge patch puts the request on one app of the plan (the first in
+ * cancel order); with wait, the Events of every app are read until each has its outcome, which is
+ * printed in that order (a failure on stderr, exit 1).
  */
-export function rollbackOrder(items: readonly Deployment[], active: readonly DeploymentPlan[], id: string): Deployment[] {
-  const target = planById(active, id);
-  if (!target) throw new PluginError(unknownPlanMessage(id));
-  const live = items.filter((d) => !d.metadata.deletionTimestamp);
-  const { levels } = dependencyLevels(live);
-  const key = (d: Deployment) => deploymentKey(d.metadata.namespace, d.metadata.name);
-  const level = (d: Deployment) => levels.get(key(d)) ?? Number.POSITIVE_INFINITY;
-  return live
-    .filter((d) => target.affectedApps.includes(`/${d.metadata.namespace ?? 'default'}/${d.metadata.name ?? ''}`))
-    .sort((a, b) => level(b) - level(a) || key(a).localeCompare(key(b)));
-}
-
-/** The rollback of one app (module header): `rollout undo`'s plan to the revision it had before, forced. Pure. */
-export function planCancelRollback(d: Deployment, rss: readonly ReplicaSet[]): UndoPlan {
-  const latest = Math.max(-1, ...rss.map((rs) => revisionOf(rs) ?? -1));
-  // The latest revision unless it is what runs now (then the previous one: `rollout undo`).
-  let plan = latest > 0 ? planUndo(d, rss, latest) : planUndo(d, rss, 0);
-  if (plan.kind === 'skip' && latest > 0) plan = planUndo(d, rss, 0);
-  if (plan.kind === 'skip') return plan;
-  return {
-    ...plan,
-    patch: plan.patch.map((op) => (op.path === '/metadata/annotations' ? { ...op, value: { ...(op.value as Record<string, string>), [FORCE_ANNOTATION]: 'true' } } : op)),
-  };
-}
-
-async function runCancelRollback(s: Session, id: string, allNamespaces: boolean): Promise<number> {
-  const { items, active } = await listActive(s, allNamespaces);
+export async function runPlanCancel(s: Session, id: string, o: CancelOptions): Promise<number> {
+  const { items, active } = await listActive(s, o.allNamespaces);
+  const plan = planById(active, id);
+  if (!plan) throw new PluginError(unknownPlanMessage(id));
+  const apps = cancelOrder(items, plan);
+  if (apps.length === 0) throw new PluginError(`DeploymentPlan ${id} has no app left to cancel: every one is being deleted`);
+  const carrier = apps[0];
+  const carrierName = carrier.metadata.name ?? '';
+  const value = formatCancel({ mode: o.force ? 'stop' : 'rollback', id });
+  await s.client.patchDeployment(carrier.metadata.namespace ?? 'default', carrierName, { metadata: { annotations: { [CANCEL_REQUEST_ANNOTATION]: value } } });
+  if (!o.wait) {
+    s.io.stdout.write(`${OBJECT_PREFIX}${carrierName} annotated ${CANCEL_REQUEST_ANNOTATION}=${value}\n`);
+    return 0;
+  }
+  const keyOf = (d: Deployment) => `${d.metadata.namespace ?? 'default'}/${d.metadata.name ?? ''}`;
+  const deadline = o.timeoutMs > 0 ? Date.now() + o.timeoutMs : Number.POSITIVE_INFINITY;
+  let found = new Map<string, Outcome>();
+  for (;;) {
+    found = await outcomes(s, id, apps);
+    const carrierOutcome = found.get(keyOf(carrier));
+    const refused = carrierOutcome?.warning === true && carrierOutcome.text.startsWith('not cancelled');
+    if (refused || apps.every((d) => found.has(keyOf(d))) || Date.now() >= deadline || s.signal?.aborted) break;
+    await sleep(o.pollMs ?? 250, s.signal);
+  }
   let code = 0;
-  for (const listed of rollbackOrder(items, active, id)) {
-    const name = listed.metadata.name ?? '';
-    const at: Session = { ...s, namespace: listed.metadata.namespace ?? 'default' };
-    let done: UndoPlan;
-    try {
-      done = await patchAsPlanned(at, name, async (d) => planCancelRollback(d, await ownedReplicaSets(at, d)));
-    } catch (err) {
-      if (!(err instanceof PluginError)) throw err;
-      s.io.stderr.write(`error: ${OBJECT_PREFIX}${name}: ${err.message}\n`);
+  for (const d of apps) {
+    const got = found.get(keyOf(d));
+    if (!got) continue;
+    if (got.warning) {
+      s.io.stderr.write(`error: ${OBJECT_PREFIX}${d.metadata.name ?? ''}: ${got.text}\n`);
       code = 1;
-      continue;
+    } else {
+      s.io.stdout.write(`${OBJECT_PREFIX}${d.metadata.name ?? ''} ${got.text}\n`);
     }
-    s.io.stdout.write(done.kind === 'skip' ? `${done.message}\n` : `${OBJECT_PREFIX}${name} rolled back\n`);
+  }
+  const missing = apps.filter((d) => !found.has(keyOf(d)));
+  if (code === 0 && missing.length > 0) {
+    throw new PluginError(`timed out waiting for the cancel of deployment plan ${id} on ${missing.map((d) => OBJECT_PREFIX + (d.metadata.name ?? '')).join(', ')} (is the controller running? the request stays on ${OBJECT_PREFIX}${carrierName})`);
   }
   return code;
-}
-
-export async function runPlanCancel(s: Session, id: string, o: { force: boolean; allNamespaces: boolean }): Promise<number> {
-  if (!o.force) return runCancelRollback(s, id, o.allNamespaces);
-  const { items, active } = await listActive(s, o.allNamespaces);
-  for (const step of forceCancelPlan(items, active, id)) {
-    if (step.verb === 'pause') {
-      await s.client.patchDeployment(step.namespace, step.name, { spec: { paused: true } });
-      s.io.stdout.write(CANCEL_MESSAGES.paused(step.name) + '\n');
-    } else {
-      s.io.stdout.write((step.verb === 'deleting' ? CANCEL_MESSAGES.deleting(step.name) : CANCEL_MESSAGES.alreadyPaused(step.name)) + '\n');
-    }
-  }
-  return 0;
 }

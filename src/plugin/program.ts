@@ -18,14 +18,14 @@ import { parseRevisionFlag, runRolloutStatus } from './status.ts';
 import { parseDryRun, runRolloutUndo } from './undo.ts';
 
 /** Boolean flags that may be written `--flag=true|false` (kubectl/pflag style). */
-const BOOL_FLAGS: Record<string, string> = { '--watch': 'watch', '-w': 'watch', '--all-namespaces': 'all-namespaces', '-A': 'all-namespaces' };
+const BOOL_FLAGS: Record<string, string> = { '--watch': 'watch', '-w': 'watch', '--wait': 'wait', '--all-namespaces': 'all-namespaces', '-A': 'all-namespaces' };
 
 /** kubectl's global flags that take a value: accepted anywhere on the command line. */
 const GLOBAL_FLAGS = new Set(['--kubeconfig', '--context', '-n', '--namespace']);
 
 /**
  * kubectl's flag spellings that commander does not know: `--watch=false` → `--no-watch`,
- * `--watch=true` → `--watch`, and a bare `--dry-run` → `--dry-run=client`. kubectl's global flags
+ * `--watch=true` → `--watch` (and --wait alike), and a bare `--dry-run` → `--dry-run=client`. kubectl's global flags
  * may come anywhere, before the command too (`kubectl pacer -n prod rollout status web`), while
  * commander knows them only on each command: they are moved after the command's own arguments.
  */
@@ -158,11 +158,16 @@ export function pluginProgram(ctx: ProgramContext): Command {
   const deployment = new Command('deployment').description('Act on one active deployment (the ID from kubectl pacer deployments)');
   program.addCommand(deployment);
   deployment.addCommand(addCommonOptions(new Command('cancel')
-    .description('Cancel a deployment: roll every affected app back to the revision it had before, highest dependency level first; with --force only stop it (every affected app paused where it stands)')
+    .description('Cancel a deployment: the controller rolls every affected app back to the revision it had before; with --force it only stops it (every affected app paused where it stands). One request, carried out on the server side')
     .argument('<id>', 'the deployment ID')
-    .option('--force', 'only stop it: pause every affected app (spec.paused=true)', false), { allNamespaces: true })
-    .action(async (id: string, o: CommonOptions & { force: boolean }) => {
-      await run(undefined, o, (s) => runPlanCancel(s, id, { force: o.force === true, allNamespaces: o.allNamespaces === true }));
+    .option('--force', 'only stop it: pause every affected app (spec.paused=true)', false)
+    .option('--wait', 'wait for the controller to carry the cancel out and print what it did to each app (--wait=false: return once it is requested)', true)
+    .option('--no-wait', 'return once the cancel is requested')
+    .option('--timeout <duration>', 'with --wait: give up after this long (Go duration; 0 = forever)', '60s'), { allNamespaces: true })
+    .action(async (id: string, o: CommonOptions & { force: boolean; wait: boolean; timeout?: string }) => {
+      await run(undefined, o, (s) => runPlanCancel(s, id, {
+        force: o.force === true, allNamespaces: o.allNamespaces === true, wait: o.wait, timeoutMs: durationFlag('--timeout', o.timeout),
+      }));
     }));
 
   const set = new Command('set').description('Change a Deployment (like kubectl set)');

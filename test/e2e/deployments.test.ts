@@ -1,7 +1,8 @@
 // The deployments view with the real kubectl (plugin found on PATH) against each test bed and an
 // in-process controller: examples/dependencies.yaml (db ← app) upgraded together, seen with
 // `kubectl pacer deployments -o json` while db rolls, stopped with `deployment cancel ID --force`
-// (both apps paused), and the same JSON from the controller's GET /v2/deployments.
+// (one request; the controller pauses both apps, past the lock's webhook, with an Event each), and
+// the same JSON from the controller's GET /v2/deployments.
 
 import { expect } from 'chai';
 import { join } from 'node:path';
@@ -29,7 +30,8 @@ for (const bed of BEDS) describe(`e2e (${bed}): kubectl pacer deployments and de
   it('installs the CRD and starts the controller with its views on a free port', async () => {
     await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
     await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
-    await k.startController({ apiBindAddress: '127.0.0.1:0' });
+    // With the lock's webhook: the controller's pause of each app must get past it.
+    await k.startController({ apiBindAddress: '127.0.0.1:0', webhookBindAddress: '127.0.0.1:0' });
     const r = await kubectlPacer('deployments');
     expect(r).to.deep.equal({ code: 0, stdout: '', stderr: 'No active deployments found in default namespace.\n' });
   });
@@ -55,11 +57,14 @@ for (const bed of BEDS) describe(`e2e (${bed}): kubectl pacer deployments and de
     expect(table).to.contain(`${plan.id}   /default/app,/default/db   1/2    RestartApplication /default/db`);
   });
 
-  it('cancel --force pauses both apps where they stand; the ID is then gone', async () => {
+  it('cancel --force: one request, and the controller pauses both apps where they stand; the ID is then gone', async () => {
     const [plan] = await plans();
     expect(plan.currentStep, 'db still rolling').to.equal(1);
     const r = await kubectlPacer('deployment', 'cancel', plan.id, '--force');
     expect(r).to.deep.equal({ code: 0, stdout: 'deployment.pacer.dev/app paused\ndeployment.pacer.dev/db paused\n', stderr: '' });
+    const events = await ok(kubectl('get', 'events', '--field-selector', 'reason=DeploymentPlanCancelled', '-o', 'jsonpath={range .items[*]}{.involvedObject.name}: {.message}{"\\n"}{end}'));
+    expect(events.split('\n').filter(Boolean).sort(), 'one Event per app').to.deep.equal([`app: Deployment plan ${plan.id}: paused`, `db: Deployment plan ${plan.id}: paused`]);
+    expect(await ok(kubectl('get', 'pdeploy', '-o', 'jsonpath={range .items[*]}{.metadata.annotations}{end}')), 'no request or stamp left').to.not.match(/pacer\.dev\/cancel/);
     expect(await ok(kubectl('get', 'pdeploy', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.spec.paused} {end}'))).to.equal('app=true db=true ');
     // Paused mid-way, both are still in motion: shown again, under a new id (pausing was a change).
     const after = await eventually('the paused apps to be listed', async () => {

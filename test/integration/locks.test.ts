@@ -5,12 +5,14 @@
 
 import { expect } from 'chai';
 import type { Deployment } from '../../src/api/types.ts';
-import { DEPLOYMENTS } from '../../src/kube/client.ts';
+import { DEPLOYMENTS, EVENTS } from '../../src/kube/client.ts';
+import type { RunningController } from '../../src/cli/controller.ts';
+import { activePlans } from '../../src/engine/plans.ts';
 import { toKubeError } from '../../src/kube/errors.ts';
 import { REF } from '../../src/sim/resources.ts';
 import { WEBHOOK_PATH, webhookConfiguration } from '../../src/server/webhook.ts';
-import { createNamespace, deploymentManifest, eventually, isComplete, startCluster, waitComplete } from './fixtures/cluster.ts';
-import type { Cluster } from './fixtures/cluster.ts';
+import { createNamespace, deploymentManifest, eventually, isComplete, startCluster, startTestController, waitComplete } from './fixtures/cluster.ts';
+import type { Cluster, CoreEventLite } from './fixtures/cluster.ts';
 
 const imagePatch = (image: string, annotations?: Record<string, string | null>) => ({
   ...(annotations ? { metadata: { annotations } } : {}),
@@ -96,5 +98,60 @@ describe('integration: the deployment lock, force (db ← app)', function () {
     const dbDone = await waitComplete(c.client, ns, 'db', '2', 30_000);
     expect(imageOf(dbDone)).to.equal('postgres:2');
     await eventually('db\'s stamp to go once complete', async () => (await c.client.getDeployment(ns, 'db')).metadata.annotations?.['pacer.dev/cancelled-deployment'] === undefined);
+  });
+});
+
+// A cancel the controller was carrying out when it died: the fan-out had stamped db but not yet
+// swapped app's request for its stamp. A new controller (its caches filled from the cluster, no
+// memory of the old one) finishes it: app stamped, both rolled back to revision 1, one Event each.
+describe('integration: a cancel interrupted half-way is finished after a restart (db ← app)', function () {
+  this.timeout(60_000);
+  let c: Cluster;
+  let second: RunningController | undefined;
+  const ns = 'resume';
+
+  before(async () => {
+    c = await startCluster({ podStartMs: 30, podReadyMs: 30 });
+    createNamespace(c.sim, ns);
+  });
+  after(async () => {
+    await second?.stop();
+    await c?.stop();
+  });
+
+  it('rolls both back, each once, and leaves no request or stamp', async () => {
+    const appBase = deploymentManifest(ns, 'app', { replicas: 2 });
+    await c.client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'db', { replicas: 2 }));
+    await c.client.create(DEPLOYMENTS, ns, { ...appBase, spec: { ...appBase.spec, dependencies: ['db'] } });
+    await waitComplete(c.client, ns, 'db', '1');
+    await waitComplete(c.client, ns, 'app', '1');
+    const before = { db: imageOf(await c.client.getDeployment(ns, 'db')), app: imageOf(await c.client.getDeployment(ns, 'app')) };
+
+    await c.client.patchDeployment(ns, 'db', { spec: { minReadySeconds: 8, template: { spec: { containers: [{ name: 'web', image: 'postgres:2' }] } } } });
+    await c.client.patchDeployment(ns, 'app', imagePatch('nginx:2'));
+    await eventually('app to wait for db', async () => (await c.client.getDeployment(ns, 'app')).status?.conditions?.some((x) => x.type === 'DependenciesReady' && x.status === 'False'));
+    await c.ctl.stop();
+
+    const [plan] = activePlans((await c.client.list<Deployment>(DEPLOYMENTS, ns)).items, Date.now());
+    expect(plan.affectedApps).to.deep.equal([`/${ns}/app`, `/${ns}/db`]);
+    await c.client.patchDeployment(ns, 'db', { metadata: { annotations: { 'pacer.dev/cancel': `rollback:${plan.id}` } } });
+    await c.client.patchDeployment(ns, 'app', { metadata: { annotations: { 'pacer.dev/cancel-request': `rollback:${plan.id}` } } });
+
+    second = await startTestController(c.sim.kubeconfig);
+    const done = await eventually('both to be rolled back, with no request or stamp left', async () => {
+      const [db, app] = await Promise.all([c.client.getDeployment(ns, 'db'), c.client.getDeployment(ns, 'app')]);
+      const left = [db, app].some((d) => d.metadata.annotations?.['pacer.dev/cancel'] !== undefined || d.metadata.annotations?.['pacer.dev/cancel-request'] !== undefined);
+      return !left && imageOf(db) === before.db && imageOf(app) === before.app && { db, app };
+    });
+    expect(done.db.spec.paused, 'a rollback, not a stop').to.not.equal(true);
+    await eventually('one Event per app', async () => {
+      const events = (await c.client.list<CoreEventLite>(EVENTS, ns)).items.filter((e) => e.reason === 'DeploymentPlanCancelled');
+      const lines = events.map((e) => `${e.involvedObject.name}: ${e.message}`).sort();
+      return lines.length === 2 && expect(lines).to.deep.equal([
+        `app: Deployment plan ${plan.id}: rolled back to revision 1`,
+        `db: Deployment plan ${plan.id}: rolled back to revision 1`,
+      ]) && true;
+    });
+    for (const name of ['db', 'app']) await eventually(`${name} to converge back`, async () => isComplete(await c.client.getDeployment(ns, name)), 30_000);
   });
 });

@@ -2,7 +2,9 @@
 // one's dependencies and dependents; `--name` picks which one is decided.
 
 import { expect } from 'chai';
+import type { Deployment } from '../../../src/api/types.ts';
 import { runPlan, type PlanDocument } from '../../../src/cli/plan.ts';
+import { activePlans } from '../../../src/engine/plans.ts';
 
 const NOW = '2025-03-01T10:00:00.000Z';
 
@@ -97,5 +99,25 @@ describe('pacer plan: dependencies', () => {
     const r = runPlan(manifest('app'), 'deps.yaml', { now: NOW, name: 'nope' });
     expect(r.code).to.equal(2);
     expect(r.stderr).to.equal('error: deps.yaml: no pacer.dev/v1alpha1 Deployment "nope" (found default/app)\n');
+  });
+
+  it('a cancel request shows its fan-out: the other app stamped, then the request swapped for the stamp (and the stamp printed on it)', () => {
+    // The first pass prints both Deployments with the uids the plan gave them: their plan id is computed from those.
+    const first = plan(`${manifest('app', ['db'])}---\n${manifest('db', [], dbStarting)}`);
+    const deployments = first.objects.filter((o): o is Deployment => o.kind === 'Deployment');
+    const [active] = activePlans(deployments, Date.parse(NOW));
+    const request = `rollback:${active.id}`;
+    const withRequest = deployments.map((d) => (d.metadata.name === 'app' ? { ...d, metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, 'pacer.dev/cancel-request': request } } } : d));
+    const r = runPlan(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: withRequest }), 'cancel.json', { now: NOW, output: 'text' });
+    expect(r.stderr).to.equal('');
+    expect(r.stdout.split('\n').slice(0, 4)).to.deep.equal([
+      'Deployment default/app',
+      `  annotate Deployment default/db: pacer.dev/cancel=${request}`,
+      `  annotate Deployment default/app: pacer.dev/cancel-request- pacer.dev/cancel=${request}`,
+      `    event Normal DeploymentPlanCancelling: Deployment plan ${active.id}: cancelling (rollback) /default/app, /default/db`,
+    ]);
+    const doc = plan(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: withRequest }));
+    const db = doc.objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'db')!;
+    expect(db.metadata.annotations, 'the next pass sees db stamped').to.include({ 'pacer.dev/cancel': request });
   });
 });

@@ -1,13 +1,15 @@
-// `kubectl pacer deployments` (the table) and `deployment cancel ID [--force]` (what it pauses,
-// the 404, the rollback's order and per-app plan), without a cluster.
+// `kubectl pacer deployments` (the table) and `deployment cancel ID [--force]` (the one request it
+// writes, what it prints from the controller's Events, its timeout and the 404), against a fake
+// client. What the controller does with the request: test/unit/engine/cancel.test.ts.
 
 import { expect } from 'chai';
 import type { Deployment, DeploymentStatus } from '../../../src/api/types.ts';
 import { activePlans } from '../../../src/engine/plans.ts';
 import type { DeploymentPlan } from '../../../src/engine/plans.ts';
-import { CANCEL_MESSAGES, forceCancelPlan, planCancelRollback, plansTable, rollbackOrder } from '../../../src/plugin/plans.ts';
+import { plansTable, runPlanCancel } from '../../../src/plugin/plans.ts';
+import type { Session } from '../../../src/plugin/options.ts';
 import { runPlugin } from '../../../src/plugin/program.ts';
-import { T0, deployment, replicaSet } from './fixtures.ts';
+import { T0, deployment } from './fixtures.ts';
 
 function buffers() {
   const out: string[] = [];
@@ -45,59 +47,85 @@ describe('plugin/plans', () => {
       '11111111-2222-8333-8444-555555555555   /shop/web                  2/2    ScaleApplication /shop/web\n');
   });
 
-  describe('cancel --force: every affected app paused where it stands', () => {
-    const rows: Array<[string, Deployment[], string[]]> = [
-      ['db ← app rolling: both paused', [app('db'), app('app', { deps: ['db'] })], ['pause default/app', 'pause default/db']],
-      ['one already paused: left as it is', [app('db', { paused: true }), app('app', { deps: ['db'] })], ['pause default/app', 'already-paused default/db']],
-      ['one being deleted: not paused', [app('db', { deleting: true }), app('app', { deps: ['db'], deleting: true })], ['deleting default/app', 'deleting default/db']],
-    ];
-    for (const [name, items, want] of rows) {
-      it(name, () => {
-        const active = activePlans(items, T0);
-        expect(active).to.have.length(1);
-        expect(forceCancelPlan(items, active, active[0].id).map((p) => `${p.verb} ${p.namespace}/${p.name}`)).to.deep.equal(want);
-      });
-    }
-    it('an unknown ID: Marathon\'s 404 message', () => {
-      const items = [app('db')];
-      expect(() => forceCancelPlan(items, activePlans(items, T0), 'nope')).to.throw('DeploymentPlan nope does not exist');
-    });
-    it('kubectl-like lines', () => {
-      expect(CANCEL_MESSAGES.paused('db')).to.equal('deployment.pacer.dev/db paused');
-    });
-  });
-
-  describe('cancel (rollback): reverse dependency order, each app back to the revision it had before, forced', () => {
-    const order: Array<[string, Deployment[], string[]]> = [
-      ['db ← app: app first', [app('db'), app('app', { deps: ['db'] })], ['default/app', 'default/db']],
-      ['a; b→a; c→a; d→b: d, then b and c, then a', [app('a'), app('b', { deps: ['a'] }), app('c', { deps: ['a'] }), app('d', { deps: ['b'] })], ['default/d', 'default/b', 'default/c', 'default/a']],
-      ['one being deleted: left out', [app('db'), app('app', { deps: ['db'], deleting: true })], ['default/db']],
-    ];
-    for (const [name, items, want] of order) {
-      it(name, () => {
-        const active = activePlans(items, T0);
-        expect(rollbackOrder(items, active, active[0].id).map((d) => `${d.metadata.namespace}/${d.metadata.name}`)).to.deep.equal(want);
-      });
-    }
-    it('an unknown ID: Marathon\'s 404 message', () => {
-      expect(() => rollbackOrder([app('db')], activePlans([app('db')], T0), 'nope')).to.throw('DeploymentPlan nope does not exist');
+  describe('deployment cancel ID: one request on one app, then each app\'s outcome from its Event', () => {
+    const together = [app('db'), app('app', { deps: ['db'] })];
+    const id = activePlans(together, T0)[0].id;
+    const event = (name: string, type: 'Normal' | 'Warning', reason: string, text: string) => ({
+      type, reason, message: `Deployment plan ${id}: ${text}`, lastTimestamp: new Date(T0).toISOString(),
+      involvedObject: { apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', name, namespace: 'default' },
     });
 
-    const templateOf = (plan: ReturnType<typeof planCancelRollback>) => plan.kind === 'patch' ? (plan.patch.find((op) => op.path === '/spec/template')!.value as { spec: { containers: Array<{ image: string }> } }).spec.containers[0].image : undefined;
-    it('rolled out (its template has a ReplicaSet): back to the previous revision, with the force annotation', () => {
-      const d = deployment('db', { image: 'nginx:1.28', annotations: { 'pacer.dev/revision': '2' } });
-      const plan = planCancelRollback(d, [replicaSet(d, 'aaa', { revision: 1, image: 'nginx:1.27' }), replicaSet(d, 'bbb', { revision: 2, image: 'nginx:1.28' })]);
-      expect(templateOf(plan)).to.equal('nginx:1.27');
-      expect(plan.kind === 'patch' && plan.patch.find((op) => op.path === '/metadata/annotations')!.value).to.deep.include({ 'pacer.dev/force': 'true' });
+    /** A client that holds `items` and answers the events list with `events` once the request is written. */
+    function session(events: unknown[]) {
+      const patches: Array<[string, string, unknown]> = [];
+      const client = {
+        list: async (t: { plural: string }) => ({ items: t.plural === 'events' ? (patches.length > 0 ? events : []) : together }),
+        patchDeployment: async (ns: string, name: string, patch: unknown) => { patches.push([ns, name, patch]); return together[0]; },
+      };
+      const b = buffers();
+      return { s: { client: client as unknown as Session['client'], namespace: 'default', io: b.io }, patches, b };
+    }
+
+    const rows: Array<{ row: string; force: boolean; events: unknown[]; code: number; out: string; err: string }> = [
+      {
+        row: 'rollback: both rolled back, printed dependents first', force: false, code: 0, err: '',
+        events: [event('db', 'Normal', 'DeploymentPlanCancelled', 'rolled back to revision 1'), event('app', 'Normal', 'DeploymentPlanCancelling', 'cancelling (rollback) /default/app, /default/db'), event('app', 'Normal', 'DeploymentPlanCancelled', 'rolled back to revision 1')],
+        out: 'deployment.pacer.dev/app rolled back to revision 1\ndeployment.pacer.dev/db rolled back to revision 1\n',
+      },
+      {
+        row: '--force: paused and already paused', force: true, code: 0, err: '',
+        events: [event('app', 'Normal', 'DeploymentPlanCancelled', 'paused'), event('db', 'Normal', 'DeploymentPlanCancelled', 'already paused')],
+        out: 'deployment.pacer.dev/app paused\ndeployment.pacer.dev/db already paused\n',
+      },
+      {
+        row: 'one app cannot be rolled back: its reason on stderr, the other still printed, exit 1', force: false, code: 1,
+        events: [event('app', 'Normal', 'DeploymentPlanCancelled', 'rolled back to revision 1'), event('db', 'Warning', 'DeploymentPlanCancelFailed', 'cannot roll back: no rollout history found for deployment "db"')],
+        out: 'deployment.pacer.dev/app rolled back to revision 1\n', err: 'error: deployment.pacer.dev/db: cannot roll back: no rollout history found for deployment "db"\n',
+      },
+      {
+        row: 'the controller refused the request (the plan moved on): its reason, exit 1', force: false, code: 1, out: '',
+        events: [event('app', 'Warning', 'DeploymentPlanCancelFailed', 'not cancelled: no such active deployment plan (it finished or changed since the request)')],
+        err: 'error: deployment.pacer.dev/app: not cancelled: no such active deployment plan (it finished or changed since the request)\n',
+      },
+    ];
+    for (const r of rows) {
+      it(r.row, async () => {
+        const { s, patches, b } = session(r.events);
+        expect(await runPlanCancel(s, id, { force: r.force, allNamespaces: false, wait: true, timeoutMs: 5_000, pollMs: 1 })).to.equal(r.code);
+        expect(patches, 'one write: the request on the first app in cancel order').to.deep.equal([['default', 'app', { metadata: { annotations: { 'pacer.dev/cancel-request': `${r.force ? 'stop' : 'rollback'}:${id}` } } }]]);
+        expect(b.out.join('')).to.equal(r.out);
+        expect(b.err.join('')).to.equal(r.err);
+      });
+    }
+
+    it('--wait=false: returns once requested, saying where the request is', async () => {
+      const { s, patches, b } = session([]);
+      expect(await runPlanCancel(s, id, { force: false, allNamespaces: false, wait: false, timeoutMs: 0 })).to.equal(0);
+      expect(patches).to.have.length(1);
+      expect(b.out.join('')).to.equal(`deployment.pacer.dev/app annotated pacer.dev/cancel-request=rollback:${id}\n`);
     });
-    it('waited on its dependencies (no ReplicaSet for its template yet): back to the latest revision', () => {
-      const d = deployment('app', { image: 'nginx:1.29', annotations: { 'pacer.dev/revision': '2' } });
-      const plan = planCancelRollback(d, [replicaSet(d, 'aaa', { revision: 1, image: 'nginx:1.27' }), replicaSet(d, 'bbb', { revision: 2, image: 'nginx:1.28' })]);
-      expect(templateOf(plan)).to.equal('nginx:1.28');
+
+    it('no controller to carry it out: a timeout that names the apps and where the request stays', async () => {
+      const { s } = session([event('app', 'Normal', 'DeploymentPlanCancelled', 'rolled back to revision 1')]);
+      let err: Error | undefined;
+      try {
+        await runPlanCancel(s, id, { force: false, allNamespaces: false, wait: true, timeoutMs: 20, pollMs: 1 });
+      } catch (e) {
+        err = e as Error;
+      }
+      expect(err?.message).to.equal(`timed out waiting for the cancel of deployment plan ${id} on deployment.pacer.dev/db (is the controller running? the request stays on deployment.pacer.dev/app)`);
     });
-    it('no history: kubectl\'s error', () => {
-      const d = deployment('app', { image: 'nginx:1.27' });
-      expect(() => planCancelRollback(d, [replicaSet(d, 'aaa', { revision: 1, image: 'nginx:1.27' })])).to.throw('no rollout history found for deployment "app"');
+
+    it('an unknown ID: Marathon\'s 404 message, nothing written', async () => {
+      const { s, patches } = session([]);
+      let err: Error | undefined;
+      try {
+        await runPlanCancel(s, 'nope', { force: false, allNamespaces: false, wait: true, timeoutMs: 0 });
+      } catch (e) {
+        err = e as Error;
+      }
+      expect(err?.message).to.equal('DeploymentPlan nope does not exist');
+      expect(patches).to.deep.equal([]);
     });
   });
 
