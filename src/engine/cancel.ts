@@ -10,8 +10,8 @@
 // FAN-OUT (the carrier's pass). The plan is looked up by id among the active plans of every
 // Deployment the controller knows. Found, and the carrier one of its apps: every other live app is
 // stamped `pacer.dev/cancel: "<mode>:<id>"` (dependents first, the order Marathon's rollback
-// reverses), then one write on the carrier swaps its request for the same stamp and records
-// DeploymentPlanCancelling. Stamps are annotations: the plan's id (a hash over uids and generations)
+// reverses), then one write on the carrier swaps its request for the same stamp (a carrier being
+// deleted since only loses its request) and records DeploymentPlanCancelling. Stamps are annotations: the plan's id (a hash over uids and generations)
 // does not move while they are written, so a carrier restarted half-way finds the same plan and
 // stamps only the apps still without one. Not found (the plan finished, or changed, meanwhile), or
 // the carrier not one of its apps: nothing is cancelled, the stamps of this request already
@@ -131,8 +131,7 @@ export function fanOutCancel(d: Deployment, request: CancelRequest, all: readonl
   const value = formatCancel(request);
   const plan = planById(activePlans(all, now), request.id);
   const members = plan ? cancelOrder(all, plan) : [];
-  const carrierIsMember = members.some((m) => keyOf(m) === keyOf(d));
-  if (!plan || !carrierIsMember) {
+  if (!plan || !plan.affectedApps.includes(appOf(d))) {
     // Take back what an earlier, interrupted pass of this request stamped; then drop the request.
     const undo = all.filter((m) => keyOf(m) !== keyOf(d) && m.metadata.annotations?.[CANCEL_ANNOTATION] === value).map((m) => patch(m, { [CANCEL_ANNOTATION]: null }));
     const why = plan ? CANCEL_FAILURES.notMember(appOf(d)) : CANCEL_FAILURES.gone;
@@ -141,7 +140,9 @@ export function fanOutCancel(d: Deployment, request: CancelRequest, all: readonl
   const stamps = members
     .filter((m) => keyOf(m) !== keyOf(d) && m.metadata.annotations?.[CANCEL_ANNOTATION] !== value)
     .map((m) => patch(m, { [CANCEL_ANNOTATION]: value }));
-  const last = patch(d, { [CANCEL_REQUEST_ANNOTATION]: null, [CANCEL_ANNOTATION]: value }, true, CANCEL_EVENTS.cancelling(request, members.map(appOf)));
+  // A carrier being deleted (it was live when the request was written) only loses its request.
+  const own: Record<string, string> = d.metadata.deletionTimestamp ? {} : { [CANCEL_ANNOTATION]: value };
+  const last = patch(d, { [CANCEL_REQUEST_ANNOTATION]: null, ...own }, true, CANCEL_EVENTS.cancelling(request, members.map(appOf)));
   return [...stamps, last];
 }
 

@@ -97,6 +97,12 @@ describe('cancel: the request and the stamps', () => {
         event: `Warning DeploymentPlanCancelFailed: Deployment plan ${id}: not cancelled: no such active deployment plan (it finished or changed since the request)`,
       },
       {
+        row: 'the carrier is being deleted since the request: the others are still stamped, it only loses its request',
+        carrier: 'app', all: [together[0], carrying({ ...together[1], metadata: { ...together[1].metadata, deletionTimestamp: new Date(T0).toISOString() } })],
+        want: [`patch default/db ${CANCEL_ANNOTATION}=${value}`, `patch default/app ${CANCEL_REQUEST_ANNOTATION}- (guarded)`],
+        event: `Normal DeploymentPlanCancelling: Deployment plan ${id}: cancelling (rollback) /default/db`,
+      },
+      {
         row: 'the request on an app outside the plan: refused, nothing stamped',
         carrier: 'web', all: [...together, carrying(deployment('web'))],
         want: [`patch default/web ${CANCEL_REQUEST_ANNOTATION}- (guarded)`],
