@@ -200,6 +200,20 @@ export function carryOutCancel(snapshot: Snapshot, stamp: CancelRequest): Action
 }
 
 /**
+ * The admission check of the two annotations (the webhook calls it on every UPDATE): a value newly
+ * written that is not `<mode>:<id>` is refused with a field error in the API server's words; one
+ * already stored passes (the controller removes it with a Warning), so it never blocks other changes.
+ */
+export function invalidCancelAnnotation(oldObject: Deployment | undefined, object: Deployment): string | undefined {
+  for (const key of [CANCEL_REQUEST_ANNOTATION, CANCEL_ANNOTATION]) {
+    const v = object.metadata.annotations?.[key];
+    if (v === undefined || v === oldObject?.metadata.annotations?.[key] || parseCancel(v) !== 'invalid') continue;
+    return `metadata.annotations[${key}]: Invalid value: ${JSON.stringify(v)}: must be "rollback:<id>" or "stop:<id>", with the ID from kubectl pacer deployments`;
+  }
+  return undefined;
+}
+
+/**
  * Is this UPDATE a stamped app carrying out its cancel (module header)? The stored object has a
  * stamp and the new one has not. The lock admits it whatever it changes in the spec: it is the
  * cancel of the plan that holds the lock.

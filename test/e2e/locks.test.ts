@@ -63,6 +63,13 @@ for (const bed of BEDS) describe(`e2e (${bed}): kubectl apply meets the deployme
     expect(await jsonpath('db', '{.metadata.annotations.pacer\\.dev/cancelled-deployment}')).to.match(/^[0-9a-f-]{36}$/);
   });
 
+  it('kubectl annotate with a malformed cancel request: refused by the webhook with the field path, nothing stored', async () => {
+    const r = await kubectl('annotate', 'pdeploy', 'app', 'pacer.dev/cancel-request=undo');
+    expect(r.code).to.equal(1);
+    expect(r.stderr).to.match(/admission webhook "locks\.pacer\.dev" denied the request: metadata\.annotations\[pacer\.dev\/cancel-request\]: Invalid value: "undo": must be "rollback:<id>" or "stop:<id>"/);
+    expect(await jsonpath('app', '{.metadata.annotations.pacer\\.dev/cancel-request}'), 'nothing stored').to.equal('');
+  });
+
   it('deployment cancel ID: the controller rolls every app back to the revision it had before', async () => {
     // A fresh db ← app in its own namespace, upgraded together; cancelled while app waits for db.
     const n = ['-n', 'cancel'];

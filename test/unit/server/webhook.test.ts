@@ -44,6 +44,25 @@ describe('server/webhook: AdmissionReview in, response out', () => {
     it(`${row}: allowed`, () => expect(review(body, cache).response).to.deep.equal({ uid: 'u-1', allowed: true }));
   }
 
+  describe('a cancel request or stamp newly written must read "<mode>:<id>"', () => {
+    const annotated = (d: Deployment, key: string, v: string): Deployment => ({ ...d, metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, [key]: v } } });
+    const web = app('web', false);
+    it('an invalid request: 422 Invalid with the field path and the shape wanted', () => {
+      expect(review(reviewOf('UPDATE', annotated(web, 'pacer.dev/cancel-request', 'undo please'), web), cache).response).to.deep.equal({
+        uid: 'u-1', allowed: false,
+        status: { code: 422, reason: 'Invalid', message: 'metadata.annotations[pacer.dev/cancel-request]: Invalid value: "undo please": must be "rollback:<id>" or "stop:<id>", with the ID from kubectl pacer deployments' },
+      });
+    });
+    it('an invalid stamp: refused the same way', () => {
+      expect(review(reviewOf('UPDATE', annotated(web, 'pacer.dev/cancel', 'pause:abc'), web), cache).response?.status?.message).to.match(/^metadata\.annotations\[pacer\.dev\/cancel\]: Invalid value: "pause:abc"/);
+    });
+    it('a valid request passes; an invalid value already stored does not block another change', () => {
+      expect(review(reviewOf('UPDATE', annotated(web, 'pacer.dev/cancel-request', 'stop:0b6a2a4c'), web), cache).response?.allowed).to.equal(true);
+      const stored = annotated(web, 'pacer.dev/cancel-request', 'undo please');
+      expect(review(reviewOf('UPDATE', changed(stored), stored), cache).response?.allowed).to.equal(true);
+    });
+  });
+
   it('over HTTP: 200 with the review at the path, 404 elsewhere, 400 for a bad body', async () => {
     const server = http.createServer(webhookHandler(cache));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
