@@ -151,8 +151,12 @@ export function fanOutPending(d: Deployment, value: string, all: readonly Deploy
   return all.some((x) => keyOf(x) !== keyOf(d) && x.metadata.annotations?.[CANCEL_REQUEST_ANNOTATION] === value);
 }
 
-/** Is `target` what `d` runs now? Template equality, or its pod-template-hash is the current template's. */
-function runsTemplateOf(d: Deployment, target: ReplicaSet): boolean {
+/**
+ * Is `target` what `d` runs now? Template equality (kubectl's test), or the target's
+ * pod-template-hash is the current template's: an API server fills pod defaults into a
+ * ReplicaSet's template but not into a custom resource's, so equality alone misses it.
+ */
+export function runsTemplateOf(d: Deployment, target: ReplicaSet): boolean {
   if (equalIgnoreHash(d.spec.template, target.spec.template)) return true;
   const hash = target.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
   return hash !== undefined && hash === templateHashOf(d.spec.template, d.status?.collisionCount);

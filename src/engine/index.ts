@@ -28,6 +28,6 @@ export type { DeploymentPlan } from './plans.ts';
 export { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, checkLock } from './locks.ts';
 export type { AdmissionOperation } from './locks.ts';
 export {
-  CANCEL_ANNOTATION, CANCEL_OUTCOME, CANCEL_REASON, CANCEL_REQUEST_ANNOTATION, cancelMessagePrefix, cancelOrder, formatCancel, invalidCancelAnnotation,
+  CANCEL_ANNOTATION, CANCEL_OUTCOME, CANCEL_REASON, CANCEL_REQUEST_ANNOTATION, cancelMessagePrefix, cancelOrder, formatCancel, invalidCancelAnnotation, runsTemplateOf,
 } from './cancel.ts';
 export type { CancelMode } from './cancel.ts';

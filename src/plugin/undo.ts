@@ -7,7 +7,7 @@ import { HttpMethod } from '@kubernetes/client-node';
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { DEPLOYMENTS, resourcePath } from '../kube/client.ts';
 import { isStalePatch } from '../kube/errors.ts';
-import { equalIgnoreHash, findRollbackTarget, LAST_APPLIED_CONFIG_ANNOTATION, POD_TEMPLATE_HASH_LABEL, ROLLBACK_MESSAGES, rollbackAnnotations, templateHashOf, templateWithoutHash } from '../engine/index.ts';
+import { findRollbackTarget, LAST_APPLIED_CONFIG_ANNOTATION, ROLLBACK_MESSAGES, rollbackAnnotations, runsTemplateOf, templateWithoutHash } from '../engine/index.ts';
 import { OBJECT_PREFIX, PluginError, RESOURCE } from './errors.ts';
 import { describeTemplate, ownedReplicaSets } from './history.ts';
 import type { Session } from './options.ts';
@@ -27,23 +27,12 @@ export type UndoPlan =
   | { kind: 'skip'; message: string; target: ReplicaSet }
   | { kind: 'patch'; patch: JsonPatchOp[]; target: ReplicaSet; warning?: string };
 
-/**
- * Is `target` already what the Deployment runs? Template equality (kubectl's test), or the
- * target's pod-template-hash is the current template's hash: an API server fills pod defaults
- * into a ReplicaSet's template but not into a custom resource's, so equality alone misses it.
- */
-function sameTemplate(d: Deployment, target: ReplicaSet): boolean {
-  if (equalIgnoreHash(d.spec.template, target.spec.template)) return true;
-  const hash = target.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
-  return hash !== undefined && hash === templateHashOf(d.spec.template, d.status?.collisionCount);
-}
-
 /** What `rollout undo` does to `d` given its ReplicaSets; throws kubectl's errors. Pure. */
 export function planUndo(d: Deployment, rss: readonly ReplicaSet[], toRevision = 0): UndoPlan {
   const name = d.metadata.name ?? '';
   const target = findRollbackTarget(name, rss, toRevision);
   if (d.spec.paused) throw new PluginError(ROLLBACK_MESSAGES.paused);
-  if (sameTemplate(d, target)) return { kind: 'skip', message: UNDO_MESSAGES.skipped(name, toRevision), target };
+  if (runsTemplateOf(d, target)) return { kind: 'skip', message: UNDO_MESSAGES.skipped(name, toRevision), target };
   const annotations = rollbackAnnotations(d.metadata.annotations, target.metadata.annotations);
   const patch: JsonPatchOp[] = [
     { op: 'test', path: '/metadata/resourceVersion', value: d.metadata.resourceVersion },
