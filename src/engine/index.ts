@@ -14,8 +14,6 @@ export { CHANGE_CAUSE_ANNOTATION, LAST_APPLIED_CONFIG_ANNOTATION, REVISION_ANNOT
 export { INVALID_SPEC, PROGRESSING, REASON, getCondition } from './conditions.ts';
 export { deploymentComplete } from './progress.ts';
 export { strategyNamed, strategyOf } from './strategies/index.ts';
-export { POD_TEMPLATE_HASH_LABEL, templateHashOf } from './hash.ts';
-export { equalIgnoreHash } from './template.ts';
 export { generatedUid } from './newreplicaset.ts';
 
 // Rollback (kubectl pacer rollout undo).
