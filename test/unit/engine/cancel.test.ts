@@ -1,7 +1,8 @@
 // Cancelling a deployment plan on the server side (src/engine/cancel.ts, src/engine/requests.ts).
 // Rows read like docs/semantics/marathon.md#cancelling-a-deployment-plan: db ← app upgraded
 // together and cancelled, rolled back or stopped; a fan-out interrupted and resumed; a request for
-// a plan that moved on; each app's own write and Event.
+// a plan that moved on; each app's own write and Event. Every snapshot is deep-frozen: the requests
+// never change their input either.
 
 import { expect } from 'chai';
 import type { Deployment, DeploymentStatus } from '../../../src/api/types.ts';
@@ -14,6 +15,7 @@ import { checkLock } from '../../../src/engine/locks.ts';
 import { decide } from '../../../src/engine/sync.ts';
 import type { Action, PatchAction, UpdateAction } from '../../../src/engine/types.ts';
 import { T0, deployment, replicaSet } from '../plugin/fixtures.ts';
+import { deepFreeze } from './fixtures.ts';
 
 /** A rollout under way: revision 2, one old replica left. */
 const rolling: DeploymentStatus = {
@@ -121,26 +123,26 @@ describe('cancel: the request and the stamps', () => {
 
     it('decide(): the carrier\'s pass is the fan-out only (no ReplicaSet write, no status write)', () => {
       const all = [together[0], carrying(together[1])];
-      const decision = decide({ deployment: all[1], replicaSets: [], pods: [], now: T0, deployments: all });
+      const decision = decide(deepFreeze({ deployment: all[1], replicaSets: [], pods: [], now: T0, deployments: all }));
       expect(decision.actions.map(line)).to.deep.equal(rows[0].want);
       expect(decision.objects.deployment.metadata.annotations).to.include({ [CANCEL_ANNOTATION]: value }).and.not.have.property(CANCEL_REQUEST_ANNOTATION);
     });
 
     it('decide(): a stamped app waits while the request stands (an ordinary pass, a look again in 1 s), then acts', () => {
       const db = stamped(together[0]);
-      const waiting = decide({ deployment: db, replicaSets: [], pods: [], now: T0, deployments: [db, carrying(together[1])] });
+      const waiting = decide(deepFreeze({ deployment: db, replicaSets: [], pods: [], now: T0, deployments: [db, carrying(together[1])] }));
       expect(waiting.actions.some((a) => a.verb === 'patch')).to.equal(false);
       expect(waiting.objects.deployment.metadata.annotations, 'the stamp stays').to.include({ [CANCEL_ANNOTATION]: value });
       expect(imageOf(waiting.objects.deployment), 'not rolled back yet').to.equal('nginx:1.27');
       expect(waiting.requeueAfterSeconds).to.equal(1);
-      const acting = decide({ deployment: db, replicaSets: [], pods: [], now: T0, deployments: [db, stamped(together[1])] });
+      const acting = decide(deepFreeze({ deployment: db, replicaSets: [], pods: [], now: T0, deployments: [db, stamped(together[1])] }));
       expect(acting.actions.map(line)).to.deep.equal([`patch default/db ${CANCEL_ANNOTATION}- (guarded)`]);
       expect(acting.actions[0].event?.message).to.equal(`Deployment plan ${id}: cannot roll back: no rollout history found for deployment "db"`);
     });
 
     it('decide(): an invalid request is removed with a Warning that names the annotation and the shape wanted', () => {
       const bad = carrying(together[1], 'undo please');
-      const decision = decide({ deployment: bad, replicaSets: [], pods: [], now: T0, deployments: [together[0], bad] });
+      const decision = decide(deepFreeze({ deployment: bad, replicaSets: [], pods: [], now: T0, deployments: [together[0], bad] }));
       expect(decision.actions.map(line)).to.deep.equal([`patch default/app ${CANCEL_REQUEST_ANNOTATION}- (guarded)`]);
       expect(decision.actions[0].event).to.deep.include({ type: 'Warning', reason: 'DeploymentPlanCancelFailed' });
       expect(decision.actions[0].event!.message).to.equal(`invalid ${CANCEL_REQUEST_ANNOTATION} "undo please": want "rollback:<id>" or "stop:<id>" (the ID from kubectl pacer deployments); removed`);
@@ -168,7 +170,7 @@ describe('cancel: the request and the stamps', () => {
       it(r.row, () => {
         const d = withStamp(r.d, r.r);
         const rss = r.rss === 'history' ? history(d) : r.rss === 'one' ? [replicaSet(d, 'aaa', { revision: 1 })] : [];
-        const action = carryOutCancel({ deployment: d, replicaSets: rss, pods: [], now: T0 }, r.r);
+        const action = carryOutCancel(deepFreeze({ deployment: d, replicaSets: rss, pods: [], now: T0 }), r.r);
         expect(line(action)).to.equal(r.write);
         expect(`${action.event!.type} ${action.event!.reason}: ${action.event!.message}`).to.equal(`${r.event.replace(/: /, `: Deployment plan ${ID}: `)}`);
         if (action.verb !== 'update') return;
@@ -187,7 +189,7 @@ describe('cancel: the request and the stamps', () => {
       const d = withStamp(app('db', { image: 'nginx:1.28' }), rollback);
       const rss = history(d);
       rss[0].metadata.annotations = { ...rss[0].metadata.annotations, 'pacer.dev/force': 'true', [CANCEL_REQUEST_ANNOTATION]: 'stop:abc', [CANCEL_ANNOTATION]: 'stop:abc' };
-      const action = carryOutCancel({ deployment: d, replicaSets: rss, pods: [], now: T0 }, rollback) as UpdateAction;
+      const action = carryOutCancel(deepFreeze({ deployment: d, replicaSets: rss, pods: [], now: T0 }), rollback) as UpdateAction;
       expect(Object.keys((action.object as Deployment).metadata.annotations ?? {})).to.not.include.members(['pacer.dev/force', CANCEL_REQUEST_ANNOTATION, CANCEL_ANNOTATION]);
     });
   });
@@ -216,7 +218,7 @@ describe('cancel: the request and the stamps', () => {
     const forced = app('app', { deps: ['db'], annotations: { 'pacer.dev/force': 'true' } });
     forced.metadata.generation = 3;
     const id = activePlans([db, app('app', { deps: ['db'] })], T0)[0].id;
-    const decision = decide({ deployment: forced, replicaSets: [], pods: [], now: T0, deployments: [db, forced] });
+    const decision = decide(deepFreeze({ deployment: forced, replicaSets: [], pods: [], now: T0, deployments: [db, forced] }));
     expect(decision.actions.map(line)).to.deep.equal([
       `patch default/db pacer.dev/cancelled-deployment=${id}`,
       `patch default/app pacer.dev/force- pacer.dev/cancelled-deployment=${id} (guarded)`,

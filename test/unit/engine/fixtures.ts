@@ -149,3 +149,12 @@ export function summary(decision: Decision): string[] {
     }
   });
 }
+
+/** `v` and everything it holds frozen: the engine must never change its input (a mutation throws). */
+export function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v as object)) deepFreeze(x);
+  }
+  return v;
+}

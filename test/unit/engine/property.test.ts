@@ -12,15 +12,7 @@ import { isScalingEvent } from '../../../src/engine/scale.ts';
 import { decide, defaulted } from '../../../src/engine/sync.ts';
 import type { Decision } from '../../../src/engine/types.ts';
 import { type World, apply, ripen } from './world.ts';
-import { NOW, deployment, template } from './fixtures.ts';
-
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v as object)) deepFreeze(x);
-  }
-  return v;
-}
+import { NOW, deepFreeze, deployment, template } from './fixtures.ts';
 
 type Step =
   | { kind: 'pass'; ready: number[] }
