@@ -11,7 +11,7 @@ import { Command, Option } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { API_VERSION, KIND } from '../api/types.ts';
-import { buildSnapshot, decide, generatedUid } from '../engine/index.ts';
+import { buildSnapshot, decide, generatedUid, withAnnotations } from '../engine/index.ts';
 import type { Action, Decision, SnapshotSource } from '../engine/index.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
 
@@ -157,19 +157,8 @@ function printedAction(a: Action): PrintedAction {
 
 /** `others` with the annotation patches of `actions` applied (force and cancel stamp other apps). */
 function patched(others: readonly Deployment[], actions: readonly Action[]): Deployment[] {
-  return others.map((x) => {
-    let out = x;
-    for (const a of actions) {
-      if (a.verb !== 'patch' || a.namespace !== (x.metadata.namespace ?? 'default') || a.name !== x.metadata.name) continue;
-      const annotations: Record<string, string> = { ...out.metadata.annotations };
-      for (const [k, v] of Object.entries(a.annotations)) {
-        if (v === null) delete annotations[k];
-        else annotations[k] = v;
-      }
-      out = { ...out, metadata: { ...out.metadata, annotations } };
-    }
-    return out;
-  });
+  return others.map((x) => actions.reduce((out, a) =>
+    (a.verb === 'patch' && a.namespace === (x.metadata.namespace ?? 'default') && a.name === x.metadata.name ? withAnnotations(out, a.annotations) : out), x));
 }
 
 /** The printed form of a decision; `others` (further Deployments of the input) are printed back, with the stamps it puts on them. */

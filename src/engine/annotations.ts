@@ -211,3 +211,13 @@ export function setNewReplicaSetAnnotations(
   if (!exists && setReplicasAnnotations(annotations, desiredReplicas, maxReplicas)) changed = true;
   return changed;
 }
+
+/** `d` with a patch action's annotations applied (null removes one); a copy, `d` is left as it is. */
+export function withAnnotations(d: Deployment, patch: Readonly<Record<string, string | null>>): Deployment {
+  const annotations: Record<string, string> = { ...d.metadata.annotations };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete annotations[k];
+    else annotations[k] = v;
+  }
+  return { ...d, metadata: { ...d.metadata, annotations } };
+}

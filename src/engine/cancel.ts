@@ -34,7 +34,7 @@
 
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { deploymentKey } from '../api/dependencies.ts';
-import { revisionOf } from './annotations.ts';
+import { revisionOf, withAnnotations } from './annotations.ts';
 import { controllerOf } from './claim.ts';
 import { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, dependencyLevels } from './dependencies.ts';
 import { POD_TEMPLATE_HASH_LABEL, templateHashOf } from './hash.ts';
@@ -97,9 +97,12 @@ export const CANCEL_EVENTS = {
   }),
 } as const;
 
+/** How a refused request's message begins (the plugin tells it from one app's failure by it). */
+export const CANCEL_REFUSED = 'not cancelled: ';
+
 export const CANCEL_FAILURES = {
-  gone: 'not cancelled: no such active deployment plan (it finished or changed since the request)',
-  notMember: (app: string) => `not cancelled: ${app} is not one of its apps (the request must be on one of them)`,
+  gone: `${CANCEL_REFUSED}no such active deployment plan (it finished or changed since the request)`,
+  notMember: (app: string) => `${CANCEL_REFUSED}${app} is not one of its apps (the request must be on one of them)`,
 } as const;
 
 const keyOf = (d: Deployment): string => deploymentKey(d.metadata.namespace, d.metadata.name);
@@ -182,7 +185,7 @@ export function carryOutCancel(snapshot: Snapshot, stamp: CancelRequest): Action
   if (stamp.mode === 'stop') {
     if (d.metadata.deletionTimestamp) return patch(d, remove, true, done(CANCEL_OUTCOME.deleting('paused')));
     if (d.spec.paused === true) return patch(d, remove, true, done(CANCEL_OUTCOME.alreadyPaused));
-    return update(d, { ...d, metadata: { ...d.metadata, annotations: without(d.metadata.annotations, CANCEL_ANNOTATION) }, spec: { ...d.spec, paused: true } }, done(CANCEL_OUTCOME.paused));
+    return update(d, { ...withAnnotations(d, remove), spec: { ...d.spec, paused: true } }, done(CANCEL_OUTCOME.paused));
   }
   if (d.metadata.deletionTimestamp) return patch(d, remove, true, done(CANCEL_OUTCOME.deleting('rolled back')));
   const failed = (why: string) => patch(d, remove, true, CANCEL_EVENTS.failed(stamp.id, CANCEL_OUTCOME.cannotRollBack(why)));
@@ -224,12 +227,6 @@ export function invalidCancelAnnotation(oldObject: Deployment | undefined, objec
  */
 export function consumesCancelStamp(oldObject: Deployment, object: Deployment): boolean {
   return oldObject.metadata.annotations?.[CANCEL_ANNOTATION] !== undefined && object.metadata.annotations?.[CANCEL_ANNOTATION] === undefined;
-}
-
-function without(annotations: Record<string, string> | undefined, key: string): Record<string, string> {
-  const out = { ...annotations };
-  delete out[key];
-  return out;
 }
 
 function update(d: Deployment, object: Deployment, event: EventRecord): UpdateAction {

@@ -7,6 +7,7 @@
 export { decide, onCreateConflict, onCreateError } from './sync.ts';
 export type { Action, Decision, EventRecord, Snapshot } from './types.ts';
 export { buildSnapshot } from './snapshot.ts';
+export { withAnnotations } from './annotations.ts';
 export type { SnapshotSource } from './snapshot.ts';
 
 // What the shell, the plugin and the servers read about a Deployment the way the engine does.
@@ -26,6 +27,6 @@ export type { DeploymentPlan } from './plans.ts';
 export { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, checkLock } from './locks.ts';
 export type { AdmissionOperation } from './locks.ts';
 export {
-  CANCEL_ANNOTATION, CANCEL_OUTCOME, CANCEL_REASON, CANCEL_REQUEST_ANNOTATION, cancelMessagePrefix, cancelOrder, formatCancel, invalidCancelAnnotation, runsTemplateOf,
+  CANCEL_ANNOTATION, CANCEL_OUTCOME, CANCEL_REASON, CANCEL_REFUSED, CANCEL_REQUEST_ANNOTATION, cancelMessagePrefix, cancelOrder, formatCancel, invalidCancelAnnotation, runsTemplateOf,
 } from './cancel.ts';
 export type { CancelMode } from './cancel.ts';

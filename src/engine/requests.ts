@@ -12,6 +12,7 @@ import type { Deployment } from '../api/types.ts';
 import {
   CANCEL_ANNOTATION, CANCEL_EVENTS, CANCEL_REQUEST_ANNOTATION, carryOutCancel, fanOutCancel, fanOutPending, formatCancel, parseCancel, patch,
 } from './cancel.ts';
+import { withAnnotations } from './annotations.ts';
 import { controllerOf } from './claim.ts';
 import { FORCE_ANNOTATION, forceActions } from './locks.ts';
 import type { Action, Decision, Snapshot } from './types.ts';
@@ -39,23 +40,23 @@ export function decideRequests(snapshot: Snapshot): RequestOutcome {
   const forced = forceActions(d, all, snapshot.now);
   if (forced.length > 0) return { decision: requestDecision(snapshot, forced) };
 
-  const requestValue = d.metadata.annotations?.[CANCEL_REQUEST_ANNOTATION];
-  const request = parseCancel(requestValue);
-  if (request === 'invalid') {
-    return { decision: requestDecision(snapshot, [patch(d, { [CANCEL_REQUEST_ANNOTATION]: null }, true, CANCEL_EVENTS.invalid(CANCEL_REQUEST_ANNOTATION, requestValue!))]) };
-  }
+  const request = parseCancel(d.metadata.annotations?.[CANCEL_REQUEST_ANNOTATION]);
+  if (request === 'invalid') return dropInvalid(snapshot, CANCEL_REQUEST_ANNOTATION);
   if (request) return { decision: requestDecision(snapshot, fanOutCancel(d, request, all, snapshot.now)) };
 
-  const stampValue = d.metadata.annotations?.[CANCEL_ANNOTATION];
-  const stamp = parseCancel(stampValue);
-  if (stamp === 'invalid') {
-    return { decision: requestDecision(snapshot, [patch(d, { [CANCEL_ANNOTATION]: null }, true, CANCEL_EVENTS.invalid(CANCEL_ANNOTATION, stampValue!))]) };
-  }
+  const stamp = parseCancel(d.metadata.annotations?.[CANCEL_ANNOTATION]);
+  if (stamp === 'invalid') return dropInvalid(snapshot, CANCEL_ANNOTATION);
   if (stamp) {
     if (fanOutPending(d, formatCancel(stamp), all)) return { waitSeconds: FAN_OUT_WAIT_SECONDS };
     return { decision: requestDecision(snapshot, [carryOutCancel(snapshot, stamp)]) };
   }
   return undefined;
+}
+
+/** A value that is not `<mode>:<id>` (written past the webhook) is removed with a Warning. */
+function dropInvalid(snapshot: Snapshot, key: string): RequestOutcome {
+  const d = snapshot.deployment;
+  return { decision: requestDecision(snapshot, [patch(d, { [key]: null }, true, CANCEL_EVENTS.invalid(key, d.metadata.annotations?.[key] ?? ''))]) };
 }
 
 /** A pass made of a request's writes: the status stays as stored, the ReplicaSets as they are. */
@@ -65,14 +66,7 @@ function requestDecision(snapshot: Snapshot, actions: Action[]): Decision {
   let after: Deployment = d;
   for (const a of actions) {
     if (a.verb === 'update' && a.kind === 'Deployment') after = a.object as Deployment;
-    if (a.verb === 'patch' && a.namespace === ns && a.name === d.metadata.name) {
-      const annotations: Record<string, string> = { ...after.metadata.annotations };
-      for (const [k, v] of Object.entries(a.annotations)) {
-        if (v === null) delete annotations[k];
-        else annotations[k] = v;
-      }
-      after = { ...after, metadata: { ...after.metadata, annotations } };
-    }
+    if (a.verb === 'patch' && a.namespace === ns && a.name === d.metadata.name) after = withAnnotations(after, a.annotations);
   }
   return {
     deployment: `${ns}/${d.metadata.name ?? ''}`,

@@ -11,11 +11,12 @@
 // leaves either no request or the whole request: nothing is half-cancelled.
 
 import type { Deployment } from '../api/types.ts';
-import { GROUP, KIND } from '../api/types.ts';
+import { API_VERSION, KIND } from '../api/types.ts';
 import { DEPLOYMENTS, EVENTS } from '../kube/client.ts';
-import { activePlans, CANCEL_REASON, CANCEL_REQUEST_ANNOTATION, cancelMessagePrefix, cancelOrder, formatCancel, planById, unknownPlanMessage } from '../engine/index.ts';
+import { activePlans, CANCEL_REASON, CANCEL_REFUSED, CANCEL_REQUEST_ANNOTATION, cancelMessagePrefix, cancelOrder, formatCancel, planById, unknownPlanMessage } from '../engine/index.ts';
 import type { DeploymentPlan } from '../engine/index.ts';
 import { OBJECT_PREFIX, PluginError } from './errors.ts';
+import { sleep } from './watch.ts';
 import { tabwrite } from './format.ts';
 import type { Session } from './options.ts';
 import { printData } from './options.ts';
@@ -72,7 +73,7 @@ interface KubeEvent {
   message?: string;
   lastTimestamp?: string;
   eventTime?: string;
-  involvedObject?: { apiVersion?: string; kind?: string; name?: string; namespace?: string };
+  involvedObject?: { name?: string; namespace?: string };
 }
 
 /** One app's outcome, from its DeploymentPlanCancelled or DeploymentPlanCancelFailed Event. */
@@ -82,30 +83,22 @@ interface Outcome {
   text: string;
 }
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
-  });
-
 /** The newest cancel Event of deployment plan `id` on each app of `apps` (by "namespace/name"). */
 async function outcomes(s: Session, id: string, apps: readonly Deployment[]): Promise<Map<string, Outcome>> {
   const prefix = cancelMessagePrefix(id);
   const out = new Map<string, Outcome & { at: string }>();
+  // Only Pacer's Deployments' Events; the reason is checked here (a field selector cannot OR two).
+  const fieldSelector = `involvedObject.kind=${KIND},involvedObject.apiVersion=${API_VERSION}`;
   for (const ns of new Set(apps.map((d) => d.metadata.namespace ?? 'default'))) {
-    const events = await s.client.list<KubeEvent>(EVENTS, ns);
+    const events = await s.client.list<KubeEvent>(EVENTS, ns, { fieldSelector });
     for (const e of events.items) {
-      const o = e.involvedObject;
-      if (o?.kind !== KIND || !o.apiVersion?.startsWith(`${GROUP}/`)) continue;
-      if (e.reason !== CANCEL_REASON.cancelled && e.reason !== CANCEL_REASON.failed && e.reason !== CANCEL_REASON.cancelling) continue;
+      // The carrier's DeploymentPlanCancelling says only that the fan-out is done: not an outcome.
+      if (e.reason !== CANCEL_REASON.cancelled && e.reason !== CANCEL_REASON.failed) continue;
       if (!e.message?.startsWith(prefix)) continue;
-      const key = `${o.namespace ?? ns}/${o.name ?? ''}`;
+      const key = `${e.involvedObject?.namespace ?? ns}/${e.involvedObject?.name ?? ''}`;
       const at = e.lastTimestamp ?? e.eventTime ?? '';
-      const text = e.message.slice(prefix.length);
-      // The carrier's own DeploymentPlanCancelling says only that the fan-out is done.
-      if (e.reason === CANCEL_REASON.cancelling) continue;
       const seen = out.get(key);
-      if (!seen || seen.at <= at) out.set(key, { warning: e.type === 'Warning', text, at });
+      if (!seen || seen.at <= at) out.set(key, { warning: e.type === 'Warning', text: e.message.slice(prefix.length), at });
     }
   }
   return out;
@@ -136,7 +129,7 @@ export async function runPlanCancel(s: Session, id: string, o: CancelOptions): P
   for (;;) {
     found = await outcomes(s, id, apps);
     const carrierOutcome = found.get(keyOf(carrier));
-    const refused = carrierOutcome?.warning === true && carrierOutcome.text.startsWith('not cancelled');
+    const refused = carrierOutcome?.warning === true && carrierOutcome.text.startsWith(CANCEL_REFUSED);
     if (refused || apps.every((d) => found.has(keyOf(d))) || Date.now() >= deadline || s.signal?.aborted) break;
     await sleep(o.pollMs ?? 250, s.signal);
   }

@@ -20,10 +20,11 @@ export interface FollowOptions {
   retryMs?: number;
 }
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
   });
 
 /**
