@@ -48,9 +48,11 @@ const RS_USER = 'system:serviceaccount:kube-system:replicaset-controller';
 const REPLICAS = 10;
 const CLK_TCK = 100;
 
-const { values: flags } = parseArgs({ options: { sizes: { type: 'string', default: '100,1000' }, only: { type: 'string' } } });
+const { values: flags } = parseArgs({ options: { sizes: { type: 'string', default: '100,1000' }, only: { type: 'string' }, trace: { type: 'string', default: '0' } } });
 const SIZES = flags.sizes!.split(',').map(Number);
 const ONLY = flags.only;
+/** --trace K: also print, for Deployments d-0 .. d-(K-1), the controller's writes in order (real bed). */
+const TRACE = Number(flags.trace);
 
 // ---- processes ------------------------------------------------------------------------------------
 
@@ -166,6 +168,20 @@ function followSizes(client: KubeClient, ns: string, name: string): { stop(): st
   return { stop: () => { abort.abort(); return steps; } };
 }
 
+/** The writes of `user` about Deployment `name` (its ReplicaSets, Events and itself), in order. */
+function traceOf(events: AuditEvent[], user: string, from: number, to: number, name: string): string[] {
+  const out: string[] = [];
+  const own = new RegExp(`^${name}($|[-.][0-9a-z]+$)`);
+  for (const e of events) {
+    const ref = e.objectRef;
+    if (e.user.username !== user || !ref?.resource || !WRITES.includes(e.verb) || !own.test(ref.name ?? '')) continue;
+    const at = Date.parse((e as unknown as { requestReceivedTimestamp: string }).requestReceivedTimestamp);
+    if (at < from || at > to) continue;
+    out.push(`${((at - from) / 1000).toFixed(1)}s ${e.verb} ${ref.resource}${ref.subresource ? `/${ref.subresource}` : ''} ${ref.name}`);
+  }
+  return out;
+}
+
 /** Requests by "verb resource[/subresource]" of `user` between two times (ms since the epoch). */
 function requestsOf(events: AuditEvent[], user: string, from: number, to: number): Record<string, number> {
   const out: Record<string, number> = {};
@@ -199,6 +215,8 @@ interface Target {
   pid: number;
   /** The controller's requests and the ReplicaSet controller's between two times. */
   requests(from: number, to: number): Promise<{ own: Record<string, number>; rs?: number }>;
+  /** The controller's writes about one Deployment between two times (--trace; real bed). */
+  trace?(from: number, to: number, name: string): Promise<string[]>;
 }
 
 async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
@@ -231,6 +249,9 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
       sampleSizes: sizes.stop(),
     };
     process.stdout.write(`${JSON.stringify(r)}\n`);
+    for (let i = 0; t.trace && i < Math.min(TRACE, size); i++) {
+      process.stdout.write(`# ${t.controller} ${phase} d-${i}\n${(await t.trace(started, ended + 3000, `d-${i}`)).map((l) => `#   ${l}`).join('\n')}\n`);
+    }
     results.push(r);
   }
   return results;
@@ -263,6 +284,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
       results.push(...await runPhases({
         bed: 'real', controller: 'upstream', client, type: APPS_DEPLOYMENTS, apiVersion: 'apps/v1', pid: kcm,
         requests: async (from, to) => ({ own: requestsOf(await bed.audit(), UPSTREAM_USER, from, to), rs: await rsRequests(from, to) }),
+        trace: async (from, to, name) => traceOf(await bed.audit(), UPSTREAM_USER, from, to, name),
       }, size));
     }
     if (!ONLY || ONLY === 'pacer') {
@@ -276,6 +298,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
         results.push(...await runPhases({
           bed: 'real', controller: 'pacer', client, type: DEPLOYMENTS, apiVersion: 'pacer.dev/v1alpha1', pid: pacer.pid!,
           requests: async (from, to) => ({ own: requestsOf(await bed.audit(), PACER_USER, from, to), rs: await rsRequests(from, to) }),
+          trace: async (from, to, name) => traceOf(await bed.audit(), PACER_USER, from, to, name),
         }, size));
       } finally {
         await stopChild(pacer);

@@ -24,6 +24,8 @@ import { decide, onCreateConflict, onCreateError, REVISION_ANNOTATION, strategyO
 import { strategyTypeOf } from '../api/strategies/index.ts';
 
 export const CONTROLLER_NAME = 'deployment';
+/** How long a stopping controller waits for its queued Events to be written (they then are dropped). */
+export const EVENTS_DRAIN_MS = 5000;
 
 export interface DeploymentControllerOptions {
   engine: Engine;
@@ -63,7 +65,7 @@ export class DeploymentController {
     this.deployments = mgr.informer<Deployment>(DEPLOYMENTS);
     this.replicaSets = mgr.informer<ReplicaSet>(REPLICASETS);
     this.pods = mgr.informer<Pod>(PODS);
-    this.recorder = new EventRecorder(mgr.client, { logger: this.log, now: () => mgr.clock.now() });
+    this.recorder = new EventRecorder(mgr.client, { logger: this.log, now: () => mgr.clock.now(), onDrop: () => mgr.metrics?.eventsDropped.inc() });
     const deps: ReconcilerDeps = {
       client: mgr.client,
       deployments: this.deployments,
@@ -79,13 +81,12 @@ export class DeploymentController {
       name: CONTROLLER_NAME,
       workers: opts.workers,
       reconcile: (key, log, stats) => reconcile(deps, key, log, stats),
+      afterStop: () => this.recorder.drain(EVENTS_DRAIN_MS),
     });
     this.queue = this.controller.queue;
     mgr.metrics?.trackDeployments(() => this.deployments.list());
     this.wireEvents();
     mgr.add(this.controller);
-    // Events of the last passes are written in the background: flushed when the manager stops.
-    mgr.add({ name: 'deployment-events', needLeaderElection: false, start: (signal) => untilAborted(signal).then(() => this.recorder.flush()) });
   }
 
   private enqueue(d: Deployment): void {
@@ -199,23 +200,20 @@ export class DeploymentController {
         if (d) this.enqueue(d);
       },
     });
+    // Only a strategy that reads pods (Recreate waits for old pods to be gone or terminal) hears of
+    // their deletions and phase changes, as upstream's deletePod only wakes a Recreate Deployment.
+    // The others learn of pods from their ReplicaSets' status: a pass on each pod's deletion would
+    // see the ReplicaSets' counts before the ReplicaSet controller updated them and scale in more,
+    // smaller steps than upstream.
+    const podChanged = (pod: Pod): void => {
+      const d = this.podOwner(pod);
+      if (d && strategyOf(d)?.readsPods) this.enqueue(d);
+    };
     this.pods.on({
-      // A strategy that reads pods (Recreate waits for old pods to be gone or terminal): deletions
-      // and phase changes matter.
       update: (old, pod) => {
-        if (old.status?.phase === pod.status?.phase) return;
-        const d = this.podOwner(pod);
-        if (d && strategyOf(d)?.readsPods) this.enqueue(d);
+        if (old.status?.phase !== pod.status?.phase) podChanged(pod);
       },
-      delete: (pod) => {
-        const d = this.podOwner(pod);
-        if (d) this.enqueue(d);
-      },
+      delete: podChanged,
     });
   }
-}
-
-function untilAborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }

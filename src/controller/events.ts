@@ -11,7 +11,13 @@
 //    created again under its name with the count carried on.
 //  * EventSourceObjectSpamFilter: each (source, object) has a token bucket of 25 events, refilled
 //    one per 5 minutes; an event (new or a repeat) without a token is dropped, as client-go does.
-// Recording never fails a reconcile: writes happen in the background and failures are logged.
+// Recording never fails a reconcile: writes happen in the background, one at a time, and failures
+// are logged. When the controller stops, the queue gets a few seconds to drain (drain()) while the
+// replica still leads; what is left then is dropped. At most 1,000 Events wait to be written (client-go's maxQueuedEvents); one more is
+// dropped, as client-go's broadcaster drops it when its queue is full, with a warning in the log
+// (once per overflow) and a count for pacer_events_dropped_total. Each write takes a spare token
+// of the client's rate limit (KubeClient.createEvent): Events never delay the controller's own
+// writes, they wait for them.
 // Time is only read, never waited for: the window and the refill are computed from the times of the
 // events themselves when the next one comes (as client-go does), so the recorder needs `now` (the
 // manager's clock) and no timer.
@@ -30,6 +36,8 @@ export const COMBINED_PREFIX = '(combined from similar events): ';
 /** client-go's defaultSpamBurst and defaultSpamQPS (one event per 5 minutes). */
 export const SPAM_BURST = 25;
 const SPAM_REFILL_MS = 5 * 60 * 1000;
+/** client-go's maxQueuedEvents: the length of its event broadcaster's queue. */
+export const MAX_QUEUED_EVENTS = 1000;
 
 /** What an Event points at. */
 export interface InvolvedObject {
@@ -67,6 +75,10 @@ export interface EventRecorderOptions {
   reportingInstance?: string;
   /** How long similar events keep counting toward the combined one (default 10 min). */
   windowMs?: number;
+  /** How many Events may wait to be written before more are dropped (default MAX_QUEUED_EVENTS). */
+  maxQueued?: number;
+  /** Called for each Event dropped because the queue was full. */
+  onDrop?: () => void;
 }
 
 /** metav1.Time: RFC 3339 in UTC, whole seconds. */
@@ -110,8 +122,16 @@ export class EventRecorder {
   private readonly seen = new Map<string, Seen>();
   private readonly similar = new Map<string, Similar>();
   private readonly spam = new Map<string, Bucket>();
+  private readonly maxQueued: number;
+  private readonly onDrop?: () => void;
   private tail: Promise<void> = Promise.resolve();
   private serial = 0;
+  /** Events recorded and not yet written (or failed). */
+  private queued = 0;
+  /** Events dropped since the queue last had room (the warning is logged once per overflow). */
+  private droppedInOverflow = 0;
+  /** Set by drain(): nothing more is written. */
+  private closed = false;
 
   constructor(sink: EventSink, opts: EventRecorderOptions = {}) {
     this.sink = sink;
@@ -119,19 +139,51 @@ export class EventRecorder {
     this.logger = opts.logger;
     this.instance = opts.reportingInstance ?? hostname();
     this.windowMs = opts.windowMs ?? AGGREGATION_WINDOW_MS;
+    this.maxQueued = opts.maxQueued ?? MAX_QUEUED_EVENTS;
+    this.onDrop = opts.onDrop;
   }
 
-  /** Queues the Event; returns at once. */
+  /** Queues the Event, or drops it when the queue is full; returns at once. */
   record(obj: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    if (this.closed) return;
+    if (this.queued >= this.maxQueued) {
+      if (this.droppedInOverflow++ === 0) {
+        this.logger?.warn('event queue full: dropping Events until it has room', { queued: this.queued, reason, object: `${obj.metadata.namespace ?? 'default'}/${obj.metadata.name}` });
+      }
+      this.onDrop?.();
+      return;
+    }
+    if (this.droppedInOverflow > 0) {
+      this.logger?.info('event queue has room again', { dropped: this.droppedInOverflow });
+      this.droppedInOverflow = 0;
+    }
+    this.queued++;
     const at = this.now();
     this.tail = this.tail.then(() => this.write(obj, type, reason, message, at)).catch((err: unknown) => {
-      this.logger?.warn('could not record event', { reason, error: err instanceof Error ? err.message : String(err) });
+      // A replica that just lost its Lease refuses its own writes: one line for each would only repeat that.
+      this.logger?.log(isKind(err, 'NotLeader') ? 'debug' : 'warn', 'could not record event', { reason, error: err instanceof Error ? err.message : String(err) });
+    }).finally(() => {
+      this.queued--;
     });
   }
 
   /** Resolves once every queued Event has been written (or has failed). */
   flush(): Promise<void> {
     return this.tail;
+  }
+
+  /**
+   * For the controller's stop, while this replica still leads: waits up to `ms` (real time: it
+   * bounds the shutdown) for the queued Events to be written, then drops what is left, and every
+   * Event recorded later, with one log line.
+   */
+  async drain(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), ms); });
+    const done = await Promise.race([this.tail.then(() => false), expired]);
+    clearTimeout(timer);
+    this.closed = true;
+    if (done && this.queued > 0) this.logger?.warn('controller stopping: Events not written', { dropped: this.queued });
   }
 
   /**
@@ -166,6 +218,7 @@ export class EventRecorder {
   }
 
   private async write(obj: InvolvedObject, type: 'Normal' | 'Warning', reason: string, original: string, at: number): Promise<void> {
+    if (this.closed) return;
     const m = obj.metadata;
     const namespace = m.namespace ?? 'default';
     const { key, message } = this.aggregate(obj, type, reason, original, at);

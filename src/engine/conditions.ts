@@ -119,9 +119,18 @@ export const WARNING_REASONS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Progressing's reasons while a rollout moves (True throughout): the ScalingReplicaSet events of the
+ * writes that move it already tell each step, so a change between them is no event of its own.
+ */
+export const IN_PROGRESS_REASONS: ReadonlySet<string> = new Set([REASON.newRSCreated, REASON.foundNewRS, REASON.rsUpdated]);
+
+/**
  * One Event per condition that appeared or changed status or reason between the stored status and
  * the new one, with the condition's reason and message. A changed message alone is no event (as
- * setCondition does not treat it as news); a removed condition has no reason to tell, so no event.
+ * setCondition does not treat it as news); a removed condition has no reason to tell, so no event;
+ * nor is Progressing=True with an in-progress reason (above) unless Progressing was False or
+ * Unknown before (a rollout that moves again after its deadline or a pause): a rollout announces its
+ * end (NewReplicaSetAvailable, ProgressDeadlineExceeded), not each step.
  * Warning for the failure reasons above and for ReplicaFailure=True (the ReplicaSet's own reason,
  * e.g. FailedCreate), Normal otherwise.
  */
@@ -131,6 +140,7 @@ export function conditionChangeEvents(before: DeploymentStatus | undefined, afte
     if (!EVENT_CONDITIONS.includes(c.type)) continue;
     const prev = getCondition(before, c.type);
     if (prev && prev.status === c.status && prev.reason === c.reason) continue;
+    if (c.type === PROGRESSING && c.status === 'True' && IN_PROGRESS_REASONS.has(c.reason ?? '') && (!prev || prev.status === 'True')) continue;
     const reason = c.reason || c.type;
     const warning = WARNING_REASONS.has(reason) || (c.type === REPLICA_FAILURE && c.status === 'True');
     out.push({ type: warning ? 'Warning' : 'Normal', reason, message: c.message ?? '' });

@@ -215,10 +215,10 @@ export class KubeClient {
     });
   }
 
-  /** Waits for the rate limiter's token (when there is a limiter). */
-  private async throttle(method: HttpMethod, signal: AbortSignal | undefined): Promise<void> {
+  /** Waits for the rate limiter's token (when there is a limiter); a background request for a spare one. */
+  private async throttle(method: HttpMethod, signal: AbortSignal | undefined, background: boolean): Promise<void> {
     if (!this.limiter) return;
-    const waited = await this.limiter.take(signal);
+    const waited = await (background ? this.limiter.takeSpare(signal) : this.limiter.take(signal));
     this.metrics?.throttled?.({ method: String(method), host: this.host, seconds: waited / 1000 });
   }
 
@@ -236,11 +236,11 @@ export class KubeClient {
   /** One request; JSON in and out. `what` names the call in error messages. */
   async request<T>(
     method: HttpMethod, path: string,
-    opts: { body?: unknown; contentType?: string; signal?: AbortSignal; what?: string } = {},
+    opts: { body?: unknown; contentType?: string; signal?: AbortSignal; what?: string; background?: boolean } = {},
   ): Promise<T> {
     const what = opts.what ?? `${method} ${path}`;
     try {
-      await this.throttle(method, opts.signal);
+      await this.throttle(method, opts.signal, opts.background ?? false);
     } catch (err) {
       throw toKubeError(err, what);
     }
@@ -342,7 +342,7 @@ export class KubeClient {
     });
     const what = `watch ${describe(t, namespace)}`;
     try {
-      await this.throttle(HttpMethod.GET, signal);
+      await this.throttle(HttpMethod.GET, signal, false);
     } catch (err) {
       if (signal?.aborted) return;
       throw toKubeError(err, what);
@@ -465,12 +465,16 @@ export class KubeClient {
     return this.list<Pod>(PODS, namespace, opts);
   }
 
+  /** An Event write yields to every other request waiting for the rate limiter (TokenBucket.takeSpare). */
   createEvent<T>(namespace: string, event: T): Promise<T> {
-    return this.create<T>(EVENTS, namespace, event);
+    const name = (event as { metadata?: ObjectMeta }).metadata?.name ?? '';
+    return this.request<T>(HttpMethod.POST, resourcePath(EVENTS, namespace), { body: event, background: true, what: `create ${describe(EVENTS, namespace, name)}` });
   }
 
   patchEvent<T>(namespace: string, name: string, patch: unknown): Promise<T> {
-    return this.patch<T>(EVENTS, namespace, name, patch, 'merge');
+    return this.request<T>(HttpMethod.PATCH, resourcePath(EVENTS, namespace, name), {
+      body: patch, contentType: PATCH_CONTENT_TYPES.merge, background: true, what: `patch ${describe(EVENTS, namespace, name)}`,
+    });
   }
 
   /** GET /version: answers whether an API server is there at all. */

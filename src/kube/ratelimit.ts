@@ -5,6 +5,9 @@
 //
 // A taker reserves the next token at once (the count may go below zero) and sleeps until its
 // token has been refilled: callers are served in the order they asked, as with golang.org/x/time/rate.
+// A background taker (Pacer's Events) reserves nothing ahead: it takes a token only when one is
+// spare, after every reservation made before it and while it waited, so the controller's own writes
+// never queue behind its Events (client-go's recorder shares the limiter first come, first served).
 
 import { realClock } from './clock.ts';
 import type { Clock } from './clock.ts';
@@ -30,11 +33,16 @@ export class TokenBucket {
     this.last = clock.elapsed();
   }
 
-  /** How long the caller waits for its token, in ms (0 when one was there). */
-  reserve(): number {
+  /** Adds the tokens refilled since the last look, up to burst. */
+  private refill(): void {
     const now = this.clock.elapsed();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
     this.last = now;
+  }
+
+  /** How long the caller waits for its token, in ms (0 when one was there). */
+  reserve(): number {
+    this.refill();
     this.tokens -= 1;
     return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
   }
@@ -44,5 +52,23 @@ export class TokenBucket {
     const wait = this.reserve();
     if (wait > 0) await this.clock.sleep(wait, signal);
     return wait;
+  }
+
+  /**
+   * Takes a token only when a whole one is spare (nobody has reserved it), else sleeps until one
+   * would be and looks again: any take() meanwhile goes first. The wait is returned (ms).
+   */
+  async takeSpare(signal?: AbortSignal): Promise<number> {
+    let waited = 0;
+    for (;;) {
+      this.refill();
+      if (this.tokens >= 1) {
+        this.tokens -= 1;
+        return waited;
+      }
+      const wait = ((1 - this.tokens) / this.qps) * 1000;
+      await this.clock.sleep(wait, signal);
+      waited += wait;
+    }
   }
 }

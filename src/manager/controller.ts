@@ -24,6 +24,11 @@ export interface ControllerOptions {
    * may be counted as it goes, so a failed pass still logs what it wrote.
    */
   reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult>;
+  /**
+   * Runs once the workers have stopped, before start() resolves: while this replica still leads,
+   * so its writes still pass the write gate (the Deployment controller drains its Event queue).
+   */
+  afterStop?(): Promise<void>;
 }
 
 export class Controller implements Runnable {
@@ -70,6 +75,7 @@ export class Controller implements Runnable {
     signal.addEventListener('abort', stop, { once: true });
     await this.queue.run(this.workers(), (key) => this.reconcileAndLog(key));
     this.log.info('workers stopped');
+    await this.opts.afterStop?.();
   }
 
   /**

@@ -50,6 +50,8 @@ export interface ControllerMetrics {
   activeWorkers: Gauge<'controller'>;
   rolloutsTotal: Counter<'result'>;
   rolloutDuration: Histogram<'strategy' | 'result'>;
+  /** Events not written because the recorder's queue was full (client-go drops them the same way). */
+  eventsDropped: Counter;
   /** client-go's leader_election_master_status{name}: 1 while this replica leads, else 0. */
   leaderElection: Gauge<'name'>;
   /** For WorkQueue's `metrics` option: workqueue_* labelled {name, controller}. */
@@ -242,6 +244,11 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     labelNames: ['strategy', 'result'] as const, buckets: ROLLOUT_DURATION_BUCKETS, registers,
   });
 
+  const eventsDropped = new Counter({
+    name: 'pacer_events_dropped_total', registers,
+    help: 'Kubernetes Events not written because 1,000 were already waiting to be (client-go\'s maxQueuedEvents).',
+  });
+
   // ---- client-go leader election -----------------------------------------------------------------
   const leaderElection = new Gauge({
     name: 'leader_election_master_status',
@@ -259,6 +266,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     activeWorkers,
     rolloutsTotal,
     rolloutDuration,
+    eventsDropped,
     queues,
     restClient,
     initController(controller, workers) {

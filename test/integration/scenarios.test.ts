@@ -33,6 +33,16 @@ const revisionOf = (o: { metadata: { annotations?: Record<string, string> } }) =
 describe('scenarios: the controller against the simulated cluster, as upstream', function () {
   this.timeout(60_000);
   let c: Cluster;
+
+  /**
+   * A Timeline of `ns` from now on, started once the Events of what came before are written: they
+   * trail the writes (the recorder takes only spare rate-limit tokens), and an earlier rollout's
+   * Event seen by the Timeline would count as this one's.
+   */
+  async function timelineFrom(ns: string): Promise<Timeline> {
+    await c.ctl.controller.recorder.flush();
+    return new Timeline(c.sim, ns);
+  }
   const log = passLog();
 
   before(async () => {
@@ -66,7 +76,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     const before = await waitComplete(c.client, ns, 'web', '1');
     const [old] = await ownedReplicaSets(c.client, before);
 
-    const t = new Timeline(c.sim, ns);
+    const t = await timelineFrom(ns);
     let maxPods = 0;
     let minReady = Infinity;
     t.check('Σ ReplicaSet spec.replicas ≤ replicas + maxSurge = 5', (tl) => (tl.specTotal() > 5 ? `total ${tl.specTotal()}` : undefined));
@@ -128,7 +138,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     const oldHash = old.metadata.labels?.[HASH];
     expect(oldHash, 'the ReplicaSet carries its pod-template-hash').to.be.a('string');
 
-    const t = new Timeline(c.sim, ns);
+    const t = await timelineFrom(ns);
     let sawOldPodsGoing = false;
     t.check('no pod of the new template while an old pod exists (terminating ones too)', (tl) => {
       const pods = [...tl.pods.values()];
@@ -169,7 +179,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     const [old] = await ownedReplicaSets(c.client, before);
     const oldName = old.metadata.name!;
 
-    const t = new Timeline(c.sim, ns);
+    const t = await timelineFrom(ns);
     t.check('Σ spec.replicas ≤ replicas + maxSurge (25%, rounded up)', (tl) => {
       const n = tl.deployment?.spec.replicas ?? 0;
       const bound = n + Math.ceil((n * 25) / 100);
@@ -216,7 +226,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     await c.client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'web', { replicas: 3 }));
     const before = await waitComplete(c.client, ns, 'web', '1');
     const [old] = await ownedReplicaSets(c.client, before);
-    const t = new Timeline(c.sim, ns);
+    const t = await timelineFrom(ns);
     // Paused mid-rollout, upstream's scale() fills up to replicas + maxSurge; never beyond.
     t.check('Σ spec.replicas ≤ replicas + maxSurge (25%, rounded up)', (tl) => {
       const n = tl.deployment?.spec.replicas ?? 0;
@@ -287,7 +297,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     const rs1 = rsByImage(before, 'nginx:1');
     const rs2 = rsByImage(before, 'nginx:2');
 
-    const t = new Timeline(c.sim, ns);
+    const t = await timelineFrom(ns);
     // Hand-edit the template back to revision 1's (what `kubectl rollout undo` sends, minus the annotations).
     const v1Template = podTemplate('web', 'nginx:1');
     await c.client.patch(DEPLOYMENTS, ns, 'web', [{ op: 'replace', path: '/spec/template', value: v1Template }], 'json');
@@ -309,7 +319,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     // 2 replicas at 25%/25%: surge 1, unavailable 0, so the old pods stay and Available stays True.
     await c.client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'web', { replicas: 2, progressDeadlineSeconds: 3 }));
     await waitComplete(c.client, ns, 'web', '1');
-    const t = new Timeline(c.sim, ns);
+    const t = await timelineFrom(ns);
     await c.client.patch(DEPLOYMENTS, ns, 'web', imagePatch('nginx:2', { 'sim.pacer.dev/never-ready': 'true' }), 'merge');
     const d = await eventually('Progressing=False ProgressDeadlineExceeded', async () => {
       const x = await c.client.getDeployment(ns, 'web');
@@ -346,7 +356,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     createNamespace(c.sim, ns);
     await c.client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'web', { replicas: 2, revisionHistoryLimit: 1 }));
     const first = await waitComplete(c.client, ns, 'web', '1');
-    const t = new Timeline(c.sim, ns);
+    const t = await timelineFrom(ns);
     for (const [i, image] of ['nginx:2', 'nginx:3', 'nginx:4'].entries()) {
       await c.client.patch(DEPLOYMENTS, ns, 'web', imagePatch(image), 'merge');
       await waitComplete(c.client, ns, 'web', String(i + 2));
@@ -412,7 +422,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
       const list = await c.client.list<ReplicaSet>(REPLICASETS, ns);
       return list.items.every((r) => r.status?.availableReplicas === r.spec.replicas);
     });
-    const t = new Timeline(c.sim, ns);
+    const t = await timelineFrom(ns);
     const podsBefore = [...t.pods.values()].filter((p) => isActivePod(p) && p.metadata.labels?.tier === 'a').map((p) => p.metadata.name).sort();
 
     const manifest: Deployment = deploymentManifest(ns, 'web', { replicas: 2 });
@@ -446,7 +456,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
       apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web-current', namespace: ns, labels: { app: 'web' } },
       spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: podTemplate('web', 'nginx:1') },
     });
-    const t = new Timeline(c.sim, ns);
+    const t = await timelineFrom(ns);
     await c.client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'web', { replicas: 2 }));
     await waitComplete(c.client, ns, 'web', '1');
     t.stop();

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { EventRecorder, eventTime, COMBINED_PREFIX, EVENT_SOURCE_COMPONENT, REPORTING_CONTROLLER, SPAM_BURST } from '../../../src/controller/events.ts';
+import { EventRecorder, eventTime, COMBINED_PREFIX, EVENT_SOURCE_COMPONENT, MAX_QUEUED_EVENTS, REPORTING_CONTROLLER, SPAM_BURST } from '../../../src/controller/events.ts';
 import type { CoreEvent, EventSink } from '../../../src/controller/events.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
+import type { Logger } from '../../../src/observe/logger.ts';
 
 class FakeSink implements EventSink {
   events = new Map<string, CoreEvent>();
@@ -153,6 +154,49 @@ describe('controller/events', () => {
       await r.flush();
       expect(sink.calls.length).to.equal(SPAM_BURST + 2);
     });
+  });
+
+  it(`holds at most ${MAX_QUEUED_EVENTS} Events waiting (client-go's maxQueuedEvents): more are dropped, counted and warned about once`, async () => {
+    const sink = new FakeSink();
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    const create = sink.createEvent.bind(sink);
+    sink.createEvent = async (ns, e) => { await held; return create(ns, e); };
+    const warnings: string[] = [];
+    const logger = { warn: (m: string) => warnings.push(m), info: () => {}, debug: () => {}, error: () => {} };
+    let dropped = 0;
+    const rec = new EventRecorder(sink, { now: () => T0, maxQueued: 3, onDrop: () => dropped++, logger: logger as unknown as Logger });
+    for (let i = 0; i < 5; i++) rec.record(web, 'Normal', 'ScalingReplicaSet', `Scaled up replica set web-a from ${i} to ${i + 1}`);
+    expect(dropped).to.equal(2);
+    expect(warnings).to.deep.equal(['event queue full: dropping Events until it has room']);
+    release();
+    await rec.flush();
+    expect([...sink.events.values()].map((e) => e.message)).to.deep.equal([0, 1, 2].map((i) => `Scaled up replica set web-a from ${i} to ${i + 1}`));
+    rec.record(web, 'Normal', 'ScalingReplicaSet', 'Scaled down replica set web-a from 3 to 0');
+    await rec.flush();
+    expect(sink.events.size, 'room again once written').to.equal(4);
+    expect(dropped).to.equal(2);
+  });
+
+  it('drain(): waits for the queued Events; past its time the rest, and anything recorded later, is dropped', async () => {
+    const sink = new FakeSink();
+    const rec = new EventRecorder(sink, { now: () => T0 });
+    rec.record(web, 'Normal', 'ScalingReplicaSet', 'Scaled up replica set web-a from 0 to 1');
+    await rec.drain(10_000); // resolves as soon as the queue is empty, long before its time
+    expect(sink.events.size).to.equal(1);
+    rec.record(web, 'Normal', 'ScalingReplicaSet', 'Scaled up replica set web-a from 1 to 2');
+    await rec.flush();
+    expect(sink.events.size, 'recorded after the drain: dropped').to.equal(1);
+
+    const stuck = new FakeSink();
+    stuck.createEvent = () => new Promise(() => {}); // an API server that never answers
+    const warnings: Array<[string, unknown]> = [];
+    const logger = { log: () => {}, warn: (m: string, meta: unknown) => warnings.push([m, meta]), info: () => {}, debug: () => {} };
+    const slow = new EventRecorder(stuck, { now: () => T0, logger: logger as unknown as Logger });
+    slow.record(web, 'Normal', 'A', 'a');
+    slow.record(web, 'Normal', 'B', 'b');
+    await slow.drain(20);
+    expect(warnings).to.deep.equal([['controller stopping: Events not written', { dropped: 2 }]]);
   });
 
   it('never throws to the caller when writing fails', async () => {

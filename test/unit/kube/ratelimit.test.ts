@@ -51,6 +51,32 @@ describe('kube/ratelimit: a token bucket of qps and burst', () => {
     expect(clock.slept).to.deep.equal([500]);
   });
 
+  it('takeSpare() waits for a token nobody reserved: a take() asked later is served first', async () => {
+    const clock = new ManualClock();
+    const b = new TokenBucket(10, 1, clock);
+    expect(await b.take()).to.equal(0); // the burst is spent: next token at 100 ms
+    const served: string[] = [];
+    const spare = b.takeSpare().then((w) => served.push(`spare after ${w} ms`));
+    await clock.advance(50);
+    const first = b.take().then((w) => served.push(`take after ${w} ms`)); // reserves the token of 100 ms
+    await clock.advance(50);
+    await first;
+    expect(served).to.deep.equal(['take after 50 ms']);
+    await clock.advance(99);
+    expect(served, 'the token of 200 ms is not there yet').to.have.length(1);
+    await clock.advance(1);
+    await spare;
+    expect(served).to.deep.equal(['take after 50 ms', 'spare after 200 ms']);
+  });
+
+  it('takeSpare() takes at once when a token is spare, and leaves the next take() waiting as long as any other would', async () => {
+    const clock = fakeClock();
+    const b = new TokenBucket(20, 2, clock);
+    expect(await b.takeSpare()).to.equal(0);
+    expect(await b.takeSpare()).to.equal(0);
+    expect(Math.round(b.reserve())).to.equal(50);
+  });
+
   const invalid: Array<[number, number, string]> = [
     [0, 10, 'qps must be greater than 0, got 0'],
     [-1, 10, 'qps must be greater than 0, got -1'],
@@ -85,6 +111,34 @@ describe('kube/ratelimit: KubeClient takes a token for every request (manual clo
       expect((await third).gitVersion).to.equal('v1.36.4');
       expect(served).to.equal(3);
       expect(waits).to.deep.equal([0, 0, 1]);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('kube/ratelimit: an Event write yields to the other requests (manual clock)', () => {
+  it('qps 1, burst 1: an Event asked before a read is sent after it', async () => {
+    const sent: string[] = [];
+    const server = createServer((req, res) => {
+      sent.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const clock = new ManualClock();
+      const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(`http://127.0.0.1:${port}`) }), { rateLimit: { qps: 1, burst: 1 }, clock });
+      await client.version(); // the burst
+      const event = client.createEvent('default', { metadata: { name: 'web.1' } });
+      await clock.advance(10);
+      const read = client.version();
+      await clock.advance(990);
+      await read;
+      expect(sent).to.deep.equal(['GET /version', 'GET /version']);
+      await clock.advance(1000);
+      await event;
+      expect(sent).to.deep.equal(['GET /version', 'GET /version', 'POST /api/v1/namespaces/default/events']);
     } finally {
       server.close();
     }
