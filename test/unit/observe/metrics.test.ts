@@ -208,6 +208,14 @@ describe('observe/metrics', () => {
     expect(value(s, 'pacer_rollout_duration_seconds_bucket', { strategy: 'Recreate', result: 'superseded', le: '5' })).to.equal(1);
   });
 
+  it('pacer_events_dropped_total: exported at 0, counts each Event the recorder dropped', async () => {
+    const m = createMetrics({ defaultMetrics: false });
+    expect(value(await scrape(m), 'pacer_events_dropped_total', {})).to.equal(0);
+    m.eventsDropped.inc();
+    m.eventsDropped.inc();
+    expect(value(await scrape(m), 'pacer_events_dropped_total', {})).to.equal(2);
+  });
+
   describe('rest_client_* from every KubeClient request', () => {
     let server: http.Server;
     let port: number;
