@@ -92,11 +92,15 @@ export function checkLock(r: LockRequest): LockVerdict {
   return { allowed: false, code: 409, reason: 'Conflict', message: lockedMessage(ids), deployments: ids.map((id) => ({ id })) };
 }
 
-/** `d` as it was before its latest, not yet observed change: generation = status.observedGeneration. */
+/** `d` as the forced change found it: the generation before that change, or the one observed when that is older (see below). */
 function beforeChange(d: Deployment): Deployment {
   const observed = d.status?.observedGeneration;
-  if (observed === undefined || observed >= (d.metadata.generation ?? 0)) return d;
-  return { ...d, metadata: { ...d.metadata, generation: observed } };
+  const generation = d.metadata.generation ?? 0;
+  if (observed === undefined || observed >= generation) return d;
+  // The version the forced change replaced had the generation before it: when the controller had
+  // not observed that one either, it was still in motion, as the webhook judged it when it named
+  // the deployment plan in its 409.
+  return { ...d, metadata: { ...d.metadata, generation: Math.max(observed, generation - 1) } };
 }
 
 export interface ForcePlan {

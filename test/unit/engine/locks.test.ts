@@ -88,6 +88,14 @@ describe('locks: force plans the cancel of the deployment plan the app was in', 
     expect(p.stamp).to.deep.equal(['default/db']);
     expect(p.consume).to.equal(true);
   });
+  it('forced before the controller observed the change the 409 refused to follow: the plan the 409 named is cancelled all the same', () => {
+    const upgrading = app('app', 'upgrade', ['db']); // generation 2 stored, 1 observed
+    const named = activePlans([db, upgrading], NOW).find((x) => x.affectedApps.includes('/default/app'))!;
+    const forced = withImage({ ...upgrading, metadata: { ...upgrading.metadata, generation: 3 } }, 'v3', { [FORCE_ANNOTATION]: 'true' });
+    const p = planForce(forced, [db, forced], NOW);
+    expect(p.cancelled?.id).to.equal(named.id);
+    expect(p.stamp).to.deep.equal(['default/db']);
+  });
   it('not forced: nothing', () => {
     expect(planForce(appWaiting, [db, appWaiting], NOW)).to.deep.equal({ stamp: [], consume: false });
   });
