@@ -242,6 +242,9 @@ describe('controller against the simulated cluster', function () {
     let sim: SimCluster;
     let client: KubeClient;
     let ctl: RunningController;
+    /** The messages of the Events about web. */
+    const webEvents = async (): Promise<string[]> => (await client.list<{ message: string; involvedObject: { name: string } }>(EVENTS, 'default')).items
+      .filter((e) => e.involvedObject.name === 'web').map((e) => e.message);
     before(async function () {
       sim = await startSim({ port: 0, podStartMs: 50, podReadyMs: 50 });
       client = new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }));
@@ -268,8 +271,8 @@ describe('controller against the simulated cluster', function () {
       expect(d.metadata.annotations?.['pacer.dev/revision']).to.equal('1');
       const rss = (await client.list<ReplicaSet>(REPLICASETS, 'default')).items.filter((r) => controllerRef(r)?.uid === d.metadata.uid);
       expect(rss).to.have.length(1);
-      const events = (await client.list<{ message: string; involvedObject: { name: string } }>(EVENTS, 'default')).items.filter((e) => e.involvedObject.name === 'web');
-      expect(events.map((e) => e.message)).to.include(`Scaled up replica set ${rss[0].metadata.name} from 0 to 3`);
+      // Events trail the writes (they take the rate limiter's spare tokens).
+      await eventually('the scale-up Event', async () => (await webEvents()).includes(`Scaled up replica set ${rss[0].metadata.name} from 0 to 3`));
     });
 
     it('a new image: a new ReplicaSet, the old one scaled to 0, revision 2', async () => {
@@ -283,8 +286,7 @@ describe('controller against the simulated cluster', function () {
       const byImage = (img: string) => rss.find((r) => JSON.stringify(r.spec.template).includes(img))!;
       expect(byImage('nginx:2').spec.replicas).to.equal(3);
       expect(byImage('nginx:1').spec.replicas).to.equal(0);
-      const events = (await client.list<{ message: string; involvedObject: { name: string } }>(EVENTS, 'default')).items.filter((e) => e.involvedObject.name === 'web');
-      expect(events.map((e) => e.message)).to.include(`Scaled down replica set ${byImage('nginx:1').metadata.name} from 1 to 0`);
+      await eventually('the last scale-down Event', async () => (await webEvents()).includes(`Scaled down replica set ${byImage('nginx:1').metadata.name} from 1 to 0`));
     });
   });
 });

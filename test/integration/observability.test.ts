@@ -166,6 +166,7 @@ describe('observability: a controller on the simulated cluster', function () {
   });
 
   it('Events: the scaling steps and the condition changes of a rollout are recorded on the Deployment, not its in-progress reasons', async () => {
+    await c.ctl.controller.recorder.flush(); // Events trail the writes
     const d = (await c.client.list<{ involvedObject: { name?: string }; reason: string; type: string }>(EVENTS, NS)).items
       .filter((e) => e.involvedObject.name === 'web');
     const reasons = new Set(d.map((e) => `${e.type} ${e.reason}`));
