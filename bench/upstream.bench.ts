@@ -168,16 +168,22 @@ function followSizes(client: KubeClient, ns: string, name: string): { stop(): st
   return { stop: () => { abort.abort(); return steps; } };
 }
 
-/** The writes of `user` about Deployment `name` (its ReplicaSets, Events and itself), in order. */
-function traceOf(events: AuditEvent[], user: string, from: number, to: number, name: string): string[] {
-  const out: string[] = [];
-  const own = new RegExp(`^${name}($|[-.][0-9a-z]+$)`);
+/** The requests of `user` received between two times (ms since the epoch), with that time. */
+function* requestsIn(events: AuditEvent[], user: string, from: number, to: number): Generator<{ e: AuditEvent; at: number; key: string }> {
   for (const e of events) {
-    const ref = e.objectRef;
-    if (e.user.username !== user || !ref?.resource || !WRITES.includes(e.verb) || !own.test(ref.name ?? '')) continue;
+    if (e.user.username !== user || !e.objectRef?.resource) continue;
     const at = Date.parse((e as unknown as { requestReceivedTimestamp: string }).requestReceivedTimestamp);
     if (at < from || at > to) continue;
-    out.push(`${((at - from) / 1000).toFixed(1)}s ${e.verb} ${ref.resource}${ref.subresource ? `/${ref.subresource}` : ''} ${ref.name}`);
+    yield { e, at, key: `${e.verb} ${e.objectRef.resource}${e.objectRef.subresource ? `/${e.objectRef.subresource}` : ''}` };
+  }
+}
+
+/** The writes of `user` about Deployment `name` (its ReplicaSets, Events and itself), in order. */
+function traceOf(events: AuditEvent[], user: string, from: number, to: number, name: string): string[] {
+  const own = new RegExp(`^${name}($|[-.][0-9a-z]+$)`);
+  const out: string[] = [];
+  for (const { e, at, key } of requestsIn(events, user, from, to)) {
+    if (WRITES.includes(e.verb) && own.test(e.objectRef?.name ?? '')) out.push(`${((at - from) / 1000).toFixed(1)}s ${key} ${e.objectRef?.name}`);
   }
   return out;
 }
@@ -185,13 +191,7 @@ function traceOf(events: AuditEvent[], user: string, from: number, to: number, n
 /** Requests by "verb resource[/subresource]" of `user` between two times (ms since the epoch). */
 function requestsOf(events: AuditEvent[], user: string, from: number, to: number): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const e of events) {
-    if (e.user.username !== user || !e.objectRef?.resource) continue;
-    const at = Date.parse((e as unknown as { requestReceivedTimestamp: string }).requestReceivedTimestamp);
-    if (at < from || at > to) continue;
-    const key = `${e.verb} ${e.objectRef.resource}${e.objectRef.subresource ? `/${e.objectRef.subresource}` : ''}`;
-    out[key] = (out[key] ?? 0) + 1;
-  }
+  for (const { key } of requestsIn(events, user, from, to)) out[key] = (out[key] ?? 0) + 1;
   return Object.fromEntries(Object.entries(out).sort());
 }
 

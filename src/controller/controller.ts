@@ -25,7 +25,7 @@ import { strategyTypeOf } from '../api/strategies/index.ts';
 
 export const CONTROLLER_NAME = 'deployment';
 /** How long a stopping controller waits for its queued Events to be written (they then are dropped). */
-export const EVENTS_DRAIN_MS = 5000;
+const EVENTS_DRAIN_MS = 5000;
 
 export interface DeploymentControllerOptions {
   engine: Engine;

@@ -12,12 +12,12 @@
 //  * EventSourceObjectSpamFilter: each (source, object) has a token bucket of 25 events, refilled
 //    one per 5 minutes; an event (new or a repeat) without a token is dropped, as client-go does.
 // Recording never fails a reconcile: writes happen in the background, one at a time, and failures
-// are logged. When the controller stops, the queue gets a few seconds to drain (drain()) while the
-// replica still leads; what is left then is dropped. At most 1,000 Events wait to be written (client-go's maxQueuedEvents); one more is
-// dropped, as client-go's broadcaster drops it when its queue is full, with a warning in the log
-// (once per overflow) and a count for pacer_events_dropped_total. Each write takes a spare token
-// of the client's rate limit (KubeClient.createEvent): Events never delay the controller's own
-// writes, they wait for them.
+// are logged. Each write takes a spare token of the client's rate limit (KubeClient.createEvent):
+// Events never delay the controller's own writes, they wait for them. At most 1,000 Events wait to
+// be written (client-go's maxQueuedEvents); one more is dropped, as client-go's broadcaster drops it
+// when its queue is full, with a warning in the log (once per overflow) and a count for
+// pacer_events_dropped_total. When the controller stops, the queue gets a few seconds to drain
+// (drain()) while the replica still leads; what is left then is dropped.
 // Time is only read, never waited for: the window and the refill are computed from the times of the
 // events themselves when the next one comes (as client-go does), so the recorder needs `now` (the
 // manager's clock) and no timer.

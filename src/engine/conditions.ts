@@ -122,7 +122,7 @@ export const WARNING_REASONS: ReadonlySet<string> = new Set([
  * Progressing's reasons while a rollout moves (True throughout): the ScalingReplicaSet events of the
  * writes that move it already tell each step, so a change between them is no event of its own.
  */
-export const IN_PROGRESS_REASONS: ReadonlySet<string> = new Set([REASON.newRSCreated, REASON.foundNewRS, REASON.rsUpdated]);
+const IN_PROGRESS_REASONS: ReadonlySet<string> = new Set([REASON.newRSCreated, REASON.foundNewRS, REASON.rsUpdated]);
 
 /**
  * One Event per condition that appeared or changed status or reason between the stored status and

@@ -301,9 +301,10 @@ export class KubeClient {
     return { items, resourceVersion: rv };
   }
 
-  async create<T>(t: ResourceType, namespace: string | undefined, obj: T): Promise<T> {
+  /** `background`: the request takes only a spare rate-limit token (TokenBucket.takeSpare). */
+  async create<T>(t: ResourceType, namespace: string | undefined, obj: T, opts: { background?: boolean } = {}): Promise<T> {
     const name = (obj as { metadata?: ObjectMeta }).metadata?.name;
-    return this.request<T>(HttpMethod.POST, resourcePath(t, namespace), { body: obj, what: `create ${describe(t, namespace, name ?? '')}` });
+    return this.request<T>(HttpMethod.POST, resourcePath(t, namespace), { body: obj, background: opts.background, what: `create ${describe(t, namespace, name ?? '')}` });
   }
 
   /** PUT: the object's metadata.resourceVersion is a precondition (409 Conflict when stale). */
@@ -313,9 +314,12 @@ export class KubeClient {
     });
   }
 
-  async patch<T>(t: ResourceType, namespace: string | undefined, name: string, patch: unknown, type: PatchType, subresource?: string): Promise<T> {
+  async patch<T>(
+    t: ResourceType, namespace: string | undefined, name: string, patch: unknown, type: PatchType, subresource?: string,
+    opts: { background?: boolean } = {},
+  ): Promise<T> {
     return this.request<T>(HttpMethod.PATCH, resourcePath(t, namespace, name, subresource), {
-      body: patch, contentType: PATCH_CONTENT_TYPES[type],
+      body: patch, contentType: PATCH_CONTENT_TYPES[type], background: opts.background,
       what: `patch ${subresource ? `${subresource} of ` : ''}${describe(t, namespace, name)}`,
     });
   }
@@ -467,14 +471,11 @@ export class KubeClient {
 
   /** An Event write yields to every other request waiting for the rate limiter (TokenBucket.takeSpare). */
   createEvent<T>(namespace: string, event: T): Promise<T> {
-    const name = (event as { metadata?: ObjectMeta }).metadata?.name ?? '';
-    return this.request<T>(HttpMethod.POST, resourcePath(EVENTS, namespace), { body: event, background: true, what: `create ${describe(EVENTS, namespace, name)}` });
+    return this.create<T>(EVENTS, namespace, event, { background: true });
   }
 
   patchEvent<T>(namespace: string, name: string, patch: unknown): Promise<T> {
-    return this.request<T>(HttpMethod.PATCH, resourcePath(EVENTS, namespace, name), {
-      body: patch, contentType: PATCH_CONTENT_TYPES.merge, background: true, what: `patch ${describe(EVENTS, namespace, name)}`,
-    });
+    return this.patch<T>(EVENTS, namespace, name, patch, 'merge', undefined, { background: true });
   }
 
   /** GET /version: answers whether an API server is there at all. */

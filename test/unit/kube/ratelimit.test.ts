@@ -24,6 +24,17 @@ function fakeClock(): Clock & { t: number; slept: number[] } {
   return c;
 }
 
+/** Runs `fn` against an HTTP server on 127.0.0.1 answering with `handler`, then closes it. */
+async function withServer(handler: Parameters<typeof createServer>[1], fn: (url: string) => Promise<void>): Promise<void> {
+  const server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  try {
+    await fn(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  } finally {
+    server.close();
+  }
+}
+
 describe('kube/ratelimit: a token bucket of qps and burst', () => {
   it('20 QPS, burst 30: thirty requests at once go through, the next ones wait 50 ms apart', () => {
     const b = new TokenBucket(20, 30, fakeClock());
@@ -89,16 +100,13 @@ describe('kube/ratelimit: a token bucket of qps and burst', () => {
 describe('kube/ratelimit: KubeClient takes a token for every request (manual clock)', () => {
   it('with qps 1 and burst 2, the third request of a burst is sent once the clock has moved 1 s, and the wait is reported', async () => {
     let served = 0;
-    const server = createServer((_req, res) => {
+    await withServer((_req, res) => {
       served++;
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"gitVersion":"v1.36.4"}');
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as AddressInfo).port;
-    try {
+    }, async (url) => {
       const clock = new ManualClock();
       const waits: number[] = [];
-      const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(`http://127.0.0.1:${port}`) }), {
+      const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(url) }), {
         rateLimit: { qps: 1, burst: 2 }, clock,
         metrics: { observe: () => {}, throttled: ({ seconds }) => waits.push(seconds) },
       });
@@ -111,24 +119,19 @@ describe('kube/ratelimit: KubeClient takes a token for every request (manual clo
       expect((await third).gitVersion).to.equal('v1.36.4');
       expect(served).to.equal(3);
       expect(waits).to.deep.equal([0, 0, 1]);
-    } finally {
-      server.close();
-    }
+    });
   });
 });
 
 describe('kube/ratelimit: an Event write yields to the other requests (manual clock)', () => {
   it('qps 1, burst 1: an Event asked before a read is sent after it', async () => {
     const sent: string[] = [];
-    const server = createServer((req, res) => {
+    await withServer((req, res) => {
       sent.push(`${req.method} ${req.url}`);
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as AddressInfo).port;
-    try {
+    }, async (url) => {
       const clock = new ManualClock();
-      const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(`http://127.0.0.1:${port}`) }), { rateLimit: { qps: 1, burst: 1 }, clock });
+      const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(url) }), { rateLimit: { qps: 1, burst: 1 }, clock });
       await client.version(); // the burst
       const event = client.createEvent('default', { metadata: { name: 'web.1' } });
       await clock.advance(10);
@@ -139,24 +142,19 @@ describe('kube/ratelimit: an Event write yields to the other requests (manual cl
       await clock.advance(1000);
       await event;
       expect(sent).to.deep.equal(['GET /version', 'GET /version', 'POST /api/v1/namespaces/default/events']);
-    } finally {
-      server.close();
-    }
+    });
   });
 });
 
 describe('kube/client: the write gate (a replica that does not lead never sends a write)', () => {
   it('reads go through; a write is refused before it is sent, naming the reason, until the gate opens', async () => {
     const seen: string[] = [];
-    const server = createServer((req, res) => {
+    let refusal: string | undefined = 'this replica is not the leader';
+    await withServer((req, res) => {
       seen.push(`${req.method} ${req.url}`);
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"metadata":{"name":"web"}}');
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as AddressInfo).port;
-    let refusal: string | undefined = 'this replica is not the leader';
-    try {
-      const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(`http://127.0.0.1:${port}`) }), { writeGate: () => refusal });
+    }, async (url) => {
+      const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(url) }), { writeGate: () => refusal });
       await client.getReplicaSet('default', 'web');
       let err: unknown;
       try { await client.deleteReplicaSet('default', 'web'); } catch (e) { err = e; }
@@ -167,8 +165,6 @@ describe('kube/client: the write gate (a replica that does not lead never sends 
       refusal = undefined;
       await client.deleteReplicaSet('default', 'web');
       expect(seen.at(-1)).to.equal('DELETE /apis/apps/v1/namespaces/default/replicasets/web');
-    } finally {
-      server.close();
-    }
+    });
   });
 });
