@@ -53,6 +53,10 @@ const SIZES = flags.sizes!.split(',').map(Number);
 const ONLY = flags.only;
 /** --trace K: also print, for Deployments d-0 .. d-(K-1), the controller's writes in order (real bed). */
 const TRACE = Number(flags.trace);
+if (!Number.isInteger(TRACE) || TRACE < 0) {
+  process.stderr.write(`--trace: must be a whole number of Deployments (0 or more), got ${JSON.stringify(flags.trace)}\n`);
+  process.exit(2);
+}
 
 // ---- processes ------------------------------------------------------------------------------------
 
