@@ -118,21 +118,28 @@ export const WARNING_REASONS: ReadonlySet<string> = new Set([
   REASON.timedOut, REASON.failedRSCreate, REASON.minimumReplicasUnavailable, REASON.invalidSpec, 'DependencyCycle',
 ]);
 
-/**
- * Progressing's reasons while a rollout moves (True throughout): the ScalingReplicaSet events of the
- * writes that move it already tell each step, so a change between them is no event of its own.
- */
+/** Progressing's reasons while a rollout moves (True throughout). */
 const IN_PROGRESS_REASONS: ReadonlySet<string> = new Set([REASON.newRSCreated, REASON.foundNewRS, REASON.rsUpdated]);
 
+const rolling = (s: DeploymentStatus | undefined): boolean => {
+  const p = getCondition(s, PROGRESSING);
+  return p?.status === 'True' && IN_PROGRESS_REASONS.has(p.reason ?? '');
+};
+
 /**
- * One Event per condition that appeared or changed status or reason between the stored status and
- * the new one, with the condition's reason and message. A changed message alone is no event (as
- * setCondition does not treat it as news); a removed condition has no reason to tell, so no event;
- * nor is Progressing=True with an in-progress reason (above) unless Progressing was False or
- * Unknown before (a rollout that moves again after its deadline or a pause): a rollout announces its
- * end (NewReplicaSetAvailable, ProgressDeadlineExceeded), not each step.
- * Warning for the failure reasons above and for ReplicaFailure=True (the ReplicaSet's own reason,
- * e.g. FailedCreate), Normal otherwise.
+ * The Events of a status write: what the ScalingReplicaSet events of the writes do not already tell.
+ * A rollout that goes as planned (a create included) records only its scaling events, as upstream's
+ * controller, which records no condition at all; its Progressing reasons stay in the status.
+ * * Progressing: an event when its status changes or it appears other than True (the deadline
+ *   exceeded, paused, resumed, moving again after either); a new reason under True is none.
+ * * Available: an event when it changes while no rollout moves: lost in a steady Deployment
+ *   (Warning), regained after such a loss. Lost or regained during a rollout (a new Deployment's
+ *   first pods, Recreate's planned gap, pods lost mid-rollout) is none: the progress deadline
+ *   speaks for a rollout that does not get there. Its first appearance is none (no pods yet).
+ * * ReplicaFailure, InvalidSpec, DependenciesReady: an event when it appears or changes.
+ * A changed message alone is no event (setCondition does not treat it as news); a removed condition
+ * has no reason to tell. Warning for the failure reasons above and for ReplicaFailure=True (the
+ * ReplicaSet's own reason, e.g. FailedCreate), Normal otherwise.
  */
 export function conditionChangeEvents(before: DeploymentStatus | undefined, after: DeploymentStatus): Array<{ type: 'Normal' | 'Warning'; reason: string; message: string }> {
   const out: Array<{ type: 'Normal' | 'Warning'; reason: string; message: string }> = [];
@@ -140,7 +147,9 @@ export function conditionChangeEvents(before: DeploymentStatus | undefined, afte
     if (!EVENT_CONDITIONS.includes(c.type)) continue;
     const prev = getCondition(before, c.type);
     if (prev && prev.status === c.status && prev.reason === c.reason) continue;
-    if (c.type === PROGRESSING && c.status === 'True' && IN_PROGRESS_REASONS.has(c.reason ?? '') && (!prev || prev.status === 'True')) continue;
+    if (c.type === PROGRESSING && (prev ? prev.status === c.status : c.status === 'True')) continue;
+    // Lost: judged by the write that loses it; regained: by the state it recovers from.
+    if (c.type === AVAILABLE && (!prev || (c.status === 'True' ? rolling(before) : rolling(after)))) continue;
     const reason = c.reason || c.type;
     const warning = WARNING_REASONS.has(reason) || (c.type === REPLICA_FAILURE && c.status === 'True');
     out.push({ type: warning ? 'Warning' : 'Normal', reason, message: c.message ?? '' });
