@@ -1,9 +1,10 @@
-// `pacer`: the controller, the main job on the simulated cluster, `plan` and `sim`.
+// `pacer`: the controller, the main job on the simulated cluster, `plan`, `plans` and `sim`.
 
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { controllerCommand } from './controller.ts';
 import { planCommand } from './plan.ts';
+import { plansCommand } from './plans.ts';
 import { simCommand } from './sim.ts';
 import { upCommand } from './up.ts';
 
@@ -18,6 +19,7 @@ const up = upCommand();
 program.addCommand(up, { isDefault: true });
 program.addCommand(controllerCommand());
 program.addCommand(planCommand());
+program.addCommand(plansCommand());
 program.addCommand(simCommand());
 
 await program.parseAsync(process.argv);

@@ -30,3 +30,15 @@ export {
   CANCEL_ANNOTATION, CANCEL_OUTCOME, CANCEL_REASON, CANCEL_REFUSED, CANCEL_REQUEST_ANNOTATION, cancelMessagePrefix, cancelOrder, formatCancel, invalidCancelAnnotation, runsTemplateOf,
 } from './cancel.ts';
 export type { CancelMode } from './cancel.ts';
+
+// DC/OS SDK plans: plan → phases → steps, their statuses, strategies and operations.
+export { coordinate } from './plan/assets.ts';
+export { ALREADY_REPORTED, OPERATIONS, applyOperation, invalidParameterName } from './plan/operations.ts';
+export type { Operation, OperationName, Outcome } from './plan/operations.ts';
+export { planJson, planTree } from './plan/render.ts';
+export type { PlanJson } from './plan/render.ts';
+export { buildPhase } from './plan/strategy.ts';
+export { buildPlan, viewPlan } from './plan/tree.ts';
+export type { PlanView } from './plan/tree.ts';
+export { PHASE_STRATEGIES, PLAN_STRATEGIES, STEP_STATUSES } from './plan/types.ts';
+export type { Phase, PhaseStrategy, Plan, PlanStrategy, PodRequirement, Step, StepStatus } from './plan/types.ts';
