@@ -42,3 +42,4 @@ export { buildPlan, viewPlan } from './plan/tree.ts';
 export type { PlanView } from './plan/tree.ts';
 export { PHASE_STRATEGIES, PLAN_STRATEGIES, STEP_STATUSES } from './plan/types.ts';
 export type { Phase, PhaseStrategy, Plan, PlanStrategy, PodRequirement, Step, StepStatus } from './plan/types.ts';
+export { deployPlan, podStepStatus, serviceMembers } from './plan/deploy.ts';

@@ -1,0 +1,117 @@
+// The deploy plan of a service, derived from the cluster (docs/semantics/plans.md#the-deploy-plan):
+// a service is a Deployment with every Deployment joined to it through spec.dependencies (either
+// way); the plan is serial over one phase per Deployment in dependency order (Marathon's levels,
+// then by name; Deployments on a dependency cycle last); a phase has one step per replica slot,
+// named `<deployment>-<i>:[<containers>]`, filled by the pods of the ReplicaSet that runs the
+// current template, oldest first. A step's status is its pod's:
+//   no pod                                   PENDING
+//   created, not scheduled                   PREPARED
+//   scheduled, containers not running        STARTING
+//   running, not ready / not yet available   STARTED   (available: Ready for minReadySeconds)
+//   available                                COMPLETE
+//   crash-looping, image back-off, Failed    DELAYED
+// A Deployment whose spec is invalid or that sits on a dependency cycle cannot succeed as
+// specified: its steps are ERROR with the reason. Level-triggered: the same objects always give the
+// same plan.
+
+import type { Deployment, Pod, ReplicaSet } from '../../api/types.ts';
+import { dependencyKeys, deploymentKey } from '../../api/dependencies.ts';
+import { getCondition, INVALID_SPEC } from '../conditions.ts';
+import { dependencyLevels, formatCycle, levelGroups } from '../dependencies.ts';
+import { POD_TEMPLATE_HASH_LABEL } from '../hash.ts';
+import { findNewReplicaSet } from '../replicasets.ts';
+import { buildPhase } from './strategy.ts';
+import { buildPlan } from './tree.ts';
+import type { Phase, Plan, Step, StepStatus } from './types.ts';
+
+/** Waiting reasons that mean the kubelet backs off (the SDK's DELAYED). */
+const BACK_OFF = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull']);
+
+interface ContainerStatusLite { state?: { waiting?: { reason?: string } } }
+
+/** A pod's step status, `now` in ms. */
+export function podStepStatus(pod: Pod, minReadySeconds: number, now: number): StepStatus {
+  const statuses = Array.isArray(pod.status?.containerStatuses) ? (pod.status!.containerStatuses as ContainerStatusLite[]) : [];
+  if (statuses.some((c) => BACK_OFF.has(c.state?.waiting?.reason ?? '')) || pod.status?.phase === 'Failed') return 'DELAYED';
+  if (!(pod.spec as { nodeName?: string } | undefined)?.nodeName) return 'PREPARED';
+  if (pod.status?.phase !== 'Running') return pod.status?.phase === 'Succeeded' ? 'PENDING' : 'STARTING';
+  const ready = pod.status.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True') return 'STARTED';
+  const since = Date.parse(ready.lastTransitionTime ?? '');
+  if (minReadySeconds > 0 && (Number.isNaN(since) || since + minReadySeconds * 1000 > now)) return 'STARTED';
+  return 'COMPLETE';
+}
+
+/** The Deployments joined to `name` through spec.dependencies, either way (itself included). */
+export function serviceMembers(all: readonly Deployment[], namespace: string, name: string): Deployment[] {
+  const byKey = new Map(all.map((d) => [deploymentKey(d.metadata.namespace, d.metadata.name), d]));
+  const start = deploymentKey(namespace, name);
+  if (!byKey.has(start)) return [];
+  const edges = new Map<string, Set<string>>();
+  const link = (a: string, b: string) => (edges.get(a) ?? edges.set(a, new Set()).get(a)!).add(b);
+  for (const [k, d] of byKey) {
+    for (const dep of dependencyKeys(d)) {
+      if (byKey.has(dep)) { link(k, dep); link(dep, k); }
+    }
+  }
+  const seen = new Set([start]);
+  const queue = [start];
+  while (queue.length > 0) for (const n of edges.get(queue.shift()!) ?? []) if (!seen.has(n)) { seen.add(n); queue.push(n); }
+  return [...seen].sort().map((k) => byKey.get(k)!);
+}
+
+export interface ServiceObjects {
+  /** The service's Deployments (serviceMembers). */
+  readonly deployments: readonly Deployment[];
+  /** ReplicaSets and pods of their namespaces (others are ignored). */
+  readonly replicaSets: readonly ReplicaSet[];
+  readonly pods: readonly Pod[];
+  readonly now: number;
+}
+
+const owned = (d: Deployment, rs: ReplicaSet) => rs.metadata.ownerReferences?.some((o) => o.controller && o.uid === d.metadata.uid) === true;
+
+function phaseOf(d: Deployment, o: ServiceObjects, errors: readonly string[]): Phase {
+  const name = d.metadata.name ?? '';
+  const replicas = d.spec.replicas ?? 1;
+  const listed = d.spec.template?.spec?.containers;
+  const containers = Array.isArray(listed) ? listed.map((c) => String((c as { name?: unknown }).name ?? '')) : [];
+  const newRS = findNewReplicaSet(d, o.replicaSets.filter((rs) => rs.metadata.namespace === d.metadata.namespace && owned(d, rs)));
+  const hash = newRS?.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
+  const pods = hash === undefined ? [] : o.pods
+    .filter((p) => p.metadata.namespace === d.metadata.namespace && !p.metadata.deletionTimestamp && p.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] === hash
+      && p.metadata.ownerReferences?.some((r) => r.controller && r.uid === newRS!.metadata.uid))
+    .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  const minReady = d.spec.minReadySeconds ?? 0;
+  const steps: Step[] = Array.from({ length: replicas }, (_, i) => {
+    const pod = pods[i];
+    const status: StepStatus = pod ? podStepStatus(pod, minReady, o.now) : 'PENDING';
+    return {
+      name: `${name}-${i}:[${containers.join(', ')}]`,
+      status,
+      requirement: { pod: name, index: i, tasks: containers },
+      ...(errors.length > 0 ? { errors } : {}),
+    };
+  });
+  return buildPhase(name, 'parallel', steps);
+}
+
+/** The deploy plan of the service `objects.deployments` form. */
+export function deployPlan(o: ServiceObjects): Plan {
+  const { levels, cycles } = dependencyLevels(o.deployments);
+  const key = (d: Deployment) => deploymentKey(d.metadata.namespace, d.metadata.name);
+  const byKey = new Map(o.deployments.map((d) => [key(d), d]));
+  const ordered = levelGroups(levels).flat().map((k) => byKey.get(k)!);
+  const unlevelled = o.deployments.filter((d) => !levels.has(key(d))).sort((a, b) => key(a).localeCompare(key(b)));
+  const phases = [...ordered, ...unlevelled].map((d) => {
+    const errors: string[] = [];
+    const invalid = getCondition(d.status, INVALID_SPEC);
+    if (invalid?.status === 'True') errors.push(invalid.message ?? 'invalid spec');
+    if (!levels.has(key(d))) {
+      const cycle = cycles.find((c) => c.includes(key(d)));
+      errors.push(cycle ? `dependency cycle: ${formatCycle(cycle, d.metadata.namespace)}` : 'depends on a dependency cycle');
+    }
+    return phaseOf(d, o, errors);
+  });
+  return buildPlan('deploy', 'serial', phases);
+}
