@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { PluginError } from './errors.ts';
 import { parseGoDuration } from './format.ts';
+import { runPlanNames, runPlanShow } from './plan.ts';
 import { runPlanCancel, runPlanList } from './plans.ts';
 import { runGet } from './get.ts';
 import { runRolloutHistory } from './history.ts';
@@ -169,6 +170,19 @@ export function pluginProgram(ctx: ProgramContext): Command {
         force: o.force === true, allNamespaces: o.allNamespaces === true, wait: o.wait, timeoutMs: durationFlag('--timeout', o.timeout),
       }));
     }));
+
+  const plan = new Command('plan').description('A service\'s plans, as the DC/OS SDK shows them: plan → phases → steps with their statuses');
+  program.addCommand(plan);
+  plan.addCommand(addCommonOptions(new Command('list')
+    .description('The plans of a service (a Deployment and those joined to it through spec.dependencies), in priority order')
+    .argument('<service>', 'a Deployment of the service'), { output: true })
+    .action((service: string, o: CommonOptions) => run(service, o, (s) => runPlanNames(s, service, { output: o.output }))));
+  plan.addCommand(addCommonOptions(new Command('show')
+    .alias('status')
+    .description('A plan as a tree with every element\'s status (-o json|yaml: the SDK\'s plan JSON)')
+    .argument('<service>', 'a Deployment of the service')
+    .argument('[plan]', 'the plan', 'deploy'), { output: true })
+    .action((service: string, name: string, o: CommonOptions) => run(service, o, (s) => runPlanShow(s, service, name, { output: o.output }))));
 
   const set = new Command('set').description('Change a Deployment (like kubectl set)');
   program.addCommand(set);
