@@ -101,6 +101,22 @@ export interface DeploymentSpec {
    * Pacer addition.
    */
   dependencies?: string[];
+  /**
+   * How the Deployment's deploy-plan phase releases its steps (one step per replica slot): a gate
+   * on top of the rollout strategy's own budget. Absent: parallel (no gate). Pacer addition
+   * (the DC/OS SDK's phase strategies).
+   */
+  plan?: DeploymentPlanSpec;
+}
+
+export const PLAN_PHASE_STRATEGIES = ['serial', 'parallel', 'serial-canary', 'parallel-canary'] as const;
+export type PlanPhaseStrategy = typeof PLAN_PHASE_STRATEGIES[number];
+
+export interface DeploymentPlanSpec {
+  /** serial: one new pod at a time; parallel: no gate; the canary variants wait for `continue` first. */
+  strategy?: PlanPhaseStrategy;
+  /** Canary only: how many continues release the canary (default 2). */
+  requiredProceeds?: number;
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';

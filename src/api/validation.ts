@@ -8,6 +8,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Deployment, DeploymentStrategy, LabelSelector } from './types.ts';
+import { PLAN_PHASE_STRATEGIES } from './types.ts';
 import { isEmptySelector, selectorMatches } from './selector.ts';
 import { NON_NEGATIVE, jsonTypeName, regexError } from './fielderrors.ts';
 import type { FieldError } from './fielderrors.ts';
@@ -270,6 +271,31 @@ export function validateDependencies(refs: unknown): FieldError[] {
 }
 
 /**
+ * spec.plan: a strategy among the four phase strategies; requiredProceeds a whole number ≥ 1, only
+ * with a canary strategy. Messages in the CRD schema's words where the schema says the same.
+ */
+export function validatePlanSpec(plan: unknown): FieldError[] {
+  const field = 'spec.plan';
+  if (plan === undefined || plan === null) return [];
+  if (typeof plan !== 'object' || Array.isArray(plan)) {
+    return [{ field, type: 'Invalid', value: jsonTypeName(plan), detail: `${field} in body must be of type object: "${jsonTypeName(plan)}"` }];
+  }
+  const errs: FieldError[] = [];
+  const { strategy, requiredProceeds } = plan as { strategy?: unknown; requiredProceeds?: unknown };
+  if (strategy !== undefined && !(PLAN_PHASE_STRATEGIES as readonly unknown[]).includes(strategy)) {
+    errs.push({ field: `${field}.strategy`, type: 'NotSupported', value: strategy, detail: `supported values: ${PLAN_PHASE_STRATEGIES.map((s) => `"${s}"`).join(', ')}` });
+  }
+  if (requiredProceeds !== undefined) {
+    if (!Number.isInteger(requiredProceeds) || (requiredProceeds as number) < 1) {
+      errs.push({ field: `${field}.requiredProceeds`, type: 'Invalid', value: requiredProceeds, detail: 'must be greater than or equal to 1' });
+    } else if (typeof strategy !== 'string' || !strategy.endsWith('-canary')) {
+      errs.push({ field: `${field}.requiredProceeds`, type: 'Forbidden', detail: 'may not be set when `strategy` is not serial-canary or parallel-canary' });
+    }
+  }
+  return errs;
+}
+
+/**
  * Every problem with `d` (defaults already applied), in upstream's order. `old` is the stored object
  * on update, for immutable fields (spec.selector).
  */
@@ -324,6 +350,7 @@ export function validateDeployment(d: Deployment, old?: Deployment): FieldError[
   }
 
   errs.push(...validateDependencies(spec.dependencies));
+  errs.push(...validatePlanSpec(spec.plan));
 
   // Update only: apps/v1 freezes the selector once the Deployment exists.
   if (old && !sameSelector(selector, old.spec?.selector ?? undefined)) {

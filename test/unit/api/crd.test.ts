@@ -201,7 +201,7 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
 
   it('declares spec and status field for field as apps/v1 (plus status.selector and status.ready)', () => {
     expect(Object.keys(at('spec').properties!).sort()).to.deep.equal([
-      'dependencies', 'minReadySeconds', 'paused', 'progressDeadlineSeconds', 'replicas', 'revisionHistoryLimit', 'selector', 'strategy', 'template',
+      'dependencies', 'minReadySeconds', 'paused', 'plan', 'progressDeadlineSeconds', 'replicas', 'revisionHistoryLimit', 'selector', 'strategy', 'template',
     ]);
     expect(Object.keys(at('status').properties!).sort()).to.deep.equal([
       'availableReplicas', 'collisionCount', 'conditions', 'observedGeneration', 'ready', 'readyReplicas', 'replicas',
@@ -440,6 +440,11 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
     { name: 'dependencies by name and namespace/name', change: set('spec.dependencies', ['db', 'data/db']), errors: [] },
     { name: 'a dependency in upper case', change: set('spec.dependencies', ['Db']), errors: [`spec.dependencies[0]: should match '${DEPENDENCY_PATTERN}'`] },
     { name: 'a dependency with two slashes', change: set('spec.dependencies', ['db', 'a/b/c']), errors: [`spec.dependencies[1]: should match '${DEPENDENCY_PATTERN}'`] },
+    { name: 'a serial-canary plan of three proceeds', change: set('spec.plan', { strategy: 'serial-canary', requiredProceeds: 3 }), errors: [] },
+    { name: 'a parallel plan', change: set('spec.plan', { strategy: 'parallel' }), errors: [] },
+    { name: 'a plan strategy "canary"', change: set('spec.plan', { strategy: 'canary' }), errors: ['spec.plan.strategy: Unsupported value: "canary"'] },
+    { name: 'requiredProceeds 0', change: set('spec.plan', { strategy: 'parallel-canary', requiredProceeds: 0 }), errors: ['spec.plan.requiredProceeds: should be greater than or equal to 1'] },
+    { name: 'requiredProceeds with a serial plan', change: set('spec.plan', { strategy: 'serial', requiredProceeds: 2 }), errors: ['spec.plan.requiredProceeds: may not be set when `strategy` is not serial-canary or parallel-canary'] },
     {
       name: 'pod template without containers',
       change: set('spec.template.spec', {}),

@@ -304,6 +304,23 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
     change: (d) => { d.spec.strategy = { rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } }; },
     errors: [],
   },
+  { name: 'plan serial-canary with 3 proceeds', change: (d) => { d.spec.plan = { strategy: 'serial-canary', requiredProceeds: 3 }; }, errors: [] },
+  {
+    name: 'plan strategy "canary" (the SDK\'s YAML alias is not an API value)',
+    change: (d) => { d.spec.plan = { strategy: 'canary' as never }; },
+    errors: ['spec.plan.strategy: Unsupported value: "canary": supported values: "serial", "parallel", "serial-canary", "parallel-canary"'],
+  },
+  {
+    name: 'plan requiredProceeds 0',
+    change: (d) => { d.spec.plan = { strategy: 'serial-canary', requiredProceeds: 0 }; },
+    errors: ['spec.plan.requiredProceeds: Invalid value: 0: must be greater than or equal to 1'],
+  },
+  {
+    name: 'plan requiredProceeds without a canary strategy',
+    change: (d) => { d.spec.plan = { requiredProceeds: 2 }; },
+    errors: ['spec.plan.requiredProceeds: Forbidden: may not be set when `strategy` is not serial-canary or parallel-canary'],
+  },
+  { name: 'plan not an object', change: (d) => { (d.spec as { plan?: unknown }).plan = 'serial'; }, errors: ['spec.plan: Invalid value: "string": spec.plan in body must be of type object: "string"'] },
 ];
 
 describe('api/validation: validateDeployment (apps/v1 rules and messages)', () => {
