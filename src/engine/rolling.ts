@@ -17,6 +17,7 @@ import {
   specReplicaSum,
   specReplicas,
 } from './replicasets.ts';
+import { gatedNewReplicas, oldReplicasFloor } from './plan/gate.ts';
 import { strategyOf } from './strategies/index.ts';
 import type { RolloutBudget } from './strategies/types.ts';
 
@@ -29,17 +30,17 @@ export function rolloutBudget(d: Deployment, newRS: ReplicaSet | undefined): Rol
   return budget;
 }
 
-/** NewRSNewReplicas: the size the new ReplicaSet may have now. */
+/** NewRSNewReplicas: the size the new ReplicaSet may have now, held by the plan gate (plan/gate.ts). */
 export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): number {
   const replicas = deploymentReplicas(d);
   // A strategy without a budget (Recreate) starts the new ReplicaSet with every replica.
   const strategy = strategyOf(d);
-  if (strategy && !strategy.budget) return replicas;
+  if (strategy && !strategy.budget) return gatedNewReplicas(d, newRS, replicas);
   const { maxTotal } = rolloutBudget(d, newRS);
   const current = specReplicaSum(allRSs);
   const own = specReplicas(newRS);
   if (current >= maxTotal) return own;
-  return own + Math.min(maxTotal - current, replicas - own);
+  return gatedNewReplicas(d, newRS, own + Math.min(maxTotal - current, replicas - own));
 }
 
 /** The size reconcileNewReplicaSet scales the new ReplicaSet to (its current size: nothing to do). */
@@ -86,11 +87,11 @@ export function cleanupUnhealthyReplicas(pass: DecisionPass, oldRSs: readonly Re
  * count scaled down.
  */
 export function scaleDownOldReplicaSetsForRollingUpdate(
-  pass: DecisionPass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], min = deploymentReplicas(pass.d) - maxUnavailable(pass.d),
+  pass: DecisionPass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], min = deploymentReplicas(pass.d) - maxUnavailable(pass.d), limit = Infinity,
 ): number {
   const available = availableReplicaSum(allRSs);
   if (available <= min) return 0;
-  const toScale = available - min;
+  const toScale = Math.min(available - min, limit);
   let done = 0;
   for (const rs of sortByCreation(oldRSs)) {
     if (done >= toScale) break;
@@ -115,12 +116,13 @@ export function reconcileOldReplicaSets(pass: DecisionPass, allRSs: readonly Rep
   const allPods = specReplicaSum(allRSs);
   const min = rolloutBudget(pass.d, newRS).minAvailable;
   const newUnavailable = specReplicas(newRS) - availableReplicas(newRS);
-  const maxScaledDown = allPods - min - newUnavailable;
+  // The plan gate: the old ReplicaSets keep the slots it has not released (plan/gate.ts).
+  const maxScaledDown = Math.min(allPods - min - newUnavailable, oldPods - oldReplicasFloor(pass.d, latest(pass, newRS) ?? newRS));
   if (maxScaledDown <= 0) return false;
   try {
     const cleanup = cleanupUnhealthyReplicas(pass, oldRSs, maxScaledDown);
     const current = latest(pass, newRS) ?? newRS;
-    const scaledDown = scaleDownOldReplicaSetsForRollingUpdate(pass, [...cleanup.oldRSs, current], cleanup.oldRSs, min);
+    const scaledDown = scaleDownOldReplicaSetsForRollingUpdate(pass, [...cleanup.oldRSs, current], cleanup.oldRSs, min, maxScaledDown - cleanup.count);
     return cleanup.count + scaledDown > 0;
   } catch (e) {
     if (e instanceof InvalidScaleDown) return false;

@@ -5,6 +5,7 @@
 // the strategies for their fenceposts and budgets: see strategies/types.ts).
 
 import type { ReplicaSet } from '../api/types.ts';
+import { gatedNewReplicas } from './plan/gate.ts';
 import type { DecisionPass } from './pass.ts';
 import { deleteReplicaSet, latest, scaleReplicaSetAndRecordEvent } from './pass.ts';
 import { getAllReplicaSetsAndSyncRevision } from './newreplicaset.ts';
@@ -41,6 +42,7 @@ export function cleanupDeployment(pass: DecisionPass, oldRSs: readonly ReplicaSe
 }
 
 export const ROLLOUT_STEPS: RolloutSteps = {
+  gatedNewReplicas,
   getAllReplicaSetsAndSyncRevision,
   reconcileNewReplicaSet,
   reconcileOldReplicaSets,

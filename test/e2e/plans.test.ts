@@ -31,8 +31,11 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
   });
 
   it('hello then world: the trees move through the SDK\'s statuses, world waiting for hello, to the finished plan', async () => {
-    expect(await ok(kubectl('apply', '-f', join(ROOT, 'examples', 'hello-world.yaml')))).to.equal('deployment.pacer.dev/hello created\ndeployment.pacer.dev/world created\n');
-    const trees: string[] = [];
+    // hello applied paused: no pod yet, so the plan is the SDK's initial one; resumed, it goes.
+    const paused = await k.editedExample('hello-world.yaml', [['  replicas: 1\n', '  replicas: 1\n  paused: true\n']]);
+    expect(await ok(kubectl('apply', '-f', paused))).to.equal('deployment.pacer.dev/hello created\ndeployment.pacer.dev/world created\n');
+    const trees = [await ok(kubectl('pacer', 'plan', 'show', 'hello'))];
+    expect(await ok(kubectl('pacer', 'rollout', 'resume', 'hello'))).to.equal('deployment.pacer.dev/hello resumed\n');
     const done = await eventually('the deploy plan to complete', async () => {
       const tree = await ok(kubectl('pacer', 'plan', 'show', 'hello'));
       if (trees.at(-1) !== tree) trees.push(tree);
@@ -40,9 +43,9 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
     }, 60_000);
     expect(done).to.equal([
       'deploy (serial strategy) (COMPLETE)',
-      '├─ hello (parallel strategy) (COMPLETE)',
+      '├─ hello (serial strategy) (COMPLETE)',
       '│  └─ hello-0:[server] (COMPLETE)',
-      '└─ world (parallel strategy) (COMPLETE)',
+      '└─ world (serial strategy) (COMPLETE)',
       '   ├─ world-0:[server, sidecar] (COMPLETE)',
       '   └─ world-1:[server, sidecar] (COMPLETE)',
       '',
@@ -60,7 +63,20 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
     }
     // The plan follows its step: STARTING and STARTED all the way up, as the SDK's document draws it.
     const starting = trees.find((t) => statusOf(t, 'hello-0:[server]') === 'STARTING')!;
-    expect(starting.split('\n').slice(0, 2)).to.deep.equal(['deploy (serial strategy) (STARTING)', '├─ hello (parallel strategy) (STARTING)']);
+    expect(starting.split('\n').slice(0, 2)).to.deep.equal(['deploy (serial strategy) (STARTING)', '├─ hello (serial strategy) (STARTING)']);
+    // The first tree is the SDK's initial one; world's phase is serial: world-1 waits for world-0.
+    expect(trees[0]).to.equal([
+      'deploy (serial strategy) (PENDING)',
+      '├─ hello (serial strategy) (PENDING)',
+      '│  └─ hello-0:[server] (PENDING)',
+      '└─ world (serial strategy) (PENDING)',
+      '   ├─ world-0:[server, sidecar] (PENDING)',
+      '   └─ world-1:[server, sidecar] (PENDING)',
+      '',
+    ].join('\n'));
+    for (const t of trees) {
+      if (statusOf(t, 'world-0:[server, sidecar]') !== 'COMPLETE') expect(statusOf(t, 'world-1:[server, sidecar]'), 'world-1 waits for world-0').to.equal('PENDING');
+    }
   });
 
   it('plan list, and -o json: the SDK\'s plan JSON', async () => {

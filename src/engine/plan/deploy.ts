@@ -10,9 +10,11 @@
 //   running, not ready / not yet available   STARTED   (available: Ready for minReadySeconds)
 //   available                                COMPLETE
 //   crash-looping, image back-off, Failed    DELAYED
-// A Deployment whose spec is invalid or that sits on a dependency cycle cannot succeed as
-// specified: its steps are ERROR with the reason. Level-triggered: the same objects always give the
-// same plan.
+// The phase's strategy is spec.plan's (parallel without it), held as the gate holds the rollout
+// (gate.ts): the canary slots not yet released are interrupted, the operator's interrupts come
+// from the Deployment's plan-state annotation. A Deployment whose spec is invalid or that sits on
+// a dependency cycle cannot succeed as specified: its steps are ERROR with the reason.
+// Level-triggered: the same objects always give the same plan.
 
 import type { Deployment, Pod, ReplicaSet } from '../../api/types.ts';
 import { dependencyKeys, deploymentKey } from '../../api/dependencies.ts';
@@ -20,7 +22,7 @@ import { getCondition, INVALID_SPEC } from '../conditions.ts';
 import { dependencyLevels, formatCycle, levelGroups } from '../dependencies.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../hash.ts';
 import { findNewReplicaSet } from '../replicasets.ts';
-import { buildPhase } from './strategy.ts';
+import { canarySlots, phaseStrategyOf, planStateFor, releasedCanarySlots } from './gate.ts';
 import { buildPlan } from './tree.ts';
 import type { Phase, Plan, Step, StepStatus } from './types.ts';
 
@@ -71,12 +73,16 @@ export interface ServiceObjects {
 
 const owned = (d: Deployment, rs: ReplicaSet) => rs.metadata.ownerReferences?.some((o) => o.controller && o.uid === d.metadata.uid) === true;
 
+function newReplicaSetOf(d: Deployment, o: ServiceObjects): ReplicaSet | undefined {
+  return findNewReplicaSet(d, o.replicaSets.filter((rs) => rs.metadata.namespace === d.metadata.namespace && owned(d, rs)));
+}
+
 function phaseOf(d: Deployment, o: ServiceObjects, errors: readonly string[]): Phase {
   const name = d.metadata.name ?? '';
   const replicas = d.spec.replicas ?? 1;
   const listed = d.spec.template?.spec?.containers;
   const containers = Array.isArray(listed) ? listed.map((c) => String((c as { name?: unknown }).name ?? '')) : [];
-  const newRS = findNewReplicaSet(d, o.replicaSets.filter((rs) => rs.metadata.namespace === d.metadata.namespace && owned(d, rs)));
+  const newRS = newReplicaSetOf(d, o);
   const hash = newRS?.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
   const pods = hash === undefined ? [] : o.pods
     .filter((p) => p.metadata.namespace === d.metadata.namespace && !p.metadata.deletionTimestamp && p.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] === hash
@@ -93,7 +99,19 @@ function phaseOf(d: Deployment, o: ServiceObjects, errors: readonly string[]): P
       ...(errors.length > 0 ? { errors } : {}),
     };
   });
-  return buildPhase(name, 'parallel', steps);
+  // The phase as the gate holds it (gate.ts): serial waits in slot order, the canary slots not yet
+  // released wait for continue, the operator's interrupt.
+  const strategy = phaseStrategyOf(d);
+  const canary = canarySlots(d);
+  const released = releasedCanarySlots(d, newRS);
+  const state = planStateFor(d, newRS);
+  return {
+    name,
+    strategy,
+    state: { ...(state.interrupted ? { interrupted: true } : {}), ...(strategy.startsWith('serial') ? { order: steps.map((st) => st.name) } : {}) },
+    ...(canary > 0 ? { canary: steps.slice(0, canary).map((st) => st.name) } : {}),
+    steps: steps.map((st, i) => (i >= released && i < canary ? { ...st, interrupted: true } : st)),
+  };
 }
 
 /** The deploy plan of the service `objects.deployments` form. */
@@ -113,5 +131,6 @@ export function deployPlan(o: ServiceObjects): Plan {
     }
     return phaseOf(d, o, errors);
   });
-  return buildPlan('deploy', 'serial', phases);
+  const planInterrupted = o.deployments.some((d) => planStateFor(d, newReplicaSetOf(d, o)).planInterrupted);
+  return buildPlan('deploy', 'serial', phases, { interrupted: planInterrupted });
 }

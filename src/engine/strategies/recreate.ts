@@ -33,7 +33,8 @@ export function rolloutRecreate(pass: DecisionPass, steps: RolloutSteps): void {
     ({ newRS, oldRSs } = steps.getAllReplicaSetsAndSyncRevision(pass, true));
     if (pass.aborted || !newRS) return;
   }
-  steps.scaleReplicaSetAndRecordEvent(pass, steps.current(pass, newRS) ?? newRS, deploymentReplicas(pass.d));
+  const fresh = steps.current(pass, newRS) ?? newRS;
+  steps.scaleReplicaSetAndRecordEvent(pass, fresh, steps.gatedNewReplicas(pass.d, fresh, deploymentReplicas(pass.d)));
   if (steps.deploymentComplete(pass.d, pass.status)) steps.cleanupDeployment(pass, oldRSs);
   steps.syncRolloutStatus(pass, newRS);
 }

@@ -18,6 +18,7 @@ import type { reconcileNewReplicaSet, reconcileOldReplicaSets } from '../rolling
 import type { oldPodsRunning, scaleDownOldReplicaSetsForRecreate } from '../recreate.ts';
 import type { scaleReplicaSetAndRecordEvent } from '../pass.ts';
 import type { deploymentComplete } from '../progress.ts';
+import type { gatedNewReplicas } from '../plan/gate.ts';
 import type { cleanupDeployment, current, currentAll, syncRolloutStatus } from '../steps.ts';
 
 /** maxSurge and maxUnavailable resolved against spec.replicas (before the cap at replicas). */
@@ -45,6 +46,8 @@ export interface StrategyDetail {
  * rolloutRolling and rolloutRecreate call, under their upstream names. steps.ts fills it in.
  */
 export interface RolloutSteps {
+  /** The new ReplicaSet's wanted size held by the plan gate (spec.plan; plan/gate.ts). */
+  readonly gatedNewReplicas: typeof gatedNewReplicas;
   /** The new ReplicaSet (created, with the revision synced, when `create`) and the old ones. */
   readonly getAllReplicaSetsAndSyncRevision: typeof getAllReplicaSetsAndSyncRevision;
   /** Grows (or trims) the new ReplicaSet within the strategy's budget; true when it was scaled. */

@@ -38,6 +38,7 @@ const setup = fc
     surge: surgeArb,
     unavailable: unavailableArb,
     recreate: fc.boolean(),
+    plan: fc.constantFrom<'serial' | 'parallel' | undefined>(undefined, undefined, 'serial', 'parallel'),
   })
   .filter((s) => !(isLiteralZero(s.surge) && isLiteralZero(s.unavailable)));
 
@@ -83,11 +84,19 @@ function checkPass(w: World, decision: Decision): void {
   if (grew && !scaling) {
     expect(decision.actions.some((a) => a.verb === 'scale' && a.replicas < a.from), `grew and shrank: ${context()}`).to.equal(false);
   }
+
+  // 4. The serial plan gate: the new ReplicaSet grows to at most one pod more than it has available.
+  if (d.spec.plan?.strategy === 'serial' && grew && !scaling && newRS) {
+    const was = before.find((r) => sameReplicaSet(r, newRS));
+    const target = decision.actions.find((a) => a.verb === 'scale' && a.name === newRS.metadata.name);
+    expect(target && 'replicas' in target ? target.replicas : 0, `serial: more than one step in flight: ${context()}`).to.be.at.most((was?.status?.availableReplicas ?? 0) + 1);
+  }
 }
 
-function run(s: { replicas: number; surge: IntOrString; unavailable: IntOrString; recreate: boolean }, steps: Step[]): void {
+function run(s: { replicas: number; surge: IntOrString; unavailable: IntOrString; recreate: boolean; plan?: 'serial' | 'parallel' }, steps: Step[]): void {
+  const d0 = deployment({ replicas: s.replicas, maxSurge: s.surge, maxUnavailable: s.unavailable, ...(s.recreate ? { type: 'Recreate' as const } : {}) });
   let w: World = {
-    d: deployment({ replicas: s.replicas, maxSurge: s.surge, maxUnavailable: s.unavailable, ...(s.recreate ? { type: 'Recreate' as const } : {}) }),
+    d: s.plan ? { ...d0, spec: { ...d0.spec, plan: { strategy: s.plan } } } : d0,
     rss: [],
     now: NOW,
   };

@@ -101,6 +101,35 @@ describe('plans: the deploy plan of a service, from its pods', () => {
     expect(viewPlan(deployPlan({ deployments: [bad], replicaSets: [], pods: [], now: NOW })).phases[0].steps[0].status).to.equal('ERROR');
   });
 
+  it('with spec.plan serial on both, the SDK\'s own initial tree', () => {
+    const serial = (d: Deployment): Deployment => ({ ...d, spec: { ...d.spec, plan: { strategy: 'serial' } } });
+    const v = viewPlan(deployPlan({ deployments: [serial(hello), serial(world)], replicaSets: [helloRS, worldRS], pods: [], now: NOW }));
+    expect(planTree(v)).to.deep.equal([
+      'deploy (serial strategy) (PENDING)',
+      '├─ hello (serial strategy) (PENDING)',
+      '│  └─ hello-0:[server] (PENDING)',
+      '└─ world (serial strategy) (PENDING)',
+      '   ├─ world-0:[server, sidecar] (PENDING)',
+      '   └─ world-1:[server, sidecar] (PENDING)',
+    ]);
+  });
+
+  it('serial-canary: the canary slots wait (WAITING) until continues release them; the plan state for this revision', () => {
+    const web = { ...deployment('web', 4, ['app']), spec: { ...deployment('web', 4, ['app']).spec, plan: { strategy: 'serial-canary' as const } } };
+    const rs = { ...buildNewReplicaSet(web, 'cccc', NOW), metadata: { ...buildNewReplicaSet(web, 'cccc', NOW).metadata, annotations: { 'pacer.dev/revision': '2' } } };
+    rs.spec.replicas = 0;
+    const show = (d: Deployment) => viewPlan(deployPlan({ deployments: [d], replicaSets: [rs], pods: [], now: NOW }));
+    expect(show(web).phases[0].steps.map((x) => x.status)).to.deep.equal(['WAITING', 'WAITING', 'PENDING', 'PENDING']);
+    expect(show(web).phases[0].status).to.equal('WAITING');
+    const once = { ...web, metadata: { ...web.metadata, annotations: { 'pacer.dev/plan-state': '{"revision":2,"proceeds":1}' } } };
+    expect(show(once).phases[0].steps.map((x) => x.status)).to.deep.equal(['PENDING', 'WAITING', 'PENDING', 'PENDING']);
+    expect(show(once).phases[0].status).to.equal('PENDING');
+    const stale = { ...web, metadata: { ...web.metadata, annotations: { 'pacer.dev/plan-state': '{"revision":1,"proceeds":2}' } } };
+    expect(show(stale).phases[0].status, 'another rollout\'s continues do not count').to.equal('WAITING');
+    const paused = { ...web, metadata: { ...web.metadata, annotations: { 'pacer.dev/plan-state': '{"revision":2,"proceeds":2,"planInterrupted":true}' } } };
+    expect(show(paused).status).to.equal('WAITING');
+  });
+
   it('a service: the Deployments joined through spec.dependencies either way', () => {
     const lone = deployment('lone', 1, ['x']);
     const all = [hello, world, lone, deployment('client', 1, ['x'], ['world'])];

@@ -1,0 +1,106 @@
+// The plan gate: a Deployment's phase strategy (spec.plan) on top of its rollout strategy's budget
+// (docs/semantics/plans.md#the-gate). A step is one replica slot of the new ReplicaSet: the gate caps
+// how many slots may have a pod, and never takes a pod away (it stops growth, it does not scale the
+// new ReplicaSet down); the old ReplicaSets keep at least the slots not yet released, so a held
+// rollout waits at full size instead of shrinking.
+//   parallel (or no spec.plan)  no gate
+//   serial                      one step in flight: the available new pods + 1
+//   canary (serial-/parallel-)  the canary period first: the first min(requiredProceeds, replicas)
+//                               slots are canary steps; the released ones (the operator's continues,
+//                               or a slot that already has a pod) are the cap; after the last one
+//                               the wrapped strategy (serial or parallel) goes on
+//   interrupted phase           no new step (an interrupt during the canary period is ignored)
+//   interrupted plan            no new step
+// The operator's overrides live in the Deployment's annotation pacer.dev/plan-state, for the
+// revision they were given to (a new rollout starts with none): a restarted controller, a new
+// leader and the plugin all read the same.
+
+import type { Deployment, ReplicaSet } from '../../api/types.ts';
+import { revisionOf } from '../annotations.ts';
+import { availableReplicas, deploymentReplicas, specReplicas } from '../replicasets.ts';
+
+export const PLAN_STATE_ANNOTATION = 'pacer.dev/plan-state';
+
+/** The operator's overrides of one Deployment's phase, for one revision's rollout. */
+export interface PlanState {
+  /** The revision (of the new ReplicaSet) they were given to. */
+  readonly revision: number;
+  /** Canary steps released by continue. */
+  readonly proceeds: number;
+  /** The phase interrupted (after its canary period). */
+  readonly interrupted: boolean;
+  /** The whole deploy plan interrupted (set on every Deployment of the service). */
+  readonly planInterrupted: boolean;
+}
+
+/** The stored state, or why it cannot be read (a hand-edited annotation is reported, not guessed at). */
+export function parsePlanState(d: Deployment): { state?: PlanState; error?: string } {
+  const raw = d.metadata.annotations?.[PLAN_STATE_ANNOTATION];
+  if (raw === undefined) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return { error: `annotation ${PLAN_STATE_ANNOTATION}: not JSON` };
+  }
+  const o = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
+  const whole = (x: unknown) => Number.isInteger(x) && (x as number) >= 0;
+  if (!whole(o.revision) || !whole(o.proceeds ?? 0) || typeof (o.interrupted ?? false) !== 'boolean' || typeof (o.planInterrupted ?? false) !== 'boolean') {
+    return { error: `annotation ${PLAN_STATE_ANNOTATION}: expected {"revision": N, "proceeds": N, "interrupted": bool, "planInterrupted": bool}` };
+  }
+  return { state: { revision: o.revision as number, proceeds: (o.proceeds as number | undefined) ?? 0, interrupted: o.interrupted === true, planInterrupted: o.planInterrupted === true } };
+}
+
+/** The overrides for the rollout to `newRS` (none for another revision, or when unreadable). */
+export function planStateFor(d: Deployment, newRS: ReplicaSet | undefined): PlanState {
+  const revision = newRS ? revisionOf(newRS) ?? 0 : 0;
+  const { state } = parsePlanState(d);
+  if (state && newRS && state.revision === revision) return state;
+  return { revision, proceeds: 0, interrupted: false, planInterrupted: false };
+}
+
+export function phaseStrategyOf(d: Deployment): NonNullable<NonNullable<Deployment['spec']['plan']>['strategy']> {
+  return d.spec.plan?.strategy ?? 'parallel';
+}
+
+/** The canary steps of a rollout of `d`: the first min(requiredProceeds, replicas) slots (none without a canary). */
+export function canarySlots(d: Deployment): number {
+  const s = phaseStrategyOf(d);
+  if (!s.endsWith('-canary')) return 0;
+  return Math.min(d.spec.plan?.requiredProceeds ?? 2, deploymentReplicas(d));
+}
+
+/** Canary slots released: by continue, or because the new ReplicaSet already has that many. */
+export function releasedCanarySlots(d: Deployment, newRS: ReplicaSet | undefined): number {
+  return Math.min(canarySlots(d), Math.max(planStateFor(d, newRS).proceeds, newRS ? specReplicas(newRS) : 0));
+}
+
+/** How many slots of the new ReplicaSet may have a pod now (Infinity: no gate). */
+export function planCap(d: Deployment, newRS: ReplicaSet | undefined): number {
+  const own = newRS ? specReplicas(newRS) : 0;
+  const state = planStateFor(d, newRS);
+  if (state.planInterrupted) return own;
+  const strategy = phaseStrategyOf(d);
+  const canary = canarySlots(d);
+  if (canary > 0) {
+    const released = releasedCanarySlots(d, newRS);
+    if (released < canary) return released;
+  }
+  if (state.interrupted) return own;
+  if (strategy === 'serial' || strategy === 'serial-canary') return (newRS ? availableReplicas(newRS) : 0) + 1;
+  return Infinity;
+}
+
+/** `want` for the new ReplicaSet, held by the gate (never below what it has). */
+export function gatedNewReplicas(d: Deployment, newRS: ReplicaSet | undefined, want: number): number {
+  const own = newRS ? specReplicas(newRS) : 0;
+  return Math.max(Math.min(want, own), Math.min(want, planCap(d, newRS)));
+}
+
+/** The fewest replicas the old ReplicaSets keep: the slots the gate has not released. */
+export function oldReplicasFloor(d: Deployment, newRS: ReplicaSet | undefined): number {
+  const cap = planCap(d, newRS);
+  if (cap === Infinity) return 0;
+  const own = newRS ? specReplicas(newRS) : 0;
+  return Math.max(0, deploymentReplicas(d) - Math.max(own, cap));
+}

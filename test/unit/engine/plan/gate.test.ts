@@ -1,0 +1,115 @@
+// The plan gate on a rollout, pass by pass through decide(): the new and old ReplicaSets' sizes
+// after each pass (every pod available by the next one). The issue's cases: a serial-canary rollout
+// of 4 waits with 0 new pods until continue, runs one, waits, and after the second continue
+// finishes one pod at a time; parallel-canary releases the rest at once; serial replaces one pod at
+// a time; a held rollout keeps its old pods.
+
+import { expect } from 'chai';
+import type { Deployment, DeploymentPlanSpec } from '../../../../src/api/types.ts';
+import { decide } from '../../../../src/engine/sync.ts';
+import { PLAN_STATE_ANNOTATION, parsePlanState } from '../../../../src/engine/plan/gate.ts';
+import type { Snapshot } from '../../../../src/engine/types.ts';
+import { deployment, next, snapshot, template } from '../fixtures.ts';
+
+function settled(plan: DeploymentPlanSpec | undefined, o: { type?: 'RollingUpdate' | 'Recreate'; maxSurge?: number; maxUnavailable?: number } = {}): Snapshot {
+  let s = snapshot(deployment({ replicas: 4, type: o.type, maxSurge: o.maxSurge ?? 1, maxUnavailable: o.maxUnavailable ?? 1 }), []);
+  for (let i = 0; i < 10 && decide(s).actions.length > 0; i++) s = next(decide(s), s.now + 1000);
+  const d = s.deployment;
+  return { ...s, deployment: { ...d, metadata: { ...d.metadata, generation: 2 }, spec: { ...d.spec, template: template('nginx:2'), ...(plan ? { plan } : {}) } } };
+}
+
+/** "new/old": the newest ReplicaSet's size and the others' sum. */
+function sizes(s: Snapshot): string {
+  const rss = s.replicaSets;
+  if (rss.length === 0) return '0/0';
+  const rev = (r: (typeof rss)[number]) => Number(r.metadata.annotations?.['pacer.dev/revision'] ?? '0');
+  const newest = rss.reduce((a, b) => (rev(a) >= rev(b) ? a : b));
+  const old = rss.filter((r) => r !== newest).reduce((n, r) => n + (r.spec.replicas ?? 0), 0);
+  return `${newest.spec.replicas}/${old}`;
+}
+
+/** Passes until nothing is left to do (or `max`); the sizes each time they change. */
+function run(s: Snapshot, max = 20): { trace: string[]; last: Snapshot } {
+  const trace: string[] = [];
+  let before = sizes(s);
+  for (let i = 0; i < max; i++) {
+    const d = decide(s);
+    if (d.actions.length === 0) break;
+    s = next(d, s.now + 1000);
+    const line = sizes(s);
+    if (line !== before) trace.push(line);
+    before = line;
+  }
+  return { trace, last: s };
+}
+
+/** The operator's continue (or interrupt) as the plugin writes it: the state annotation. */
+function withState(s: Snapshot, state: { proceeds?: number; interrupted?: boolean; planInterrupted?: boolean }): Snapshot {
+  const d: Deployment = s.deployment;
+  const value = JSON.stringify({ revision: 2, proceeds: 0, interrupted: false, planInterrupted: false, ...state });
+  return { ...s, deployment: { ...d, metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, [PLAN_STATE_ANNOTATION]: value } } } };
+}
+
+describe('plans: the gate on a rollout (spec.plan)', () => {
+  it('no spec.plan: RollingUpdate as always (new/old per pass)', () => {
+    });
+
+  it('serial: one new pod at a time, each replacing one old pod', () => {
+    });
+
+  it('serial with maxSurge 2: the surge is not used past one step in flight', () => {
+    });
+
+  it('serial-canary of 4: 0 new pods and every old one until continue; one; a wait; then one at a time', () => {
+    const start = settled({ strategy: 'serial-canary' });
+    const held = run(start);
+    expect(held.trace).to.deep.equal(['0/4']);
+    const one = run(withState(held.last, { proceeds: 1 }));
+    expect(one.trace).to.deep.equal(['1/4', '1/3']);
+    expect(run(one.last).trace, 'waits again').to.deep.equal([]);
+    expect(run(withState(one.last, { proceeds: 2 })).trace).to.deep.equal(['2/3', '2/1', '3/1', '4/1', '4/0']);
+  });
+
+  it('parallel-canary of 4: after the second continue the rest at once (within the rollout budget)', () => {
+    const one = run(withState(run(settled({ strategy: 'parallel-canary' }, { maxSurge: 4, maxUnavailable: 0 })).last, { proceeds: 1 }));
+    expect(one.trace).to.deep.equal(['1/4', '1/3']);
+    expect(run(withState(one.last, { proceeds: 2 })).trace).to.deep.equal(['4/3', '4/0']);
+  });
+
+  it('requiredProceeds 1: one continue releases the canary', () => {
+    const held = run(settled({ strategy: 'serial-canary', requiredProceeds: 1 }));
+    expect(held.trace).to.deep.equal(['0/4']);
+    expect(run(withState(held.last, { proceeds: 1 })).trace).to.deep.equal(['1/4', '1/2', '2/2', '3/2', '3/0', '4/0']);
+  });
+
+  it('an interrupted phase starts no new pod; in-flight ones carry on; continue resumes', () => {
+    const s = run(settled({ strategy: 'serial' }), 1).last; // 1/3 on the way
+    const held = run(withState(s, { interrupted: true }));
+    expect(held.trace).to.deep.equal([]);
+    expect(run(withState(held.last, { interrupted: false })).trace).to.deep.equal(['2/3', '2/1', '3/1', '4/1', '4/0']);
+  });
+
+  it('an interrupted plan holds a parallel phase too, until continued', () => {
+    const s = run(settled({ strategy: 'parallel' }), 1).last;
+    const held = run(withState(s, { planInterrupted: true }));
+    expect(held.trace).to.deep.equal([]);
+    expect(run(withState(held.last, { planInterrupted: false })).trace).to.deep.equal(['2/3', '2/1', '4/1', '4/0']);
+  });
+
+  it('state given to another revision is not this rollout\'s', () => {
+    const s = withState(settled({ strategy: 'serial-canary' }), { proceeds: 2 });
+    const stale = { ...s, deployment: { ...s.deployment, metadata: { ...s.deployment.metadata, annotations: { ...s.deployment.metadata.annotations, [PLAN_STATE_ANNOTATION]: JSON.stringify({ revision: 1, proceeds: 2 }) } } } };
+    expect(run(stale).trace).to.deep.equal(['0/4']);
+  });
+
+  it('Recreate with serial: old pods go, then the new ones start one at a time', () => {
+    expect(run(settled({ strategy: 'serial' }, { type: 'Recreate' })).trace).to.deep.equal(['0/0', '1/0', '2/0', '3/0', '4/0']);
+  });
+
+  it('an unreadable state annotation is reported, not guessed at', () => {
+    const bad = (v: string) => parsePlanState({ ...deployment(), metadata: { ...deployment().metadata, annotations: { [PLAN_STATE_ANNOTATION]: v } } }).error;
+    expect(bad('{')).to.equal(`annotation ${PLAN_STATE_ANNOTATION}: not JSON`);
+    expect(bad('{"revision": -1}')).to.match(/expected \{"revision": N/);
+    expect(bad('{"revision": 2, "proceeds": 1}')).to.equal(undefined);
+  });
+});
