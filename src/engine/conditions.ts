@@ -24,6 +24,8 @@ export const REASON = {
   minimumReplicasAvailable: 'MinimumReplicasAvailable',
   minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
   invalidSpec: 'InvalidSpec',
+  planWaiting: 'PlanWaiting',
+  planContinued: 'PlanContinued',
 } as const;
 
 export const MESSAGE = {
@@ -31,6 +33,8 @@ export const MESSAGE = {
   minimumUnavailable: 'Deployment does not have minimum availability.',
   paused: 'Deployment is paused',
   resumed: 'Deployment is resumed',
+  planWaiting: (why: string) => `Deployment waits for an operator: ${why}`,
+  planContinued: 'Deployment plan continues',
   foundNewRS: (rs: string) => `Found new replica set "${rs}"`,
   newRSCreated: (rs: string) => `Created new replica set "${rs}"`,
   failedRSCreate: (rs: string, err: string) => `Failed to create new replica set "${rs}": ${err}`,

@@ -17,6 +17,7 @@ import {
   replicaSetToDeploymentCondition,
   setCondition,
 } from './conditions.ts';
+import { operatorWait } from './plan/gate.ts';
 import { deploymentReplicas } from './replicasets.ts';
 import { calculateStatus } from './status.ts';
 
@@ -67,7 +68,7 @@ export function deploymentTimedOut(d: Deployment, status: DeploymentStatus, now:
   if (!hasProgressDeadline(d)) return false;
   const c = getCondition(status, PROGRESSING);
   if (!c) return false;
-  if (c.reason === REASON.newRSAvailable) return false;
+  if (c.reason === REASON.newRSAvailable || c.reason === REASON.planWaiting) return false;
   if (c.reason === REASON.timedOut) return true;
   const from = progressDeadlineStart(status);
   if (Number.isNaN(from)) return false;
@@ -103,8 +104,16 @@ export function rolloutStatus(
 
   const currentCond = getCondition(current, PROGRESSING);
   const isComplete = (next.replicas ?? 0) === (next.updatedReplicas ?? 0) && currentCond?.reason === REASON.newRSAvailable;
-  if (deadline && !isComplete) {
+  const wait = deadline && !isComplete && !deploymentComplete(d, next) ? operatorWait(d, newRS) : undefined;
+  if (wait !== undefined) {
+    // Held by the plan gate for an operator: like a pause, no deadline until it continues.
+    setCondition(next, newCondition(PROGRESSING, 'Unknown', REASON.planWaiting, MESSAGE.planWaiting(wait), now));
+  } else if (deadline && !isComplete) {
     const name = d.metadata.name ?? '';
+    if (currentCond?.reason === REASON.planWaiting) {
+      // Continued: the deadline runs from now, as after a resume.
+      setCondition(next, newCondition(PROGRESSING, 'Unknown', REASON.planContinued, MESSAGE.planContinued, now));
+    }
     if (deploymentComplete(d, next)) {
       const msg = newRS ? MESSAGE.rsProgressed(newRS.metadata.name ?? '') : MESSAGE.deploymentProgressed(name);
       setCondition(next, newCondition(PROGRESSING, 'True', REASON.newRSAvailable, msg, now));
@@ -154,7 +163,7 @@ export function checkPausedConditions(d: Deployment, status: DeploymentStatus, n
 export function requeueStuckDeployment(d: Deployment, status: DeploymentStatus, now: number): number | null {
   const c = getCondition(status, PROGRESSING);
   if (!hasProgressDeadline(d) || !c) return null;
-  if (deploymentComplete(d, status) || c.reason === REASON.timedOut) return null;
+  if (deploymentComplete(d, status) || c.reason === REASON.timedOut || c.reason === REASON.planWaiting) return null;
   const from = progressDeadlineStart(status);
   if (Number.isNaN(from)) return 0;
   const afterMs = from + (d.spec.progressDeadlineSeconds ?? 0) * 1000 - now;

@@ -30,13 +30,13 @@ export type RolloutResult = (typeof ROLLOUT_RESULTS)[number];
 
 /**
  * Reasons exported as they are on pacer_deployment_status_condition; anything else becomes
- * "unknown" (kube-state-metrics' allow-list for Deployments, plus Pacer's InvalidSpec), which keeps
+ * "unknown" (kube-state-metrics' allow-list for Deployments, plus Pacer's InvalidSpec, PlanWaiting and PlanContinued), which keeps
  * the label's cardinality bounded whatever a condition says.
  */
 export const CONDITION_REASONS = new Set([
   'ReplicaSetUpdated', 'ReplicaSetCreateError', 'NewReplicaSetCreated', 'FoundNewReplicaSet', 'NewReplicaSetAvailable',
   'ProgressDeadlineExceeded', 'DeploymentPaused', 'DeploymentResumed', 'MinimumReplicasAvailable',
-  'MinimumReplicasUnavailable', 'InvalidSpec', '',
+  'MinimumReplicasUnavailable', 'InvalidSpec', 'PlanWaiting', 'PlanContinued', '',
 ]);
 /** kube-state-metrics writes one series per possible status, valued 1 for the current one. */
 const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;

@@ -104,3 +104,21 @@ export function oldReplicasFloor(d: Deployment, newRS: ReplicaSet | undefined): 
   const own = newRS ? specReplicas(newRS) : 0;
   return Math.max(0, deploymentReplicas(d) - Math.max(own, cap));
 }
+
+/**
+ * Why the gate holds the rollout to `newRS` for an operator (the deploy plan shows WAITING), or
+ * undefined: the plan is interrupted, the phase is, or every released canary pod is available and
+ * the next canary step waits for a continue. The progress deadline does not run meanwhile.
+ */
+export function operatorWait(d: Deployment, newRS: ReplicaSet | undefined): string | undefined {
+  const state = planStateFor(d, newRS);
+  if (state.planInterrupted) return 'its deploy plan is interrupted (kubectl pacer plan continue)';
+  const canary = canarySlots(d);
+  const released = releasedCanarySlots(d, newRS);
+  if (released < canary) {
+    if ((newRS ? availableReplicas(newRS) : 0) >= released) return `canary step ${released + 1} of ${canary} waits for kubectl pacer plan continue`;
+    return undefined;
+  }
+  if (state.interrupted) return 'its plan phase is interrupted (kubectl pacer plan continue)';
+  return undefined;
+}

@@ -106,6 +106,24 @@ describe('plans: the gate on a rollout (spec.plan)', () => {
     expect(run(settled({ strategy: 'serial' }, { type: 'Recreate' })).trace).to.deep.equal(['0/0', '1/0', '2/0', '3/0', '4/0']);
   });
 
+  it('waiting for an operator is not a stuck rollout: Progressing Unknown PlanWaiting, no deadline; continue restarts the clock', () => {
+    const progressing = (x: Snapshot) => x.deployment.status?.conditions?.find((c) => c.type === 'Progressing');
+    let s = run(settled({ strategy: 'serial-canary' })).last;
+    expect(progressing(s)).to.include({ status: 'Unknown', reason: 'PlanWaiting', message: 'Deployment waits for an operator: canary step 1 of 2 waits for kubectl pacer plan continue' });
+    // An hour later (the deadline is 600 s): still waiting, nothing to requeue for.
+    s = { ...s, now: s.now + 3600_000 };
+    const d = decide(s);
+    expect(d.requeueAfterSeconds).to.equal(null);
+    expect(progressing(next(d, s.now))?.reason).to.equal('PlanWaiting');
+    s = withState(next(d, s.now), { proceeds: 1 });
+    const continued = decide(s);
+    const after = progressing(next(continued, s.now));
+    expect([after?.status, after?.reason]).to.deep.equal(['Unknown', 'PlanContinued']);
+    expect(Date.parse(after!.lastUpdateTime!)).to.equal(s.now);
+    const moved = run(next(continued, s.now + 1000)).last;
+    expect(progressing(moved)).to.include({ status: 'Unknown', reason: 'PlanWaiting', message: 'Deployment waits for an operator: canary step 2 of 2 waits for kubectl pacer plan continue' });
+  });
+
   it('an unreadable state annotation is reported, not guessed at', () => {
     const bad = (v: string) => parsePlanState({ ...deployment(), metadata: { ...deployment().metadata, annotations: { [PLAN_STATE_ANNOTATION]: v } } }).error;
     expect(bad('{')).to.equal(`annotation ${PLAN_STATE_ANNOTATION}: not JSON`);
