@@ -2,25 +2,37 @@
 // (docs/semantics/plans.md). A service is a Deployment with the Deployments joined to it through
 // spec.dependencies; its deploy plan is derived from the Deployments, ReplicaSets and pods read
 // through the API server, the same pure derivation the controller uses (engine/plan/deploy.ts).
+//
+// `kubectl pacer plan continue|interrupt SERVICE [PLAN [PHASE]]`: the SDK's operation on that plan
+// (engine/plan/operations.ts, its answers: 208 printed, 404 an error), its result written where the
+// gate reads it: each changed Deployment's pacer.dev/plan-state annotation for the revision rolling
+// out, by a merge patch guarded by the resourceVersion it was decided on (a concurrent change is a
+// 409: nothing half-written is left). Each write is recorded as an Event on that Deployment.
 
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
-import { deployPlan, planJson, planTree, serviceMembers, viewPlan } from '../engine/index.ts';
-import type { Plan } from '../engine/index.ts';
+import {
+  PLAN_STATE_ANNOTATION, applyOperation, deployPlan, newReplicaSetOf, planJson, planStateFor, planTree, serviceMembers, viewPlan,
+} from '../engine/index.ts';
+import type { Plan, PlanState, ServiceObjects } from '../engine/index.ts';
 import { PluginError } from './errors.ts';
 import type { Session } from './options.ts';
 import { printData } from './options.ts';
 
-/** The plans of the service `name` (a member Deployment's name), in the SDK's priority order. */
-export async function servicePlans(s: Session, name: string): Promise<Plan[]> {
+/** The objects of the service `name` (a member Deployment's name), read fresh. */
+async function serviceObjects(s: Session, name: string): Promise<ServiceObjects> {
   await s.client.getDeployment(s.namespace, name); // kubectl's NotFound when there is no such Deployment
   const [deployments, replicaSets, pods] = await Promise.all([
     s.client.list<Deployment>(DEPLOYMENTS, s.namespace),
     s.client.list<ReplicaSet>(REPLICASETS, s.namespace),
     s.client.list<Pod>(PODS, s.namespace),
   ]);
-  const members = serviceMembers(deployments.items, s.namespace, name);
-  return [deployPlan({ deployments: members, replicaSets: replicaSets.items, pods: pods.items, now: Date.now() })];
+  return { deployments: serviceMembers(deployments.items, s.namespace, name), replicaSets: replicaSets.items, pods: pods.items, now: Date.now() };
+}
+
+/** The plans of the service `name`, in the SDK's priority order. */
+export async function servicePlans(s: Session, name: string): Promise<Plan[]> {
+  return [deployPlan(await serviceObjects(s, name))];
 }
 
 export async function runPlanNames(s: Session, name: string, o: { output?: string }): Promise<number> {
@@ -37,4 +49,63 @@ export async function runPlanShow(s: Session, name: string, plan: string, o: { o
   if (o.output) printData(s.io, o.output, planJson(view, `${s.namespace}/${name}`));
   else s.io.stdout.write(planTree(view).map((l) => `${l}\n`).join(''));
   return 0;
+}
+
+/** The Event reason of each operation (on the Deployments it changed). */
+const OPERATION_REASON = { continue: 'PlanContinue', interrupt: 'PlanInterrupt' } as const;
+
+/** The state the gate should read after `after`, per Deployment: only those with a rollout under way. */
+export function statesAfter(o: ServiceObjects, after: Plan): Array<{ d: Deployment; state: PlanState }> {
+  const out: Array<{ d: Deployment; state: PlanState }> = [];
+  for (const d of o.deployments) {
+    const newRS = newReplicaSetOf(d, o);
+    const phase = after.phases.find((p) => p.name === d.metadata.name);
+    if (!newRS || !phase) continue;
+    const before = planStateFor(d, newRS);
+    const canary = new Set(phase.canary ?? []);
+    const released = phase.steps.filter((st) => canary.has(st.name) && !st.interrupted).length;
+    const state: PlanState = {
+      revision: before.revision,
+      proceeds: Math.max(before.proceeds, released),
+      interrupted: phase.state.interrupted === true,
+      planInterrupted: after.state.interrupted === true,
+    };
+    if (JSON.stringify(state) !== JSON.stringify(before)) out.push({ d, state });
+  }
+  return out;
+}
+
+export async function runPlanOperation(s: Session, service: string, op: 'continue' | 'interrupt', plan: string, phase: string | undefined): Promise<number> {
+  const objects = await serviceObjects(s, service);
+  if (plan !== 'deploy') throw new PluginError(`Plan ${plan} not found`);
+  const out = applyOperation(deployPlan(objects), { op, ...(phase !== undefined ? { phase } : {}) });
+  if (out.code === 404 || out.code === 400) throw new PluginError(out.message);
+  if (out.code === 208) {
+    s.io.stdout.write(`${out.message}\n`);
+    return 0;
+  }
+  const changes = statesAfter(objects, out.plan);
+  for (const { d, state } of changes) {
+    const name = d.metadata.name ?? '';
+    await s.client.patchDeploymentMetadata(s.namespace, name, d.metadata.resourceVersion, { annotations: { [PLAN_STATE_ANNOTATION]: JSON.stringify(state) } });
+    await recordOperation(s, d, OPERATION_REASON[op], `${out.message}: plan ${plan}${phase ? `, phase ${phase}` : ''} (revision ${state.revision})`);
+  }
+  s.io.stdout.write(`${out.message}\n`);
+  return 0;
+}
+
+/** An Event on `d` for the operator's command; a user without the right to write Events is warned, the command stands. */
+async function recordOperation(s: Session, d: Deployment, reason: string, message: string): Promise<void> {
+  const now = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const name = `${d.metadata.name}.${Date.now().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`;
+  try {
+    await s.client.createEvent(s.namespace, {
+      apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: s.namespace },
+      involvedObject: { apiVersion: d.apiVersion, kind: d.kind, name: d.metadata.name, namespace: s.namespace, uid: d.metadata.uid },
+      reason, message, type: 'Normal', source: { component: 'kubectl-pacer' }, firstTimestamp: now, lastTimestamp: now, count: 1,
+      reportingComponent: 'kubectl-pacer', reportingInstance: 'kubectl-pacer',
+    });
+  } catch (err) {
+    s.io.stderr.write(`Warning: the ${reason} event was not recorded: ${(err as Error).message}\n`);
+  }
 }

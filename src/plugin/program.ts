@@ -5,7 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { PluginError } from './errors.ts';
 import { parseGoDuration } from './format.ts';
-import { runPlanNames, runPlanShow } from './plan.ts';
+import { runPlanNames, runPlanOperation, runPlanShow } from './plan.ts';
 import { runPlanCancel, runPlanList } from './plans.ts';
 import { runGet } from './get.ts';
 import { runRolloutHistory } from './history.ts';
@@ -183,6 +183,18 @@ export function pluginProgram(ctx: ProgramContext): Command {
     .argument('<service>', 'a Deployment of the service')
     .argument('[plan]', 'the plan', 'deploy'), { output: true })
     .action((service: string, name: string, o: CommonOptions) => run(service, o, (s) => runPlanShow(s, service, name, { output: o.output }))));
+  for (const [op, alias, what] of [
+    ['continue', 'resume', 'Continue a plan, or one phase: clears its interrupt; a canary phase releases its next canary step (a plan-level continue releases none)'],
+    ['interrupt', 'pause', 'Interrupt a plan, or one phase: no new step starts (steps under way carry on); ignored by a canary phase still waiting for its continues'],
+  ] as const) {
+    plan.addCommand(addCommonOptions(new Command(op)
+      .alias(alias)
+      .description(what)
+      .argument('<service>', 'a Deployment of the service')
+      .argument('[plan]', 'the plan', 'deploy')
+      .argument('[phase]', 'the phase (a Deployment of the service)'))
+      .action((service: string, name: string, phase: string | undefined, o: CommonOptions) => run(service, o, (s) => runPlanOperation(s, service, op, name, phase))));
+  }
 
   const set = new Command('set').description('Change a Deployment (like kubectl set)');
   program.addCommand(set);

@@ -5,9 +5,12 @@
 // and the last one is the document's finished deploy plan.
 
 import { expect } from 'chai';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eventually } from '../integration/fixtures/cluster.ts';
+import type { Timeline } from '../integration/fixtures/cluster.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
+import type { Recording } from './fixtures.ts';
 
 const ORDER = ['PENDING', 'PREPARED', 'STARTING', 'STARTED', 'COMPLETE'];
 
@@ -15,6 +18,32 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
   this.timeout(90_000);
   const k = kubectlEnv({ bed, tmpPrefix: 'pacer-plans-', plugin: true, sim: { podStartMs: 1500, podReadyMs: 1500 } });
   const { kubectl, ok } = k;
+  let recording: Recording;
+  /** The timeline up to now (on the real bed, once the watches caught up). */
+  const timeline = (): Promise<Timeline> => recording.timeline();
+
+  /** A Deployment of 4 replicas (maxUnavailable 0) with `plan`, at `image`. */
+  async function canaryManifest(name: string, image: string, plan?: string, maxSurge = 1): Promise<string> {
+    const file = join(k.dir, `${name}-${image.replace(/\W/g, '')}.yaml`);
+    await writeFile(file, [
+      'apiVersion: pacer.dev/v1alpha1', 'kind: Deployment', `metadata: {name: ${name}}`, 'spec:', '  replicas: 4',
+      ...(plan ? [`  plan: {strategy: ${plan}}`] : []),
+      `  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: ${maxSurge}, maxUnavailable: 0}}`,
+      `  selector: {matchLabels: {app: ${name}}}`, '  template:', `    metadata: {labels: {app: ${name}}}`,
+      `    spec: {containers: [{name: app, image: "${image}"}]}`, '',
+    ].join('\n'));
+    return file;
+  }
+  /** The Deployment's ReplicaSets by revision: "revision:replicas/available". */
+  async function replicaSets(name: string): Promise<string[]> {
+    const list = JSON.parse(await ok(kubectl('get', 'rs', '-l', `app=${name}`, '-o', 'json'))) as { items: Array<{ metadata: { annotations?: Record<string, string> }; spec: { replicas: number }; status: { availableReplicas?: number } }> };
+    return list.items.map((rs) => `${rs.metadata.annotations?.['pacer.dev/revision']}:${rs.spec.replicas}/${rs.status.availableReplicas ?? 0}`).sort();
+  }
+  async function progressing(name: string): Promise<{ status?: string; reason?: string; message?: string }> {
+    const out = await ok(kubectl('get', 'pdeploy', name, '-o', 'jsonpath={.status.conditions[?(@.type=="Progressing")]}'));
+    return out ? JSON.parse(out) : {};
+  }
+  const newScalings = async (name: string, from: number) => (await timeline()).scalings.filter((x) => x.rv > from && x.rs.startsWith(`${name}-`) && x.to > x.from);
 
   before(function () { return k.start(this); });
   after(() => k.stop());
@@ -22,6 +51,7 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
   it('installs the CRD and starts the controller', async () => {
     await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
     await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
+    recording = await k.record('default', () => undefined);
     await k.startController();
   });
 
@@ -88,5 +118,60 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
     expect(json.phases[1].steps[1].id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
     const r = await kubectl('pacer', 'plan', 'show', 'world', 'recovery');
     expect([r.code, r.stderr]).to.deep.equal([1, 'error: Plan recovery not found\n']);
+  });
+
+  it('serial-canary of 4: no new pod until continue, even across a controller restart; one; a wait; then one at a time', async () => {
+    await ok(kubectl('apply', '-f', await canaryManifest('canary', 'app:1')));
+    await eventually('canary at revision 1', async () => (await replicaSets('canary')).join() === '1:4/4');
+    const mark = (await timeline()).steps.at(-1)?.rv ?? 0;
+    await ok(kubectl('apply', '-f', await canaryManifest('canary', 'app:2', 'serial-canary')));
+    await eventually('the rollout held for an operator', async () => (await progressing('canary')).reason === 'PlanWaiting');
+    expect(await progressing('canary')).to.include({ status: 'Unknown', message: 'Deployment waits for an operator: canary step 1 of 2 waits for kubectl pacer plan continue' });
+    expect(await replicaSets('canary')).to.deep.equal(['1:4/4', '2:0/0']);
+    expect((await ok(kubectl('pacer', 'plan', 'show', 'canary'))).split('\n').slice(0, 3)).to.deep.equal([
+      'deploy (serial strategy) (WAITING)', '└─ canary (serial-canary strategy) (WAITING)', '   ├─ canary-0:[app] (WAITING)',
+    ]);
+    // The controller restarted while the canary waits: nothing moves.
+    await k.controller!.stop();
+    await k.startController();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await replicaSets('canary')).to.deep.equal(['1:4/4', '2:0/0']);
+
+    expect(await ok(kubectl('pacer', 'plan', 'continue', 'canary', 'deploy', 'canary'))).to.equal('Received cmd: continue\n');
+    await eventually('one canary pod, then a wait', async () => (await progressing('canary')).message?.includes('canary step 2 of 2'));
+    expect(await replicaSets('canary')).to.deep.equal(['1:3/3', '2:1/1']);
+    // A plan-level continue does not release a canary step (the SDK's rule).
+    expect(await ok(kubectl('pacer', 'plan', 'continue', 'canary'))).to.equal('Received cmd: continue\n');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await replicaSets('canary')).to.deep.equal(['1:3/3', '2:1/1']);
+
+    expect(await ok(kubectl('pacer', 'plan', 'resume', 'canary', 'deploy', 'canary'))).to.equal('Received cmd: continue\n');
+    await eventually('the rollout to finish', async () => (await replicaSets('canary')).join() === '1:0/0,2:4/4', 30_000);
+    const ups = (await newScalings('canary', mark)).map((x) => `${x.from}→${x.to}`);
+    expect(ups, 'the new pods one at a time').to.deep.equal(['0→1', '1→2', '2→3', '3→4']);
+    const events = await ok(kubectl('get', 'events', '--field-selector', 'involvedObject.name=canary,reason=PlanContinue', '-o', 'jsonpath={range .items[*]}{.message}{"\\n"}{end}'));
+    expect(events.trim().split('\n')).to.have.length(2);
+    expect(events).to.contain('Received cmd: continue: plan deploy, phase canary (revision 2)');
+  });
+
+  it('parallel-canary of 4: after the second continue the rest at once', async () => {
+    await ok(kubectl('apply', '-f', await canaryManifest('wide', 'app:1', undefined, 4)));
+    await eventually('wide at revision 1', async () => (await replicaSets('wide')).join() === '1:4/4');
+    await ok(kubectl('apply', '-f', await canaryManifest('wide', 'app:2', 'parallel-canary', 4)));
+    await eventually('held', async () => (await progressing('wide')).reason === 'PlanWaiting');
+    await ok(kubectl('pacer', 'plan', 'continue', 'wide', 'deploy', 'wide'));
+    await eventually('one canary pod, then a wait', async () => (await progressing('wide')).message?.includes('canary step 2 of 2'));
+    const mark = (await timeline()).steps.at(-1)?.rv ?? 0;
+    await ok(kubectl('pacer', 'plan', 'continue', 'wide', 'deploy', 'wide'));
+    await eventually('the rollout to finish', async () => (await replicaSets('wide')).join() === '1:0/0,2:4/4', 30_000);
+    // With maxSurge 4 the rollout's own budget allows all at once: the new ReplicaSet goes 1→4 in one
+    // step (a serial phase would go 1→2 and wait for that pod).
+    expect((await newScalings('wide', mark)).map((x) => `${x.from}→${x.to}`)).to.deep.equal(['1→4']);
+  });
+
+  it('bad operations: an unknown phase (404), an interrupt on a finished phase (208)', async () => {
+    const r = await kubectl('pacer', 'plan', 'continue', 'canary', 'deploy', 'nope');
+    expect([r.code, r.stderr]).to.deep.equal([1, 'error: Phase nope not found\n']);
+    expect(await ok(kubectl('pacer', 'plan', 'interrupt', 'canary', 'deploy', 'canary'))).to.equal('Command has already been reported or completed\n');
   });
 });

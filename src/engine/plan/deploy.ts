@@ -73,7 +73,8 @@ export interface ServiceObjects {
 
 const owned = (d: Deployment, rs: ReplicaSet) => rs.metadata.ownerReferences?.some((o) => o.controller && o.uid === d.metadata.uid) === true;
 
-function newReplicaSetOf(d: Deployment, o: ServiceObjects): ReplicaSet | undefined {
+/** The ReplicaSet that runs `d`'s current template, among those it controls. */
+export function newReplicaSetOf(d: Deployment, o: Pick<ServiceObjects, 'replicaSets'>): ReplicaSet | undefined {
   return findNewReplicaSet(d, o.replicaSets.filter((rs) => rs.metadata.namespace === d.metadata.namespace && owned(d, rs)));
 }
 
