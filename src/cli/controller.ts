@@ -230,7 +230,9 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     registry: metrics.registry,
     ready: () => mgr.ready(),
     api: parseBindAddress(opts.apiBindAddress ?? ':8082'),
-    views: { deployments: () => controller.deployments.list(), ready: () => mgr.ready() },
+    views: {
+      deployments: () => controller.deployments.list(), replicaSets: (ns) => controller.replicaSets.list(ns), pods: (ns) => controller.pods.list(ns), ready: () => mgr.ready(),
+    },
   }).catch((err: unknown) => {
     throw new CliError(`cannot listen: ${(err as Error).message}`, 1);
   });
@@ -307,7 +309,7 @@ export function controllerCommand(): Command {
     .option('--workers <n>', 'concurrent reconciles', '2')
     .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', ':8080')
     .option('--health-probe-bind-address <addr>', 'address of /healthz and /readyz ("0" disables)', ':8081')
-    .option('--api-bind-address <addr>', 'address of the read-only views, GET /v2/deployments ("0" disables)', ':8082')
+    .option('--api-bind-address <addr>', 'address of the read-only views, GET /v2/deployments and /v1/service/NAMESPACE/NAME/plans ("0" disables)', ':8082')
     .option('--webhook-bind-address <addr>', 'address of the validating admission webhook, the deployment lock ("0" disables)', ':9443')
     .option('--webhook-cert-dir <dir>', 'directory with tls.crt and tls.key; the webhook serves plain HTTP without them (a real API server needs HTTPS)')
     .option('--kube-api-qps <qps>', 'client-side limit of requests per second to the API server, as kube-controller-manager\'s (0: no limit)', String(DEFAULT_KUBE_API_QPS))

@@ -1,14 +1,21 @@
-// Pacer's read-only HTTP views on the API address (--api-bind-address): Marathon's
-// GET /v2/deployments and GET /v2/deployments/<id>, computed at request time from the controller's
-// Deployment cache: the deployment plans of src/engine/plans.ts.
+// Pacer's read-only HTTP views on the API address (--api-bind-address), computed at request time
+// from the controller's caches:
+// * Marathon's GET /v2/deployments and GET /v2/deployments/<id>: the deployment plans of
+//   src/engine/plans.ts;
+// * the DC/OS SDK's GET /v1/service/<namespace>/<name>/plans (the plan names) and
+//   .../plans/<plan> (the plan's JSON: 200 when COMPLETE, 202 while not, 417 with errors; 404
+//   text/plain "Service <name> not found" or "Plan <plan> not found"), from src/engine/plan/.
 
 import type http from 'node:http';
-import type { Deployment } from '../api/types.ts';
-import { activePlans, planById, unknownPlanMessage } from '../engine/index.ts';
+import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
+import { activePlans, deployPlan, planById, planJson, serviceMembers, unknownPlanMessage, viewPlan } from '../engine/index.ts';
 
 export interface ApiViews {
   /** Every cached pacer.dev Deployment. */
   deployments: () => readonly Deployment[];
+  /** The cached ReplicaSets and pods of a namespace (the plans' steps); without them no plan view is served. */
+  replicaSets?: (namespace: string) => readonly ReplicaSet[];
+  pods?: (namespace: string) => readonly Pod[];
   /** False until the caches have synced: the views answer 503 rather than an empty list. */
   ready: () => boolean;
   now?: () => number;
@@ -18,9 +25,47 @@ function json(res: http.ServerResponse, code: number, body: unknown, headers: Re
   res.writeHead(code, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
+function text(res: http.ServerResponse, code: number, body: string): void {
+  res.writeHead(code, { 'Content-Type': 'text/plain' }).end(body);
+}
+
+/** GET /v1/service/<namespace>/<name>/plans[/<plan>]. */
+function planView(views: ApiViews, res: http.ServerResponse, namespace: string, name: string, plan: string | undefined): void {
+  const members = serviceMembers(views.deployments(), namespace, name);
+  if (members.length === 0) {
+    text(res, 404, `Service ${name} not found`);
+    return;
+  }
+  const built = deployPlan({ deployments: members, replicaSets: views.replicaSets!(namespace), pods: views.pods!(namespace), now: (views.now ?? Date.now)() });
+  if (plan === undefined) {
+    json(res, 200, [built.name]);
+    return;
+  }
+  if (plan !== built.name) {
+    text(res, 404, `Plan ${plan} not found`);
+    return;
+  }
+  const body = planJson(viewPlan(built), `${namespace}/${name}`);
+  const code = body.errors.length > 0 ? 417 : body.status === 'COMPLETE' ? 200 : 202;
+  res.writeHead(code, { 'Content-Type': 'application/json' }).end(JSON.stringify(body, null, 2));
+}
+
 export function apiHandler(views: ApiViews): http.RequestListener {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
+    const plans = /^\/v1\/service\/([^/]+)\/([^/]+)\/plans(?:\/([^/]+))?$/.exec(path);
+    if (plans && views.replicaSets && views.pods) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        json(res, 405, { message: `${req.method} is not supported here: plan operations go through kubectl pacer plan continue|interrupt` }, { Allow: 'GET, HEAD' });
+        return;
+      }
+      if (!views.ready()) {
+        json(res, 503, { message: 'caches not synced' });
+        return;
+      }
+      planView(views, res, decodeURIComponent(plans[1]), decodeURIComponent(plans[2]), plans[3] === undefined ? undefined : decodeURIComponent(plans[3]));
+      return;
+    }
     const m = /^\/v2\/deployments(?:\/([^/]+))?$/.exec(path);
     if (!m) {
       json(res, 404, { message: `no view at ${path || '/'}` });
