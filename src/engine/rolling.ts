@@ -17,7 +17,7 @@ import {
   specReplicaSum,
   specReplicas,
 } from './replicasets.ts';
-import { gatedNewReplicas, oldReplicasFloor } from './plan/gate.ts';
+import { countedAvailable, gatedNewReplicas, oldReplicasFloor } from './plan/gate.ts';
 import { strategyOf } from './strategies/index.ts';
 import type { RolloutBudget } from './strategies/types.ts';
 
@@ -115,14 +115,16 @@ export function reconcileOldReplicaSets(pass: DecisionPass, allRSs: readonly Rep
   if (oldPods === 0) return false;
   const allPods = specReplicaSum(allRSs);
   const min = rolloutBudget(pass.d, newRS).minAvailable;
-  const newUnavailable = specReplicas(newRS) - availableReplicas(newRS);
-  // The plan gate: the old ReplicaSets keep the slots it has not released (plan/gate.ts).
+  // The plan gate (plan/gate.ts): force-completed slots count as available; the old ReplicaSets
+  // keep the slots it has not released.
+  const forcedAvailable = countedAvailable(pass.d, newRS) - availableReplicas(newRS);
+  const newUnavailable = specReplicas(newRS) - availableReplicas(newRS) - forcedAvailable;
   const maxScaledDown = Math.min(allPods - min - newUnavailable, oldPods - oldReplicasFloor(pass.d, latest(pass, newRS) ?? newRS));
   if (maxScaledDown <= 0) return false;
   try {
     const cleanup = cleanupUnhealthyReplicas(pass, oldRSs, maxScaledDown);
     const current = latest(pass, newRS) ?? newRS;
-    const scaledDown = scaleDownOldReplicaSetsForRollingUpdate(pass, [...cleanup.oldRSs, current], cleanup.oldRSs, min, maxScaledDown - cleanup.count);
+    const scaledDown = scaleDownOldReplicaSetsForRollingUpdate(pass, [...cleanup.oldRSs, current], cleanup.oldRSs, min - forcedAvailable, maxScaledDown - cleanup.count);
     return cleanup.count + scaledDown > 0;
   } catch (e) {
     if (e instanceof InvalidScaleDown) return false;

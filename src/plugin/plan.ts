@@ -3,17 +3,21 @@
 // spec.dependencies; its deploy plan is derived from the Deployments, ReplicaSets and pods read
 // through the API server, the same pure derivation the controller uses (engine/plan/deploy.ts).
 //
-// `kubectl pacer plan continue|interrupt SERVICE [PLAN [PHASE]]`: the SDK's operation on that plan
-// (engine/plan/operations.ts, its answers: 208 printed, 404 an error), its result written where the
-// gate reads it: each changed Deployment's pacer.dev/plan-state annotation for the revision rolling
-// out, by a merge patch guarded by the resourceVersion it was decided on (a concurrent change is a
-// 409: nothing half-written is left). Each write is recorded as an Event on that Deployment.
+// `kubectl pacer plan continue|interrupt|force-complete|restart SERVICE [PLAN [PHASE [STEP]]]`: the
+// SDK's operation on that plan (engine/plan/operations.ts, its answers: 208 printed, 400 and 404
+// errors), its result written where the gate reads it: each changed Deployment's
+// pacer.dev/plan-state annotation for the revision rolling out (released canary steps, interrupts,
+// forced slots), by a merge patch guarded by the resourceVersion it was decided on (a concurrent
+// change is a 409). restart acts as Kubernetes does: a step's pod is deleted (its ReplicaSet starts
+// a new one), a phase or the plan gets `kubectl rollout restart` (a new rollout, under its gate).
+// Each change is recorded as an Event on the Deployment it changed.
 
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
 import {
-  PLAN_STATE_ANNOTATION, applyOperation, deployPlan, newReplicaSetOf, planJson, planStateFor, planTree, serviceMembers, viewPlan,
+  PLAN_STATE_ANNOTATION, applyOperation, deployPlan, newReplicaSetOf, planJson, planStateFor, planTree, serviceMembers, slotPods, viewPlan,
 } from '../engine/index.ts';
+import { restartPatch } from './restart.ts';
 import type { Plan, PlanState, ServiceObjects } from '../engine/index.ts';
 import { PluginError } from './errors.ts';
 import type { Session } from './options.ts';
@@ -52,7 +56,8 @@ export async function runPlanShow(s: Session, name: string, plan: string, o: { o
 }
 
 /** The Event reason of each operation (on the Deployments it changed). */
-const OPERATION_REASON = { continue: 'PlanContinue', interrupt: 'PlanInterrupt' } as const;
+const OPERATION_REASON = { continue: 'PlanContinue', interrupt: 'PlanInterrupt', forceComplete: 'PlanForceComplete', restart: 'PlanRestart' } as const;
+export type PluginOperation = keyof typeof OPERATION_REASON;
 
 /** The state the gate should read after `after`, per Deployment: only those with a rollout under way. */
 export function statesAfter(o: ServiceObjects, after: Plan): Array<{ d: Deployment; state: PlanState }> {
@@ -69,26 +74,50 @@ export function statesAfter(o: ServiceObjects, after: Plan): Array<{ d: Deployme
       proceeds: Math.max(before.proceeds, released),
       interrupted: phase.state.interrupted === true,
       planInterrupted: after.state.interrupted === true,
+      forced: phase.steps.flatMap((st, i) => (st.forced ? [i] : [])),
     };
     if (JSON.stringify(state) !== JSON.stringify(before)) out.push({ d, state });
   }
   return out;
 }
 
-export async function runPlanOperation(s: Session, service: string, op: 'continue' | 'interrupt', plan: string, phase: string | undefined): Promise<number> {
+export async function runPlanOperation(
+  s: Session, service: string, op: PluginOperation, plan: string, phase: string | undefined, step?: string,
+): Promise<number> {
   const objects = await serviceObjects(s, service);
   if (plan !== 'deploy') throw new PluginError(`Plan ${plan} not found`);
-  const out = applyOperation(deployPlan(objects), { op, ...(phase !== undefined ? { phase } : {}) });
+  const before = deployPlan(objects);
+  const out = applyOperation(before, { op, ...(phase !== undefined ? { phase } : {}), ...(step !== undefined ? { step } : {}) });
   if (out.code === 404 || out.code === 400) throw new PluginError(out.message);
   if (out.code === 208) {
     s.io.stdout.write(`${out.message}\n`);
     return 0;
   }
-  const changes = statesAfter(objects, out.plan);
-  for (const { d, state } of changes) {
+  const where = `plan ${plan}${phase ? `, phase ${phase}` : ''}${step ? `, step ${step}` : ''}`;
+  const byName = new Map(objects.deployments.map((d) => [d.metadata.name, d]));
+  if (op === 'restart' && step === undefined) {
+    // A phase or the plan: every step again, in its strategy's order: a rollout restart.
+    for (const d of phase === undefined ? objects.deployments : [byName.get(phase)!]) {
+      await s.client.patchDeployment(s.namespace, d.metadata.name ?? '', restartPatch(d, Date.now()));
+      await recordOperation(s, d, OPERATION_REASON[op], `${out.message}: ${where}: a rollout restart`);
+    }
+    s.io.stdout.write(`${out.message}\n`);
+    return 0;
+  }
+  for (const { d, state } of statesAfter(objects, out.plan)) {
     const name = d.metadata.name ?? '';
     await s.client.patchDeploymentMetadata(s.namespace, name, d.metadata.resourceVersion, { annotations: { [PLAN_STATE_ANNOTATION]: JSON.stringify(state) } });
-    await recordOperation(s, d, OPERATION_REASON[op], `${out.message}: plan ${plan}${phase ? `, phase ${phase}` : ''} (revision ${state.revision})`);
+    await recordOperation(s, d, OPERATION_REASON[op], `${out.message}: ${where} (revision ${state.revision})`);
+  }
+  if (op === 'restart' && phase !== undefined && step !== undefined) {
+    // One step: its pod is replaced (the ReplicaSet starts a new one in its place).
+    const d = byName.get(phase)!;
+    const slot = before.phases.find((p) => p.name === phase)!.steps.findIndex((st) => st.name === step);
+    const pod = slotPods(d, objects)[slot];
+    if (pod) {
+      await s.client.delete(PODS, s.namespace, pod.metadata.name ?? '');
+      await recordOperation(s, d, OPERATION_REASON[op], `${out.message}: ${where}: pod ${pod.metadata.name} deleted`);
+    }
   }
   s.io.stdout.write(`${out.message}\n`);
   return 0;

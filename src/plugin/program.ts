@@ -195,6 +195,20 @@ export function pluginProgram(ctx: ProgramContext): Command {
       .argument('[phase]', 'the phase (a Deployment of the service)'))
       .action((service: string, name: string, phase: string | undefined, o: CommonOptions) => run(service, o, (s) => runPlanOperation(s, service, op, name, phase))));
   }
+  for (const [cmd, op, alias, what] of [
+    ['force-complete', 'forceComplete', 'force', 'Mark a step, every step of a phase, or the whole plan COMPLETE: the gate moves on, and the rollout counts the forced pods as available'],
+    ['restart', 'restart', 'force-restart', 'Start a step again (its pod is replaced), or a phase or the plan (a rollout restart of its Deployments)'],
+  ] as const) {
+    plan.addCommand(addCommonOptions(new Command(cmd)
+      .alias(alias)
+      .description(what)
+      .argument('<service>', 'a Deployment of the service')
+      .argument('[plan]', 'the plan', 'deploy')
+      .argument('[phase]', 'the phase (a Deployment of the service)')
+      .argument('[step]', 'the step, e.g. web-0:[app] (needs its phase)'))
+      .action((service: string, name: string, phase: string | undefined, step: string | undefined, o: CommonOptions) =>
+        run(service, o, (s) => runPlanOperation(s, service, op, name, phase, step))));
+  }
 
   const set = new Command('set').description('Change a Deployment (like kubectl set)');
   program.addCommand(set);

@@ -22,14 +22,15 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
   /** The timeline up to now (on the real bed, once the watches caught up). */
   const timeline = (): Promise<Timeline> => recording.timeline();
 
-  /** A Deployment of 4 replicas (maxUnavailable 0) with `plan`, at `image`. */
-  async function canaryManifest(name: string, image: string, plan?: string, maxSurge = 1): Promise<string> {
+  /** A Deployment of `replicas` (maxUnavailable 0) with `plan`, at `image`; `neverReady` pods never become ready. */
+  async function canaryManifest(name: string, image: string, plan?: string, maxSurge = 1, o: { replicas?: number; neverReady?: boolean } = {}): Promise<string> {
     const file = join(k.dir, `${name}-${image.replace(/\W/g, '')}.yaml`);
     await writeFile(file, [
-      'apiVersion: pacer.dev/v1alpha1', 'kind: Deployment', `metadata: {name: ${name}}`, 'spec:', '  replicas: 4',
+      'apiVersion: pacer.dev/v1alpha1', 'kind: Deployment', `metadata: {name: ${name}}`, 'spec:', `  replicas: ${o.replicas ?? 4}`,
       ...(plan ? [`  plan: {strategy: ${plan}}`] : []),
       `  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: ${maxSurge}, maxUnavailable: 0}}`,
-      `  selector: {matchLabels: {app: ${name}}}`, '  template:', `    metadata: {labels: {app: ${name}}}`,
+      `  selector: {matchLabels: {app: ${name}}}`, '  template:',
+      `    metadata: {labels: {app: ${name}}${o.neverReady ? ', annotations: {sim.pacer.dev/never-ready: "true"}' : ''}}`,
       `    spec: {containers: [{name: app, image: "${image}"}]}`, '',
     ].join('\n'));
     return file;
@@ -173,5 +174,34 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
     const r = await kubectl('pacer', 'plan', 'continue', 'canary', 'deploy', 'nope');
     expect([r.code, r.stderr]).to.deep.equal([1, 'error: Phase nope not found\n']);
     expect(await ok(kubectl('pacer', 'plan', 'interrupt', 'canary', 'deploy', 'canary'))).to.equal('Command has already been reported or completed\n');
+  });
+
+  it('force-complete moves a serial rollout past a pod that is never ready, said in the plan and an Event; restart replaces that pod', async () => {
+    await ok(kubectl('apply', '-f', await canaryManifest('stuck', 'app:1', 'serial', 1, { replicas: 2 })));
+    await eventually('stuck at revision 1', async () => (await replicaSets('stuck')).join() === '1:2/2');
+    await ok(kubectl('apply', '-f', await canaryManifest('stuck', 'app:2', 'serial', 1, { replicas: 2, neverReady: true })));
+    const step = (tree: string) => /stuck-0:\[app\] \((\w+)\)( \(forced\))?/.exec(tree);
+    await eventually('the first new pod running, never ready', async () => step(await ok(kubectl('pacer', 'plan', 'show', 'stuck')))?.[1] === 'STARTED');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await replicaSets('stuck'), 'serial waits for it').to.deep.equal(['1:2/2', '2:1/0']);
+
+    expect(await ok(kubectl('pacer', 'plan', 'force-complete', 'stuck', 'deploy', 'stuck', 'stuck-0:[app]')))
+      .to.equal('Received cmd: forceComplete for Plan: deploy, Phase: stuck, Step: stuck-0:[app]\n');
+    await eventually('the rollout moves on', async () => (await replicaSets('stuck')).join() === '1:1/1,2:2/0');
+    expect(step(await ok(kubectl('pacer', 'plan', 'show', 'stuck')))?.slice(1)).to.deep.equal(['COMPLETE', ' (forced)']);
+    const events = await ok(kubectl('get', 'events', '--field-selector', 'involvedObject.name=stuck,reason=PlanForceComplete', '-o', 'jsonpath={.items[*].message}'));
+    expect(events).to.equal('Received cmd: forceComplete for Plan: deploy, Phase: stuck, Step: stuck-0:[app]: plan deploy, phase stuck, step stuck-0:[app] (revision 2)');
+
+    const podsOf = async () => (await ok(kubectl('get', 'pods', '-l', 'app=stuck', '-o', 'jsonpath={.items[*].metadata.name}'))).split(' ').sort();
+    const before = await podsOf();
+    expect(await ok(kubectl('pacer', 'plan', 'restart', 'stuck', 'deploy', 'stuck', 'stuck-0:[app]')))
+      .to.equal('Received cmd: restart for Plan: deploy, Phase: stuck, Step: stuck-0:[app]\n');
+    await eventually('its pod replaced and no longer forced', async () => {
+      const now = await podsOf();
+      const s0 = step(await ok(kubectl('pacer', 'plan', 'show', 'stuck')));
+      return now.length === before.length && now.some((p) => !before.includes(p)) && s0?.[2] === undefined;
+    });
+    const bad = await kubectl('pacer', 'plan', 'force-complete', 'stuck', 'deploy', '', 'stuck-0:[app]');
+    expect([bad.code, bad.stderr]).to.deep.equal([1, 'error: Phase  not found\n']);
   });
 });

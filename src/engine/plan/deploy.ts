@@ -78,26 +78,37 @@ export function newReplicaSetOf(d: Deployment, o: Pick<ServiceObjects, 'replicaS
   return findNewReplicaSet(d, o.replicaSets.filter((rs) => rs.metadata.namespace === d.metadata.namespace && owned(d, rs)));
 }
 
+/** The pods filling `d`'s replica slots: its current template's pods, not being deleted, oldest first. */
+export function slotPods(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 'pods'>): Pod[] {
+  const newRS = newReplicaSetOf(d, o);
+  const hash = newRS?.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
+  if (!newRS || hash === undefined) return [];
+  return o.pods
+    .filter((p) => p.metadata.namespace === d.metadata.namespace && !p.metadata.deletionTimestamp && p.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] === hash
+      && p.metadata.ownerReferences?.some((r) => r.controller && r.uid === newRS.metadata.uid))
+    .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+}
+
 function phaseOf(d: Deployment, o: ServiceObjects, errors: readonly string[]): Phase {
   const name = d.metadata.name ?? '';
   const replicas = d.spec.replicas ?? 1;
   const listed = d.spec.template?.spec?.containers;
   const containers = Array.isArray(listed) ? listed.map((c) => String((c as { name?: unknown }).name ?? '')) : [];
   const newRS = newReplicaSetOf(d, o);
-  const hash = newRS?.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
-  const pods = hash === undefined ? [] : o.pods
-    .filter((p) => p.metadata.namespace === d.metadata.namespace && !p.metadata.deletionTimestamp && p.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] === hash
-      && p.metadata.ownerReferences?.some((r) => r.controller && r.uid === newRS!.metadata.uid))
-    .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  const pods = slotPods(d, o);
   const minReady = d.spec.minReadySeconds ?? 0;
+  const forced = new Set(planStateFor(d, newRS).forced);
   const steps: Step[] = Array.from({ length: replicas }, (_, i) => {
     const pod = pods[i];
-    const status: StepStatus = pod ? podStepStatus(pod, minReady, o.now) : 'PENDING';
+    const own: StepStatus = pod ? podStepStatus(pod, minReady, o.now) : 'PENDING';
+    // An operator's forceComplete stands for the slot's pod until it completes by itself.
+    const isForced = forced.has(i) && own !== 'COMPLETE';
     return {
       name: `${name}-${i}:[${containers.join(', ')}]`,
-      status,
+      status: isForced ? 'COMPLETE' : own,
       requirement: { pod: name, index: i, tasks: containers },
       ...(errors.length > 0 ? { errors } : {}),
+      ...(isForced ? { forced: true } : {}),
     };
   });
   // The phase as the gate holds it (gate.ts): serial waits in slot order, the canary slots not yet

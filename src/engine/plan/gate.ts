@@ -11,6 +11,8 @@
 //                               the wrapped strategy (serial or parallel) goes on
 //   interrupted phase           no new step (an interrupt during the canary period is ignored)
 //   interrupted plan            no new step
+// A slot an operator force-completed counts as complete, and its pod as available to the rollout's
+// own budget (countedAvailable): the rollout moves on past a pod that will never be ready.
 // The operator's overrides live in the Deployment's annotation pacer.dev/plan-state, for the
 // revision they were given to (a new rollout starts with none): a restarted controller, a new
 // leader and the plugin all read the same.
@@ -31,6 +33,8 @@ export interface PlanState {
   readonly interrupted: boolean;
   /** The whole deploy plan interrupted (set on every Deployment of the service). */
   readonly planInterrupted: boolean;
+  /** Slots an operator force-completed: they count as complete, their pods as available. */
+  readonly forced: readonly number[];
 }
 
 /** The stored state, or why it cannot be read (a hand-edited annotation is reported, not guessed at). */
@@ -45,10 +49,17 @@ export function parsePlanState(d: Deployment): { state?: PlanState; error?: stri
   }
   const o = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
   const whole = (x: unknown) => Number.isInteger(x) && (x as number) >= 0;
-  if (!whole(o.revision) || !whole(o.proceeds ?? 0) || typeof (o.interrupted ?? false) !== 'boolean' || typeof (o.planInterrupted ?? false) !== 'boolean') {
-    return { error: `annotation ${PLAN_STATE_ANNOTATION}: expected {"revision": N, "proceeds": N, "interrupted": bool, "planInterrupted": bool}` };
+  const forced = o.forced ?? [];
+  if (!whole(o.revision) || !whole(o.proceeds ?? 0) || typeof (o.interrupted ?? false) !== 'boolean' || typeof (o.planInterrupted ?? false) !== 'boolean'
+    || !Array.isArray(forced) || !forced.every(whole)) {
+    return { error: `annotation ${PLAN_STATE_ANNOTATION}: expected {"revision": N, "proceeds": N, "interrupted": bool, "planInterrupted": bool, "forced": [N, ...]}` };
   }
-  return { state: { revision: o.revision as number, proceeds: (o.proceeds as number | undefined) ?? 0, interrupted: o.interrupted === true, planInterrupted: o.planInterrupted === true } };
+  return {
+    state: {
+      revision: o.revision as number, proceeds: (o.proceeds as number | undefined) ?? 0, interrupted: o.interrupted === true, planInterrupted: o.planInterrupted === true,
+      forced: [...new Set(forced as number[])].sort((a, b) => a - b),
+    },
+  };
 }
 
 /** The overrides for the rollout to `newRS` (none for another revision, or when unreadable). */
@@ -56,7 +67,19 @@ export function planStateFor(d: Deployment, newRS: ReplicaSet | undefined): Plan
   const revision = newRS ? revisionOf(newRS) ?? 0 : 0;
   const { state } = parsePlanState(d);
   if (state && newRS && state.revision === revision) return state;
-  return { revision, proceeds: 0, interrupted: false, planInterrupted: false };
+  return { revision, proceeds: 0, interrupted: false, planInterrupted: false, forced: [] };
+}
+
+/**
+ * The new ReplicaSet's available pods as the rollout's decisions count them: with the slots an
+ * operator force-completed beyond those available (slots fill oldest pod first, so the available
+ * pods are taken to be the first slots), at most its size. The status still reports what is.
+ */
+export function countedAvailable(d: Deployment, newRS: ReplicaSet | undefined): number {
+  if (!newRS) return 0;
+  const available = availableReplicas(newRS);
+  const forced = planStateFor(d, newRS).forced.filter((i) => i >= available && i < specReplicas(newRS)).length;
+  return Math.min(specReplicas(newRS), available + forced);
 }
 
 export function phaseStrategyOf(d: Deployment): NonNullable<NonNullable<Deployment['spec']['plan']>['strategy']> {
@@ -87,7 +110,7 @@ export function planCap(d: Deployment, newRS: ReplicaSet | undefined): number {
     if (released < canary) return released;
   }
   if (state.interrupted) return own;
-  if (strategy === 'serial' || strategy === 'serial-canary') return (newRS ? availableReplicas(newRS) : 0) + 1;
+  if (strategy === 'serial' || strategy === 'serial-canary') return countedAvailable(d, newRS) + 1;
   return Infinity;
 }
 
@@ -116,7 +139,7 @@ export function operatorWait(d: Deployment, newRS: ReplicaSet | undefined): stri
   const canary = canarySlots(d);
   const released = releasedCanarySlots(d, newRS);
   if (released < canary) {
-    if ((newRS ? availableReplicas(newRS) : 0) >= released) return `canary step ${released + 1} of ${canary} waits for kubectl pacer plan continue`;
+    if (countedAvailable(d, newRS) >= released) return `canary step ${released + 1} of ${canary} waits for kubectl pacer plan continue`;
     return undefined;
   }
   if (state.interrupted) return 'its plan phase is interrupted (kubectl pacer plan continue)';

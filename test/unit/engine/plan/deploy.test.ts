@@ -130,6 +130,15 @@ describe('plans: the deploy plan of a service, from its pods', () => {
     expect(show(paused).status).to.equal('WAITING');
   });
 
+  it('a force-completed slot shows COMPLETE (forced) until its pod completes by itself', () => {
+    const rs = { ...helloRS, metadata: { ...helloRS.metadata, annotations: { 'pacer.dev/revision': '1' } } };
+    const forced = { ...hello, metadata: { ...hello.metadata, annotations: { 'pacer.dev/plan-state': '{"revision":1,"forced":[0]}' } } };
+    const show = (pods: Pod[]) => viewPlan(deployPlan({ deployments: [forced], replicaSets: [rs], pods, now: NOW })).phases[0].steps[0];
+    expect(show([pod(rs, 0, 'running')])).to.include({ status: 'COMPLETE', forced: true });
+    expect(show([pod(rs, 0, 'ready')])).to.include({ status: 'COMPLETE', forced: false });
+    expect(planTree(viewPlan(deployPlan({ deployments: [forced], replicaSets: [rs], pods: [pod(rs, 0, 'running')], now: NOW })))[2]).to.equal('   └─ hello-0:[server] (COMPLETE) (forced)');
+  });
+
   it('a service: the Deployments joined through spec.dependencies either way', () => {
     const lone = deployment('lone', 1, ['x']);
     const all = [hello, world, lone, deployment('client', 1, ['x'], ['world'])];

@@ -5,11 +5,11 @@
 // a time; a held rollout keeps its old pods.
 
 import { expect } from 'chai';
-import type { Deployment, DeploymentPlanSpec } from '../../../../src/api/types.ts';
+import type { Deployment, DeploymentPlanSpec, ReplicaSet } from '../../../../src/api/types.ts';
 import { decide } from '../../../../src/engine/sync.ts';
 import { PLAN_STATE_ANNOTATION, parsePlanState } from '../../../../src/engine/plan/gate.ts';
 import type { Snapshot } from '../../../../src/engine/types.ts';
-import { deployment, next, snapshot, template } from '../fixtures.ts';
+import { deployment, next, settle, snapshot, template } from '../fixtures.ts';
 
 function settled(plan: DeploymentPlanSpec | undefined, o: { type?: 'RollingUpdate' | 'Recreate'; maxSurge?: number; maxUnavailable?: number } = {}): Snapshot {
   let s = snapshot(deployment({ replicas: 4, type: o.type, maxSurge: o.maxSurge ?? 1, maxUnavailable: o.maxUnavailable ?? 1 }), []);
@@ -28,14 +28,17 @@ function sizes(s: Snapshot): string {
   return `${newest.spec.replicas}/${old}`;
 }
 
+/** Every pod available by the next pass, but those of revision 2 never (a pod that will never be ready). */
+const neverReady = (rss: readonly ReplicaSet[]): ReplicaSet[] => settle(rss).map((r) => (r.metadata.annotations?.['pacer.dev/revision'] === '2' ? { ...r, status: { ...r.status!, readyReplicas: 0, availableReplicas: 0 } } : r));
+
 /** Passes until nothing is left to do (or `max`); the sizes each time they change. */
-function run(s: Snapshot, max = 20): { trace: string[]; last: Snapshot } {
+function run(s: Snapshot, max = 20, world?: (rss: readonly ReplicaSet[]) => ReplicaSet[]): { trace: string[]; last: Snapshot } {
   const trace: string[] = [];
   let before = sizes(s);
   for (let i = 0; i < max; i++) {
     const d = decide(s);
     if (d.actions.length === 0) break;
-    s = next(d, s.now + 1000);
+    s = next(d, s.now + 1000, world);
     const line = sizes(s);
     if (line !== before) trace.push(line);
     before = line;
@@ -44,7 +47,7 @@ function run(s: Snapshot, max = 20): { trace: string[]; last: Snapshot } {
 }
 
 /** The operator's continue (or interrupt) as the plugin writes it: the state annotation. */
-function withState(s: Snapshot, state: { proceeds?: number; interrupted?: boolean; planInterrupted?: boolean }): Snapshot {
+function withState(s: Snapshot, state: { proceeds?: number; interrupted?: boolean; planInterrupted?: boolean; forced?: number[] }): Snapshot {
   const d: Deployment = s.deployment;
   const value = JSON.stringify({ revision: 2, proceeds: 0, interrupted: false, planInterrupted: false, ...state });
   return { ...s, deployment: { ...d, metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, [PLAN_STATE_ANNOTATION]: value } } } };
@@ -122,6 +125,19 @@ describe('plans: the gate on a rollout (spec.plan)', () => {
     expect(Date.parse(after!.lastUpdateTime!)).to.equal(s.now);
     const moved = run(next(continued, s.now + 1000)).last;
     expect(progressing(moved)).to.include({ status: 'Unknown', reason: 'PlanWaiting', message: 'Deployment waits for an operator: canary step 2 of 2 waits for kubectl pacer plan continue' });
+  });
+
+  it('force-complete: a serial rollout stuck on a pod that is never ready moves on, one forced slot at a time', () => {
+    const stuck = run(settled({ strategy: 'serial' }, { maxSurge: 1, maxUnavailable: 0 }), 20, neverReady);
+    expect(stuck.trace).to.deep.equal(['1/4']);
+    const one = run(withState(stuck.last, { forced: [0] }), 20, neverReady);
+    expect(one.trace, 'slot 0 counts as done: an old pod goes, the next new one starts').to.deep.equal(['1/3', '2/3']);
+    const all = run(withState(one.last, { forced: [0, 1, 2, 3] }), 20, neverReady);
+    expect(all.trace.at(-1), 'every slot forced: the rollout finishes on the operator\'s word').to.equal('4/0');
+  });
+
+  it('without force, the stuck rollout stays where it is (the budget holds)', () => {
+    expect(run(run(settled({ strategy: 'serial' }, { maxSurge: 1, maxUnavailable: 0 }), 20, neverReady).last, 20, neverReady).trace).to.deep.equal([]);
   });
 
   it('an unreadable state annotation is reported, not guessed at', () => {
