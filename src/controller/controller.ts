@@ -14,6 +14,7 @@ import type { Manager } from '../manager/manager.ts';
 import { DependencyIndex } from './dependencies.ts';
 import { EventRecorder } from './events.ts';
 import { keyOf } from './informer.ts';
+import { planPhaseSamples } from './planmetrics.ts';
 import type { Informer } from './informer.ts';
 import { controllerRef, reconcile } from './reconciler.ts';
 import type { Engine, ReconcilerDeps } from './reconciler.ts';
@@ -85,6 +86,7 @@ export class DeploymentController {
     });
     this.queue = this.controller.queue;
     mgr.metrics?.trackDeployments(() => this.deployments.list());
+    mgr.metrics?.trackPlanPhases(() => planPhaseSamples(this.deployments.list(), this.replicaSets.list(), this.pods.list(), mgr.clock.now()));
     this.wireEvents();
     mgr.add(this.controller);
   }

@@ -42,7 +42,7 @@ export { buildPlan, viewPlan } from './plan/tree.ts';
 export type { PlanView } from './plan/tree.ts';
 export { PHASE_STRATEGIES, PLAN_STRATEGIES, STEP_STATUSES } from './plan/types.ts';
 export type { Phase, PhaseStrategy, Plan, PlanStrategy, PodRequirement, Step, StepStatus } from './plan/types.ts';
-export { deployPlan, newReplicaSetOf, podStepStatus, serviceMembers, slotPods } from './plan/deploy.ts';
+export { deployPlan, newReplicaSetOf, phaseSummary, podStepStatus, serviceMembers, slotPods } from './plan/deploy.ts';
 export type { ServiceObjects } from './plan/deploy.ts';
 export { PLAN_STATE_ANNOTATION, parsePlanState, planStateFor } from './plan/gate.ts';
 export type { PlanState } from './plan/gate.ts';

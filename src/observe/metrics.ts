@@ -62,8 +62,22 @@ export interface ControllerMetrics {
   initController(controller: string, workers: number): void;
   /** Computes the pacer_deployment_* series from `list()` at every scrape. */
   trackDeployments(list: () => Iterable<Deployment>): void;
+  /** Computes the pacer_plan_phase_* series from `list()` at every scrape. */
+  trackPlanPhases(list: () => Iterable<PlanPhaseSample>): void;
   /** A rollout ended. */
   observeRollout(result: RolloutResult, strategy: string, seconds: number | undefined): void;
+}
+
+/** One Deployment's phase of its service's plan, as the pacer_plan_phase_* series show it. */
+export interface PlanPhaseSample {
+  namespace: string;
+  /** The Deployment (the phase). */
+  name: string;
+  plan: string;
+  strategy: string;
+  status: string;
+  /** Steps by status (statuses without steps may be left out). */
+  steps: Readonly<Record<string, number>>;
 }
 
 /** One pacer_deployment_* sample. */
@@ -234,6 +248,25 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
       },
     });
   }
+  const planSources: Array<() => Iterable<PlanPhaseSample>> = [];
+  new Gauge({
+    name: 'pacer_plan_phase_status', help: 'The status of a Deployment\'s phase of its service\'s plan (1 for the current one).',
+    labelNames: ['namespace', 'name', 'plan', 'strategy', 'status'], registers,
+    collect() {
+      this.reset();
+      for (const list of planSources) for (const p of list()) this.set({ namespace: p.namespace, name: p.name, plan: p.plan, strategy: p.strategy, status: p.status }, 1);
+    },
+  });
+  new Gauge({
+    name: 'pacer_plan_phase_steps', help: 'The steps of a Deployment\'s phase of its service\'s plan, by status.',
+    labelNames: ['namespace', 'name', 'plan', 'status'], registers,
+    collect() {
+      this.reset();
+      for (const list of planSources) {
+        for (const p of list()) for (const [status, n] of Object.entries(p.steps)) this.set({ namespace: p.namespace, name: p.name, plan: p.plan, status }, n);
+      }
+    },
+  });
   const rolloutsTotal = new Counter({
     name: 'pacer_rollouts_total', help: 'Rollouts that ended, by result (complete, deadline_exceeded, superseded).',
     labelNames: ['result'] as const, registers,
@@ -277,6 +310,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     },
     trackDeployments(list) {
       sources.push(list);
+    },
+    trackPlanPhases(list) {
+      planSources.push(list);
     },
     observeRollout(result, strategy, seconds) {
       rolloutsTotal.inc({ result });

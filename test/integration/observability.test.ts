@@ -103,6 +103,10 @@ describe('observability: a controller on the simulated cluster', function () {
     expect(value(s, 'pacer_deployment_metadata_generation', web)).to.equal(value(s, 'pacer_deployment_status_observed_generation', web));
     expect(value(s, 'pacer_rollout_duration_seconds_count', { strategy: 'RollingUpdate', result: 'complete' })).to.be.at.least(2);
     expect(samples(s, 'process_cpu_seconds_total')).to.have.length(1);
+    // Its phase of its service's deploy plan: parallel (no spec.plan), done, three steps COMPLETE.
+    expect(value(s, 'pacer_plan_phase_status', { ...web, plan: 'deploy', strategy: 'parallel', status: 'COMPLETE' })).to.equal(1);
+    expect(samples(s, 'pacer_plan_phase_status').filter((x) => x.labels.name === 'web')).to.have.length(1);
+    expect(value(s, 'pacer_plan_phase_steps', { ...web, plan: 'deploy', status: 'COMPLETE' })).to.equal(3);
   });
 
   it('a newer revision before the rollout completes: superseded, then complete', async () => {

@@ -23,7 +23,8 @@ import { dependencyLevels, formatCycle, levelGroups } from '../dependencies.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../hash.ts';
 import { findNewReplicaSet } from '../replicasets.ts';
 import { canarySlots, phaseStrategyOf, planStateFor, releasedCanarySlots } from './gate.ts';
-import { buildPlan } from './tree.ts';
+import { stepDisplayStatus } from './status.ts';
+import { buildPlan, phaseStatus } from './tree.ts';
 import type { Phase, Plan, Step, StepStatus } from './types.ts';
 
 /** Waiting reasons that mean the kubelet backs off (the SDK's DELAYED). */
@@ -79,8 +80,7 @@ export function newReplicaSetOf(d: Deployment, o: Pick<ServiceObjects, 'replicaS
 }
 
 /** The pods filling `d`'s replica slots: its current template's pods, not being deleted, oldest first. */
-export function slotPods(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 'pods'>): Pod[] {
-  const newRS = newReplicaSetOf(d, o);
+export function slotPods(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 'pods'>, newRS = newReplicaSetOf(d, o)): Pod[] {
   const hash = newRS?.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
   if (!newRS || hash === undefined) return [];
   return o.pods
@@ -89,13 +89,17 @@ export function slotPods(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 
     .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
 }
 
-function phaseOf(d: Deployment, o: ServiceObjects, errors: readonly string[]): Phase {
+/**
+ * The phase of one Deployment (its own steps, strategy and overrides), from its ReplicaSets and
+ * pods: `replicaSets` those it may own, `pods` those of its current template's ReplicaSet (or more).
+ */
+export function phaseOf(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 'pods' | 'now'>, errors: readonly string[] = invalidSpecErrors(d)): Phase {
   const name = d.metadata.name ?? '';
   const replicas = d.spec.replicas ?? 1;
   const listed = d.spec.template?.spec?.containers;
   const containers = Array.isArray(listed) ? listed.map((c) => String((c as { name?: unknown }).name ?? '')) : [];
   const newRS = newReplicaSetOf(d, o);
-  const pods = slotPods(d, o);
+  const pods = slotPods(d, o, newRS);
   const minReady = d.spec.minReadySeconds ?? 0;
   const forced = new Set(planStateFor(d, newRS).forced);
   const steps: Step[] = Array.from({ length: replicas }, (_, i) => {
@@ -127,6 +131,11 @@ function phaseOf(d: Deployment, o: ServiceObjects, errors: readonly string[]): P
 }
 
 /** The deploy plan of the service `objects.deployments` form. */
+function invalidSpecErrors(d: Deployment): string[] {
+  const invalid = getCondition(d.status, INVALID_SPEC);
+  return invalid?.status === 'True' ? [invalid.message ?? 'invalid spec'] : [];
+}
+
 export function deployPlan(o: ServiceObjects): Plan {
   const { levels, cycles } = dependencyLevels(o.deployments);
   const key = (d: Deployment) => deploymentKey(d.metadata.namespace, d.metadata.name);
@@ -134,9 +143,7 @@ export function deployPlan(o: ServiceObjects): Plan {
   const ordered = levelGroups(levels).flat().map((k) => byKey.get(k)!);
   const unlevelled = o.deployments.filter((d) => !levels.has(key(d))).sort((a, b) => key(a).localeCompare(key(b)));
   const phases = [...ordered, ...unlevelled].map((d) => {
-    const errors: string[] = [];
-    const invalid = getCondition(d.status, INVALID_SPEC);
-    if (invalid?.status === 'True') errors.push(invalid.message ?? 'invalid spec');
+    const errors = invalidSpecErrors(d);
     if (!levels.has(key(d))) {
       const cycle = cycles.find((c) => c.includes(key(d)));
       errors.push(cycle ? `dependency cycle: ${formatCycle(cycle, d.metadata.namespace)}` : 'depends on a dependency cycle');
@@ -145,4 +152,15 @@ export function deployPlan(o: ServiceObjects): Plan {
   });
   const planInterrupted = o.deployments.some((d) => planStateFor(d, newReplicaSetOf(d, o)).planInterrupted);
   return buildPlan('deploy', 'serial', phases, { interrupted: planInterrupted });
+}
+
+/** One Deployment's phase as the metrics show it: strategy, aggregate status, steps by status. */
+export function phaseSummary(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 'pods' | 'now'>): { strategy: string; status: string; steps: Record<string, number> } {
+  const phase = phaseOf(d, o);
+  const steps: Record<string, number> = {};
+  for (const st of phase.steps) {
+    const status = stepDisplayStatus(st);
+    steps[status] = (steps[status] ?? 0) + 1;
+  }
+  return { strategy: phase.strategy, status: phaseStatus(phase).status, steps };
 }
