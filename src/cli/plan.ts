@@ -11,8 +11,8 @@ import { Command, Option } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { API_VERSION, KIND } from '../api/types.ts';
-import { buildSnapshot, decide, generatedUid, withAnnotations } from '../engine/index.ts';
-import type { Action, Decision, SnapshotSource } from '../engine/index.ts';
+import { buildSnapshot, decide, deployPlan, generatedUid, planJson, planTree, serviceMembers, viewPlan, withAnnotations } from '../engine/index.ts';
+import type { Action, Decision, PlanJson, PlanView, SnapshotSource } from '../engine/index.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
 
 export type PlanOutput = 'json' | 'yaml' | 'text';
@@ -49,6 +49,8 @@ export interface PlanDocument {
   status: Decision['status'];
   requeueAfterSeconds: number | null;
   objects: Array<Deployment | ReplicaSet>;
+  /** The deploy plan of its service (the input's Deployments joined to it), as the input stands: the SDK's JSON. */
+  plans?: Array<{ name: string; plan: PlanJson }>;
 }
 
 /** Input that cannot be used: reported as one line, exit 2. */
@@ -215,6 +217,17 @@ function text(decision: Decision): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The deploy plan of the decided Deployment's service among the input's Deployments, as the input stands. */
+function servicePlan(parsed: Parsed, now: number): PlanView {
+  const d = parsed.deployment;
+  const members = serviceMembers([d, ...parsed.others], d.metadata.namespace ?? 'default', d.metadata.name ?? '');
+  return viewPlan(deployPlan({ deployments: members, replicaSets: parsed.replicaSets, pods: parsed.pods, now }));
+}
+
+function servicePlanScope(parsed: Parsed): string {
+  return `${parsed.deployment.metadata.namespace ?? 'default'}/${parsed.deployment.metadata.name ?? ''}`;
+}
+
 /** RFC 3339 (with optional fraction and offset) → ms; NaN when malformed. */
 function parseRfc3339(s: string): number {
   if (!/^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(s)) return Number.NaN;
@@ -239,10 +252,12 @@ export function runPlan(input: string, source: string, opts: PlanOptions = {}): 
     throw e;
   }
   const decision = decide(buildSnapshot(parsed.deployment, inputSource(parsed), nowMs));
+  const plan = servicePlan(parsed, nowMs);
+  const doc = { ...planDocument(decision, parsed.others), plans: [{ name: plan.name, plan: planJson(plan, servicePlanScope(parsed)) }] };
   let stdout: string;
-  if (output === 'text') stdout = text(decision);
-  else if (output === 'yaml') stdout = stringify(planDocument(decision, parsed.others));
-  else stdout = `${JSON.stringify(planDocument(decision, parsed.others), null, 2)}\n`;
+  if (output === 'text') stdout = `${text(decision)}Plan of its service:\n${planTree(plan).map((l) => `  ${l}\n`).join('')}`;
+  else if (output === 'yaml') stdout = stringify(doc);
+  else stdout = `${JSON.stringify(doc, null, 2)}\n`;
   return { code: 0, stdout, stderr: '' };
 }
 

@@ -121,3 +121,25 @@ describe('pacer plan: dependencies', () => {
     expect(db.metadata.annotations, 'the next pass sees db stamped').to.include({ 'pacer.dev/cancel': request });
   });
 });
+
+describe('pacer plan: the plan of the decided Deployment\'s service', () => {
+  it('text ends with the service\'s deploy plan, phases in dependency order; JSON carries the SDK\'s plan JSON', () => {
+    const input = `${manifest('db')}---\n${manifest('app', ['db'])}---\n${manifest('lone')}`;
+    const text = runPlan(input, 'deps.yaml', { now: NOW, output: 'text', name: 'app' });
+    expect(text.code).to.equal(0);
+    expect(text.stdout.split('Plan of its service:\n')[1]).to.equal([
+      '  deploy (serial strategy) (PENDING)',
+      '  ├─ db (parallel strategy) (PENDING)',
+      '  │  ├─ db-0:[db] (PENDING)',
+      '  │  ├─ db-1:[db] (PENDING)',
+      '  │  └─ db-2:[db] (PENDING)',
+      '  └─ app (parallel strategy) (PENDING)',
+      '     ├─ app-0:[app] (PENDING)',
+      '     ├─ app-1:[app] (PENDING)',
+      '     └─ app-2:[app] (PENDING)',
+      '',
+    ].join('\n'));
+    const doc = JSON.parse(runPlan(input, 'deps.yaml', { now: NOW, name: 'lone' }).stdout) as PlanDocument;
+    expect(doc.plans!.map((p) => [p.name, p.plan.status, p.plan.phases.map((ph) => ph.name)])).to.deep.equal([['deploy', 'PENDING', ['lone']]]);
+  });
+});
