@@ -7,7 +7,7 @@ import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
 import { selectorToString } from '../api/selector.ts';
 import { strategyTypeOf } from '../api/strategies/index.ts';
-import { revisionOf, strategyNamed } from '../engine/index.ts';
+import { phaseSummary, revisionOf, strategyNamed } from '../engine/index.ts';
 import { age, tabwrite } from './format.ts';
 import { controllerUid } from './history.ts';
 import type { Session } from './options.ts';
@@ -22,6 +22,9 @@ export interface TreeObjects {
 }
 
 const ICON = { deployment: '⟳', revision: '#', replicaSet: '⧉', pod: '□' } as const;
+
+/** Step statuses in the order a rollout moves through them. */
+const STEP_ORDER = ['COMPLETE', 'STARTED', 'STARTING', 'PREPARED', 'PENDING', 'WAITING', 'DELAYED', 'ERROR'] as const;
 
 function byName<T extends { metadata: { name?: string } }>(a: T, b: T): number {
   return (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
@@ -58,6 +61,10 @@ export function renderTree(o: TreeObjects, now: number): string[] {
     `  Ready:\t${s.readyReplicas ?? 0}`,
     `  Available:\t${s.availableReplicas ?? 0}`,
   );
+  // Its phase of its service's deploy plan (kubectl pacer plan show draws the whole plan).
+  const phase = phaseSummary(d, { replicaSets: o.replicaSets, pods: o.pods, now });
+  const steps = STEP_ORDER.filter((st) => phase.steps[st]).map((st) => `${phase.steps[st]} ${st}`);
+  header.push(`Plan:\tdeploy, phase ${name} (${phase.strategy} strategy) (${phase.status})`, `  Steps:\t${steps.join(', ') || 'none'}`);
 
   // Newest revision first; a ReplicaSet without a parseable revision goes last.
   const owned = o.replicaSets.filter((rs) => controllerUid(rs) === d.metadata.uid);

@@ -20,7 +20,6 @@ import type { Deployment, Pod, ReplicaSet } from '../../api/types.ts';
 import { dependencyKeys, deploymentKey } from '../../api/dependencies.ts';
 import { getCondition, INVALID_SPEC } from '../conditions.ts';
 import { dependencyLevels, formatCycle, levelGroups } from '../dependencies.ts';
-import { POD_TEMPLATE_HASH_LABEL } from '../hash.ts';
 import { findNewReplicaSet } from '../replicasets.ts';
 import { canarySlots, phaseStrategyOf, planStateFor, releasedCanarySlots } from './gate.ts';
 import { stepDisplayStatus } from './status.ts';
@@ -81,10 +80,9 @@ export function newReplicaSetOf(d: Deployment, o: Pick<ServiceObjects, 'replicaS
 
 /** The pods filling `d`'s replica slots: its current template's pods, not being deleted, oldest first. */
 export function slotPods(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 'pods'>, newRS = newReplicaSetOf(d, o)): Pod[] {
-  const hash = newRS?.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
-  if (!newRS || hash === undefined) return [];
+  if (!newRS) return [];
   return o.pods
-    .filter((p) => p.metadata.namespace === d.metadata.namespace && !p.metadata.deletionTimestamp && p.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] === hash
+    .filter((p) => p.metadata.namespace === d.metadata.namespace && !p.metadata.deletionTimestamp
       && p.metadata.ownerReferences?.some((r) => r.controller && r.uid === newRS.metadata.uid))
     .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
 }

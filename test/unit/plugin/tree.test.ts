@@ -50,7 +50,7 @@ describe('plugin/get: the tree', () => {
       pod(newRs, 'n1', { ready: false, phase: 'Pending', waiting: 'ContainerCreating' }),
     ];
     const lines = renderTree({ deployment: d, replicaSets: [oldRs, newRs, foreign], pods }, T0 + 300_000);
-    expect(lines.slice(0, 15)).to.deep.equal([
+    expect(lines.slice(0, 17)).to.deep.equal([
       'Name:              web',
       'Namespace:         default',
       'Status:            ◌ Progressing',
@@ -65,9 +65,11 @@ describe('plugin/get: the tree', () => {
       '  Updated:         1',
       '  Ready:           3',
       '  Available:       3',
+      'Plan:              deploy, phase web (parallel strategy) (IN_PROGRESS)',
+      '  Steps:           1 PREPARED, 2 PENDING',
       '',
     ]);
-    expect(lines.slice(15)).to.deep.equal([
+    expect(lines.slice(17)).to.deep.equal([
       'NAME                   KIND        STATUS               AGE  INFO',
       '⟳ web                  Deployment  ◌ Progressing        5m',
       '├──# revision:2',
