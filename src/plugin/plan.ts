@@ -99,15 +99,21 @@ export async function runPlanOperation(
     // A phase or the plan: every step again, in its strategy's order: a rollout restart.
     for (const d of phase === undefined ? objects.deployments : [byName.get(phase)!]) {
       await s.client.patchDeployment(s.namespace, d.metadata.name ?? '', restartPatch(d, Date.now()));
-      await recordOperation(s, d, OPERATION_REASON[op], `${out.message}: ${where}: a rollout restart`);
+      await recordOperation(s, d, OPERATION_REASON[op], `${out.message}: a rollout restart`);
     }
     s.io.stdout.write(`${out.message}\n`);
     return 0;
   }
-  for (const { d, state } of statesAfter(objects, out.plan)) {
+  const changes = statesAfter(objects, out.plan);
+  for (const { d, state } of changes) {
     const name = d.metadata.name ?? '';
     await s.client.patchDeploymentMetadata(s.namespace, name, d.metadata.resourceVersion, { annotations: { [PLAN_STATE_ANNOTATION]: JSON.stringify(state) } });
-    await recordOperation(s, d, OPERATION_REASON[op], `${out.message}: ${where} (revision ${state.revision})`);
+    // forceComplete's and restart's answers name their target; continue's and interrupt's do not.
+    const what = op === 'continue' || op === 'interrupt' ? `${out.message}: ${where}` : out.message;
+    await recordOperation(s, d, OPERATION_REASON[op], `${what} (revision ${state.revision})`);
+  }
+  if (changes.length === 0 && op !== 'restart') {
+    s.io.stderr.write(`Warning: nothing was written: no Deployment of the service has a rollout under way that the command changes\n`);
   }
   if (op === 'restart' && phase !== undefined && step !== undefined) {
     // One step: its pod is replaced (the ReplicaSet starts a new one in its place).
@@ -116,7 +122,7 @@ export async function runPlanOperation(
     const pod = slotPods(d, objects)[slot];
     if (pod) {
       await s.client.delete(PODS, s.namespace, pod.metadata.name ?? '');
-      await recordOperation(s, d, OPERATION_REASON[op], `${out.message}: ${where}: pod ${pod.metadata.name} deleted`);
+      await recordOperation(s, d, OPERATION_REASON[op], `${out.message}: pod ${pod.metadata.name} deleted`);
     }
   }
   s.io.stdout.write(`${out.message}\n`);
