@@ -5,7 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { PluginError } from './errors.ts';
 import { parseGoDuration } from './format.ts';
-import { runPlanNames, runPlanOperation, runPlanShow } from './plan.ts';
+import { parseParameters, runPlanNames, runPlanOperation, runPlanShow } from './plan.ts';
 import { runPlanCancel, runPlanList } from './plans.ts';
 import { runGet } from './get.ts';
 import { runRolloutHistory } from './history.ts';
@@ -195,6 +195,18 @@ export function pluginProgram(ctx: ProgramContext): Command {
       .argument('[phase]', 'the phase (a Deployment of the service)'))
       .action((service: string, name: string, phase: string | undefined, o: CommonOptions) => run(service, o, (s) => runPlanOperation(s, service, op, name, phase))));
   }
+  plan.addCommand(addCommonOptions(new Command('start')
+    .description('Start a plan: clears its interrupt; -p parameters go into every pod template of the service as environment variables (a new rollout); a finished plan runs again (a rollout restart)')
+    .argument('<service>', 'a Deployment of the service')
+    .argument('[plan]', 'the plan', 'deploy')
+    .option('-p, --parameter <KEY=VALUE>', 'a parameter (repeatable)', (v: string, all: string[] = []) => [...all, v]))
+    .action((service: string, name: string, o: CommonOptions & { parameter?: string[] }) =>
+      run(service, o, (s) => runPlanOperation(s, service, 'start', name, undefined, undefined, parseParameters(o.parameter ?? [])))));
+  plan.addCommand(addCommonOptions(new Command('stop')
+    .description('Stop a plan: interrupts it and starts every step again (a rollout restart of its Deployments), held until start or continue')
+    .argument('<service>', 'a Deployment of the service')
+    .argument('[plan]', 'the plan', 'deploy'))
+    .action((service: string, name: string, o: CommonOptions) => run(service, o, (s) => runPlanOperation(s, service, 'stop', name, undefined))));
   for (const [cmd, op, alias, what] of [
     ['force-complete', 'forceComplete', 'force', 'Mark a step, every step of a phase, or the whole plan COMPLETE: the gate moves on, and the rollout counts the forced pods as available'],
     ['restart', 'restart', 'force-restart', 'Start a step again (its pod is replaced), or a phase or the plan (a rollout restart of its Deployments)'],

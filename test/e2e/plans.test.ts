@@ -206,4 +206,31 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
     const bad = await kubectl('pacer', 'plan', 'force-complete', 'stuck', 'deploy', '', 'stuck-0:[app]');
     expect([bad.code, bad.stderr]).to.deep.equal([1, 'error: Phase  not found\n']);
   });
+
+  it('stop holds a restarted plan; start with parameters puts them in every pod template and lets it run; bad parameters change nothing', async () => {
+    const generation = async (name: string) => Number(await ok(kubectl('get', 'pdeploy', name, '-o', 'jsonpath={.metadata.generation}')));
+    const g0 = await generation('world');
+    const bad = await kubectl('pacer', 'plan', 'start', 'hello', '-p', '9X=1');
+    expect([bad.code, bad.stderr]).to.deep.equal([1, 'error: Couldn\'t parse parameters: 9X is not a valid environment variable name\n']);
+    const noValue = await kubectl('pacer', 'plan', 'start', 'hello', '-p', 'MODE');
+    expect([noValue.code, noValue.stderr]).to.deep.equal([1, 'error: invalid parameter "MODE": expected KEY=VALUE\n']);
+    expect(await generation('world'), 'nothing changed').to.equal(g0);
+
+    expect(await ok(kubectl('pacer', 'plan', 'stop', 'hello'))).to.equal('Received cmd: stop\n');
+    // hello restarted and held by the interrupted plan; world, restarted too, waits for hello first.
+    await eventually('hello restarted and held', async () => (await progressing('hello')).reason === 'PlanWaiting');
+    expect(await progressing('hello')).to.include({ status: 'Unknown', message: 'Deployment waits for an operator: its deploy plan is interrupted (kubectl pacer plan continue)' });
+    expect(await replicaSets('hello'), 'the restart\'s new ReplicaSet has no pod').to.deep.equal(['1:1/1', '2:0/0']);
+    expect((await ok(kubectl('pacer', 'plan', 'show', 'world'))).split('\n')[0]).to.equal('deploy (serial strategy) (WAITING)');
+    expect(await ok(kubectl('get', 'pdeploy', 'world', '-o', 'jsonpath={.metadata.annotations.pacer\\.dev/plan-interrupted}'))).to.equal('true');
+
+    expect(await ok(kubectl('pacer', 'plan', 'start', 'world', '-p', 'MODE=fast'))).to.equal('Received cmd: start deploy with parameters: {MODE=fast}\n');
+    await eventually('the plan to complete', async () => (await ok(kubectl('pacer', 'plan', 'show', 'world'))).startsWith('deploy (serial strategy) (COMPLETE)'), 40_000);
+    for (const name of ['hello', 'world']) {
+      const env = await ok(kubectl('get', 'pdeploy', name, '-o', 'jsonpath={.spec.template.spec.containers[*].env[?(@.name=="MODE")].value}'));
+      expect(env.split(' '), name).to.deep.equal(name === 'hello' ? ['fast'] : ['fast', 'fast']);
+    }
+    const events = await ok(kubectl('get', 'events', '--field-selector', 'involvedObject.name=world', '-o', 'jsonpath={range .items[*]}{.reason}{"\\n"}{end}'));
+    expect(events.split('\n')).to.include.members(['PlanStop', 'PlanStart']);
+  });
 });

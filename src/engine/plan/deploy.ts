@@ -21,7 +21,7 @@ import { dependencyKeys, deploymentKey } from '../../api/dependencies.ts';
 import { getCondition, INVALID_SPEC } from '../conditions.ts';
 import { dependencyLevels, formatCycle, levelGroups } from '../dependencies.ts';
 import { findNewReplicaSet } from '../replicasets.ts';
-import { canarySlots, phaseStrategyOf, planStateFor, releasedCanarySlots } from './gate.ts';
+import { canarySlots, phaseStrategyOf, planInterruptedOf, planStateFor, releasedCanarySlots } from './gate.ts';
 import { stepDisplayStatus } from './status.ts';
 import { buildPlan, phaseStatus } from './tree.ts';
 import type { Phase, Plan, Step, StepStatus } from './types.ts';
@@ -148,7 +148,7 @@ export function deployPlan(o: ServiceObjects): Plan {
     }
     return phaseOf(d, o, errors);
   });
-  const planInterrupted = o.deployments.some((d) => planStateFor(d, newReplicaSetOf(d, o)).planInterrupted);
+  const planInterrupted = o.deployments.some(planInterruptedOf);
   return buildPlan('deploy', 'serial', phases, { interrupted: planInterrupted });
 }
 

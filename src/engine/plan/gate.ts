@@ -13,15 +13,19 @@
 //   interrupted plan            no new step
 // A slot an operator force-completed counts as complete, and its pod as available to the rollout's
 // own budget (countedAvailable): the rollout moves on past a pod that will never be ready.
-// The operator's overrides live in the Deployment's annotation pacer.dev/plan-state, for the
-// revision they were given to (a new rollout starts with none): a restarted controller, a new
-// leader and the plugin all read the same.
+// The operator's overrides live in the Deployment's annotations: pacer.dev/plan-state for the
+// phase, for the revision it was given to (a new rollout starts with none), and
+// pacer.dev/plan-interrupted for the whole plan, until a continue or start clears it (so that stop,
+// an interrupt and a restart, holds the rollouts it starts). A restarted controller, a new leader
+// and the plugin all read the same.
 
 import type { Deployment, ReplicaSet } from '../../api/types.ts';
 import { revisionOf } from '../annotations.ts';
 import { availableReplicas, deploymentReplicas, specReplicas } from '../replicasets.ts';
 
 export const PLAN_STATE_ANNOTATION = 'pacer.dev/plan-state';
+/** "true" on every Deployment of a service whose deploy plan an operator interrupted (or stopped). */
+export const PLAN_INTERRUPTED_ANNOTATION = 'pacer.dev/plan-interrupted';
 
 /** The operator's overrides of one Deployment's phase, for one revision's rollout. */
 export interface PlanState {
@@ -31,7 +35,7 @@ export interface PlanState {
   readonly proceeds: number;
   /** The phase interrupted (after its canary period). */
   readonly interrupted: boolean;
-  /** The whole deploy plan interrupted (set on every Deployment of the service). */
+  /** The whole deploy plan interrupted (pacer.dev/plan-interrupted, on every Deployment of the service; any revision). */
   readonly planInterrupted: boolean;
   /** Slots an operator force-completed: they count as complete, their pods as available. */
   readonly forced: readonly number[];
@@ -50,24 +54,27 @@ export function parsePlanState(d: Deployment): { state?: PlanState; error?: stri
   const o = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
   const whole = (x: unknown) => Number.isInteger(x) && (x as number) >= 0;
   const forced = o.forced ?? [];
-  if (!whole(o.revision) || !whole(o.proceeds ?? 0) || typeof (o.interrupted ?? false) !== 'boolean' || typeof (o.planInterrupted ?? false) !== 'boolean'
-    || !Array.isArray(forced) || !forced.every(whole)) {
-    return { error: `annotation ${PLAN_STATE_ANNOTATION}: expected {"revision": N, "proceeds": N, "interrupted": bool, "planInterrupted": bool, "forced": [N, ...]}` };
+  if (!whole(o.revision) || !whole(o.proceeds ?? 0) || typeof (o.interrupted ?? false) !== 'boolean' || !Array.isArray(forced) || !forced.every(whole)) {
+    return { error: `annotation ${PLAN_STATE_ANNOTATION}: expected {"revision": N, "proceeds": N, "interrupted": bool, "forced": [N, ...]}` };
   }
   return {
     state: {
-      revision: o.revision as number, proceeds: (o.proceeds as number | undefined) ?? 0, interrupted: o.interrupted === true, planInterrupted: o.planInterrupted === true,
-      forced: [...new Set(forced as number[])].sort((a, b) => a - b),
+      revision: o.revision as number, proceeds: (o.proceeds as number | undefined) ?? 0, interrupted: o.interrupted === true,
+      planInterrupted: planInterruptedOf(d), forced: [...new Set(forced as number[])].sort((a, b) => a - b),
     },
   };
 }
 
-/** The overrides for the rollout to `newRS` (none for another revision, or when unreadable). */
+export function planInterruptedOf(d: Deployment): boolean {
+  return d.metadata.annotations?.[PLAN_INTERRUPTED_ANNOTATION] === 'true';
+}
+
+/** The overrides for the rollout to `newRS` (the phase's: none for another revision, or when unreadable). */
 export function planStateFor(d: Deployment, newRS: ReplicaSet | undefined): PlanState {
   const revision = newRS ? revisionOf(newRS) ?? 0 : 0;
   const { state } = parsePlanState(d);
   if (state && newRS && state.revision === revision) return state;
-  return { revision, proceeds: 0, interrupted: false, planInterrupted: false, forced: [] };
+  return { revision, proceeds: 0, interrupted: false, planInterrupted: planInterruptedOf(d), forced: [] };
 }
 
 /**

@@ -126,7 +126,7 @@ describe('plans: the deploy plan of a service, from its pods', () => {
     expect(show(once).phases[0].status).to.equal('PENDING');
     const stale = { ...web, metadata: { ...web.metadata, annotations: { 'pacer.dev/plan-state': '{"revision":1,"proceeds":2}' } } };
     expect(show(stale).phases[0].status, 'another rollout\'s continues do not count').to.equal('WAITING');
-    const paused = { ...web, metadata: { ...web.metadata, annotations: { 'pacer.dev/plan-state': '{"revision":2,"proceeds":2,"planInterrupted":true}' } } };
+    const paused = { ...web, metadata: { ...web.metadata, annotations: { 'pacer.dev/plan-state': '{"revision":2,"proceeds":2}', 'pacer.dev/plan-interrupted': 'true' } } };
     expect(show(paused).status).to.equal('WAITING');
   });
 

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import type { Deployment, DeploymentPlanSpec, ReplicaSet } from '../../../../src/api/types.ts';
 import { decide } from '../../../../src/engine/sync.ts';
-import { PLAN_STATE_ANNOTATION, parsePlanState } from '../../../../src/engine/plan/gate.ts';
+import { PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, parsePlanState } from '../../../../src/engine/plan/gate.ts';
 import type { Snapshot } from '../../../../src/engine/types.ts';
 import { deployment, next, settle, snapshot, template } from '../fixtures.ts';
 
@@ -49,8 +49,12 @@ function run(s: Snapshot, max = 20, world?: (rss: readonly ReplicaSet[]) => Repl
 /** The operator's continue (or interrupt) as the plugin writes it: the state annotation. */
 function withState(s: Snapshot, state: { proceeds?: number; interrupted?: boolean; planInterrupted?: boolean; forced?: number[] }): Snapshot {
   const d: Deployment = s.deployment;
-  const value = JSON.stringify({ revision: 2, proceeds: 0, interrupted: false, planInterrupted: false, ...state });
-  return { ...s, deployment: { ...d, metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, [PLAN_STATE_ANNOTATION]: value } } } };
+  const { planInterrupted, ...phase } = state;
+  const value = JSON.stringify({ revision: 2, proceeds: 0, interrupted: false, ...phase });
+  const annotations: Record<string, string> = { ...d.metadata.annotations, [PLAN_STATE_ANNOTATION]: value };
+  if (planInterrupted) annotations[PLAN_INTERRUPTED_ANNOTATION] = 'true';
+  else delete annotations[PLAN_INTERRUPTED_ANNOTATION];
+  return { ...s, deployment: { ...d, metadata: { ...d.metadata, annotations } } };
 }
 
 describe('plans: the gate on a rollout (spec.plan)', () => {
@@ -92,7 +96,9 @@ describe('plans: the gate on a rollout (spec.plan)', () => {
     expect(run(withState(held.last, { interrupted: false })).trace).to.deep.equal(['2/3', '2/1', '3/1', '4/1', '4/0']);
   });
 
-  it('an interrupted plan holds a parallel phase too, until continued', () => {
+  it('an interrupted plan holds a parallel phase too, until continued; a new rollout stays held (stop)', () => {
+    const stopped = withState(settled({ strategy: 'parallel' }), { planInterrupted: true });
+    expect(run(stopped).trace, 'a rollout started while the plan is interrupted: no new pod').to.deep.equal(['0/4']);
     const s = run(settled({ strategy: 'parallel' }), 1).last;
     const held = run(withState(s, { planInterrupted: true }));
     expect(held.trace).to.deep.equal([]);
