@@ -125,9 +125,10 @@ export const WARNING_REASONS: ReadonlySet<string> = new Set([
 /** Progressing's reasons while a rollout moves (True throughout). */
 const IN_PROGRESS_REASONS: ReadonlySet<string> = new Set([REASON.newRSCreated, REASON.foundNewRS, REASON.rsUpdated]);
 
+/** A rollout moves: Progressing says so, or pods of an older template are still counted (Recreate's old pods terminating). */
 const rolling = (s: DeploymentStatus | undefined): boolean => {
   const p = getCondition(s, PROGRESSING);
-  return p?.status === 'True' && IN_PROGRESS_REASONS.has(p.reason ?? '');
+  return (p?.status === 'True' && IN_PROGRESS_REASONS.has(p.reason ?? '')) || (s?.replicas ?? 0) > (s?.updatedReplicas ?? 0);
 };
 
 /**
@@ -136,7 +137,8 @@ const rolling = (s: DeploymentStatus | undefined): boolean => {
  * controller, which records no condition at all; its Progressing reasons stay in the status.
  * * Progressing: an event when its status changes or it appears other than True (the deadline
  *   exceeded, paused, resumed, moving again after either); a new reason under True is none.
- * * Available: an event when it changes while no rollout moves: lost in a steady Deployment
+ * * Available: an event when it changes while no rollout moves (rolling: Progressing True with an
+ *   in-progress reason, or pods of an older template still counted): lost in a steady Deployment
  *   (Warning), regained after such a loss. Lost or regained during a rollout (a new Deployment's
  *   first pods, Recreate's planned gap, pods lost mid-rollout) is none: the progress deadline
  *   speaks for a rollout that does not get there. Its first appearance is none (no pods yet).
@@ -152,8 +154,9 @@ export function conditionChangeEvents(before: DeploymentStatus | undefined, afte
     const prev = getCondition(before, c.type);
     if (prev && prev.status === c.status && prev.reason === c.reason) continue;
     if (c.type === PROGRESSING && (prev ? prev.status === c.status : c.status === 'True')) continue;
-    // Lost: judged by the write that loses it; regained: by the state it recovers from.
-    if (c.type === AVAILABLE && (!prev || (c.status === 'True' ? rolling(before) : rolling(after)))) continue;
+    // Regained: judged by the state it recovers from; lost: by either side (Recreate's old pods can
+    // all be gone by the write that loses it, whose Progressing still reads NewReplicaSetAvailable).
+    if (c.type === AVAILABLE && (!prev || rolling(before) || (c.status !== 'True' && rolling(after)))) continue;
     const reason = c.reason || c.type;
     const warning = WARNING_REASONS.has(reason) || (c.type === REPLICA_FAILURE && c.status === 'True');
     out.push({ type: warning ? 'Warning' : 'Normal', reason, message: c.message ?? '' });

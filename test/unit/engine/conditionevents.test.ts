@@ -50,6 +50,8 @@ describe('engine: condition events tell what the scaling events do not', () => {
       before: st(down, steady), after: st(up, moving), want: [['Normal', 'MinimumReplicasAvailable']] },
     { name: 'availability lost during a rollout (Recreate\'s gap, pods lost mid-way) → none: the deadline speaks',
       before: st(up, steady), after: st(down, moving), want: [] },
+    { name: 'Recreate: the old pods all gone by the write that loses it (Progressing still NewReplicaSetAvailable, as upstream) → none',
+      before: { replicas: 10, updatedReplicas: 0, conditions: [up, steady] }, after: { replicas: 0, updatedReplicas: 0, conditions: [down, steady] }, want: [] },
     { name: '… and regained during it → none',
       before: st(down, moving), after: st(up, moving), want: [] },
     { name: 'a new Deployment: Available appears False → none (no pods yet)',
