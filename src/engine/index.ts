@@ -44,5 +44,6 @@ export { PHASE_STRATEGIES, PLAN_STRATEGIES, STEP_STATUSES } from './plan/types.t
 export type { Phase, PhaseStrategy, Plan, PlanStrategy, PodRequirement, Step, StepStatus } from './plan/types.ts';
 export { deployPlan, newReplicaSetOf, phaseSummary, podStepStatus, serviceMembers, slotPods } from './plan/deploy.ts';
 export type { ServiceObjects } from './plan/deploy.ts';
+export { recoveryPlan } from './plan/recovery.ts';
 export { PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, parsePlanState, planInterruptedOf, planStateFor } from './plan/gate.ts';
 export type { PlanState } from './plan/gate.ts';

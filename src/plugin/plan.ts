@@ -16,8 +16,8 @@ import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
 import { KubeError } from '../kube/errors.ts';
 import {
-  PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, applyOperation, deployPlan, newReplicaSetOf, planInterruptedOf, planJson, planStateFor, planTree,
-  serviceMembers, slotPods, viewPlan,
+  PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, applyOperation, coordinate, deployPlan, newReplicaSetOf, planInterruptedOf, planJson, planStateFor,
+  planTree, recoveryPlan, serviceMembers, slotPods, viewPlan,
 } from '../engine/index.ts';
 import { restartPatch } from './restart.ts';
 import type { Plan, ServiceObjects } from '../engine/index.ts';
@@ -38,7 +38,8 @@ async function serviceObjects(s: Session, name: string): Promise<ServiceObjects>
 
 /** The plans of the service `name`, in the SDK's priority order. */
 export async function servicePlans(s: Session, name: string): Promise<Plan[]> {
-  return [deployPlan(await serviceObjects(s, name))];
+  const o = await serviceObjects(s, name);
+  return [deployPlan(o), recoveryPlan(o)];
 }
 
 export async function runPlanNames(s: Session, name: string, o: { output?: string }): Promise<number> {
@@ -49,9 +50,11 @@ export async function runPlanNames(s: Session, name: string, o: { output?: strin
 }
 
 export async function runPlanShow(s: Session, name: string, plan: string, o: { output?: string }): Promise<number> {
-  const found = (await servicePlans(s, name)).find((p) => p.name === plan);
+  const plans = await servicePlans(s, name);
+  const found = plans.find((p) => p.name === plan);
   if (!found) throw new PluginError(`Plan ${plan} not found`);
-  const view = viewPlan(found);
+  // The candidates as the coordinator hands them out: no pod to two plans.
+  const view = viewPlan(found, coordinate(plans).find((x) => x.plan === plan)?.steps ?? []);
   if (o.output) printData(s.io, o.output, planJson(view, `${s.namespace}/${name}`));
   else s.io.stdout.write(planTree(view).map((l) => `${l}\n`).join(''));
   return 0;
@@ -128,6 +131,7 @@ export async function runPlanOperation(
   s: Session, service: string, op: PluginOperation, plan: string, phase: string | undefined, step?: string, parameters?: Readonly<Record<string, string>>,
 ): Promise<number> {
   const objects = await serviceObjects(s, service);
+  if (plan === 'recovery') return recoveryOperation(s, objects, op, phase, step);
   if (plan !== 'deploy') throw new PluginError(`Plan ${plan} not found`);
   const before = deployPlan(objects);
   const out = applyOperation(before, { op, ...(phase !== undefined ? { phase } : {}), ...(step !== undefined ? { step } : {}), ...(parameters ? { parameters } : {}) });
@@ -181,6 +185,30 @@ export async function runPlanOperation(
   } else if (changes.length === 0) {
     s.io.stderr.write(`Warning: nothing was written: no Deployment of the service has a rollout under way that the command changes\n`);
   }
+  s.io.stdout.write(`${out.message}\n`);
+  return 0;
+}
+
+/**
+ * The recovery plan shows the ReplicaSets' and the kubelet's work, so only a step's restart acts on
+ * it (its pod replaced); its answers are the SDK's (404 for an unknown phase or step).
+ */
+async function recoveryOperation(s: Session, o: ServiceObjects, op: PluginOperation, phase: string | undefined, step: string | undefined): Promise<number> {
+  const plan = recoveryPlan(o);
+  if (op !== 'restart' || step === undefined) {
+    const out = applyOperation(plan, { op, ...(phase !== undefined ? { phase } : {}), ...(step !== undefined ? { step } : {}) });
+    if (out.code === 404 || out.code === 400) throw new PluginError(out.message);
+    throw new PluginError(`the recovery plan shows what the ReplicaSets and the kubelet do: only "restart SERVICE recovery PHASE STEP" (the step's pod replaced) acts on it`);
+  }
+  const out = applyOperation(plan, { op, ...(phase !== undefined ? { phase } : {}), step });
+  if (out.code === 404 || out.code === 400) throw new PluginError(out.message);
+  if (out.code === 208) {
+    s.io.stdout.write(`${out.message}\n`);
+    return 0;
+  }
+  // A recovery phase is named after its pod.
+  const pod = o.pods.find((p) => p.metadata.name === phase);
+  if (pod) await s.client.delete(PODS, s.namespace, phase!);
   s.io.stdout.write(`${out.message}\n`);
   return 0;
 }

@@ -8,7 +8,7 @@
 
 import type http from 'node:http';
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
-import { activePlans, deployPlan, planById, planJson, serviceMembers, unknownPlanMessage, viewPlan } from '../engine/index.ts';
+import { activePlans, coordinate, deployPlan, planById, planJson, recoveryPlan, serviceMembers, unknownPlanMessage, viewPlan } from '../engine/index.ts';
 
 export interface ApiViews {
   /** Every cached pacer.dev Deployment. */
@@ -36,16 +36,18 @@ function planView(views: ApiViews, res: http.ServerResponse, namespace: string, 
     text(res, 404, `Service ${name} not found`);
     return;
   }
-  const built = deployPlan({ deployments: members, replicaSets: views.replicaSets!(namespace), pods: views.pods!(namespace), now: (views.now ?? Date.now)() });
+  const objects = { deployments: members, replicaSets: views.replicaSets!(namespace), pods: views.pods!(namespace), now: (views.now ?? Date.now)() };
+  const plans = [deployPlan(objects), recoveryPlan(objects)];
   if (plan === undefined) {
-    json(res, 200, [built.name]);
+    json(res, 200, plans.map((p) => p.name));
     return;
   }
-  if (plan !== built.name) {
+  const built = plans.find((p) => p.name === plan);
+  if (!built) {
     text(res, 404, `Plan ${plan} not found`);
     return;
   }
-  const body = planJson(viewPlan(built), `${namespace}/${name}`);
+  const body = planJson(viewPlan(built, coordinate(plans).find((x) => x.plan === plan)?.steps ?? []), `${namespace}/${name}`);
   const code = body.errors.length > 0 ? 417 : body.status === 'COMPLETE' ? 200 : 202;
   res.writeHead(code, { 'Content-Type': 'application/json' }).end(JSON.stringify(body, null, 2));
 }

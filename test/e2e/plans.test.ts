@@ -111,14 +111,15 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
   });
 
   it('plan list, and -o json: the SDK\'s plan JSON', async () => {
-    expect(await ok(kubectl('pacer', 'plan', 'list', 'world'))).to.equal('deploy\n');
+    expect(await ok(kubectl('pacer', 'plan', 'list', 'world'))).to.equal('deploy\nrecovery\n');
     const json = JSON.parse(await ok(kubectl('pacer', 'plan', 'show', 'world', 'deploy', '-o', 'json')));
     expect(json).to.include({ status: 'COMPLETE', strategy: 'serial' });
     expect(json.phases.map((p: { name: string }) => p.name)).to.deep.equal(['hello', 'world']);
     expect(json.phases[1].steps[1]).to.include({ name: 'world-1:[server, sidecar]', status: 'COMPLETE' });
     expect(json.phases[1].steps[1].id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
-    const r = await kubectl('pacer', 'plan', 'show', 'world', 'recovery');
-    expect([r.code, r.stderr]).to.deep.equal([1, 'error: Plan recovery not found\n']);
+    expect(await ok(kubectl('pacer', 'plan', 'show', 'world', 'recovery')), 'nothing to recover').to.equal('recovery (parallel strategy) (COMPLETE)\n');
+    const r = await kubectl('pacer', 'plan', 'show', 'world', 'nope');
+    expect([r.code, r.stderr]).to.deep.equal([1, 'error: Plan nope not found\n']);
   });
 
   it('serial-canary of 4: no new pod until continue, even across a controller restart; one; a wait; then one at a time', async () => {
@@ -232,5 +233,27 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
     }
     const events = await ok(kubectl('get', 'events', '--field-selector', 'involvedObject.name=world', '-o', 'jsonpath={range .items[*]}{.reason}{"\\n"}{end}'));
     expect(events.split('\n')).to.include.members(['PlanStop', 'PlanStart']);
+  });
+
+  it('a pod dies in the middle of a serial rollout: the recovery plan shows its replacement in its own revision; the deploy plan goes on', async () => {
+    await ok(kubectl('apply', '-f', await canaryManifest('mid', 'app:1', 'serial')));
+    await eventually('mid at revision 1', async () => (await replicaSets('mid')).join() === '1:4/4');
+    await ok(kubectl('apply', '-f', await canaryManifest('mid', 'app:2', 'serial')));
+    await eventually('the rollout under way', async () => (await replicaSets('mid')).some((x) => x.startsWith('2:1/')));
+    const oldPods = (await ok(kubectl('get', 'pods', '-l', 'app=mid', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.spec.containers[0].image}{"\\n"}{end}')))
+      .trim().split('\n').map((l) => l.split(' ')).filter(([, image]) => image === 'app:1').map(([name]) => name);
+    await ok(kubectl('delete', 'pod', oldPods[0], '--wait=false'));
+    // Its ReplicaSet (revision 1) starts a replacement: a recovery phase until it is available.
+    const seen = await eventually('a recovery phase', async () => {
+      const tree = await ok(kubectl('pacer', 'plan', 'show', 'mid', 'recovery'));
+      return tree.split('\n').length > 2 && tree;
+    }, 20_000);
+    const phase = /^[└├]─ (\S+) \(serial strategy\)/m.exec(seen)![1];
+    const image = await ok(kubectl('get', 'pod', phase, '-o', 'jsonpath={.spec.containers[0].image}'));
+    expect(image, 'replaced into its own revision, never the new one').to.equal('app:1');
+    await eventually('the rollout to finish', async () => (await replicaSets('mid')).join() === '1:0/0,2:4/4', 40_000);
+    expect(await ok(kubectl('pacer', 'plan', 'show', 'mid', 'recovery'))).to.equal('recovery (parallel strategy) (COMPLETE)\n');
+    const rec = await kubectl('pacer', 'plan', 'force-complete', 'mid', 'recovery');
+    expect([rec.code, rec.stderr]).to.deep.equal([1, 'error: the recovery plan shows what the ReplicaSets and the kubelet do: only "restart SERVICE recovery PHASE STEP" (the step\'s pod replaced) acts on it\n']);
   });
 });

@@ -128,12 +128,12 @@ export function phaseOf(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | '
   };
 }
 
-/** The deploy plan of the service `objects.deployments` form. */
 function invalidSpecErrors(d: Deployment): string[] {
   const invalid = getCondition(d.status, INVALID_SPEC);
   return invalid?.status === 'True' ? [invalid.message ?? 'invalid spec'] : [];
 }
 
+/** The deploy plan of the service `objects.deployments` form. */
 export function deployPlan(o: ServiceObjects): Plan {
   const { levels, cycles } = dependencyLevels(o.deployments);
   const key = (d: Deployment) => deploymentKey(d.metadata.namespace, d.metadata.name);

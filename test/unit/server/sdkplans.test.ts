@@ -49,11 +49,11 @@ describe('server/planviews: the SDK\'s plans API', () => {
   });
   after(() => servers?.close());
 
-  it('GET .../plans: the names in priority order; an unknown service is 404 text/plain', async () => {
+  it('GET .../plans: the names in priority order (deploy, recovery); an unknown service is 404 text/plain', async () => {
     deployments = [deployment('db'), deployment('app', { deps: ['db'] })];
     const res = await get('/v1/service/shop/app/plans');
     expect(res.status).to.equal(200);
-    expect(await res.json()).to.deep.equal(['deploy']);
+    expect(await res.json()).to.deep.equal(['deploy', 'recovery']);
     const missing = await get('/v1/service/shop/nope/plans');
     expect([missing.status, missing.headers.get('content-type'), await missing.text()]).to.deep.equal([404, 'text/plain', 'Service nope not found']);
   });
@@ -67,7 +67,7 @@ describe('server/planviews: the SDK\'s plans API', () => {
     expect(body.phases.map((p) => `${p.name}: ${p.steps.map((s) => `${s.name} ${s.status}`).join(', ')}`)).to.deep.equal(['db: db-0:[app] PENDING', 'app: app-0:[app] PENDING']);
   });
 
-  it('200 once complete; 417 with errors; 404 for another plan', async () => {
+  it('200 once complete; 417 with errors; the recovery plan; 404 for an unknown plan', async () => {
     replicaSets = deployments.map((d) => buildNewReplicaSet(d, `h${d.metadata.name}`, NOW));
     pods = replicaSets.map(readyPod);
     expect((await get('/v1/service/shop/app/plans/deploy')).status).to.equal(200);
@@ -75,8 +75,11 @@ describe('server/planviews: the SDK\'s plans API', () => {
     const bad = await get('/v1/service/shop/app/plans/deploy');
     expect(bad.status).to.equal(417);
     expect((await bad.json() as { errors: string[] }).errors).to.deep.equal(['spec.replicas: bad']);
-    const other = await get('/v1/service/shop/app/plans/recovery');
-    expect([other.status, await other.text()]).to.deep.equal([404, 'Plan recovery not found']);
+    const recovery = await get('/v1/service/shop/app/plans/recovery');
+    expect(recovery.status, 'nothing to recover: an empty plan, COMPLETE').to.equal(200);
+    expect(await recovery.json()).to.deep.equal({ phases: [], errors: [], status: 'COMPLETE', strategy: 'parallel' });
+    const other = await get('/v1/service/shop/app/plans/nope');
+    expect([other.status, await other.text()]).to.deep.equal([404, 'Plan nope not found']);
   });
 
   it('POST is not served here (405): operations go through the API server', async () => {

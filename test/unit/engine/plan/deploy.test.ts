@@ -4,7 +4,9 @@
 import { expect } from 'chai';
 import type { Deployment, Pod, ReplicaSet } from '../../../../src/api/types.ts';
 import { buildNewReplicaSet } from '../../../../src/engine/newreplicaset.ts';
+import { coordinate } from '../../../../src/engine/plan/assets.ts';
 import { deployPlan, podStepStatus, serviceMembers } from '../../../../src/engine/plan/deploy.ts';
+import { recoveryPlan } from '../../../../src/engine/plan/recovery.ts';
 import { planTree } from '../../../../src/engine/plan/render.ts';
 import { viewPlan } from '../../../../src/engine/plan/tree.ts';
 
@@ -145,5 +147,40 @@ describe('plans: the deploy plan of a service, from its pods', () => {
     expect(serviceMembers(all, 'svc', 'hello').map((d) => d.metadata.name)).to.deep.equal(['client', 'hello', 'world']);
     expect(serviceMembers(all, 'svc', 'lone').map((d) => d.metadata.name)).to.deep.equal(['lone']);
     expect(serviceMembers(all, 'svc', 'nope')).to.deep.equal([]);
+  });
+});
+
+describe('plans: the recovery plan of a service, from its pods', () => {
+  const web = deployment('web', 2, ['app']);
+  const oldRS = { ...buildNewReplicaSet({ ...web, spec: { ...web.spec, template: { ...web.spec.template!, spec: { containers: [{ name: 'app', image: 'app:0' }] } } } }, 'old0', NOW), metadata: { ...buildNewReplicaSet(web, 'old0', NOW).metadata, name: 'web-old0', uid: 'uid-web-old0', annotations: { 'pacer.dev/revision': '1' } } };
+  const newRS = { ...buildNewReplicaSet(web, 'new1', NOW), metadata: { ...buildNewReplicaSet(web, 'new1', NOW).metadata, annotations: { 'pacer.dev/revision': '2' } } };
+  const restarting = (p: Pod): Pod => ({ ...p, status: { ...p.status, containerStatuses: [{ name: 'app', restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff' } } }] } });
+  const show = (pods: Pod[]) => {
+    const plans = [deployPlan({ deployments: [web], replicaSets: [oldRS, newRS], pods, now: NOW }), recoveryPlan({ deployments: [web], replicaSets: [oldRS, newRS], pods, now: NOW })];
+    const picked = new Map(coordinate(plans).map((x) => [x.plan, x.steps]));
+    return plans.map((p) => planTree(viewPlan(p, picked.get(p.name))));
+  };
+
+  it('nothing to recover: an empty recovery plan, COMPLETE (an empty parent is COMPLETE)', () => {
+    expect(show([pod(oldRS, 0, 'ready'), pod(newRS, 0, 'ready')])[1]).to.deep.equal(['recovery (parallel strategy) (COMPLETE)']);
+  });
+
+  it('an old pod replaced mid-rollout by its own ReplicaSet: a recovery phase in its revision; the deploy plan goes on', () => {
+    const [deploy, recovery] = show([pod(oldRS, 1, 'scheduled'), pod(newRS, 0, 'ready')]);
+    expect(recovery).to.deep.equal([
+      'recovery (parallel strategy) (STARTING)',
+      '└─ web-old0-1 (serial strategy) (STARTING)',
+      '   └─ web-old0-1:[app] (STARTING)',
+    ]);
+    expect(deploy.slice(1)).to.deep.equal(['└─ web (parallel strategy) (IN_PROGRESS)', '   ├─ web-0:[app] (COMPLETE)', '   └─ web-1:[app] (PENDING)']);
+  });
+
+  it('a current pod crash-looping in place: a recovery phase, DELAYED (the kubelet backs off), handed to no plan', () => {
+    const pods = [restarting(pod(newRS, 0, 'crashloop'))];
+    const plans = [deployPlan({ deployments: [web], replicaSets: [oldRS, newRS], pods, now: NOW }), recoveryPlan({ deployments: [web], replicaSets: [oldRS, newRS], pods, now: NOW })];
+    expect(viewPlan(plans[1]).phases.map((p) => `${p.name} ${p.steps[0].status}`)).to.deep.equal(['web-new1-0 DELAYED']);
+    // The recovery step names the deploy plan's slot web-0 (one pod instance); the deploy plan goes on with its other slot.
+    expect(plans[1].phases[0].steps[0].requirement).to.deep.equal({ pod: 'web', index: 0, tasks: ['app'] });
+    expect(Object.fromEntries(coordinate(plans).map((x) => [x.plan, x.steps.map((st) => st.name)]))).to.deep.equal({ deploy: ['web-1:[app]'], recovery: [] });
   });
 });
