@@ -21,6 +21,7 @@ import { createMetrics } from '../observe/metrics.ts';
 import type { ControllerMetrics } from '../observe/metrics.ts';
 import { parseBindAddress, startServers } from '../server/http.ts';
 import { startWebhookServer } from '../server/webhook.ts';
+import { operate } from '../planops/service.ts';
 import type { RunningWebhook } from '../server/webhook.ts';
 import { GROUP, PLURAL, VERSION } from '../api/types.ts';
 
@@ -193,6 +194,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   let leaseClient: KubeClient | undefined;
   // The manager shuts this gate when it does not lead: no write leaves a standby or a deposed leader.
   let manager: Manager | undefined;
+  let opsClient: KubeClient | undefined;
   const writeGate = (): string | undefined => manager?.writeRefusal();
   try {
     const kc = loadKubeConfig({ kubeconfig: opts.kubeconfig, kubeconfigText: opts.kubeconfigText });
@@ -204,6 +206,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     });
     // client-go renews the Lease through a client of its own: never throttled behind reconciles.
     if (opts.leaderElect) leaseClient = new KubeClient(kc, { userAgent: `${userAgent} leader-election`, metrics: metrics.restClient });
+    opsClient = new KubeClient(kc, { userAgent: `${userAgent} plan-operations`, metrics: metrics.restClient });
   } catch (err) {
     throw new CliError(`kubeconfig: ${(err as Error).message}`, 1);
   }
@@ -232,6 +235,9 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     api: parseBindAddress(opts.apiBindAddress ?? ':8082'),
     views: {
       deployments: () => controller.deployments.list(), replicaSets: (ns) => controller.replicaSets.list(ns), pods: (ns) => controller.pods.list(ns), ready: () => mgr.ready(),
+      // Any replica serves plan operations (they write what the leader's reconciler reads): through
+      // a client without the leader's write gate.
+      operate: (namespace, service, command) => operate({ client: opsClient!, namespace, component: 'pacer-controller', now: () => clock.now() }, service, command),
     },
   }).catch((err: unknown) => {
     throw new CliError(`cannot listen: ${(err as Error).message}`, 1);

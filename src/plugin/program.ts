@@ -193,7 +193,7 @@ export function pluginProgram(ctx: ProgramContext): Command {
       .argument('<service>', 'a Deployment of the service')
       .argument('[plan]', 'the plan', 'deploy')
       .argument('[phase]', 'the phase (a Deployment of the service)'))
-      .action((service: string, name: string, phase: string | undefined, o: CommonOptions) => run(service, o, (s) => runPlanOperation(s, service, op, name, phase))));
+      .action((service: string, name: string, phase: string | undefined, o: CommonOptions) => run(service, o, (s) => runPlanOperation(s, service, { op, plan: name, ...(phase !== undefined ? { phase } : {}) }))));
   }
   plan.addCommand(addCommonOptions(new Command('start')
     .description('Start a plan: clears its interrupt; -p parameters go into every pod template of the service as environment variables (a new rollout); a finished plan runs again (a rollout restart)')
@@ -201,12 +201,12 @@ export function pluginProgram(ctx: ProgramContext): Command {
     .argument('[plan]', 'the plan', 'deploy')
     .option('-p, --parameter <KEY=VALUE>', 'a parameter (repeatable)', (v: string, all: string[] = []) => [...all, v]))
     .action((service: string, name: string, o: CommonOptions & { parameter?: string[] }) =>
-      run(service, o, (s) => runPlanOperation(s, service, 'start', name, undefined, undefined, parseParameters(o.parameter ?? [])))));
+      run(service, o, (s) => runPlanOperation(s, service, { op: 'start', plan: name, parameters: parseParameters(o.parameter ?? []) }))));
   plan.addCommand(addCommonOptions(new Command('stop')
     .description('Stop a plan: interrupts it and starts every step again (a rollout restart of its Deployments), held until start or continue')
     .argument('<service>', 'a Deployment of the service')
     .argument('[plan]', 'the plan', 'deploy'))
-    .action((service: string, name: string, o: CommonOptions) => run(service, o, (s) => runPlanOperation(s, service, 'stop', name, undefined))));
+    .action((service: string, name: string, o: CommonOptions) => run(service, o, (s) => runPlanOperation(s, service, { op: 'stop', plan: name }))));
   for (const [cmd, op, alias, what] of [
     ['force-complete', 'forceComplete', 'force', 'Mark a step, every step of a phase, or the whole plan COMPLETE: the gate moves on, and the rollout counts the forced pods as available'],
     ['restart', 'restart', 'force-restart', 'Start a step again (its pod is replaced), or a phase or the plan (a rollout restart of its Deployments)'],
@@ -219,7 +219,7 @@ export function pluginProgram(ctx: ProgramContext): Command {
       .argument('[phase]', 'the phase (a Deployment of the service)')
       .argument('[step]', 'the step, e.g. web-0:[app] (needs its phase)'))
       .action((service: string, name: string, phase: string | undefined, step: string | undefined, o: CommonOptions) =>
-        run(service, o, (s) => runPlanOperation(s, service, op, name, phase, step))));
+        run(service, o, (s) => runPlanOperation(s, service, { op, plan: name, ...(phase !== undefined ? { phase } : {}), ...(step !== undefined ? { step } : {}) }))));
   }
 
   const set = new Command('set').description('Change a Deployment (like kubectl set)');

@@ -8,7 +8,9 @@ import { OBJECT_PREFIX, PluginError } from './errors.ts';
 import { formatRFC3339 } from './format.ts';
 import type { Session } from './options.ts';
 
-export const RESTARTED_AT_ANNOTATION = 'kubectl.kubernetes.io/restartedAt';
+import { RESTARTED_AT_ANNOTATION } from '../planops/service.ts';
+
+export { RESTARTED_AT_ANNOTATION };
 
 export const RESTART_MESSAGES = {
   restarted: (name: string) => `${OBJECT_PREFIX}${name} restarted`,

@@ -4,13 +4,31 @@
 //   src/engine/plans.ts;
 // * the DC/OS SDK's GET /v1/service/<namespace>/<name>/plans (the plan names) and
 //   .../plans/<plan> (the plan's JSON: 200 when COMPLETE, 202 while not, 417 with errors; 404
-//   text/plain "Service <name> not found" or "Plan <plan> not found"), from src/engine/plan/.
+//   text/plain "Service <name> not found" or "Plan <plan> not found"), from src/engine/plan/;
+// * the SDK's POST .../plans/<plan>/{start,stop,interrupt,continue,forceComplete,restart}
+//   (?phase=&step=; start's body a JSON object of parameters): 200 {"message": ...}, 208, 400 and
+//   404 text/plain, carried out by `views.operate`. The callers are not authenticated yet, so they
+//   are served to loopback callers only (403 otherwise, nothing changed).
 
 import type http from 'node:http';
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { activePlans, coordinate, deployPlan, planById, planJson, recoveryPlan, serviceMembers, unknownPlanMessage, viewPlan } from '../engine/index.ts';
 
+/** An operator command on a service's plan (the plugin's, carried out by src/planops/ in the controller). */
+export interface PlanOperationRequest {
+  op: 'start' | 'stop' | 'interrupt' | 'continue' | 'forceComplete' | 'restart';
+  plan: string;
+  phase?: string;
+  step?: string;
+  parameters?: Record<string, string>;
+}
+
 export interface ApiViews {
+  /**
+   * Carries out a plan operation (POST .../plans/<plan>/<op>): the SDK's code and message. Without
+   * it POST is not served. Served to loopback callers only, until callers are authenticated.
+   */
+  operate?: (namespace: string, service: string, command: PlanOperationRequest) => Promise<{ code: number; message: string }>;
   /** Every cached pacer.dev Deployment. */
   deployments: () => readonly Deployment[];
   /** The cached ReplicaSets and pods of a namespace (the plans' steps); without them no plan view is served. */
@@ -52,13 +70,82 @@ function planView(views: ApiViews, res: http.ServerResponse, namespace: string, 
   res.writeHead(code, { 'Content-Type': 'application/json' }).end(JSON.stringify(body, null, 2));
 }
 
+const OPERATIONS: ReadonlySet<string> = new Set(['start', 'stop', 'interrupt', 'continue', 'forceComplete', 'restart']);
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+/** Whether a caller's address is this host's loopback (the only callers plan operations are served to). */
+export function isLoopback(address: string | undefined): boolean {
+  return LOOPBACK.has(address ?? '');
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      body += chunk;
+      if (body.length > 64 * 1024) req.destroy(new Error('request body over 64 KiB'));
+    });
+    req.on('end', () => resolve(body));
+    req.on('error', reject);
+  });
+}
+
+/** POST /v1/service/<namespace>/<name>/plans/<plan>/<op>[?phase=&step=] (start: a JSON object of parameters). */
+async function planOperation(views: ApiViews, req: http.IncomingMessage, res: http.ServerResponse, m: RegExpExecArray): Promise<void> {
+  if (!isLoopback(req.socket.remoteAddress)) {
+    text(res, 403, 'plan operations are served to loopback callers only (callers are not authenticated yet): use kubectl pacer plan');
+    return;
+  }
+  const [namespace, service, plan, op] = [m[1], m[2], m[3], m[4]].map((x) => decodeURIComponent(x));
+  const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
+  const command: PlanOperationRequest = { op: op as PlanOperationRequest['op'], plan };
+  if (query.get('phase') !== null) command.phase = query.get('phase')!;
+  if (query.get('step') !== null) command.step = query.get('step')!;
+  if (op === 'start') {
+    const body = (await readBody(req)).trim();
+    let parsed: unknown = {};
+    try {
+      if (body !== '') parsed = JSON.parse(body);
+    } catch (e) {
+      text(res, 400, `Couldn't parse parameters: ${(e as Error).message}`);
+      return;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
+      text(res, 400, 'Couldn\'t parse parameters: expected a JSON object of string values');
+      return;
+    }
+    command.parameters = parsed as Record<string, string>;
+  }
+  let out: { code: number; message: string };
+  try {
+    out = await views.operate!(namespace, service, command);
+  } catch (e) {
+    const err = e as { kind?: string; code?: number; message?: string };
+    if (err.kind === 'NotFound') text(res, 404, `Service ${service} not found`);
+    else text(res, err.code === 409 ? 409 : 500, err.message ?? String(e));
+    return;
+  }
+  if (out.code === 200) res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ message: out.message }, null, 2));
+  else text(res, out.code, out.message);
+}
+
 export function apiHandler(views: ApiViews): http.RequestListener {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
+    const op = /^\/v1\/service\/([^/]+)\/([^/]+)\/plans\/([^/]+)\/([^/]+)$/.exec(path);
+    if (op && OPERATIONS.has(decodeURIComponent(op[4])) && views.operate) {
+      if (req.method !== 'POST') {
+        json(res, 405, { message: `${req.method} is not supported: plan operations are POST` }, { Allow: 'POST' });
+        return;
+      }
+      planOperation(views, req, res, op).catch((e: unknown) => text(res, 500, (e as Error).message));
+      return;
+    }
     const plans = /^\/v1\/service\/([^/]+)\/([^/]+)\/plans(?:\/([^/]+))?$/.exec(path);
     if (plans && views.replicaSets && views.pods) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        json(res, 405, { message: `${req.method} is not supported here: plan operations go through kubectl pacer plan continue|interrupt` }, { Allow: 'GET, HEAD' });
+        json(res, 405, { message: `${req.method} is not supported here: operations are POST .../plans/<plan>/<operation>` }, { Allow: 'GET, HEAD' });
         return;
       }
       if (!views.ready()) {

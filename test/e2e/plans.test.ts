@@ -53,7 +53,7 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
     await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
     await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
     recording = await k.record('default', () => undefined);
-    await k.startController();
+    await k.startController({ apiBindAddress: '127.0.0.1:0' });
   });
 
   it('an unknown service: kubectl\'s NotFound; an unknown plan: the SDK\'s message', async () => {
@@ -135,7 +135,7 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
     ]);
     // The controller restarted while the canary waits: nothing moves.
     await k.controller!.stop();
-    await k.startController();
+    await k.startController({ apiBindAddress: '127.0.0.1:0' });
     await new Promise((r) => setTimeout(r, 1500));
     expect(await replicaSets('canary')).to.deep.equal(['1:4/4', '2:0/0']);
 
@@ -255,5 +255,25 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
     expect(await ok(kubectl('pacer', 'plan', 'show', 'mid', 'recovery'))).to.equal('recovery (parallel strategy) (COMPLETE)\n');
     const rec = await kubectl('pacer', 'plan', 'force-complete', 'mid', 'recovery');
     expect([rec.code, rec.stderr]).to.deep.equal([1, 'error: the recovery plan shows what the ReplicaSets and the kubelet do: only "restart SERVICE recovery PHASE STEP" (the step\'s pod replaced) acts on it\n']);
+  });
+
+  it('the same over the controller\'s HTTP API: GET the plan (202 while held), POST continue releases a canary step', async () => {
+    await ok(kubectl('apply', '-f', await canaryManifest('http', 'app:1', undefined, 1, { replicas: 2 })));
+    await eventually('http at revision 1', async () => (await replicaSets('http')).join() === '1:2/2');
+    await ok(kubectl('apply', '-f', await canaryManifest('http', 'app:2', 'serial-canary', 1, { replicas: 2 })));
+    await eventually('held', async () => (await progressing('http')).reason === 'PlanWaiting');
+    const base = `http://127.0.0.1:${k.controller!.apiPort}/v1/service/default/http/plans`;
+    const held = await fetch(`${base}/deploy`);
+    expect(held.status).to.equal(202);
+    expect(((await held.json()) as { status: string }).status).to.equal('WAITING');
+    const res = await fetch(`${base}/deploy/continue?phase=http`, { method: 'POST' });
+    expect([res.status, await res.json()]).to.deep.equal([200, { message: 'Received cmd: continue' }]);
+    await eventually('one canary pod', async () => (await replicaSets('http')).includes('2:1/1'));
+    const second = await fetch(`${base}/deploy/continue?phase=http`, { method: 'POST' });
+    expect(second.status).to.equal(200);
+    await eventually('the rollout to finish', async () => (await replicaSets('http')).join() === '1:0/0,2:2/2', 30_000);
+    expect((await fetch(`${base}/deploy`)).status).to.equal(200);
+    const events = await ok(kubectl('get', 'events', '--field-selector', 'involvedObject.name=http,reason=PlanContinue', '-o', 'jsonpath={.items[*].source.component}'));
+    expect(events.split(' ')).to.deep.equal(['pacer-controller', 'pacer-controller']);
   });
 });

@@ -31,7 +31,7 @@ const RBAC_FILE = new URL('../../manifests/base/rbac.yaml', import.meta.url).pat
 const RESERVED_MARK = /not used yet/i;
 /** The controller elects a leader as installed: its Lease in pacer-system, where the Role grants it. */
 const LEASE_NAMESPACE = 'pacer-system';
-const ELECTING = { leaderElect: true, leaderElectionNamespace: LEASE_NAMESPACE };
+const ELECTING = { leaderElect: true, leaderElectionNamespace: LEASE_NAMESPACE, apiBindAddress: '127.0.0.1:0' };
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -144,6 +144,7 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
       if (bed === 'real') requireTool(this, 'kube-bed', KUBECTL_HOW);
       let client: KubeClient;
       let stopController: () => Promise<void>;
+      let apiPort = 0;
       let requests: () => Promise<RequestAttributes[]>;
       let realBed: RealBed | undefined;
       if (bed === 'sim') {
@@ -152,6 +153,7 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
         createNamespace(sim, LEASE_NAMESPACE);
         const ctl = await startTestController(sim.kubeconfig, ELECTING).catch(async (err: unknown) => { await sim.stop(); throw err; });
         const c = { sim, ctl };
+        apiPort = ctl.apiPort!;
         stop = async () => { await ctl.stop(); await sim.stop(); };
         client = simClient;
         stopController = () => c.ctl.stop();
@@ -164,6 +166,7 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
       } else {
         const c = await startRealCluster({ podStartMs: 20, podReadyMs: 30 }, ELECTING);
         realBed = c.bed;
+        apiPort = c.ctl.apiPort!;
         stop = () => c.stop();
         await c.client.create(NAMESPACES, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
         client = c.client;
@@ -193,6 +196,11 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
       await client.patch(DEPLOYMENTS, ns, 'web', { spec: { paused: true } }, 'merge');
       await eventually('paused', async () => condition(await client.getDeployment(ns, 'web'), 'Progressing')?.reason === 'DeploymentPaused');
       await client.patch(DEPLOYMENTS, ns, 'web', { spec: { paused: false } }, 'merge');
+      await waitComplete(client, ns, 'web', '2');
+
+      // A plan operation over the controller's HTTP API: a step restarted (its pod deleted, an Event).
+      const restart = await fetch(`http://127.0.0.1:${apiPort}/v1/service/${ns}/web/plans/deploy/restart?phase=web&step=${encodeURIComponent('web-0:[web]')}`, { method: 'POST' });
+      expect([restart.status, await restart.text()]).to.deep.equal([200, JSON.stringify({ message: 'Received cmd: restart for Plan: deploy, Phase: web, Step: web-0:[web]' }, null, 2)]);
       await waitComplete(client, ns, 'web', '2');
 
       const web = await client.getDeployment(ns, 'web');

@@ -78,8 +78,9 @@ describe('manifests/: the kustomize base', () => {
         '/events', '/pods', 'apps/replicasets', 'pacer.dev/deployments', 'pacer.dev/deployments/status',
       ]);
     });
-    it('pods are read-only: no create, delete or eviction', () => {
-      for (const v of ['create', 'update', 'patch', 'delete', 'deletecollection']) expect(allowed('', 'pods', v), v).to.equal(false);
+    it('pods are only read, and deleted one by one (a plan step\'s restart over the HTTP API): no create, update, collection delete or eviction', () => {
+      for (const v of ['create', 'update', 'patch', 'deletecollection']) expect(allowed('', 'pods', v), v).to.equal(false);
+      expect(allowed('', 'pods', 'delete')).to.equal(true);
       expect(allowed('', 'pods/eviction', 'create')).to.equal(false);
     });
   });

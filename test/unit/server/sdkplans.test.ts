@@ -6,6 +6,7 @@ import { Registry } from 'prom-client';
 import type { Deployment, Pod, ReplicaSet } from '../../../src/api/types.ts';
 import { buildNewReplicaSet } from '../../../src/engine/newreplicaset.ts';
 import { startServers } from '../../../src/server/http.ts';
+import { isLoopback } from '../../../src/server/planviews.ts';
 import type { RunningServers } from '../../../src/server/http.ts';
 
 const NOW = Date.parse('2026-03-01T11:00:00.000Z');
@@ -87,5 +88,69 @@ describe('server/planviews: the SDK\'s plans API', () => {
     expect(res.status).to.equal(404);
     const post = await fetch(`http://127.0.0.1:${servers!.apiPort}/v1/service/shop/app/plans/deploy`, { method: 'POST' });
     expect(post.status).to.equal(405);
+  });
+});
+
+describe('server/planviews: the SDK\'s plan operations (POST)', () => {
+  let servers: RunningServers | undefined;
+  const calls: unknown[] = [];
+  let answer: { code: number; message: string } | Error = { code: 200, message: 'Received cmd: continue' };
+  const post = (path: string, body?: string) => fetch(`http://127.0.0.1:${servers!.apiPort}${path}`, { method: 'POST', ...(body !== undefined ? { body } : {}) });
+
+  before(async () => {
+    servers = await startServers({
+      metrics: null, health: null, registry: new Registry(), ready: () => true,
+      api: { host: '127.0.0.1', port: 0 },
+      views: {
+        deployments: () => [], replicaSets: () => [], pods: () => [], ready: () => true,
+        operate: async (namespace, service, command) => {
+          calls.push({ namespace, service, command });
+          if (answer instanceof Error) throw answer;
+          return answer;
+        },
+      },
+    });
+  });
+  after(() => servers?.close());
+
+  it('200: {"message": ...} pretty-printed; phase and step from the query', async () => {
+    const res = await post('/v1/service/shop/app/plans/deploy/forceComplete?phase=db&step=db-0%3A%5Bapp%5D');
+    expect([res.status, res.headers.get('content-type'), await res.text()]).to.deep.equal([200, 'application/json', '{\n  "message": "Received cmd: continue"\n}']);
+    expect(calls.at(-1)).to.deep.equal({ namespace: 'shop', service: 'app', command: { op: 'forceComplete', plan: 'deploy', phase: 'db', step: 'db-0:[app]' } });
+  });
+
+  it('start: the body\'s JSON object is the parameters; a body that is not one is 400, not carried out', async () => {
+    await post('/v1/service/shop/app/plans/deploy/start', '{"MODE": "fast"}');
+    expect(calls.at(-1)).to.deep.include({ command: { op: 'start', plan: 'deploy', parameters: { MODE: 'fast' } } });
+    const n = calls.length;
+    const bad = await post('/v1/service/shop/app/plans/deploy/start', '{"MODE": 1}');
+    expect([bad.status, await bad.text()]).to.deep.equal([400, 'Couldn\'t parse parameters: expected a JSON object of string values']);
+    const broken = await post('/v1/service/shop/app/plans/deploy/start', '{');
+    expect(broken.status).to.equal(400);
+    expect(calls).to.have.length(n);
+  });
+
+  it('the operation\'s 208, 400 and 404 as text/plain; an unknown service 404; a conflict 409', async () => {
+    for (const [code, message] of [[208, 'Command has already been reported or completed'], [400, 'Missing phase'], [404, 'Phase nope not found']] as const) {
+      answer = { code, message };
+      const res = await post('/v1/service/shop/app/plans/deploy/interrupt');
+      expect([res.status, res.headers.get('content-type'), await res.text()]).to.deep.equal([code, 'text/plain', message]);
+    }
+    answer = Object.assign(new Error('deployments.pacer.dev "nope" not found'), { kind: 'NotFound', code: 404 });
+    expect(await (await post('/v1/service/shop/nope/plans/deploy/continue')).text()).to.equal('Service nope not found');
+    answer = Object.assign(new Error('the object has been modified'), { kind: 'Conflict', code: 409 });
+    expect((await post('/v1/service/shop/app/plans/deploy/continue')).status).to.equal(409);
+    answer = { code: 200, message: 'ok' };
+  });
+
+  it('GET on an operation is 405 (POST only); an unknown operation is no route', async () => {
+    const res = await fetch(`http://127.0.0.1:${servers!.apiPort}/v1/service/shop/app/plans/deploy/continue`);
+    expect([res.status, res.headers.get('allow')]).to.deep.equal([405, 'POST']);
+    expect((await post('/v1/service/shop/app/plans/deploy/frobnicate')).status).to.equal(404);
+  });
+
+  it('served to loopback callers only (anyone else gets 403, nothing carried out)', () => {
+    expect(['127.0.0.1', '::1', '::ffff:127.0.0.1'].map(isLoopback)).to.deep.equal([true, true, true]);
+    expect(['10.0.0.7', '::ffff:10.0.0.7', '192.168.1.2', undefined].map(isLoopback)).to.deep.equal([false, false, false, false]);
   });
 });
