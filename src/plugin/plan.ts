@@ -4,13 +4,16 @@
 // by src/planops/ (the same code the controller's HTTP API uses); this file prints: the tree (or
 // the SDK's JSON), the SDK's answer, 208 on stdout, 400 and 404 as errors, warnings on stderr.
 
-import { coordinate, planJson, planTree, viewPlan } from '../engine/index.ts';
+import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
+import { coordinate, planJson, planTree, serviceMembers, viewPlan } from '../engine/index.ts';
+import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
 import type { Plan } from '../engine/index.ts';
 import { operate, plansOf, serviceObjects } from '../planops/service.ts';
 import type { PlanCommand } from '../planops/service.ts';
 import { PluginError } from './errors.ts';
 import type { Session } from './options.ts';
 import { printData } from './options.ts';
+import { follow } from './watch.ts';
 
 const target = (s: Session) => ({ client: s.client, namespace: s.namespace, component: 'kubectl-pacer', warn: (m: string) => s.io.stderr.write(`Warning: ${m}\n`) });
 
@@ -26,14 +29,71 @@ export async function runPlanNames(s: Session, name: string, o: { output?: strin
   return 0;
 }
 
-export async function runPlanShow(s: Session, name: string, plan: string, o: { output?: string }): Promise<number> {
-  const plans = await servicePlans(s, name);
+/** The tree of `plan` among `plans`, its candidates as the coordinator hands them out (no pod to two plans). */
+function treeOf(plans: readonly Plan[], plan: string): string[] | undefined {
+  const found = plans.find((p) => p.name === plan);
+  return found && planTree(viewPlan(found, coordinate(plans).find((x) => x.plan === plan)?.steps ?? []));
+}
+
+export async function runPlanShow(s: Session, name: string, plan: string, o: { output?: string; watch?: boolean; timeoutMs?: number }): Promise<number> {
+  const objects = await serviceObjects(target(s), name);
+  const plans = plansOf(objects);
   const found = plans.find((p) => p.name === plan);
   if (!found) throw new PluginError(`Plan ${plan} not found`);
-  // The candidates as the coordinator hands them out: no pod to two plans.
-  const view = viewPlan(found, coordinate(plans).find((x) => x.plan === plan)?.steps ?? []);
-  if (o.output) printData(s.io, o.output, planJson(view, `${s.namespace}/${name}`));
-  else s.io.stdout.write(planTree(view).map((l) => `${l}\n`).join(''));
+  if (o.output) {
+    printData(s.io, o.output, planJson(viewPlan(found, coordinate(plans).find((x) => x.plan === plan)?.steps ?? []), `${s.namespace}/${name}`));
+    return 0;
+  }
+  let last = treeOf(plans, plan)!.join('\n');
+  s.io.stdout.write(`${last}\n`);
+  if (!o.watch) return 0;
+  // -w: follow the namespace's Deployments, ReplicaSets and pods; a changed tree is printed again,
+  // after a blank line, until Ctrl-C or --timeout.
+  const maps = { d: new Map<string, Deployment>(), rs: new Map<string, ReplicaSet>(), pod: new Map<string, Pod>() };
+  for (const d of objects.deployments) maps.d.set(d.metadata.name ?? '', d);
+  let pending: NodeJS.Timeout | undefined;
+  const draw = (): void => {
+    pending = undefined;
+    const all = [...maps.d.values()];
+    if (!all.some((d) => d.metadata.name === name)) return;
+    const members = serviceMembers(all, s.namespace, name);
+    const tree = treeOf(plansOf({ deployments: members, replicaSets: [...maps.rs.values()], pods: [...maps.pod.values()], now: Date.now() }), plan)?.join('\n');
+    if (tree === undefined || tree === last) return;
+    last = tree;
+    s.io.stdout.write(`\n${tree}\n`);
+  };
+  const schedule = (): void => {
+    if (!pending) pending = setTimeout(draw, 50);
+  };
+  const into = <T extends { metadata: { name?: string } }>(m: Map<string, T>) => ({
+    onList(items: T[]) {
+      m.clear();
+      for (const i of items) m.set(i.metadata.name ?? '', i);
+      schedule();
+    },
+    onEvent(type: string, obj: T) {
+      if (type === 'DELETED') m.delete(obj.metadata.name ?? '');
+      else m.set(obj.metadata.name ?? '', obj);
+      schedule();
+    },
+  });
+  const stop = new AbortController();
+  const signal = AbortSignal.any([stop.signal, ...(s.signal ? [s.signal] : [])]);
+  const timer = o.timeoutMs && o.timeoutMs > 0 ? setTimeout(() => stop.abort(), o.timeoutMs) : undefined;
+  try {
+    await Promise.all([
+      follow<Deployment>(s.client, DEPLOYMENTS, s.namespace, {}, into(maps.d), signal),
+      follow<ReplicaSet>(s.client, REPLICASETS, s.namespace, {}, into(maps.rs), signal),
+      follow<Pod>(s.client, PODS, s.namespace, {}, into(maps.pod), signal),
+    ]);
+  } finally {
+    stop.abort();
+    if (timer) clearTimeout(timer);
+    if (pending) {
+      clearTimeout(pending);
+      draw();
+    }
+  }
   return 0;
 }
 

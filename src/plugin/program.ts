@@ -181,8 +181,12 @@ export function pluginProgram(ctx: ProgramContext): Command {
     .alias('status')
     .description('A plan as a tree with every element\'s status (-o json|yaml: the SDK\'s plan JSON)')
     .argument('<service>', 'a Deployment of the service')
-    .argument('[plan]', 'the plan', 'deploy'), { output: true })
-    .action((service: string, name: string, o: CommonOptions) => run(service, o, (s) => runPlanShow(s, service, name, { output: o.output }))));
+    .argument('[plan]', 'the plan', 'deploy')
+    .option('-w, --watch', 'print the tree again on every change, until Ctrl-C', false)
+    .option('--no-watch', 'print once')
+    .option('--timeout <duration>', 'with -w: stop after this long (Go duration; 0 = until Ctrl-C)', '0s'), { output: true })
+    .action((service: string, name: string, o: CommonOptions & { watch: boolean; timeout?: string }) =>
+      run(service, o, (s) => runPlanShow(s, service, name, { output: o.output, watch: o.watch, timeoutMs: durationFlag('--timeout', o.timeout) }))));
   for (const [op, alias, what] of [
     ['continue', 'resume', 'Continue a plan, or one phase: clears its interrupt; a canary phase releases its next canary step (a plan-level continue releases none)'],
     ['interrupt', 'pause', 'Interrupt a plan, or one phase: no new step starts (steps under way carry on); ignored by a canary phase still waiting for its continues'],

@@ -276,4 +276,17 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
     const events = await ok(kubectl('get', 'events', '--field-selector', 'involvedObject.name=http,reason=PlanContinue', '-o', 'jsonpath={.items[*].source.component}'));
     expect(events.split(' ')).to.deep.equal(['pacer-controller', 'pacer-controller']);
   });
+
+  it('plan show -w prints the tree again on every change until its timeout', async () => {
+    const watching = kubectl('pacer', 'plan', 'show', 'world', '-w', '--timeout=12s');
+    await new Promise((r) => setTimeout(r, 1500));
+    await ok(kubectl('pacer', 'plan', 'restart', 'world', 'deploy', 'world', 'world-0:[server, sidecar]'));
+    const r = await watching;
+    expect([r.code, r.stderr]).to.deep.equal([0, '']);
+    const trees = r.stdout.trim().split('\n\n');
+    expect(trees[0].split('\n')[0]).to.equal('deploy (serial strategy) (COMPLETE)');
+    expect(trees.length, 'the replacement pod seen moving').to.be.greaterThan(1);
+    expect(trees.slice(1, -1).some((t) => /\((PENDING|PREPARED|STARTING|STARTED)\)/.test(t))).to.equal(true);
+    expect(trees.at(-1)!.split('\n')[0], 'back to COMPLETE').to.equal('deploy (serial strategy) (COMPLETE)');
+  });
 });
