@@ -270,21 +270,29 @@ export function planCommand(): Command {
     .option('--now <time>', 'the clock of this pass (RFC 3339); default: the current time')
     .addOption(new Option('-o, --output <format>', 'output format (default: json, or text on a terminal)').choices(['json', 'yaml', 'text']))
     .action((opts: { filename: string; name?: string; now?: string; output?: PlanOutput }) => {
-      const source = opts.filename === '-' ? 'stdin' : opts.filename;
-      let input: string;
-      try {
-        input = readFileSync(opts.filename === '-' ? 0 : opts.filename, 'utf8');
-      } catch (e) {
-        process.stderr.write(`error: ${source}: ${(e as Error).message}\n`);
-        process.exitCode = 2;
-        return;
-      }
       const output = opts.output ?? (process.stdout.isTTY ? 'text' : 'json');
-      const result = runPlan(input, source, {
+      runOnFile(opts.filename, (input, source) => runPlan(input, source, {
         ...(opts.now !== undefined ? { now: opts.now } : {}), ...(opts.name !== undefined ? { name: opts.name } : {}), output,
-      });
-      process.stdout.write(result.stdout);
-      process.stderr.write(result.stderr);
-      process.exitCode = result.code;
+      }));
     });
+}
+
+/**
+ * A `-f FILE` command ("-" reads stdin): `run` turns the text into what to print and the exit code;
+ * an unreadable file is one line naming it, exit 2.
+ */
+export function runOnFile(filename: string, run: (input: string, source: string) => PlanResult): void {
+  const source = filename === '-' ? 'stdin' : filename;
+  let input: string;
+  try {
+    input = readFileSync(filename === '-' ? 0 : filename, 'utf8');
+  } catch (e) {
+    process.stderr.write(`error: ${source}: ${(e as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const result = run(input, source);
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  process.exitCode = result.code;
 }

@@ -4,9 +4,10 @@
 // every element's status and the steps the coordinator would work on. It is how a user learns
 // what serial-canary does before applying it, and the rules' tests drive it too.
 
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { parse, stringify } from 'yaml';
+import { runOnFile } from './plan.ts';
+import type { PlanResult } from './plan.ts';
 import type { FieldError } from '../api/fielderrors.ts';
 import { jsonTypeName } from '../api/fielderrors.ts';
 import {
@@ -30,11 +31,7 @@ export interface SimulateFrame {
   plans: Array<PlanView & { candidates: string[] }>;
 }
 
-export interface SimulateResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type SimulateResult = PlanResult;
 
 class InputError extends Error {
   readonly errors: FieldError[];
@@ -330,20 +327,6 @@ export function plansCommand(): Command {
     .description('Show what a DC/OS-style plan does, step by step, under operations and step progress (no cluster): docs/plans-simulate.md')
     .option('-f, --filename <file>', 'YAML or JSON input; "-" reads stdin', '-')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
-    .action((opts: { filename: string; output: SimulateOutput }) => {
-      const source = opts.filename === '-' ? 'stdin' : opts.filename;
-      let input: string;
-      try {
-        input = readFileSync(opts.filename === '-' ? 0 : opts.filename, 'utf8');
-      } catch (e) {
-        process.stderr.write(`error: ${source}: ${(e as Error).message}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      const result = runSimulate(input, source, opts.output);
-      process.stdout.write(result.stdout);
-      process.stderr.write(result.stderr);
-      process.exitCode = result.code;
-    });
+    .action((opts: { filename: string; output: SimulateOutput }) => runOnFile(opts.filename, (input, source) => runSimulate(input, source, opts.output)));
   return new Command('plans').description('DC/OS SDK plans: plan → phases → steps').addCommand(simulateCmd);
 }

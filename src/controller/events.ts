@@ -25,6 +25,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from '../observe/logger.ts';
 import { isKind } from '../kube/errors.ts';
+import { metaTime } from '../kube/clock.ts';
 
 export const EVENT_SOURCE_COMPONENT = 'pacer-controller';
 export const REPORTING_CONTROLLER = 'pacer.dev/deployment-controller';
@@ -82,9 +83,7 @@ export interface EventRecorderOptions {
 }
 
 /** metav1.Time: RFC 3339 in UTC, whole seconds. */
-export function eventTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
+export const eventTime = metaTime;
 
 /** An Event this recorder wrote (EventLogger's cache). */
 interface Seen {

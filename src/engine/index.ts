@@ -33,7 +33,7 @@ export type { CancelMode } from './cancel.ts';
 
 // DC/OS SDK plans: plan → phases → steps, their statuses, strategies and operations.
 export { coordinate } from './plan/assets.ts';
-export { ALREADY_REPORTED, OPERATIONS, applyOperation, invalidParameterName } from './plan/operations.ts';
+export { OPERATIONS, applyOperation } from './plan/operations.ts';
 export type { Operation, OperationName, Outcome } from './plan/operations.ts';
 export { planJson, planTree } from './plan/render.ts';
 export type { PlanJson } from './plan/render.ts';
@@ -42,8 +42,8 @@ export { buildPlan, viewPlan } from './plan/tree.ts';
 export type { PlanView } from './plan/tree.ts';
 export { PHASE_STRATEGIES, PLAN_STRATEGIES, STEP_STATUSES } from './plan/types.ts';
 export type { Phase, PhaseStrategy, Plan, PlanStrategy, PodRequirement, Step, StepStatus } from './plan/types.ts';
-export { deployPlan, newReplicaSetOf, phaseSummary, podStepStatus, serviceMembers, slotPods } from './plan/deploy.ts';
+export { deployPlan, newReplicaSetOf, phaseSummary, serviceMembers, slotPods } from './plan/deploy.ts';
 export type { ServiceObjects } from './plan/deploy.ts';
 export { recoveryPlan } from './plan/recovery.ts';
-export { PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, parsePlanState, planInterruptedOf, planStateFor } from './plan/gate.ts';
+export { PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, planInterruptedOf, planStateFor } from './plan/gate.ts';
 export type { PlanState } from './plan/gate.ts';

@@ -123,3 +123,8 @@ export class ManualClock implements Clock {
 export function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/** metav1.Time as the API serialises it: RFC 3339 in UTC, whole seconds (Events' timestamps, restartedAt). */
+export function metaTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}

@@ -14,6 +14,7 @@ import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { KubeError } from '../kube/errors.ts';
+import { metaTime } from '../kube/clock.ts';
 import {
   PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, applyOperation, deployPlan, newReplicaSetOf, planInterruptedOf, planStateFor, recoveryPlan,
   serviceMembers, slotPods, viewPlan,
@@ -66,7 +67,7 @@ export function plansOf(o: ServiceObjects): Plan[] {
 
 /** `template` with kubectl.kubernetes.io/restartedAt = `now` (RFC 3339, UTC, whole seconds): a rollout restart. */
 export function restartedTemplate(d: Deployment, template: Deployment['spec']['template'], now: number): NonNullable<Deployment['spec']['template']> {
-  const at = new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const at = metaTime(now);
   return { ...template, metadata: { ...template?.metadata, annotations: { ...template?.metadata?.annotations, [RESTARTED_AT_ANNOTATION]: at } } };
 }
 
@@ -238,7 +239,7 @@ async function patchUnlessChanged(s: Target, c: Change): Promise<void> {
 
 /** An Event on `d` for the operator's command; a user without the right to write Events is warned, the command stands. */
 async function recordOperation(s: Target, d: Deployment, reason: string, message: string): Promise<void> {
-  const now = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const now = metaTime(s.now?.() ?? Date.now());
   const name = `${d.metadata.name}.${Date.now().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`;
   try {
     await s.client.createEvent(s.namespace, {

@@ -13,7 +13,7 @@ import { controllerUid } from './history.ts';
 import type { Session } from './options.ts';
 import { printData } from './options.ts';
 import { SYMBOL, deploymentState, podReadiness, podState, replicaSetState } from './state.ts';
-import { follow } from './watch.ts';
+import { follow, intoMap } from './watch.ts';
 
 export interface TreeObjects {
   deployment: Deployment;
@@ -151,18 +151,6 @@ export async function runGet(s: Session, name: string, o: GetOptions): Promise<n
   const timer = o.timeoutMs > 0 ? setTimeout(() => stop.abort(), o.timeoutMs) : undefined;
   // On a terminal the ages tick: redraw every second.
   const ticker = tty ? setInterval(schedule, 1000) : undefined;
-  const into = <T extends { metadata: { name?: string } }>(m: Map<string, T>) => ({
-    onList(items: T[]) {
-      m.clear();
-      for (const i of items) m.set(i.metadata.name ?? '', i);
-      schedule();
-    },
-    onEvent(type: string, obj: T) {
-      if (type === 'DELETED') m.delete(obj.metadata.name ?? '');
-      else m.set(obj.metadata.name ?? '', obj);
-      schedule();
-    },
-  });
   draw();
   try {
     await Promise.all([
@@ -176,8 +164,8 @@ export async function runGet(s: Session, name: string, o: GetOptions): Promise<n
           schedule();
         },
       }, signal),
-      follow<ReplicaSet>(s.client, REPLICASETS, s.namespace, { labelSelector: selector }, into(rss), signal),
-      follow<Pod>(s.client, PODS, s.namespace, { labelSelector: selector }, into(pods), signal),
+      follow<ReplicaSet>(s.client, REPLICASETS, s.namespace, { labelSelector: selector }, intoMap(rss, schedule), signal),
+      follow<Pod>(s.client, PODS, s.namespace, { labelSelector: selector }, intoMap(pods, schedule), signal),
     ]);
   } finally {
     stop.abort();

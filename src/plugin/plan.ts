@@ -13,7 +13,7 @@ import type { PlanCommand } from '../planops/service.ts';
 import { PluginError } from './errors.ts';
 import type { Session } from './options.ts';
 import { printData } from './options.ts';
-import { follow } from './watch.ts';
+import { follow, intoMap } from './watch.ts';
 
 const target = (s: Session) => ({ client: s.client, namespace: s.namespace, component: 'kubectl-pacer', warn: (m: string) => s.io.stderr.write(`Warning: ${m}\n`) });
 
@@ -65,26 +65,14 @@ export async function runPlanShow(s: Session, name: string, plan: string, o: { o
   const schedule = (): void => {
     if (!pending) pending = setTimeout(draw, 50);
   };
-  const into = <T extends { metadata: { name?: string } }>(m: Map<string, T>) => ({
-    onList(items: T[]) {
-      m.clear();
-      for (const i of items) m.set(i.metadata.name ?? '', i);
-      schedule();
-    },
-    onEvent(type: string, obj: T) {
-      if (type === 'DELETED') m.delete(obj.metadata.name ?? '');
-      else m.set(obj.metadata.name ?? '', obj);
-      schedule();
-    },
-  });
   const stop = new AbortController();
   const signal = AbortSignal.any([stop.signal, ...(s.signal ? [s.signal] : [])]);
   const timer = o.timeoutMs && o.timeoutMs > 0 ? setTimeout(() => stop.abort(), o.timeoutMs) : undefined;
   try {
     await Promise.all([
-      follow<Deployment>(s.client, DEPLOYMENTS, s.namespace, {}, into(maps.d), signal),
-      follow<ReplicaSet>(s.client, REPLICASETS, s.namespace, {}, into(maps.rs), signal),
-      follow<Pod>(s.client, PODS, s.namespace, {}, into(maps.pod), signal),
+      follow<Deployment>(s.client, DEPLOYMENTS, s.namespace, {}, intoMap(maps.d, schedule), signal),
+      follow<ReplicaSet>(s.client, REPLICASETS, s.namespace, {}, intoMap(maps.rs, schedule), signal),
+      follow<Pod>(s.client, PODS, s.namespace, {}, intoMap(maps.pod, schedule), signal),
     ]);
   } finally {
     stop.abort();

@@ -93,3 +93,19 @@ export async function follow<T extends { metadata: ObjectMeta }>(
     signal?.removeEventListener('abort', stopAll);
   }
 }
+
+/** A Follower that keeps `m` (by name) as the list and its watch say, calling `changed` after each change. */
+export function intoMap<T extends { metadata: { name?: string } }>(m: Map<string, T>, changed: () => void): Follower<T> {
+  return {
+    onList(items: T[]) {
+      m.clear();
+      for (const i of items) m.set(i.metadata.name ?? '', i);
+      changed();
+    },
+    onEvent(type: string, obj: T) {
+      if (type === 'DELETED') m.delete(obj.metadata.name ?? '');
+      else m.set(obj.metadata.name ?? '', obj);
+      changed();
+    },
+  };
+}

@@ -99,7 +99,8 @@ export function phaseOf(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | '
   const newRS = newReplicaSetOf(d, o);
   const pods = slotPods(d, o, newRS);
   const minReady = d.spec.minReadySeconds ?? 0;
-  const forced = new Set(planStateFor(d, newRS).forced);
+  const state = planStateFor(d, newRS);
+  const forced = new Set(state.forced);
   const steps: Step[] = Array.from({ length: replicas }, (_, i) => {
     const pod = pods[i];
     const own: StepStatus = pod ? podStepStatus(pod, minReady, o.now) : 'PENDING';
@@ -118,7 +119,6 @@ export function phaseOf(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | '
   const strategy = phaseStrategyOf(d);
   const canary = canarySlots(d);
   const released = releasedCanarySlots(d, newRS);
-  const state = planStateFor(d, newRS);
   return {
     name,
     strategy,

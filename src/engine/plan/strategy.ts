@@ -62,8 +62,8 @@ export function waitingCanarySteps(phase: Phase): string[] {
 
 /** A phase is interrupted through its strategy; a canary one while a canary step waits and no released one is unfinished. */
 export function phaseInterrupted(phase: Phase): boolean {
-  if (isCanary(phase.strategy) && waitingCanarySteps(phase).length > 0) {
-    const waiting = waitingCanarySteps(phase);
+  const waiting = waitingCanarySteps(phase);
+  if (waiting.length > 0) {
     const released = (phase.canary ?? []).filter((n) => !waiting.includes(n));
     return released.every((n) => phase.steps.find((s) => s.name === n)?.status === 'COMPLETE');
   }
