@@ -162,6 +162,62 @@ export interface Deployment {
 }
 
 // ---------------------------------------------------------------------------------------------
+// pacer.dev/v1alpha1 Plan: a custom plan (the DC/OS SDK's custom YAML plans), whose steps are
+// Deployments of its namespace rolled to their current spec (docs/semantics/plans.md#custom-plans).
+
+export const PLAN_KIND = 'Plan';
+export const PLAN_PLURAL = 'plans';
+/** A plan's own strategy over its phases (canary is for phases). */
+export const PLAN_LEVEL_STRATEGIES = ['serial', 'parallel'] as const;
+export type PlanStrategyName = typeof PLAN_LEVEL_STRATEGIES[number];
+/** The names the plans of a service already use: a custom plan may not take them. */
+export const RESERVED_PLAN_NAMES = ['deploy', 'recovery', 'decommission'] as const;
+
+export interface PlanPhaseSpec {
+  name: string;
+  /** serial (default), parallel, serial-canary or parallel-canary, over the phase's steps. */
+  strategy?: PlanPhaseStrategy;
+  /** Canary only: how many continues release the canary steps (default 2). */
+  requiredProceeds?: number;
+  /** The Deployments of the Plan's namespace this phase rolls, one step each, in order. */
+  steps: string[];
+}
+
+export interface PlanResourceSpec {
+  /** serial (default): a phase starts once the ones before it are COMPLETE; parallel: all at once. */
+  strategy?: PlanStrategyName;
+  phases: PlanPhaseSpec[];
+}
+
+export interface PlanStepStatus {
+  name: string;
+  status: string;
+  message?: string;
+}
+
+export interface PlanPhaseStatus {
+  name: string;
+  status: string;
+  steps: PlanStepStatus[];
+}
+
+/** What the plan controller last saw: each element's status, as `kubectl pacer plan show` prints them. */
+export interface PlanResourceStatus {
+  observedGeneration?: number;
+  status?: string;
+  errors?: string[];
+  phases?: PlanPhaseStatus[];
+}
+
+export interface PlanResource {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: PlanResourceSpec;
+  status?: PlanResourceStatus;
+}
+
+// ---------------------------------------------------------------------------------------------
 // apps/v1 ReplicaSet
 
 export interface ReplicaSetCondition {

@@ -137,7 +137,7 @@ export function getAllReplicaSetsAndSyncRevision(pass: DecisionPass, create: boo
     pass.requeueAfterSeconds = 0;
     return { newRS: undefined, oldRSs };
   }
-  rs.spec.replicas = newRSNewReplicas(d, [...oldRSs, rs], rs);
+  rs.spec.replicas = newRSNewReplicas(d, [...oldRSs, rs], rs, pass.hold);
   setNewReplicaSetAnnotations(d, rs, newRevision, false, replicas, maxReplicas);
   const created = createReplicaSet(pass, rs);
   setDeploymentRevision(pass, newRevision);

@@ -39,6 +39,8 @@ export interface DecisionPass {
   template?: PodTemplateSpec;
   /** Event to record once the Deployment `update` succeeded. */
   deploymentUpdateEvent?: EventRecord;
+  /** Why a custom plan holds this rollout (plan/custom.ts), or undefined: the plan gate reads it. */
+  readonly hold?: string;
   /** The last in-sync answer of getAllReplicaSetsAndSyncRevision, valid while nothing was written. */
   newAndOld?: { actions: number; rss: ReplicaSet[]; result: { newRS: ReplicaSet | undefined; oldRSs: ReplicaSet[] } };
 }
@@ -49,6 +51,7 @@ export function startPass(
   candidates: readonly ReplicaSet[],
   pods: readonly Pod[],
   now: number,
+  hold?: string,
 ): DecisionPass {
   const stored = d.status ?? {};
   return {
@@ -64,6 +67,7 @@ export function startPass(
     now,
     requeueAfterSeconds: null,
     aborted: false,
+    ...(hold !== undefined ? { hold } : {}),
   };
 }
 

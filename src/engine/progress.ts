@@ -97,6 +97,7 @@ export function rolloutStatus(
   newRS: ReplicaSet | undefined,
   current: DeploymentStatus,
   now: number,
+  hold?: string,
 ): DeploymentStatus {
   const next = calculateStatus(d, allRSs, newRS, current, now);
   const deadline = hasProgressDeadline(d);
@@ -104,10 +105,12 @@ export function rolloutStatus(
 
   const currentCond = getCondition(current, PROGRESSING);
   const isComplete = (next.replicas ?? 0) === (next.updatedReplicas ?? 0) && currentCond?.reason === REASON.newRSAvailable;
-  const wait = deadline && !isComplete && !deploymentComplete(d, next) ? operatorWait(d, newRS) : undefined;
+  const waiting = deadline && !isComplete && !deploymentComplete(d, next);
+  const why = waiting && hold === undefined ? operatorWait(d, newRS) : undefined;
+  const wait = !waiting ? undefined : hold ?? (why !== undefined ? MESSAGE.planWaiting(why) : undefined);
   if (wait !== undefined) {
-    // Held by the plan gate for an operator: like a pause, no deadline until it continues.
-    setCondition(next, newCondition(PROGRESSING, 'Unknown', REASON.planWaiting, MESSAGE.planWaiting(wait), now));
+    // Held by the plan gate for an operator or by a custom plan: like a pause, no deadline until it goes on.
+    setCondition(next, newCondition(PROGRESSING, 'Unknown', REASON.planWaiting, wait, now));
   } else if (deadline && !isComplete) {
     const name = d.metadata.name ?? '';
     if (currentCond?.reason === REASON.planWaiting) {

@@ -31,30 +31,30 @@ export function rolloutBudget(d: Deployment, newRS: ReplicaSet | undefined): Rol
 }
 
 /** NewRSNewReplicas: the size the new ReplicaSet may have now, held by the plan gate (plan/gate.ts). */
-export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): number {
+export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet, hold?: string): number {
   const replicas = deploymentReplicas(d);
   // A strategy without a budget (Recreate) starts the new ReplicaSet with every replica.
   const strategy = strategyOf(d);
-  if (strategy && !strategy.budget) return gatedNewReplicas(d, newRS, replicas);
+  if (strategy && !strategy.budget) return gatedNewReplicas(d, newRS, replicas, hold);
   const { maxTotal } = rolloutBudget(d, newRS);
   const current = specReplicaSum(allRSs);
   const own = specReplicas(newRS);
   if (current >= maxTotal) return own;
-  return gatedNewReplicas(d, newRS, own + Math.min(maxTotal - current, replicas - own));
+  return gatedNewReplicas(d, newRS, own + Math.min(maxTotal - current, replicas - own), hold);
 }
 
 /** The size reconcileNewReplicaSet scales the new ReplicaSet to (its current size: nothing to do). */
-export function newReplicaSetTarget(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): number {
+export function newReplicaSetTarget(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet, hold?: string): number {
   const replicas = deploymentReplicas(d);
   const own = specReplicas(newRS);
   if (own === replicas) return own;
   if (own > replicas) return replicas;
-  return newRSNewReplicas(d, allRSs, newRS);
+  return newRSNewReplicas(d, allRSs, newRS, hold);
 }
 
 /** reconcileNewReplicaSet: true when the new ReplicaSet was scaled. */
 export function reconcileNewReplicaSet(pass: DecisionPass, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): boolean {
-  return scaleReplicaSetAndRecordEvent(pass, newRS, newReplicaSetTarget(pass.d, allRSs, newRS)).scaled;
+  return scaleReplicaSetAndRecordEvent(pass, newRS, newReplicaSetTarget(pass.d, allRSs, newRS, pass.hold)).scaled;
 }
 
 /** Thrown where upstream returns an error that reconcileOldReplicaSets swallows. */
@@ -119,7 +119,7 @@ export function reconcileOldReplicaSets(pass: DecisionPass, allRSs: readonly Rep
   // keep the slots it has not released.
   const forcedAvailable = countedAvailable(pass.d, newRS) - availableReplicas(newRS);
   const newUnavailable = specReplicas(newRS) - availableReplicas(newRS) - forcedAvailable;
-  const maxScaledDown = Math.min(allPods - min - newUnavailable, oldPods - oldReplicasFloor(pass.d, latest(pass, newRS) ?? newRS));
+  const maxScaledDown = Math.min(allPods - min - newUnavailable, oldPods - oldReplicasFloor(pass.d, latest(pass, newRS) ?? newRS, pass.hold));
   if (maxScaledDown <= 0) return false;
   try {
     const cleanup = cleanupUnhealthyReplicas(pass, oldRSs, maxScaledDown);

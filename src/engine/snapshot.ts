@@ -10,19 +10,22 @@
 //  * Dependencies: each one named in spec.dependencies with the Deployment found for it; the
 //    dependency cycle through it, looked for in what the source holds now; its dependents, when the
 //    source knows them (without them the pacer.dev/dependents finalizer is left alone).
+//  * The custom plans (Plan resources) that name it as a step, with their steps' Deployments: a plan
+//    may hold its rollout (plan/custom.ts).
 //  * Every Deployment, only while this one carries force or a cancel request or stamp
 //    (requests.ts): those reach the other apps of its deployment plan.
 //
 // No copies: the engine never changes its input, and handing it the source's own objects lets it
 // remember work per object (template hashes, comparisons, validation) across passes.
 
-import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
+import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { isEmptySelector, selectorMatches } from '../api/selector.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
 import { controllerOf } from './claim.ts';
 import { findDependencyCycle } from './dependencies.ts';
 import { needsPeers } from './requests.ts';
 import { strategyOf } from './strategies/index.ts';
+import { planStepNames } from './plan/custom.ts';
 import type { Snapshot } from './types.ts';
 
 /** Where a Snapshot's objects come from: the controller's caches, or the objects of a file. */
@@ -37,6 +40,8 @@ export interface SnapshotSource {
   dependents?(key: string): readonly Deployment[];
   /** Every Deployment the source holds; absent when it cannot list them (force and cancel then see only this one). */
   deployments?(): readonly Deployment[];
+  /** The Plan resources of a namespace; absent when the source has none (no custom plan holds anything). */
+  plans?(namespace: string): readonly PlanResource[];
 }
 
 export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number): Snapshot {
@@ -55,6 +60,12 @@ export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number
 
   if (needsPeers(d) && source.deployments) snapshot.deployments = [...source.deployments()];
   const key = deploymentKey(d.metadata.namespace, d.metadata.name);
+  const plans = source.plans?.(ns).filter((p) => planStepNames(p).includes(d.metadata.name ?? '')) ?? [];
+  if (plans.length > 0) {
+    const names = new Set(plans.flatMap(planStepNames));
+    const deployments = [...names].map((n) => source.deployment(deploymentKey(ns, n))).filter((x): x is Deployment => x !== undefined);
+    snapshot.plans = { plans, deployments };
+  }
   const dependents = source.dependents?.(key);
   if (dependents) snapshot.dependents = [...dependents];
   const deps = dependencyKeys(d);

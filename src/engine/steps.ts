@@ -32,7 +32,7 @@ export function currentAll(pass: DecisionPass, rss: readonly ReplicaSet[]): Repl
 
 /** syncRolloutStatus: the status with progress estimated, and when to look again. */
 export function syncRolloutStatus(pass: DecisionPass, newRS: ReplicaSet | undefined): void {
-  pass.status = rolloutStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now);
+  pass.status = rolloutStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now, pass.hold);
   pass.requeueAfterSeconds = requeueStuckDeployment(pass.d, pass.status, pass.now);
 }
 

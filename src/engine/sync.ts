@@ -22,6 +22,7 @@ import {
   setCondition,
 } from './conditions.ts';
 import { startPass, type DecisionPass } from './pass.ts';
+import { customPlanHold } from './plan/custom.ts';
 import { getAllReplicaSetsAndSyncRevision, templateHash } from './newreplicaset.ts';
 import { checkDependencies, withDependentsFinalizer } from './dependencies.ts';
 import { checkPausedConditions, hasProgressDeadline } from './progress.ts';
@@ -106,7 +107,9 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
   }
 
   const claim = claimReplicaSets(d, snapshot.replicaSets);
-  const pass = startPass(d, [...claim.owned], snapshot.replicaSets, snapshot.pods, snapshot.now);
+  const plans = snapshot.plans;
+  const hold = plans && customPlanHold(d, plans.plans, (name) => plans.deployments.find((x) => x.metadata.name === name));
+  const pass = startPass(d, [...claim.owned], snapshot.replicaSets, snapshot.pods, snapshot.now, hold);
   removeCondition(pass.status, INVALID_SPEC);
   for (const rs of claim.writes) {
     pass.actions.push({ verb: 'update', kind: 'ReplicaSet', name: rs.metadata.name ?? '', object: rs });

@@ -3,7 +3,7 @@
 // order, stopping at the first failure (the next pass recomputes everything: level-triggered).
 // `pacer plan` prints the same Decision.
 
-import type { Deployment, DeploymentStatus, Pod, ReplicaSet } from '../api/types.ts';
+import type { Deployment, DeploymentStatus, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 
 export interface Snapshot {
   /** The Deployment as read (spec not yet defaulted: the engine applies the upstream defaults). */
@@ -35,6 +35,11 @@ export interface Snapshot {
    * stamp): a plain pass never pays for a scan of them all.
    */
   deployments?: Deployment[];
+  /**
+   * The custom plans (Plan resources) of the namespace that name this Deployment as a step, with
+   * the Deployments their steps name (customPlanHold: a plan may hold this one's rollout).
+   */
+  plans?: { plans: PlanResource[]; deployments: Deployment[] };
 }
 
 /** A Kubernetes Event the controller records once the action carrying it has succeeded. */

@@ -11,6 +11,7 @@
 //                               the wrapped strategy (serial or parallel) goes on
 //   interrupted phase           no new step (an interrupt during the canary period is ignored)
 //   interrupted plan            no new step
+//   held by a custom plan       no new step (a Plan resource names it and it is not its turn: custom.ts)
 // A slot an operator force-completed counts as complete, and its pod as available to the rollout's
 // own budget (countedAvailable): the rollout moves on past a pod that will never be ready.
 // The operator's overrides live in the Deployment's annotations: pacer.dev/plan-state for the
@@ -105,11 +106,14 @@ export function releasedCanarySlots(d: Deployment, newRS: ReplicaSet | undefined
   return Math.min(canarySlots(d), Math.max(planStateFor(d, newRS).proceeds, newRS ? specReplicas(newRS) : 0));
 }
 
-/** How many slots of the new ReplicaSet may have a pod now (Infinity: no gate). */
-export function planCap(d: Deployment, newRS: ReplicaSet | undefined): number {
+/**
+ * How many slots of the new ReplicaSet may have a pod now (Infinity: no gate). `hold`: a custom
+ * plan holds the rollout (custom.ts), as an interrupted plan does.
+ */
+export function planCap(d: Deployment, newRS: ReplicaSet | undefined, hold?: string): number {
   const own = newRS ? specReplicas(newRS) : 0;
   const state = planStateFor(d, newRS);
-  if (state.planInterrupted) return own;
+  if (state.planInterrupted || hold !== undefined) return own;
   const strategy = phaseStrategyOf(d);
   const canary = canarySlots(d);
   if (canary > 0) {
@@ -122,14 +126,14 @@ export function planCap(d: Deployment, newRS: ReplicaSet | undefined): number {
 }
 
 /** `want` for the new ReplicaSet, held by the gate (never below what it has). */
-export function gatedNewReplicas(d: Deployment, newRS: ReplicaSet | undefined, want: number): number {
+export function gatedNewReplicas(d: Deployment, newRS: ReplicaSet | undefined, want: number, hold?: string): number {
   const own = newRS ? specReplicas(newRS) : 0;
-  return Math.max(Math.min(want, own), Math.min(want, planCap(d, newRS)));
+  return Math.max(Math.min(want, own), Math.min(want, planCap(d, newRS, hold)));
 }
 
 /** The fewest replicas the old ReplicaSets keep: the slots the gate has not released. */
-export function oldReplicasFloor(d: Deployment, newRS: ReplicaSet | undefined): number {
-  const cap = planCap(d, newRS);
+export function oldReplicasFloor(d: Deployment, newRS: ReplicaSet | undefined, hold?: string): number {
+  const cap = planCap(d, newRS, hold);
   if (cap === Infinity) return 0;
   const own = newRS ? specReplicas(newRS) : 0;
   return Math.max(0, deploymentReplicas(d) - Math.max(own, cap));

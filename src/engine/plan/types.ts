@@ -5,6 +5,9 @@
 // interrupted flags, the canary's remaining steps, the parameters) are part of the data, so that
 // the shell can keep them in the cluster.
 
+import { PLAN_LEVEL_STRATEGIES, PLAN_PHASE_STRATEGIES } from '../../api/types.ts';
+import type { PlanPhaseStrategy, PlanStrategyName } from '../../api/types.ts';
+
 /** Every status an element can show (the SDK's Status). */
 export const STATUSES = ['ERROR', 'WAITING', 'PENDING', 'PREPARED', 'STARTING', 'STARTED', 'COMPLETE', 'IN_PROGRESS', 'DELAYED'] as const;
 export type Status = typeof STATUSES[number];
@@ -34,11 +37,12 @@ export interface Step {
   readonly forced?: boolean;
 }
 
-export const PHASE_STRATEGIES = ['serial', 'parallel', 'serial-canary', 'parallel-canary'] as const;
-export type PhaseStrategy = typeof PHASE_STRATEGIES[number];
+/** The phase strategies (the API's: spec.plan.strategy, a Plan's phases). */
+export const PHASE_STRATEGIES = PLAN_PHASE_STRATEGIES;
+export type PhaseStrategy = PlanPhaseStrategy;
 /** Plans take serial or parallel only; canary is for phases. */
-export const PLAN_STRATEGIES = ['serial', 'parallel'] as const;
-export type PlanStrategy = typeof PLAN_STRATEGIES[number];
+export const PLAN_STRATEGIES = PLAN_LEVEL_STRATEGIES;
+export type PlanStrategy = PlanStrategyName;
 
 /**
  * A serial or parallel strategy's state. `order` is serial's: the children that were not COMPLETE

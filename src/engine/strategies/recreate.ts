@@ -34,7 +34,7 @@ export function rolloutRecreate(pass: DecisionPass, steps: RolloutSteps): void {
     if (pass.aborted || !newRS) return;
   }
   const fresh = steps.current(pass, newRS) ?? newRS;
-  steps.scaleReplicaSetAndRecordEvent(pass, fresh, steps.gatedNewReplicas(pass.d, fresh, deploymentReplicas(pass.d)));
+  steps.scaleReplicaSetAndRecordEvent(pass, fresh, steps.gatedNewReplicas(pass.d, fresh, deploymentReplicas(pass.d), pass.hold));
   if (steps.deploymentComplete(pass.d, pass.status)) steps.cleanupDeployment(pass, oldRSs);
   steps.syncRolloutStatus(pass, newRS);
 }
