@@ -9,6 +9,7 @@ import { HttpMethod } from '@kubernetes/client-node';
 import { KubeClient, loadKubeConfig, DEFAULT_USER_AGENT } from '../kube/client.ts';
 import { toKubeError } from '../kube/errors.ts';
 import { DeploymentController, loadEngine } from '../controller/controller.ts';
+import { PlanController } from '../controller/plans.ts';
 import { Manager } from '../manager/manager.ts';
 import { realClock } from '../kube/clock.ts';
 import type { Clock } from '../kube/clock.ts';
@@ -23,7 +24,7 @@ import { parseBindAddress, startServers } from '../server/http.ts';
 import { startWebhookServer } from '../server/webhook.ts';
 import { operate } from '../planops/service.ts';
 import type { RunningWebhook } from '../server/webhook.ts';
-import { GROUP, PLURAL, VERSION } from '../api/types.ts';
+import { GROUP, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
 
 /** kube-controller-manager's defaults for each controller's client (--kube-api-qps, --kube-api-burst). */
 export const DEFAULT_KUBE_API_QPS = 20;
@@ -163,8 +164,11 @@ export function validateOptions(o: RunControllerOptions): void {
   if (o.logFormat !== undefined && o.logFormat !== 'json' && o.logFormat !== 'text') throw new CliError(`--log-format: must be json or text, got ${JSON.stringify(o.logFormat)}`, 2);
 }
 
-/** The API server answers, and serves pacer.dev/v1alpha1 deployments. Throws CliError(…, 1). */
-export async function checkCluster(client: KubeClient): Promise<void> {
+/**
+ * The API server answers, and serves pacer.dev/v1alpha1 deployments (CliError(…, 1) otherwise);
+ * whether it serves plans too (custom plans are off without them).
+ */
+export async function checkCluster(client: KubeClient): Promise<{ plans: boolean }> {
   try {
     await client.version();
   } catch (err) {
@@ -182,6 +186,7 @@ export async function checkCluster(client: KubeClient): Promise<void> {
     if (e.kind !== 'NotFound') throw new CliError(`cannot read API discovery from ${client.server}: ${e.message}`, 1);
   }
   if (!resources.some((r) => r.name === PLURAL)) throw new CliError(CRD_MISSING_MESSAGE, 1);
+  return { plans: resources.some((r) => r.name === PLAN_PLURAL) };
 }
 
 /** Starts the controller in this process (the `pacer controller` command, tests, `pacer` main). */
@@ -210,7 +215,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   } catch (err) {
     throw new CliError(`kubeconfig: ${(err as Error).message}`, 1);
   }
-  await checkCluster(client);
+  const served = await checkCluster(client);
   const engine = opts.engine ?? (await loadEngine());
   const mgr = new Manager({
     client, logger, metrics, clock,
@@ -226,7 +231,10 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     } : {}),
   });
   manager = mgr;
-  const controller = new DeploymentController(mgr, { engine, workers: opts.workers ?? 2 });
+  const controller = new DeploymentController(mgr, { engine, workers: opts.workers ?? 2, customPlans: served.plans });
+  // Custom plans need their CRD; without it the rest runs as before (checked once, at start).
+  if (served.plans) new PlanController(mgr, controller.deployments);
+  else logger.warn(`${PLAN_PLURAL}.${GROUP} is not installed: custom plans are off until the controller is restarted after kubectl apply -f crds/`);
   const servers = await startServers({
     metrics: parseBindAddress(opts.metricsBindAddress ?? ':8080'),
     health: parseBindAddress(opts.healthProbeBindAddress ?? ':8081'),
@@ -235,6 +243,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     api: parseBindAddress(opts.apiBindAddress ?? ':8082'),
     views: {
       deployments: () => controller.deployments.list(), replicaSets: (ns) => controller.replicaSets.list(ns), pods: (ns) => controller.pods.list(ns), ready: () => mgr.ready(),
+      ...(controller.plans ? { plans: (ns: string) => controller.plans!.list(ns) } : {}),
       // Any replica serves plan operations (they write what the leader's reconciler reads): through
       // a client without the leader's write gate.
       operate: (namespace, service, command) => operate({ client: opsClient!, namespace, component: 'pacer-controller', now: () => clock.now() }, service, command),

@@ -5,9 +5,9 @@
 // matches (it may adopt them). A Deployment's changes also wake the Deployments that depend on it
 // and, when its dependency list changes, those it depends on (dependencies.ts).
 
-import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
+import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { selectorMatches, isEmptySelector } from '../api/selector.ts';
-import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
+import { DEPLOYMENTS, PLANS, PODS, REPLICASETS } from '../kube/client.ts';
 import type { Logger } from '../observe/logger.ts';
 import { Controller } from '../manager/controller.ts';
 import type { Manager } from '../manager/manager.ts';
@@ -21,7 +21,7 @@ import type { Engine, ReconcilerDeps } from './reconciler.ts';
 import { rolloutStartEstimate, rolloutStep, rolloutView } from './rollouts.ts';
 import type { InProgress } from './rollouts.ts';
 import type { WorkQueue } from './workqueue.ts';
-import { decide, onCreateConflict, onCreateError, REVISION_ANNOTATION, strategyOf } from '../engine/index.ts';
+import { decide, deploymentStepStatus, deploymentTarget, onCreateConflict, onCreateError, planStepNames, plansNaming, REVISION_ANNOTATION, strategyOf } from '../engine/index.ts';
 import { strategyTypeOf } from '../api/strategies/index.ts';
 
 export const CONTROLLER_NAME = 'deployment';
@@ -31,6 +31,8 @@ const EVENTS_DRAIN_MS = 5000;
 export interface DeploymentControllerOptions {
   engine: Engine;
   workers?: number;
+  /** Watch Plan resources (plans.pacer.dev served): a Plan may hold a Deployment's rollout. */
+  customPlans?: boolean;
 }
 
 /** The engine of src/engine/sync.ts, as the reconciler calls it. */
@@ -49,6 +51,8 @@ export class DeploymentController {
   readonly deployments: Informer<Deployment>;
   readonly replicaSets: Informer<ReplicaSet>;
   readonly pods: Informer<Pod>;
+  /** Plan resources, when the cluster serves them (customPlans). */
+  readonly plans?: Informer<PlanResource>;
   readonly queue: WorkQueue;
   readonly recorder: EventRecorder;
   readonly controller: Controller;
@@ -66,6 +70,7 @@ export class DeploymentController {
     this.deployments = mgr.informer<Deployment>(DEPLOYMENTS);
     this.replicaSets = mgr.informer<ReplicaSet>(REPLICASETS);
     this.pods = mgr.informer<Pod>(PODS);
+    if (opts.customPlans) this.plans = mgr.informer<PlanResource>(PLANS);
     this.recorder = new EventRecorder(mgr.client, { logger: this.log, now: () => mgr.clock.now(), onDrop: () => mgr.metrics?.eventsDropped.inc() });
     const deps: ReconcilerDeps = {
       client: mgr.client,
@@ -77,6 +82,7 @@ export class DeploymentController {
       logger: this.log,
       now: () => mgr.clock.now(),
       dependencyIndex: this.dependencyIndex,
+      ...(this.plans ? { plans: this.plans } : {}),
     };
     this.controller = new Controller(mgr, {
       name: CONTROLLER_NAME,
@@ -161,6 +167,25 @@ export class DeploymentController {
     for (const key of this.dependencyIndex.update(keyOf(d), gone ? undefined : d)) this.queue.add(key);
   }
 
+  /** The Deployments `p` names in its namespace. */
+  private enqueuePlanSteps(p: PlanResource, except?: string): void {
+    for (const name of planStepNames(p)) if (name !== except) this.queue.add(`${p.metadata.namespace}/${name}`);
+  }
+
+  /**
+   * A Deployment's step in the Plans that name it changed (its status as a step, or its template:
+   * a new run): the other Deployments of those Plans may now take their turn, or wait.
+   */
+  private planStepChanged(old: Deployment, d: Deployment): void {
+    if (!this.plans) return;
+    const name = d.metadata.name ?? '';
+    const plans = plansNaming(this.plans.list(d.metadata.namespace), name);
+    if (plans.length === 0) return;
+    const step = (x: Deployment) => JSON.stringify(deploymentStepStatus(name, x));
+    if (step(old) === step(d) && deploymentTarget(old) === deploymentTarget(d)) return;
+    for (const p of plans) this.enqueuePlanSteps(p, name);
+  }
+
   private wireEvents(): void {
     this.deployments.on({
       add: (d) => {
@@ -172,6 +197,7 @@ export class DeploymentController {
         if (old.metadata.resourceVersion !== d.metadata.resourceVersion) {
           this.rolloutChanged(old, d);
           this.dependenciesChanged(d, false);
+          this.planStepChanged(old, d);
         }
         this.enqueue(d);
       },
@@ -181,6 +207,9 @@ export class DeploymentController {
         this.enqueue(d);
       },
     });
+    // A Plan's change (created, started, continued, edited) concerns every Deployment it names.
+    const planChanged = (p: PlanResource) => this.enqueuePlanSteps(p);
+    this.plans?.on({ add: planChanged, update: (_old, p) => planChanged(p), delete: planChanged });
     this.replicaSets.on({
       add: (rs) => this.replicaSetChanged(rs),
       update: (old, rs) => {

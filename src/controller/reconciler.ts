@@ -11,7 +11,7 @@
 // never overwrites; any other failure throws (backoff, counted as an error); requeueAfterSeconds
 // becomes a delayed add of (s + 1) s as upstream (under 1 s: rate-limited now).
 
-import type { Deployment, DeploymentStatus, OwnerReference, Pod, ReplicaSet } from '../api/types.ts';
+import type { Deployment, DeploymentStatus, OwnerReference, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { buildSnapshot } from '../engine/index.ts';
 import type { Action, Decision, EventRecord, Snapshot, SnapshotSource } from '../engine/index.ts';
 import { KubeError, isKind, toKubeError } from '../kube/errors.ts';
@@ -60,12 +60,16 @@ export interface ReconcilerDeps {
   now?: () => number;
   /** Who depends on whom (the controller keeps it); without it dependents are unknown. */
   dependencyIndex?: DependencyIndex;
+  /** Plan resources (when the cluster serves them): a Plan may hold a rollout. */
+  plans?: CacheReader<PlanResource>;
 }
 
 /** The controller's caches as the engine's snapshot source (engine/snapshot.ts). */
-export function cacheSource(deps: Pick<ReconcilerDeps, 'replicaSets' | 'pods' | 'deployments' | 'dependencyIndex'>): SnapshotSource {
+export function cacheSource(deps: Pick<ReconcilerDeps, 'replicaSets' | 'pods' | 'deployments' | 'dependencyIndex' | 'plans'>): SnapshotSource {
   const index = deps.dependencyIndex;
+  const plans = deps.plans;
   return {
+    ...(plans ? { plans: (ns: string) => plans.list(ns) } : {}),
     replicaSets: (ns) => deps.replicaSets.list(ns),
     pods: (ns) => deps.pods.list(ns),
     deployment: (key) => deps.deployments.get(key),

@@ -45,5 +45,10 @@ export type { Phase, PhaseStrategy, Plan, PlanStrategy, PodRequirement, Step, St
 export { deployPlan, newReplicaSetOf, phaseSummary, serviceMembers, slotPods } from './plan/deploy.ts';
 export type { ServiceObjects } from './plan/deploy.ts';
 export { recoveryPlan } from './plan/recovery.ts';
+export { servicePlans } from './plan/service.ts';
 export { PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, planInterruptedOf, planStateFor } from './plan/gate.ts';
 export type { PlanState } from './plan/gate.ts';
+export {
+  CUSTOM_PLAN_STATE_ANNOTATION, customPlan, customPlanStateFor, deploymentStepStatus, deploymentTarget, planResourceStatus, planStepNames, planTargets, plansNaming,
+} from './plan/custom.ts';
+export type { CustomPlanState, DeploymentLookup } from './plan/custom.ts';

@@ -25,7 +25,7 @@ import { controllerOf } from './claim.ts';
 import { findDependencyCycle } from './dependencies.ts';
 import { needsPeers } from './requests.ts';
 import { strategyOf } from './strategies/index.ts';
-import { planStepNames } from './plan/custom.ts';
+import { planStepNames, plansNaming } from './plan/custom.ts';
 import type { Snapshot } from './types.ts';
 
 /** Where a Snapshot's objects come from: the controller's caches, or the objects of a file. */
@@ -60,7 +60,7 @@ export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number
 
   if (needsPeers(d) && source.deployments) snapshot.deployments = [...source.deployments()];
   const key = deploymentKey(d.metadata.namespace, d.metadata.name);
-  const plans = source.plans?.(ns).filter((p) => planStepNames(p).includes(d.metadata.name ?? '')) ?? [];
+  const plans = plansNaming(source.plans?.(ns) ?? [], d.metadata.name ?? '');
   if (plans.length > 0) {
     const names = new Set(plans.flatMap(planStepNames));
     const deployments = [...names].map((n) => source.deployment(deploymentKey(ns, n))).filter((x): x is Deployment => x !== undefined);

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { HttpMethod, IsomorphicFetchHttpLibrary, KubeConfig, RequestContext } from '@kubernetes/client-node';
 import type { Deployment, DeploymentStatus, ObjectMeta, Pod, ReplicaSet } from '../api/types.ts';
-import { GROUP, PLURAL, VERSION } from '../api/types.ts';
+import { GROUP, PLAN_KIND, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
 import { KubeError, fromResponse, toKubeError } from './errors.ts';
 import type { Status } from './errors.ts';
 import { TokenBucket } from './ratelimit.ts';
@@ -30,6 +30,8 @@ export interface ResourceType {
 export const DEPLOYMENTS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL, kind: 'Deployment', namespaced: true };
 export const REPLICASETS: ResourceType = { group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', namespaced: true };
 export const PODS: ResourceType = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
+/** Custom plans (crds/plans.pacer.dev.yaml). */
+export const PLANS: ResourceType = { group: GROUP, version: VERSION, plural: PLAN_PLURAL, kind: PLAN_KIND, namespaced: true };
 export const EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
 export const CRDS: ResourceType = {
   group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false,

@@ -10,15 +10,16 @@
 // a new one), a phase or the plan is rollout-restarted (a new rollout, under its gate); start's
 // parameters become env in every pod template. Each change is an Event on the Deployment it changed.
 
-import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
-import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { KubeError } from '../kube/errors.ts';
+import type { Deployment, ObjectMeta, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
+import { DEPLOYMENTS, PLANS, PODS, REPLICASETS } from '../kube/client.ts';
+import type { KubeClient, ResourceType } from '../kube/client.ts';
+import { KubeError, isKind } from '../kube/errors.ts';
 import { metaTime } from '../kube/clock.ts';
 import {
-  PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, applyOperation, deployPlan, newReplicaSetOf, planInterruptedOf, planStateFor, recoveryPlan,
-  serviceMembers, slotPods, viewPlan,
+  CUSTOM_PLAN_STATE_ANNOTATION, PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, applyOperation, customPlan, customPlanStateFor, deployPlan,
+  newReplicaSetOf, planInterruptedOf, planStateFor, planStepNames, planTargets, recoveryPlan, serviceMembers, servicePlans, slotPods, viewPlan,
 } from '../engine/index.ts';
+import type { CustomPlanState } from '../engine/index.ts';
 import type { Plan, ServiceObjects } from '../engine/index.ts';
 
 /** Where a command runs: the client and namespace, who reports it (Events), where warnings go. */
@@ -49,20 +50,31 @@ export interface OperationResult {
 export const RESTARTED_AT_ANNOTATION = 'kubectl.kubernetes.io/restartedAt';
 export const RECOVERY_ONLY_RESTART = 'the recovery plan shows what the ReplicaSets and the kubelet do: only "restart SERVICE recovery PHASE STEP" (the step\'s pod replaced) acts on it';
 
+/** A service's objects, and whether the cluster serves Plan resources (custom plans). */
+export type ServiceView = ServiceObjects & { plansServed: boolean };
+
 /** The objects of the service `name` (a member Deployment's name), read fresh; kubectl's NotFound without it. */
-export async function serviceObjects(s: Pick<Target, 'client' | 'namespace' | 'now'>, name: string): Promise<ServiceObjects> {
+export async function serviceObjects(s: Pick<Target, 'client' | 'namespace' | 'now'>, name: string): Promise<ServiceView> {
   await s.client.getDeployment(s.namespace, name);
-  const [deployments, replicaSets, pods] = await Promise.all([
+  const [deployments, replicaSets, pods, plans] = await Promise.all([
     s.client.list<Deployment>(DEPLOYMENTS, s.namespace),
     s.client.list<ReplicaSet>(REPLICASETS, s.namespace),
     s.client.list<Pod>(PODS, s.namespace),
+    // Without the Plan CRD there are no custom plans (404), the service's own plans still are.
+    s.client.list<PlanResource>(PLANS, s.namespace).catch((err: unknown) => {
+      if (isKind(err, 'NotFound')) return undefined;
+      throw err;
+    }),
   ]);
-  return { deployments: serviceMembers(deployments.items, s.namespace, name), replicaSets: replicaSets.items, pods: pods.items, now: s.now?.() ?? Date.now() };
+  return {
+    deployments: serviceMembers(deployments.items, s.namespace, name), namespaceDeployments: deployments.items,
+    replicaSets: replicaSets.items, pods: pods.items, plans: plans?.items ?? [], plansServed: plans !== undefined, now: s.now?.() ?? Date.now(),
+  };
 }
 
-/** The plans of a service, in the SDK's priority order. */
+/** The plans of a service, in the SDK's priority order (deploy, recovery, its custom plans). */
 export function plansOf(o: ServiceObjects): Plan[] {
-  return [deployPlan(o), recoveryPlan(o)];
+  return servicePlans(o);
 }
 
 /** `template` with kubectl.kubernetes.io/restartedAt = `now` (RFC 3339, UTC, whole seconds): a rollout restart. */
@@ -142,7 +154,12 @@ export async function operate(s: Target, service: string, o: PlanCommand): Promi
   const { op, plan, phase, step, parameters } = o;
   const objects = await serviceObjects(s, service);
   if (plan === 'recovery') return recoveryOperation(s, objects, op, phase, step);
-  if (plan !== 'deploy') return { code: 404, message: `Plan ${plan} not found`, warnings: [] };
+  if (plan !== 'deploy') {
+    const own = new Set(objects.deployments.map((d) => d.metadata.name));
+    const custom = objects.plans?.find((p) => p.metadata.name === plan && planStepNames(p).some((n) => own.has(n)));
+    if (!custom) return { code: 404, message: `Plan ${plan} not found`, warnings: [] };
+    return customOperation(s, objects, custom, o);
+  }
   const before = deployPlan(objects);
   const out = applyOperation(before, { op, ...(phase !== undefined ? { phase } : {}), ...(step !== undefined ? { step } : {}), ...(parameters ? { parameters } : {}) });
   if (out.code !== 200) return { code: out.code, message: out.message, warnings: [] };
@@ -211,34 +228,45 @@ async function recoveryOperation(s: Target, o: ServiceObjects, op: PlanOperation
 }
 
 /**
- * The Change's merge patch, guarded by the resourceVersion it was decided on. The controller's own
- * writes (status, its annotations) move that on all the time: on a 409 the Deployment is read again,
- * and the patch is sent again only if what the command was decided on (spec, the plan annotations)
- * is as it was; otherwise the conflict stands (another operator changed it) and is reported.
+ * The Change's merge patch, guarded by the resourceVersion it was decided on (patchGuarded): what
+ * it was decided on is the spec and the plan annotations.
  */
-async function patchUnlessChanged(s: Target, c: Change): Promise<void> {
-  const name = c.d.metadata.name ?? '';
+function patchUnlessChanged(s: Target, c: Change): Promise<void> {
   const decidedOn = (d: Deployment) => JSON.stringify([d.metadata.generation, d.metadata.annotations?.[PLAN_STATE_ANNOTATION], d.metadata.annotations?.[PLAN_INTERRUPTED_ANNOTATION]]);
-  let resourceVersion = c.d.metadata.resourceVersion;
+  const patch = {
+    metadata: Object.keys(c.annotations).length > 0 ? { annotations: c.annotations } : {},
+    ...(c.template ? { spec: { template: c.template } } : {}),
+  };
+  return patchGuarded(s, DEPLOYMENTS, c.d, patch, decidedOn);
+}
+
+/**
+ * A merge patch of `obj`, guarded by the resourceVersion it was decided on. The controller's own
+ * writes (status, its annotations) move that on all the time: on a 409 the object is read again,
+ * and the patch is sent again only if what the command was decided on (`decidedOn`) is as it was;
+ * otherwise the conflict stands (another operator changed it) and is reported.
+ */
+async function patchGuarded<T extends { metadata: ObjectMeta }>(
+  s: Target, type: ResourceType, obj: T, patch: { metadata: Record<string, unknown> } & Record<string, unknown>, decidedOn: (x: T) => string,
+): Promise<void> {
+  const name = obj.metadata.name ?? '';
+  let resourceVersion = obj.metadata.resourceVersion;
   for (let attempt = 0; ; attempt++) {
-    const patch = {
-      metadata: { resourceVersion, ...(Object.keys(c.annotations).length > 0 ? { annotations: c.annotations } : {}) },
-      ...(c.template ? { spec: { template: c.template } } : {}),
-    };
     try {
-      await s.client.patchDeployment(s.namespace, name, patch);
+      await s.client.patch<T>(type, s.namespace, name, { ...patch, metadata: { ...patch.metadata, resourceVersion } }, 'merge');
       return;
     } catch (err) {
       if (!(err instanceof KubeError) || err.kind !== 'Conflict' || attempt >= 4) throw err;
-      const fresh = await s.client.getDeployment(s.namespace, name);
-      if (decidedOn(fresh) !== decidedOn(c.d)) throw err;
+      // Read again by a list of the one name: the verbs the plan commands already need (list, patch).
+      const fresh = (await s.client.list<T>(type, s.namespace, { fieldSelector: `metadata.name=${name}` })).items[0];
+      if (!fresh || decidedOn(fresh) !== decidedOn(obj)) throw err;
       resourceVersion = fresh.metadata.resourceVersion;
     }
   }
 }
 
-/** An Event on `d` for the operator's command; a user without the right to write Events is warned, the command stands. */
-async function recordOperation(s: Target, d: Deployment, reason: string, message: string): Promise<void> {
+/** An Event on `d` (a Deployment or a Plan) for the operator's command; a user without the right to write Events is warned, the command stands. */
+async function recordOperation(s: Target, d: { apiVersion?: string; kind?: string; metadata: ObjectMeta }, reason: string, message: string): Promise<void> {
   const now = metaTime(s.now?.() ?? Date.now());
   const name = `${d.metadata.name}.${Date.now().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`;
   try {
@@ -252,3 +280,78 @@ async function recordOperation(s: Target, d: Deployment, reason: string, message
     s.warn?.(`the ${reason} event was not recorded: ${(err as Error).message}`);
   }
 }
+
+/**
+ * An operation on a custom plan (a Plan resource). The SDK's answer comes from the plan as it
+ * stands; a 200 is carried out in Kubernetes terms: start's parameters become env in the pod
+ * templates of every Deployment the plan names; stop, a restart, and start of a COMPLETE plan
+ * that changes nothing rollout-restart the Deployments concerned (a step is one Deployment);
+ * then the Plan's pacer.dev/plan-state records the operator's overrides for the run those
+ * templates now carry. Templates are written first: until the Plan's state follows, the new run
+ * counts as not started, and the Deployments wait.
+ */
+async function customOperation(s: Target, o: ServiceView, p: PlanResource, cmd: PlanCommand): Promise<OperationResult> {
+  const { op, phase, step, parameters } = cmd;
+  const all = o.namespaceDeployments ?? o.deployments;
+  const lookup = (name: string) => all.find((d) => d.metadata.name === name);
+  const state = customPlanStateFor(p, planTargets(p, lookup));
+  const before = customPlan(p, lookup, state);
+  const out = applyOperation(before, { op, ...(phase !== undefined ? { phase } : {}), ...(step !== undefined ? { step } : {}), ...(parameters ? { parameters } : {}) });
+  if (out.code !== 200) return { code: out.code, message: out.message, warnings: [] };
+  const names = before.phases.flatMap((ph) => ph.steps.map((st) => st.name));
+  const templates = new Map<string, NonNullable<Deployment['spec']['template']>>();
+  if (op === 'start' && parameters && Object.keys(parameters).length > 0) {
+    for (const name of names) {
+      const d = lookup(name);
+      const t = d && withParameters(d.spec.template, parameters);
+      if (t) templates.set(name, t);
+    }
+  }
+  const restartAll = op === 'stop' || (op === 'start' && viewPlan(before).status === 'COMPLETE' && templates.size === 0);
+  if (op === 'restart' || restartAll) {
+    const scope = restartAll || phase === undefined ? names
+      : step !== undefined ? [step] : before.phases.find((ph) => ph.name === phase)!.steps.map((st) => st.name);
+    for (const name of scope) {
+      const d = lookup(name);
+      if (d) templates.set(name, restartedTemplate(d, templates.get(name) ?? d.spec.template, s.now?.() ?? Date.now()));
+    }
+  }
+  const warnings: string[] = [];
+  for (const [name, template] of templates) {
+    const d = lookup(name)!;
+    await patchGuarded(s, DEPLOYMENTS, d, { metadata: {}, spec: { template } }, (x) => String(x.metadata.generation));
+  }
+  // The run the Deployments now carry, and the overrides the operation leaves.
+  const targets = planTargets(p, (name) => {
+    const d = lookup(name);
+    const t = templates.get(name);
+    return d && t ? { ...d, spec: { ...d.spec, template: t } } : d;
+  });
+  const next: CustomPlanState = {
+    targets,
+    interrupted: out.plan.state.interrupted === true,
+    phases: Object.fromEntries(out.plan.phases.map((ph) => {
+      const canary = ph.canary ?? [];
+      const released = canary.filter((n) => ph.steps.find((st) => st.name === n)?.interrupted !== true).length;
+      // The canary stays as the SDK's strategy keeps it: a restart or stop does not arm it again.
+      return [ph.name, {
+        ...(ph.state.interrupted ? { interrupted: true } : {}),
+        ...(canary.length > 0 ? { proceeds: released, canary: [...canary] } : {}),
+      }];
+    })),
+    // A restarted or re-run step is no longer forced.
+    forced: out.plan.phases.flatMap((ph) => ph.steps.filter((st) => st.forced && !templates.has(st.name)).map((st) => `${ph.name}/${st.name}`)),
+  };
+  const decidedOn = (x: PlanResource) => JSON.stringify([x.metadata.generation, x.metadata.annotations?.[CUSTOM_PLAN_STATE_ANNOTATION]]);
+  await patchGuarded(s, PLANS, p, { metadata: { annotations: { [CUSTOM_PLAN_STATE_ANNOTATION]: JSON.stringify(next) } } }, decidedOn);
+  const where = `plan ${p.metadata.name}${phase ? `, phase ${phase}` : ''}${step ? `, step ${step}` : ''}`;
+  const what = op === 'continue' || op === 'interrupt' ? `${out.message}: ${where}` : out.message;
+  const how = templates.size > 0 ? ` (${op === 'start' && parameters && Object.keys(parameters).length > 0 ? 'new pod templates' : 'a rollout restart'}: ${[...templates.keys()].join(', ')})` : '';
+  await recordOperation(s, p, OPERATION_REASON[op], `${what}${how}`);
+  if (op === 'start' && deploymentTargetsMissing(targets).length > 0) {
+    warnings.push(`the plan names Deployments that do not exist: ${deploymentTargetsMissing(targets).join(', ')}`);
+  }
+  return { code: 200, message: out.message, warnings };
+}
+
+const deploymentTargetsMissing = (targets: Readonly<Record<string, string>>) => Object.entries(targets).filter(([, h]) => h === '').map(([n]) => n);

@@ -4,9 +4,9 @@
 // by src/planops/ (the same code the controller's HTTP API uses); this file prints: the tree (or
 // the SDK's JSON), the SDK's answer, 208 on stdout, 400 and 404 as errors, warnings on stderr.
 
-import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
+import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { coordinate, planJson, planTree, serviceMembers, viewPlan } from '../engine/index.ts';
-import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
+import { DEPLOYMENTS, PLANS, PODS, REPLICASETS } from '../kube/client.ts';
 import type { Plan } from '../engine/index.ts';
 import { operate, plansOf, serviceObjects } from '../planops/service.ts';
 import type { PlanCommand } from '../planops/service.ts';
@@ -47,17 +47,19 @@ export async function runPlanShow(s: Session, name: string, plan: string, o: { o
   let last = treeOf(plans, plan)!.join('\n');
   s.io.stdout.write(`${last}\n`);
   if (!o.watch) return 0;
-  // -w: follow the namespace's Deployments, ReplicaSets and pods; a changed tree is printed again,
+  // -w: follow the namespace's Deployments, ReplicaSets, pods (and Plans); a changed tree is printed again,
   // after a blank line, until Ctrl-C or --timeout.
-  const maps = { d: new Map<string, Deployment>(), rs: new Map<string, ReplicaSet>(), pod: new Map<string, Pod>() };
-  for (const d of objects.deployments) maps.d.set(d.metadata.name ?? '', d);
+  const maps = { d: new Map<string, Deployment>(), rs: new Map<string, ReplicaSet>(), pod: new Map<string, Pod>(), plan: new Map<string, PlanResource>() };
+  for (const d of objects.namespaceDeployments ?? objects.deployments) maps.d.set(d.metadata.name ?? '', d);
   let pending: NodeJS.Timeout | undefined;
   const draw = (): void => {
     pending = undefined;
     const all = [...maps.d.values()];
     if (!all.some((d) => d.metadata.name === name)) return;
     const members = serviceMembers(all, s.namespace, name);
-    const tree = treeOf(plansOf({ deployments: members, replicaSets: [...maps.rs.values()], pods: [...maps.pod.values()], now: Date.now() }), plan)?.join('\n');
+    const tree = treeOf(plansOf({
+      deployments: members, namespaceDeployments: all, replicaSets: [...maps.rs.values()], pods: [...maps.pod.values()], plans: [...maps.plan.values()], now: Date.now(),
+    }), plan)?.join('\n');
     if (tree === undefined || tree === last) return;
     last = tree;
     s.io.stdout.write(`\n${tree}\n`);
@@ -73,6 +75,7 @@ export async function runPlanShow(s: Session, name: string, plan: string, o: { o
       follow<Deployment>(s.client, DEPLOYMENTS, s.namespace, {}, intoMap(maps.d, schedule), signal),
       follow<ReplicaSet>(s.client, REPLICASETS, s.namespace, {}, intoMap(maps.rs, schedule), signal),
       follow<Pod>(s.client, PODS, s.namespace, {}, intoMap(maps.pod, schedule), signal),
+      ...(objects.plansServed ? [follow<PlanResource>(s.client, PLANS, s.namespace, {}, intoMap(maps.plan, schedule), signal)] : []),
     ]);
   } finally {
     stop.abort();

@@ -11,8 +11,8 @@
 //   are served to loopback callers only (403 otherwise, nothing changed).
 
 import type http from 'node:http';
-import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
-import { activePlans, coordinate, deployPlan, planById, planJson, recoveryPlan, serviceMembers, unknownPlanMessage, viewPlan } from '../engine/index.ts';
+import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
+import { activePlans, coordinate, planById, planJson, serviceMembers, servicePlans, unknownPlanMessage, viewPlan } from '../engine/index.ts';
 
 /** An operator command on a service's plan (the plugin's, carried out by src/planops/ in the controller). */
 export interface PlanOperationRequest {
@@ -34,6 +34,8 @@ export interface ApiViews {
   /** The cached ReplicaSets and pods of a namespace (the plans' steps); without them no plan view is served. */
   replicaSets?: (namespace: string) => readonly ReplicaSet[];
   pods?: (namespace: string) => readonly Pod[];
+  /** The cached Plan resources of a namespace (custom plans); absent: none. */
+  plans?: (namespace: string) => readonly PlanResource[];
   /** False until the caches have synced: the views answer 503 rather than an empty list. */
   ready: () => boolean;
   now?: () => number;
@@ -54,8 +56,11 @@ function planView(views: ApiViews, res: http.ServerResponse, namespace: string, 
     text(res, 404, `Service ${name} not found`);
     return;
   }
-  const objects = { deployments: members, replicaSets: views.replicaSets!(namespace), pods: views.pods!(namespace), now: (views.now ?? Date.now)() };
-  const plans = [deployPlan(objects), recoveryPlan(objects)];
+  const all = views.deployments().filter((d) => d.metadata.namespace === namespace);
+  const plans = servicePlans({
+    deployments: members, namespaceDeployments: all, replicaSets: views.replicaSets!(namespace), pods: views.pods!(namespace),
+    plans: views.plans?.(namespace) ?? [], now: (views.now ?? Date.now)(),
+  });
   if (plan === undefined) {
     json(res, 200, plans.map((p) => p.name));
     return;

@@ -12,8 +12,8 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments, isMap, isSeq } from 'yaml';
-import type { Deployment, ReplicaSet } from '../../src/api/types.ts';
-import { DEPLOYMENTS, REPLICASETS } from '../../src/kube/client.ts';
+import type { Deployment, PlanResource, ReplicaSet } from '../../src/api/types.ts';
+import { DEPLOYMENTS, PLANS, REPLICASETS } from '../../src/kube/client.ts';
 import type { KubeClient, ResourceType } from '../../src/kube/client.ts';
 import { computeHash } from '../../src/engine/hash.ts';
 import type { AuditEntry } from '../../src/sim/audit.ts';
@@ -203,6 +203,14 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
       expect([restart.status, await restart.text()]).to.deep.equal([200, JSON.stringify({ message: 'Received cmd: restart for Plan: deploy, Phase: web, Step: web-0:[web]' }, null, 2)]);
       await waitComplete(client, ns, 'web', '2');
 
+      // A custom plan over web: its status written (plans/status), a restart over HTTP (the Plan's
+      // overrides patched, web rollout-restarted, an Event on the Plan).
+      await client.create<PlanResource>(PLANS, ns, { apiVersion: 'pacer.dev/v1alpha1', kind: 'Plan', metadata: { name: 'rollout', namespace: ns }, spec: { phases: [{ name: 'all', steps: ['web'] }] } });
+      await eventually('the plan COMPLETE', async () => (await client.get<PlanResource>(PLANS, ns, 'rollout')).status?.status === 'COMPLETE');
+      const rerun = await fetch(`http://127.0.0.1:${apiPort}/v1/service/${ns}/web/plans/rollout/restart`, { method: 'POST' });
+      expect([rerun.status, await rerun.text()]).to.deep.equal([200, JSON.stringify({ message: 'Received cmd: restart for Plan: rollout, Phase: null, Step: null' }, null, 2)]);
+      await waitComplete(client, ns, 'web', '3');
+
       const web = await client.getDeployment(ns, 'web');
       // Adoption of an orphan (a fresh read of the Deployment first, then the ReplicaSet update),
       // and release of an owned ReplicaSet whose labels stop matching.
@@ -249,6 +257,7 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
         'create apps/replicasets', 'update apps/replicasets', 'delete apps/replicasets', 'get apps/replicasets', 'get pacer.dev/deployments',
         'patch pacer.dev/deployments', 'update pacer.dev/deployments/status', 'watch pacer.dev/deployments', 'create events', 'patch events',
         'get coordination.k8s.io/leases', 'create coordination.k8s.io/leases', 'update coordination.k8s.io/leases',
+        'watch pacer.dev/plans', 'update pacer.dev/plans/status', 'patch pacer.dev/plans',
       ]) {
         expect([...kinds], must).to.include(must);
       }

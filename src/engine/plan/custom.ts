@@ -23,12 +23,12 @@
 //                                           ReplicaSet as it is); a launched step is never held back
 //                                           (interrupting does not stop work already launched)
 
-import type { Deployment, PlanResource } from '../../api/types.ts';
+import type { Deployment, PlanResource, PlanResourceStatus } from '../../api/types.ts';
 import { PLAN_LEVEL_STRATEGIES, PLAN_PHASE_STRATEGIES, RESERVED_PLAN_NAMES } from '../../api/types.ts';
 import { getCondition, INVALID_SPEC, PROGRESSING, REASON } from '../conditions.ts';
 import { templateHashOf } from '../hash.ts';
 import { buildPhase } from './strategy.ts';
-import { buildPlan, planCandidates, planErrors } from './tree.ts';
+import { buildPlan, planCandidates, planErrors, viewPlan } from './tree.ts';
 import type { Phase, Plan, Step, StepStatus } from './types.ts';
 
 /** The same annotation key as a Deployment's phase state, on the Plan: the operator's overrides. */
@@ -60,14 +60,14 @@ export function planStepNames(p: PlanResource): string[] {
   return [...new Set((p.spec?.phases ?? []).flatMap((ph) => ph.steps ?? []))];
 }
 
+/** The change one Deployment carries: its template's hash ('' when missing). */
+export function deploymentTarget(d: Deployment | undefined): string {
+  return d ? templateHashOf(d.spec?.template, d.status?.collisionCount) : '';
+}
+
 /** The change the plan's Deployments carry now: name → template hash ('' when missing). */
 export function planTargets(p: PlanResource, lookup: DeploymentLookup): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of planStepNames(p)) {
-    const d = lookup(name);
-    out[name] = d ? templateHashOf(d.spec?.template, d.status?.collisionCount) : '';
-  }
-  return out;
+  return Object.fromEntries(planStepNames(p).map((name) => [name, deploymentTarget(lookup(name))]));
 }
 
 const FRESH = (interrupted: boolean, targets: Readonly<Record<string, string>>): CustomPlanState => ({ targets, interrupted, phases: {}, forced: [] });
@@ -201,4 +201,24 @@ export function customPlanHold(d: Deployment, plans: readonly PlanResource[], lo
     return `Deployment waits for its turn in plan ${plural} (phase ${phase.name})`;
   }
   return undefined;
+}
+
+/** The Plan's status as the plan controller writes it: every element's status now. */
+export function planResourceStatus(p: PlanResource, lookup: DeploymentLookup): PlanResourceStatus {
+  const v = viewPlan(customPlan(p, lookup));
+  return {
+    ...(p.metadata.generation !== undefined ? { observedGeneration: p.metadata.generation } : {}),
+    status: v.status,
+    ...(v.errors.length > 0 ? { errors: [...v.errors] } : {}),
+    phases: v.phases.map((ph) => ({
+      name: ph.name,
+      status: ph.status,
+      steps: ph.steps.map((s) => ({ name: s.name, status: s.status, ...(s.forced ? { message: 'forced complete by an operator' } : {}) })),
+    })),
+  };
+}
+
+/** The plans among `plans` that name `name` as a step. */
+export function plansNaming(plans: readonly PlanResource[], name: string): PlanResource[] {
+  return plans.filter((p) => (p.spec?.phases ?? []).some((ph) => (ph.steps ?? []).includes(name)));
 }

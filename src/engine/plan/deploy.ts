@@ -16,7 +16,7 @@
 // a dependency cycle cannot succeed as specified: its steps are ERROR with the reason.
 // Level-triggered: the same objects always give the same plan.
 
-import type { Deployment, Pod, ReplicaSet } from '../../api/types.ts';
+import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../api/types.ts';
 import { dependencyKeys, deploymentKey } from '../../api/dependencies.ts';
 import { getCondition, INVALID_SPEC } from '../conditions.ts';
 import { dependencyLevels, formatCycle, levelGroups } from '../dependencies.ts';
@@ -69,6 +69,10 @@ export interface ServiceObjects {
   readonly replicaSets: readonly ReplicaSet[];
   readonly pods: readonly Pod[];
   readonly now: number;
+  /** The Plan resources of the namespace (custom plans); absent: none. */
+  readonly plans?: readonly PlanResource[];
+  /** Every Deployment of the namespace, which a custom plan's steps may name; absent: the service's. */
+  readonly namespaceDeployments?: readonly Deployment[];
 }
 
 const owned = (d: Deployment, rs: ReplicaSet) => rs.metadata.ownerReferences?.some((o) => o.controller && o.uid === d.metadata.uid) === true;

@@ -198,7 +198,8 @@ describe('plans: custom plans (Plan resources)', () => {
       const p = started(plan([{ name: 'first', steps: ['eu'] }, { name: 'then', steps: ['web'] }]), [eu, web]);
       return { s: { ...s, deployment: web, plans: { plans: [p], deployments: [eu, web] } }, p, eu };
     }
-    const sizes = (s: Snapshot) => s.replicaSets.map((r) => `${r.spec.template?.spec?.containers?.[0]?.image}=${r.spec.replicas}`).sort().join(' ');
+    const image = (r: Snapshot['replicaSets'][number]) => (r.spec.template?.spec as { containers?: Array<{ image?: string }> } | undefined)?.containers?.[0]?.image;
+    const sizes = (s: Snapshot) => s.replicaSets.map((r) => `${image(r)}=${r.spec.replicas}`).sort().join(' ');
 
     it('its turn has not come: the new ReplicaSet is created with 0 pods, every old pod stays; Progressing Unknown PlanWaiting', () => {
       let { s } = held('changed');

@@ -1,0 +1,63 @@
+// The plan controller, the manager's second reconciler: it keeps each Plan's status (every element's
+// status, src/engine/plan/custom.ts) up to date from the Deployments its steps name. Plans and
+// Deployments come from the manager's shared informers; a change to a Plan, or to a Deployment a
+// Plan names, enqueues the Plan. The hold a Plan puts on a Deployment's rollout is the Deployment
+// controller's (its snapshot carries the Plans): this one only reports.
+
+import type { Deployment, PlanResource } from '../api/types.ts';
+import { PLANS } from '../kube/client.ts';
+import { isKind } from '../kube/errors.ts';
+import type { Logger } from '../observe/logger.ts';
+import { Controller } from '../manager/controller.ts';
+import type { Manager } from '../manager/manager.ts';
+import { planResourceStatus, plansNaming } from '../engine/index.ts';
+import type { Informer } from './informer.ts';
+import { keyOf } from './informer.ts';
+import type { ReconcileResult } from './workqueue.ts';
+
+export const PLAN_CONTROLLER_NAME = 'plan';
+
+export class PlanController {
+  readonly plans: Informer<PlanResource>;
+  readonly controller: Controller;
+  private readonly mgr: Manager;
+  private readonly deployments: Informer<Deployment>;
+
+  /** Registers the plan reconciler with `mgr`, reading Deployments from `deployments` (the shared informer). */
+  constructor(mgr: Manager, deployments: Informer<Deployment>) {
+    this.mgr = mgr;
+    this.deployments = deployments;
+    this.plans = mgr.informer<PlanResource>(PLANS);
+    this.controller = new Controller(mgr, {
+      name: PLAN_CONTROLLER_NAME,
+      workers: 1,
+      reconcile: (key, log, stats) => this.reconcile(key, log, stats),
+    });
+    const enqueue = (p: PlanResource) => this.controller.queue.add(keyOf(p));
+    this.plans.on({ add: enqueue, update: (_old, p) => enqueue(p) });
+    const deploymentChanged = (d: Deployment) => {
+      for (const p of plansNaming(this.plans.list(d.metadata.namespace), d.metadata.name ?? '')) enqueue(p);
+    };
+    deployments.on({ add: deploymentChanged, update: (_old, d) => deploymentChanged(d), delete: deploymentChanged });
+    mgr.add(this.controller);
+  }
+
+  private async reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult> {
+    const p = this.plans.get(key);
+    if (!p) return {};
+    const ns = p.metadata.namespace ?? 'default';
+    const status = planResourceStatus(p, (name) => this.deployments.get(`${ns}/${name}`));
+    if (JSON.stringify(status) === JSON.stringify(p.status ?? {})) return {};
+    try {
+      const written = await this.mgr.client.replace<PlanResource>(PLANS, ns, p.metadata.name ?? '', { ...p, status }, 'status');
+      stats.writes++;
+      this.plans.assume(written);
+      log.info('updated plan status', { status: status.status });
+    } catch (err) {
+      if (isKind(err, 'Conflict')) return { requeue: true };
+      if (isKind(err, 'NotFound')) return {};
+      throw err;
+    }
+    return {};
+  }
+}
