@@ -277,6 +277,58 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
     expect(events.split(' ')).to.deep.equal(['pacer-controller', 'pacer-controller']);
   });
 
+  it('a custom Plan over three Deployments: their changes wait until start, then roll in its order; a bad Plan is refused', async () => {
+    for (const name of ['wave-a', 'wave-b', 'wave-c']) await ok(kubectl('apply', '-f', await canaryManifest(name, 'app:1', undefined, 1, { replicas: 2 })));
+    for (const name of ['wave-a', 'wave-b', 'wave-c']) await eventually(`${name} at revision 1`, async () => (await replicaSets(name)).join() === '1:2/2');
+    const plan = join(k.dir, 'waves.yaml');
+    await writeFile(plan, [
+      'apiVersion: pacer.dev/v1alpha1', 'kind: Plan', 'metadata: {name: waves}', 'spec:', '  phases:',
+      '  - {name: first, steps: [wave-a]}', '  - {name: rest, strategy: serial, steps: [wave-b, wave-c]}', '',
+    ].join('\n'));
+    expect(await ok(kubectl('apply', '-f', plan))).to.equal('plan.pacer.dev/waves created\n');
+    await eventually('the Plan\'s status written', async () => (await ok(kubectl('get', 'plan', 'waves', '-o', 'jsonpath={.status.status}'))) === 'COMPLETE');
+    const before = (await timeline()).scalings.reduce((n, x) => Math.max(n, x.rv), 0);
+
+    for (const name of ['wave-a', 'wave-b', 'wave-c']) await ok(kubectl('pacer', 'set', 'image', name, 'app=app:2'));
+    for (const name of ['wave-a', 'wave-b', 'wave-c']) {
+      await eventually(`${name} held`, async () => (await progressing(name)).reason === 'PlanWaiting');
+      expect(await progressing(name), name).to.include({ status: 'Unknown', message: `Deployment waits for plan waves to be started: kubectl pacer plan start ${name} waves` });
+    }
+    await eventually('the plan WAITING', async () => (await ok(kubectl('get', 'plan', 'waves', '-o', 'jsonpath={.status.status}'))) === 'WAITING');
+    expect(await ok(kubectl('pacer', 'plan', 'list', 'wave-b'))).to.equal('deploy\nrecovery\nwaves\n');
+    expect(await ok(kubectl('pacer', 'plan', 'show', 'wave-b', 'waves'))).to.equal([
+      'waves (serial strategy) (WAITING)',
+      '├─ first (serial strategy) (PENDING)',
+      '│  └─ wave-a (PENDING)',
+      '└─ rest (serial strategy) (PENDING)',
+      '   ├─ wave-b (PENDING)',
+      '   └─ wave-c (PENDING)',
+      '',
+    ].join('\n'));
+    await new Promise((r) => setTimeout(r, 2000));
+    for (const name of ['wave-a', 'wave-b', 'wave-c']) expect(await replicaSets(name), `${name}: no new pod before start`).to.deep.equal(['1:2/2', '2:0/0']);
+
+    expect(await ok(kubectl('pacer', 'plan', 'start', 'wave-a', 'waves'))).to.equal('Received cmd: start waves with parameters: {}\n');
+    await eventually('the plan COMPLETE', async () => (await ok(kubectl('get', 'plan', 'waves', '-o', 'jsonpath={.status.status}'))) === 'COMPLETE', 60_000);
+    for (const name of ['wave-a', 'wave-b', 'wave-c']) expect(await replicaSets(name), name).to.deep.equal(['1:0/0', '2:2/2']);
+    // In its order: every scaling of a Deployment's rollout before the next one's first new pod.
+    const scalings = (await timeline()).scalings.filter((x) => x.rv > before);
+    const of = (name: string) => scalings.filter((x) => x.rs.startsWith(`${name}-`));
+    const firstUp = (name: string) => Math.min(...of(name).filter((x) => x.to > x.from).map((x) => x.rv));
+    const last = (name: string) => Math.max(...of(name).map((x) => x.rv));
+    expect(last('wave-a'), 'wave-a done before wave-b starts').to.be.lessThan(firstUp('wave-b'));
+    expect(last('wave-b'), 'wave-b done before wave-c starts').to.be.lessThan(firstUp('wave-c'));
+    const events = await ok(kubectl('get', 'events', '--field-selector', 'involvedObject.name=waves', '-o', 'jsonpath={range .items[*]}{.reason}{"\\n"}{end}'));
+    expect(events.split('\n')).to.include('PlanStart');
+
+    const bad = join(k.dir, 'bad-plan.yaml');
+    await writeFile(bad, ['apiVersion: pacer.dev/v1alpha1', 'kind: Plan', 'metadata: {name: bad}', 'spec:', '  phases:', '  - {name: all, strategy: canary-first, steps: [wave-a]}', ''].join('\n'));
+    const r = await kubectl('apply', '-f', bad);
+    expect(r.code).to.equal(1);
+    expect(r.stderr).to.include('spec.phases[0].strategy: Unsupported value: "canary-first": supported values: "serial", "parallel", "serial-canary", "parallel-canary"');
+    expect((await kubectl('get', 'plan', 'bad')).code, 'nothing stored').to.equal(1);
+  });
+
   it('plan show -w prints the tree again on every change until its timeout', async () => {
     const watching = kubectl('pacer', 'plan', 'show', 'world', '-w', '--timeout=12s');
     await new Promise((r) => setTimeout(r, 1500));
