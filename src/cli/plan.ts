@@ -9,9 +9,9 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
-import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
-import { API_VERSION, KIND } from '../api/types.ts';
-import { buildSnapshot, decide, deployPlan, generatedUid, planJson, planTree, serviceMembers, viewPlan, withAnnotations } from '../engine/index.ts';
+import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
+import { API_VERSION, KIND, PLAN_KIND } from '../api/types.ts';
+import { buildSnapshot, decide, generatedUid, planJson, planTree, serviceMembers, servicePlans, viewPlan, withAnnotations } from '../engine/index.ts';
 import type { Action, Decision, PlanJson, PlanView, SnapshotSource } from '../engine/index.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
 
@@ -64,6 +64,8 @@ interface Parsed {
   others: Deployment[];
   replicaSets: ReplicaSet[];
   pods: Pod[];
+  /** The input's Plan resources (custom plans) of the Deployment's namespace. */
+  plans: PlanResource[];
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -90,6 +92,7 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
   const deployments: Deployment[] = [];
   const replicaSets: ReplicaSet[] = [];
   const pods: Pod[] = [];
+  const plans: PlanResource[] = [];
   list.forEach((doc, i) => {
     const where = `${source}: document ${i + 1}`;
     if (doc.errors.length > 0) throw new InputError(`${where}: ${firstLine(doc.errors[0].message)}`);
@@ -125,8 +128,11 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
         replicaSets.push(rs);
       } else if (apiVersion === 'v1' && kind === 'Pod') {
         pods.push(withMetadataDefaults(obj as unknown as Pod, now));
+      } else if (apiVersion === API_VERSION && kind === PLAN_KIND) {
+        if (!isObject(obj.spec) || !Array.isArray(obj.spec.phases)) throw new InputError(`${at}: Plan "${name}": spec.phases is required`);
+        plans.push(withMetadataDefaults(obj as unknown as PlanResource, now));
       } else {
-        throw new InputError(`${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment, apps/v1 ReplicaSet or v1 Pod`);
+        throw new InputError(`${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment or Plan, apps/v1 ReplicaSet or v1 Pod`);
       }
     });
   });
@@ -143,6 +149,7 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
     others: deployments.filter((d) => d !== deployment),
     replicaSets: replicaSets.filter((rs) => rs.metadata.namespace === ns),
     pods: pods.filter((p) => p.metadata.namespace === ns),
+    plans: plans.filter((p) => p.metadata.namespace === ns),
   };
 }
 
@@ -186,6 +193,7 @@ function inputSource(parsed: Parsed): SnapshotSource {
     pods: () => parsed.pods,
     deployment: (key) => byKey.get(key),
     deployments: () => all,
+    plans: () => parsed.plans,
     ...(parsed.others.length > 0 ? { dependents: (key: string) => parsed.others.filter((x) => dependencyKeys(x).includes(key)) } : {}),
   };
 }
@@ -217,11 +225,14 @@ function text(decision: Decision): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The deploy plan of the decided Deployment's service among the input's Deployments, as the input stands. */
-function servicePlan(parsed: Parsed, now: number): PlanView {
+/** The deploy plan of the decided Deployment's service, and its custom plans, among the input's objects as they stand. */
+function servicePlanViews(parsed: Parsed, now: number): PlanView[] {
   const d = parsed.deployment;
-  const members = serviceMembers([d, ...parsed.others], d.metadata.namespace ?? 'default', d.metadata.name ?? '');
-  return viewPlan(deployPlan({ deployments: members, replicaSets: parsed.replicaSets, pods: parsed.pods, now }));
+  const all = [d, ...parsed.others];
+  const members = serviceMembers(all, d.metadata.namespace ?? 'default', d.metadata.name ?? '');
+  const plans = servicePlans({ deployments: members, namespaceDeployments: all, replicaSets: parsed.replicaSets, pods: parsed.pods, plans: parsed.plans, now });
+  // The recovery plan tells what the ReplicaSets and the kubelet do: nothing a file shows.
+  return plans.filter((p) => p.name !== 'recovery').map((p) => viewPlan(p));
 }
 
 function servicePlanScope(parsed: Parsed): string {
@@ -252,10 +263,12 @@ export function runPlan(input: string, source: string, opts: PlanOptions = {}): 
     throw e;
   }
   const decision = decide(buildSnapshot(parsed.deployment, inputSource(parsed), nowMs));
-  const plan = servicePlan(parsed, nowMs);
-  const doc = { ...planDocument(decision, parsed.others), plans: [{ name: plan.name, plan: planJson(plan, servicePlanScope(parsed)) }] };
+  const views = servicePlanViews(parsed, nowMs);
+  const doc = { ...planDocument(decision, parsed.others), plans: views.map((v) => ({ name: v.name, plan: planJson(v, servicePlanScope(parsed)) })) };
   let stdout: string;
-  if (output === 'text') stdout = `${text(decision)}Plan of its service:\n${planTree(plan).map((l) => `  ${l}\n`).join('')}`;
+  if (output === 'text') {
+    stdout = `${text(decision)}${views.map((v, i) => `${i === 0 ? 'Plan of its service' : 'Custom plan'}:\n${planTree(v).map((l) => `  ${l}\n`).join('')}`).join('')}`;
+  }
   else if (output === 'yaml') stdout = stringify(doc);
   else stdout = `${JSON.stringify(doc, null, 2)}\n`;
   return { code: 0, stdout, stderr: '' };

@@ -173,15 +173,17 @@ export class DeploymentController {
   }
 
   /**
-   * A Deployment's step in the Plans that name it changed (its status as a step, or its template:
-   * a new run): the other Deployments of those Plans may now take their turn, or wait.
+   * A Deployment's step in the Plans that name it changed (created or deleted, its status as a
+   * step, or its template: a new run): the other Deployments of those Plans may now take their
+   * turn, or wait.
    */
-  private planStepChanged(old: Deployment, d: Deployment): void {
-    if (!this.plans) return;
-    const name = d.metadata.name ?? '';
-    const plans = plansNaming(this.plans.list(d.metadata.namespace), name);
+  private planStepChanged(old: Deployment | undefined, d: Deployment | undefined): void {
+    const any = d ?? old;
+    if (!this.plans || !any) return;
+    const name = any.metadata.name ?? '';
+    const plans = plansNaming(this.plans.list(any.metadata.namespace), name);
     if (plans.length === 0) return;
-    const step = (x: Deployment) => JSON.stringify(deploymentStepStatus(name, x));
+    const step = (x: Deployment | undefined) => JSON.stringify(deploymentStepStatus(name, x));
     if (step(old) === step(d) && deploymentTarget(old) === deploymentTarget(d)) return;
     for (const p of plans) this.enqueuePlanSteps(p, name);
   }
@@ -191,6 +193,7 @@ export class DeploymentController {
       add: (d) => {
         this.rolloutChanged(undefined, d);
         this.dependenciesChanged(d, false);
+        this.planStepChanged(undefined, d);
         this.enqueue(d);
       },
       update: (old, d) => {
@@ -204,6 +207,7 @@ export class DeploymentController {
       delete: (d) => {
         this.rollouts.delete(d.metadata.uid ?? '');
         this.dependenciesChanged(d, true);
+        this.planStepChanged(d, undefined);
         this.enqueue(d);
       },
     });

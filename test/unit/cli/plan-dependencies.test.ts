@@ -143,3 +143,37 @@ describe('pacer plan: the plan of the decided Deployment\'s service', () => {
     expect(doc.plans!.map((p) => [p.name, p.plan.status, p.plan.phases.map((ph) => ph.name)])).to.deep.equal([['deploy', 'PENDING', ['lone']]]);
   });
 });
+
+describe('pacer plan: Plan resources in the input (custom plans)', () => {
+  const plans = `apiVersion: pacer.dev/v1alpha1
+kind: Plan
+metadata: {name: waves}
+spec:
+  phases:
+    - {name: first, steps: [db]}
+    - {name: then, steps: [lone]}
+`;
+  it('a Plan not yet started holds the decided Deployment\'s rollout (no pod for the new ReplicaSet); the text shows the plan', () => {
+    // lone is new: its first rollout is held by the plan, which has never been started.
+    const input = `${manifest('db', [], dbComplete)}---\n${manifest('lone')}---\n${plans}`;
+    const text = runPlan(input, 'waves.yaml', { now: NOW, output: 'text', name: 'lone' });
+    expect(text.stderr).to.equal('');
+    expect(text.stdout).to.match(/\n {2}create ReplicaSet lone-\S+ with 0 replicas\n/);
+    expect(text.stdout).to.include('  Progressing=Unknown PlanWaiting: Deployment waits for plan waves to be started: kubectl pacer plan start lone waves\n');
+    expect(text.stdout.split('Custom plan:\n')[1]).to.equal([
+      '  waves (serial strategy) (WAITING)',
+      '  ├─ first (serial strategy) (COMPLETE)',
+      '  │  └─ db (COMPLETE)',
+      '  └─ then (serial strategy) (PENDING)',
+      '     └─ lone (PENDING)',
+      '',
+    ].join('\n'));
+    const doc = plan(input, { name: 'lone' });
+    expect(doc.plans!.map((p) => [p.name, p.plan.status])).to.deep.equal([['deploy', 'PENDING'], ['waves', 'WAITING']]);
+  });
+
+  it('a Plan without phases is refused, naming it', () => {
+    const r = runPlan(`${manifest('lone')}---\napiVersion: pacer.dev/v1alpha1\nkind: Plan\nmetadata: {name: p}\nspec: {}\n`, 'waves.yaml', { now: NOW });
+    expect([r.code, r.stderr]).to.deep.equal([2, 'error: waves.yaml: document 2: Plan "p": spec.phases is required\n']);
+  });
+});

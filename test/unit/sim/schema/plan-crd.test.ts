@@ -24,6 +24,18 @@ describe('sim/schema: crds/plans.pacer.dev.yaml', () => {
     expect(validateCRD(defaultCRD(crd)).map(causeString)).to.deep.equal([]);
   });
 
+  it('gives every field and list item a description (kubectl explain), the root metadata excepted', () => {
+    type Node = { description?: string; properties?: Record<string, Node>; items?: Node };
+    const missing: string[] = [];
+    const walk = (s: Node, path: string): void => {
+      if (path !== 'metadata' && !(s.description && s.description.trim().length > 10)) missing.push(path || '(root)');
+      for (const [k, child] of Object.entries(s.properties ?? {})) walk(child, path ? `${path}.${k}` : k);
+      if (s.items) walk(s.items, `${path}[]`);
+    };
+    walk((crd as any).spec.versions[0].schema.openAPIV3Schema, '');
+    expect(missing).to.deep.equal([]);
+  });
+
   describe('admission', () => {
     const version = compileCRD(defaultCRD(crd)).versions.find((v) => v.storage)!;
     const admit = (o: KubeObject) => admitCustomResource(version, o, undefined, opts);
