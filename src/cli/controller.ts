@@ -23,6 +23,7 @@ import type { ControllerMetrics } from '../observe/metrics.ts';
 import { parseBindAddress, startServers } from '../server/http.ts';
 import { startWebhookServer } from '../server/webhook.ts';
 import { operate } from '../planops/service.ts';
+import { authenticate, authorize } from '../kube/reviews.ts';
 import type { RunningWebhook } from '../server/webhook.ts';
 import { GROUP, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
 
@@ -247,6 +248,9 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
       // Any replica serves plan operations (they write what the leader's reconciler reads): through
       // a client without the leader's write gate.
       operate: (namespace, service, command) => operate({ client: opsClient!, namespace, component: 'pacer-controller', now: () => clock.now() }, service, command),
+      // Callers of the operations are who the API server says they are, and may what RBAC says.
+      authenticate: (token) => authenticate(opsClient!, token),
+      authorize: (caller, access) => authorize(opsClient!, caller, access),
     },
   }).catch((err: unknown) => {
     throw new CliError(`cannot listen: ${(err as Error).message}`, 1);

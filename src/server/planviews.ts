@@ -7,12 +7,16 @@
 //   text/plain "Service <name> not found" or "Plan <plan> not found"), from src/engine/plan/;
 // * the SDK's POST .../plans/<plan>/{start,stop,interrupt,continue,forceComplete,restart}
 //   (?phase=&step=; start's body a JSON object of parameters): 200 {"message": ...}, 208, 400 and
-//   404 text/plain, carried out by `views.operate`. The callers are not authenticated yet, so they
-//   are served to loopback callers only (403 otherwise, nothing changed).
+//   404 text/plain, carried out by `views.operate`. The caller is authenticated (a bearer token,
+//   TokenReview) and authorised (SubjectAccessReview: update on every object the operation may
+//   change, delete pods for a step's restart) against the API server, as controller-runtime's
+//   secure serving does: 401 Unauthorized or 403 with RBAC's message, nothing changed. Without
+//   the two reviews (in-process use) POST is served to loopback callers only.
 
 import type http from 'node:http';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
-import { activePlans, coordinate, planById, planJson, serviceMembers, servicePlans, unknownPlanMessage, viewPlan } from '../engine/index.ts';
+import { GROUP, PLAN_PLURAL, PLURAL } from '../api/types.ts';
+import { activePlans, coordinate, planById, planJson, planStepNames, serviceMembers, servicePlans, unknownPlanMessage, viewPlan } from '../engine/index.ts';
 
 /** An operator command on a service's plan (the plugin's, carried out by src/planops/ in the controller). */
 export interface PlanOperationRequest {
@@ -23,7 +27,28 @@ export interface PlanOperationRequest {
   parameters?: Record<string, string>;
 }
 
+/** A caller as the API server's TokenReview knows it. */
+export interface Caller {
+  username: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** What an operation does, as RBAC names it (a SubjectAccessReview's resourceAttributes). */
+export interface Access {
+  namespace?: string;
+  verb: string;
+  group: string;
+  resource: string;
+  name?: string;
+}
+
 export interface ApiViews {
+  /** TokenReview: the caller a bearer token belongs to, undefined when it is not accepted. */
+  authenticate?: (token: string) => Promise<Caller | undefined>;
+  /** SubjectAccessReview: may `caller` do `access`. */
+  authorize?: (caller: Caller, access: Access) => Promise<{ allowed: boolean; reason?: string }>;
   /**
    * Carries out a plan operation (POST .../plans/<plan>/<op>): the SDK's code and message. Without
    * it POST is not served. Served to loopback callers only, until callers are authenticated.
@@ -96,17 +121,73 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
+/**
+ * What an operation may change, as RBAC names it: the Deployments of the service (a custom plan:
+ * the Plan and every Deployment it names), and pods for a step's restart on the service's own plans.
+ */
+export function operationAccess(views: Pick<ApiViews, 'deployments' | 'plans'>, namespace: string, service: string, c: PlanOperationRequest): Access[] {
+  const deployment = (name: string): Access => ({ namespace, verb: 'update', group: GROUP, resource: PLURAL, name });
+  const members = serviceMembers(views.deployments(), namespace, service).map((d) => d.metadata.name ?? '');
+  const custom = c.plan !== 'deploy' && c.plan !== 'recovery' ? views.plans?.(namespace).find((p) => p.metadata.name === c.plan) : undefined;
+  if (custom) {
+    return [{ namespace, verb: 'update', group: GROUP, resource: PLAN_PLURAL, name: c.plan }, ...planStepNames(custom).map(deployment)];
+  }
+  const out = (members.length > 0 ? members : [service]).map(deployment);
+  if (c.op === 'restart' && c.step !== undefined) out.push({ namespace, verb: 'delete', group: '', resource: 'pods' });
+  return out;
+}
+
+/** RBAC's words for a refusal: `deployments.pacer.dev "web" is forbidden: User "alice" cannot update resource ...`. */
+export function forbiddenMessage(caller: Caller, a: Access, reason?: string): string {
+  const qualified = a.group === '' ? a.resource : `${a.resource}.${a.group}`;
+  const scope = a.namespace ? ` in the namespace "${a.namespace}"` : ' at the cluster scope';
+  const what = a.name ? `${qualified} "${a.name}" is forbidden` : `${qualified} is forbidden`;
+  return `${what}: User "${caller.username}" cannot ${a.verb} resource "${a.resource}" in API group "${a.group}"${scope}${reason ? `: ${reason}` : ''}`;
+}
+
+/** 401 without a bearer token the API server accepts, 403 unless every access is allowed; undefined: go on. */
+async function refuse(views: ApiViews, req: http.IncomingMessage, access: readonly Access[]): Promise<{ code: number; message: string } | undefined> {
+  const header = req.headers.authorization ?? '';
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  if (!token) return { code: 401, message: 'Unauthorized' };
+  let caller: Caller | undefined;
+  try {
+    caller = await views.authenticate!(token);
+  } catch (e) {
+    return { code: 503, message: `cannot authenticate the caller: ${(e as Error).message}` };
+  }
+  if (!caller) return { code: 401, message: 'Unauthorized' };
+  for (const a of access) {
+    let verdict: { allowed: boolean; reason?: string };
+    try {
+      verdict = await views.authorize!(caller, a);
+    } catch (e) {
+      return { code: 503, message: `cannot authorise the caller: ${(e as Error).message}` };
+    }
+    if (!verdict.allowed) return { code: 403, message: forbiddenMessage(caller, a, verdict.reason) };
+  }
+  return undefined;
+}
+
 /** POST /v1/service/<namespace>/<name>/plans/<plan>/<op>[?phase=&step=] (start: a JSON object of parameters). */
 async function planOperation(views: ApiViews, req: http.IncomingMessage, res: http.ServerResponse, m: RegExpExecArray): Promise<void> {
-  if (!isLoopback(req.socket.remoteAddress)) {
-    text(res, 403, 'plan operations are served to loopback callers only (callers are not authenticated yet): use kubectl pacer plan');
-    return;
-  }
   const [namespace, service, plan, op] = [m[1], m[2], m[3], m[4]].map((x) => decodeURIComponent(x));
   const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
   const command: PlanOperationRequest = { op: op as PlanOperationRequest['op'], plan };
   if (query.get('phase') !== null) command.phase = query.get('phase')!;
   if (query.get('step') !== null) command.step = query.get('step')!;
+  if (!views.authenticate || !views.authorize) {
+    if (!isLoopback(req.socket.remoteAddress)) {
+      text(res, 403, 'plan operations are served to loopback callers only (this server does not authenticate its callers): use kubectl pacer plan');
+      return;
+    }
+  } else {
+    const refusal = await refuse(views, req, operationAccess(views, namespace, service, command));
+    if (refusal) {
+      text(res, refusal.code, refusal.message);
+      return;
+    }
+  }
   if (op === 'start') {
     const body = (await readBody(req)).trim();
     let parsed: unknown = {};

@@ -78,6 +78,24 @@ export const BUILTIN_RESOURCES: ResourceInfo[] = [
     shortNames: ['crd', 'crds'], categories: ['api-extensions'], subresources: ['status'], hasGeneration: true,
     statusSubresource: true, returnDeletedObject: false,
   }),
+  // RBAC's objects, stored as written: SubjectAccessReviews are judged by them (authz.ts). The
+  // simulated API server itself authorises nothing (every request is an admin's).
+  ...(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'] as const).map((kind) => builtin({
+    group: 'rbac.authorization.k8s.io', version: 'v1', resource: `${kind.toLowerCase()}s`, singular: kind.toLowerCase(), kind,
+    namespaced: !kind.startsWith('Cluster'), shortNames: [], categories: [], subresources: [], hasGeneration: false,
+    statusSubresource: false, returnDeletedObject: false,
+  })),
+  // The review APIs: create only, answered and not stored (authz.ts).
+  builtin({
+    group: 'authentication.k8s.io', version: 'v1', resource: 'tokenreviews', singular: 'tokenreview', kind: 'TokenReview',
+    namespaced: false, shortNames: [], categories: [], subresources: [], hasGeneration: false, statusSubresource: false,
+    returnDeletedObject: false, verbs: ['create'],
+  }),
+  builtin({
+    group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews', singular: 'subjectaccessreview',
+    kind: 'SubjectAccessReview', namespaced: false, shortNames: [], categories: [], subresources: [], hasGeneration: false,
+    statusSubresource: false, returnDeletedObject: false, verbs: ['create'],
+  }),
   // Validating admission webhooks: the server calls them on writes (admission.ts).
   builtin({
     group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations',
@@ -110,4 +128,8 @@ export const REF = {
   poddisruptionbudgets: { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' },
   customresourcedefinitions: { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' },
   validatingwebhookconfigurations: { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations' },
+  roles: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles' },
+  clusterroles: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' },
+  rolebindings: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings' },
+  clusterrolebindings: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' },
 } as const satisfies Record<string, ResourceRef>;

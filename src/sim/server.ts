@@ -2,6 +2,7 @@
 // on resources and subresources, Table responses, watch streams, Status errors, the audit log and
 // the fault hooks. The store holds all semantics; this file only translates HTTP to store calls.
 
+import { subjectAccessReview, tokenReview } from './authz.ts';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -550,6 +551,9 @@ export class SimServer {
       case 'create': {
         if (subresource === 'eviction') return this.serveEviction(ctx, namespace!, name!);
         const body = await this.objectBody(ctx);
+        // The review APIs answer and store nothing (authz.ts).
+        if (info.resource === 'tokenreviews') return this.sendJson(ctx, 201, tokenReview(body as KubeObject));
+        if (info.resource === 'subjectaccessreviews') return this.sendJson(ctx, 201, subjectAccessReview(store, body as KubeObject));
         const opts = this.writeOptions(ctx);
         const created = await this.admitted(ctx, route, 'CREATE', (body as KubeObject)?.metadata?.name ?? '', opts,
           (o) => store.create(ref, namespace, body as KubeObject, o), (x) => x);

@@ -11,6 +11,8 @@ import { eventually } from '../integration/fixtures/cluster.ts';
 import type { Timeline } from '../integration/fixtures/cluster.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
 import type { Recording } from './fixtures.ts';
+import { KubeClient, loadKubeConfig } from '../../src/kube/client.ts';
+import { accountToken, operatorToken } from '../fixtures/operator.ts';
 
 const ORDER = ['PENDING', 'PREPARED', 'STARTING', 'STARTED', 'COMPLETE'];
 
@@ -266,10 +268,21 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
     const held = await fetch(`${base}/deploy`);
     expect(held.status).to.equal(202);
     expect(((await held.json()) as { status: string }).status).to.equal('WAITING');
-    const res = await fetch(`${base}/deploy/continue?phase=http`, { method: 'POST' });
+    // The caller is who the API server says: no token 401; a user RBAC does not allow 403; an operator 200.
+    const anonymous = await fetch(`${base}/deploy/continue?phase=http`, { method: 'POST' });
+    expect([anonymous.status, await anonymous.text()]).to.deep.equal([401, 'Unauthorized']);
+    const client = new KubeClient(loadKubeConfig({ kubeconfig: k.env.KUBECONFIG! }), { userAgent: 'e2e-plans' });
+    const requestToken = bed === 'real' ? async (sa: string) => (await ok(kubectl('create', 'token', sa))).trim() : undefined;
+    const token = await operatorToken(client, 'default', requestToken);
+    const stranger = await accountToken(client, 'default', 'stranger', requestToken);
+    const refused = await fetch(`${base}/deploy/continue?phase=http`, { method: 'POST', headers: { Authorization: `Bearer ${stranger}` } });
+    expect([refused.status, await refused.text()]).to.deep.equal([403, 'deployments.pacer.dev "http" is forbidden: User "system:serviceaccount:default:stranger" cannot update resource "deployments" in API group "pacer.dev" in the namespace "default"']);
+    expect(await replicaSets('http'), 'nothing carried out').to.include('2:0/0');
+    const headers = { Authorization: `Bearer ${token}` };
+    const res = await fetch(`${base}/deploy/continue?phase=http`, { method: 'POST', headers });
     expect([res.status, await res.json()]).to.deep.equal([200, { message: 'Received cmd: continue' }]);
     await eventually('one canary pod', async () => (await replicaSets('http')).includes('2:1/1'));
-    const second = await fetch(`${base}/deploy/continue?phase=http`, { method: 'POST' });
+    const second = await fetch(`${base}/deploy/continue?phase=http`, { method: 'POST', headers });
     expect(second.status).to.equal(200);
     await eventually('the rollout to finish', async () => (await replicaSets('http')).join() === '1:0/0,2:2/2', 30_000);
     expect((await fetch(`${base}/deploy`)).status).to.equal(200);

@@ -24,6 +24,7 @@ import { BEDS } from '../fixtures/beds.ts';
 import { PACER_USER, startRealCluster } from '../fixtures/realbed.ts';
 import type { RealBed } from '../fixtures/realbed.ts';
 import { KUBECTL_HOW, requireTool } from '../fixtures/tools.ts';
+import { operatorToken } from '../fixtures/operator.ts';
 
 const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
 const RBAC_FILE = new URL('../../manifests/base/rbac.yaml', import.meta.url).pathname;
@@ -198,8 +199,15 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
       await client.patch(DEPLOYMENTS, ns, 'web', { spec: { paused: false } }, 'merge');
       await waitComplete(client, ns, 'web', '2');
 
-      // A plan operation over the controller's HTTP API: a step restarted (its pod deleted, an Event).
-      const restart = await fetch(`http://127.0.0.1:${apiPort}/v1/service/${ns}/web/plans/deploy/restart?phase=web&step=${encodeURIComponent('web-0:[web]')}`, { method: 'POST' });
+      // A plan operation over the controller's HTTP API, by an operator it authenticates and
+      // authorises (TokenReview, SubjectAccessReview): a step restarted (its pod deleted, an Event).
+      const token = await operatorToken(client, ns, realBed && (async (sa) => {
+        const r = await realBed!.kubectl(['create', 'token', sa, '-n', ns, '--duration=1h']);
+        if (r.code !== 0) throw new Error(`kubectl create token: ${r.stderr}`);
+        return r.stdout.trim();
+      }));
+      const headers = { Authorization: `Bearer ${token}` };
+      const restart = await fetch(`http://127.0.0.1:${apiPort}/v1/service/${ns}/web/plans/deploy/restart?phase=web&step=${encodeURIComponent('web-0:[web]')}`, { method: 'POST', headers });
       expect([restart.status, await restart.text()]).to.deep.equal([200, JSON.stringify({ message: 'Received cmd: restart for Plan: deploy, Phase: web, Step: web-0:[web]' }, null, 2)]);
       await waitComplete(client, ns, 'web', '2');
 
@@ -207,7 +215,7 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
       // overrides patched, web rollout-restarted, an Event on the Plan).
       await client.create<PlanResource>(PLANS, ns, { apiVersion: 'pacer.dev/v1alpha1', kind: 'Plan', metadata: { name: 'rollout', namespace: ns }, spec: { phases: [{ name: 'all', steps: ['web'] }] } });
       await eventually('the plan COMPLETE', async () => (await client.get<PlanResource>(PLANS, ns, 'rollout')).status?.status === 'COMPLETE');
-      const rerun = await fetch(`http://127.0.0.1:${apiPort}/v1/service/${ns}/web/plans/rollout/restart`, { method: 'POST' });
+      const rerun = await fetch(`http://127.0.0.1:${apiPort}/v1/service/${ns}/web/plans/rollout/restart`, { method: 'POST', headers });
       expect([rerun.status, await rerun.text()]).to.deep.equal([200, JSON.stringify({ message: 'Received cmd: restart for Plan: rollout, Phase: null, Step: null' }, null, 2)]);
       await waitComplete(client, ns, 'web', '3');
 
@@ -258,6 +266,7 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
         'patch pacer.dev/deployments', 'update pacer.dev/deployments/status', 'watch pacer.dev/deployments', 'create events', 'patch events',
         'get coordination.k8s.io/leases', 'create coordination.k8s.io/leases', 'update coordination.k8s.io/leases',
         'watch pacer.dev/plans', 'update pacer.dev/plans/status', 'patch pacer.dev/plans',
+        'create authentication.k8s.io/tokenreviews', 'create authorization.k8s.io/subjectaccessreviews',
       ]) {
         expect([...kinds], must).to.include(must);
       }

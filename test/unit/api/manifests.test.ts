@@ -75,7 +75,8 @@ describe('manifests/: the kustomize base', () => {
     it('nothing outside its own resource, ReplicaSets, pods and events (leases: the namespaced Role)', () => {
       const resources = new Set(rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}`))));
       expect([...resources].sort()).to.deep.equal([
-        '/events', '/pods', 'apps/replicasets', 'pacer.dev/deployments', 'pacer.dev/deployments/status', 'pacer.dev/plans', 'pacer.dev/plans/status',
+        '/events', '/pods', 'apps/replicasets', 'authentication.k8s.io/tokenreviews', 'authorization.k8s.io/subjectaccessreviews',
+        'pacer.dev/deployments', 'pacer.dev/deployments/status', 'pacer.dev/plans', 'pacer.dev/plans/status',
       ]);
     });
     it('pods are only read, and deleted one by one (a plan step\'s restart over the HTTP API): no create, update, collection delete or eviction', () => {

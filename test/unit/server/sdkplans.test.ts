@@ -3,10 +3,11 @@
 
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import type { Deployment, Pod, ReplicaSet } from '../../../src/api/types.ts';
+import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../../src/api/types.ts';
 import { buildNewReplicaSet } from '../../../src/engine/newreplicaset.ts';
 import { startServers } from '../../../src/server/http.ts';
-import { isLoopback } from '../../../src/server/planviews.ts';
+import { forbiddenMessage, isLoopback, operationAccess } from '../../../src/server/planviews.ts';
+import type { Access, Caller } from '../../../src/server/planviews.ts';
 import type { RunningServers } from '../../../src/server/http.ts';
 
 const NOW = Date.parse('2026-03-01T11:00:00.000Z');
@@ -152,5 +153,71 @@ describe('server/planviews: the SDK\'s plan operations (POST)', () => {
   it('served to loopback callers only (anyone else gets 403, nothing carried out)', () => {
     expect(['127.0.0.1', '::1', '::ffff:127.0.0.1'].map(isLoopback)).to.deep.equal([true, true, true]);
     expect(['10.0.0.7', '::ffff:10.0.0.7', '192.168.1.2', undefined].map(isLoopback)).to.deep.equal([false, false, false, false]);
+  });
+});
+
+describe('server/planviews: callers of the plan operations are authenticated and authorised (TokenReview, SubjectAccessReview)', () => {
+  let servers: RunningServers | undefined;
+  const done: string[] = [];
+  const asked: Array<[string, Access]> = [];
+  /** alice may do anything but update the Deployment "db"; "bad" is no token the API server knows. */
+  const views = {
+    deployments: () => [deployment('db'), deployment('app', { deps: ['db'] })],
+    plans: (): PlanResource[] => [{ metadata: { name: 'waves', namespace: 'shop' }, spec: { phases: [{ name: 'all', steps: ['db', 'other'] }] } }],
+    replicaSets: () => [], pods: () => [], ready: () => true,
+    operate: async (_ns: string, service: string, c: { op: string; plan: string }) => {
+      done.push(`${c.op} ${service} ${c.plan}`);
+      return { code: 200, message: `Received cmd: ${c.op}` };
+    },
+    authenticate: async (token: string): Promise<Caller | undefined> => (token === 'bad' ? undefined : { username: token, groups: ['system:authenticated'] }),
+    authorize: async (caller: Caller, a: Access) => {
+      asked.push([caller.username, a]);
+      return a.name === 'db' && caller.username === 'bob' ? { allowed: false, reason: 'no RBAC policy matched' } : { allowed: true };
+    },
+  };
+  const post = (path: string, headers: Record<string, string> = {}) => fetch(`http://127.0.0.1:${servers!.apiPort}${path}`, { method: 'POST', headers });
+
+  before(async () => {
+    servers = await startServers({ metrics: null, health: null, registry: new Registry(), ready: () => true, api: { host: '127.0.0.1', port: 0 }, views });
+  });
+  after(() => servers?.close());
+
+  it('no bearer token, or one the API server does not accept: 401 Unauthorized, nothing carried out', async () => {
+    for (const headers of [{}, { Authorization: 'Basic YTpi' }, { Authorization: 'Bearer bad' }] as Array<Record<string, string>>) {
+      const res = await post('/v1/service/shop/app/plans/deploy/continue', headers);
+      expect([res.status, await res.text()]).to.deep.equal([401, 'Unauthorized']);
+    }
+    expect(done).to.deep.equal([]);
+  });
+
+  it('a caller refused one of the accesses: 403 with RBAC\'s words, nothing carried out', async () => {
+    const res = await post('/v1/service/shop/app/plans/deploy/continue', { Authorization: 'Bearer bob' });
+    expect([res.status, await res.text()]).to.deep.equal([403, 'deployments.pacer.dev "db" is forbidden: User "bob" cannot update resource "deployments" in API group "pacer.dev" in the namespace "shop": no RBAC policy matched']);
+    expect(done).to.deep.equal([]);
+  });
+
+  it('a caller allowed everything: carried out, after a review of every object it may change', async () => {
+    asked.length = 0;
+    const res = await post('/v1/service/shop/app/plans/deploy/continue', { Authorization: 'Bearer alice' });
+    expect(res.status).to.equal(200);
+    expect(done).to.deep.equal(['continue app deploy']);
+    expect(asked.map(([u, a]) => `${u} ${a.verb} ${a.resource} ${a.name ?? '*'} in ${a.namespace}`)).to.deep.equal(['alice update deployments app in shop', 'alice update deployments db in shop']);
+  });
+
+  const rows: Array<[string, { op: 'continue' | 'restart'; plan: string; phase?: string; step?: string }, string[]]> = [
+    ['the deploy plan: every Deployment of the service', { op: 'continue', plan: 'deploy' }, ['update pacer.dev/deployments app', 'update pacer.dev/deployments db']],
+    ['a step\'s restart: its pod deleted too', { op: 'restart', plan: 'deploy', phase: 'db', step: 'db-0:[db]' }, ['update pacer.dev/deployments app', 'update pacer.dev/deployments db', 'delete /pods *']],
+    ['a custom plan: the Plan and every Deployment it names', { op: 'restart', plan: 'waves' }, ['update pacer.dev/plans waves', 'update pacer.dev/deployments db', 'update pacer.dev/deployments other']],
+    ['an unknown plan: the service\'s Deployments (the operation then says 404)', { op: 'continue', plan: 'nope' }, ['update pacer.dev/deployments app', 'update pacer.dev/deployments db']],
+  ];
+  for (const [what, command, want] of rows) {
+    it(`what is reviewed: ${what}`, () => {
+      expect(operationAccess(views, 'shop', 'app', command).map((a) => `${a.verb} ${a.group}/${a.resource} ${a.name ?? '*'}`)).to.deep.equal(want);
+    });
+  }
+
+  it('the refusal names an unnamed or cluster-scoped access as RBAC does', () => {
+    expect(forbiddenMessage({ username: 'u' }, { namespace: 'ns', verb: 'delete', group: '', resource: 'pods' })).to.equal('pods is forbidden: User "u" cannot delete resource "pods" in API group "" in the namespace "ns"');
+    expect(forbiddenMessage({ username: 'u' }, { verb: 'list', group: 'pacer.dev', resource: 'plans' })).to.equal('plans.pacer.dev is forbidden: User "u" cannot list resource "plans" in API group "pacer.dev" at the cluster scope');
   });
 });
