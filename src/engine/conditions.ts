@@ -25,6 +25,8 @@ export const REASON = {
   minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
   invalidSpec: 'InvalidSpec',
   planWaiting: 'PlanWaiting',
+  /** Held by a custom plan until the steps before it are COMPLETE (no operator needed). */
+  planPending: 'PlanPending',
   planContinued: 'PlanContinued',
 } as const;
 

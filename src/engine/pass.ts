@@ -4,6 +4,7 @@
 // never mutated: a write replaces the ReplicaSet with a shallow copy of what changed, so unchanged
 // subtrees (pod templates above all) are shared with the snapshot and nothing is deep-cloned.
 
+import type { PlanHold } from './plan/custom.ts';
 import type { Deployment, DeploymentStatus, Pod, PodTemplateSpec, ReplicaSet } from '../api/types.ts';
 import type { Action, EventRecord } from './types.ts';
 import { REVISION_ANNOTATION, setReplicasAnnotations } from './annotations.ts';
@@ -40,7 +41,7 @@ export interface DecisionPass {
   /** Event to record once the Deployment `update` succeeded. */
   deploymentUpdateEvent?: EventRecord;
   /** Why a custom plan holds this rollout (plan/custom.ts), or undefined: the plan gate reads it. */
-  readonly hold?: string;
+  readonly hold?: PlanHold;
   /** The last in-sync answer of getAllReplicaSetsAndSyncRevision, valid while nothing was written. */
   newAndOld?: { actions: number; rss: ReplicaSet[]; result: { newRS: ReplicaSet | undefined; oldRSs: ReplicaSet[] } };
 }
@@ -51,7 +52,7 @@ export function startPass(
   candidates: readonly ReplicaSet[],
   pods: readonly Pod[],
   now: number,
-  hold?: string,
+  hold?: PlanHold,
 ): DecisionPass {
   const stored = d.status ?? {};
   return {

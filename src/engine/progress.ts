@@ -3,6 +3,7 @@
 // strict comparison), the paused/resumed conditions, the
 // ReplicaFailure copy from the ReplicaSets, and when to look again (requeueStuckDeployment).
 
+import type { PlanHold } from './plan/custom.ts';
 import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from '../api/types.ts';
 import {
   DEPENDENCIES_READY,
@@ -63,12 +64,17 @@ export function progressDeadlineStart(status: DeploymentStatus): number {
   return Number.isNaN(ready) || ready <= from ? from : ready;
 }
 
+/** Progressing Unknown while a plan holds the rollout: for an operator (PlanWaiting) or its turn (PlanPending). */
+export function isPlanHold(reason: string | undefined): boolean {
+  return reason === REASON.planWaiting || reason === REASON.planPending;
+}
+
 /** DeploymentTimedOut: lastUpdateTime (progressDeadlineStart) + deadline strictly before now. */
 export function deploymentTimedOut(d: Deployment, status: DeploymentStatus, now: number): boolean {
   if (!hasProgressDeadline(d)) return false;
   const c = getCondition(status, PROGRESSING);
   if (!c) return false;
-  if (c.reason === REASON.newRSAvailable || c.reason === REASON.planWaiting) return false;
+  if (c.reason === REASON.newRSAvailable || isPlanHold(c.reason)) return false;
   if (c.reason === REASON.timedOut) return true;
   const from = progressDeadlineStart(status);
   if (Number.isNaN(from)) return false;
@@ -97,7 +103,7 @@ export function rolloutStatus(
   newRS: ReplicaSet | undefined,
   current: DeploymentStatus,
   now: number,
-  hold?: string,
+  hold?: PlanHold,
 ): DeploymentStatus {
   const next = calculateStatus(d, allRSs, newRS, current, now);
   const deadline = hasProgressDeadline(d);
@@ -107,13 +113,13 @@ export function rolloutStatus(
   const isComplete = (next.replicas ?? 0) === (next.updatedReplicas ?? 0) && currentCond?.reason === REASON.newRSAvailable;
   const waiting = deadline && !isComplete && !deploymentComplete(d, next);
   const why = waiting && hold === undefined ? operatorWait(d, newRS) : undefined;
-  const wait = !waiting ? undefined : hold ?? (why !== undefined ? MESSAGE.planWaiting(why) : undefined);
+  const wait = !waiting ? undefined : hold ?? (why !== undefined ? { reason: REASON.planWaiting, message: MESSAGE.planWaiting(why) } : undefined);
   if (wait !== undefined) {
     // Held by the plan gate for an operator or by a custom plan: like a pause, no deadline until it goes on.
-    setCondition(next, newCondition(PROGRESSING, 'Unknown', REASON.planWaiting, wait, now));
+    setCondition(next, newCondition(PROGRESSING, 'Unknown', wait.reason, wait.message, now));
   } else if (deadline && !isComplete) {
     const name = d.metadata.name ?? '';
-    if (currentCond?.reason === REASON.planWaiting) {
+    if (isPlanHold(currentCond?.reason)) {
       // Continued: the deadline runs from now, as after a resume.
       setCondition(next, newCondition(PROGRESSING, 'Unknown', REASON.planContinued, MESSAGE.planContinued, now));
     }
@@ -166,7 +172,7 @@ export function checkPausedConditions(d: Deployment, status: DeploymentStatus, n
 export function requeueStuckDeployment(d: Deployment, status: DeploymentStatus, now: number): number | null {
   const c = getCondition(status, PROGRESSING);
   if (!hasProgressDeadline(d) || !c) return null;
-  if (deploymentComplete(d, status) || c.reason === REASON.timedOut || c.reason === REASON.planWaiting) return null;
+  if (deploymentComplete(d, status) || c.reason === REASON.timedOut || isPlanHold(c.reason)) return null;
   const from = progressDeadlineStart(status);
   if (Number.isNaN(from)) return 0;
   const afterMs = from + (d.spec.progressDeadlineSeconds ?? 0) * 1000 - now;

@@ -5,6 +5,7 @@
 // budget (rolloutBudget): RollingUpdate's from maxSurge and maxUnavailable, MinimumHealth's from
 // minimumhealth.ts; the machinery is the same.
 
+import type { PlanHold } from './plan/custom.ts';
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { maxUnavailable } from './fenceposts.ts';
 import type { DecisionPass } from './pass.ts';
@@ -31,7 +32,7 @@ export function rolloutBudget(d: Deployment, newRS: ReplicaSet | undefined): Rol
 }
 
 /** NewRSNewReplicas: the size the new ReplicaSet may have now, held by the plan gate (plan/gate.ts). */
-export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet, hold?: string): number {
+export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet, hold?: PlanHold): number {
   const replicas = deploymentReplicas(d);
   // A strategy without a budget (Recreate) starts the new ReplicaSet with every replica.
   const strategy = strategyOf(d);
@@ -44,7 +45,7 @@ export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | u
 }
 
 /** The size reconcileNewReplicaSet scales the new ReplicaSet to (its current size: nothing to do). */
-export function newReplicaSetTarget(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet, hold?: string): number {
+export function newReplicaSetTarget(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet, hold?: PlanHold): number {
   const replicas = deploymentReplicas(d);
   const own = specReplicas(newRS);
   if (own === replicas) return own;

@@ -36,7 +36,7 @@ export type RolloutResult = (typeof ROLLOUT_RESULTS)[number];
 export const CONDITION_REASONS = new Set([
   'ReplicaSetUpdated', 'ReplicaSetCreateError', 'NewReplicaSetCreated', 'FoundNewReplicaSet', 'NewReplicaSetAvailable',
   'ProgressDeadlineExceeded', 'DeploymentPaused', 'DeploymentResumed', 'MinimumReplicasAvailable',
-  'MinimumReplicasUnavailable', 'InvalidSpec', 'PlanWaiting', 'PlanContinued', '',
+  'MinimumReplicasUnavailable', 'InvalidSpec', 'PlanWaiting', 'PlanPending', 'PlanContinued', '',
 ]);
 /** kube-state-metrics writes one series per possible status, valued 1 for the current one. */
 const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;

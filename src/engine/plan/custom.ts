@@ -173,11 +173,18 @@ export function customPlan(p: PlanResource, lookup: DeploymentLookup, state = cu
   return buildPlan(p.metadata.name ?? '', p.spec?.strategy ?? 'serial', phases, { interrupted: state.interrupted, errors: planResourceErrors(p) });
 }
 
+/** A plan holding a rollout: Progressing's reason (an operator must act, or it is not its turn yet) and message. */
+export interface PlanHold {
+  readonly reason: 'PlanWaiting' | 'PlanPending';
+  readonly message: string;
+}
+
 /**
- * Why a plan holds `d`'s rollout (the Progressing message), or undefined: `d`'s step in one of
- * `plans` is PENDING and not a candidate. The first plan that holds it is named.
+ * Why a plan holds `d`'s rollout, or undefined: `d`'s step in one of `plans` is PENDING and not a
+ * candidate. The first plan that holds it is named; only waiting for the steps before it needs
+ * no operator (PlanPending).
  */
-export function customPlanHold(d: Deployment, plans: readonly PlanResource[], lookup: DeploymentLookup): string | undefined {
+export function customPlanHold(d: Deployment, plans: readonly PlanResource[], lookup: DeploymentLookup): PlanHold | undefined {
   const name = d.metadata.name ?? '';
   for (const p of plans) {
     const phaseSpec = (p.spec?.phases ?? []).find((ph) => (ph.steps ?? []).includes(name));
@@ -189,16 +196,17 @@ export function customPlanHold(d: Deployment, plans: readonly PlanResource[], lo
     if (step.status !== 'PENDING' || planCandidates(plan).some((s) => s.name === name)) continue;
     const plural = p.metadata.name ?? '';
     const kubectl = (op: string, ...args: string[]) => ['kubectl pacer plan', op, name, plural, ...args].join(' ');
+    const waiting = (message: string): PlanHold => ({ reason: 'PlanWaiting', message });
     if (plan.state.interrupted) {
-      return state.current
+      return waiting(state.current
         ? `Deployment waits for plan ${plural}, which is interrupted: ${kubectl('continue')}`
-        : `Deployment waits for plan ${plural} to be started: ${kubectl('start')}`;
+        : `Deployment waits for plan ${plural} to be started: ${kubectl('start')}`);
     }
     const errors = planErrors(plan);
-    if (errors.length > 0) return `Deployment waits for plan ${plural}, which has errors: ${errors.join('; ')}`;
-    if (step.interrupted) return `Deployment waits for plan ${plural}: canary step ${name} waits for ${kubectl('continue', phase.name)}`;
-    if (phase.state.interrupted) return `Deployment waits for plan ${plural}: phase ${phase.name} is interrupted (${kubectl('continue', phase.name)})`;
-    return `Deployment waits for its turn in plan ${plural} (phase ${phase.name})`;
+    if (errors.length > 0) return waiting(`Deployment waits for plan ${plural}, which has errors: ${errors.join('; ')}`);
+    if (step.interrupted) return waiting(`Deployment waits for plan ${plural}: canary step ${name} waits for ${kubectl('continue', phase.name)}`);
+    if (phase.state.interrupted) return waiting(`Deployment waits for plan ${plural}: phase ${phase.name} is interrupted (${kubectl('continue', phase.name)})`);
+    return { reason: 'PlanPending', message: `Deployment waits for its turn in plan ${plural} (phase ${phase.name})` };
   }
   return undefined;
 }

@@ -20,6 +20,7 @@
 // an interrupt and a restart, holds the rollouts it starts). A restarted controller, a new leader
 // and the plugin all read the same.
 
+import type { PlanHold } from './custom.ts';
 import type { Deployment, ReplicaSet } from '../../api/types.ts';
 import { revisionOf } from '../annotations.ts';
 import { availableReplicas, deploymentReplicas, specReplicas } from '../replicasets.ts';
@@ -110,7 +111,7 @@ export function releasedCanarySlots(d: Deployment, newRS: ReplicaSet | undefined
  * How many slots of the new ReplicaSet may have a pod now (Infinity: no gate). `hold`: a custom
  * plan holds the rollout (custom.ts), as an interrupted plan does.
  */
-export function planCap(d: Deployment, newRS: ReplicaSet | undefined, hold?: string): number {
+export function planCap(d: Deployment, newRS: ReplicaSet | undefined, hold?: PlanHold): number {
   const own = newRS ? specReplicas(newRS) : 0;
   const state = planStateFor(d, newRS);
   if (state.planInterrupted || hold !== undefined) return own;
@@ -126,13 +127,13 @@ export function planCap(d: Deployment, newRS: ReplicaSet | undefined, hold?: str
 }
 
 /** `want` for the new ReplicaSet, held by the gate (never below what it has). */
-export function gatedNewReplicas(d: Deployment, newRS: ReplicaSet | undefined, want: number, hold?: string): number {
+export function gatedNewReplicas(d: Deployment, newRS: ReplicaSet | undefined, want: number, hold?: PlanHold): number {
   const own = newRS ? specReplicas(newRS) : 0;
   return Math.max(Math.min(want, own), Math.min(want, planCap(d, newRS, hold)));
 }
 
 /** The fewest replicas the old ReplicaSets keep: the slots the gate has not released. */
-export function oldReplicasFloor(d: Deployment, newRS: ReplicaSet | undefined, hold?: string): number {
+export function oldReplicasFloor(d: Deployment, newRS: ReplicaSet | undefined, hold?: PlanHold): number {
   const cap = planCap(d, newRS, hold);
   if (cap === Infinity) return 0;
   const own = newRS ? specReplicas(newRS) : 0;

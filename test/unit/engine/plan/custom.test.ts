@@ -182,7 +182,10 @@ describe('plans: custom plans (Plan resources)', () => {
     for (const [what, pl, ds, name, want] of rows) {
       it(`${what}: ${want ?? 'not held'}`, () => {
         const lookup = lookupOf(ds);
-        expect(customPlanHold(lookup(name)!, [pl], lookup)).to.equal(want);
+        const hold = customPlanHold(lookup(name)!, [pl], lookup);
+        expect(hold?.message).to.equal(want);
+        // Only a turn needs no operator: PlanPending; everything else pages (PlanWaiting).
+        if (want) expect(hold?.reason).to.equal(want.startsWith('Deployment waits for its turn') ? 'PlanPending' : 'PlanWaiting');
       });
     }
   });
@@ -201,12 +204,12 @@ describe('plans: custom plans (Plan resources)', () => {
     const image = (r: Snapshot['replicaSets'][number]) => (r.spec.template?.spec as { containers?: Array<{ image?: string }> } | undefined)?.containers?.[0]?.image;
     const sizes = (s: Snapshot) => s.replicaSets.map((r) => `${image(r)}=${r.spec.replicas}`).sort().join(' ');
 
-    it('its turn has not come: the new ReplicaSet is created with 0 pods, every old pod stays; Progressing Unknown PlanWaiting', () => {
+    it('its turn has not come: the new ReplicaSet is created with 0 pods, every old pod stays; Progressing Unknown PlanPending', () => {
       let { s } = held('changed');
       for (let i = 0; i < 5 && decide(s).actions.length > 0; i++) s = { ...next(decide(s), s.now + 1000), plans: s.plans };
       expect(sizes(s)).to.equal('nginx:1=4 nginx:2=0');
       const progressing = s.deployment.status?.conditions?.find((c) => c.type === 'Progressing');
-      expect(progressing).to.include({ status: 'Unknown', reason: 'PlanWaiting', message: 'Deployment waits for its turn in plan regions (phase then)' });
+      expect(progressing).to.include({ status: 'Unknown', reason: 'PlanPending', message: 'Deployment waits for its turn in plan regions (phase then)' });
     });
 
     it('once the step before it is COMPLETE: it rolls', () => {
