@@ -10,7 +10,7 @@ import { isKind } from '../kube/errors.ts';
 import type { Logger } from '../observe/logger.ts';
 import { Controller } from '../manager/controller.ts';
 import type { Manager } from '../manager/manager.ts';
-import { planResourceStatus, plansNaming } from '../engine/index.ts';
+import { planStatusUpdate, plansNaming } from '../engine/index.ts';
 import type { Informer } from './informer.ts';
 import { keyOf } from './informer.ts';
 import type { ReconcileResult } from './workqueue.ts';
@@ -46,8 +46,8 @@ export class PlanController {
     const p = this.plans.get(key);
     if (!p) return {};
     const ns = p.metadata.namespace ?? 'default';
-    const status = planResourceStatus(p, (name) => this.deployments.get(`${ns}/${name}`));
-    if (JSON.stringify(status) === JSON.stringify(p.status ?? {})) return {};
+    const status = planStatusUpdate(p, (name) => this.deployments.get(`${ns}/${name}`));
+    if (!status) return {};
     try {
       const written = await this.mgr.client.replace<PlanResource>(PLANS, ns, p.metadata.name ?? '', { ...p, status }, 'status');
       stats.writes++;

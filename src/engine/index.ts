@@ -49,6 +49,6 @@ export { servicePlans } from './plan/service.ts';
 export { PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, planInterruptedOf, planStateFor } from './plan/gate.ts';
 export type { PlanState } from './plan/gate.ts';
 export {
-  CUSTOM_PLAN_STATE_ANNOTATION, customPlan, customPlanStateFor, deploymentStepStatus, deploymentTarget, planResourceStatus, planStepNames, planTargets, plansNaming,
+  CUSTOM_PLAN_STATE_ANNOTATION, customPlan, customPlanStateFor, deploymentStepStatus, deploymentTarget, planStatusUpdate, planStepNames, planTargets, plansNaming,
 } from './plan/custom.ts';
-export type { CustomPlanState, DeploymentLookup } from './plan/custom.ts';
+export type { CustomPlanState } from './plan/custom.ts';

@@ -11,6 +11,7 @@
 // parameters become env in every pod template. Each change is an Event on the Deployment it changed.
 
 import type { Deployment, ObjectMeta, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
+import { API_VERSION, PLAN_KIND } from '../api/types.ts';
 import { DEPLOYMENTS, PLANS, PODS, REPLICASETS } from '../kube/client.ts';
 import type { KubeClient, ResourceType } from '../kube/client.ts';
 import { KubeError, isKind } from '../kube/errors.ts';
@@ -347,11 +348,9 @@ async function customOperation(s: Target, o: ServiceView, p: PlanResource, cmd: 
   const where = `plan ${p.metadata.name}${phase ? `, phase ${phase}` : ''}${step ? `, step ${step}` : ''}`;
   const what = op === 'continue' || op === 'interrupt' ? `${out.message}: ${where}` : out.message;
   const how = templates.size > 0 ? ` (${op === 'start' && parameters && Object.keys(parameters).length > 0 ? 'new pod templates' : 'a rollout restart'}: ${[...templates.keys()].join(', ')})` : '';
-  await recordOperation(s, p, OPERATION_REASON[op], `${what}${how}`);
-  if (op === 'start' && deploymentTargetsMissing(targets).length > 0) {
-    warnings.push(`the plan names Deployments that do not exist: ${deploymentTargetsMissing(targets).join(', ')}`);
-  }
+  await recordOperation(s, { ...p, apiVersion: API_VERSION, kind: PLAN_KIND }, OPERATION_REASON[op], `${what}${how}`);
+  // A missing Deployment's target is '': its step is an ERROR that holds the plan.
+  const missing = Object.entries(targets).filter(([, hash]) => hash === '').map(([name]) => name);
+  if (missing.length > 0) warnings.push(`the plan names Deployments that do not exist: ${missing.join(', ')}`);
   return { code: 200, message: out.message, warnings };
 }
-
-const deploymentTargetsMissing = (targets: Readonly<Record<string, string>>) => Object.entries(targets).filter(([, h]) => h === '').map(([n]) => n);

@@ -27,6 +27,7 @@ import type { Deployment, PlanResource, PlanResourceStatus } from '../../api/typ
 import { PLAN_LEVEL_STRATEGIES, PLAN_PHASE_STRATEGIES, RESERVED_PLAN_NAMES } from '../../api/types.ts';
 import { getCondition, INVALID_SPEC, PROGRESSING, REASON } from '../conditions.ts';
 import { templateHashOf } from '../hash.ts';
+import { semanticEqual } from '../template.ts';
 import { buildPhase } from './strategy.ts';
 import { buildPlan, planCandidates, planErrors, viewPlan } from './tree.ts';
 import type { Phase, Plan, Step, StepStatus } from './types.ts';
@@ -224,6 +225,12 @@ export function planResourceStatus(p: PlanResource, lookup: DeploymentLookup): P
       steps: ph.steps.map((s) => ({ name: s.name, status: s.status, ...(s.forced ? { message: 'forced complete by an operator' } : {}) })),
     })),
   };
+}
+
+/** The Plan's status to write, or undefined when the stored one already says it (key order and empty values aside, as a real API server re-encodes it). */
+export function planStatusUpdate(p: PlanResource, lookup: DeploymentLookup): PlanResourceStatus | undefined {
+  const status = planResourceStatus(p, lookup);
+  return semanticEqual(status, p.status ?? {}) ? undefined : status;
 }
 
 /** The plans among `plans` that name `name` as a step. */

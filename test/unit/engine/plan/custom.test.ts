@@ -8,7 +8,7 @@ import type { Deployment, PlanResource } from '../../../../src/api/types.ts';
 import { decide } from '../../../../src/engine/sync.ts';
 import {
   CUSTOM_PLAN_STATE_ANNOTATION, customPlan, customPlanHold, customPlanStateFor, deploymentStepStatus, parseCustomPlanState, planResourceErrors,
-  planTargets,
+  planStatusUpdate, planTargets,
 } from '../../../../src/engine/plan/custom.ts';
 import { viewPlan } from '../../../../src/engine/plan/tree.ts';
 import { planTree } from '../../../../src/engine/plan/render.ts';
@@ -154,6 +154,20 @@ describe('plans: custom plans (Plan resources)', () => {
       const bad = plan([{ name: 'a', steps: ['eu'] }, { name: 'b', steps: ['eu'] }], { name: 'deploy' });
       expect(planResourceErrors(bad)).to.deep.equal(['plan name deploy is reserved for the service\'s own plans', 'deployment eu is a step of phase a and of phase b']);
       expect(viewPlan(customPlan(bad, lookupOf([dep('eu', 'complete')]))).status).to.equal('ERROR');
+    });
+
+    it('the status to write: every element\'s status; nothing when the stored one says the same in another key order', () => {
+      const ds = [dep('eu', 'complete'), dep('us', 'changed', 'nginx:2'), dep('ap', 'complete')];
+      const status = planStatusUpdate(three, lookupOf(ds))!;
+      expect(status).to.deep.equal({
+        status: 'WAITING',
+        phases: [
+          { name: 'canary', status: 'COMPLETE', steps: [{ name: 'eu', status: 'COMPLETE' }] },
+          { name: 'rest', status: 'IN_PROGRESS', steps: [{ name: 'us', status: 'PENDING' }, { name: 'ap', status: 'COMPLETE' }] },
+        ],
+      });
+      const reordered = { phases: status.phases!.map((ph) => ({ steps: ph.steps, status: ph.status, name: ph.name })), status: status.status };
+      expect(planStatusUpdate({ ...three, status: reordered }, lookupOf(ds))).to.equal(undefined);
     });
 
     it('an unreadable state annotation is reported and ignored (the run is as created)', () => {
