@@ -116,7 +116,16 @@ export function rolloutStatus(
   const wait = !waiting ? undefined : hold ?? (why !== undefined ? { reason: REASON.planWaiting, message: MESSAGE.planWaiting(why) } : undefined);
   if (wait !== undefined) {
     // Held by the plan gate for an operator or by a custom plan: like a pause, no deadline until it goes on.
-    setCondition(next, newCondition(PROGRESSING, 'Unknown', wait.reason, wait.message, now));
+    const cond = newCondition(PROGRESSING, 'Unknown', wait.reason, wait.message, now);
+    const held = getCondition(next, PROGRESSING);
+    if (held?.status === 'Unknown' && held.reason === wait.reason && held.message !== wait.message) {
+      // What it waits for changed (the next canary step, a plan started): setCondition keeps a
+      // condition of the same status and reason as it is, so the message is replaced here; the
+      // transition time stays.
+      cond.lastTransitionTime = held.lastTransitionTime;
+      removeCondition(next, PROGRESSING);
+    }
+    setCondition(next, cond);
   } else if (deadline && !isComplete) {
     const name = d.metadata.name ?? '';
     if (isPlanHold(currentCond?.reason)) {

@@ -232,13 +232,13 @@ async function recoveryOperation(s: Target, o: ServiceObjects, op: PlanOperation
  * The Change's merge patch, guarded by the resourceVersion it was decided on (patchGuarded): what
  * it was decided on is the spec and the plan annotations.
  */
-function patchUnlessChanged(s: Target, c: Change): Promise<void> {
+async function patchUnlessChanged(s: Target, c: Change): Promise<void> {
   const decidedOn = (d: Deployment) => JSON.stringify([d.metadata.generation, d.metadata.annotations?.[PLAN_STATE_ANNOTATION], d.metadata.annotations?.[PLAN_INTERRUPTED_ANNOTATION]]);
   const patch = {
     metadata: Object.keys(c.annotations).length > 0 ? { annotations: c.annotations } : {},
     ...(c.template ? { spec: { template: c.template } } : {}),
   };
-  return patchGuarded(s, DEPLOYMENTS, c.d, patch, decidedOn);
+  await patchGuarded(s, DEPLOYMENTS, c.d, patch, decidedOn);
 }
 
 /**
@@ -249,13 +249,12 @@ function patchUnlessChanged(s: Target, c: Change): Promise<void> {
  */
 async function patchGuarded<T extends { metadata: ObjectMeta }>(
   s: Target, type: ResourceType, obj: T, patch: { metadata: Record<string, unknown> } & Record<string, unknown>, decidedOn: (x: T) => string,
-): Promise<void> {
+): Promise<T> {
   const name = obj.metadata.name ?? '';
   let resourceVersion = obj.metadata.resourceVersion;
   for (let attempt = 0; ; attempt++) {
     try {
-      await s.client.patch<T>(type, s.namespace, name, { ...patch, metadata: { ...patch.metadata, resourceVersion } }, 'merge');
-      return;
+      return await s.client.patch<T>(type, s.namespace, name, { ...patch, metadata: { ...patch.metadata, resourceVersion } }, 'merge');
     } catch (err) {
       if (!(err instanceof KubeError) || err.kind !== 'Conflict' || attempt >= 4) throw err;
       // Read again by a list of the one name: the verbs the plan commands already need (list, patch).
@@ -318,16 +317,13 @@ async function customOperation(s: Target, o: ServiceView, p: PlanResource, cmd: 
     }
   }
   const warnings: string[] = [];
+  // As stored: the API server defaults what a template leaves out, and the run is the stored template's.
+  const written = new Map<string, Deployment>();
   for (const [name, template] of templates) {
-    const d = lookup(name)!;
-    await patchGuarded(s, DEPLOYMENTS, d, { metadata: {}, spec: { template } }, (x) => String(x.metadata.generation));
+    written.set(name, await patchGuarded(s, DEPLOYMENTS, lookup(name)!, { metadata: {}, spec: { template } }, (x) => String(x.metadata.generation)));
   }
   // The run the Deployments now carry, and the overrides the operation leaves.
-  const targets = planTargets(p, (name) => {
-    const d = lookup(name);
-    const t = templates.get(name);
-    return d && t ? { ...d, spec: { ...d.spec, template: t } } : d;
-  });
+  const targets = planTargets(p, (name) => written.get(name) ?? lookup(name));
   const next: CustomPlanState = {
     targets,
     interrupted: out.plan.state.interrupted === true,
