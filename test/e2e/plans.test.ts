@@ -53,7 +53,8 @@ for (const bed of BEDS) describe(`e2e (${bed}): a service's deploy plan with kub
 
   it('installs the CRD and starts the controller', async () => {
     await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
-    await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
+    // Both CRDs served before the controller starts (it looks for plans.pacer.dev once).
+    await eventually('the CRDs to be served', async () => (await kubectl('get', 'pdeploy')).code === 0 && (await kubectl('get', 'plans')).code === 0);
     recording = await k.record('default', () => undefined);
     await k.startController({ apiBindAddress: '127.0.0.1:0' });
   });
