@@ -3,6 +3,7 @@
 // Exit codes: 0 after a graceful stop (SIGINT/SIGTERM), 1 when the cluster is not usable (API
 // server unreachable, CRD missing, kubeconfig unreadable), 2 for a bad flag value.
 
+import { parseGoDuration } from '../api/duration.ts';
 import { stopOnSignals } from './signals.ts';
 import { Command, Option } from 'commander';
 import { HttpMethod } from '@kubernetes/client-node';
@@ -117,15 +118,14 @@ export function leaderElectionNamespace(flag: string | undefined, namespaceFile 
   return DEFAULT_LEADER_ELECTION_NAMESPACE;
 }
 
-const GO_DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** A Go duration ("15s", "1m30s", "500ms", "1.5s") in ms; undefined when the text is none. */
-export function parseGoDuration(text: string): number | undefined {
-  const t = text.trim();
-  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(t)) return undefined;
-  let ms = 0;
-  for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) ms += Number(m[1]) * GO_DURATION_UNITS[m[2]!]!;
-  return ms;
+/** A Go duration ("15s", "1m30s", "500ms", "1.5s") in ms, not negative; undefined when the text is none. */
+export function durationMs(text: string): number | undefined {
+  try {
+    const ms = parseGoDuration(text.trim());
+    return ms >= 0 ? ms : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const NAMESPACE_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -310,7 +310,7 @@ function boolFlag(flag: string, v: string | boolean | undefined): boolean | unde
 /** A duration flag ("15s", "1m", "500ms"); anything else is exit 2. */
 function durationFlag(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
-  const ms = parseGoDuration(v);
+  const ms = durationMs(v);
   if (ms === undefined || ms <= 0) throw new CliError(`${flag}: must be a positive duration such as 15s, 1m or 500ms, got ${JSON.stringify(v)}`, 2);
   return ms;
 }

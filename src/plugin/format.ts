@@ -69,39 +69,8 @@ export function tabwrite(text: string, opts: TabwriterOptions = {}): string {
 // kubectl's age strings, shared with the simulated API server's Tables.
 export { humanDuration, ageSince as age } from '../api/duration.ts';
 
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
-};
-
-/**
- * Go's time.ParseDuration, in milliseconds: "300ms", "1.5h", "2h45m", "-1m", "0". Throws Go's
- * messages (`time: missing unit in duration "30"`) so a bad --timeout reads like kubectl's.
- */
-export function parseGoDuration(text: string): number {
-  const invalid = (): Error => new Error(`time: invalid duration "${text}"`);
-  let s = text;
-  let sign = 1;
-  if (s.startsWith('-') || s.startsWith('+')) {
-    if (s[0] === '-') sign = -1;
-    s = s.slice(1);
-  }
-  if (s === '0') return 0;
-  if (s === '') throw invalid();
-  let total = 0;
-  while (s !== '') {
-    const m = /^([0-9]*)(?:\.([0-9]*))?/.exec(s)!;
-    const [whole, intPart, fracPart] = m;
-    if (whole === '' || whole === '.' || (intPart === '' && (fracPart ?? '') === '')) throw invalid();
-    s = s.slice(whole.length);
-    const unit = /^[^0-9.]*/.exec(s)![0];
-    if (unit === '') throw new Error(`time: missing unit in duration "${text}"`);
-    const perUnit = UNIT_MS[unit];
-    if (perUnit === undefined) throw new Error(`time: unknown unit "${unit}" in duration "${text}"`);
-    s = s.slice(unit.length);
-    total += Number(`${intPart || '0'}.${fracPart || '0'}`) * perUnit;
-  }
-  return sign * total;
-}
+// Go's time.ParseDuration (--timeout and other duration flags), shared with the API's durations.
+export { parseGoDuration } from '../api/duration.ts';
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 

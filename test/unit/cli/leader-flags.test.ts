@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_LEADER_ELECTION_NAMESPACE, leaderElectionNamespace, parseGoDuration } from '../../../src/cli/controller.ts';
+import { DEFAULT_LEADER_ELECTION_NAMESPACE, durationMs, leaderElectionNamespace } from '../../../src/cli/controller.ts';
 
 describe('cli/controller: leader election flags', () => {
   const durations: Array<[string, number | undefined]> = [
@@ -14,7 +14,7 @@ describe('cli/controller: leader election flags', () => {
   ];
   for (const [text, ms] of durations) {
     it(`duration ${JSON.stringify(text)} → ${ms === undefined ? 'not a duration' : `${ms} ms`}`, () => {
-      expect(parseGoDuration(text)).to.equal(ms);
+      expect(durationMs(text)).to.equal(ms);
     });
   }
 
