@@ -168,7 +168,7 @@ function validateLabels(field: string, labels: Record<string, string> | undefine
  * ValidateLabelSelector (strict: label values in expressions must be valid too). Returns whether the
  * selector can be turned into a selector at all (LabelSelectorAsSelector succeeds).
  */
-function validateSelector(field: string, s: LabelSelector, errs: FieldError[]): boolean {
+export function validateSelector(field: string, s: LabelSelector, errs: FieldError[]): boolean {
   let convertible = true;
   const before = errs.length;
   validateLabels(`${field}.matchLabels`, s.matchLabels, errs);

@@ -1,0 +1,98 @@
+// pacer.dev/v1alpha1 NodeRoll (docs/semantics/node-roll.md): replace or drain every node of a group,
+// one at a time, gated on the health of every workload, checkpointed in its status. Types, the
+// defaults and the validation of its spec (the CRD states what a schema can; this is the rest, and
+// what a reconcile pass reports as InvalidSpec with field paths).
+
+import type { LabelSelector, ObjectMeta } from './types.ts';
+import { parseGoDuration } from './duration.ts';
+import type { FieldError } from './fielderrors.ts';
+import { dns1123SubdomainErrors, validateSelector } from './validation.ts';
+
+export const NODEROLL_KIND = 'NodeRoll';
+export const NODEROLL_PLURAL = 'noderolls';
+
+/** Replace: scale the group up, then remove each original node. Drain: cordon and evict in place (no surge). */
+export const NODE_ROLL_MODES = ['Replace', 'Drain'] as const;
+export type NodeRollMode = typeof NODE_ROLL_MODES[number];
+
+/** The waits a roll times out on, each a Go duration ("10m"). */
+export const NODE_ROLL_WAITS = ['scaleUp', 'drain', 'deregister', 'healthy'] as const;
+export type NodeRollWait = typeof NODE_ROLL_WAITS[number];
+export type NodeRollTimeouts = Partial<Record<NodeRollWait, string>>;
+
+export interface NodeRollSpec {
+  /** The group's nodes. An empty selector would select every node: refused. */
+  nodeSelector?: LabelSelector;
+  /** The node group (the provider's) that is scaled and that terminates nodes. */
+  nodeGroup?: string;
+  /** Replace: the number of new nodes, the size of the group when the roll is done. */
+  desiredNodes?: number;
+  mode?: NodeRollMode;
+  /** Nodes taken out at once (default 1). */
+  nodesAtATime?: number;
+  /** Whose health gates each next node: default every Pacer Deployment and every ReplicaSet; a selector narrows it. */
+  healthGate?: { selector?: LabelSelector };
+  timeouts?: NodeRollTimeouts;
+  paused?: boolean;
+}
+
+export interface NodeRoll {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: NodeRollSpec;
+  status?: Record<string, unknown>;
+}
+
+/** Each wait's timeout when the spec leaves it out (the seed's roll took about four minutes a node). */
+export const DEFAULT_NODE_ROLL_TIMEOUT = '10m';
+
+/** The spec with its defaults (mode Replace, one node at a time, 10m for every wait, not paused). */
+export function nodeRollDefaults(spec: NodeRollSpec): Required<Pick<NodeRollSpec, 'mode' | 'nodesAtATime' | 'paused'>> & NodeRollSpec & { timeouts: Required<NodeRollTimeouts> } {
+  const timeouts = Object.fromEntries(NODE_ROLL_WAITS.map((w) => [w, spec.timeouts?.[w] ?? DEFAULT_NODE_ROLL_TIMEOUT])) as Required<NodeRollTimeouts>;
+  return { ...spec, mode: spec.mode ?? 'Replace', nodesAtATime: spec.nodesAtATime ?? 1, paused: spec.paused ?? false, timeouts };
+}
+
+const isEmpty = (s: LabelSelector | undefined) => !s || (Object.keys(s.matchLabels ?? {}).length === 0 && (s.matchExpressions ?? []).length === 0);
+
+/** Every problem with a NodeRoll's spec, as field errors (nothing is disrupted while there is one). */
+export function validateNodeRoll(roll: NodeRoll): FieldError[] {
+  const errs: FieldError[] = [];
+  const spec = roll.spec ?? {};
+  if (isEmpty(spec.nodeSelector)) {
+    errs.push({ field: 'spec.nodeSelector', type: 'Required', detail: 'a non-empty selector is required: an empty one would select every node' });
+  } else {
+    validateSelector('spec.nodeSelector', spec.nodeSelector!, errs);
+  }
+  if (spec.nodeGroup === undefined || spec.nodeGroup === '') {
+    errs.push({ field: 'spec.nodeGroup', type: 'Required', detail: 'the node group to scale and to terminate nodes through' });
+  } else {
+    for (const msg of dns1123SubdomainErrors(spec.nodeGroup)) errs.push({ field: 'spec.nodeGroup', type: 'Invalid', value: spec.nodeGroup, detail: msg });
+  }
+  const mode = spec.mode ?? 'Replace';
+  if (!(NODE_ROLL_MODES as readonly string[]).includes(mode)) {
+    errs.push({ field: 'spec.mode', type: 'NotSupported', value: mode, detail: `supported values: ${NODE_ROLL_MODES.map((m) => `"${m}"`).join(', ')}` });
+  }
+  if (mode === 'Replace' && spec.desiredNodes === undefined) {
+    errs.push({ field: 'spec.desiredNodes', type: 'Required', detail: 'Replace needs the number of new nodes' });
+  } else if (spec.desiredNodes !== undefined && (!Number.isInteger(spec.desiredNodes) || spec.desiredNodes < 1)) {
+    errs.push({ field: 'spec.desiredNodes', type: 'Invalid', value: spec.desiredNodes, detail: 'must be greater than or equal to 1' });
+  }
+  if (spec.nodesAtATime !== undefined && (!Number.isInteger(spec.nodesAtATime) || spec.nodesAtATime < 1)) {
+    errs.push({ field: 'spec.nodesAtATime', type: 'Invalid', value: spec.nodesAtATime, detail: 'must be greater than or equal to 1' });
+  }
+  if (spec.healthGate?.selector) validateSelector('spec.healthGate.selector', spec.healthGate.selector, errs);
+  for (const wait of NODE_ROLL_WAITS) {
+    const text = spec.timeouts?.[wait];
+    if (text === undefined) continue;
+    let ms: number;
+    try {
+      ms = parseGoDuration(text);
+    } catch (e) {
+      errs.push({ field: `spec.timeouts.${wait}`, type: 'Invalid', value: text, detail: (e as Error).message });
+      continue;
+    }
+    if (ms <= 0) errs.push({ field: `spec.timeouts.${wait}`, type: 'Invalid', value: text, detail: 'must be greater than 0' });
+  }
+  return errs;
+}
