@@ -1,0 +1,244 @@
+// The node roller's decision (docs/semantics/node-roll.md): given a NodeRoll with its checkpoint
+// (status), the cluster's nodes and pods, the health gate and the clock, what to do next. Pure: the
+// shell carries the actions out and writes the new status, and the next pass decides again from
+// what the cluster then shows (level-triggered), so a restart or a new leader resumes from status.
+//
+// Replace, as the seed's roller with its planned enhancements:
+//   start        the original nodes (those the selector matches now) are recorded, once
+//   scale up     the group to originals + desiredNodes, once (status.scaledUpTo; never twice)
+//   wait         until desiredNodes new nodes are registered and Ready             (scaleUp timeout)
+//   cordon       every original node first: an evicted pod lands on a new node, and moves once
+//   per node     up to nodesAtATime at a time, in order (a skipped node goes to the end):
+//     drain      evict its pods (as far as their budgets allow)                    (drain timeout)
+//     terminate  through the group, which shrinks by one
+//     wait       until the node has left the cluster                              (deregister timeout)
+//     wait       until every workload of the gate is healthy                       (healthy timeout)
+//   done         every original node gone
+// Drain is the same without the scale-up, and the group keeps its size (it replaces what it loses).
+// Any wait past its timeout pauses the roll with a condition naming the node, the step and what it
+// waited for; resume (spec.paused false after a pause, or the plugin's resume) restarts the clock.
+
+import type { NodeRollMode, NodeRollWait } from '../../api/noderoll.ts';
+
+/** A node, as far as the roll reads it. */
+export interface RollNode {
+  metadata: { name?: string; labels?: Record<string, string>; deletionTimestamp?: string };
+  spec?: { unschedulable?: boolean };
+  status?: { conditions?: Array<{ type: string; status: string }> };
+}
+
+/** A pod, as far as a drain reads it. */
+export interface RollPod {
+  metadata: { name?: string; namespace?: string; deletionTimestamp?: string; ownerReferences?: Array<{ kind: string; controller?: boolean }>; annotations?: Record<string, string> };
+  spec?: { nodeName?: string };
+  status?: { phase?: string };
+}
+
+export type NodeStep = 'Pending' | 'Draining' | 'Terminating' | 'Deregistered' | 'Done';
+
+/** One original node's progress, as the checkpoint keeps it. */
+export interface NodeProgress {
+  name: string;
+  step: NodeStep;
+  /** When the current step began (ms), for its timeout. */
+  since: number;
+}
+
+/** The checkpoint (the NodeRoll's status), as the decision reads and writes it. */
+export interface RollCheckpoint {
+  /** The nodes the roll replaces, fixed when it starts. */
+  originalNodes?: string[];
+  /** The group size asked for by the scale-up: set once, so the group is never scaled twice. */
+  scaledUpTo?: number;
+  /** When the scale-up was asked for (ms). */
+  scaledUpAt?: number;
+  nodes?: NodeProgress[];
+  /** Nodes an operator skipped: revisited once the others are done. */
+  skipped?: string[];
+  /** Set while paused for a human: what timed out. */
+  paused?: { node?: string; wait: NodeRollWait; message: string };
+  done?: boolean;
+}
+
+export interface RollInput {
+  mode: NodeRollMode;
+  nodeGroup: string;
+  desiredNodes: number;
+  nodesAtATime: number;
+  /** Each wait's timeout, in ms. */
+  timeoutsMs: Record<NodeRollWait, number>;
+  /** The operator paused it (spec.paused). */
+  paused: boolean;
+  checkpoint: RollCheckpoint;
+  /** The nodes the selector matches now. */
+  nodes: readonly RollNode[];
+  pods: readonly RollPod[];
+  /** The workloads of the health gate that are not healthy, each said in words; empty when all are. */
+  unhealthy: readonly string[];
+  /** Why a pod may not be evicted now (its workload's budget), or undefined when it may. */
+  evictionRefusal(pod: RollPod): string | undefined;
+  now: number;
+}
+
+export type RollAction =
+  | { verb: 'scaleGroup'; group: string; to: number }
+  | { verb: 'cordon'; node: string }
+  | { verb: 'evict'; node: string; namespace: string; pod: string }
+  | { verb: 'terminate'; group: string; node: string; shrink: boolean };
+
+export interface RollDecision {
+  actions: RollAction[];
+  checkpoint: RollCheckpoint;
+  /** What the roll is doing or waiting for, in words (the status's message). */
+  message: string;
+  /** Look again after this long (a timeout to check), or undefined to wait for a change. */
+  requeueAfterMs?: number;
+}
+
+const nameOf = (x: { metadata: { name?: string } }) => x.metadata.name ?? '';
+
+export function isReady(n: RollNode): boolean {
+  return n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+}
+
+/** The pods a drain evicts: not DaemonSet-managed, not mirror pods, not finished, not already going. */
+export function drainablePods(pods: readonly RollPod[], node: string): RollPod[] {
+  return pods.filter((p) => p.spec?.nodeName === node && !p.metadata.deletionTimestamp
+    && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed'
+    && !p.metadata.ownerReferences?.some((r) => r.controller && r.kind === 'DaemonSet')
+    && p.metadata.annotations?.['kubernetes.io/config.mirror'] === undefined);
+}
+
+/** The next decision of a roll. */
+export function decideRoll(i: RollInput): RollDecision {
+  const cp: RollCheckpoint = { ...i.checkpoint };
+  const actions: RollAction[] = [];
+  if (cp.done) return { actions, checkpoint: cp, message: 'every original node has been replaced' };
+  if (i.paused || cp.paused) {
+    return { actions, checkpoint: cp, message: cp.paused ? `paused: ${cp.paused.message}` : 'paused by an operator (spec.paused)' };
+  }
+  const byName = new Map(i.nodes.map((n) => [nameOf(n), n]));
+  // Start: the original nodes, once.
+  if (!cp.originalNodes) {
+    cp.originalNodes = [...byName.keys()].sort();
+    cp.nodes = cp.originalNodes.map((name) => ({ name, step: 'Pending', since: i.now }));
+  }
+  const originals = new Set(cp.originalNodes);
+  const pause = (wait: NodeRollWait, message: string, node?: string): RollDecision => {
+    cp.paused = { ...(node ? { node } : {}), wait, message };
+    return { actions, checkpoint: cp, message: `paused: ${message}` };
+  };
+  // Scale up, once; then wait for the new nodes.
+  if (i.mode === 'Replace') {
+    if (cp.scaledUpTo === undefined) {
+      cp.scaledUpTo = cp.originalNodes.length + i.desiredNodes;
+      cp.scaledUpAt = i.now;
+      actions.push({ verb: 'scaleGroup', group: i.nodeGroup, to: cp.scaledUpTo });
+      return { actions, checkpoint: cp, message: `scaling ${i.nodeGroup} up to ${cp.scaledUpTo} nodes`, requeueAfterMs: i.timeoutsMs.scaleUp };
+    }
+    const ready = i.nodes.filter((n) => !originals.has(nameOf(n)) && isReady(n)).length;
+    const started = cp.nodes!.some((n) => n.step !== 'Pending');
+    if (!started && ready < i.desiredNodes) {
+      const waited = i.now - (cp.scaledUpAt ?? i.now);
+      if (waited >= i.timeoutsMs.scaleUp) return pause('scaleUp', `${ready} of ${i.desiredNodes} new nodes registered and Ready after the scale-up`);
+      return { actions, checkpoint: cp, message: `waiting for new nodes: ${ready} of ${i.desiredNodes} registered and Ready`, requeueAfterMs: i.timeoutsMs.scaleUp - waited };
+    }
+    // Cordon every original node first (the seed's "tag old nodes"): each pod moves once.
+    for (const name of cp.originalNodes) {
+      const n = byName.get(name);
+      if (n && !n.spec?.unschedulable) actions.push({ verb: 'cordon', node: name });
+    }
+  }
+  // The nodes in work order: skipped ones last.
+  const skipped = new Set(cp.skipped ?? []);
+  const order = [...cp.nodes!].sort((a, b) => Number(skipped.has(a.name)) - Number(skipped.has(b.name)));
+  const nodes = new Map(cp.nodes!.map((n) => [n.name, { ...n }]));
+  const set = (name: string, step: NodeStep) => nodes.set(name, { name, step, since: i.now });
+  let waitMs: number | undefined;
+  const waitAtMost = (ms: number) => { waitMs = waitMs === undefined ? ms : Math.min(waitMs, ms); };
+  const words: string[] = [];
+  // A node that has left the cluster is deregistered, whatever step it was at.
+  for (const p of nodes.values()) if (p.step !== 'Done' && p.step !== 'Deregistered' && !byName.has(p.name) && p.step !== 'Pending') set(p.name, 'Deregistered');
+  const inFlight = () => [...nodes.values()].filter((p) => p.step === 'Draining' || p.step === 'Terminating' || p.step === 'Deregistered');
+  // Start nodes up to nodesAtATime, in order, while the gate is healthy.
+  for (const p of order) {
+    if (inFlight().length >= i.nodesAtATime) break;
+    const now = nodes.get(p.name)!;
+    if (now.step !== 'Pending') continue;
+    if (!byName.has(p.name)) {
+      set(p.name, 'Done');
+      continue;
+    }
+    if (i.unhealthy.length > 0) break;
+    if (i.mode === 'Drain') actions.push({ verb: 'cordon', node: p.name });
+    set(p.name, 'Draining');
+  }
+  for (const p of [...nodes.values()]) {
+    const age = i.now - p.since;
+    if (p.step === 'Draining') {
+      const left = drainablePods(i.pods, p.name);
+      if (left.length === 0) {
+        set(p.name, 'Terminating');
+        actions.push({ verb: 'terminate', group: i.nodeGroup, node: p.name, shrink: i.mode === 'Replace' });
+        words.push(`terminating ${p.name}`);
+        waitAtMost(i.timeoutsMs.deregister);
+        continue;
+      }
+      if (age >= i.timeoutsMs.drain) {
+        const why = left.map((pod) => i.evictionRefusal(pod)).find((x) => x !== undefined);
+        return pause('drain', `node ${p.name}: ${left.length} pod(s) not evicted after ${Math.round(age / 1000)} s${why ? ` (${why})` : ''}`, p.name);
+      }
+      for (const pod of left) if (i.evictionRefusal(pod) === undefined) actions.push({ verb: 'evict', node: p.name, namespace: pod.metadata.namespace ?? '', pod: nameOf(pod) });
+      words.push(`draining ${p.name}: ${left.length} pod(s) left`);
+      waitAtMost(i.timeoutsMs.drain - age);
+    } else if (p.step === 'Terminating') {
+      if (age >= i.timeoutsMs.deregister) return pause('deregister', `node ${p.name} still registered after ${Math.round(age / 1000)} s`, p.name);
+      words.push(`waiting for ${p.name} to leave the cluster`);
+      waitAtMost(i.timeoutsMs.deregister - age);
+    } else if (p.step === 'Deregistered') {
+      if (i.unhealthy.length === 0) {
+        set(p.name, 'Done');
+        continue;
+      }
+      if (age >= i.timeoutsMs.healthy) return pause('healthy', `after ${p.name}: ${i.unhealthy.join('; ')}`, p.name);
+      words.push(`after ${p.name}, waiting for: ${i.unhealthy.join('; ')}`);
+      waitAtMost(i.timeoutsMs.healthy - age);
+    }
+  }
+  cp.nodes = cp.originalNodes.map((name) => nodes.get(name)!);
+  if (cp.nodes.every((p) => p.step === 'Done')) {
+    cp.done = true;
+    return { actions, checkpoint: cp, message: 'every original node has been replaced' };
+  }
+  if (words.length === 0 && i.unhealthy.length > 0) words.push(`waiting for: ${i.unhealthy.join('; ')}`);
+  return { actions, checkpoint: cp, message: words.join('; ') || 'rolling', ...(waitMs !== undefined ? { requeueAfterMs: Math.max(0, waitMs) } : {}) };
+}
+
+/** resume: the pause is lifted and every wait under way starts its clock again. */
+export function resumeRoll(cp: RollCheckpoint, now: number): RollCheckpoint {
+  const { paused: _paused, ...rest } = cp;
+  return {
+    ...rest,
+    ...(cp.scaledUpAt !== undefined ? { scaledUpAt: now } : {}),
+    ...(cp.nodes ? { nodes: cp.nodes.map((n) => (n.step === 'Pending' || n.step === 'Done' ? n : { ...n, since: now })) } : {}),
+  };
+}
+
+/**
+ * skip NODE: a node whose drain is blocked goes back to Pending and to the end of the order (it
+ * stays cordoned; what it still runs stays); the roll goes on with the others and comes back to it.
+ * Only a node not yet terminated can be skipped.
+ */
+export function skipNode(cp: RollCheckpoint, node: string, now: number): { checkpoint?: RollCheckpoint; error?: string } {
+  const p = cp.nodes?.find((n) => n.name === node);
+  if (!p) return { error: `node ${node} is not one of the roll's original nodes` };
+  if (p.step !== 'Pending' && p.step !== 'Draining') return { error: `node ${node} is already ${p.step === 'Done' ? 'done' : 'being terminated'}` };
+  const resumed = cp.paused?.node === node ? resumeRoll(cp, now) : cp;
+  return {
+    checkpoint: {
+      ...resumed,
+      skipped: [...new Set([...(cp.skipped ?? []), node])],
+      nodes: resumed.nodes!.map((n) => (n.name === node ? { name: node, step: 'Pending', since: now } : n)),
+    },
+  };
+}

@@ -1,0 +1,196 @@
+// The node roller's decision, pass by pass against a small world: a group of nodes over zones, pods
+// on them, a scheduler that puts an evicted pod on a schedulable node, a group that launches and
+// terminates nodes. The seed's roll: scale up once, wait for the new nodes, then for each original
+// node terminate, wait for it to leave, wait for health; with the planned enhancements: cordon every
+// old node first (each pod moves once) and drain before terminating; pause when a wait times out;
+// resume and skip from the checkpoint.
+
+import { expect } from 'chai';
+import { decideRoll, resumeRoll, skipNode } from '../../../../src/engine/noderoll/roll.ts';
+import type { RollAction, RollCheckpoint, RollInput, RollNode, RollPod } from '../../../../src/engine/noderoll/roll.ts';
+
+const MIN = 60_000;
+const TIMEOUTS = { scaleUp: 10 * MIN, drain: 10 * MIN, deregister: 10 * MIN, healthy: 10 * MIN };
+
+interface World {
+  nodes: RollNode[];
+  pods: RollPod[];
+  groupSize: number;
+  launched: number;
+  /** Every pod's node history, by pod name (a pod keeps its name when it moves, for counting moves). */
+  moves: Map<string, string[]>;
+  log: string[];
+}
+
+const node = (name: string, ready = true): RollNode => ({ metadata: { name }, spec: {}, status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } });
+
+function world(nodes: number, podsPerNode: number): World {
+  const w: World = { nodes: [], pods: [], groupSize: nodes, launched: 0, moves: new Map(), log: [] };
+  for (let i = 0; i < nodes; i++) w.nodes.push(node(`old-${i}`));
+  for (let i = 0; i < nodes; i++) {
+    for (let j = 0; j < podsPerNode; j++) {
+      const name = `pod-${i}-${j}`;
+      w.pods.push({ metadata: { name, namespace: 'default' }, spec: { nodeName: `old-${i}` }, status: { phase: 'Running' } });
+      w.moves.set(name, [`old-${i}`]);
+    }
+  }
+  return w;
+}
+
+/** Carries actions out; the group launches what it was scaled to; evicted pods go to the first schedulable node. */
+function apply(w: World, actions: readonly RollAction[]): void {
+  for (const a of actions) {
+    w.log.push(a.verb === 'evict' ? `evict ${a.pod}` : a.verb === 'scaleGroup' ? `scale ${a.to}` : `${a.verb} ${a.node}`);
+    if (a.verb === 'scaleGroup') w.groupSize = a.to;
+    if (a.verb === 'cordon') w.nodes.find((n) => n.metadata.name === a.node)!.spec = { unschedulable: true };
+    if (a.verb === 'terminate') {
+      w.nodes = w.nodes.filter((n) => n.metadata.name !== a.node);
+      if (a.shrink) w.groupSize--;
+    }
+    if (a.verb === 'evict') {
+      const target = w.nodes.filter((n) => !n.spec?.unschedulable && n.status?.conditions?.[0]?.status === 'True');
+      const pod = w.pods.find((p) => p.metadata.name === a.pod)!;
+      const to = target[w.moves.size % Math.max(1, target.length)]?.metadata.name;
+      pod.spec = { nodeName: to };
+      w.moves.get(a.pod)!.push(to ?? '(pending)');
+    }
+  }
+  // The group launches nodes up to its size (ready at once in this world).
+  while (w.nodes.length < w.groupSize) w.nodes.push(node(`new-${w.launched++}`));
+}
+
+function input(w: World, cp: RollCheckpoint, now: number, o: Partial<RollInput> = {}): RollInput {
+  return {
+    mode: 'Replace', nodeGroup: 'workers', desiredNodes: 3, nodesAtATime: 1, timeoutsMs: TIMEOUTS, paused: false, checkpoint: cp,
+    nodes: w.nodes, pods: w.pods, unhealthy: [], evictionRefusal: () => undefined, now, ...o,
+  };
+}
+
+/** Passes until the roll is done, paused or `max`; the checkpoint after each. */
+function roll(w: World, cp: RollCheckpoint = {}, o: Partial<RollInput> = {}, max = 100, start = 0, stepMs = 1000): { cp: RollCheckpoint; passes: number; message: string } {
+  let now = start;
+  let message = '';
+  for (let i = 0; i < max; i++) {
+    const d = decideRoll(input(w, cp, now, o));
+    apply(w, d.actions);
+    cp = d.checkpoint;
+    message = d.message;
+    if (cp.done || cp.paused) return { cp, passes: i + 1, message };
+    now += stepMs;
+  }
+  return { cp, passes: max, message };
+}
+
+describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
+  it('scales up once, waits for the new nodes, cordons every old node, then drains and terminates them one at a time', () => {
+    const w = world(3, 2);
+    const out = roll(w);
+    expect(out.cp.done).to.equal(true);
+    expect(w.log.filter((l) => l.startsWith('scale'))).to.deep.equal(['scale 6']);
+    expect(w.nodes.map((n) => n.metadata.name).sort()).to.deep.equal(['new-0', 'new-1', 'new-2']);
+    const firstEvict = w.log.findIndex((l) => l.startsWith('evict'));
+    expect(w.log.slice(0, firstEvict).filter((l) => l.startsWith('cordon')), 'every old node cordoned before the first eviction').to.deep.equal(['cordon old-0', 'cordon old-1', 'cordon old-2']);
+    expect(w.log.filter((l) => l.startsWith('terminate'))).to.deep.equal(['terminate old-0', 'terminate old-1', 'terminate old-2']);
+    for (const [pod, path] of w.moves) expect(path, `${pod} moved once, to a new node`).to.have.length(2).and.satisfy((p: string[]) => p[1].startsWith('new-'));
+    expect(w.groupSize, 'the group ends at the desired count').to.equal(3);
+  });
+
+  it('never more nodes in flight than nodesAtATime', () => {
+    for (const atATime of [1, 2]) {
+      const w = world(4, 1);
+      let cp: RollCheckpoint = {};
+      let most = 0;
+      for (let now = 0; !cp.done && now < 200_000; now += 1000) {
+        const d = decideRoll(input(w, cp, now, { desiredNodes: 4, nodesAtATime: atATime }));
+        apply(w, d.actions);
+        cp = d.checkpoint;
+        most = Math.max(most, cp.nodes!.filter((n) => n.step === 'Draining' || n.step === 'Terminating' || n.step === 'Deregistered').length);
+      }
+      expect(cp.done, `nodesAtATime ${atATime}`).to.equal(true);
+      expect(most, `nodesAtATime ${atATime}`).to.equal(atATime);
+    }
+  });
+
+  it('waits for the health gate before each next node, and pauses when it does not come back in time', () => {
+    const w = world(2, 1);
+    const sickness = { unhealthy: ['deployment default/web: 1 of 3 available'] };
+    let cp: RollCheckpoint = {};
+    let now = 0;
+    // Up to old-0's termination (healthy so far).
+    while (!cp.nodes?.some((n) => n.name === 'old-0' && n.step === 'Terminating')) {
+      const d = decideRoll(input(w, cp, now += 1000));
+      apply(w, d.actions);
+      cp = d.checkpoint;
+    }
+    // old-0 has left; a workload is not healthy: the next node waits.
+    const sick = decideRoll(input(w, cp, now += 1000, sickness));
+    expect(sick.checkpoint.nodes!.map((n) => `${n.name}:${n.step}`)).to.deep.equal(['old-0:Deregistered', 'old-1:Pending']);
+    expect(sick.message).to.equal('after old-0, waiting for: deployment default/web: 1 of 3 available');
+    cp = sick.checkpoint;
+    const late = decideRoll(input(w, cp, now + TIMEOUTS.healthy, sickness));
+    expect(late.checkpoint.paused).to.deep.include({ wait: 'healthy', node: 'old-0' });
+    expect(late.message).to.equal('paused: after old-0: deployment default/web: 1 of 3 available');
+    // Paused: nothing more, even once healthy, until resumed.
+    expect(decideRoll(input(w, late.checkpoint, 5_000 + TIMEOUTS.healthy + 1000)).actions).to.deep.equal([]);
+    const resumed = roll(w, resumeRoll(late.checkpoint, 800_000), {}, 100, 800_000);
+    expect(resumed.cp.done).to.equal(true);
+  });
+
+  it('a scale-up that does not bring its nodes pauses, naming what is missing', () => {
+    const w = world(2, 1);
+    const first = decideRoll(input(w, {}, 0));
+    expect(first.actions).to.deep.equal([{ verb: 'scaleGroup', group: 'workers', to: 5 }]);
+    // The group does not launch anything (capacity exhausted).
+    const late = decideRoll(input(w, first.checkpoint, TIMEOUTS.scaleUp));
+    expect(late.checkpoint.paused).to.deep.equal({ wait: 'scaleUp', message: '0 of 3 new nodes registered and Ready after the scale-up' });
+  });
+
+  it('a drain a budget blocks pauses with the node and the reason; skip goes on with the others and comes back to it', () => {
+    const w = world(3, 1);
+    const blocked = (pod: RollPod) => (pod.metadata.name === 'pod-0-0' ? 'deployment default/db would fall below 2 available' : undefined);
+    const out = roll(w, {}, { evictionRefusal: blocked }, 100, 0, MIN);
+    expect(out.cp.paused).to.deep.include({ wait: 'drain', node: 'old-0' });
+    expect(out.message).to.match(/^paused: node old-0: 1 pod\(s\) not evicted after \d+ s \(deployment default\/db would fall below 2 available\)$/);
+    const skipped = skipNode(out.cp, 'old-0', 1_000_000);
+    expect(skipped.error).to.equal(undefined);
+    // The others roll; old-0 waits at the end, still blocked.
+    const rest = roll(w, skipped.checkpoint!, { evictionRefusal: blocked }, 100, 1_000_000, MIN);
+    expect(rest.cp.nodes!.filter((n) => n.step === 'Done').map((n) => n.name)).to.deep.equal(['old-1', 'old-2']);
+    expect(rest.cp.paused).to.deep.include({ wait: 'drain', node: 'old-0' });
+    // The budget relaxed: resume finishes.
+    const done = roll(w, resumeRoll(rest.cp, 10_000_000), {}, 100, 10_000_000);
+    expect(done.cp.done).to.equal(true);
+  });
+
+  it('skip refuses a node that is not the roll\'s, or already terminated', () => {
+    const cp: RollCheckpoint = { originalNodes: ['a', 'b'], nodes: [{ name: 'a', step: 'Terminating', since: 0 }, { name: 'b', step: 'Pending', since: 0 }] };
+    expect(skipNode(cp, 'z', 0).error).to.equal('node z is not one of the roll\'s original nodes');
+    expect(skipNode(cp, 'a', 0).error).to.equal('node a is already being terminated');
+  });
+
+  it('resumes from its checkpoint after a restart: the group is never scaled twice, and the roll finishes', () => {
+    const w = world(3, 2);
+    let cp: RollCheckpoint = {};
+    // Stop after a few passes, "restart" (a new decision from the checkpoint as stored), again and again.
+    for (let i = 0; i < 30 && !cp.done; i++) cp = roll(w, JSON.parse(JSON.stringify(cp)) as RollCheckpoint, {}, 3, i * 10_000).cp;
+    expect(cp.done).to.equal(true);
+    expect(w.log.filter((l) => l.startsWith('scale'))).to.deep.equal(['scale 6']);
+  });
+
+  it('Drain: no scale-up; each node cordoned and drained in turn, the group keeps its size', () => {
+    const w = world(3, 1);
+    const out = roll(w, {}, { mode: 'Drain' });
+    expect(out.cp.done).to.equal(true);
+    expect(w.log.filter((l) => l.startsWith('scale'))).to.deep.equal([]);
+    expect(w.log.filter((l) => l.startsWith('cordon') || l.startsWith('terminate'))).to.deep.equal([
+      'cordon old-0', 'terminate old-0', 'cordon old-1', 'terminate old-1', 'cordon old-2', 'terminate old-2',
+    ]);
+    expect(w.groupSize).to.equal(3);
+  });
+
+  it('paused by the operator (spec.paused): nothing is done', () => {
+    const w = world(2, 1);
+    const d = decideRoll(input(w, {}, 0, { paused: true }));
+    expect([d.actions, d.message]).to.deep.equal([[], 'paused by an operator (spec.paused)']);
+  });
+});
