@@ -19,6 +19,7 @@
 // waited for; resume (spec.paused false after a pause, or the plugin's resume) restarts the clock.
 
 import type { NodeRollMode, NodeRollWait } from '../../api/noderoll.ts';
+import type { PodBudget } from './health.ts';
 
 /** A node, as far as the roll reads it. */
 export interface RollNode {
@@ -75,8 +76,8 @@ export interface RollInput {
   pods: readonly RollPod[];
   /** The workloads of the health gate that are not healthy, each said in words; empty when all are. */
   unhealthy: readonly string[];
-  /** Why a pod may not be evicted now (its workload's budget), or undefined when it may. */
-  evictionRefusal(pod: RollPod): string | undefined;
+  /** A pod's workload and how many of its pods may be evicted now (health.ts pacerBudgets); undefined: no budget of Pacer's. */
+  budget(pod: RollPod): PodBudget | undefined;
   now: number;
 }
 
@@ -173,6 +174,17 @@ export function decideRoll(i: RollInput): RollDecision {
     if (i.mode === 'Drain') actions.push({ verb: 'cordon', node: p.name });
     set(p.name, 'Draining');
   }
+  // Evictions of this pass count against their workloads' budgets (two pods of one Deployment on a
+  // node are not both evicted when only one may go).
+  const spent = new Map<string, number>();
+  const refusal = (pod: RollPod): string | undefined => {
+    const b = i.budget(pod);
+    if (!b) return undefined;
+    const used = spent.get(b.workload) ?? 0;
+    if (used >= b.allowed) return b.why ?? `${b.workload}: no more of its pods may go now`;
+    spent.set(b.workload, used + 1);
+    return undefined;
+  };
   for (const p of [...nodes.values()]) {
     const age = i.now - p.since;
     if (p.step === 'Draining') {
@@ -185,10 +197,10 @@ export function decideRoll(i: RollInput): RollDecision {
         continue;
       }
       if (age >= i.timeoutsMs.drain) {
-        const why = left.map((pod) => i.evictionRefusal(pod)).find((x) => x !== undefined);
+        const why = left.map((pod) => i.budget(pod)).find((b) => b && b.allowed === 0)?.why;
         return pause('drain', `node ${p.name}: ${left.length} pod(s) not evicted after ${Math.round(age / 1000)} s${why ? ` (${why})` : ''}`, p.name);
       }
-      for (const pod of left) if (i.evictionRefusal(pod) === undefined) actions.push({ verb: 'evict', node: p.name, namespace: pod.metadata.namespace ?? '', pod: nameOf(pod) });
+      for (const pod of left) if (refusal(pod) === undefined) actions.push({ verb: 'evict', node: p.name, namespace: pod.metadata.namespace ?? '', pod: nameOf(pod) });
       words.push(`draining ${p.name}: ${left.length} pod(s) left`);
       waitAtMost(i.timeoutsMs.drain - age);
     } else if (p.step === 'Terminating') {

@@ -62,7 +62,7 @@ function apply(w: World, actions: readonly RollAction[]): void {
 function input(w: World, cp: RollCheckpoint, now: number, o: Partial<RollInput> = {}): RollInput {
   return {
     mode: 'Replace', nodeGroup: 'workers', desiredNodes: 3, nodesAtATime: 1, timeoutsMs: TIMEOUTS, paused: false, checkpoint: cp,
-    nodes: w.nodes, pods: w.pods, unhealthy: [], evictionRefusal: () => undefined, now, ...o,
+    nodes: w.nodes, pods: w.pods, unhealthy: [], budget: () => undefined, now, ...o,
   };
 }
 
@@ -147,19 +147,33 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
 
   it('a drain a budget blocks pauses with the node and the reason; skip goes on with the others and comes back to it', () => {
     const w = world(3, 1);
-    const blocked = (pod: RollPod) => (pod.metadata.name === 'pod-0-0' ? 'deployment default/db would fall below 2 available' : undefined);
-    const out = roll(w, {}, { evictionRefusal: blocked }, 100, 0, MIN);
+    const blocked = (pod: RollPod) => (pod.metadata.name === 'pod-0-0' ? { workload: 'deployment default/db', allowed: 0, why: 'deployment default/db would fall below 2 available' } : undefined);
+    const out = roll(w, {}, { budget: blocked }, 100, 0, MIN);
     expect(out.cp.paused).to.deep.include({ wait: 'drain', node: 'old-0' });
     expect(out.message).to.match(/^paused: node old-0: 1 pod\(s\) not evicted after \d+ s \(deployment default\/db would fall below 2 available\)$/);
     const skipped = skipNode(out.cp, 'old-0', 1_000_000);
     expect(skipped.error).to.equal(undefined);
     // The others roll; old-0 waits at the end, still blocked.
-    const rest = roll(w, skipped.checkpoint!, { evictionRefusal: blocked }, 100, 1_000_000, MIN);
+    const rest = roll(w, skipped.checkpoint!, { budget: blocked }, 100, 1_000_000, MIN);
     expect(rest.cp.nodes!.filter((n) => n.step === 'Done').map((n) => n.name)).to.deep.equal(['old-1', 'old-2']);
     expect(rest.cp.paused).to.deep.include({ wait: 'drain', node: 'old-0' });
     // The budget relaxed: resume finishes.
     const done = roll(w, resumeRoll(rest.cp, 10_000_000), {}, 100, 10_000_000);
     expect(done.cp.done).to.equal(true);
+  });
+
+  it('evictions in one pass count against their workload\'s budget: one of two pods of a Deployment that may lose one', () => {
+    const w = world(2, 2);
+    const budget = (pod: RollPod) => ({ workload: 'deployment default/web', allowed: pod.spec?.nodeName === 'old-0' ? 1 : 2 });
+    let cp: RollCheckpoint = {};
+    let evicts: string[] = [];
+    for (let now = 0; evicts.length === 0 && now < 60_000; now += 1000) {
+      const d = decideRoll(input(w, cp, now, { budget }));
+      evicts = d.actions.filter((a) => a.verb === 'evict').map((a) => (a as { pod: string }).pod);
+      apply(w, d.actions);
+      cp = d.checkpoint;
+    }
+    expect(evicts).to.deep.equal(['pod-0-0']);
   });
 
   it('skip refuses a node that is not the roll\'s, or already terminated', () => {
