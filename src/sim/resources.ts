@@ -96,6 +96,11 @@ export const BUILTIN_RESOURCES: ResourceInfo[] = [
     kind: 'SubjectAccessReview', namespaced: false, shortNames: [], categories: [], subresources: [], hasGeneration: false,
     statusSubresource: false, returnDeletedObject: false, verbs: ['create'],
   }),
+  // The simulated cloud's node groups (control/nodegroups.ts).
+  builtin({
+    group: 'sim.pacer.dev', version: 'v1', resource: 'nodegroups', singular: 'nodegroup', kind: 'NodeGroup', namespaced: false,
+    shortNames: ['ng'], categories: [], subresources: ['status'], hasGeneration: true, statusSubresource: true, returnDeletedObject: false,
+  }),
   // Validating admission webhooks: the server calls them on writes (admission.ts).
   builtin({
     group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations',
@@ -132,4 +137,5 @@ export const REF = {
   clusterroles: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' },
   rolebindings: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings' },
   clusterrolebindings: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' },
+  nodegroups: { group: 'sim.pacer.dev', version: 'v1', resource: 'nodegroups' },
 } as const satisfies Record<string, ResourceRef>;

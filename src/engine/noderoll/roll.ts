@@ -20,6 +20,7 @@
 
 import type { NodeRollMode, NodeRollWait } from '../../api/noderoll.ts';
 import type { PodBudget } from './health.ts';
+import { isBalanced, rebalanceMoves, zoneCounts } from './zones.ts';
 
 /** A node, as far as the roll reads it. */
 export interface RollNode {
@@ -220,10 +221,19 @@ export function decideRoll(i: RollInput): RollDecision {
   cp.nodes = cp.originalNodes.map((name) => nodes.get(name)!);
   if (cp.nodes.every((p) => p.step === 'Done')) {
     cp.done = true;
-    return { actions, checkpoint: cp, message: 'every original node has been replaced' };
+    return { actions, checkpoint: cp, message: `every original node has been replaced; ${zonesInWords(i.nodes.filter((n) => !originals.has(nameOf(n))))}` };
   }
   if (words.length === 0 && i.unhealthy.length > 0) words.push(`waiting for: ${i.unhealthy.join('; ')}`);
   return { actions, checkpoint: cp, message: words.join('; ') || 'rolling', ...(waitMs !== undefined ? { requeueAfterMs: Math.max(0, waitMs) } : {}) };
+}
+
+/** The group's zones in words: "zones a 2, b 2, c 2 (balanced)", or the moves that would balance them. */
+export function zonesInWords(nodes: readonly RollNode[]): string {
+  const counts = zoneCounts(nodes);
+  const list = Object.keys(counts).sort().map((z) => `${z || '(no zone)'} ${counts[z]}`).join(', ');
+  if (isBalanced(counts)) return `zones ${list} (balanced)`;
+  const moves = rebalanceMoves(counts);
+  return `zones ${list}: ${moves.length} move(s) would balance them (${moves.map((m) => `${m.from} → ${m.to}`).join(', ')})`;
 }
 
 /** resume: the pause is lifted and every wait under way starts its clock again. */

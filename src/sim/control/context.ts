@@ -35,4 +35,5 @@ export const keys = {
   pdb: (ns: string, name: string) => `pdb/${ns}/${name}`,
   gcDependent: (uid: string) => `gc/${uid}`,
   gcOwner: (uid: string) => `gcowner/${uid}`,
+  nodeGroup: (name: string) => `ng/${name}`,
 };

@@ -14,6 +14,7 @@ import { eventRecorder, noEvents } from './events.ts';
 import { KubeletState, syncPod } from './kubelet.ts';
 import { createNodes, isNodeReady, syncNode } from './nodes.ts';
 import { syncPdb } from './pdb.ts';
+import { NODE_GROUP_LABEL, syncNodeGroup } from './nodegroups.ts';
 import { syncReplicaSet } from './replicaset.ts';
 import { schedulePending } from './scheduler.ts';
 import { WorkQueue, type Timers } from './queue.ts';
@@ -149,6 +150,7 @@ class Runner {
       case 'pdb': return syncPdb(this.ctx, ...splitKey(rest));
       case 'gc': return syncDependent(this.ctx, rest);
       case 'gcowner': return syncDeletingOwner(this.ctx, rest);
+      case 'ng': return syncNodeGroup(this.ctx, rest);
     }
   }
 
@@ -167,6 +169,9 @@ class Runner {
       case '/nodes': this.onNode(deleted, old, obj); break;
       case 'policy/poddisruptionbudgets':
         if (!deleted) this.queue.add(keys.pdb(obj.metadata.namespace ?? '', obj.metadata.name ?? ''));
+        break;
+      case 'sim.pacer.dev/nodegroups':
+        if (!deleted) this.queue.add(keys.nodeGroup(obj.metadata.name ?? ''));
         break;
     }
     if (refKey(e.ref) !== '/events') this.onGraphChange(deleted, prevGc, obj);
@@ -222,6 +227,9 @@ class Runner {
       !jsonEqual(old.spec, node.spec) || !jsonEqual(old.metadata.annotations, node.metadata.annotations) ||
       !jsonEqual(old.metadata.labels, node.metadata.labels) || !jsonEqual((old.status as any)?.allocatable, (node.status as any)?.allocatable);
     if (changed || !((node.status as any)?.conditions)) this.queue.add(keys.node(name));
+    // Its group counts its members.
+    const group = node.metadata.labels?.[NODE_GROUP_LABEL];
+    if (group && changed) this.queue.add(keys.nodeGroup(group));
   }
 
   private onGraphChange(deleted: boolean, prev: GcNode | undefined, obj: KubeObject): void {

@@ -31,7 +31,7 @@ describe('sim/server', function () {
 
   it('legacy discovery lists groups and per-group-version resources with subresources', async () => {
     const apis = await json('/apis');
-    expect((apis.body.groups as Array<{ name: string }>).map((g) => g.name)).to.deep.equal(['apps', 'coordination.k8s.io', 'policy', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io']);
+    expect((apis.body.groups as Array<{ name: string }>).map((g) => g.name)).to.deep.equal(['apps', 'coordination.k8s.io', 'policy', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'sim.pacer.dev']);
     const v1 = await json('/api/v1');
     const names = (v1.body.resources as Array<{ name: string }>).map((r) => r.name);
     expect(names).to.include.members(['pods', 'pods/status', 'pods/eviction', 'namespaces/finalize']);

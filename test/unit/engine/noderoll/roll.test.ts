@@ -6,7 +6,7 @@
 // resume and skip from the checkpoint.
 
 import { expect } from 'chai';
-import { decideRoll, resumeRoll, skipNode } from '../../../../src/engine/noderoll/roll.ts';
+import { decideRoll, resumeRoll, skipNode, zonesInWords } from '../../../../src/engine/noderoll/roll.ts';
 import type { RollAction, RollCheckpoint, RollInput, RollNode, RollPod } from '../../../../src/engine/noderoll/roll.ts';
 
 const MIN = 60_000;
@@ -86,6 +86,7 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
     const w = world(3, 2);
     const out = roll(w);
     expect(out.cp.done).to.equal(true);
+    expect(out.message).to.equal('every original node has been replaced; zones (no zone) 3 (balanced)');
     expect(w.log.filter((l) => l.startsWith('scale'))).to.deep.equal(['scale 6']);
     expect(w.nodes.map((n) => n.metadata.name).sort()).to.deep.equal(['new-0', 'new-1', 'new-2']);
     const firstEvict = w.log.findIndex((l) => l.startsWith('evict'));
@@ -200,6 +201,12 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
       'cordon old-0', 'terminate old-0', 'cordon old-1', 'terminate old-1', 'cordon old-2', 'terminate old-2',
     ]);
     expect(w.groupSize).to.equal(3);
+  });
+
+  it('at the end the zones are said, with the moves that would balance them', () => {
+    const inZone = (name: string, zone: string): RollNode => ({ ...node(name), metadata: { name, labels: { 'topology.kubernetes.io/zone': zone } } });
+    expect(zonesInWords([inZone('n1', 'a'), inZone('n2', 'b'), inZone('n3', 'c')])).to.equal('zones a 1, b 1, c 1 (balanced)');
+    expect(zonesInWords([inZone('n1', 'a'), inZone('n2', 'a'), inZone('n3', 'a'), inZone('n4', 'b')])).to.equal('zones a 3, b 1: 1 move(s) would balance them (a → b)');
   });
 
   it('paused by the operator (spec.paused): nothing is done', () => {
