@@ -11,6 +11,8 @@ import { KubeClient, loadKubeConfig, DEFAULT_USER_AGENT } from '../kube/client.t
 import { toKubeError } from '../kube/errors.ts';
 import { DeploymentController, loadEngine } from '../controller/controller.ts';
 import { PlanController } from '../controller/plans.ts';
+import { NodeRollController } from '../controller/noderolls.ts';
+import { simNodeGroups } from '../controller/nodegroups.ts';
 import { Manager } from '../manager/manager.ts';
 import { realClock } from '../kube/clock.ts';
 import type { Clock } from '../kube/clock.ts';
@@ -27,6 +29,7 @@ import { operate } from '../planops/service.ts';
 import { authenticate, authorize } from '../kube/reviews.ts';
 import type { RunningWebhook } from '../server/webhook.ts';
 import { GROUP, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
+import { NODEROLL_PLURAL } from '../api/noderoll.ts';
 
 /** kube-controller-manager's defaults for each controller's client (--kube-api-qps, --kube-api-burst). */
 export const DEFAULT_KUBE_API_QPS = 20;
@@ -169,7 +172,7 @@ export function validateOptions(o: RunControllerOptions): void {
  * The API server answers, and serves pacer.dev/v1alpha1 deployments (CliError(…, 1) otherwise);
  * whether it serves plans too (custom plans are off without them).
  */
-export async function checkCluster(client: KubeClient): Promise<{ plans: boolean }> {
+export async function checkCluster(client: KubeClient): Promise<{ plans: boolean; noderolls: boolean }> {
   try {
     await client.version();
   } catch (err) {
@@ -187,7 +190,7 @@ export async function checkCluster(client: KubeClient): Promise<{ plans: boolean
     if (e.kind !== 'NotFound') throw new CliError(`cannot read API discovery from ${client.server}: ${e.message}`, 1);
   }
   if (!resources.some((r) => r.name === PLURAL)) throw new CliError(CRD_MISSING_MESSAGE, 1);
-  return { plans: resources.some((r) => r.name === PLAN_PLURAL) };
+  return { plans: resources.some((r) => r.name === PLAN_PLURAL), noderolls: resources.some((r) => r.name === NODEROLL_PLURAL) };
 }
 
 /** Starts the controller in this process (the `pacer controller` command, tests, `pacer` main). */
@@ -236,6 +239,10 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   // Custom plans need their CRD; without it the rest runs as before (checked once, at start).
   if (served.plans) new PlanController(mgr, controller.deployments);
   else logger.warn(`${PLAN_PLURAL}.${GROUP} is not installed: custom plans are off until the controller is restarted after kubectl apply -f crds/`);
+  // Node rolls reach their groups through the simulated cluster's NodeGroups (the one provider so far).
+  if (served.noderolls) {
+    new NodeRollController(mgr, { deployments: controller.deployments, replicaSets: controller.replicaSets, pods: controller.pods, recorder: controller.recorder }, simNodeGroups(client));
+  }
   const servers = await startServers({
     metrics: parseBindAddress(opts.metricsBindAddress ?? ':8080'),
     health: parseBindAddress(opts.healthProbeBindAddress ?? ':8081'),

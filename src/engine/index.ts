@@ -52,3 +52,9 @@ export {
   CUSTOM_PLAN_STATE_ANNOTATION, customPlan, customPlanStateFor, deploymentStepStatus, deploymentTarget, planStatusUpdate, planStepNames, planTargets, plansNaming,
 } from './plan/custom.ts';
 export type { CustomPlanState } from './plan/custom.ts';
+
+// The node roller (docs/semantics/node-roll.md).
+export { checkpointOf, decideRoll, statusOf } from './noderoll/roll.ts';
+export type { NodeRollStatus, RollAction, RollNode } from './noderoll/roll.ts';
+export { pacerBudgets, unhealthyWorkloads } from './noderoll/health.ts';
+export { semanticEqual } from './template.ts';

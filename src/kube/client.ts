@@ -30,6 +30,11 @@ export interface ResourceType {
 export const DEPLOYMENTS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL, kind: 'Deployment', namespaced: true };
 export const REPLICASETS: ResourceType = { group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', namespaced: true };
 export const PODS: ResourceType = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
+export const NODES: ResourceType = { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false };
+/** Node rolls (crds/noderolls.pacer.dev.yaml). */
+export const NODEROLLS: ResourceType = { group: GROUP, version: VERSION, plural: 'noderolls', kind: 'NodeRoll', namespaced: false };
+/** The simulated cluster's node groups (src/sim/control/nodegroups.ts). */
+export const SIM_NODEGROUPS: ResourceType = { group: 'sim.pacer.dev', version: 'v1', plural: 'nodegroups', kind: 'NodeGroup', namespaced: false };
 /** Custom plans (crds/plans.pacer.dev.yaml). */
 export const PLANS: ResourceType = { group: GROUP, version: VERSION, plural: PLAN_PLURAL, kind: PLAN_KIND, namespaced: true };
 export const EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
@@ -411,6 +416,22 @@ export class KubeClient {
   }
 
   // ---- what Pacer does ------------------------------------------------------------------------
+
+  /**
+   * POST .../pods/NAME/eviction (policy/v1): true once evicted; false when a PodDisruptionBudget
+   * refuses it for now (429) or the pod is gone (404).
+   */
+  async evictPod(namespace: string, name: string): Promise<boolean> {
+    try {
+      await this.request(HttpMethod.POST, resourcePath(PODS, namespace, name, 'eviction'), {
+        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } }, what: `evict pod ${namespace}/${name}`,
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof KubeError && (err.code === 429 || err.kind === 'NotFound')) return false;
+      throw err;
+    }
+  }
 
   /** A fresh read, bypassing every cache (adoption must not trust a cache). */
   getDeployment(namespace: string, name: string): Promise<Deployment> {

@@ -46,7 +46,7 @@ for (const bed of BEDS) describe(`e2e (${bed}): dependency order with kubectl (d
   after(() => k.stop());
 
   it('installs the CRD with kubectl and starts the controller', async () => {
-    expect(await ok(kubectl('apply', '-f', join(ROOT, 'crds')))).to.equal('customresourcedefinition.apiextensions.k8s.io/deployments.pacer.dev created\ncustomresourcedefinition.apiextensions.k8s.io/plans.pacer.dev created\n');
+    expect(await ok(kubectl('apply', '-f', join(ROOT, 'crds')))).to.equal('customresourcedefinition.apiextensions.k8s.io/deployments.pacer.dev created\ncustomresourcedefinition.apiextensions.k8s.io/noderolls.pacer.dev created\ncustomresourcedefinition.apiextensions.k8s.io/plans.pacer.dev created\n');
     // Watching the store needs the CRD served.
     await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
     // Every resize of app's ReplicaSets happens while db, as stored then, is complete.

@@ -38,7 +38,7 @@ for (const bed of BEDS) describe(`e2e (${bed}): the quick start with kubectl and
 
   it('installs the CRD with kubectl and starts the controller', async () => {
     const r = await kubectl('apply', '-f', join(ROOT, 'crds'));
-    expect(r.stdout).to.equal('customresourcedefinition.apiextensions.k8s.io/deployments.pacer.dev created\ncustomresourcedefinition.apiextensions.k8s.io/plans.pacer.dev created\n');
+    expect(r.stdout).to.equal('customresourcedefinition.apiextensions.k8s.io/deployments.pacer.dev created\ncustomresourcedefinition.apiextensions.k8s.io/noderolls.pacer.dev created\ncustomresourcedefinition.apiextensions.k8s.io/plans.pacer.dev created\n');
     await k.startController();
   });
 

@@ -264,3 +264,70 @@ export function skipNode(cp: RollCheckpoint, node: string, now: number): { check
     },
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// The checkpoint as the NodeRoll's status stores it: times as RFC 3339, a phase, a message, and
+// conditions (Paused names the node and the wait, Complete says it is done).
+
+export interface NodeRollStatus {
+  observedGeneration?: number;
+  phase?: 'Rolling' | 'Paused' | 'Complete' | 'Invalid';
+  message?: string;
+  originalNodes?: string[];
+  scaledUpTo?: number;
+  scaledUpAt?: string;
+  nodes?: Array<{ name: string; step: NodeStep; since: string }>;
+  skipped?: string[];
+  paused?: { node?: string; wait: NodeRollWait; message: string };
+  done?: boolean;
+  conditions?: Array<{ type: string; status: 'True' | 'False'; reason: string; message: string; lastTransitionTime: string }>;
+}
+
+const rfc3339 = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+const msOf = (s: string | undefined, fallback: number) => {
+  const t = Date.parse(s ?? '');
+  return Number.isNaN(t) ? fallback : t;
+};
+
+/** The checkpoint a stored status holds (times it cannot read count from `now`). */
+export function checkpointOf(status: NodeRollStatus | undefined, now: number): RollCheckpoint {
+  const s = status ?? {};
+  return {
+    ...(s.originalNodes ? { originalNodes: [...s.originalNodes] } : {}),
+    ...(s.scaledUpTo !== undefined ? { scaledUpTo: s.scaledUpTo, scaledUpAt: msOf(s.scaledUpAt, now) } : {}),
+    ...(s.nodes ? { nodes: s.nodes.map((n) => ({ name: n.name, step: n.step, since: msOf(n.since, now) })) } : {}),
+    ...(s.skipped ? { skipped: [...s.skipped] } : {}),
+    ...(s.paused ? { paused: s.paused } : {}),
+    ...(s.done ? { done: true } : {}),
+  };
+}
+
+const WAIT_REASON: Record<NodeRollWait, string> = { scaleUp: 'ScaleUpTimeout', drain: 'DrainTimeout', deregister: 'DeregisterTimeout', healthy: 'HealthTimeout' };
+
+/** The status to store after a decision; conditions keep their transition time while they hold. */
+export function statusOf(prev: NodeRollStatus | undefined, generation: number | undefined, d: RollDecision, operatorPaused: boolean, now: number): NodeRollStatus {
+  const cp = d.checkpoint;
+  const phase = cp.done ? 'Complete' : cp.paused || operatorPaused ? 'Paused' : 'Rolling';
+  const condition = (type: string, on: boolean, reason: string, message: string) => {
+    const before = prev?.conditions?.find((c) => c.type === type);
+    const status = on ? 'True' as const : 'False' as const;
+    return { type, status, reason, message, lastTransitionTime: before && before.status === status ? before.lastTransitionTime : rfc3339(now) };
+  };
+  return {
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    phase,
+    message: d.message,
+    ...(cp.originalNodes ? { originalNodes: cp.originalNodes } : {}),
+    ...(cp.scaledUpTo !== undefined ? { scaledUpTo: cp.scaledUpTo, scaledUpAt: rfc3339(cp.scaledUpAt ?? now) } : {}),
+    ...(cp.nodes ? { nodes: cp.nodes.map((n) => ({ name: n.name, step: n.step, since: rfc3339(n.since) })) } : {}),
+    ...(cp.skipped && cp.skipped.length > 0 ? { skipped: cp.skipped } : {}),
+    ...(cp.paused ? { paused: cp.paused } : {}),
+    ...(cp.done ? { done: true } : {}),
+    conditions: [
+      cp.paused
+        ? condition('Paused', true, WAIT_REASON[cp.paused.wait], cp.paused.message)
+        : condition('Paused', operatorPaused, operatorPaused ? 'PausedByOperator' : 'Rolling', operatorPaused ? 'spec.paused is true' : d.message),
+      condition('Complete', cp.done === true, cp.done ? 'AllNodesReplaced' : 'InProgress', cp.done ? d.message : 'not every original node is replaced yet'),
+    ],
+  };
+}

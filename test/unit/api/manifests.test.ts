@@ -39,7 +39,7 @@ describe('manifests/: the kustomize base', () => {
     expect(kustomization.resources).to.include('../../crds');
     for (const r of kustomization.resources as string[]) expect(existsSync(join(repo, 'manifests', 'base', r)), r).to.equal(true);
     const crds = parseYaml(read('crds/Kustomization'));
-    expect(crds.resources).to.deep.equal(['deployments.pacer.dev.yaml', 'plans.pacer.dev.yaml']);
+    expect(crds.resources).to.deep.equal(['deployments.pacer.dev.yaml', 'plans.pacer.dev.yaml', 'noderolls.pacer.dev.yaml']);
   });
 
   it('holds a Namespace, ServiceAccount, ClusterRole, Role (leases), their bindings, Deployment, PodDisruptionBudget and Service', () => {
@@ -75,14 +75,15 @@ describe('manifests/: the kustomize base', () => {
     it('nothing outside its own resource, ReplicaSets, pods and events (leases: the namespaced Role)', () => {
       const resources = new Set(rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}`))));
       expect([...resources].sort()).to.deep.equal([
-        '/events', '/pods', 'apps/replicasets', 'authentication.k8s.io/tokenreviews', 'authorization.k8s.io/subjectaccessreviews',
-        'pacer.dev/deployments', 'pacer.dev/deployments/status', 'pacer.dev/plans', 'pacer.dev/plans/status',
+        '/events', '/nodes', '/pods', '/pods/eviction', 'apps/replicasets', 'authentication.k8s.io/tokenreviews', 'authorization.k8s.io/subjectaccessreviews',
+        'pacer.dev/deployments', 'pacer.dev/deployments/status', 'pacer.dev/noderolls', 'pacer.dev/noderolls/status', 'pacer.dev/plans', 'pacer.dev/plans/status',
+        'sim.pacer.dev/nodegroups',
       ]);
     });
-    it('pods are only read, and deleted one by one (a plan step\'s restart over the HTTP API): no create, update, collection delete or eviction', () => {
+    it('pods are only read, deleted one by one (a plan step\'s restart over the HTTP API) and evicted (a node roll\'s drain): no create, update or collection delete', () => {
       for (const v of ['create', 'update', 'patch', 'deletecollection']) expect(allowed('', 'pods', v), v).to.equal(false);
       expect(allowed('', 'pods', 'delete')).to.equal(true);
-      expect(allowed('', 'pods/eviction', 'create')).to.equal(false);
+      expect(allowed('', 'pods/eviction', 'create')).to.equal(true);
     });
   });
 
@@ -152,7 +153,7 @@ describe('manifests/: the kustomize base', () => {
     const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests')], { encoding: 'utf8' });
     const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
     expect(built.map((o) => o.kind).sort()).to.deep.equal(
-      ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'CustomResourceDefinition', 'Deployment', 'Namespace', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
+      ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'Deployment', 'Namespace', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
     for (const o of built.filter((x) => ['Deployment', 'Service', 'ServiceAccount', 'PodDisruptionBudget', 'Role', 'RoleBinding'].includes(x.kind))) {
       expect(o.metadata.namespace, o.kind).to.equal('pacer-system');
     }
@@ -163,7 +164,7 @@ describe('manifests/: the kustomize base', () => {
     const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests', 'webhook')], { encoding: 'utf8' });
     const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
     expect(built.map((o) => o.kind).sort()).to.deep.equal([
-      'Certificate', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'CustomResourceDefinition', 'Deployment', 'Issuer', 'Namespace',
+      'Certificate', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'Deployment', 'Issuer', 'Namespace',
       'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration',
     ]);
     const d = built.find((o) => o.kind === 'Deployment')!;

@@ -1,0 +1,125 @@
+// The node roll controller, a reconciler on the manager (docs/semantics/node-roll.md): for each
+// NodeRoll, the roller's decision (engine/noderoll/roll.ts) from the NodeRoll and its checkpoint,
+// the nodes its selector matches, every pod, the health gate and Pacer's eviction budgets; then
+// the decision's actions (scale the group, cordon, evict through the Eviction API, terminate through
+// the group) and the checkpoint written back to status. A restart or a new leader resumes from
+// status; every action is idempotent, so a pass repeated after a crash does no harm.
+
+import type { Deployment, LabelSelector, Pod, ReplicaSet } from '../api/types.ts';
+import { selectorMatches } from '../api/selector.ts';
+import { nodeRollDefaults, validateNodeRoll, NODE_ROLL_WAITS } from '../api/noderoll.ts';
+import type { NodeRoll } from '../api/noderoll.ts';
+import { parseGoDuration } from '../api/duration.ts';
+import { formatFieldError } from '../api/validation.ts';
+import { NODEROLLS, NODES } from '../kube/client.ts';
+import { isKind } from '../kube/errors.ts';
+import type { Logger } from '../observe/logger.ts';
+import { Controller } from '../manager/controller.ts';
+import type { Manager } from '../manager/manager.ts';
+import { checkpointOf, decideRoll, pacerBudgets, semanticEqual, statusOf, unhealthyWorkloads } from '../engine/index.ts';
+import type { NodeRollStatus, RollAction, RollNode } from '../engine/index.ts';
+import type { Informer } from './informer.ts';
+import type { NodeGroupProvider } from './nodegroups.ts';
+import type { InvolvedObject } from './events.ts';
+import type { ReconcileResult } from './workqueue.ts';
+
+export const NODEROLL_CONTROLLER_NAME = 'noderoll';
+
+export interface NodeRollSources {
+  deployments: Informer<Deployment>;
+  replicaSets: Informer<ReplicaSet>;
+  pods: Informer<Pod>;
+  /** Events on the NodeRoll (a pause, the end). */
+  recorder: { record(obj: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): void };
+}
+
+export class NodeRollController {
+  readonly rolls: Informer<NodeRoll>;
+  readonly nodes: Informer<RollNode & { metadata: { name?: string; namespace?: string; resourceVersion?: string } }>;
+  readonly controller: Controller;
+  private readonly mgr: Manager;
+  private readonly src: NodeRollSources;
+  private readonly provider: NodeGroupProvider;
+
+  constructor(mgr: Manager, src: NodeRollSources, provider: NodeGroupProvider) {
+    this.mgr = mgr;
+    this.src = src;
+    this.provider = provider;
+    this.rolls = mgr.informer<NodeRoll>(NODEROLLS);
+    this.nodes = mgr.informer(NODES);
+    this.controller = new Controller(mgr, { name: NODEROLL_CONTROLLER_NAME, workers: 1, reconcile: (key, log, stats) => this.reconcile(key, log, stats) });
+    // Few NodeRolls: any change that may move one wakes them all.
+    const all = () => { for (const r of this.rolls.list()) this.controller.queue.add(r.metadata.name ?? ''); };
+    this.rolls.on({ add: (r) => this.controller.queue.add(r.metadata.name ?? ''), update: (_o, r) => this.controller.queue.add(r.metadata.name ?? '') });
+    this.nodes.on({ add: all, update: all, delete: all });
+    src.pods.on({ update: all, delete: all });
+    src.deployments.on({ update: all });
+    src.replicaSets.on({ update: all });
+    mgr.add(this.controller);
+  }
+
+  private async reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult> {
+    const roll = this.rolls.get(key);
+    if (!roll) return {};
+    const now = this.mgr.clock.now();
+    const prev = roll.status as NodeRollStatus | undefined;
+    if (prev?.done) return {};
+    const errors = validateNodeRoll(roll).map(formatFieldError);
+    if (errors.length > 0) {
+      await this.writeStatus(roll, { ...(prev ?? {}), observedGeneration: roll.metadata.generation, phase: 'Invalid', message: errors.join('; ') }, stats);
+      return {};
+    }
+    const spec = nodeRollDefaults(roll.spec);
+    const nodes = this.nodes.list().filter((n) => selectorMatches(spec.nodeSelector as LabelSelector, n.metadata.labels));
+    const deployments = this.src.deployments.list();
+    const replicaSets = this.src.replicaSets.list();
+    const decision = decideRoll({
+      mode: spec.mode, nodeGroup: spec.nodeGroup ?? '', desiredNodes: spec.desiredNodes ?? 0, nodesAtATime: spec.nodesAtATime,
+      timeoutsMs: Object.fromEntries(NODE_ROLL_WAITS.map((w) => [w, parseGoDuration(spec.timeouts[w])])) as Record<(typeof NODE_ROLL_WAITS)[number], number>,
+      paused: spec.paused, checkpoint: checkpointOf(prev, now), nodes, pods: this.src.pods.list(),
+      unhealthy: unhealthyWorkloads(deployments, replicaSets, spec.healthGate?.selector), budget: pacerBudgets(deployments, replicaSets), now,
+    });
+    for (const a of decision.actions) {
+      await this.carryOut(a, log);
+      stats.writes++;
+    }
+    const status = statusOf(prev, roll.metadata.generation, decision, spec.paused, now);
+    if (status.paused && !prev?.paused) this.src.recorder.record(roll, 'Warning', 'NodeRollPaused', status.paused.message);
+    if (status.done && !prev?.done) this.src.recorder.record(roll, 'Normal', 'NodeRollComplete', decision.message);
+    await this.writeStatus(roll, status, stats);
+    return decision.requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(1000, decision.requeueAfterMs) } : {};
+  }
+
+  private async carryOut(a: RollAction, log: Logger): Promise<void> {
+    const client = this.mgr.client;
+    switch (a.verb) {
+      case 'scaleGroup':
+        await this.provider.scale(a.group, a.to);
+        log.info('scaled node group', { group: a.group, to: a.to });
+        return;
+      case 'cordon':
+        await client.patch(NODES, undefined, a.node, { spec: { unschedulable: true } }, 'merge');
+        log.info('cordoned node', { node: a.node });
+        return;
+      case 'evict':
+        // A PodDisruptionBudget may say not now (or the pod is gone): the next pass looks again.
+        if (await client.evictPod(a.namespace, a.pod)) log.info('evicted pod', { node: a.node, pod: `${a.namespace}/${a.pod}` });
+        return;
+      case 'terminate':
+        await this.provider.terminate(a.group, a.node, a.shrink);
+        log.info('terminated node', { group: a.group, node: a.node });
+        return;
+    }
+  }
+
+  private async writeStatus(roll: NodeRoll, status: NodeRollStatus, stats: { writes: number }): Promise<void> {
+    if (semanticEqual(status, roll.status ?? {})) return;
+    try {
+      const written = await this.mgr.client.replace<NodeRoll>(NODEROLLS, undefined, roll.metadata.name ?? '', { ...roll, status: status as Record<string, unknown> }, 'status');
+      this.rolls.assume(written);
+      stats.writes++;
+    } catch (err) {
+      if (!isKind(err, 'Conflict') && !isKind(err, 'NotFound')) throw err;
+    }
+  }
+}

@@ -1,0 +1,44 @@
+// crds/noderolls.pacer.dev.yaml: a valid v1 CRD; the example NodeRoll passes admission unchanged,
+// defaulted; the bad inputs the schema can tell are refused naming the field.
+
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { parse, parseAllDocuments } from 'yaml';
+import type { KubeObject } from '../../../../src/sim/types.ts';
+import { compileCRD, defaultCRD, validateCRD } from '../../../../src/sim/schema/crd.ts';
+import { admitCustomResource } from '../../../../src/sim/schema/admit.ts';
+import { causeString } from '../../../../src/sim/schema/fielderrors.ts';
+
+const root = new URL('../../../../', import.meta.url);
+const example = (): KubeObject => parseAllDocuments(readFileSync(new URL('examples/node-roll.yaml', root), 'utf8')).map((d) => d.toJS() as KubeObject).find((o) => o.kind === 'NodeRoll')!;
+
+describe('sim/schema: crds/noderolls.pacer.dev.yaml', () => {
+  const crd = parse(readFileSync(new URL('crds/noderolls.pacer.dev.yaml', root), 'utf8')) as KubeObject;
+  it('is a valid v1 CRD', () => expect(validateCRD(defaultCRD(crd)).map(causeString)).to.deep.equal([]));
+
+  const version = compileCRD(defaultCRD(crd)).versions.find((v) => v.storage)!;
+  const admit = (o: KubeObject) => admitCustomResource(version, o, undefined, { kind: 'NodeRoll', group: 'pacer.dev' });
+  const withSpec = (f: (spec: any) => void): KubeObject => {
+    const o = structuredClone(example()) as any;
+    f(o.spec);
+    return o;
+  };
+
+  it('accepts the example, defaulting mode, nodes at a time and paused', () => {
+    const r = admit(example());
+    expect(r.causes.map(causeString)).to.deep.equal([]);
+    expect(r.unknownFields).to.deep.equal([]);
+    expect((r.object as any).spec).to.deep.include({ mode: 'Replace', nodesAtATime: 1, paused: false });
+  });
+
+  const rows: Array<[string, KubeObject, string]> = [
+    ['an empty selector', withSpec((s) => { s.nodeSelector = {}; }), 'spec.nodeSelector: Invalid value: "object": a non-empty selector is required (an empty one would select every node)'],
+    ['nodes at a time of 0', withSpec((s) => { s.nodesAtATime = 0; }), 'spec.nodesAtATime: Invalid value: 0: spec.nodesAtATime in body should be greater than or equal to 1'],
+    ['an unknown mode', withSpec((s) => { s.mode = 'Recycle'; }), 'spec.mode: Unsupported value: "Recycle": supported values: "Replace", "Drain"'],
+    ['Replace without a desired count', withSpec((s) => { delete s.desiredNodes; }), 'spec.desiredNodes: Required value: Replace needs the number of new nodes'],
+    ['no node group', withSpec((s) => { delete s.nodeGroup; }), 'spec.nodeGroup: Required value'],
+  ];
+  for (const [what, o, message] of rows) {
+    it(`refuses ${what}: ${message}`, () => expect(admit(o).causes.map(causeString)).to.include(message));
+  }
+});
