@@ -16,7 +16,7 @@ import { isKind } from '../kube/errors.ts';
 import type { Logger } from '../observe/logger.ts';
 import { Controller } from '../manager/controller.ts';
 import type { Manager } from '../manager/manager.ts';
-import { checkpointOf, decideRoll, pacerBudgets, semanticEqual, statusOf, unhealthyWorkloads } from '../engine/index.ts';
+import { applyRequests, checkpointOf, decideRoll, pacerBudgets, semanticEqual, statusOf, unhealthyWorkloads } from '../engine/index.ts';
 import type { NodeRollStatus, RollAction, RollNode } from '../engine/index.ts';
 import type { Informer } from './informer.ts';
 import type { NodeGroupProvider } from './nodegroups.ts';
@@ -70,13 +70,16 @@ export class NodeRollController {
       return {};
     }
     const spec = nodeRollDefaults(roll.spec);
+    // The operator's requests (kubectl pacer node-roll resume|skip), carried out on the checkpoint.
+    const requests = applyRequests(checkpointOf(prev, now), roll.metadata.annotations, now);
+    for (const e of requests.errors) this.src.recorder.record(roll, 'Warning', 'NodeRollRequestRefused', e);
     const nodes = this.nodes.list().filter((n) => selectorMatches(spec.nodeSelector as LabelSelector, n.metadata.labels));
     const deployments = this.src.deployments.list();
     const replicaSets = this.src.replicaSets.list();
     const decision = decideRoll({
       mode: spec.mode, nodeGroup: spec.nodeGroup ?? '', desiredNodes: spec.desiredNodes ?? 0, nodesAtATime: spec.nodesAtATime,
       timeoutsMs: Object.fromEntries(NODE_ROLL_WAITS.map((w) => [w, parseGoDuration(spec.timeouts[w])])) as Record<(typeof NODE_ROLL_WAITS)[number], number>,
-      paused: spec.paused, checkpoint: checkpointOf(prev, now), nodes, pods: this.src.pods.list(),
+      paused: spec.paused, checkpoint: requests.checkpoint, nodes, pods: this.src.pods.list(),
       unhealthy: unhealthyWorkloads(deployments, replicaSets, spec.healthGate?.selector), budget: pacerBudgets(deployments, replicaSets), now,
     });
     for (const a of decision.actions) {
@@ -87,6 +90,11 @@ export class NodeRollController {
     if (status.paused && !prev?.paused) this.src.recorder.record(roll, 'Warning', 'NodeRollPaused', status.paused.message);
     if (status.done && !prev?.done) this.src.recorder.record(roll, 'Normal', 'NodeRollComplete', decision.message);
     await this.writeStatus(roll, status, stats);
+    if (requests.handled.length > 0) {
+      // Cleared once the checkpoint that carries them out is stored (again after a crash: no harm).
+      await this.mgr.client.patch(NODEROLLS, undefined, roll.metadata.name ?? '', { metadata: { annotations: Object.fromEntries(requests.handled.map((k) => [k, null])) } }, 'merge');
+      stats.writes++;
+    }
     return decision.requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(1000, decision.requeueAfterMs) } : {};
   }
 

@@ -54,7 +54,7 @@ export {
 export type { CustomPlanState } from './plan/custom.ts';
 
 // The node roller (docs/semantics/node-roll.md).
-export { checkpointOf, decideRoll, statusOf } from './noderoll/roll.ts';
+export { RESUME_ANNOTATION, SKIP_ANNOTATION, applyRequests, checkpointOf, decideRoll, skipNode, statusOf } from './noderoll/roll.ts';
 export type { NodeRollStatus, RollAction, RollNode } from './noderoll/roll.ts';
 export { pacerBudgets, unhealthyWorkloads } from './noderoll/health.ts';
 export { semanticEqual } from './template.ts';

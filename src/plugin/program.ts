@@ -13,6 +13,7 @@ import { runList } from './list.ts';
 import { addCommonOptions, connect, reportErrors } from './options.ts';
 import type { CommonOptions, Session, Streams } from './options.ts';
 import { runPause } from './pause.ts';
+import { runNodeRollPause, runNodeRollResume, runNodeRollSkip, runNodeRollStatus } from './noderoll.ts';
 import { runRestart } from './restart.ts';
 import { runSetImage } from './setimage.ts';
 import { parseRevisionFlag, runRolloutStatus } from './status.ts';
@@ -225,6 +226,26 @@ export function pluginProgram(ctx: ProgramContext): Command {
       .action((service: string, name: string, phase: string | undefined, step: string | undefined, o: CommonOptions) =>
         run(service, o, (s) => runPlanOperation(s, service, { op, plan: name, ...(phase !== undefined ? { phase } : {}), ...(step !== undefined ? { step } : {}) }))));
   }
+
+  const roll = new Command('node-roll').description('A NodeRoll (noderolls.pacer.dev): its progress, and the operator\'s levers');
+  program.addCommand(roll);
+  roll.addCommand(addCommonOptions(new Command('status')
+    .description('Phase, what it does or waits for, each original node\'s step, the pause (-o json|yaml: the object)')
+    .argument('<name>', 'the NodeRoll'), { output: true })
+    .action((name: string, o: CommonOptions) => run(name, o, (s) => runNodeRollStatus(s, name, { output: o.output }))));
+  roll.addCommand(addCommonOptions(new Command('pause')
+    .description('Hold the roll where it is (spec.paused): nothing new is cordoned, evicted or terminated')
+    .argument('<name>', 'the NodeRoll'))
+    .action((name: string, o: CommonOptions) => run(name, o, (s) => runNodeRollPause(s, name))));
+  roll.addCommand(addCommonOptions(new Command('resume')
+    .description('Go on from the checkpoint: lifts spec.paused, or the pause a timeout set (every wait under way starts its clock again)')
+    .argument('<name>', 'the NodeRoll'))
+    .action((name: string, o: CommonOptions) => run(name, o, (s) => runNodeRollResume(s, name))));
+  roll.addCommand(addCommonOptions(new Command('skip')
+    .description('Move a blocked node to the end: the roll goes on with the others and comes back to it')
+    .argument('<name>', 'the NodeRoll')
+    .argument('<node>', 'an original node not yet terminated'))
+    .action((name: string, node: string, o: CommonOptions) => run(name, o, (s) => runNodeRollSkip(s, name, node))));
 
   const set = new Command('set').description('Change a Deployment (like kubectl set)');
   program.addCommand(set);

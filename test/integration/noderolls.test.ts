@@ -5,6 +5,10 @@
 // the group was scaled up once, and the NodeRoll's status says Complete.
 
 import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runPlugin } from '../../src/plugin/program.ts';
 import type { Deployment, Pod } from '../../src/api/types.ts';
 import { DEPLOYMENTS, NODEROLLS, PODS } from '../../src/kube/client.ts';
 import { REF } from '../../src/sim/resources.ts';
@@ -62,5 +66,50 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
     expect(status.scaledUpTo, 'scaled up once, to originals + desired').to.equal(6);
     expect(status.message).to.equal('every original node has been replaced; zones a 1, b 1, c 1 (balanced)');
     expect(status.conditions.find((x) => x.type === 'Complete')?.status).to.equal('True');
+  });
+
+  it('a drain Pacer\'s budget blocks pauses the roll naming the node; kubectl pacer node-roll skip rolls the others; resume after the budget is relaxed finishes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pacer-noderoll-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, c.sim.kubeconfig);
+    const plugin = async (...args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runPlugin([...args, '--kubeconfig', kubeconfig], { stdout: { write: (x: string) => out.push(x) }, stderr: { write: (x: string) => err.push(x) } });
+      return { code, stdout: out.join(''), stderr: err.join('') };
+    };
+    try {
+      // db: one replica that may not go (maxUnavailable 0).
+      await c.client.create(DEPLOYMENTS, 'default', deploymentManifest('default', 'db', { replicas: 1, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }));
+      await waitComplete(c.client, 'default', 'db', '1');
+      const dbNode = (await c.client.list<Pod>(PODS, 'default')).items.find((p) => p.metadata.labels?.app === 'db')!.spec!.nodeName as string;
+      await c.client.create(NODEROLLS, undefined, {
+        apiVersion: 'pacer.dev/v1alpha1', kind: 'NodeRoll', metadata: { name: 'again' },
+        spec: { nodeSelector: { matchLabels: { 'sim.pacer.dev/node-group': 'workers' } }, nodeGroup: 'workers', desiredNodes: 3, timeouts: { drain: '2s' } },
+      });
+      const roll = () => c.client.get<{ status?: { phase?: string; paused?: { node?: string; wait: string; message: string }; nodes?: Array<{ name: string; step: string }> } }>(NODEROLLS, undefined, 'again');
+      await eventually('the roll paused on db\'s node', async () => (await roll()).status?.paused?.node === dbNode, 60_000);
+      expect((await roll()).status!.paused).to.deep.include({ wait: 'drain' });
+      expect((await roll()).status!.paused!.message).to.match(new RegExp(`^node ${dbNode}: 1 pod\\(s\\) not evicted after \\d+ s \\(deployment default/db would fall below its minimum of 1 available \\(1 available\\)\\)$`));
+      const status = await plugin('node-roll', 'status', 'again');
+      expect(status.stdout).to.match(/^NodeRoll again: Paused\n/);
+      const skipped = await plugin('node-roll', 'skip', 'again', dbNode);
+      expect([skipped.code, skipped.stdout, skipped.stderr]).to.deep.equal([0, `noderoll.pacer.dev/again: node ${dbNode} skipped (revisited once the others are done)\n`, '']);
+      // The skip is carried out (the pause lifted, the node last), the others are rolled, and the roll
+      // comes back to db's node and pauses on it again.
+      await eventually('the others done, paused again on db\'s node', async () => {
+        const st = (await roll()).status as { paused?: { node?: string }; skipped?: string[]; nodes?: Array<{ step: string }> };
+        return st.skipped?.includes(dbNode) && st.paused?.node === dbNode && st.nodes!.filter((n) => n.step === 'Done').length === 2;
+      }, 60_000);
+      const wrong = await plugin('node-roll', 'skip', 'again', 'nope');
+      expect([wrong.code, wrong.stderr]).to.deep.equal([1, 'error: node nope is not one of the roll\'s original nodes\n']);
+      await c.client.patch(DEPLOYMENTS, 'default', 'db', { spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } } } }, 'merge');
+      const resumed = await plugin('node-roll', 'resume', 'again');
+      expect([resumed.code, resumed.stdout, resumed.stderr]).to.deep.equal([0, 'noderoll.pacer.dev/again resumed\n', '']);
+      await eventually('the roll to complete', async () => (await roll()).status?.phase === 'Complete', 60_000);
+      expect((await plugin('node-roll', 'resume', 'again')).stderr).to.equal('error: noderolls.pacer.dev "again" is not paused\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -331,3 +331,31 @@ export function statusOf(prev: NodeRollStatus | undefined, generation: number | 
     ],
   };
 }
+
+/** An operator's requests on a NodeRoll, as annotations the plugin writes and the controller clears once carried out. */
+export const RESUME_ANNOTATION = 'pacer.dev/resume';
+export const SKIP_ANNOTATION = 'pacer.dev/skip';
+
+/**
+ * The checkpoint after the operator's requests (resume; skip of the nodes named, comma-separated),
+ * and what could not be done. Carrying a request out twice changes nothing more.
+ */
+export function applyRequests(cp: RollCheckpoint, annotations: Readonly<Record<string, string>> | undefined, now: number): { checkpoint: RollCheckpoint; errors: string[]; handled: string[] } {
+  let out = cp;
+  const errors: string[] = [];
+  const handled: string[] = [];
+  const skip = annotations?.[SKIP_ANNOTATION];
+  if (skip !== undefined) {
+    handled.push(SKIP_ANNOTATION);
+    for (const node of skip.split(',').map((x) => x.trim()).filter((x) => x !== '')) {
+      const r = skipNode(out, node, now);
+      if (r.checkpoint) out = r.checkpoint;
+      else errors.push(r.error!);
+    }
+  }
+  if (annotations?.[RESUME_ANNOTATION] !== undefined) {
+    handled.push(RESUME_ANNOTATION);
+    if (out.paused) out = resumeRoll(out, now);
+  }
+  return { checkpoint: out, errors, handled };
+}

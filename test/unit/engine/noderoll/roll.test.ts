@@ -6,7 +6,7 @@
 // resume and skip from the checkpoint.
 
 import { expect } from 'chai';
-import { decideRoll, resumeRoll, skipNode, zonesInWords } from '../../../../src/engine/noderoll/roll.ts';
+import { applyRequests, decideRoll, resumeRoll, skipNode, zonesInWords } from '../../../../src/engine/noderoll/roll.ts';
 import type { RollAction, RollCheckpoint, RollInput, RollNode, RollPod } from '../../../../src/engine/noderoll/roll.ts';
 
 const MIN = 60_000;
@@ -207,6 +207,25 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
     const inZone = (name: string, zone: string): RollNode => ({ ...node(name), metadata: { name, labels: { 'topology.kubernetes.io/zone': zone } } });
     expect(zonesInWords([inZone('n1', 'a'), inZone('n2', 'b'), inZone('n3', 'c')])).to.equal('zones a 1, b 1, c 1 (balanced)');
     expect(zonesInWords([inZone('n1', 'a'), inZone('n2', 'a'), inZone('n3', 'a'), inZone('n4', 'b')])).to.equal('zones a 3, b 1: 1 move(s) would balance them (a → b)');
+  });
+
+  it('the operator\'s requests: skip a blocked node (the pause on it lifted), resume; repeated, they change nothing more', () => {
+    const paused: RollCheckpoint = {
+      originalNodes: ['a', 'b'], nodes: [{ name: 'a', step: 'Draining', since: 0 }, { name: 'b', step: 'Pending', since: 0 }],
+      paused: { node: 'a', wait: 'drain', message: 'node a: 1 pod(s) not evicted' },
+    };
+    const skipped = applyRequests(paused, { 'pacer.dev/skip': 'a' }, 5000);
+    expect(skipped.handled).to.deep.equal(['pacer.dev/skip']);
+    expect(skipped.checkpoint).to.deep.include({ skipped: ['a'] });
+    expect(skipped.checkpoint.paused).to.equal(undefined);
+    expect(skipped.checkpoint.nodes![0]).to.deep.equal({ name: 'a', step: 'Pending', since: 5000 });
+    expect(applyRequests(skipped.checkpoint, { 'pacer.dev/skip': 'a' }, 6000).checkpoint.skipped).to.deep.equal(['a']);
+    const refused = applyRequests(paused, { 'pacer.dev/skip': 'zz' }, 5000);
+    expect(refused.errors).to.deep.equal(['node zz is not one of the roll\'s original nodes']);
+    const resumed = applyRequests(paused, { 'pacer.dev/resume': '2026-11-24T09:00:00Z' }, 7000);
+    expect(resumed.checkpoint.paused).to.equal(undefined);
+    expect(resumed.checkpoint.nodes![0].since, 'the wait starts its clock again').to.equal(7000);
+    expect(applyRequests(resumed.checkpoint, { 'pacer.dev/resume': 'x' }, 8000).checkpoint).to.deep.equal(resumed.checkpoint);
   });
 
   it('paused by the operator (spec.paused): nothing is done', () => {

@@ -1,0 +1,84 @@
+// `kubectl pacer node-roll status|pause|resume|skip NAME [NODE]` (docs/plugin.md): a NodeRoll as its
+// checkpoint tells it, and the operator's levers. pause and resume of the operator's own hold are
+// spec.paused; resume after a timeout and skip are requests (annotations) the controller carries out
+// on the checkpoint and then clears, so they hold across restarts and leader changes; skip is checked
+// here first, against the checkpoint, with the controller's own rule. The patches carry no
+// resourceVersion: the controller writes the status all the time, and each request is safe to
+// apply to whatever version is stored (the controller judges it again).
+
+import type { NodeRoll } from '../api/noderoll.ts';
+import { NODEROLL_PLURAL } from '../api/noderoll.ts';
+import { GROUP } from '../api/types.ts';
+import { humanDuration } from '../api/duration.ts';
+import { RESUME_ANNOTATION, SKIP_ANNOTATION, checkpointOf, skipNode } from '../engine/index.ts';
+import type { NodeRollStatus } from '../engine/index.ts';
+import { NODEROLLS } from '../kube/client.ts';
+import { PluginError } from './errors.ts';
+import { tabwrite } from './format.ts';
+import type { Session } from './options.ts';
+import { printData } from './options.ts';
+
+const PREFIX = `noderoll.${GROUP}/`;
+const RESOURCE = `${NODEROLL_PLURAL}.${GROUP}`;
+
+async function getRoll(s: Session, name: string): Promise<NodeRoll> {
+  return s.client.get<NodeRoll>(NODEROLLS, undefined, name);
+}
+
+/** The roll as text: phase and message, the spec in a line, each original node's step, the pause. Pure. */
+export function describeRoll(roll: NodeRoll, now: number): string {
+  const st = (roll.status ?? {}) as NodeRollStatus;
+  const spec = roll.spec ?? {};
+  const lines = [`NodeRoll ${roll.metadata.name}: ${st.phase ?? 'Pending'}`];
+  if (st.message) lines.push(`  ${st.message}`);
+  const mode = spec.mode ?? 'Replace';
+  lines.push(`Mode: ${mode}, ${spec.nodesAtATime ?? 1} node(s) at a time, group ${spec.nodeGroup ?? '(none)'}${mode === 'Replace' ? ` to ${spec.desiredNodes} new node(s)` : ''}${spec.paused ? ', paused (spec.paused)' : ''}`);
+  if (st.paused) lines.push(`Paused: ${st.paused.node ? `node ${st.paused.node}, ` : ''}${st.paused.wait}: ${st.paused.message}`);
+  if (st.nodes && st.nodes.length > 0) {
+    const skipped = new Set(st.skipped ?? []);
+    const rows = ['NODE\tSTEP\tSINCE', ...st.nodes.map((n) => `${n.name}\t${n.step}${skipped.has(n.name) ? ' (skipped)' : ''}\t${n.step === 'Pending' ? '-' : humanDuration(Math.max(0, now - Date.parse(n.since)))}`)];
+    lines.push(tabwrite(`${rows.join('\n')}\n`).trimEnd());
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function runNodeRollStatus(s: Session, name: string, o: { output?: string }): Promise<number> {
+  const roll = await getRoll(s, name);
+  if (o.output) printData(s.io, o.output, roll);
+  else s.io.stdout.write(describeRoll(roll, Date.now()));
+  return 0;
+}
+
+/** pause: spec.paused true (kubectl's "already paused" when it is). */
+export async function runNodeRollPause(s: Session, name: string): Promise<number> {
+  const roll = await getRoll(s, name);
+  if (roll.spec.paused === true) throw new PluginError(`${RESOURCE} "${name}" is already paused`);
+  await s.client.patch(NODEROLLS, undefined, name, { spec: { paused: true } }, 'merge');
+  s.io.stdout.write(`${PREFIX}${name} paused\n`);
+  return 0;
+}
+
+/** resume: lifts spec.paused, and asks the controller to lift a pause a timeout set (from the checkpoint). */
+export async function runNodeRollResume(s: Session, name: string): Promise<number> {
+  const roll = await getRoll(s, name);
+  const st = (roll.status ?? {}) as NodeRollStatus;
+  if (roll.spec.paused !== true && !st.paused) throw new PluginError(`${RESOURCE} "${name}" is not paused`);
+  await s.client.patch(NODEROLLS, undefined, name, {
+    ...(st.paused ? { metadata: { annotations: { [RESUME_ANNOTATION]: new Date().toISOString() } } } : {}),
+    ...(roll.spec.paused === true ? { spec: { paused: false } } : {}),
+  }, 'merge');
+  s.io.stdout.write(`${PREFIX}${name} resumed\n`);
+  return 0;
+}
+
+/** skip NODE: the node goes back to the end of the order; refused here as the controller would refuse it. */
+export async function runNodeRollSkip(s: Session, name: string, node: string): Promise<number> {
+  const roll = await getRoll(s, name);
+  const r = skipNode(checkpointOf(roll.status as NodeRollStatus | undefined, Date.now()), node, Date.now());
+  if (r.error) throw new PluginError(r.error);
+  const already = roll.metadata.annotations?.[SKIP_ANNOTATION];
+  const nodes = [...new Set([...(already ? already.split(',') : []), node])].join(',');
+  await s.client.patch(NODEROLLS, undefined, name, { metadata: { annotations: { [SKIP_ANNOTATION]: nodes } } }, 'merge');
+  s.io.stdout.write(`${PREFIX}${name}: node ${node} skipped (revisited once the others are done)\n`);
+  return 0;
+}
