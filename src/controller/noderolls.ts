@@ -14,6 +14,7 @@ import { formatFieldError } from '../api/validation.ts';
 import { NODEROLLS, NODES } from '../kube/client.ts';
 import { isKind } from '../kube/errors.ts';
 import type { Logger } from '../observe/logger.ts';
+import type { NodeRollSample } from '../observe/metrics.ts';
 import { Controller } from '../manager/controller.ts';
 import type { Manager } from '../manager/manager.ts';
 import { applyRequests, checkpointOf, decideRoll, pacerBudgets, semanticEqual, statusOf, unhealthyWorkloads } from '../engine/index.ts';
@@ -31,6 +32,17 @@ export interface NodeRollSources {
   pods: Informer<Pod>;
   /** Events on the NodeRoll (a pause, the end). */
   recorder: { record(obj: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): void };
+}
+
+/** A NodeRoll as the pacer_noderoll_* series show it (from its status). */
+export function rollSample(r: NodeRoll): NodeRollSample {
+  const st = (r.status ?? {}) as NodeRollStatus;
+  const steps: Record<string, number> = {};
+  for (const n of st.nodes ?? []) steps[n.step] = (steps[n.step] ?? 0) + 1;
+  return {
+    name: r.metadata.name ?? '', phase: st.phase ?? 'Rolling', steps,
+    ...(st.paused ? { paused: { wait: st.paused.wait, ...(st.paused.node ? { node: st.paused.node } : {}) } } : {}),
+  };
 }
 
 export class NodeRollController {
@@ -55,6 +67,7 @@ export class NodeRollController {
     src.pods.on({ update: all, delete: all });
     src.deployments.on({ update: all });
     src.replicaSets.on({ update: all });
+    mgr.metrics?.trackNodeRolls(() => this.rolls.list().map(rollSample));
     mgr.add(this.controller);
   }
 

@@ -64,8 +64,21 @@ export interface ControllerMetrics {
   trackDeployments(list: () => Iterable<Deployment>): void;
   /** Computes the pacer_plan_phase_* series from `list()` at every scrape. */
   trackPlanPhases(list: () => Iterable<PlanPhaseSample>): void;
+  /** Computes the pacer_noderoll_* series from `list()` at every scrape. */
+  trackNodeRolls(list: () => Iterable<NodeRollSample>): void;
   /** A rollout ended. */
   observeRollout(result: RolloutResult, strategy: string, seconds: number | undefined): void;
+}
+
+/** One NodeRoll, as the pacer_noderoll_* series show it. */
+export interface NodeRollSample {
+  name: string;
+  /** Rolling, Paused, Complete or Invalid. */
+  phase: string;
+  /** Set while a timeout paused it: the wait (scaleUp, drain, deregister, healthy) and the node. */
+  paused?: { wait: string; node?: string };
+  /** Original nodes by step. */
+  steps: Readonly<Record<string, number>>;
 }
 
 /** One Deployment's phase of its service's plan, as the pacer_plan_phase_* series show it. */
@@ -267,6 +280,31 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
       }
     },
   });
+  const rollSources: Array<() => Iterable<NodeRollSample>> = [];
+  new Gauge({
+    name: 'pacer_noderoll_phase', help: 'The phase of a NodeRoll (1 for the current one).',
+    labelNames: ['name', 'phase'], registers,
+    collect() {
+      this.reset();
+      for (const list of rollSources) for (const r of list()) this.set({ name: r.name, phase: r.phase }, 1);
+    },
+  });
+  new Gauge({
+    name: 'pacer_noderoll_paused', help: 'A NodeRoll paused for a human after a wait timed out (1), with the wait and the node; 0 otherwise.',
+    labelNames: ['name', 'wait', 'node'], registers,
+    collect() {
+      this.reset();
+      for (const list of rollSources) for (const r of list()) this.set({ name: r.name, wait: r.paused?.wait ?? '', node: r.paused?.node ?? '' }, r.paused ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'pacer_noderoll_nodes', help: 'The original nodes of a NodeRoll, by step.',
+    labelNames: ['name', 'step'], registers,
+    collect() {
+      this.reset();
+      for (const list of rollSources) for (const r of list()) for (const [step, n] of Object.entries(r.steps)) this.set({ name: r.name, step }, n);
+    },
+  });
   const rolloutsTotal = new Counter({
     name: 'pacer_rollouts_total', help: 'Rollouts that ended, by result (complete, deadline_exceeded, superseded).',
     labelNames: ['result'] as const, registers,
@@ -313,6 +351,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     },
     trackPlanPhases(list) {
       planSources.push(list);
+    },
+    trackNodeRolls(list) {
+      rollSources.push(list);
     },
     observeRollout(result, strategy, seconds) {
       rolloutsTotal.inc({ result });

@@ -91,6 +91,8 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
       await eventually('the roll paused on db\'s node', async () => (await roll()).status?.paused?.node === dbNode, 60_000);
       expect((await roll()).status!.paused).to.deep.include({ wait: 'drain' });
       expect((await roll()).status!.paused!.message).to.match(new RegExp(`^node ${dbNode}: 1 pod\\(s\\) not evicted after \\d+ s \\(deployment default/db would fall below its minimum of 1 available \\(1 available\\)\\)$`));
+      // The pager's series: paused, with the wait and the node.
+      expect(await c.ctl.metrics.registry.getSingleMetricAsString('pacer_noderoll_paused')).to.contain(`pacer_noderoll_paused{name="again",wait="drain",node="${dbNode}"} 1`);
       const status = await plugin('node-roll', 'status', 'again');
       expect(status.stdout).to.match(/^NodeRoll again: Paused\n/);
       const skipped = await plugin('node-roll', 'skip', 'again', dbNode);

@@ -53,7 +53,7 @@ describe('manifests/monitoring', () => {
 
   it('each alert has a promtool unit test that expects it to fire', () => {
     const alerts = prometheusRule().spec.groups.flatMap((g) => g.rules).map((r) => r.alert).filter((a): a is string => !!a);
-    expect(alerts).to.have.members(['PacerRolloutProgressDeadlineExceeded', 'PacerDeploymentUnavailable', 'PacerPlanWaitingForOperator', 'PacerControllerDown', 'PacerReconcileErrorsHigh', 'PacerWorkqueueBacklog']);
+    expect(alerts).to.have.members(['PacerRolloutProgressDeadlineExceeded', 'PacerDeploymentUnavailable', 'PacerPlanWaitingForOperator', 'PacerNodeRollPaused', 'PacerControllerDown', 'PacerReconcileErrorsHigh', 'PacerWorkqueueBacklog']);
     const firing = new Set<string>();
     for (const f of readdirSync(join(DIR, 'tests'))) {
       const t = parseYaml(readFileSync(join(DIR, 'tests', f), 'utf8')) as { rule_files: string[]; tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts: unknown[] }> }> };
