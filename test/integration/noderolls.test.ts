@@ -13,7 +13,8 @@ import type { Deployment, Pod } from '../../src/api/types.ts';
 import { DEPLOYMENTS, NODEROLLS, PODS } from '../../src/kube/client.ts';
 import { REF } from '../../src/sim/resources.ts';
 import type { KubeObject } from '../../src/sim/types.ts';
-import { deploymentManifest, eventually, startCluster, waitComplete } from './fixtures/cluster.ts';
+import { deploymentManifest, eventually, startCluster, startSimWithCrds, waitComplete } from './fixtures/cluster.ts';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Cluster } from './fixtures/cluster.ts';
 
 describe('node roll: a group of 3 nodes replaced under two Deployments (simulated cluster)', function () {
@@ -111,6 +112,72 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
       await eventually('the roll to complete', async () => (await roll()).status?.phase === 'Complete', 60_000);
       expect((await plugin('node-roll', 'resume', 'again')).stderr).to.equal('error: noderolls.pacer.dev "again" is not paused\n');
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('node roll: the controller SIGKILLed again and again during a roll (its own process, simulated cluster)', function () {
+  this.timeout(180_000);
+  const FIXTURE = new URL('./fixtures/pacer-controller.ts', import.meta.url).pathname;
+
+  it('resumes from status every time: the group is never scaled beyond originals + desired, no Deployment drops below its minimum, and the roll finishes', async () => {
+    const { sim, client } = await startSimWithCrds({ nodes: 0, zones: ['a', 'b', 'c'], podStartMs: 20, podReadyMs: 30 });
+    const dir = mkdtempSync(join(tmpdir(), 'pacer-noderoll-kill-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, sim.kubeconfig);
+    let child: ChildProcess | undefined;
+    const start = () => {
+      child = spawn(process.execPath, [FIXTURE, 'controller', '--kubeconfig', kubeconfig, '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--api-bind-address', '0', '--webhook-bind-address', '0', '--leader-elect=false'],
+        { stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'], env: { ...process.env, KUBECONFIG: '' } });
+    };
+    let highest = 0;
+    let lowest = Infinity;
+    const sampler = setInterval(() => {
+      const g = sim.store.get(REF.nodegroups, undefined, 'workers');
+      highest = Math.max(highest, (g?.spec as { replicas?: number } | undefined)?.replicas ?? 0);
+      for (const d of sim.store.list({ group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' }, 'default').items as unknown as Deployment[]) {
+        if (d.status?.observedGeneration) lowest = Math.min(lowest, d.status.availableReplicas ?? 0);
+      }
+    }, 5);
+    try {
+      sim.store.create(REF.nodegroups, undefined, { apiVersion: 'sim.pacer.dev/v1', kind: 'NodeGroup', metadata: { name: 'workers' }, spec: { replicas: 6, zones: ['a', 'b', 'c'], launchDelayMs: 300, deregistrationDelayMs: 300 } } as KubeObject);
+      start();
+      for (const name of ['web', 'api', 'db']) {
+        await client.create(DEPLOYMENTS, 'default', deploymentManifest('default', name, { replicas: 4, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } } }));
+      }
+      for (const name of ['web', 'api', 'db']) await waitComplete(client, 'default', name, '1', 60_000);
+      lowest = Infinity;
+      await client.create(NODEROLLS, undefined, {
+        apiVersion: 'pacer.dev/v1alpha1', kind: 'NodeRoll', metadata: { name: 'upgrade' },
+        spec: { nodeSelector: { matchLabels: { 'sim.pacer.dev/node-group': 'workers' } }, nodeGroup: 'workers', desiredNodes: 6 },
+      });
+      // Kill at seeded pseudo-random moments (200–1,200 ms apart), restarting each time, until it is done.
+      let seed = 7;
+      const next = () => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return 200 + (seed % 1000); };
+      let kills = 0;
+      const phase = async () => (await client.get<{ status?: { phase?: string } }>(NODEROLLS, undefined, 'upgrade')).status?.phase;
+      for (let i = 0; i < 200 && (await phase()) !== 'Complete'; i++) {
+        await new Promise((r) => setTimeout(r, next()));
+        if (kills < 8) {
+          child!.kill('SIGKILL');
+          await new Promise((r) => child!.once('exit', r));
+          kills++;
+          start();
+        }
+      }
+      await eventually('the roll to complete', async () => (await phase()) === 'Complete', 90_000);
+      expect(kills, 'killed several times mid-roll').to.be.at.least(3);
+      expect(highest, 'never scaled beyond originals + desired').to.equal(12);
+      expect(lowest, 'no Deployment below replicas − maxUnavailable').to.be.at.least(3);
+      const nodes = sim.store.list(REF.nodes, undefined).items;
+      expect(nodes.map((n) => n.metadata.name).filter((n) => ['workers-1', 'workers-2', 'workers-3', 'workers-4', 'workers-5', 'workers-6'].includes(n!)), 'the old nodes are gone').to.deep.equal([]);
+      expect(nodes).to.have.length(6);
+      expect((sim.store.get(REF.nodegroups, undefined, 'workers')!.spec as { replicas: number }).replicas).to.equal(6);
+    } finally {
+      clearInterval(sampler);
+      child?.kill('SIGKILL');
+      await sim.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   });
