@@ -30,6 +30,12 @@ export interface NodeRollSpec {
   mode?: NodeRollMode;
   /** Nodes taken out at once (default 1). */
   nodesAtATime?: number;
+  /**
+   * Replace: cordon every original node before the first eviction (default true), so that each
+   * evicted pod lands on a new node and moves once. False cordons each node only when its drain
+   * begins (the seed's first attempt: pods may land on old nodes and move again).
+   */
+  cordonFirst?: boolean;
   /** Whose health gates each next node: default every Pacer Deployment and every ReplicaSet; a selector narrows it. */
   healthGate?: { selector?: LabelSelector };
   timeouts?: NodeRollTimeouts;
@@ -48,9 +54,9 @@ export interface NodeRoll {
 export const DEFAULT_NODE_ROLL_TIMEOUT = '10m';
 
 /** The spec with its defaults (mode Replace, one node at a time, 10m for every wait, not paused). */
-export function nodeRollDefaults(spec: NodeRollSpec): Required<Pick<NodeRollSpec, 'mode' | 'nodesAtATime' | 'paused'>> & NodeRollSpec & { timeouts: Required<NodeRollTimeouts> } {
+export function nodeRollDefaults(spec: NodeRollSpec): Required<Pick<NodeRollSpec, 'mode' | 'nodesAtATime' | 'paused' | 'cordonFirst'>> & NodeRollSpec & { timeouts: Required<NodeRollTimeouts> } {
   const timeouts = Object.fromEntries(NODE_ROLL_WAITS.map((w) => [w, spec.timeouts?.[w] ?? DEFAULT_NODE_ROLL_TIMEOUT])) as Required<NodeRollTimeouts>;
-  return { ...spec, mode: spec.mode ?? 'Replace', nodesAtATime: spec.nodesAtATime ?? 1, paused: spec.paused ?? false, timeouts };
+  return { ...spec, mode: spec.mode ?? 'Replace', nodesAtATime: spec.nodesAtATime ?? 1, paused: spec.paused ?? false, cordonFirst: spec.cordonFirst ?? true, timeouts };
 }
 
 const isEmpty = (s: LabelSelector | undefined) => !s || (Object.keys(s.matchLabels ?? {}).length === 0 && (s.matchExpressions ?? []).length === 0);

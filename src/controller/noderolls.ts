@@ -90,7 +90,7 @@ export class NodeRollController {
     const deployments = this.src.deployments.list();
     const replicaSets = this.src.replicaSets.list();
     const decision = decideRoll({
-      mode: spec.mode, nodeGroup: spec.nodeGroup ?? '', desiredNodes: spec.desiredNodes ?? 0, nodesAtATime: spec.nodesAtATime,
+      mode: spec.mode, nodeGroup: spec.nodeGroup ?? '', desiredNodes: spec.desiredNodes ?? 0, nodesAtATime: spec.nodesAtATime, cordonFirst: spec.cordonFirst,
       timeoutsMs: Object.fromEntries(NODE_ROLL_WAITS.map((w) => [w, parseGoDuration(spec.timeouts[w])])) as Record<(typeof NODE_ROLL_WAITS)[number], number>,
       paused: spec.paused, checkpoint: requests.checkpoint, nodes, pods: this.src.pods.list(),
       unhealthy: unhealthyWorkloads(deployments, replicaSets, spec.healthGate?.selector), budget: pacerBudgets(deployments, replicaSets), now,

@@ -67,6 +67,8 @@ export interface RollInput {
   nodeGroup: string;
   desiredNodes: number;
   nodesAtATime: number;
+  /** Replace: cordon every original node before the first eviction (default true). */
+  cordonFirst?: boolean;
   /** Each wait's timeout, in ms. */
   timeoutsMs: Record<NodeRollWait, number>;
   /** The operator paused it (spec.paused). */
@@ -146,9 +148,11 @@ export function decideRoll(i: RollInput): RollDecision {
       return { actions, checkpoint: cp, message: `waiting for new nodes: ${ready} of ${i.desiredNodes} registered and Ready`, requeueAfterMs: i.timeoutsMs.scaleUp - waited };
     }
     // Cordon every original node first (the seed's "tag old nodes"): each pod moves once.
-    for (const name of cp.originalNodes) {
-      const n = byName.get(name);
-      if (n && !n.spec?.unschedulable) actions.push({ verb: 'cordon', node: name });
+    if (i.cordonFirst !== false) {
+      for (const name of cp.originalNodes) {
+        const n = byName.get(name);
+        if (n && !n.spec?.unschedulable) actions.push({ verb: 'cordon', node: name });
+      }
     }
   }
   // The nodes in work order: skipped ones last.
@@ -172,7 +176,7 @@ export function decideRoll(i: RollInput): RollDecision {
       continue;
     }
     if (i.unhealthy.length > 0) break;
-    if (i.mode === 'Drain') actions.push({ verb: 'cordon', node: p.name });
+    if (i.mode === 'Drain' || i.cordonFirst === false) actions.push({ verb: 'cordon', node: p.name });
     set(p.name, 'Draining');
   }
   // Evictions of this pass count against their workloads' budgets (two pods of one Deployment on a

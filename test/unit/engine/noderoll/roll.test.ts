@@ -96,6 +96,16 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
     expect(w.groupSize, 'the group ends at the desired count').to.equal(3);
   });
 
+  it('cordonFirst false (the seed\'s first attempt): each node cordoned only when its drain begins, so pods may land on old nodes and move again', () => {
+    const w = world(3, 2);
+    const out = roll(w, {}, { cordonFirst: false });
+    expect(out.cp.done).to.equal(true);
+    const firstEvict = w.log.findIndex((l) => l.startsWith('evict'));
+    expect(w.log.slice(0, firstEvict).filter((l) => l.startsWith('cordon'))).to.deep.equal(['cordon old-0']);
+    const moves = [...w.moves.values()].map((path) => path.length - 1);
+    expect(Math.max(...moves), 'some pod moved more than once').to.be.greaterThan(1);
+  });
+
   it('never more nodes in flight than nodesAtATime', () => {
     for (const atATime of [1, 2]) {
       const w = world(4, 1);
