@@ -3,7 +3,9 @@
 // new nodes with the controller in-process, once with every old node cordoned first (the default)
 // and once cordoning each node only when its drain begins (the seed's first attempt: pods may land
 // on old nodes and move again).
-//   npx node bench/noderoll.bench.ts            # both, about a minute
+//   npx node bench/noderoll.bench.ts                 # both, about a minute
+//   npx node bench/noderoll.bench.ts --desired 10    # 20 old nodes consolidated onto 10 new ones
+//   npx node bench/noderoll.bench.ts --pods-per-node 6   # a node takes 6 pods (the new ones fill up)
 // Prints one JSON line per run: total time, time per node, pods created during the roll per pod
 // (1.0: each pod moved once), the fewest available replicas any Deployment had (its minimum is 4),
 // and the group's largest size (originals + desired: scaled up once).
@@ -15,12 +17,18 @@ import { REF } from '../src/sim/resources.ts';
 import type { KubeObject } from '../src/sim/types.ts';
 import { deploymentManifest, eventually, startCluster, waitComplete } from '../test/integration/fixtures/cluster.ts';
 
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
 const NODES = 20;
+const DESIRED = arg('--desired', NODES);
+const PODS_PER_NODE = arg('--pods-per-node', 110);
 const DEPLOYMENTS_N = 20;
 const REPLICAS = 5;
 
 async function run(cordonFirst: boolean): Promise<Record<string, unknown>> {
-  const c = await startCluster({ nodes: 0, zones: ['a', 'b', 'c'], podStartMs: 100, podReadyMs: 100 });
+  const c = await startCluster({ nodes: 0, zones: ['a', 'b', 'c'], podStartMs: 100, podReadyMs: 100, podsPerNode: PODS_PER_NODE });
   try {
     const store = c.sim.store;
     store.create(REF.nodegroups, undefined, { apiVersion: 'sim.pacer.dev/v1', kind: 'NodeGroup', metadata: { name: 'workers' }, spec: { replicas: NODES, zones: ['a', 'b', 'c'], launchDelayMs: 200, deregistrationDelayMs: 200 } } as KubeObject);
@@ -40,13 +48,13 @@ async function run(cordonFirst: boolean): Promise<Record<string, unknown>> {
     const t0 = performance.now();
     await c.client.create(NODEROLLS, undefined, {
       apiVersion: 'pacer.dev/v1alpha1', kind: 'NodeRoll', metadata: { name: 'upgrade' },
-      spec: { nodeSelector: { matchLabels: { 'sim.pacer.dev/node-group': 'workers' } }, nodeGroup: 'workers', desiredNodes: NODES, cordonFirst },
+      spec: { nodeSelector: { matchLabels: { 'sim.pacer.dev/node-group': 'workers' } }, nodeGroup: 'workers', desiredNodes: DESIRED, cordonFirst },
     });
     await eventually('the roll to complete', async () => (await c.client.get<{ status?: { phase?: string } }>(NODEROLLS, undefined, 'upgrade')).status?.phase === 'Complete', 600_000);
     const seconds = (performance.now() - t0) / 1000;
     clearInterval(sampler);
     return {
-      bench: 'noderoll', cordonFirst, nodes: NODES, pods: before.size, seconds: Math.round(seconds * 10) / 10,
+      bench: 'noderoll', cordonFirst, nodes: NODES, desired: DESIRED, podsPerNode: PODS_PER_NODE, pods: before.size, seconds: Math.round(seconds * 10) / 10,
       secondsPerNode: Math.round((seconds / NODES) * 100) / 100, podMovesPerPod: Math.round((created.size / before.size) * 100) / 100,
       fewestAvailable: lowest, minimum: REPLICAS - 1, largestGroup: largest,
     };
