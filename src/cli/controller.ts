@@ -239,9 +239,13 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   // Custom plans need their CRD; without it the rest runs as before (checked once, at start).
   if (served.plans) new PlanController(mgr, controller.deployments);
   else logger.warn(`${PLAN_PLURAL}.${GROUP} is not installed: custom plans are off until the controller is restarted after kubectl apply -f crds/`);
-  // Node rolls reach their groups through the simulated cluster's NodeGroups (the one provider so far).
-  if (served.noderolls) {
+  // Node rolls reach their groups through the simulated cluster's NodeGroups (the one provider so
+  // far). A controller watching one namespace does not see every pod of a node: it would drain
+  // blind, so it rolls no nodes.
+  if (served.noderolls && opts.namespace === undefined) {
     new NodeRollController(mgr, { deployments: controller.deployments, replicaSets: controller.replicaSets, pods: controller.pods, recorder: controller.recorder }, simNodeGroups(client));
+  } else if (served.noderolls) {
+    logger.warn(`node rolls are off: with --namespace ${opts.namespace} the controller does not see every pod of a node`);
   }
   const servers = await startServers({
     metrics: parseBindAddress(opts.metricsBindAddress ?? ':8080'),
