@@ -83,10 +83,17 @@ export class NodeRollController {
       return {};
     }
     const spec = nodeRollDefaults(roll.spec);
+    const matching = this.nodes.list().filter((n) => selectorMatches(spec.nodeSelector as LabelSelector, n.metadata.labels));
+    if (!prev?.originalNodes && matching.length === 0) {
+      // Nothing to roll is a mistake to report, not a roll that is done.
+      const message = `spec.nodeSelector: Invalid value: ${JSON.stringify(spec.nodeSelector)}: matches no node`;
+      await this.writeStatus(roll, { ...(prev ?? {}), observedGeneration: roll.metadata.generation, phase: 'Invalid', message }, stats);
+      return {};
+    }
     // The operator's requests (kubectl pacer node-roll resume|skip), carried out on the checkpoint.
     const requests = applyRequests(checkpointOf(prev, now), roll.metadata.annotations, now);
     for (const e of requests.errors) this.src.recorder.record(roll, 'Warning', 'NodeRollRequestRefused', e);
-    const nodes = this.nodes.list().filter((n) => selectorMatches(spec.nodeSelector as LabelSelector, n.metadata.labels));
+    const nodes = matching;
     const deployments = this.src.deployments.list();
     const replicaSets = this.src.replicaSets.list();
     const decision = decideRoll({

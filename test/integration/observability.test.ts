@@ -5,7 +5,7 @@
 
 import { expect } from 'chai';
 import { PassThrough } from 'node:stream';
-import { DEPLOYMENTS, EVENTS } from '../../src/kube/client.ts';
+import { DEPLOYMENTS, EVENTS, NODEROLLS } from '../../src/kube/client.ts';
 import { createLogger } from '../../src/observe/logger.ts';
 import { createNamespace, deploymentManifest, eventually, startCluster, waitComplete } from './fixtures/cluster.ts';
 import type { Cluster } from './fixtures/cluster.ts';
@@ -127,6 +127,14 @@ describe('observability: a controller on the simulated cluster', function () {
   });
 
   it('every series the dashboard and the alerts name is exported', async () => {
+    // A NodeRoll (one that selects no node: Invalid, nothing disrupted) so that its series exist.
+    await c.client.create(NODEROLLS, undefined, {
+      apiVersion: 'pacer.dev/v1alpha1', kind: 'NodeRoll', metadata: { name: 'nothing' },
+      spec: { nodeSelector: { matchLabels: { group: 'none' } }, nodeGroup: 'none', desiredNodes: 1 },
+    });
+    const roll = await eventually('the NodeRoll judged', async () => (await c.client.get<{ status?: { phase?: string; message?: string } }>(NODEROLLS, undefined, 'nothing')).status?.phase === 'Invalid'
+      && (await c.client.get<{ status: { message: string } }>(NODEROLLS, undefined, 'nothing')));
+    expect(roll.status.message).to.equal('spec.nodeSelector: Invalid value: {"matchLabels":{"group":"none"}}: matches no node');
     const s = await scrape();
     const exported = new Set(s.map((x) => x.name));
     const wanted = new Set([...dashboardExpressions(), ...ruleExpressions()].flatMap(seriesNames));
