@@ -79,16 +79,14 @@ export class NodeRollController {
     if (prev?.done) return {};
     const errors = validateNodeRoll(roll).map(formatFieldError);
     if (errors.length > 0) {
-      await this.writeStatus(roll, { ...(prev ?? {}), observedGeneration: roll.metadata.generation, phase: 'Invalid', message: errors.join('; ') }, stats);
-      return {};
+      return (await this.writeStatus(roll, { ...(prev ?? {}), observedGeneration: roll.metadata.generation, phase: 'Invalid', message: errors.join('; ') }, stats)) ? {} : { requeue: true };
     }
     const spec = nodeRollDefaults(roll.spec);
     const matching = this.nodes.list().filter((n) => selectorMatches(spec.nodeSelector as LabelSelector, n.metadata.labels));
     if (!prev?.originalNodes && matching.length === 0) {
       // Nothing to roll is a mistake to report, not a roll that is done.
       const message = `spec.nodeSelector: Invalid value: ${JSON.stringify(spec.nodeSelector)}: matches no node`;
-      await this.writeStatus(roll, { ...(prev ?? {}), observedGeneration: roll.metadata.generation, phase: 'Invalid', message }, stats);
-      return {};
+      return (await this.writeStatus(roll, { ...(prev ?? {}), observedGeneration: roll.metadata.generation, phase: 'Invalid', message }, stats)) ? {} : { requeue: true };
     }
     // The operator's requests (kubectl pacer node-roll resume|skip), carried out on the checkpoint.
     const requests = applyRequests(checkpointOf(prev, now), roll.metadata.annotations, now);
@@ -109,7 +107,9 @@ export class NodeRollController {
     const status = statusOf(prev, roll.metadata.generation, decision, spec.paused, now);
     if (status.paused && !prev?.paused) this.src.recorder.record(roll, 'Warning', 'NodeRollPaused', status.paused.message);
     if (status.done && !prev?.done) this.src.recorder.record(roll, 'Normal', 'NodeRollComplete', decision.message);
-    await this.writeStatus(roll, status, stats);
+    // A status that could not be stored (a newer NodeRoll: 409) leaves the requests in place; the
+    // next pass, on the newer object, carries them out again.
+    if (!(await this.writeStatus(roll, status, stats))) return { requeue: true };
     if (requests.handled.length > 0) {
       // Cleared once the checkpoint that carries them out is stored (again after a crash: no harm).
       await this.mgr.client.patch(NODEROLLS, undefined, roll.metadata.name ?? '', { metadata: { annotations: Object.fromEntries(requests.handled.map((k) => [k, null])) } }, 'merge');
@@ -140,14 +140,17 @@ export class NodeRollController {
     }
   }
 
-  private async writeStatus(roll: NodeRoll, status: NodeRollStatus, stats: { writes: number }): Promise<void> {
-    if (semanticEqual(status, roll.status ?? {})) return;
+  /** Stores `status` unless it is already stored; false when a newer NodeRoll (409) or none (404) stands in the way. */
+  private async writeStatus(roll: NodeRoll, status: NodeRollStatus, stats: { writes: number }): Promise<boolean> {
+    if (semanticEqual(status, roll.status ?? {})) return true;
     try {
       const written = await this.mgr.client.replace<NodeRoll>(NODEROLLS, undefined, roll.metadata.name ?? '', { ...roll, status: status as Record<string, unknown> }, 'status');
       this.rolls.assume(written);
       stats.writes++;
+      return true;
     } catch (err) {
       if (!isKind(err, 'Conflict') && !isKind(err, 'NotFound')) throw err;
+      return false;
     }
   }
 }
