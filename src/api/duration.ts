@@ -74,3 +74,8 @@ export function parseGoDuration(text: string): number {
   }
   return sign * total;
 }
+
+/** metav1.Time as the API serialises it: RFC 3339 in UTC, whole seconds (Events' timestamps, restartedAt, a NodeRoll's checkpoint). */
+export function metaTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}

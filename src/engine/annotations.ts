@@ -221,3 +221,14 @@ export function withAnnotations(d: Deployment, patch: Readonly<Record<string, st
   }
   return { ...d, metadata: { ...d.metadata, annotations } };
 }
+
+/** An annotation holding JSON: absent, its value, or why it is not JSON (a hand-edited one is reported, not guessed at). */
+export function jsonAnnotation(annotations: Readonly<Record<string, string>> | undefined, key: string): { value?: unknown; error?: string } {
+  const raw = annotations?.[key];
+  if (raw === undefined) return {};
+  try {
+    return { value: JSON.parse(raw) };
+  } catch {
+    return { error: `annotation ${key}: not JSON` };
+  }
+}

@@ -124,7 +124,5 @@ export function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** metav1.Time as the API serialises it: RFC 3339 in UTC, whole seconds (Events' timestamps, restartedAt). */
-export function metaTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
+// metav1.Time as the API serialises it (api/duration.ts: the engine formats it too).
+export { metaTime } from '../api/duration.ts';

@@ -18,7 +18,7 @@ import { KubeError, isKind } from '../kube/errors.ts';
 import { metaTime } from '../kube/clock.ts';
 import {
   CUSTOM_PLAN_STATE_ANNOTATION, PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, applyOperation, customPlan, customPlanStateFor, deployPlan,
-  newReplicaSetOf, planInterruptedOf, planStateFor, planStepNames, planTargets, recoveryPlan, serviceMembers, servicePlans, slotPods, viewPlan,
+  newReplicaSetOf, planInterruptedOf, planStateFor, planStepNames, planTargets, recoveryPlan, serviceMembers, slotPods, viewPlan,
 } from '../engine/index.ts';
 import type { CustomPlanState } from '../engine/index.ts';
 import type { Plan, ServiceObjects } from '../engine/index.ts';
@@ -73,10 +73,6 @@ export async function serviceObjects(s: Pick<Target, 'client' | 'namespace' | 'n
   };
 }
 
-/** The plans of a service, in the SDK's priority order (deploy, recovery, its custom plans). */
-export function plansOf(o: ServiceObjects): Plan[] {
-  return servicePlans(o);
-}
 
 /** `template` with kubectl.kubernetes.io/restartedAt = `now` (RFC 3339, UTC, whole seconds): a rollout restart. */
 export function restartedTemplate(d: Deployment, template: Deployment['spec']['template'], now: number): NonNullable<Deployment['spec']['template']> {

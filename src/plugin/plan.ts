@@ -5,10 +5,10 @@
 // the SDK's JSON), the SDK's answer, 208 on stdout, 400 and 404 as errors, warnings on stderr.
 
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
-import { coordinate, planJson, planTree, serviceMembers, viewPlan } from '../engine/index.ts';
+import { coordinate, planJson, planTree, serviceMembers, servicePlans, viewPlan } from '../engine/index.ts';
 import { DEPLOYMENTS, PLANS, PODS, REPLICASETS } from '../kube/client.ts';
 import type { Plan } from '../engine/index.ts';
-import { operate, plansOf, serviceObjects } from '../planops/service.ts';
+import { operate, serviceObjects } from '../planops/service.ts';
 import type { PlanCommand } from '../planops/service.ts';
 import { PluginError } from './errors.ts';
 import type { Session } from './options.ts';
@@ -18,12 +18,12 @@ import { follow, intoMap } from './watch.ts';
 const target = (s: Session) => ({ client: s.client, namespace: s.namespace, component: 'kubectl-pacer', warn: (m: string) => s.io.stderr.write(`Warning: ${m}\n`) });
 
 /** The plans of the service `name`, in the SDK's priority order. */
-export async function servicePlans(s: Session, name: string): Promise<Plan[]> {
-  return plansOf(await serviceObjects(target(s), name));
+async function readServicePlans(s: Session, name: string): Promise<Plan[]> {
+  return servicePlans(await serviceObjects(target(s), name));
 }
 
 export async function runPlanNames(s: Session, name: string, o: { output?: string }): Promise<number> {
-  const names = (await servicePlans(s, name)).map((p) => p.name);
+  const names = (await readServicePlans(s, name)).map((p) => p.name);
   if (o.output) printData(s.io, o.output, names);
   else s.io.stdout.write(names.map((n) => `${n}\n`).join(''));
   return 0;
@@ -37,7 +37,7 @@ function treeOf(plans: readonly Plan[], plan: string): string[] | undefined {
 
 export async function runPlanShow(s: Session, name: string, plan: string, o: { output?: string; watch?: boolean; timeoutMs?: number }): Promise<number> {
   const objects = await serviceObjects(target(s), name);
-  const plans = plansOf(objects);
+  const plans = servicePlans(objects);
   const found = plans.find((p) => p.name === plan);
   if (!found) throw new PluginError(`Plan ${plan} not found`);
   if (o.output) {
@@ -57,7 +57,7 @@ export async function runPlanShow(s: Session, name: string, plan: string, o: { o
     const all = [...maps.d.values()];
     if (!all.some((d) => d.metadata.name === name)) return;
     const members = serviceMembers(all, s.namespace, name);
-    const tree = treeOf(plansOf({
+    const tree = treeOf(servicePlans({
       deployments: members, namespaceDeployments: all, replicaSets: [...maps.rs.values()], pods: [...maps.pod.values()], plans: [...maps.plan.values()], now: Date.now(),
     }), plan)?.join('\n');
     if (tree === undefined || tree === last) return;

@@ -12,11 +12,12 @@
 
 import type { Deployment, LabelSelector, ReplicaSet } from '../../api/types.ts';
 import { selectorMatches } from '../../api/selector.ts';
+import { deploymentKey } from '../../api/dependencies.ts';
 import { withDefaults } from '../../api/defaults.ts';
 import { minAvailable } from '../fenceposts.ts';
 import { deploymentComplete } from '../progress.ts';
 
-const key = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+const key = (o: { metadata: { namespace?: string; name?: string } }) => deploymentKey(o.metadata.namespace, o.metadata.name);
 
 /** The workloads of the gate that are not healthy, each in words (empty: all healthy). */
 export function unhealthyWorkloads(deployments: readonly Deployment[], replicaSets: readonly ReplicaSet[], selector?: LabelSelector): string[] {

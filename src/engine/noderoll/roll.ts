@@ -19,6 +19,7 @@
 // waited for; resume (spec.paused false after a pause, or the plugin's resume) restarts the clock.
 
 import type { NodeRollMode, NodeRollWait } from '../../api/noderoll.ts';
+import { metaTime } from '../../api/duration.ts';
 import type { PodBudget } from './health.ts';
 import { isBalanced, rebalanceMoves, zoneCounts } from './zones.ts';
 
@@ -287,7 +288,6 @@ export interface NodeRollStatus {
   conditions?: Array<{ type: string; status: 'True' | 'False'; reason: string; message: string; lastTransitionTime: string }>;
 }
 
-const rfc3339 = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 const msOf = (s: string | undefined, fallback: number) => {
   const t = Date.parse(s ?? '');
   return Number.isNaN(t) ? fallback : t;
@@ -315,15 +315,15 @@ export function statusOf(prev: NodeRollStatus | undefined, generation: number | 
   const condition = (type: string, on: boolean, reason: string, message: string) => {
     const before = prev?.conditions?.find((c) => c.type === type);
     const status = on ? 'True' as const : 'False' as const;
-    return { type, status, reason, message, lastTransitionTime: before && before.status === status ? before.lastTransitionTime : rfc3339(now) };
+    return { type, status, reason, message, lastTransitionTime: before && before.status === status ? before.lastTransitionTime : metaTime(now) };
   };
   return {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     phase,
     message: d.message,
     ...(cp.originalNodes ? { originalNodes: cp.originalNodes } : {}),
-    ...(cp.scaledUpTo !== undefined ? { scaledUpTo: cp.scaledUpTo, scaledUpAt: rfc3339(cp.scaledUpAt ?? now) } : {}),
-    ...(cp.nodes ? { nodes: cp.nodes.map((n) => ({ name: n.name, step: n.step, since: rfc3339(n.since) })) } : {}),
+    ...(cp.scaledUpTo !== undefined ? { scaledUpTo: cp.scaledUpTo, scaledUpAt: metaTime(cp.scaledUpAt ?? now) } : {}),
+    ...(cp.nodes ? { nodes: cp.nodes.map((n) => ({ name: n.name, step: n.step, since: metaTime(n.since) })) } : {}),
     ...(cp.skipped && cp.skipped.length > 0 ? { skipped: cp.skipped } : {}),
     ...(cp.paused ? { paused: cp.paused } : {}),
     ...(cp.done ? { done: true } : {}),

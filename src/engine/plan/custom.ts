@@ -26,6 +26,7 @@
 import type { Deployment, PlanResource, PlanResourceStatus } from '../../api/types.ts';
 import { PLAN_LEVEL_STRATEGIES, PLAN_PHASE_STRATEGIES, RESERVED_PLAN_NAMES } from '../../api/types.ts';
 import { getCondition, INVALID_SPEC, PROGRESSING, REASON } from '../conditions.ts';
+import { jsonAnnotation } from '../annotations.ts';
 import { templateHashOf } from '../hash.ts';
 import { semanticEqual } from '../template.ts';
 import { buildPhase } from './strategy.ts';
@@ -75,14 +76,8 @@ const FRESH = (interrupted: boolean, targets: Readonly<Record<string, string>>):
 
 /** The stored overrides, or why they cannot be read (then none: the run is as created). */
 export function parseCustomPlanState(p: PlanResource): { state?: CustomPlanState; error?: string } {
-  const raw = p.metadata.annotations?.[CUSTOM_PLAN_STATE_ANNOTATION];
-  if (raw === undefined) return {};
-  let v: unknown;
-  try {
-    v = JSON.parse(raw);
-  } catch {
-    return { error: `annotation ${CUSTOM_PLAN_STATE_ANNOTATION}: not JSON` };
-  }
+  const { value: v, error } = jsonAnnotation(p.metadata.annotations, CUSTOM_PLAN_STATE_ANNOTATION);
+  if (error !== undefined || v === undefined) return error !== undefined ? { error } : {};
   const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
   const strings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === 'string');
   const o = isObject(v) ? v : undefined;

@@ -22,7 +22,7 @@
 
 import type { PlanHold } from './custom.ts';
 import type { Deployment, ReplicaSet } from '../../api/types.ts';
-import { revisionOf } from '../annotations.ts';
+import { jsonAnnotation, revisionOf } from '../annotations.ts';
 import { availableReplicas, deploymentReplicas, specReplicas } from '../replicasets.ts';
 
 export const PLAN_STATE_ANNOTATION = 'pacer.dev/plan-state';
@@ -45,14 +45,8 @@ export interface PlanState {
 
 /** The stored state, or why it cannot be read (a hand-edited annotation is reported, not guessed at). */
 export function parsePlanState(d: Deployment): { state?: PlanState; error?: string } {
-  const raw = d.metadata.annotations?.[PLAN_STATE_ANNOTATION];
-  if (raw === undefined) return {};
-  let v: unknown;
-  try {
-    v = JSON.parse(raw);
-  } catch {
-    return { error: `annotation ${PLAN_STATE_ANNOTATION}: not JSON` };
-  }
+  const { value: v, error } = jsonAnnotation(d.metadata.annotations, PLAN_STATE_ANNOTATION);
+  if (error !== undefined || v === undefined) return error !== undefined ? { error } : {};
   const o = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
   const whole = (x: unknown) => Number.isInteger(x) && (x as number) >= 0;
   const forced = o.forced ?? [];
