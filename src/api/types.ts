@@ -2,6 +2,8 @@
 // Plain JSON shapes, as they travel on the wire: the engine, the controller, `pacer plan` and the
 // simulated cluster all use these, and none of them depends on a Kubernetes client library.
 
+/** Where the install manifests put Pacer: its Lease and its freeze switch live there. */
+export const PACER_NAMESPACE = 'pacer-system';
 export const GROUP = 'pacer.dev';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;

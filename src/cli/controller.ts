@@ -13,6 +13,7 @@ import { DeploymentController, loadEngine } from '../controller/controller.ts';
 import { PlanController } from '../controller/plans.ts';
 import { NodeRollController } from '../controller/noderolls.ts';
 import { simNodeGroups } from '../controller/nodegroups.ts';
+import { FreezeSwitch } from '../controller/freeze.ts';
 import { Manager } from '../manager/manager.ts';
 import { realClock } from '../kube/clock.ts';
 import type { Clock } from '../kube/clock.ts';
@@ -28,7 +29,7 @@ import { startWebhookServer } from '../server/webhook.ts';
 import { operate } from '../planops/service.ts';
 import { authenticate, authorize } from '../kube/reviews.ts';
 import type { RunningWebhook } from '../server/webhook.ts';
-import { GROUP, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
+import { GROUP, PACER_NAMESPACE, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
 import { NODEROLL_PLURAL } from '../api/noderoll.ts';
 
 /** kube-controller-manager's defaults for each controller's client (--kube-api-qps, --kube-api-burst). */
@@ -108,7 +109,7 @@ export interface RunningController {
 
 export const DEFAULT_LEADER_ELECTION_ID = 'pacer-controller';
 /** Where the install manifests put Pacer; the default Lease namespace outside a cluster. */
-export const DEFAULT_LEADER_ELECTION_NAMESPACE = 'pacer-system';
+export const DEFAULT_LEADER_ELECTION_NAMESPACE = PACER_NAMESPACE;
 const IN_CLUSTER_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 /** The Lease's namespace: the flag, else the pod's own namespace (in a cluster), else pacer-system. */
@@ -235,7 +236,9 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     } : {}),
   });
   manager = mgr;
-  const controller = new DeploymentController(mgr, { engine, workers: opts.workers ?? 2, customPlans: served.plans });
+  // The freeze switch lives beside the Lease, in Pacer's own namespace (docs/semantics/freeze.md).
+  const freeze = new FreezeSwitch(mgr, leaderElectionNamespace(opts.leaderElectionNamespace));
+  const controller = new DeploymentController(mgr, { engine, workers: opts.workers ?? 2, customPlans: served.plans, freeze });
   // Custom plans need their CRD; without it the rest runs as before (checked once, at start).
   if (served.plans) new PlanController(mgr, controller.deployments);
   else logger.warn(`${PLAN_PLURAL}.${GROUP} is not installed: custom plans are off until the controller is restarted after kubectl apply -f crds/`);
@@ -243,7 +246,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   // far). A controller watching one namespace does not see every pod of a node: it would drain
   // blind, so it rolls no nodes.
   if (served.noderolls && opts.namespace === undefined) {
-    new NodeRollController(mgr, { deployments: controller.deployments, replicaSets: controller.replicaSets, pods: controller.pods, recorder: controller.recorder }, simNodeGroups(client));
+    new NodeRollController(mgr, { deployments: controller.deployments, replicaSets: controller.replicaSets, pods: controller.pods, recorder: controller.recorder, freeze }, simNodeGroups(client));
   } else if (served.noderolls) {
     logger.warn(`node rolls are off: with --namespace ${opts.namespace} the controller does not see every pod of a node`);
   }

@@ -23,6 +23,7 @@ import type { InProgress } from './rollouts.ts';
 import type { WorkQueue } from './workqueue.ts';
 import { decide, deploymentStepStatus, deploymentTarget, onCreateConflict, onCreateError, planStepNames, plansNaming, REVISION_ANNOTATION, strategyOf } from '../engine/index.ts';
 import { strategyTypeOf } from '../api/strategies/index.ts';
+import type { FreezeSwitch } from './freeze.ts';
 
 export const CONTROLLER_NAME = 'deployment';
 /** How long a stopping controller waits for its queued Events to be written (they then are dropped). */
@@ -33,6 +34,8 @@ export interface DeploymentControllerOptions {
   workers?: number;
   /** Watch Plan resources (plans.pacer.dev served): a Plan may hold a Deployment's rollout. */
   customPlans?: boolean;
+  /** The freeze switch (freeze.ts): while on, no new rollout step. */
+  freeze?: FreezeSwitch;
 }
 
 /** The engine of src/engine/sync.ts, as the reconciler calls it. */
@@ -83,6 +86,7 @@ export class DeploymentController {
       now: () => mgr.clock.now(),
       dependencyIndex: this.dependencyIndex,
       ...(this.plans ? { plans: this.plans } : {}),
+      ...(opts.freeze ? { freeze: () => opts.freeze!.current() } : {}),
     };
     this.controller = new Controller(mgr, {
       name: CONTROLLER_NAME,
@@ -94,6 +98,8 @@ export class DeploymentController {
     mgr.metrics?.trackDeployments(() => this.deployments.list());
     mgr.metrics?.trackPlanPhases(() => planPhaseSamples(this.deployments.list(), this.replicaSets.list(), this.pods.list(), mgr.clock.now()));
     this.wireEvents();
+    // Switching the freeze on or off concerns every Deployment.
+    opts.freeze?.onChange(() => { for (const d of this.deployments.list()) this.enqueue(d); });
     mgr.add(this.controller);
   }
 

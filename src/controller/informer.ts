@@ -49,14 +49,15 @@ export interface InformerOptions {
   clock?: Clock;
 }
 
-/** A list+watch source for one resource type through the KubeClient. */
-export function kubeSource<T extends ObjectWithMeta>(client: KubeClient, type: ResourceType, namespace?: string): ListWatchSource<T> {
+/** A list+watch source for one resource type through the KubeClient (in one namespace, narrowed by a field selector, when given). */
+export function kubeSource<T extends ObjectWithMeta>(client: KubeClient, type: ResourceType, namespace?: string, fieldSelector?: string): ListWatchSource<T> {
+  const only = fieldSelector !== undefined ? { fieldSelector } : {};
   return {
-    list: (signal) => client.list<T>(type, namespace, {}, signal),
+    list: (signal) => client.list<T>(type, namespace, only, signal),
     // Like client-go's reflector: a random 5–10 minute server-side timeout, so watches end cleanly
     // and spread out instead of all reconnecting together.
     watch: (resourceVersion, onEvent, signal) =>
-      client.watch<T>(type, namespace, { resourceVersion, timeoutSeconds: 300 + Math.floor(Math.random() * 300) }, onEvent, signal),
+      client.watch<T>(type, namespace, { ...only, resourceVersion, timeoutSeconds: 300 + Math.floor(Math.random() * 300) }, onEvent, signal),
   };
 }
 

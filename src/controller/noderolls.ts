@@ -17,10 +17,11 @@ import type { Logger } from '../observe/logger.ts';
 import type { NodeRollSample } from '../observe/metrics.ts';
 import { Controller } from '../manager/controller.ts';
 import type { Manager } from '../manager/manager.ts';
-import { applyRequests, checkpointOf, decideRoll, pacerBudgets, semanticEqual, statusOf, unhealthyWorkloads } from '../engine/index.ts';
+import { applyRequests, checkpointOf, decideRoll, freezeInWords, pacerBudgets, semanticEqual, statusOf, unhealthyWorkloads } from '../engine/index.ts';
 import type { NodeRollStatus, RollAction, RollNode } from '../engine/index.ts';
 import type { Informer } from './informer.ts';
 import type { NodeGroupProvider } from './nodegroups.ts';
+import type { FreezeSwitch } from './freeze.ts';
 import type { InvolvedObject } from './events.ts';
 import type { ReconcileResult } from './workqueue.ts';
 
@@ -32,6 +33,8 @@ export interface NodeRollSources {
   pods: Informer<Pod>;
   /** Events on the NodeRoll (a pause, the end). */
   recorder: { record(obj: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): void };
+  /** The freeze switch: while on, nothing is done and no wait times out. */
+  freeze?: FreezeSwitch;
 }
 
 /** A NodeRoll as the pacer_noderoll_* series show it (from its status). */
@@ -67,6 +70,7 @@ export class NodeRollController {
     src.pods.on({ update: all, delete: all });
     src.deployments.on({ update: all });
     src.replicaSets.on({ update: all });
+    src.freeze?.onChange(all);
     mgr.metrics?.trackNodeRolls(() => this.rolls.list().map(rollSample));
     mgr.add(this.controller);
   }
@@ -94,10 +98,11 @@ export class NodeRollController {
     const nodes = matching;
     const deployments = this.src.deployments.list();
     const replicaSets = this.src.replicaSets.list();
+    const freeze = this.src.freeze?.current();
     const decision = decideRoll({
       mode: spec.mode, nodeGroup: spec.nodeGroup ?? '', desiredNodes: spec.desiredNodes ?? 0, nodesAtATime: spec.nodesAtATime, cordonFirst: spec.cordonFirst,
       timeoutsMs: Object.fromEntries(NODE_ROLL_WAITS.map((w) => [w, parseGoDuration(spec.timeouts[w])])) as Record<(typeof NODE_ROLL_WAITS)[number], number>,
-      paused: spec.paused, checkpoint: requests.checkpoint, nodes, pods: this.src.pods.list(),
+      paused: spec.paused, ...(freeze ? { frozen: freezeInWords(freeze) } : {}), checkpoint: requests.checkpoint, nodes, pods: this.src.pods.list(),
       unhealthy: unhealthyWorkloads(deployments, replicaSets, spec.healthGate?.selector), budget: pacerBudgets(deployments, replicaSets), now,
     });
     for (const a of decision.actions) {
@@ -106,6 +111,8 @@ export class NodeRollController {
     }
     const status = statusOf(prev, roll.metadata.generation, decision, spec.paused, now);
     if (status.paused && !prev?.paused) this.src.recorder.record(roll, 'Warning', 'NodeRollPaused', status.paused.message);
+    if (status.frozenSince !== undefined && prev?.frozenSince === undefined) this.src.recorder.record(roll, 'Normal', 'NodeRollFrozen', decision.message);
+    if (status.frozenSince === undefined && prev?.frozenSince !== undefined) this.src.recorder.record(roll, 'Normal', 'NodeRollThawed', 'the freeze switch is off: the roll goes on');
     if (status.done && !prev?.done) this.src.recorder.record(roll, 'Normal', 'NodeRollComplete', decision.message);
     // A status that could not be stored (a newer NodeRoll: 409) leaves the requests in place; the
     // next pass, on the newer object, carries them out again.

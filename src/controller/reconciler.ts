@@ -13,7 +13,7 @@
 
 import type { Deployment, DeploymentStatus, OwnerReference, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { buildSnapshot } from '../engine/index.ts';
-import type { Action, Decision, EventRecord, Snapshot, SnapshotSource } from '../engine/index.ts';
+import type { Action, Decision, EventRecord, Freeze, Snapshot, SnapshotSource } from '../engine/index.ts';
 import { KubeError, isKind, toKubeError } from '../kube/errors.ts';
 import { mergePatchDiff } from '../kube/mergepatch.ts';
 import type { Logger } from '../observe/logger.ts';
@@ -62,14 +62,17 @@ export interface ReconcilerDeps {
   dependencyIndex?: DependencyIndex;
   /** Plan resources (when the cluster serves them): a Plan may hold a rollout. */
   plans?: CacheReader<PlanResource>;
+  /** The freeze switch, while on (engine/freeze.ts). */
+  freeze?: () => Freeze | undefined;
 }
 
 /** The controller's caches as the engine's snapshot source (engine/snapshot.ts). */
-export function cacheSource(deps: Pick<ReconcilerDeps, 'replicaSets' | 'pods' | 'deployments' | 'dependencyIndex' | 'plans'>): SnapshotSource {
+export function cacheSource(deps: Pick<ReconcilerDeps, 'replicaSets' | 'pods' | 'deployments' | 'dependencyIndex' | 'plans' | 'freeze'>): SnapshotSource {
   const index = deps.dependencyIndex;
   const plans = deps.plans;
   return {
     ...(plans ? { plans: (ns: string) => plans.list(ns) } : {}),
+    ...(deps.freeze ? { freeze: deps.freeze } : {}),
     replicaSets: (ns) => deps.replicaSets.list(ns),
     pods: (ns) => deps.pods.list(ns),
     deployment: (key) => deps.deployments.get(key),

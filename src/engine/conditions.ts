@@ -28,6 +28,9 @@ export const REASON = {
   /** Held by a custom plan until the steps before it are COMPLETE (no operator needed). */
   planPending: 'PlanPending',
   planContinued: 'PlanContinued',
+  /** Held by the freeze switch (freeze.ts), and released by lifting it. */
+  frozen: 'Frozen',
+  freezeLifted: 'FreezeLifted',
 } as const;
 
 export const MESSAGE = {
@@ -37,6 +40,7 @@ export const MESSAGE = {
   resumed: 'Deployment is resumed',
   planWaiting: (why: string) => `Deployment waits for an operator: ${why}`,
   planContinued: 'Deployment plan continues',
+  freezeLifted: 'Pacer is no longer frozen',
   foundNewRS: (rs: string) => `Found new replica set "${rs}"`,
   newRSCreated: (rs: string) => `Created new replica set "${rs}"`,
   failedRSCreate: (rs: string, err: string) => `Failed to create new replica set "${rs}": ${err}`,

@@ -53,6 +53,10 @@ export {
 } from './plan/custom.ts';
 export type { CustomPlanState } from './plan/custom.ts';
 
+// The freeze switch (docs/semantics/freeze.md).
+export { FREEZE_CONFIGMAP, FREEZE_REASON_KEY, FREEZE_SINCE_KEY, freezeInWords, freezeOf } from './freeze.ts';
+export type { Freeze } from './freeze.ts';
+
 // The node roller (docs/semantics/node-roll.md).
 export { RESUME_ANNOTATION, SKIP_ANNOTATION, applyRequests, checkpointOf, decideRoll, skipNode, statusOf } from './noderoll/roll.ts';
 export type { NodeRollStatus, RollAction, RollNode } from './noderoll/roll.ts';

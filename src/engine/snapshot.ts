@@ -12,6 +12,7 @@
 //    source knows them (without them the pacer.dev/dependents finalizer is left alone).
 //  * The custom plans (Plan resources) that name it as a step, with their steps' Deployments: a plan
 //    may hold its rollout (plan/custom.ts).
+//  * The freeze switch, when the source says it is on (freeze.ts).
 //  * Every Deployment, only while this one carries force or a cancel request or stamp
 //    (requests.ts): those reach the other apps of its deployment plan.
 //
@@ -27,6 +28,7 @@ import { needsPeers } from './requests.ts';
 import { strategyOf } from './strategies/index.ts';
 import { planStepNames, plansNaming } from './plan/custom.ts';
 import type { Snapshot } from './types.ts';
+import type { Freeze } from './freeze.ts';
 
 /** Where a Snapshot's objects come from: the controller's caches, or the objects of a file. */
 export interface SnapshotSource {
@@ -42,6 +44,8 @@ export interface SnapshotSource {
   deployments?(): readonly Deployment[];
   /** The Plan resources of a namespace; absent when the source has none (no custom plan holds anything). */
   plans?(namespace: string): readonly PlanResource[];
+  /** The freeze switch, while it is on (absent or undefined: not frozen). */
+  freeze?(): Freeze | undefined;
 }
 
 export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number): Snapshot {
@@ -57,6 +61,8 @@ export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number
   const readsPods = selects && strategyOf(d)?.readsPods === true;
   const pods = readsPods ? source.pods(ns).filter((p) => selectorMatches(selector, p.metadata.labels)) : [];
   const snapshot: Snapshot = { deployment: d, replicaSets, pods, now };
+  const freeze = source.freeze?.();
+  if (freeze) snapshot.freeze = freeze;
 
   if (needsPeers(d) && source.deployments) snapshot.deployments = [...source.deployments()];
   const key = deploymentKey(d.metadata.namespace, d.metadata.name);

@@ -1,6 +1,6 @@
 // decide(): one reconcile pass of a Deployment. First an operator's requests that reach the other
 // apps of its deployment plan (requests.ts: force, cancel); then upstream syncDeployment's order (docs/semantics/kubernetes-deployments.md#the-reconcile-pass):
-// validation, empty selector, claim, deletion, paused conditions, paused → scale only, legacy
+// validation, empty selector, claim, deletion, the freeze (Pacer's: freeze.ts), paused conditions, paused → scale only, legacy
 // rollback, scaling event → scale only, else the strategy's rollout step (strategies/). Every
 // write is listed once, in the order issued; the status is written once, at the end, only when it
 // changed.
@@ -25,7 +25,9 @@ import { startPass, type DecisionPass } from './pass.ts';
 import { customPlanHold } from './plan/custom.ts';
 import { getAllReplicaSetsAndSyncRevision, templateHash } from './newreplicaset.ts';
 import { checkDependencies, withDependentsFinalizer } from './dependencies.ts';
-import { checkPausedConditions, hasProgressDeadline } from './progress.ts';
+import { checkPausedConditions, deploymentComplete, hasProgressDeadline } from './progress.ts';
+import { checkFrozenConditions, scalesUpOnly } from './freeze.ts';
+import { activeReplicaSets, deploymentReplicas, desiredReplicasOf } from './replicasets.ts';
 import { decideRequests } from './requests.ts';
 import { rollbackFromAnnotation, rollbackToRevision } from './rollback.ts';
 import { isScalingEvent, scale } from './scale.ts';
@@ -118,23 +120,41 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
   if (d.metadata.deletionTimestamp) {
     syncStatusOnly(pass);
   } else {
-    checkPausedConditions(d, pass.status, pass.now);
-    const rollbackTo = rollbackToRevision(d.metadata.annotations);
-    if (!checkDependencies(snapshot, d, pass.status, pass.now)) {
-      syncStatusOnly(pass); // waiting for dependencies: no progress (dependencies.ts)
-    } else if (d.spec.paused) {
-      sync(pass, rollbackTo === undefined);
-    } else if (rollbackTo !== undefined) {
-      rollback(pass, rollbackTo);
-    } else if (scalingEvent(pass)) {
-      sync(pass, false);
-    } else {
-      // A type no strategy implements only gets here past a caller's own validation (DecideOptions):
-      // it takes the default's step, whose budget refuses it once one is needed.
-      (strategyOf(d) ?? DEFAULT_STRATEGY).rollout(pass, ROLLOUT_STEPS);
-    }
+    // The freeze switch (freeze.ts) first: while frozen no rollout step, a scale-up only.
+    checkFrozenConditions(d, pass.status, snapshot.freeze, deploymentComplete(d, pass.stored), pass.now);
+    if (snapshot.freeze) frozenSync(pass);
+    else syncDeployment(snapshot, d, pass);
   }
   return finish(pass, snapshot, pass.rss, claim.released);
+}
+
+/** syncDeployment's order after the deletion check: paused conditions, dependencies, paused, rollback, scaling, the rollout. */
+function syncDeployment(snapshot: Snapshot, d: Deployment, pass: DecisionPass): void {
+  checkPausedConditions(d, pass.status, pass.now);
+  const rollbackTo = rollbackToRevision(d.metadata.annotations);
+  if (!checkDependencies(snapshot, d, pass.status, pass.now)) {
+    syncStatusOnly(pass); // waiting for dependencies: no progress (dependencies.ts)
+  } else if (d.spec.paused) {
+    sync(pass, rollbackTo === undefined);
+  } else if (rollbackTo !== undefined) {
+    rollback(pass, rollbackTo);
+  } else if (scalingEvent(pass)) {
+    sync(pass, false);
+  } else {
+    // A type no strategy implements only gets here past a caller's own validation (DecideOptions):
+    // it takes the default's step, whose budget refuses it once one is needed.
+    (strategyOf(d) ?? DEFAULT_STRATEGY).rollout(pass, ROLLOUT_STEPS);
+  }
+}
+
+/** While frozen: a larger spec.replicas is scaled up to (proportionally); nothing else changes size. */
+function frozenSync(pass: DecisionPass): void {
+  const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, false);
+  const all = [...oldRSs, newRS];
+  if (isScalingEvent(pass.d, all) && scalesUpOnly(deploymentReplicas(pass.d), activeReplicaSets(all).map(desiredReplicasOf))) {
+    scale(pass, current(pass, newRS), currentAll(pass, oldRSs));
+  }
+  syncDeploymentStatus(pass, newRS);
 }
 
 function scalingEvent(pass: DecisionPass): boolean {

@@ -4,6 +4,7 @@
 // `pacer plan` prints the same Decision.
 
 import type { Deployment, DeploymentStatus, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
+import type { Freeze } from './freeze.ts';
 
 export interface Snapshot {
   /** The Deployment as read (spec not yet defaulted: the engine applies the upstream defaults). */
@@ -40,6 +41,8 @@ export interface Snapshot {
    * the Deployments their steps name (customPlanHold: a plan may hold this one's rollout).
    */
   plans?: { plans: PlanResource[]; deployments: Deployment[] };
+  /** The freeze switch, while it is on (freeze.ts): no new rollout step. */
+  freeze?: Freeze;
 }
 
 /** A Kubernetes Event the controller records once the action carrying it has succeeded. */

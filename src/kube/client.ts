@@ -37,6 +37,8 @@ export const NODEROLLS: ResourceType = { group: GROUP, version: VERSION, plural:
 export const SIM_NODEGROUPS: ResourceType = { group: 'sim.pacer.dev', version: 'v1', plural: 'nodegroups', kind: 'NodeGroup', namespaced: false };
 /** Custom plans (crds/plans.pacer.dev.yaml). */
 export const PLANS: ResourceType = { group: GROUP, version: VERSION, plural: PLAN_PLURAL, kind: PLAN_KIND, namespaced: true };
+/** The freeze switch is one of these (engine/freeze.ts). */
+export const CONFIGMAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 export const EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
 export const CRDS: ResourceType = {
   group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false,

@@ -133,14 +133,19 @@ export class Manager {
     }
   }
 
-  /** The shared informer of `type` (one per resource type; created on first request). */
-  informer<T extends ObjectWithMeta>(type: ResourceType): Informer<T> {
-    const key = `${type.group}/${type.version}/${type.plural}`;
+  /**
+   * The shared informer of `type` (one per resource type and scope; created on first request): in
+   * the manager's namespace (all without one) unless `scope` names another, narrowed by a field
+   * selector if it has one (the freeze switch: one ConfigMap in Pacer's own namespace).
+   */
+  informer<T extends ObjectWithMeta>(type: ResourceType, scope: { namespace?: string; fieldSelector?: string } = {}): Informer<T> {
+    const namespace = scope.namespace ?? this.namespace;
+    const key = `${type.group}/${type.version}/${type.plural}${scope.namespace !== undefined || scope.fieldSelector !== undefined ? `/${namespace ?? ''}?${scope.fieldSelector ?? ''}` : ''}`;
     let inf = this.informers.get(key);
     if (!inf) {
       if (this.started) throw new Error(`informer for ${type.plural} requested after the manager started`);
       const name = type.plural;
-      inf = new Informer<ObjectWithMeta>(kubeSource(this.client, type, this.namespace), {
+      inf = new Informer<ObjectWithMeta>(kubeSource(this.client, type, namespace, scope.fieldSelector), {
         name, resyncMs: this.opts.resyncMs, watchdogMs: this.opts.watchdogMs, clock: this.clock,
         onError: (err: KubeError, msg: string) => this.logger.warn(msg, { informer: name, kind: err.kind, error: err.message }),
       });

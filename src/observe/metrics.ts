@@ -30,13 +30,13 @@ export type RolloutResult = (typeof ROLLOUT_RESULTS)[number];
 
 /**
  * Reasons exported as they are on pacer_deployment_status_condition; anything else becomes
- * "unknown" (kube-state-metrics' allow-list for Deployments, plus Pacer's InvalidSpec, PlanWaiting and PlanContinued), which keeps
+ * "unknown" (kube-state-metrics' allow-list for Deployments, plus Pacer's InvalidSpec, plan and freeze reasons), which keeps
  * the label's cardinality bounded whatever a condition says.
  */
 export const CONDITION_REASONS = new Set([
   'ReplicaSetUpdated', 'ReplicaSetCreateError', 'NewReplicaSetCreated', 'FoundNewReplicaSet', 'NewReplicaSetAvailable',
   'ProgressDeadlineExceeded', 'DeploymentPaused', 'DeploymentResumed', 'MinimumReplicasAvailable',
-  'MinimumReplicasUnavailable', 'InvalidSpec', 'PlanWaiting', 'PlanPending', 'PlanContinued', '',
+  'MinimumReplicasUnavailable', 'InvalidSpec', 'PlanWaiting', 'PlanPending', 'PlanContinued', 'Frozen', 'FreezeLifted', '',
 ]);
 /** kube-state-metrics writes one series per possible status, valued 1 for the current one. */
 const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
@@ -66,6 +66,8 @@ export interface ControllerMetrics {
   trackPlanPhases(list: () => Iterable<PlanPhaseSample>): void;
   /** Computes the pacer_noderoll_* series from `list()` at every scrape. */
   trackNodeRolls(list: () => Iterable<NodeRollSample>): void;
+  /** Computes pacer_frozen from `frozen()` at every scrape: whether the freeze switch is on, and why. */
+  trackFreeze(frozen: () => { reason: string } | undefined): void;
   /** A rollout ended. */
   observeRollout(result: RolloutResult, strategy: string, seconds: number | undefined): void;
 }
@@ -73,7 +75,7 @@ export interface ControllerMetrics {
 /** One NodeRoll, as the pacer_noderoll_* series show it. */
 export interface NodeRollSample {
   name: string;
-  /** Rolling, Paused, Complete or Invalid. */
+  /** Rolling, Paused, Frozen, Complete or Invalid. */
   phase: string;
   /** Set while a timeout paused it: the wait (scaleUp, drain, deregister, healthy) and the node. */
   paused?: { wait: string; node?: string };
@@ -305,6 +307,18 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
       for (const list of rollSources) for (const r of list()) for (const [step, n] of Object.entries(r.steps)) this.set({ name: r.name, step }, n);
     },
   });
+  const freezeSources: Array<() => { reason: string } | undefined> = [];
+  new Gauge({
+    name: 'pacer_frozen', help: 'The freeze switch (kubectl pacer freeze): 1 while on, with its reason; 0 while off.',
+    labelNames: ['reason'], registers,
+    collect() {
+      this.reset();
+      for (const frozen of freezeSources) {
+        const f = frozen();
+        this.set({ reason: f?.reason ?? '' }, f ? 1 : 0);
+      }
+    },
+  });
   const rolloutsTotal = new Counter({
     name: 'pacer_rollouts_total', help: 'Rollouts that ended, by result (complete, deadline_exceeded, superseded).',
     labelNames: ['result'] as const, registers,
@@ -354,6 +368,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     },
     trackNodeRolls(list) {
       rollSources.push(list);
+    },
+    trackFreeze(frozen) {
+      freezeSources.push(frozen);
     },
     observeRollout(result, strategy, seconds) {
       rolloutsTotal.inc({ result });

@@ -261,8 +261,8 @@ async function patchGuarded<T extends { metadata: ObjectMeta }>(
   }
 }
 
-/** An Event on `d` (a Deployment or a Plan) for the operator's command; a user without the right to write Events is warned, the command stands. */
-async function recordOperation(s: Target, d: { apiVersion?: string; kind?: string; metadata: ObjectMeta }, reason: string, message: string): Promise<void> {
+/** An Event on `d` (a Deployment, a Plan, the freeze switch) for the operator's command; a user without the right to write Events is warned, the command stands. */
+export async function recordOperation(s: Target, d: { apiVersion?: string; kind?: string; metadata: ObjectMeta }, reason: string, message: string): Promise<void> {
   const now = metaTime(s.now?.() ?? Date.now());
   const name = `${d.metadata.name}.${Date.now().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`;
   try {

@@ -11,6 +11,8 @@ import { GROUP, PLURAL, VERSION } from '../api/types.ts';
 import { PluginError, describeError } from './errors.ts';
 
 export const PLUGIN_USER_AGENT = 'kubectl-pacer/0.1.0';
+/** The source component of the Events the plugin records. */
+export const PLUGIN_COMPONENT = 'kubectl-pacer';
 
 export interface CommonOptions {
   namespace?: string;

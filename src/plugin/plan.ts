@@ -12,10 +12,10 @@ import { operate, serviceObjects } from '../planops/service.ts';
 import type { PlanCommand } from '../planops/service.ts';
 import { PluginError } from './errors.ts';
 import type { Session } from './options.ts';
-import { printData } from './options.ts';
+import { PLUGIN_COMPONENT, printData } from './options.ts';
 import { follow, intoMap } from './watch.ts';
 
-const target = (s: Session) => ({ client: s.client, namespace: s.namespace, component: 'kubectl-pacer', warn: (m: string) => s.io.stderr.write(`Warning: ${m}\n`) });
+const target = (s: Session) => ({ client: s.client, namespace: s.namespace, component: PLUGIN_COMPONENT, warn: (m: string) => s.io.stderr.write(`Warning: ${m}\n`) });
 
 /** The plans of the service `name`, in the SDK's priority order. */
 async function readServicePlans(s: Session, name: string): Promise<Plan[]> {

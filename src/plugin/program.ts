@@ -13,6 +13,7 @@ import { runList } from './list.ts';
 import { addCommonOptions, connect, reportErrors } from './options.ts';
 import type { CommonOptions, Session, Streams } from './options.ts';
 import { runPause } from './pause.ts';
+import { freezeNamespace, runFreezeOff, runFreezeOn, runFreezeStatus } from './freeze.ts';
 import { runNodeRollPause, runNodeRollResume, runNodeRollSkip, runNodeRollStatus } from './noderoll.ts';
 import { runRestart } from './restart.ts';
 import { runSetImage } from './setimage.ts';
@@ -246,6 +247,17 @@ export function pluginProgram(ctx: ProgramContext): Command {
     .argument('<name>', 'the NodeRoll')
     .argument('<node>', 'an original node not yet terminated'))
     .action((name: string, node: string, o: CommonOptions) => run(name, o, (s) => runNodeRollSkip(s, name, node))));
+
+  const freeze = new Command('freeze').description('The freeze switch: stop every new disruption Pacer would cause, rollouts and node rolls alike (-n: Pacer\'s namespace, default pacer-system)');
+  program.addCommand(freeze);
+  freeze.addCommand(addCommonOptions(new Command('on')
+    .description('Freeze: no new rollout step, eviction or node termination (pods already starting finish; a larger spec.replicas still scales up)')
+    .option('--reason <text>', 'why, shown in every status the freeze holds'))
+    .action((o: CommonOptions & { reason?: string }) => run('', o, (s) => runFreezeOn(s, freezeNamespace(o.namespace), o.reason))));
+  freeze.addCommand(addCommonOptions(new Command('off').description('Lift the freeze: rollouts and node rolls go on (their waits start their clocks again)'))
+    .action((o: CommonOptions) => run('', o, (s) => runFreezeOff(s, freezeNamespace(o.namespace)))));
+  freeze.addCommand(addCommonOptions(new Command('status').description('Whether Pacer is frozen, why and for how long (-o json|yaml: the ConfigMap)'), { output: true })
+    .action((o: CommonOptions) => run('', o, (s) => runFreezeStatus(s, freezeNamespace(o.namespace), { output: o.output }))));
 
   const set = new Command('set').description('Change a Deployment (like kubectl set)');
   program.addCommand(set);

@@ -52,6 +52,11 @@ export const BUILTIN_RESOURCES: ResourceInfo[] = [
     statusSubresource: true, returnDeletedObject: false,
   }),
   builtin({
+    group: '', version: 'v1', resource: 'configmaps', singular: 'configmap', kind: 'ConfigMap', namespaced: true,
+    shortNames: ['cm'], categories: [], subresources: [], hasGeneration: false,
+    statusSubresource: false, returnDeletedObject: false,
+  }),
+  builtin({
     group: '', version: 'v1', resource: 'events', singular: 'event', kind: 'Event', namespaced: true,
     shortNames: ['ev'], categories: [], subresources: [], hasGeneration: false,
     statusSubresource: false, returnDeletedObject: false,
@@ -128,6 +133,7 @@ export const REF = {
   pods: { group: '', version: 'v1', resource: 'pods' },
   nodes: { group: '', version: 'v1', resource: 'nodes' },
   events: { group: '', version: 'v1', resource: 'events' },
+  configmaps: { group: '', version: 'v1', resource: 'configmaps' },
   replicasets: { group: 'apps', version: 'v1', resource: 'replicasets' },
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' },
   poddisruptionbudgets: { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' },

@@ -60,6 +60,8 @@ export interface RollCheckpoint {
   skipped?: string[];
   /** Set while paused for a human: what timed out. */
   paused?: { node?: string; wait: NodeRollWait; message: string };
+  /** Since when the freeze switch has held the roll (ms): its waits' clocks start again once it is lifted. */
+  frozenAt?: number;
   done?: boolean;
 }
 
@@ -74,6 +76,8 @@ export interface RollInput {
   timeoutsMs: Record<NodeRollWait, number>;
   /** The operator paused it (spec.paused). */
   paused: boolean;
+  /** The freeze switch is on, in words (engine/freeze.ts): nothing is done, no wait times out. */
+  frozen?: string;
   checkpoint: RollCheckpoint;
   /** The nodes the selector matches now. */
   nodes: readonly RollNode[];
@@ -116,9 +120,18 @@ export function drainablePods(pods: readonly RollPod[], node: string): RollPod[]
 
 /** The next decision of a roll. */
 export function decideRoll(i: RollInput): RollDecision {
-  const cp: RollCheckpoint = { ...i.checkpoint };
+  let cp: RollCheckpoint = { ...i.checkpoint };
   const actions: RollAction[] = [];
   if (cp.done) return { actions, checkpoint: cp, message: 'every original node has been replaced' };
+  if (i.frozen !== undefined) {
+    cp.frozenAt ??= i.now;
+    return { actions, checkpoint: cp, message: `frozen: ${i.frozen}` };
+  }
+  if (cp.frozenAt !== undefined) {
+    // The freeze is lifted: the waits it held start their clocks again.
+    const { frozenAt: _frozenAt, ...thawed } = restartClocks(cp, i.now);
+    cp = thawed;
+  }
   if (i.paused || cp.paused) {
     return { actions, checkpoint: cp, message: cp.paused ? `paused: ${cp.paused.message}` : 'paused by an operator (spec.paused)' };
   }
@@ -241,14 +254,19 @@ export function zonesInWords(nodes: readonly RollNode[]): string {
   return `zones ${list}: ${moves.length} move(s) would balance them (${moves.map((m) => `${m.from} → ${m.to}`).join(', ')})`;
 }
 
-/** resume: the pause is lifted and every wait under way starts its clock again. */
-export function resumeRoll(cp: RollCheckpoint, now: number): RollCheckpoint {
-  const { paused: _paused, ...rest } = cp;
+/** Every wait under way starts its clock again (after a pause or a freeze). */
+function restartClocks(cp: RollCheckpoint, now: number): RollCheckpoint {
   return {
-    ...rest,
+    ...cp,
     ...(cp.scaledUpAt !== undefined ? { scaledUpAt: now } : {}),
     ...(cp.nodes ? { nodes: cp.nodes.map((n) => (n.step === 'Pending' || n.step === 'Done' ? n : { ...n, since: now })) } : {}),
   };
+}
+
+/** resume: the pause is lifted and every wait under way starts its clock again. */
+export function resumeRoll(cp: RollCheckpoint, now: number): RollCheckpoint {
+  const { paused: _paused, ...rest } = restartClocks(cp, now);
+  return rest;
 }
 
 /**
@@ -276,7 +294,7 @@ export function skipNode(cp: RollCheckpoint, node: string, now: number): { check
 
 export interface NodeRollStatus {
   observedGeneration?: number;
-  phase?: 'Rolling' | 'Paused' | 'Complete' | 'Invalid';
+  phase?: 'Rolling' | 'Paused' | 'Frozen' | 'Complete' | 'Invalid';
   message?: string;
   originalNodes?: string[];
   scaledUpTo?: number;
@@ -284,6 +302,7 @@ export interface NodeRollStatus {
   nodes?: Array<{ name: string; step: NodeStep; since: string }>;
   skipped?: string[];
   paused?: { node?: string; wait: NodeRollWait; message: string };
+  frozenSince?: string;
   done?: boolean;
   conditions?: Array<{ type: string; status: 'True' | 'False'; reason: string; message: string; lastTransitionTime: string }>;
 }
@@ -302,6 +321,7 @@ export function checkpointOf(status: NodeRollStatus | undefined, now: number): R
     ...(s.nodes ? { nodes: s.nodes.map((n) => ({ name: n.name, step: n.step, since: msOf(n.since, now) })) } : {}),
     ...(s.skipped ? { skipped: [...s.skipped] } : {}),
     ...(s.paused ? { paused: s.paused } : {}),
+    ...(s.frozenSince !== undefined ? { frozenAt: msOf(s.frozenSince, now) } : {}),
     ...(s.done ? { done: true } : {}),
   };
 }
@@ -311,7 +331,7 @@ const WAIT_REASON: Record<NodeRollWait, string> = { scaleUp: 'ScaleUpTimeout', d
 /** The status to store after a decision; conditions keep their transition time while they hold. */
 export function statusOf(prev: NodeRollStatus | undefined, generation: number | undefined, d: RollDecision, operatorPaused: boolean, now: number): NodeRollStatus {
   const cp = d.checkpoint;
-  const phase = cp.done ? 'Complete' : cp.paused || operatorPaused ? 'Paused' : 'Rolling';
+  const phase = cp.done ? 'Complete' : cp.frozenAt !== undefined ? 'Frozen' : cp.paused || operatorPaused ? 'Paused' : 'Rolling';
   const condition = (type: string, on: boolean, reason: string, message: string) => {
     const before = prev?.conditions?.find((c) => c.type === type);
     const status = on ? 'True' as const : 'False' as const;
@@ -326,11 +346,13 @@ export function statusOf(prev: NodeRollStatus | undefined, generation: number | 
     ...(cp.nodes ? { nodes: cp.nodes.map((n) => ({ name: n.name, step: n.step, since: metaTime(n.since) })) } : {}),
     ...(cp.skipped && cp.skipped.length > 0 ? { skipped: cp.skipped } : {}),
     ...(cp.paused ? { paused: cp.paused } : {}),
+    ...(cp.frozenAt !== undefined ? { frozenSince: metaTime(cp.frozenAt) } : {}),
     ...(cp.done ? { done: true } : {}),
     conditions: [
       cp.paused
         ? condition('Paused', true, WAIT_REASON[cp.paused.wait], cp.paused.message)
         : condition('Paused', operatorPaused, operatorPaused ? 'PausedByOperator' : 'Rolling', operatorPaused ? 'spec.paused is true' : d.message),
+      condition('Frozen', cp.frozenAt !== undefined, cp.frozenAt !== undefined ? 'Frozen' : 'NotFrozen', cp.frozenAt !== undefined ? d.message : 'the freeze switch is off'),
       condition('Complete', cp.done === true, cp.done ? 'AllNodesReplaced' : 'InProgress', cp.done ? d.message : 'not every original node is replaced yet'),
     ],
   };

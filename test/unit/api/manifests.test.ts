@@ -57,10 +57,13 @@ describe('manifests/: the kustomize base', () => {
     }
   });
 
-  it('leases only through a Role in pacer-system, where the Lease lives: get, create and update', () => {
+  it('leases and the freeze switch only through a Role in pacer-system, where both live: the Lease written, ConfigMaps only read', () => {
     const role = find('Role');
     expect(role.metadata.namespace).to.equal('pacer-system');
-    expect(role.rules).to.deep.equal([{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }]);
+    expect(role.rules).to.deep.equal([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch'] },
+    ]);
   });
 
   // Which verbs the role needs is proven from recorded requests in test/integration/rbac.test.ts;

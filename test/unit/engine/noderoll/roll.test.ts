@@ -243,4 +243,30 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
     const d = decideRoll(input(w, {}, 0, { paused: true }));
     expect([d.actions, d.message]).to.deep.equal([[], 'paused by an operator (spec.paused)']);
   });
+
+  it('frozen (the freeze switch): nothing is done and no wait times out; lifted, the waits start their clocks again and the roll finishes', () => {
+    const w = world(2, 1);
+    const budget = () => ({ workload: 'deployment default/web', allowed: 0, why: 'deployment default/web would fall below its minimum of 1 available (1 available)' });
+    // Into old-0's drain, which a budget holds.
+    let cp: RollCheckpoint = {};
+    let now = 0;
+    while (!cp.nodes?.some((n) => n.step === 'Draining')) {
+      const d = decideRoll(input(w, cp, now += 1000, { budget }));
+      apply(w, d.actions);
+      cp = d.checkpoint;
+    }
+    const frozen = decideRoll(input(w, cp, now += 1000, { frozen: 'Pacer is frozen (incident 42)' }));
+    expect([frozen.actions, frozen.message, frozen.checkpoint.frozenAt]).to.deep.equal([[], 'frozen: Pacer is frozen (incident 42)', now]);
+    // Long past the drain timeout, still frozen: no pause.
+    const later = decideRoll(input(w, frozen.checkpoint, now + 3 * TIMEOUTS.drain, { frozen: 'Pacer is frozen (incident 42)' }));
+    expect([later.actions, later.checkpoint.paused, later.checkpoint.frozenAt]).to.deep.equal([[], undefined, now]);
+    // Lifted: the drain's clock starts again (no pause for the time frozen), and the roll goes on.
+    const thawAt = now + 3 * TIMEOUTS.drain + 1000;
+    const thawed = decideRoll(input(w, later.checkpoint, thawAt));
+    expect(thawed.checkpoint.frozenAt).to.equal(undefined);
+    expect(thawed.checkpoint.paused).to.equal(undefined);
+    expect(thawed.checkpoint.nodes!.find((n) => n.step === 'Draining')!.since).to.equal(thawAt);
+    expect(thawed.actions.map((a) => a.verb)).to.include('evict');
+    expect(roll(w, thawed.checkpoint, {}, 100, thawAt + 1000).cp.done).to.equal(true);
+  });
 });
