@@ -5,6 +5,8 @@
 // the one decided is the first, or the one `--name` picks; the others are printed back, with the
 // stamps that force or a cancel request of the one decided put on them (`patch` actions).
 // With a single Deployment its dependents are unknown, so its finalizers are left alone.
+// A NodeRoll in the input is decided instead (planroll.ts): the roller's next step, with the
+// input's Nodes, Pods, Deployments and ReplicaSets as the cluster it acts on.
 
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
@@ -12,7 +14,10 @@ import { parseAllDocuments, stringify } from 'yaml';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { API_VERSION, KIND, PLAN_KIND } from '../api/types.ts';
 import { buildSnapshot, decide, generatedUid, planJson, planTree, serviceMembers, servicePlans, viewPlan, withAnnotations } from '../engine/index.ts';
-import type { Action, Decision, PlanJson, PlanView, SnapshotSource } from '../engine/index.ts';
+import type { Action, Decision, PlanJson, PlanView, SizedNode, SnapshotSource } from '../engine/index.ts';
+import type { NodeRoll } from '../api/noderoll.ts';
+import { NODEROLL_KIND } from '../api/noderoll.ts';
+import { rollPlanDocument } from './planroll.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
 
 export type PlanOutput = 'json' | 'yaml' | 'text';
@@ -59,13 +64,18 @@ class InputError extends Error {}
 type KubeObject = { apiVersion?: unknown; kind?: unknown; metadata?: unknown; [k: string]: unknown };
 
 interface Parsed {
-  deployment: Deployment;
+  /** The Deployment decided (absent when the input is a node roll's). */
+  deployment?: Deployment;
   /** The other pacer.dev Deployments of the input (dependencies and dependents). */
   others: Deployment[];
   replicaSets: ReplicaSet[];
   pods: Pod[];
   /** The input's Plan resources (custom plans) of the Deployment's namespace. */
   plans: PlanResource[];
+  /** The NodeRoll decided, when the input holds one (the rest is what it acts on). */
+  roll?: NodeRoll;
+  /** For a roll: every Node, pod, Deployment and ReplicaSet of the input. */
+  all?: { nodes: SizedNode[]; pods: Pod[]; deployments: Deployment[]; replicaSets: ReplicaSet[] };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -93,6 +103,8 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
   const replicaSets: ReplicaSet[] = [];
   const pods: Pod[] = [];
   const plans: PlanResource[] = [];
+  const rolls: NodeRoll[] = [];
+  const nodes: SizedNode[] = [];
   list.forEach((doc, i) => {
     const where = `${source}: document ${i + 1}`;
     if (doc.errors.length > 0) throw new InputError(`${where}: ${firstLine(doc.errors[0].message)}`);
@@ -131,12 +143,25 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
       } else if (apiVersion === API_VERSION && kind === PLAN_KIND) {
         if (!isObject(obj.spec) || !Array.isArray(obj.spec.phases)) throw new InputError(`${at}: Plan "${name}": spec.phases is required`);
         plans.push(withMetadataDefaults(obj as unknown as PlanResource, now));
+      } else if (apiVersion === API_VERSION && kind === NODEROLL_KIND) {
+        if (!isObject(obj.spec)) throw new InputError(`${at}: NodeRoll "${name}": spec is required`);
+        const r = withMetadataDefaults(obj as unknown as NodeRoll, now);
+        delete r.metadata.namespace; // cluster-scoped
+        rolls.push(r);
+      } else if (apiVersion === 'v1' && kind === 'Node') {
+        nodes.push(obj as unknown as SizedNode);
       } else {
-        throw new InputError(`${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment or Plan, apps/v1 ReplicaSet or v1 Pod`);
+        throw new InputError(`${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment, Plan or NodeRoll, apps/v1 ReplicaSet, v1 Pod or Node`);
       }
     });
   });
-  if (deployments.length === 0) throw new InputError(`${source}: no ${API_VERSION} Deployment found`);
+  if (rolls.length > 0) {
+    // A node roll: the one decided is the first, or the one --name picks; the rest is what it acts on.
+    const roll = pick === undefined ? rolls[0] : rolls.find((r) => r.metadata.name === pick);
+    if (!roll) throw new InputError(`${source}: no ${API_VERSION} NodeRoll "${pick}" (found ${rolls.map((r) => r.metadata.name).join(', ')})`);
+    return { others: [], replicaSets: [], pods: [], plans: [], roll, all: { nodes, pods, deployments, replicaSets } };
+  }
+  if (deployments.length === 0) throw new InputError(`${source}: no ${API_VERSION} Deployment or NodeRoll found`);
   let deployment = deployments[0];
   if (pick !== undefined) {
     const found = deployments.find((d) => d.metadata.name === pick || deploymentKey(d.metadata.namespace, d.metadata.name) === pick);
@@ -186,7 +211,7 @@ export function planDocument(decision: Decision, others: readonly Deployment[] =
  * when it holds more than one Deployment, the dependents among them.
  */
 function inputSource(parsed: Parsed): SnapshotSource {
-  const all = [parsed.deployment, ...parsed.others];
+  const all = [parsed.deployment!, ...parsed.others];
   const byKey = new Map(all.map((x) => [deploymentKey(x.metadata.namespace, x.metadata.name), x]));
   return {
     replicaSets: () => parsed.replicaSets,
@@ -227,7 +252,7 @@ function text(decision: Decision): string {
 
 /** The deploy plan of the decided Deployment's service, and its custom plans, among the input's objects as they stand. */
 function servicePlanViews(parsed: Parsed, now: number): PlanView[] {
-  const d = parsed.deployment;
+  const d = parsed.deployment!;
   const all = [d, ...parsed.others];
   const members = serviceMembers(all, d.metadata.namespace ?? 'default', d.metadata.name ?? '');
   const plans = servicePlans({ deployments: members, namespaceDeployments: all, replicaSets: parsed.replicaSets, pods: parsed.pods, plans: parsed.plans, now });
@@ -236,7 +261,7 @@ function servicePlanViews(parsed: Parsed, now: number): PlanView[] {
 }
 
 function servicePlanScope(parsed: Parsed): string {
-  return `${parsed.deployment.metadata.namespace ?? 'default'}/${parsed.deployment.metadata.name ?? ''}`;
+  return `${parsed.deployment!.metadata.namespace ?? 'default'}/${parsed.deployment!.metadata.name ?? ''}`;
 }
 
 /** RFC 3339 (with optional fraction and offset) → ms; NaN when malformed. */
@@ -262,7 +287,11 @@ export function runPlan(input: string, source: string, opts: PlanOptions = {}): 
     if (e instanceof InputError) return { code: 2, stdout: '', stderr: `error: ${e.message}\n` };
     throw e;
   }
-  const decision = decide(buildSnapshot(parsed.deployment, inputSource(parsed), nowMs));
+  if (parsed.roll) {
+    const { doc, text: words } = rollPlanDocument({ roll: parsed.roll, ...parsed.all!, now: nowMs });
+    return { code: 0, stdout: output === 'text' ? words : output === 'yaml' ? stringify(doc) : `${JSON.stringify(doc, null, 2)}\n`, stderr: '' };
+  }
+  const decision = decide(buildSnapshot(parsed.deployment!, inputSource(parsed), nowMs));
   const views = servicePlanViews(parsed, nowMs);
   const doc = { ...planDocument(decision, parsed.others), plans: views.map((v) => ({ name: v.name, plan: planJson(v, servicePlanScope(parsed)) })) };
   let stdout: string;
@@ -277,9 +306,9 @@ export function runPlan(input: string, source: string, opts: PlanOptions = {}): 
 /** `pacer plan [-f FILE | -f -] [--name NAME] [--now RFC3339] [-o json|yaml|text]` */
 export function planCommand(): Command {
   return new Command('plan')
-    .description('Show what Pacer would do with a Deployment and its ReplicaSets and Pods, given the Deployments it depends on (one reconcile pass, no cluster)')
+    .description('Show what Pacer would do with a Deployment and its ReplicaSets and Pods, given the Deployments it depends on, or with a NodeRoll and the Nodes, Pods and workloads it acts on (one reconcile pass, no cluster)')
     .option('-f, --filename <file>', 'YAML or JSON input; "-" reads stdin', '-')
-    .option('--name <name>', 'the Deployment to decide (name or namespace/name) when the input holds several; the others are its dependencies and dependents. Default: the first')
+    .option('--name <name>', 'the Deployment to decide (name or namespace/name) when the input holds several; the others are its dependencies and dependents; or the NodeRoll, when the input holds NodeRolls. Default: the first')
     .option('--now <time>', 'the clock of this pass (RFC 3339); default: the current time')
     .addOption(new Option('-o, --output <format>', 'output format (default: json, or text on a terminal)').choices(['json', 'yaml', 'text']))
     .action((opts: { filename: string; name?: string; now?: string; output?: PlanOutput }) => {

@@ -13,7 +13,17 @@ export interface NodeGroupProvider {
   scale(group: string, to: number): Promise<void>;
   /** Terminates `node`: the group shrinks by one (`shrink`), or replaces it (Drain). */
   terminate(group: string, node: string, shrink: boolean): Promise<void>;
+  /**
+   * Turns the group's own zone rebalancing off for the roll `roll`, noting on the group that the roll
+   * did (nothing when it was off, or already held); release turns it back on only when this roll
+   * held it. Both idempotent. An AWS group would suspend its AZRebalance process the same way.
+   */
+  holdRebalance(group: string, roll: string): Promise<void>;
+  releaseRebalance(group: string, roll: string): Promise<void>;
 }
+
+/** On a node group: the NodeRoll that turned its rebalancing off, and will turn it back on. */
+export const REBALANCE_HELD_BY = 'pacer.dev/rebalance-held-by';
 
 const DELETE_NODE = 'sim.pacer.dev/delete-node';
 const TERMINATED_AT = 'sim.pacer.dev/terminated-at';
@@ -27,9 +37,20 @@ const GROUP_LABEL = 'sim.pacer.dev/node-group';
  */
 export function simNodeGroups(client: KubeClient): NodeGroupProvider {
   type Node = { metadata: { name?: string; annotations?: Record<string, string> } };
+  type Group = { metadata: { resourceVersion?: string; annotations?: Record<string, string> }; spec?: { rebalance?: boolean } };
   return {
     async scale(group, to) {
       await client.patch(SIM_NODEGROUPS, undefined, group, { spec: { replicas: to } }, 'merge');
+    },
+    async holdRebalance(group, roll) {
+      const g = await client.get<Group>(SIM_NODEGROUPS, undefined, group);
+      if (g.metadata.annotations?.[REBALANCE_HELD_BY] !== undefined || g.spec?.rebalance !== true) return;
+      await client.patch(SIM_NODEGROUPS, undefined, group, { metadata: { resourceVersion: g.metadata.resourceVersion, annotations: { [REBALANCE_HELD_BY]: roll } }, spec: { rebalance: false } }, 'merge');
+    },
+    async releaseRebalance(group, roll) {
+      const g = await client.get<Group>(SIM_NODEGROUPS, undefined, group);
+      if (g.metadata.annotations?.[REBALANCE_HELD_BY] !== roll) return;
+      await client.patch(SIM_NODEGROUPS, undefined, group, { metadata: { resourceVersion: g.metadata.resourceVersion, annotations: { [REBALANCE_HELD_BY]: null } }, spec: { rebalance: true } }, 'merge');
     },
     async terminate(group, node, shrink) {
       if (!shrink) {

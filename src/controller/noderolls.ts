@@ -1,24 +1,20 @@
 // The node roll controller, a reconciler on the manager (docs/semantics/node-roll.md): for each
-// NodeRoll, the roller's decision (engine/noderoll/roll.ts) from the NodeRoll and its checkpoint,
-// the nodes its selector matches, every pod, the health gate and Pacer's eviction budgets; then
-// the decision's actions (scale the group, cordon, evict through the Eviction API, terminate through
-// the group) and the checkpoint written back to status. A restart or a new leader resumes from
+// NodeRoll, the engine's pass (engine/noderoll/pass.ts) from the NodeRoll and its checkpoint, every
+// node, every pod, the Pacer Deployments and ReplicaSets and the freeze; then the pass's actions
+// (scale the group, hold its rebalancing, cordon, evict through the Eviction API, terminate through
+// the group), its Events, and the checkpoint written back to status. A restart or a new leader resumes from
 // status; every action is idempotent, so a pass repeated after a crash does no harm.
 
-import type { Deployment, LabelSelector, Pod, ReplicaSet } from '../api/types.ts';
-import { selectorMatches } from '../api/selector.ts';
-import { nodeRollDefaults, validateNodeRoll, NODE_ROLL_WAITS } from '../api/noderoll.ts';
+import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import type { NodeRoll } from '../api/noderoll.ts';
-import { parseGoDuration } from '../api/duration.ts';
-import { formatFieldError } from '../api/validation.ts';
 import { NODEROLLS, NODES } from '../kube/client.ts';
 import { isKind } from '../kube/errors.ts';
 import type { Logger } from '../observe/logger.ts';
 import type { NodeRollSample } from '../observe/metrics.ts';
 import { Controller } from '../manager/controller.ts';
 import type { Manager } from '../manager/manager.ts';
-import { applyRequests, checkpointOf, decideRoll, freezeInWords, pacerBudgets, semanticEqual, statusOf, unhealthyWorkloads } from '../engine/index.ts';
-import type { NodeRollStatus, RollAction, RollNode } from '../engine/index.ts';
+import { freezeInWords, rollPass, semanticEqual } from '../engine/index.ts';
+import type { NodeRollStatus, RollAction, RollNode, SizedPod } from '../engine/index.ts';
 import type { Informer } from './informer.ts';
 import type { NodeGroupProvider } from './nodegroups.ts';
 import type { FreezeSwitch } from './freeze.ts';
@@ -77,57 +73,37 @@ export class NodeRollController {
 
   private async reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult> {
     const roll = this.rolls.get(key);
-    if (!roll) return {};
-    const now = this.mgr.clock.now();
-    const prev = roll.status as NodeRollStatus | undefined;
-    if (prev?.done) return {};
-    const errors = validateNodeRoll(roll).map(formatFieldError);
-    if (errors.length > 0) {
-      return (await this.writeStatus(roll, { ...(prev ?? {}), observedGeneration: roll.metadata.generation, phase: 'Invalid', message: errors.join('; ') }, stats)) ? {} : { requeue: true };
-    }
-    const spec = nodeRollDefaults(roll.spec);
-    const matching = this.nodes.list().filter((n) => selectorMatches(spec.nodeSelector as LabelSelector, n.metadata.labels));
-    if (!prev?.originalNodes && matching.length === 0) {
-      // Nothing to roll is a mistake to report, not a roll that is done.
-      const message = `spec.nodeSelector: Invalid value: ${JSON.stringify(spec.nodeSelector)}: matches no node`;
-      return (await this.writeStatus(roll, { ...(prev ?? {}), observedGeneration: roll.metadata.generation, phase: 'Invalid', message }, stats)) ? {} : { requeue: true };
-    }
-    // The operator's requests (kubectl pacer node-roll resume|skip), carried out on the checkpoint.
-    const requests = applyRequests(checkpointOf(prev, now), roll.metadata.annotations, now);
-    for (const e of requests.errors) this.src.recorder.record(roll, 'Warning', 'NodeRollRequestRefused', e);
-    const nodes = matching;
-    const deployments = this.src.deployments.list();
-    const replicaSets = this.src.replicaSets.list();
+    if (!roll || (roll.status as NodeRollStatus | undefined)?.done) return {};
     const freeze = this.src.freeze?.current();
-    const decision = decideRoll({
-      mode: spec.mode, nodeGroup: spec.nodeGroup ?? '', desiredNodes: spec.desiredNodes ?? 0, nodesAtATime: spec.nodesAtATime, cordonFirst: spec.cordonFirst,
-      timeoutsMs: Object.fromEntries(NODE_ROLL_WAITS.map((w) => [w, parseGoDuration(spec.timeouts[w])])) as Record<(typeof NODE_ROLL_WAITS)[number], number>,
-      paused: spec.paused, ...(freeze ? { frozen: freezeInWords(freeze) } : {}), checkpoint: requests.checkpoint, nodes, pods: this.src.pods.list(),
-      unhealthy: unhealthyWorkloads(deployments, replicaSets, spec.healthGate?.selector), budget: pacerBudgets(deployments, replicaSets), now,
+    const pass = rollPass({
+      roll, nodes: this.nodes.list(), pods: this.src.pods.list() as SizedPod[], deployments: this.src.deployments.list(), replicaSets: this.src.replicaSets.list(),
+      ...(freeze ? { frozen: freezeInWords(freeze) } : {}), now: this.mgr.clock.now(),
     });
-    for (const a of decision.actions) {
-      await this.carryOut(a, log);
+    for (const a of pass.actions) {
+      await this.carryOut(roll.metadata.name ?? '', a, log);
       stats.writes++;
     }
-    const status = statusOf(prev, roll.metadata.generation, decision, spec.paused, now);
-    if (status.paused && !prev?.paused) this.src.recorder.record(roll, 'Warning', 'NodeRollPaused', status.paused.message);
-    if (status.frozenSince !== undefined && prev?.frozenSince === undefined) this.src.recorder.record(roll, 'Normal', 'NodeRollFrozen', decision.message);
-    if (status.frozenSince === undefined && prev?.frozenSince !== undefined) this.src.recorder.record(roll, 'Normal', 'NodeRollThawed', 'the freeze switch is off: the roll goes on');
-    if (status.done && !prev?.done) this.src.recorder.record(roll, 'Normal', 'NodeRollComplete', decision.message);
+    for (const e of pass.events) this.src.recorder.record(roll, e.type, e.reason, e.message);
     // A status that could not be stored (a newer NodeRoll: 409) leaves the requests in place; the
     // next pass, on the newer object, carries them out again.
-    if (!(await this.writeStatus(roll, status, stats))) return { requeue: true };
-    if (requests.handled.length > 0) {
+    if (!(await this.writeStatus(roll, pass.status, stats))) return { requeue: true };
+    if (pass.handled.length > 0) {
       // Cleared once the checkpoint that carries them out is stored (again after a crash: no harm).
-      await this.mgr.client.patch(NODEROLLS, undefined, roll.metadata.name ?? '', { metadata: { annotations: Object.fromEntries(requests.handled.map((k) => [k, null])) } }, 'merge');
+      await this.mgr.client.patch(NODEROLLS, undefined, roll.metadata.name ?? '', { metadata: { annotations: Object.fromEntries(pass.handled.map((k) => [k, null])) } }, 'merge');
       stats.writes++;
     }
-    return decision.requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(1000, decision.requeueAfterMs) } : {};
+    return pass.requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(1000, pass.requeueAfterMs) } : {};
   }
 
-  private async carryOut(a: RollAction, log: Logger): Promise<void> {
+  private async carryOut(roll: string, a: RollAction, log: Logger): Promise<void> {
     const client = this.mgr.client;
     switch (a.verb) {
+      case 'holdRebalance':
+        await this.provider.holdRebalance(a.group, roll);
+        return;
+      case 'releaseRebalance':
+        await this.provider.releaseRebalance(a.group, roll);
+        return;
       case 'scaleGroup':
         await this.provider.scale(a.group, a.to);
         log.info('scaled node group', { group: a.group, to: a.to });

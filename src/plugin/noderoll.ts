@@ -10,13 +10,14 @@ import type { NodeRoll } from '../api/noderoll.ts';
 import { NODEROLL_PLURAL } from '../api/noderoll.ts';
 import { GROUP } from '../api/types.ts';
 import { humanDuration } from '../api/duration.ts';
-import { RESUME_ANNOTATION, SKIP_ANNOTATION, checkpointOf, skipNode } from '../engine/index.ts';
+import { NODE_ROLL_PLAN, RESUME_ANNOTATION, SKIP_ANNOTATION, checkpointOf, planJson, planTree, rollPlan, skipNode, viewPlan } from '../engine/index.ts';
 import type { NodeRollStatus } from '../engine/index.ts';
 import { NODEROLLS } from '../kube/client.ts';
 import { PluginError } from './errors.ts';
 import { tabwrite } from './format.ts';
 import type { Session } from './options.ts';
 import { printData } from './options.ts';
+import { follow, intoMap, printFollowing } from './watch.ts';
 
 const PREFIX = `noderoll.${GROUP}/`;
 const RESOURCE = `${NODEROLL_PLURAL}.${GROUP}`;
@@ -81,4 +82,25 @@ export async function runNodeRollSkip(s: Session, name: string, node: string): P
   await s.client.patch(NODEROLLS, undefined, name, { metadata: { annotations: { [SKIP_ANNOTATION]: nodes } } }, 'merge');
   s.io.stdout.write(`${PREFIX}${name}: node ${node} skipped (revisited once the others are done)\n`);
   return 0;
+}
+
+/** `noderoll/NAME` (kubectl's TYPE/NAME, any spelling of the type): the NodeRoll's name; undefined for anything else. */
+export function nodeRollRef(arg: string): string | undefined {
+  return /^(?:noderolls?)(?:\.pacer\.dev)?\/(.+)$/.exec(arg)?.[1];
+}
+
+/** `plan show noderoll/NAME [node-roll]`: the roll as a plan (engine/noderoll/plan.ts), -w to follow it. */
+export async function runNodeRollPlan(s: Session, name: string, plan: string | undefined, o: { output?: string; watch?: boolean; timeoutMs?: number }): Promise<number> {
+  if (plan !== undefined && plan !== NODE_ROLL_PLAN) throw new PluginError(`Plan ${plan} not found`);
+  const roll = await getRoll(s, name);
+  const tree = (r: NodeRoll) => planTree(viewPlan(rollPlan(r.spec ?? {}, r.status as NodeRollStatus | undefined))).join('\n');
+  if (o.output) {
+    printData(s.io, o.output, planJson(viewPlan(rollPlan(roll.spec ?? {}, roll.status as NodeRollStatus | undefined)), `${PREFIX}${name}`));
+    return 0;
+  }
+  const seen = new Map<string, NodeRoll>([[name, roll]]);
+  return printFollowing(s, o, tree(roll), () => {
+    const r = seen.get(name);
+    return r && tree(r);
+  }, (changed, signal) => [follow<NodeRoll>(s.client, NODEROLLS, undefined, { fieldSelector: `metadata.name=${name}` }, intoMap(seen, changed), signal)]);
 }

@@ -13,7 +13,8 @@ import type { PlanCommand } from '../planops/service.ts';
 import { PluginError } from './errors.ts';
 import type { Session } from './options.ts';
 import { PLUGIN_COMPONENT, printData } from './options.ts';
-import { follow, intoMap } from './watch.ts';
+import { follow, intoMap, printFollowing } from './watch.ts';
+import { nodeRollRef, runNodeRollPlan } from './noderoll.ts';
 
 const target = (s: Session) => ({ client: s.client, namespace: s.namespace, component: PLUGIN_COMPONENT, warn: (m: string) => s.io.stderr.write(`Warning: ${m}\n`) });
 
@@ -35,7 +36,10 @@ function treeOf(plans: readonly Plan[], plan: string): string[] | undefined {
   return found && planTree(viewPlan(found, coordinate(plans).find((x) => x.plan === plan)?.steps ?? []));
 }
 
-export async function runPlanShow(s: Session, name: string, plan: string, o: { output?: string; watch?: boolean; timeoutMs?: number }): Promise<number> {
+export async function runPlanShow(s: Session, name: string, plan: string | undefined, o: { output?: string; watch?: boolean; timeoutMs?: number }): Promise<number> {
+  const roll = nodeRollRef(name);
+  if (roll !== undefined) return runNodeRollPlan(s, roll, plan, o);
+  plan ??= 'deploy';
   const objects = await serviceObjects(target(s), name);
   const plans = servicePlans(objects);
   const found = plans.find((p) => p.name === plan);
@@ -44,48 +48,22 @@ export async function runPlanShow(s: Session, name: string, plan: string, o: { o
     printData(s.io, o.output, planJson(viewPlan(found, coordinate(plans).find((x) => x.plan === plan)?.steps ?? []), `${s.namespace}/${name}`));
     return 0;
   }
-  let last = treeOf(plans, plan)!.join('\n');
-  s.io.stdout.write(`${last}\n`);
-  if (!o.watch) return 0;
-  // -w: follow the namespace's Deployments, ReplicaSets, pods (and Plans); a changed tree is printed again,
-  // after a blank line, until Ctrl-C or --timeout.
+  // -w: follow the namespace's Deployments, ReplicaSets, pods (and Plans).
   const maps = { d: new Map<string, Deployment>(), rs: new Map<string, ReplicaSet>(), pod: new Map<string, Pod>(), plan: new Map<string, PlanResource>() };
   for (const d of objects.namespaceDeployments ?? objects.deployments) maps.d.set(d.metadata.name ?? '', d);
-  let pending: NodeJS.Timeout | undefined;
-  const draw = (): void => {
-    pending = undefined;
+  return printFollowing(s, o, treeOf(plans, plan)!.join('\n'), () => {
     const all = [...maps.d.values()];
-    if (!all.some((d) => d.metadata.name === name)) return;
+    if (!all.some((d) => d.metadata.name === name)) return undefined;
     const members = serviceMembers(all, s.namespace, name);
-    const tree = treeOf(servicePlans({
+    return treeOf(servicePlans({
       deployments: members, namespaceDeployments: all, replicaSets: [...maps.rs.values()], pods: [...maps.pod.values()], plans: [...maps.plan.values()], now: Date.now(),
     }), plan)?.join('\n');
-    if (tree === undefined || tree === last) return;
-    last = tree;
-    s.io.stdout.write(`\n${tree}\n`);
-  };
-  const schedule = (): void => {
-    if (!pending) pending = setTimeout(draw, 50);
-  };
-  const stop = new AbortController();
-  const signal = AbortSignal.any([stop.signal, ...(s.signal ? [s.signal] : [])]);
-  const timer = o.timeoutMs && o.timeoutMs > 0 ? setTimeout(() => stop.abort(), o.timeoutMs) : undefined;
-  try {
-    await Promise.all([
-      follow<Deployment>(s.client, DEPLOYMENTS, s.namespace, {}, intoMap(maps.d, schedule), signal),
-      follow<ReplicaSet>(s.client, REPLICASETS, s.namespace, {}, intoMap(maps.rs, schedule), signal),
-      follow<Pod>(s.client, PODS, s.namespace, {}, intoMap(maps.pod, schedule), signal),
-      ...(objects.plansServed ? [follow<PlanResource>(s.client, PLANS, s.namespace, {}, intoMap(maps.plan, schedule), signal)] : []),
-    ]);
-  } finally {
-    stop.abort();
-    if (timer) clearTimeout(timer);
-    if (pending) {
-      clearTimeout(pending);
-      draw();
-    }
-  }
-  return 0;
+  }, (changed, signal) => [
+    follow<Deployment>(s.client, DEPLOYMENTS, s.namespace, {}, intoMap(maps.d, changed), signal),
+    follow<ReplicaSet>(s.client, REPLICASETS, s.namespace, {}, intoMap(maps.rs, changed), signal),
+    follow<Pod>(s.client, PODS, s.namespace, {}, intoMap(maps.pod, changed), signal),
+    ...(objects.plansServed ? [follow<PlanResource>(s.client, PLANS, s.namespace, {}, intoMap(maps.plan, changed), signal)] : []),
+  ]);
 }
 
 /** One operator command: the SDK's answer on stdout (208 too), 400 and 404 as errors (exit 1). */

@@ -183,11 +183,11 @@ export function pluginProgram(ctx: ProgramContext): Command {
     .alias('status')
     .description('A plan as a tree with every element\'s status (-o json|yaml: the SDK\'s plan JSON)')
     .argument('<service>', 'a Deployment of the service')
-    .argument('[plan]', 'the plan', 'deploy')
+    .argument('[plan]', 'the plan (default: deploy; node-roll for noderoll/NAME)')
     .option('-w, --watch', 'print the tree again on every change, until Ctrl-C', false)
     .option('--no-watch', 'print once')
     .option('--timeout <duration>', 'with -w: stop after this long (Go duration; 0 = until Ctrl-C)', '0s'), { output: true })
-    .action((service: string, name: string, o: CommonOptions & { watch: boolean; timeout?: string }) =>
+    .action((service: string, name: string | undefined, o: CommonOptions & { watch: boolean; timeout?: string }) =>
       run(service, o, (s) => runPlanShow(s, service, name, { output: o.output, watch: o.watch, timeoutMs: durationFlag('--timeout', o.timeout) }))));
   for (const [op, alias, what] of [
     ['continue', 'resume', 'Continue a plan, or one phase: clears its interrupt; a canary phase releases its next canary step (a plan-level continue releases none)'],

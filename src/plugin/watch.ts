@@ -5,6 +5,7 @@
 import type { KubeClient, ResourceType, WatchEvent } from '../kube/client.ts';
 import { KubeError } from '../kube/errors.ts';
 import type { ObjectMeta } from '../api/types.ts';
+import type { Session } from './options.ts';
 
 export interface Follower<T> {
   /** The complete current list (the first one and after every relist). Return true to stop. */
@@ -108,4 +109,42 @@ export function intoMap<T extends { metadata: { name?: string } }>(m: Map<string
       changed();
     },
   };
+}
+
+/**
+ * Prints `first`; with -w, follows what `sources` watch and prints `draw()` again (after a blank
+ * line) whenever it changed, until Ctrl-C or --timeout.
+ */
+export async function printFollowing(
+  s: Session, o: { watch?: boolean; timeoutMs?: number }, first: string, draw: () => string | undefined,
+  sources: (changed: () => void, signal: AbortSignal) => Array<Promise<void>>,
+): Promise<number> {
+  let last = first;
+  s.io.stdout.write(`${last}\n`);
+  if (!o.watch) return 0;
+  let pending: NodeJS.Timeout | undefined;
+  const redraw = (): void => {
+    pending = undefined;
+    const tree = draw();
+    if (tree === undefined || tree === last) return;
+    last = tree;
+    s.io.stdout.write(`\n${tree}\n`);
+  };
+  const schedule = (): void => {
+    if (!pending) pending = setTimeout(redraw, 50);
+  };
+  const stop = new AbortController();
+  const signal = AbortSignal.any([stop.signal, ...(s.signal ? [s.signal] : [])]);
+  const timer = o.timeoutMs && o.timeoutMs > 0 ? setTimeout(() => stop.abort(), o.timeoutMs) : undefined;
+  try {
+    await Promise.all(sources(schedule, signal));
+  } finally {
+    stop.abort();
+    if (timer) clearTimeout(timer);
+    if (pending) {
+      clearTimeout(pending);
+      redraw();
+    }
+  }
+  return 0;
 }

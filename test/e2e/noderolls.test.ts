@@ -4,7 +4,8 @@
 // PodDisruptionBudgets, is rolled to 6 new nodes with `kubectl apply -f` of a NodeRoll. Sampled
 // throughout: no Deployment ever below replicas − maxUnavailable; at the end each pod has moved at
 // most once (every old node cordoned first), the zones are balanced, the old nodes are gone, and
-// `kubectl pacer node-roll status` and `kubectl get noderolls` say Complete.
+// `kubectl pacer node-roll status` and `kubectl get noderolls` say Complete. Then: the freeze switch
+// holds a rollout until it is lifted; bad rolls are refused (by kubectl apply, or reported Invalid).
 
 import { expect } from 'chai';
 import { writeFile } from 'node:fs/promises';
@@ -86,5 +87,53 @@ describe('e2e (sim): a node roll with kubectl', function () {
     expect(r.stderr).to.include('spec.nodesAtATime: Invalid value: 0: spec.nodesAtATime in body should be greater than or equal to 1');
     expect(r.stderr).to.include('a non-empty selector is required (an empty one would select every node)');
     expect((await kubectl('get', 'noderoll', 'bad')).code).to.equal(1);
+    await writeFile(bad, 'apiVersion: pacer.dev/v1alpha1\nkind: NodeRoll\nmetadata: {name: bad}\nspec: {nodeSelector: {matchLabels: {a: b}}, nodeGroup: workers, desiredNodes: 6, mode: Surge}\n');
+    const mode = await kubectl('apply', '-f', bad);
+    expect([mode.code, mode.stderr]).to.satisfy(([code, err]: [number, string]) => code === 1 && err.includes('spec.mode: Unsupported value: "Surge": supported values: "Replace", "Drain"'));
+  });
+
+  it('kubectl pacer freeze holds a rollout (no new ReplicaSet, Progressing Frozen) until kubectl pacer freeze off', async () => {
+    const ns = join(k.dir, 'ns.yaml');
+    await writeFile(ns, 'apiVersion: v1\nkind: Namespace\nmetadata: {name: pacer-system}\n');
+    await ok(kubectl('apply', '-f', ns));
+    expect(await ok(kubectl('pacer', 'freeze', 'on', '--reason', 'e2e'))).to.equal('pacer frozen (e2e): no new rollout step, eviction or node termination until "kubectl pacer freeze off"\n');
+    expect(await ok(kubectl('get', 'configmap', 'pacer-freeze', '-n', 'pacer-system', '-o', 'jsonpath={.data.reason}'))).to.equal('e2e');
+    await ok(kubectl('pacer', 'set', 'image', 'app-0', 'app=app:2'));
+    const progressing = () => ok(kubectl('get', 'pdeploy', 'app-0', '-o', 'jsonpath={.status.conditions[?(@.type=="Progressing")].reason}'));
+    await eventually('app-0 held by the freeze', async () => (await progressing()) === 'Frozen');
+    const replicaSets = async () => (await ok(kubectl('get', 'rs', '-l', 'app=app-0', '-o', 'name'))).trim().split('\n').length;
+    expect(await replicaSets(), 'no new ReplicaSet while frozen').to.equal(1);
+    expect(await ok(kubectl('pacer', 'freeze', 'status'))).to.match(/^pacer is frozen \(e2e\) for \d+s\n$/);
+    expect(await ok(kubectl('pacer', 'freeze', 'off'))).to.equal('pacer thawed: rollouts and node rolls go on\n');
+    await ok(kubectl('pacer', 'rollout', 'status', 'app-0', '--timeout=60s'));
+    expect(await replicaSets(), 'the rollout went on: a new ReplicaSet').to.equal(2);
+  });
+
+  it('a roll that could not end healthy is reported Invalid with the field at fault, before anything is disrupted', async () => {
+    // 6 pods of 1.5 cpu on 4-cpu nodes: 9 cpu need 3 new nodes, not 2.
+    const big = join(k.dir, 'big.yaml');
+    await writeFile(big, [
+      'apiVersion: pacer.dev/v1alpha1', 'kind: Deployment', 'metadata: {name: big}', 'spec:', '  replicas: 6',
+      '  selector: {matchLabels: {app: big}}', '  template:', '    metadata: {labels: {app: big}}',
+      '    spec: {containers: [{name: app, image: "app:1", resources: {requests: {cpu: 1500m}}}]}', '',
+    ].join('\n'));
+    await ok(kubectl('apply', '-f', big));
+    await eventually('big to be available', async () => (await ok(kubectl('get', 'pdeploy', 'big', '-o', 'jsonpath={.status.availableReplicas}'))) === '6', 60_000);
+    const store = k.sim.store;
+    const groupSize = () => (store.get(REF.nodegroups, undefined, 'workers')!.spec as { replicas: number }).replicas;
+    const sizeBefore = groupSize();
+    const rolls = join(k.dir, 'rolls.yaml');
+    await writeFile(rolls, [
+      'apiVersion: pacer.dev/v1alpha1\nkind: NodeRoll\nmetadata: {name: small}\nspec: {nodeSelector: {matchLabels: {sim.pacer.dev/node-group: workers}}, nodeGroup: workers, desiredNodes: 2}\n',
+      'apiVersion: pacer.dev/v1alpha1\nkind: NodeRoll\nmetadata: {name: nowhere}\nspec: {nodeSelector: {matchLabels: {pool: none}}, nodeGroup: workers, desiredNodes: 2}\n',
+    ].join('---\n'));
+    await ok(kubectl('apply', '-f', rolls));
+    const phase = async (name: string) => ok(kubectl('get', 'noderoll', name, '-o', 'jsonpath={.status.phase}: {.status.message}'));
+    await eventually('both reported Invalid', async () => (await phase('small')).startsWith('Invalid') && (await phase('nowhere')).startsWith('Invalid'));
+    expect(await phase('small')).to.match(/^Invalid: spec\.desiredNodes: Invalid value: 2: too few new nodes: the group's nodes run \d+ pod\(s\) needing 9 cpu; a node like theirs holds 4 cpu, so at least 3 are needed$/);
+    expect(await phase('nowhere')).to.equal('Invalid: spec.nodeSelector: Invalid value: {"matchLabels":{"pool":"none"}}: matches no node');
+    expect(groupSize(), 'the group not scaled').to.equal(sizeBefore);
+    expect(store.list(REF.nodes, undefined).items.filter((n) => (n.spec as { unschedulable?: boolean } | undefined)?.unschedulable), 'no node cordoned').to.deep.equal([]);
+    await ok(kubectl('delete', 'noderoll', 'small', 'nowhere'));
   });
 });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPlugin } from '../../src/plugin/program.ts';
 import type { Deployment, Pod } from '../../src/api/types.ts';
-import { DEPLOYMENTS, NODEROLLS, PODS } from '../../src/kube/client.ts';
+import { DEPLOYMENTS, NODEROLLS, PODS, SIM_NODEGROUPS } from '../../src/kube/client.ts';
 import { REF } from '../../src/sim/resources.ts';
 import type { KubeObject } from '../../src/sim/types.ts';
 import { deploymentManifest, eventually, startCluster, startSimWithCrds, waitComplete } from './fixtures/cluster.ts';
@@ -96,6 +96,14 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
       expect(await c.ctl.metrics.registry.getSingleMetricAsString('pacer_noderoll_paused')).to.contain(`pacer_noderoll_paused{name="again",wait="drain",node="${dbNode}"} 1`);
       const status = await plugin('node-roll', 'status', 'again');
       expect(status.stdout).to.match(/^NodeRoll again: Paused\n/);
+      // The roll as a plan: the node it paused on is the step in ERROR.
+      const plan = await plugin('plan', 'show', 'noderoll/again');
+      expect(plan.code).to.equal(0);
+      expect(plan.stdout.split('\n')[0]).to.equal('node-roll (serial strategy) (ERROR)');
+      expect(plan.stdout).to.contain(`${dbNode} (ERROR)`);
+      const json = JSON.parse((await plugin('plan', 'show', 'noderolls.pacer.dev/again', 'node-roll', '-o', 'json')).stdout) as { phases: Array<{ name: string }>; status: string };
+      expect([json.status, json.phases.map((p) => p.name)]).to.deep.equal(['ERROR', ['scale-up', 'roll', 'rebalance']]);
+      expect((await plugin('plan', 'show', 'noderoll/again', 'deploy')).stderr).to.equal('error: Plan deploy not found\n');
       const skipped = await plugin('node-roll', 'skip', 'again', dbNode);
       expect([skipped.code, skipped.stdout, skipped.stderr]).to.deep.equal([0, `noderoll.pacer.dev/again: node ${dbNode} skipped (revisited once the others are done)\n`, '']);
       // The skip is carried out (the pause lifted, the node last), the others are rolled, and the roll
@@ -114,6 +122,49 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('zones the roll leaves unbalanced are balanced by moves at the end (launch, then drain a node of the fullest zone); the group\'s own rebalancing is off meanwhile and back after', async () => {
+    // Originals b 2, c 2, then a 1; launches go to the emptiest zone, ties by zone name: the 3 new
+    // nodes land a, a, b, leaving a 2, b 1, c 0 once the originals go.
+    c.sim.store.create(REF.nodegroups, undefined, { apiVersion: 'sim.pacer.dev/v1', kind: 'NodeGroup', metadata: { name: 'zoned' }, spec: { replicas: 4, zones: ['b', 'c'], launchDelayMs: 50, deregistrationDelayMs: 50 } } as KubeObject);
+    const members = () => c.sim.store.list(REF.nodes, undefined).items.filter((n) => n.metadata.labels?.['sim.pacer.dev/node-group'] === 'zoned');
+    await eventually('4 nodes in the group', () => members().length === 4);
+    await c.client.patch(SIM_NODEGROUPS, undefined, 'zoned', { spec: { replicas: 5, zones: ['a', 'b', 'c'], rebalance: true } }, 'merge');
+    await eventually('5 nodes in the group', () => members().length === 5);
+    expect(members().map((n) => n.metadata.labels?.['topology.kubernetes.io/zone']).sort()).to.deep.equal(['a', 'b', 'b', 'c', 'c']);
+    const originals = members().map((n) => n.metadata.name);
+    // The hazard: with rebalancing on, the group itself terminates a node when zones differ by more
+    // than one. Every node terminated must be one Pacer chose (marked sim.pacer.dev/delete-node).
+    let held = false;
+    const notPacers = new Set<string>();
+    const watcher = setInterval(() => {
+      const g = c.sim.store.get(REF.nodegroups, undefined, 'zoned');
+      if (g?.metadata.annotations?.['pacer.dev/rebalance-held-by'] === 'zoned' && (g.spec as { rebalance?: boolean }).rebalance === false) held = true;
+      for (const n of members()) {
+        const a = n.metadata.annotations ?? {};
+        if (a['sim.pacer.dev/terminated-at'] !== undefined && a['sim.pacer.dev/delete-node'] === undefined) notPacers.add(n.metadata.name ?? '');
+      }
+    }, 5);
+    try {
+      await c.client.create(NODEROLLS, undefined, {
+        apiVersion: 'pacer.dev/v1alpha1', kind: 'NodeRoll', metadata: { name: 'zoned' },
+        spec: { nodeSelector: { matchLabels: { 'sim.pacer.dev/node-group': 'zoned' } }, nodeGroup: 'zoned', desiredNodes: 3 },
+      });
+      await eventually('the roll to complete', async () => (await c.client.get<{ status?: { phase?: string } }>(NODEROLLS, undefined, 'zoned')).status?.phase === 'Complete', 90_000);
+    } finally {
+      clearInterval(watcher);
+    }
+    expect([...notPacers], 'no node terminated by the group\'s own rebalancing').to.deep.equal([]);
+    expect(held, 'the group\'s rebalancing was held off by the roll').to.equal(true);
+    const zones = members().map((n) => n.metadata.labels?.['topology.kubernetes.io/zone']).sort();
+    expect(zones).to.deep.equal(['a', 'b', 'c']);
+    const status = (await c.client.get<{ status: { message: string; zoneMoves: { planned: number; moved: string[] } } }>(NODEROLLS, undefined, 'zoned')).status;
+    expect(status.zoneMoves.planned).to.equal(1);
+    expect(status.zoneMoves.moved).to.have.length(1);
+    expect(status.message).to.equal('every original node has been replaced; zones a 1, b 1, c 1 (balanced); 1 zone move(s) made');
+    const g = c.sim.store.get(REF.nodegroups, undefined, 'zoned')!;
+    expect([(g.spec as { rebalance?: boolean }).rebalance, g.metadata.annotations?.['pacer.dev/rebalance-held-by']], 'rebalancing back on').to.deep.equal([true, undefined]);
   });
 });
 

@@ -13,15 +13,22 @@
 //     terminate  through the group, which shrinks by one
 //     wait       until the node has left the cluster                              (deregister timeout)
 //     wait       until every workload of the gate is healthy                       (healthy timeout)
-//   done         every original node gone
-// Drain is the same without the scale-up, and the group keeps its size (it replaces what it loses).
+//   zone moves   Replace: the moves the seed's appendix derives (zones.ts), one at a time: launch a
+//                node (the group puts it in its emptiest zone), wait until it is Ready, then drain
+//                and terminate a node of the zone that was fullest, under the same gate; at most as
+//                many as planned when the last original node went
+//   done         every original node gone, the zones balanced (or the planned moves made)
+// The group's own rebalancing (AWS's AZRebalance) is held off from the start to the end: it may
+// terminate a node to even out zones behind the roll's back (the seed's hazard).
+// Drain is the same without the scale-up and the zone moves, and the group keeps its size (it
+// replaces what it loses).
 // Any wait past its timeout pauses the roll with a condition naming the node, the step and what it
 // waited for; resume (spec.paused false after a pause, or the plugin's resume) restarts the clock.
 
 import type { NodeRollMode, NodeRollWait } from '../../api/noderoll.ts';
 import { metaTime } from '../../api/duration.ts';
 import type { PodBudget } from './health.ts';
-import { isBalanced, rebalanceMoves, zoneCounts } from './zones.ts';
+import { ZONE_LABEL, isBalanced, rebalanceMoves, zoneCounts } from './zones.ts';
 
 /** A node, as far as the roll reads it. */
 export interface RollNode {
@@ -62,7 +69,20 @@ export interface RollCheckpoint {
   paused?: { node?: string; wait: NodeRollWait; message: string };
   /** Since when the freeze switch has held the roll (ms): its waits' clocks start again once it is lifted. */
   frozenAt?: number;
+  /** The zones of the original nodes, recorded at the start (a zone the roll empties still counts). */
+  zones?: string[];
+  /** Replace: the zone moves at the end (planned once, when the last original node is done). */
+  zoneMoves?: ZoneMoves;
   done?: boolean;
+}
+
+/** The zone moves: how many were planned, the nodes taken out so far, and the launch under way. */
+export interface ZoneMoves {
+  planned: number;
+  /** The nodes taken out of a full zone, one per move (they join the checkpoint's nodes). */
+  moved: string[];
+  /** A node launched for the next move: the nodes there were before, when (ms), and the zone a node then leaves. */
+  launch?: { before: string[]; at: number; from: string };
 }
 
 export interface RollInput {
@@ -91,6 +111,8 @@ export interface RollInput {
 
 export type RollAction =
   | { verb: 'scaleGroup'; group: string; to: number }
+  /** The group's own zone rebalancing off for the roll (hold) and back as it was (release). */
+  | { verb: 'holdRebalance' | 'releaseRebalance'; group: string }
   | { verb: 'cordon'; node: string }
   | { verb: 'evict'; node: string; namespace: string; pod: string }
   | { verb: 'terminate'; group: string; node: string; shrink: boolean };
@@ -140,6 +162,8 @@ export function decideRoll(i: RollInput): RollDecision {
   if (!cp.originalNodes) {
     cp.originalNodes = [...byName.keys()].sort();
     cp.nodes = cp.originalNodes.map((name) => ({ name, step: 'Pending', since: i.now }));
+    cp.zones = Object.keys(zoneCounts(i.nodes)).sort();
+    actions.push({ verb: 'holdRebalance', group: i.nodeGroup });
   }
   const originals = new Set(cp.originalNodes);
   const pause = (wait: NodeRollWait, message: string, node?: string): RollDecision => {
@@ -190,7 +214,7 @@ export function decideRoll(i: RollInput): RollDecision {
       continue;
     }
     if (i.unhealthy.length > 0) break;
-    if (i.mode === 'Drain' || i.cordonFirst === false) actions.push({ verb: 'cordon', node: p.name });
+    if (i.mode === 'Drain' || i.cordonFirst === false || !originals.has(p.name)) actions.push({ verb: 'cordon', node: p.name });
     set(p.name, 'Draining');
   }
   // Evictions of this pass count against their workloads' budgets (two pods of one Deployment on a
@@ -236,18 +260,68 @@ export function decideRoll(i: RollInput): RollDecision {
       waitAtMost(i.timeoutsMs.healthy - age);
     }
   }
-  cp.nodes = cp.originalNodes.map((name) => nodes.get(name)!);
+  cp.nodes = [...cp.originalNodes, ...(cp.zoneMoves?.moved ?? [])].map((name) => nodes.get(name)!);
   if (cp.nodes.every((p) => p.step === 'Done')) {
+    const rest = i.nodes.filter((n) => !originals.has(nameOf(n)));
+    if (i.mode === 'Replace') {
+      const move = zoneMove(cp, rest, i.nodeGroup, i.now, i.timeoutsMs.scaleUp);
+      actions.push(...move.actions);
+      if (move.paused) return pause('scaleUp', move.paused);
+      if (move.message) return { actions, checkpoint: cp, message: move.message, ...(move.requeueAfterMs !== undefined ? { requeueAfterMs: move.requeueAfterMs } : {}) };
+    }
     cp.done = true;
-    return { actions, checkpoint: cp, message: `every original node has been replaced; ${zonesInWords(i.nodes.filter((n) => !originals.has(nameOf(n))))}` };
+    actions.push({ verb: 'releaseRebalance', group: i.nodeGroup });
+    const moved = cp.zoneMoves?.moved.length ?? 0;
+    return { actions, checkpoint: cp, message: `every original node has been replaced; ${zonesInWords(rest, cp.zones)}${moved > 0 ? `; ${moved} zone move(s) made` : ''}` };
   }
   if (words.length === 0 && i.unhealthy.length > 0) words.push(`waiting for: ${i.unhealthy.join('; ')}`);
   return { actions, checkpoint: cp, message: words.join('; ') || 'rolling', ...(waitMs !== undefined ? { requeueAfterMs: Math.max(0, waitMs) } : {}) };
 }
 
+/**
+ * The next zone move, once every original node is done (Replace). Planned once: the moves that
+ * balance the group's zones then. Each: launch a node (the group puts it in its emptiest zone), and
+ * once a node not there before is Ready, a node of the zone that was fullest joins the checkpoint's
+ * nodes, to be drained and terminated like an original one. `message` unset: no move left.
+ */
+function zoneMove(cp: RollCheckpoint, nodes: readonly RollNode[], group: string, now: number, scaleUpMs: number): { actions: RollAction[]; message?: string; paused?: string; requeueAfterMs?: number } {
+  const counts = zoneCounts(nodes, cp.zones);
+  const moves = rebalanceMoves(counts);
+  const zm: ZoneMoves = cp.zoneMoves ? { ...cp.zoneMoves, moved: [...cp.zoneMoves.moved] } : { planned: moves.length, moved: [] };
+  cp.zoneMoves = zm;
+  const n = zm.moved.length + 1;
+  if (!zm.launch) {
+    if (zm.moved.length >= zm.planned || moves.length === 0) return { actions: [] };
+    zm.launch = { before: nodes.map(nameOf).sort(), at: now, from: moves[0].from };
+    return {
+      actions: [{ verb: 'scaleGroup', group, to: nodes.length + 1 }],
+      message: `zone move ${n} of ${zm.planned}: launching a node for zone ${moves[0].to || '(no zone)'}, then one of zone ${moves[0].from || '(no zone)'} goes`,
+      requeueAfterMs: scaleUpMs,
+    };
+  }
+  const before = new Set(zm.launch.before);
+  const fresh = nodes.filter((x) => !before.has(nameOf(x)) && isReady(x));
+  if (fresh.length === 0) {
+    const waited = now - zm.launch.at;
+    if (waited >= scaleUpMs) return { actions: [], paused: `zone move ${n} of ${zm.planned}: the node launched is not registered and Ready` };
+    return { actions: [], message: `zone move ${n} of ${zm.planned}: waiting for the node launched`, requeueAfterMs: scaleUpMs - waited };
+  }
+  // The newest-named node of the zone that was fullest (of the fullest now, should that one have
+  // emptied meanwhile), not the one just launched.
+  const older = nodes.filter((x) => before.has(nameOf(x)));
+  const olderCounts = zoneCounts(older);
+  const fullest = Object.keys(olderCounts).sort((a, b) => olderCounts[b] - olderCounts[a])[0];
+  const from = olderCounts[zm.launch.from] ? zm.launch.from : fullest;
+  const out = older.filter((x) => (x.metadata.labels?.[ZONE_LABEL] ?? '') === from).map(nameOf).sort().pop()!;
+  delete zm.launch;
+  zm.moved.push(out);
+  cp.nodes = [...cp.nodes!, { name: out, step: 'Pending', since: now }];
+  return { actions: [], message: `zone move ${n} of ${zm.planned}: ${out} goes`, requeueAfterMs: 0 };
+}
+
 /** The group's zones in words: "zones a 2, b 2, c 2 (balanced)", or the moves that would balance them. */
-export function zonesInWords(nodes: readonly RollNode[]): string {
-  const counts = zoneCounts(nodes);
+export function zonesInWords(nodes: readonly RollNode[], zones: readonly string[] = []): string {
+  const counts = zoneCounts(nodes, zones);
   const list = Object.keys(counts).sort().map((z) => `${z || '(no zone)'} ${counts[z]}`).join(', ');
   if (isBalanced(counts)) return `zones ${list} (balanced)`;
   const moves = rebalanceMoves(counts);
@@ -260,6 +334,7 @@ function restartClocks(cp: RollCheckpoint, now: number): RollCheckpoint {
     ...cp,
     ...(cp.scaledUpAt !== undefined ? { scaledUpAt: now } : {}),
     ...(cp.nodes ? { nodes: cp.nodes.map((n) => (n.step === 'Pending' || n.step === 'Done' ? n : { ...n, since: now })) } : {}),
+    ...(cp.zoneMoves?.launch ? { zoneMoves: { ...cp.zoneMoves, launch: { ...cp.zoneMoves.launch, at: now } } } : {}),
   };
 }
 
@@ -303,6 +378,8 @@ export interface NodeRollStatus {
   skipped?: string[];
   paused?: { node?: string; wait: NodeRollWait; message: string };
   frozenSince?: string;
+  zones?: string[];
+  zoneMoves?: { planned: number; moved: string[]; launch?: { nodesBefore: string[]; at: string; from: string } };
   done?: boolean;
   conditions?: Array<{ type: string; status: 'True' | 'False'; reason: string; message: string; lastTransitionTime: string }>;
 }
@@ -322,6 +399,13 @@ export function checkpointOf(status: NodeRollStatus | undefined, now: number): R
     ...(s.skipped ? { skipped: [...s.skipped] } : {}),
     ...(s.paused ? { paused: s.paused } : {}),
     ...(s.frozenSince !== undefined ? { frozenAt: msOf(s.frozenSince, now) } : {}),
+    ...(s.zones ? { zones: [...s.zones] } : {}),
+    ...(s.zoneMoves ? {
+      zoneMoves: {
+        planned: s.zoneMoves.planned, moved: [...s.zoneMoves.moved],
+        ...(s.zoneMoves.launch ? { launch: { before: [...s.zoneMoves.launch.nodesBefore], at: msOf(s.zoneMoves.launch.at, now), from: s.zoneMoves.launch.from } } : {}),
+      },
+    } : {}),
     ...(s.done ? { done: true } : {}),
   };
 }
@@ -347,6 +431,13 @@ export function statusOf(prev: NodeRollStatus | undefined, generation: number | 
     ...(cp.skipped && cp.skipped.length > 0 ? { skipped: cp.skipped } : {}),
     ...(cp.paused ? { paused: cp.paused } : {}),
     ...(cp.frozenAt !== undefined ? { frozenSince: metaTime(cp.frozenAt) } : {}),
+    ...(cp.zones ? { zones: cp.zones } : {}),
+    ...(cp.zoneMoves ? {
+      zoneMoves: {
+        planned: cp.zoneMoves.planned, moved: cp.zoneMoves.moved,
+        ...(cp.zoneMoves.launch ? { launch: { nodesBefore: cp.zoneMoves.launch.before, at: metaTime(cp.zoneMoves.launch.at), from: cp.zoneMoves.launch.from } } : {}),
+      },
+    } : {}),
     ...(cp.done ? { done: true } : {}),
     conditions: [
       cp.paused

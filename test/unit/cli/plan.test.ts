@@ -114,7 +114,7 @@ status: {phase: Running}
 
   describe('unusable input: exit 2 and one line naming file, document and problem', () => {
     const rows: Array<[string, string, RegExp]> = [
-      ['no Deployment', 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n', /^error: deploy\.yaml: no pacer\.dev\/v1alpha1 Deployment found\n$/],
+      ['no Deployment', 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n', /^error: deploy\.yaml: no pacer\.dev\/v1alpha1 Deployment or NodeRoll found\n$/],
       ['two Deployments', `${DEPLOYMENT}---\n${DEPLOYMENT}`, /^error: deploy\.yaml: document 2: more than one pacer\.dev\/v1alpha1 Deployment/],
       ['an unsupported kind', `${DEPLOYMENT}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n`, /^error: deploy\.yaml: document 2: unsupported object apps\/v1 Deployment "x"/],
       ['broken YAML', `${DEPLOYMENT}---\nkind: [\n`, /^error: deploy\.yaml: document 2: /],

@@ -40,7 +40,7 @@ function world(nodes: number, podsPerNode: number): World {
 /** Carries actions out; the group launches what it was scaled to; evicted pods go to the first schedulable node. */
 function apply(w: World, actions: readonly RollAction[]): void {
   for (const a of actions) {
-    w.log.push(a.verb === 'evict' ? `evict ${a.pod}` : a.verb === 'scaleGroup' ? `scale ${a.to}` : `${a.verb} ${a.node}`);
+    w.log.push(a.verb === 'evict' ? `evict ${a.pod}` : a.verb === 'scaleGroup' ? `scale ${a.to}` : 'node' in a ? `${a.verb} ${a.node}` : a.verb);
     if (a.verb === 'scaleGroup') w.groupSize = a.to;
     if (a.verb === 'cordon') w.nodes.find((n) => n.metadata.name === a.node)!.spec = { unschedulable: true };
     if (a.verb === 'terminate') {
@@ -88,6 +88,8 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
     expect(out.cp.done).to.equal(true);
     expect(out.message).to.equal('every original node has been replaced; zones (no zone) 3 (balanced)');
     expect(w.log.filter((l) => l.startsWith('scale'))).to.deep.equal(['scale 6']);
+    expect(w.log.filter((l) => l.endsWith('Rebalance')), 'the group\'s own rebalancing held off from the start to the end').to.deep.equal(['holdRebalance', 'releaseRebalance']);
+    expect([w.log[0], w.log[w.log.length - 1]]).to.deep.equal(['holdRebalance', 'releaseRebalance']);
     expect(w.nodes.map((n) => n.metadata.name).sort()).to.deep.equal(['new-0', 'new-1', 'new-2']);
     const firstEvict = w.log.findIndex((l) => l.startsWith('evict'));
     expect(w.log.slice(0, firstEvict).filter((l) => l.startsWith('cordon')), 'every old node cordoned before the first eviction').to.deep.equal(['cordon old-0', 'cordon old-1', 'cordon old-2']);
@@ -150,7 +152,7 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
   it('a scale-up that does not bring its nodes pauses, naming what is missing', () => {
     const w = world(2, 1);
     const first = decideRoll(input(w, {}, 0));
-    expect(first.actions).to.deep.equal([{ verb: 'scaleGroup', group: 'workers', to: 5 }]);
+    expect(first.actions).to.deep.equal([{ verb: 'holdRebalance', group: 'workers' }, { verb: 'scaleGroup', group: 'workers', to: 5 }]);
     // The group does not launch anything (capacity exhausted).
     const late = decideRoll(input(w, first.checkpoint, TIMEOUTS.scaleUp));
     expect(late.checkpoint.paused).to.deep.equal({ wait: 'scaleUp', message: '0 of 3 new nodes registered and Ready after the scale-up' });
@@ -200,6 +202,8 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
     for (let i = 0; i < 30 && !cp.done; i++) cp = roll(w, JSON.parse(JSON.stringify(cp)) as RollCheckpoint, {}, 3, i * 10_000).cp;
     expect(cp.done).to.equal(true);
     expect(w.log.filter((l) => l.startsWith('scale'))).to.deep.equal(['scale 6']);
+    expect(w.log.filter((l) => l.endsWith('Rebalance')), 'the group\'s own rebalancing held off from the start to the end').to.deep.equal(['holdRebalance', 'releaseRebalance']);
+    expect([w.log[0], w.log[w.log.length - 1]]).to.deep.equal(['holdRebalance', 'releaseRebalance']);
   });
 
   it('Drain: no scale-up; each node cordoned and drained in turn, the group keeps its size', () => {
@@ -242,6 +246,43 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
     const w = world(2, 1);
     const d = decideRoll(input(w, {}, 0, { paused: true }));
     expect([d.actions, d.message]).to.deep.equal([[], 'paused by an operator (spec.paused)']);
+  });
+
+  it('zones left unbalanced by the roll (the appendix\'s x−1, x, x+1): one move, a node launched then one of the fullest zone drained and terminated; balanced at the end', () => {
+    // Originals a 1, b 2, c 2; 3 new ones, each launched in the emptiest zone (ties by name): a, a, b.
+    const zoned = (name: string, zone: string): RollNode => ({ ...node(name), metadata: { name, labels: { 'topology.kubernetes.io/zone': zone } } });
+    const w = world(0, 0);
+    w.nodes = [zoned('old-a1', 'a'), zoned('old-b1', 'b'), zoned('old-b2', 'b'), zoned('old-c1', 'c'), zoned('old-c2', 'c')];
+    w.groupSize = 5;
+    w.pods = w.nodes.map((n, i) => ({ metadata: { name: `pod-${i}`, namespace: 'default' }, spec: { nodeName: n.metadata.name }, status: { phase: 'Running' } }));
+    for (const p of w.pods) w.moves.set(p.metadata.name!, [p.spec!.nodeName!]);
+    const launchIn = () => {
+      const count = (z: string) => w.nodes.filter((n) => n.metadata.labels?.['topology.kubernetes.io/zone'] === z).length;
+      while (w.nodes.length < w.groupSize) {
+        const zone = ['a', 'b', 'c'].sort((x, y) => count(x) - count(y) || x.localeCompare(y))[0];
+        w.nodes.push(zoned(`new-${w.launched++}-${zone}`, zone));
+      }
+    };
+    let cp: RollCheckpoint = {};
+    let message = '';
+    for (let now = 0; !cp.done && now < 500_000; now += 1000) {
+      const d = decideRoll(input(w, cp, now));
+      const launched = w.launched;
+      apply(w, d.actions);
+      // Undo the generic world's launches: this group places them by zone.
+      w.nodes = w.nodes.filter((n) => !/^new-\d+$/.test(n.metadata.name ?? ''));
+      w.launched = launched;
+      launchIn();
+      cp = d.checkpoint;
+      message = d.message;
+    }
+    expect(cp.done).to.equal(true);
+    const zones = w.nodes.map((n) => n.metadata.labels!['topology.kubernetes.io/zone']).sort();
+    expect(zones, 'balanced: one node in each zone').to.deep.equal(['a', 'b', 'c']);
+    expect(cp.zoneMoves).to.deep.include({ planned: 1, moved: ['new-1-a'] });
+    expect(w.log.filter((l) => l.startsWith('scale'))).to.deep.equal(['scale 8', 'scale 4']);
+    expect(w.log.filter((l) => l.startsWith('terminate')).pop()).to.equal('terminate new-1-a');
+    expect(message).to.equal('every original node has been replaced; zones a 1, b 1, c 1 (balanced); 1 zone move(s) made');
   });
 
   it('frozen (the freeze switch): nothing is done and no wait times out; lifted, the waits start their clocks again and the roll finishes', () => {

@@ -1,0 +1,54 @@
+// `pacer plan -f` for a node roll: a file holding a NodeRoll (with the Nodes, Pods, Pacer
+// Deployments and ReplicaSets it acts on) gets the roller's next step, from the same pass the
+// controller runs (engine/noderoll/pass.ts): the actions, the Events, the status it would store,
+// when it would look again, and the roll as a plan. `objects` feed the next run: the NodeRoll with
+// that status.
+
+import type { NodeRoll } from '../api/noderoll.ts';
+import { planJson, planTree, rollPass, rollPlan, viewPlan } from '../engine/index.ts';
+import type { NodeRollStatus, PlanJson, RollAction, RollPass, RollPassInput } from '../engine/index.ts';
+
+export interface RollPlanDocument {
+  noderoll: string;
+  actions: RollAction[];
+  events: RollPass['events'];
+  status: NodeRollStatus;
+  requeueAfterSeconds: number | null;
+  /** The request annotations the controller would clear once the status is stored. */
+  cleared?: string[];
+  plan: PlanJson;
+  objects: NodeRoll[];
+}
+
+/** The roll's next step as a document, and as text. */
+export function rollPlanDocument(input: RollPassInput): { doc: RollPlanDocument; text: string } {
+  const pass = rollPass(input);
+  const name = input.roll.metadata.name ?? '';
+  const view = viewPlan(rollPlan(input.roll.spec ?? {}, pass.status));
+  const requeue = pass.requeueAfterMs === undefined ? null : Math.ceil(pass.requeueAfterMs / 1000);
+  const doc: RollPlanDocument = {
+    noderoll: name, actions: pass.actions, events: pass.events, status: pass.status, requeueAfterSeconds: requeue,
+    ...(pass.handled.length > 0 ? { cleared: pass.handled } : {}),
+    plan: planJson(view, `noderoll/${name}`),
+    objects: [{ ...input.roll, status: pass.status as Record<string, unknown> }],
+  };
+  const lines = [`NodeRoll ${name}`];
+  if (pass.actions.length === 0) lines.push('  no changes');
+  for (const a of pass.actions) lines.push(`  ${describe(a)}`);
+  for (const e of pass.events) lines.push(`  event ${e.type} ${e.reason}: ${e.message}`);
+  lines.push(`Status: ${pass.status.phase ?? 'Rolling'}: ${pass.status.message ?? ''}`);
+  lines.push(`Requeue: ${requeue === null ? 'on the next change' : `after ${requeue}s`}`);
+  lines.push('Plan:', ...planTree(view).map((l) => `  ${l}`));
+  return { doc, text: `${lines.join('\n')}\n` };
+}
+
+function describe(a: RollAction): string {
+  switch (a.verb) {
+    case 'scaleGroup': return `scale node group ${a.group} to ${a.to}`;
+    case 'holdRebalance': return `hold node group ${a.group}'s own zone rebalancing`;
+    case 'releaseRebalance': return `release node group ${a.group}'s own zone rebalancing`;
+    case 'cordon': return `cordon node ${a.node}`;
+    case 'evict': return `evict pod ${a.namespace}/${a.pod} from node ${a.node}`;
+    case 'terminate': return `terminate node ${a.node} through ${a.group}${a.shrink ? ' (the group shrinks by one)' : ' (the group replaces it)'}`;
+  }
+}

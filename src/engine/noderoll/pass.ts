@@ -1,0 +1,90 @@
+// One pass over a NodeRoll (docs/semantics/node-roll.md): what the controller asks on every
+// reconcile and `pacer plan -f` asks of a file, from the same objects. Pure: the NodeRoll, every
+// node, every pod, the Pacer Deployments and ReplicaSets (the health gate and Pacer's budgets), the
+// freeze and the clock in; the status to store, the actions to carry out before it, the Events,
+// and the operator's requests (annotations) to clear once the status is stored, out.
+//
+//   invalid spec, a selector that matches no node when the roll would start, too little room for
+//   what the group runs (capacity.ts)      → phase Invalid with field errors; nothing else
+//   otherwise                              → the requests applied to the checkpoint, then decideRoll
+
+import type { Deployment, LabelSelector, ReplicaSet } from '../../api/types.ts';
+import { selectorMatches } from '../../api/selector.ts';
+import { NODE_ROLL_WAITS, nodeRollDefaults, validateNodeRoll } from '../../api/noderoll.ts';
+import type { NodeRoll, NodeRollWait } from '../../api/noderoll.ts';
+import { parseGoDuration } from '../../api/duration.ts';
+import { formatFieldError } from '../../api/validation.ts';
+import type { EventRecord } from '../types.ts';
+import { capacityShortfall } from './capacity.ts';
+import type { SizedNode, SizedPod } from './capacity.ts';
+import { pacerBudgets, unhealthyWorkloads } from './health.ts';
+import { applyRequests, checkpointOf, decideRoll, statusOf } from './roll.ts';
+import type { NodeRollStatus, RollAction } from './roll.ts';
+
+export interface RollPassInput {
+  roll: NodeRoll;
+  /** Every node (the selector picks the group's). */
+  nodes: readonly SizedNode[];
+  pods: readonly SizedPod[];
+  deployments: readonly Deployment[];
+  replicaSets: readonly ReplicaSet[];
+  /** The freeze switch, in words, while it is on. */
+  frozen?: string;
+  now: number;
+}
+
+export interface RollPass {
+  /** The status to store (the one stored when nothing changed). */
+  status: NodeRollStatus;
+  /** To carry out, in order, before the status is stored. */
+  actions: RollAction[];
+  events: EventRecord[];
+  /** Request annotations to clear once the status is stored. */
+  handled: string[];
+  /** Look again after this long (a timeout to check); undefined: wait for a change. */
+  requeueAfterMs?: number;
+  /** The roll's message (the status's). */
+  message: string;
+}
+
+function invalid(roll: NodeRoll, message: string): RollPass {
+  const prev = (roll.status ?? {}) as NodeRollStatus;
+  return { status: { ...prev, observedGeneration: roll.metadata.generation, phase: 'Invalid', message }, actions: [], events: [], handled: [], message };
+}
+
+/** The pass over `i.roll`; a Complete roll is left as it is. */
+export function rollPass(i: RollPassInput): RollPass {
+  const { roll, now } = i;
+  const prev = roll.status as NodeRollStatus | undefined;
+  if (prev?.done) return { status: prev, actions: [], events: [], handled: [], message: prev.message ?? '' };
+  const errors = validateNodeRoll(roll).map(formatFieldError);
+  if (errors.length > 0) return invalid(roll, errors.join('; '));
+  const spec = nodeRollDefaults(roll.spec);
+  const matching = i.nodes.filter((n) => selectorMatches(spec.nodeSelector as LabelSelector, n.metadata.labels));
+  if (!prev?.originalNodes) {
+    // Nothing to roll is a mistake to report, not a roll that is done; and a roll that would leave
+    // too little room for what the group runs is refused before it disrupts anything.
+    if (matching.length === 0) return invalid(roll, `spec.nodeSelector: Invalid value: ${JSON.stringify(spec.nodeSelector)}: matches no node`);
+    const short = capacityShortfall({ mode: spec.mode, desiredNodes: spec.desiredNodes ?? 0, nodesAtATime: spec.nodesAtATime, nodes: matching, pods: i.pods });
+    if (short) return invalid(roll, formatFieldError({ field: short.field, type: 'Invalid', value: short.value, detail: short.detail }));
+  }
+  const events: EventRecord[] = [];
+  // The operator's requests (kubectl pacer node-roll resume|skip), carried out on the checkpoint.
+  const requests = applyRequests(checkpointOf(prev, now), roll.metadata.annotations, now);
+  for (const e of requests.errors) events.push({ type: 'Warning', reason: 'NodeRollRequestRefused', message: e });
+  const decision = decideRoll({
+    mode: spec.mode, nodeGroup: spec.nodeGroup ?? '', desiredNodes: spec.desiredNodes ?? 0, nodesAtATime: spec.nodesAtATime, cordonFirst: spec.cordonFirst,
+    timeoutsMs: Object.fromEntries(NODE_ROLL_WAITS.map((w) => [w, parseGoDuration(spec.timeouts[w])])) as Record<NodeRollWait, number>,
+    paused: spec.paused, ...(i.frozen !== undefined ? { frozen: i.frozen } : {}), checkpoint: requests.checkpoint, nodes: matching, pods: i.pods,
+    unhealthy: unhealthyWorkloads(i.deployments, i.replicaSets, spec.healthGate?.selector), budget: pacerBudgets(i.deployments, i.replicaSets), now,
+  });
+  const status = statusOf(prev, roll.metadata.generation, decision, spec.paused, now);
+  if (status.paused && !prev?.paused) events.push({ type: 'Warning', reason: 'NodeRollPaused', message: status.paused.message });
+  if (status.frozenSince !== undefined && prev?.frozenSince === undefined) events.push({ type: 'Normal', reason: 'NodeRollFrozen', message: decision.message });
+  if (status.frozenSince === undefined && prev?.frozenSince !== undefined) events.push({ type: 'Normal', reason: 'NodeRollThawed', message: 'the freeze switch is off: the roll goes on' });
+  if (status.done) events.push({ type: 'Normal', reason: 'NodeRollComplete', message: decision.message });
+  return {
+    status, actions: decision.actions, events, handled: requests.handled, message: decision.message,
+    ...(decision.requeueAfterMs !== undefined ? { requeueAfterMs: decision.requeueAfterMs } : {}),
+  };
+}
