@@ -26,6 +26,8 @@ import { createMetrics } from '../observe/metrics.ts';
 import type { ControllerMetrics } from '../observe/metrics.ts';
 import { parseBindAddress, startServers } from '../server/http.ts';
 import { startWebhookServer } from '../server/webhook.ts';
+import { readCertDir, selfSignedCertificate } from '../server/certs.ts';
+import type { ServingCertificate } from '../server/certs.ts';
 import { operate } from '../planops/service.ts';
 import { authenticate, authorize } from '../kube/reviews.ts';
 import type { RunningWebhook } from '../server/webhook.ts';
@@ -56,6 +58,14 @@ export interface RunControllerOptions {
   workers?: number;
   /** Default ":8080"; "0" disables. */
   metricsBindAddress?: string;
+  /**
+   * Serve /metrics over HTTPS, only to callers the API server authenticates (TokenReview) and
+   * authorises for GET /metrics (SubjectAccessReview), as controller-runtime's secure serving (the
+   * CLI's default; in-process: off, plain HTTP).
+   */
+  metricsSecure?: boolean;
+  /** Directory with tls.crt and tls.key for secure metrics (default: a self-signed certificate made at start). */
+  metricsCertDir?: string;
   /** Default ":8081"; "0" disables. */
   healthProbeBindAddress?: string;
   /** The read-only views (GET /v2/deployments). Default ":8082"; "0" disables. */
@@ -97,6 +107,8 @@ export interface RunningController {
   metrics: ControllerMetrics;
   ready(): boolean;
   metricsPort?: number;
+  /** Whether /metrics is served over HTTPS behind the reviews. */
+  metricsSecure?: boolean;
   healthPort?: number;
   apiPort?: number;
   webhookPort?: number;
@@ -122,6 +134,11 @@ export function leaderElectionNamespace(flag: string | undefined, namespaceFile 
   return DEFAULT_LEADER_ELECTION_NAMESPACE;
 }
 
+/** The secure metrics server's certificate: the directory's (checked by validateOptions), else a self-signed one (controller-runtime's default). */
+function metricsCertificate(certDir: string | undefined): ServingCertificate {
+  return readCertDir(certDir) ?? selfSignedCertificate(['pacer-controller-metrics', 'localhost', '127.0.0.1', '::1']);
+}
+
 /** A Go duration ("15s", "1m30s", "500ms", "1.5s") in ms, not negative; undefined when the text is none. */
 export function durationMs(text: string): number | undefined {
   try {
@@ -136,6 +153,9 @@ const NAMESPACE_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Checks flag values; throws CliError(…, 2) naming the flag. */
 export function validateOptions(o: RunControllerOptions): void {
+  if (o.metricsSecure && o.metricsCertDir !== undefined && !readCertDir(o.metricsCertDir)) {
+    throw new CliError(`--metrics-cert-dir: ${JSON.stringify(o.metricsCertDir)} holds no tls.crt and tls.key`, 2);
+  }
   if (o.workers !== undefined && (!Number.isInteger(o.workers) || o.workers < 1 || o.workers > 1000)) {
     throw new CliError(`--workers: must be an integer from 1 to 1000, got ${JSON.stringify(String(o.workers))}`, 2);
   }
@@ -252,6 +272,13 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   }
   const servers = await startServers({
     metrics: parseBindAddress(opts.metricsBindAddress ?? ':8080'),
+    ...(opts.metricsSecure ? {
+      metricsSecurity: {
+        // Who scrapes is who the API server says, and may what RBAC says (GET /metrics).
+        reviews: { authenticate: (token) => authenticate(opsClient!, token), authorize: (caller, access) => authorize(opsClient!, caller, access) },
+        certificate: metricsCertificate(opts.metricsCertDir),
+      },
+    } : {}),
     health: parseBindAddress(opts.healthProbeBindAddress ?? ':8081'),
     registry: metrics.registry,
     ready: () => mgr.ready(),
@@ -279,7 +306,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   }
   mgr.start();
   logger.info('pacer controller started', {
-    server: client.server, namespace: opts.namespace ?? '(all)', metricsPort: servers.metricsPort, healthPort: servers.healthPort,
+    server: client.server, namespace: opts.namespace ?? '(all)', metricsPort: servers.metricsPort, metricsSecure: servers.metricsSecure, healthPort: servers.healthPort,
     apiPort: servers.apiPort, webhookPort: webhook?.port, webhookTls: webhook?.tls, leaderElect: !!opts.leaderElect,
     ...(mgr.identity() ? { identity: mgr.identity() } : {}),
   });
@@ -297,6 +324,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     metrics,
     done,
     metricsPort: servers.metricsPort,
+    metricsSecure: servers.metricsSecure,
     healthPort: servers.healthPort,
     apiPort: servers.apiPort,
     webhookPort: webhook?.port,
@@ -341,6 +369,8 @@ export function controllerCommand(): Command {
     .option('--namespace <ns>', 'watch and manage only this namespace (default: all)')
     .option('--workers <n>', 'concurrent reconciles', '2')
     .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', ':8080')
+    .option('--metrics-secure [bool]', 'serve /metrics over HTTPS, only to callers the API server authenticates and authorises for GET /metrics (--metrics-secure=false: plain HTTP to anyone)', 'true')
+    .option('--metrics-cert-dir <dir>', 'directory with tls.crt and tls.key for secure metrics (default: a self-signed certificate made at start)')
     .option('--health-probe-bind-address <addr>', 'address of /healthz and /readyz ("0" disables)', ':8081')
     .option('--api-bind-address <addr>', 'address of the read-only views, GET /v2/deployments and /v1/service/NAMESPACE/NAME/plans ("0" disables)', ':8082')
     .option('--webhook-bind-address <addr>', 'address of the validating admission webhook, the deployment lock ("0" disables)', ':9443')
@@ -367,6 +397,8 @@ export function controllerCommand(): Command {
           namespace: o.namespace,
           workers: parseWorkers(o.workers ?? '2'),
           metricsBindAddress: o.metricsBindAddress,
+          metricsSecure: boolFlag('--metrics-secure', o.metricsSecure),
+          metricsCertDir: o.metricsCertDir,
           healthProbeBindAddress: o.healthProbeBindAddress,
           apiBindAddress: o.apiBindAddress,
           webhookBindAddress: o.webhookBindAddress,

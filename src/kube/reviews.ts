@@ -25,6 +25,12 @@ export interface ResourceAttributes {
   name?: string;
 }
 
+/** A request to a path that is no resource (/metrics), as RBAC names it. */
+export interface NonResourceAttributes {
+  path: string;
+  verb: string;
+}
+
 interface TokenReview {
   apiVersion: string;
   kind: string;
@@ -35,7 +41,7 @@ interface TokenReview {
 interface SubjectAccessReview {
   apiVersion: string;
   kind: string;
-  spec: { user: string; uid?: string; groups: string[]; extra?: Record<string, string[]>; resourceAttributes: ResourceAttributes };
+  spec: { user: string; uid?: string; groups: string[]; extra?: Record<string, string[]>; resourceAttributes?: ResourceAttributes; nonResourceAttributes?: NonResourceAttributes };
   status?: { allowed?: boolean; reason?: string };
 }
 
@@ -45,11 +51,12 @@ export async function authenticate(client: KubeClient, token: string): Promise<U
   return review.status?.authenticated === true && review.status.user ? review.status.user : undefined;
 }
 
-/** Whether `user` may do `a`, and the authoriser's reason. */
-export async function authorize(client: KubeClient, user: UserInfo, a: ResourceAttributes): Promise<{ allowed: boolean; reason?: string }> {
+/** Whether `user` may do `a` (to a resource, or to a path), and the authoriser's reason. */
+export async function authorize(client: KubeClient, user: UserInfo, a: ResourceAttributes | NonResourceAttributes): Promise<{ allowed: boolean; reason?: string }> {
+  const attributes = 'path' in a ? { nonResourceAttributes: a } : { resourceAttributes: a };
   const review = await client.create<SubjectAccessReview>(SUBJECTACCESSREVIEWS, undefined, {
     apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
-    spec: { user: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups ?? [], ...(user.extra ? { extra: user.extra } : {}), resourceAttributes: a },
+    spec: { user: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups ?? [], ...(user.extra ? { extra: user.extra } : {}), ...attributes },
   });
   return { allowed: review.status?.allowed === true, ...(review.status?.reason ? { reason: review.status.reason } : {}) };
 }

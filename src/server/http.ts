@@ -1,14 +1,21 @@
 // Small HTTP servers: /metrics on the metrics address, /healthz and /readyz on the health probe
 // address (readyz answers 200 once the caches have synced, 503 before), the read-only views
-// (GET /v2/deployments, planviews.ts) on the API address. Bind addresses are written
+// (GET /v2/deployments, planviews.ts) on the API address. Secure metrics (`metricsSecurity`) are
+// served as controller-runtime's SecureServing with its authentication and authorization filter
+// serves them: HTTPS (TLS 1.2 or later), every request authenticated and authorised for its path
+// (auth.ts). Bind addresses are written
 // as controller-runtime's flags take them: ":8080" (every interface), "127.0.0.1:8080",
 // "[::1]:8080", port 0 for any free port, and "0" to switch the server off.
 
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { apiHandler } from './planviews.ts';
 import type { ApiViews } from './planviews.ts';
+import { guarded } from './auth.ts';
+import type { Reviews } from './auth.ts';
+import type { ServingCertificate } from './certs.ts';
 
 export interface BindAddress {
   /** undefined = every interface. */
@@ -30,6 +37,8 @@ export function parseBindAddress(s: string): BindAddress | null {
 
 export interface ServersOptions {
   metrics: BindAddress | null;
+  /** Serve /metrics over HTTPS with this certificate, to callers the reviews let in; absent: plain HTTP to anyone. */
+  metricsSecurity?: { reviews: Reviews; certificate: ServingCertificate };
   health: BindAddress | null;
   registry: Registry;
   ready: () => boolean;
@@ -40,12 +49,14 @@ export interface ServersOptions {
 
 export interface RunningServers {
   metricsPort?: number;
+  /** Whether /metrics is served over HTTPS behind the reviews. */
+  metricsSecure?: boolean;
   healthPort?: number;
   apiPort?: number;
   close(): Promise<void>;
 }
 
-function listen(server: http.Server, addr: BindAddress): Promise<number> {
+function listen(server: http.Server | https.Server, addr: BindAddress): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(addr.port, addr.host, () => {
@@ -55,7 +66,7 @@ function listen(server: http.Server, addr: BindAddress): Promise<number> {
   });
 }
 
-function close(server: http.Server): Promise<void> {
+function close(server: http.Server | https.Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
@@ -92,12 +103,16 @@ export function healthHandler(ready: () => boolean): http.RequestListener {
 
 /** Starts the enabled servers; on failure to listen, closes what started and rethrows. */
 export async function startServers(opts: ServersOptions): Promise<RunningServers> {
-  const started: http.Server[] = [];
+  const started: Array<http.Server | https.Server> = [];
   const out: RunningServers = { close: () => Promise.all(started.map(close)).then(() => undefined) };
   try {
     if (opts.metrics) {
-      const s = http.createServer(metricsHandler(opts.registry));
+      const sec = opts.metricsSecurity;
+      const s = sec
+        ? https.createServer({ ...sec.certificate, minVersion: 'TLSv1.2' }, guarded(sec.reviews, metricsHandler(opts.registry)))
+        : http.createServer(metricsHandler(opts.registry));
       out.metricsPort = await listen(s, opts.metrics);
+      out.metricsSecure = sec !== undefined;
       started.push(s);
     }
     if (opts.health) {

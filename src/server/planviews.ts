@@ -17,6 +17,8 @@ import type http from 'node:http';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { GROUP, PLAN_PLURAL, PLURAL } from '../api/types.ts';
 import { activePlans, coordinate, planById, planJson, planStepNames, serviceMembers, servicePlans, unknownPlanMessage, viewPlan } from '../engine/index.ts';
+import { refusal } from './auth.ts';
+import type { Access, Reviews } from './auth.ts';
 
 /** An operator command on a service's plan (the plugin's, carried out by src/planops/ in the controller). */
 export interface PlanOperationRequest {
@@ -27,28 +29,11 @@ export interface PlanOperationRequest {
   parameters?: Record<string, string>;
 }
 
-/** A caller as the API server's TokenReview knows it. */
-export interface Caller {
-  username: string;
-  uid?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
-}
-
-/** What an operation does, as RBAC names it (a SubjectAccessReview's resourceAttributes). */
-export interface Access {
-  namespace?: string;
-  verb: string;
-  group: string;
-  resource: string;
-  name?: string;
-}
-
 export interface ApiViews {
   /** TokenReview: the caller a bearer token belongs to, undefined when it is not accepted. */
-  authenticate?: (token: string) => Promise<Caller | undefined>;
-  /** SubjectAccessReview: may `caller` do `access`. */
-  authorize?: (caller: Caller, access: Access) => Promise<{ allowed: boolean; reason?: string }>;
+  authenticate?: Reviews['authenticate'];
+  /** SubjectAccessReview: may the caller do this. */
+  authorize?: Reviews['authorize'];
   /**
    * Carries out a plan operation (POST .../plans/<plan>/<op>): the SDK's code and message. Without
    * it POST is not served. Served to loopback callers only, until callers are authenticated.
@@ -137,38 +122,6 @@ export function operationAccess(views: Pick<ApiViews, 'deployments' | 'plans'>, 
   return out;
 }
 
-/** RBAC's words for a refusal: `deployments.pacer.dev "web" is forbidden: User "alice" cannot update resource ...`. */
-export function forbiddenMessage(caller: Caller, a: Access, reason?: string): string {
-  const qualified = a.group === '' ? a.resource : `${a.resource}.${a.group}`;
-  const scope = a.namespace ? ` in the namespace "${a.namespace}"` : ' at the cluster scope';
-  const what = a.name ? `${qualified} "${a.name}" is forbidden` : `${qualified} is forbidden`;
-  return `${what}: User "${caller.username}" cannot ${a.verb} resource "${a.resource}" in API group "${a.group}"${scope}${reason ? `: ${reason}` : ''}`;
-}
-
-/** 401 without a bearer token the API server accepts, 403 unless every access is allowed; undefined: go on. */
-async function refuse(views: ApiViews, req: http.IncomingMessage, access: readonly Access[]): Promise<{ code: number; message: string } | undefined> {
-  const header = req.headers.authorization ?? '';
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  if (!token) return { code: 401, message: 'Unauthorized' };
-  let caller: Caller | undefined;
-  try {
-    caller = await views.authenticate!(token);
-  } catch (e) {
-    return { code: 503, message: `cannot authenticate the caller: ${(e as Error).message}` };
-  }
-  if (!caller) return { code: 401, message: 'Unauthorized' };
-  for (const a of access) {
-    let verdict: { allowed: boolean; reason?: string };
-    try {
-      verdict = await views.authorize!(caller, a);
-    } catch (e) {
-      return { code: 503, message: `cannot authorise the caller: ${(e as Error).message}` };
-    }
-    if (!verdict.allowed) return { code: 403, message: forbiddenMessage(caller, a, verdict.reason) };
-  }
-  return undefined;
-}
-
 /** POST /v1/service/<namespace>/<name>/plans/<plan>/<op>[?phase=&step=] (start: a JSON object of parameters). */
 async function planOperation(views: ApiViews, req: http.IncomingMessage, res: http.ServerResponse, m: RegExpExecArray): Promise<void> {
   const [namespace, service, plan, op] = [m[1], m[2], m[3], m[4]].map((x) => decodeURIComponent(x));
@@ -182,9 +135,9 @@ async function planOperation(views: ApiViews, req: http.IncomingMessage, res: ht
       return;
     }
   } else {
-    const refusal = await refuse(views, req, operationAccess(views, namespace, service, command));
-    if (refusal) {
-      text(res, refusal.code, refusal.message);
+    const refused = await refusal({ authenticate: views.authenticate, authorize: views.authorize }, req, operationAccess(views, namespace, service, command));
+    if (refused) {
+      text(res, refused.code, refused.message);
       return;
     }
   }

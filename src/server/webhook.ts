@@ -9,10 +9,9 @@
 // failurePolicy Ignore (a controller that is down must not block users) and a cert-manager
 // Certificate for the serving certificate.
 
-import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import path from 'node:path';
+import { readCertDir } from './certs.ts';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../api/types.ts';
 import { GROUP } from '../api/types.ts';
@@ -114,20 +113,11 @@ export interface RunningWebhook {
   close(): Promise<void>;
 }
 
-/** tls.crt and tls.key from `certDir`, when both exist. */
-function readCerts(certDir: string | undefined): { cert: Buffer; key: Buffer } | undefined {
-  if (!certDir) return undefined;
-  const crt = path.join(certDir, 'tls.crt');
-  const key = path.join(certDir, 'tls.key');
-  if (!fs.existsSync(crt) || !fs.existsSync(key)) return undefined;
-  return { cert: fs.readFileSync(crt), key: fs.readFileSync(key) };
-}
-
 /** Starts the webhook server on `addr` (HTTPS when `certDir` holds tls.crt and tls.key). */
 export function startWebhookServer(addr: BindAddress, source: WebhookSource, certDir?: string): Promise<RunningWebhook> {
-  const certs = readCerts(certDir);
+  const certs = readCertDir(certDir);
   const handler = webhookHandler(source);
-  const server = certs ? https.createServer(certs, handler) : http.createServer(handler);
+  const server = certs ? https.createServer({ ...certs, minVersion: 'TLSv1.2' }, handler) : http.createServer(handler);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(addr.port, addr.host, () => {

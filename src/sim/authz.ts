@@ -51,6 +51,21 @@ interface Rule {
   resources?: string[];
   verbs?: string[];
   resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+/** A request to a path that is no resource (/metrics, /healthz), as RBAC names it. */
+interface NonResourceAttributes {
+  path?: string;
+  verb?: string;
+}
+
+/** RBAC's non-resource rule: the verb listed (or *), the path listed exactly, or under a listed prefix ending in *. */
+function nonResourceRuleMatches(r: Rule, a: NonResourceAttributes): boolean {
+  const verbs = r.verbs ?? [];
+  if (!verbs.includes('*') && !verbs.includes(a.verb ?? '')) return false;
+  const path = a.path ?? '';
+  return (r.nonResourceURLs ?? []).some((u) => u === '*' || u === path || (u.endsWith('*') && path.startsWith(u.slice(0, -1))));
 }
 
 interface Subject { kind?: string; name?: string; namespace?: string }
@@ -70,18 +85,24 @@ function subjectMatches(s: Subject, user: UserInfo, bindingNamespace: string | u
   return false;
 }
 
-/** The answer to a SubjectAccessReview (resourceAttributes only: non-resource URLs are never allowed here). */
+/**
+ * The answer to a SubjectAccessReview: resourceAttributes by the rules of Roles and ClusterRoles
+ * bound to the user, nonResourceAttributes by the nonResourceURLs rules of ClusterRoles bound
+ * through ClusterRoleBindings (a Role cannot grant a path).
+ */
 export function subjectAccessReview(store: StoreApi, body: KubeObject): KubeObject {
-  const spec = (body.spec ?? {}) as { user?: string; groups?: string[]; uid?: string; resourceAttributes?: ResourceAttributes };
+  const spec = (body.spec ?? {}) as { user?: string; groups?: string[]; uid?: string; resourceAttributes?: ResourceAttributes; nonResourceAttributes?: NonResourceAttributes };
   const user: UserInfo = { username: spec.user ?? '', groups: spec.groups ?? [] };
   const a = spec.resourceAttributes;
+  const path = spec.nonResourceAttributes;
   const answer = (status: Record<string, unknown>): KubeObject => ({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec: body.spec, status } as KubeObject);
   if (user.groups.includes('system:masters')) return answer({ allowed: true });
-  if (!a) return answer({ allowed: false, reason: 'only resourceAttributes are judged here' });
+  if (!a && !path) return answer({ allowed: false, reason: 'neither resourceAttributes nor nonResourceAttributes' });
   const bindings: Array<{ b: Binding; kind: string }> = [
     ...store.list(REF.clusterrolebindings, undefined).items.map((b) => ({ b: b as Binding, kind: 'ClusterRoleBinding' })),
-    ...(a.namespace ? store.list(REF.rolebindings, a.namespace).items.map((b) => ({ b: b as Binding, kind: 'RoleBinding' })) : []),
+    ...(a?.namespace ? store.list(REF.rolebindings, a.namespace).items.map((b) => ({ b: b as Binding, kind: 'RoleBinding' })) : []),
   ];
+  const matches = (r: Rule) => (a ? ruleMatches(r, a) : nonResourceRuleMatches(r, path!));
   for (const { b, kind } of bindings) {
     const ns = b.metadata.namespace;
     const subject = (b.subjects ?? []).find((s) => subjectMatches(s, user, ns));
@@ -89,7 +110,7 @@ export function subjectAccessReview(store: StoreApi, body: KubeObject): KubeObje
     const ref = b.roleRef ?? {};
     const role = ref.kind === 'ClusterRole' ? store.get(REF.clusterroles, undefined, ref.name ?? '') : store.get(REF.roles, ns, ref.name ?? '');
     const rules = ((role as { rules?: Rule[] } | undefined)?.rules ?? []);
-    if (rules.some((r) => ruleMatches(r, a))) {
+    if (rules.some(matches)) {
       const where = kind === 'RoleBinding' ? `RoleBinding "${b.metadata.name}/${ns}"` : `ClusterRoleBinding "${b.metadata.name}"`;
       return answer({ allowed: true, reason: `RBAC: allowed by ${where} of ${ref.kind} "${ref.name}" to ${subject.kind} "${subject.name}"` });
     }

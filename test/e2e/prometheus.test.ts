@@ -1,5 +1,6 @@
 // A real Prometheus (Debian's prometheus package) scrapes Pacer on the real control plane with the
-// settings the shipped ServiceMonitor implies (path, interval, timeout, and the job label the
+// settings the shipped ServiceMonitor implies (HTTPS with a ServiceAccount's bearer token, which
+// Pacer's secure metrics check against the API server and RBAC; path, interval, timeout, and the job label the
 // Prometheus Operator gives it: the metrics Service's name) and loads the shipped alert rules
 // (the PrometheusRule's groups). Read through Prometheus' own HTTP API: the Deployment series, a
 // completed rollout counted, and PacerRolloutProgressDeadlineExceeded firing for a stuck rollout
@@ -19,18 +20,21 @@ import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
 
 interface ServiceMonitor {
   metadata: { name: string; namespace: string };
-  spec: { endpoints: Array<{ port: string; path?: string; interval?: string; scrapeTimeout?: string; scheme?: string; honorLabels?: boolean }> };
+  spec: { endpoints: Array<{ port: string; path?: string; interval?: string; scrapeTimeout?: string; scheme?: string; honorLabels?: boolean; bearerTokenFile?: string; tlsConfig?: { insecureSkipVerify?: boolean } }> };
 }
 interface Service { metadata: { name: string; namespace: string } }
 
 /**
  * The scrape job the Prometheus Operator generates for the ServiceMonitor's first endpoint, with a
- * static target standing in for the Service's endpoints: the same path, interval, timeout, scheme
- * and honor_labels, and the labels the Operator's relabelling gives (job is the Service's name).
+ * static target standing in for the Service's endpoints: the same path, interval, timeout, scheme,
+ * honor_labels, bearer token (read from `tokenFile`, standing in for the pod's mounted one) and TLS
+ * settings, and the labels the Operator's relabelling gives (job is the Service's name).
  */
-export function scrapeJob(sm: ServiceMonitor, service: Service, target: string): Record<string, unknown> {
+export function scrapeJob(sm: ServiceMonitor, service: Service, target: string, tokenFile?: string): Record<string, unknown> {
   const ep = sm.spec.endpoints[0];
   return {
+    ...(ep.bearerTokenFile ? { authorization: { type: 'Bearer', credentials_file: tokenFile ?? ep.bearerTokenFile } } : {}),
+    ...(ep.tlsConfig ? { tls_config: { insecure_skip_verify: ep.tlsConfig.insecureSkipVerify ?? false } } : {}),
     job_name: `serviceMonitor/${sm.metadata.namespace}/${sm.metadata.name}/0`,
     ...(ep.interval ? { scrape_interval: ep.interval } : {}),
     ...(ep.scrapeTimeout ? { scrape_timeout: ep.scrapeTimeout } : {}),
@@ -70,18 +74,25 @@ for (const bed of BEDS.filter((b) => b === 'real')) describe(`e2e (${bed}): a re
     await k.start(this);
     await k.ok(k.kubectl('apply', '-f', join(ROOT, 'crds')));
     await k.ok(k.kubectl('wait', '--for=condition=Established', 'crd/deployments.pacer.dev', '--timeout=30s'));
-    const ctl = await k.startController({ metricsBindAddress: '127.0.0.1:0' });
+    // Secure metrics, as installed: Prometheus' ServiceAccount bound to the shipped reader role.
+    const ctl = await k.startController({ metricsBindAddress: '127.0.0.1:0', metricsSecure: true });
+    await k.ok(k.kubectl('apply', '-f', join(MONITORING_DIR, 'metrics-reader.yaml')));
+    await k.createNamespace('monitoring');
+    await k.ok(k.kubectl('create', 'serviceaccount', 'prometheus', '-n', 'monitoring'));
+    await k.ok(k.kubectl('create', 'clusterrolebinding', 'prometheus-reads-pacer', '--clusterrole=pacer-metrics-reader', '--serviceaccount=monitoring:prometheus'));
+    const token = (await k.ok(k.kubectl('create', 'token', 'prometheus', '-n', 'monitoring'))).trim();
 
     const sm = parseYaml(await readFile(join(MONITORING_DIR, 'servicemonitor.yaml'), 'utf8')) as ServiceMonitor;
     const service = parseYaml(await readFile(join(ROOT, 'manifests', 'base', 'service.yaml'), 'utf8')) as Service;
     const dir = join(k.dir, 'prometheus');
     await mkdir(dir);
+    await writeFile(join(dir, 'token'), token);
     await writeFile(join(dir, 'rules.yaml'), stringify(prometheusRule().spec));
     await writeFile(join(dir, 'prometheus.yml'), stringify({
       // The Prometheus Operator's default evaluation interval.
       global: { evaluation_interval: '30s' },
       rule_files: ['rules.yaml'],
-      scrape_configs: [scrapeJob(sm, service, `127.0.0.1:${ctl.metricsPort}`)],
+      scrape_configs: [scrapeJob(sm, service, `127.0.0.1:${ctl.metricsPort}`, join(dir, 'token'))],
     }));
     const port = await freePort();
     api = `http://127.0.0.1:${port}`;

@@ -60,6 +60,8 @@ describe('pacer controller (process)', function () {
     [['--kube-api-burst', '2.5'], /^error: --kube-api-burst: must be an integer of at least 1, got "2.5"$/m],
     [['--metrics-bind-address', 'nope'], /^error: --metrics-bind-address: /m],
     [['--leader-elect=maybe'], /^error: --leader-elect: must be true or false, got "maybe"$/m],
+    [['--metrics-secure=perhaps'], /^error: --metrics-secure: must be true or false, got "perhaps"$/m],
+    [['--metrics-cert-dir', '/nonexistent/certs'], /^error: --metrics-cert-dir: "\/nonexistent\/certs" holds no tls.crt and tls.key$/m],
     [['--leader-election-retry-period', 'soon'], /^error: --leader-election-retry-period: must be a positive duration such as 15s, 1m or 500ms, got "soon"$/m],
     [['--leader-election-lease-duration', '5s'], /^error: --leader-election-lease-duration, --leader-election-renew-deadline, --leader-election-retry-period: the lease duration \(5s\) must be greater than the renew deadline \(10s\)$/m],
     [['--leader-election-namespace', 'Pacer_System'], /^error: --leader-election-namespace: "Pacer_System" is not a valid namespace name/m],

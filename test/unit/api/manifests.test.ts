@@ -98,7 +98,7 @@ describe('manifests/: the kustomize base', () => {
     it('runs pacer:latest as `controller` with the metrics and health addresses', () => {
       expect(pod.containers).to.have.length(1);
       expect(c.image).to.equal('pacer:latest');
-      expect(c.args).to.deep.equal(['controller', '--leader-elect=true', '--metrics-bind-address=:8080', '--health-probe-bind-address=:8081', '--api-bind-address=:8082', '--webhook-bind-address=0']);
+      expect(c.args).to.deep.equal(['controller', '--leader-elect=true', '--metrics-bind-address=:8080', '--metrics-secure=true', '--health-probe-bind-address=:8081', '--api-bind-address=:8082', '--webhook-bind-address=0']);
       expect(pod.serviceAccountName).to.equal('pacer-controller');
       expect(d.metadata.namespace).to.equal('pacer-system');
     });

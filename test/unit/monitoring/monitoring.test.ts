@@ -90,12 +90,12 @@ describe('manifests/monitoring', () => {
     for (const e of dashboardExpressions()) expect(seriesNames(e), e).to.not.deep.equal([]);
   });
 
-  it('kubectl kustomize manifests/monitoring builds the ServiceMonitor, the PrometheusRule and the dashboard ConfigMap', function () {
+  it('kubectl kustomize manifests/monitoring builds the ServiceMonitor, the PrometheusRule, the dashboard ConfigMap and the metrics-reader ClusterRole', function () {
     requireTool(this, 'kubectl', KUBECTL_HOW);
     const out = execFileSync('kubectl', ['kustomize', DIR], { encoding: 'utf8' });
     const docs = parseAllDocuments(out).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; data?: Record<string, string> });
-    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`).sort()).to.deep.equal(['ConfigMap/pacer-grafana-dashboard', 'PrometheusRule/pacer', 'ServiceMonitor/pacer-controller']);
-    for (const d of docs) expect(d.metadata.namespace).to.equal('pacer-system');
+    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`).sort()).to.deep.equal(['ClusterRole/pacer-metrics-reader', 'ConfigMap/pacer-grafana-dashboard', 'PrometheusRule/pacer', 'ServiceMonitor/pacer-controller']);
+    for (const d of docs) expect(d.metadata.namespace, `${d.kind}/${d.metadata.name}`).to.equal(d.kind === 'ClusterRole' ? undefined : 'pacer-system');
     const cm = docs.find((d) => d.kind === 'ConfigMap')!;
     expect(cm.metadata.labels).to.include({ grafana_dashboard: '1' });
     expect(JSON.parse(cm.data!['pacer.json']).uid).to.equal('pacer-rollouts');

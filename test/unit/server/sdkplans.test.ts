@@ -6,8 +6,9 @@ import { Registry } from 'prom-client';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../../src/api/types.ts';
 import { buildNewReplicaSet } from '../../../src/engine/newreplicaset.ts';
 import { startServers } from '../../../src/server/http.ts';
-import { forbiddenMessage, isLoopback, operationAccess } from '../../../src/server/planviews.ts';
-import type { Access, Caller } from '../../../src/server/planviews.ts';
+import { isLoopback, operationAccess } from '../../../src/server/planviews.ts';
+import { forbiddenMessage } from '../../../src/server/auth.ts';
+import type { Access, Caller, PathAccess } from '../../../src/server/auth.ts';
 import type { RunningServers } from '../../../src/server/http.ts';
 
 const NOW = Date.parse('2026-03-01T11:00:00.000Z');
@@ -170,7 +171,8 @@ describe('server/planviews: callers of the plan operations are authenticated and
       return { code: 200, message: `Received cmd: ${c.op}` };
     },
     authenticate: async (token: string): Promise<Caller | undefined> => (token === 'bad' ? undefined : { username: token, groups: ['system:authenticated'] }),
-    authorize: async (caller: Caller, a: Access) => {
+    authorize: async (caller: Caller, a: Access | PathAccess) => {
+      if ('path' in a) throw new Error(`a plan operation asked about the path ${a.path}`);
       asked.push([caller.username, a]);
       return a.name === 'db' && caller.username === 'bob' ? { allowed: false, reason: 'no RBAC policy matched' } : { allowed: true };
     },

@@ -22,13 +22,19 @@ function seeded(): Store {
   s.create(REF.rolebindings, 'shop', { apiVersion: rbac, kind: 'RoleBinding', metadata: { name: 'ops', namespace: 'shop' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'operator' },
     subjects: [{ kind: 'User', name: 'alice' }, { kind: 'ServiceAccount', name: 'ci', namespace: 'shop' }, { kind: 'Group', name: 'oncall' }] } as KubeObject);
   s.create(REF.clusterroles, undefined, { apiVersion: rbac, kind: 'ClusterRole', metadata: { name: 'viewer' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['get', 'list'] }] } as KubeObject);
+  s.create(REF.clusterroles, undefined, { apiVersion: rbac, kind: 'ClusterRole', metadata: { name: 'metrics-reader' }, rules: [{ nonResourceURLs: ['/metrics', '/debug/*'], verbs: ['get'] }] } as KubeObject);
+  s.create(REF.clusterrolebindings, undefined, { apiVersion: rbac, kind: 'ClusterRoleBinding', metadata: { name: 'prometheus' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'metrics-reader' },
+    subjects: [{ kind: 'ServiceAccount', name: 'prometheus', namespace: 'monitoring' }] } as KubeObject);
+  s.create(REF.rolebindings, 'shop', { apiVersion: rbac, kind: 'RoleBinding', metadata: { name: 'metrics-in-shop', namespace: 'shop' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'metrics-reader' },
+    subjects: [{ kind: 'User', name: 'erin' }] } as KubeObject);
   s.create(REF.clusterrolebindings, undefined, { apiVersion: rbac, kind: 'ClusterRoleBinding', metadata: { name: 'everyone-views' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'viewer' },
     subjects: [{ kind: 'Group', name: 'system:authenticated' }] } as KubeObject);
   return s;
 }
 
 function review(s: Store, user: string, groups: string[], a: Record<string, string>): { allowed: boolean; reason?: string } {
-  return subjectAccessReview(s, { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec: { user, groups, resourceAttributes: a } } as KubeObject).status as { allowed: boolean; reason?: string };
+  const attributes = 'path' in a ? { nonResourceAttributes: a } : { resourceAttributes: a };
+  return subjectAccessReview(s, { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec: { user, groups, ...attributes } } as KubeObject).status as { allowed: boolean; reason?: string };
 }
 
 describe('sim: SubjectAccessReview (RBAC over the stored roles and bindings)', () => {
@@ -45,6 +51,12 @@ describe('sim: SubjectAccessReview (RBAC over the stored roles and bindings)', (
     ['a ClusterRoleBinding to a group, everywhere', 'dave', ['system:authenticated'], { namespace: 'other', verb: 'list', group: 'apps', resource: 'replicasets' }, true, 'RBAC: allowed by ClusterRoleBinding "everyone-views" of ClusterRole "viewer" to Group "system:authenticated"'],
     ['nobody bound', 'dave', ['system:authenticated'], update('shop'), false],
     ['system:masters may do anything', 'root', ['system:masters'], update('other'), true],
+    ['a path: GET /metrics by a ClusterRole\'s nonResourceURLs', 'system:serviceaccount:monitoring:prometheus', [], { path: '/metrics', verb: 'get' }, true, 'RBAC: allowed by ClusterRoleBinding "prometheus" of ClusterRole "metrics-reader" to ServiceAccount "prometheus"'],
+    ['a path under a listed prefix ending in *', 'system:serviceaccount:monitoring:prometheus', [], { path: '/debug/pprof', verb: 'get' }, true],
+    ['a path not listed', 'system:serviceaccount:monitoring:prometheus', [], { path: '/metricsx', verb: 'get' }, false],
+    ['a verb the path rule does not list', 'system:serviceaccount:monitoring:prometheus', [], { path: '/metrics', verb: 'post' }, false],
+    ['a path granted through a RoleBinding: nothing (paths are cluster-wide)', 'erin', [], { path: '/metrics', verb: 'get' }, false],
+    ['a path: resource rules do not grant it', 'dave', ['system:authenticated'], { path: '/metrics', verb: 'get' }, false],
   ];
   for (const [what, user, groups, a, allowed, reason] of rows) {
     it(`${what}: ${allowed ? 'allowed' : 'denied'}`, () => {
