@@ -12,6 +12,8 @@
 //   change, delete pods for a step's restart) against the API server, as controller-runtime's
 //   secure serving does: 401 Unauthorized or 403 with RBAC's message, nothing changed. Without
 //   the two reviews (in-process use) POST is served to loopback callers only.
+// With the reviews the views are read the same way: a caller RBAC lets list pacer.dev Deployments
+// reads /v2/deployments, one that may get the service's Deployment reads its plans (viewAccess).
 
 import type http from 'node:http';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
@@ -169,7 +171,37 @@ async function planOperation(views: ApiViews, req: http.IncomingMessage, res: ht
   else text(res, out.code, out.message);
 }
 
+/**
+ * What reading a view takes, as RBAC names it: listing pacer.dev Deployments (every namespace) for
+ * Marathon's deployments view, getting the service's Deployment for its plans.
+ */
+export function viewAccess(path: string): Access | undefined {
+  if (/^\/v2\/deployments(?:\/[^/]+)?$/.test(path)) return { verb: 'list', group: GROUP, resource: PLURAL };
+  const m = /^\/v1\/service\/([^/]+)\/([^/]+)\/plans(?:\/[^/]+)?$/.exec(path);
+  if (m) return { namespace: decodeURIComponent(m[1]), verb: 'get', group: GROUP, resource: PLURAL, name: decodeURIComponent(m[2]) };
+  return undefined;
+}
+
 export function apiHandler(views: ApiViews): http.RequestListener {
+  const serve = viewsHandler(views);
+  if (!views.authenticate || !views.authorize) return serve;
+  const reviews = { authenticate: views.authenticate, authorize: views.authorize };
+  // Behind the reviews: a view is read by whom RBAC lets read what it shows; the operations check their own access.
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
+    const access = req.method === 'GET' || req.method === 'HEAD' ? viewAccess(path) : undefined;
+    if (!access) {
+      serve(req, res);
+      return;
+    }
+    refusal(reviews, req, [access]).then((r) => {
+      if (r) text(res, r.code, r.message);
+      else serve(req, res);
+    }, (e: unknown) => text(res, 500, (e as Error).message));
+  };
+}
+
+function viewsHandler(views: ApiViews): http.RequestListener {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
     const op = /^\/v1\/service\/([^/]+)\/([^/]+)\/plans\/([^/]+)\/([^/]+)$/.exec(path);

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import type { DeploymentPlan } from '../../src/engine/plans.ts';
 import { eventually } from '../integration/fixtures/cluster.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
+import { KubeClient, loadKubeConfig } from '../../src/kube/client.ts';
+import { viewerToken } from '../fixtures/operator.ts';
 import type { Edit } from './fixtures.ts';
 
 for (const bed of BEDS) describe(`e2e (${bed}): kubectl pacer deployments and deployment cancel --force (db ← app)`, function () {
@@ -74,9 +76,13 @@ for (const bed of BEDS) describe(`e2e (${bed}): kubectl pacer deployments and de
     expect(after[0].affectedApps).to.deep.equal(['/default/app', '/default/db']);
     const again = await kubectlPacer('deployment', 'cancel', plan.id, '--force');
     expect(again).to.deep.equal({ code: 1, stdout: '', stderr: `error: DeploymentPlan ${plan.id} does not exist\n` });
-    // The same JSON as the controller serves.
+    // The same JSON as the controller serves, to a caller RBAC lets list pacer.dev Deployments.
+    const view = `http://127.0.0.1:${k.controller!.apiPort}/v2/deployments`;
+    expect((await fetch(view)).status, 'no token').to.equal(401);
+    const client = new KubeClient(loadKubeConfig({ kubeconfig: k.env.KUBECONFIG! }), { userAgent: 'e2e-deployments' });
+    const token = await viewerToken(client, 'default', bed === 'real' ? async (sa: string) => (await ok(kubectl('create', 'token', sa))).trim() : undefined);
     await eventually('the plugin and GET /v2/deployments to agree', async () => {
-      const served = await (await fetch(`http://127.0.0.1:${k.controller!.apiPort}/v2/deployments`)).json();
+      const served = await (await fetch(view, { headers: { Authorization: `Bearer ${token}` } })).json();
       return JSON.stringify(served) === JSON.stringify(await plans());
     });
   });

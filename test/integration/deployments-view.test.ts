@@ -16,9 +16,11 @@ describe('integration: GET /v2/deployments from the controller (db ← app)', fu
   this.timeout(60_000);
   let c: Cluster;
   const ns = 'view';
-  const get = async (path: string): Promise<{ status: number; body: unknown }> => {
-    const res = await fetch(`http://127.0.0.1:${c.ctl.apiPort}${path}`);
-    return { status: res.status, body: await res.json() };
+  // The simulated API server takes a token as its user: kubernetes-admin is in system:masters.
+  const get = async (path: string, token = 'kubernetes-admin'): Promise<{ status: number; body: unknown }> => {
+    const res = await fetch(`http://127.0.0.1:${c.ctl.apiPort}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    const text = await res.text();
+    return { status: res.status, body: res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text };
   };
   const list = async () => (await get('/v2/deployments')).body as DeploymentPlan[];
 
@@ -29,6 +31,13 @@ describe('integration: GET /v2/deployments from the controller (db ← app)', fu
   });
   after(async () => {
     await c?.stop();
+  });
+
+  it('is read only by callers RBAC lets list pacer.dev Deployments: no token 401, an unbound ServiceAccount 403', async () => {
+    expect(await get('/v2/deployments', '')).to.deep.equal({ status: 401, body: 'Unauthorized' });
+    expect(await get('/v2/deployments', 'system:serviceaccount:view:nosy')).to.deep.equal({
+      status: 403, body: 'deployments.pacer.dev is forbidden: User "system:serviceaccount:view:nosy" cannot list resource "deployments" in API group "pacer.dev" at the cluster scope',
+    });
   });
 
   it('shows the upgrade step by step under one id, then an empty list', async () => {

@@ -8,6 +8,7 @@ import { activePlans } from '../../../src/engine/plans.ts';
 import type { DeploymentPlan } from '../../../src/engine/plans.ts';
 import { startServers } from '../../../src/server/http.ts';
 import type { RunningServers } from '../../../src/server/http.ts';
+import { viewAccess } from '../../../src/server/planviews.ts';
 
 const NOW = Date.parse('2026-03-01T11:00:00.000Z');
 
@@ -90,4 +91,16 @@ describe('server/planviews: the read-only views', () => {
     expect(del.headers.get('allow')).to.equal('GET, HEAD');
     expect((await fetch(url('/v2/apps'))).status).to.equal(404);
   });
+});
+
+describe('server/planviews: what reading a view takes (viewAccess)', () => {
+  const rows: Array<[string, ReturnType<typeof viewAccess>]> = [
+    ['/v2/deployments', { verb: 'list', group: 'pacer.dev', resource: 'deployments' }],
+    ['/v2/deployments/3f2a', { verb: 'list', group: 'pacer.dev', resource: 'deployments' }],
+    ['/v1/service/shop/web/plans', { namespace: 'shop', verb: 'get', group: 'pacer.dev', resource: 'deployments', name: 'web' }],
+    ['/v1/service/shop/web/plans/deploy', { namespace: 'shop', verb: 'get', group: 'pacer.dev', resource: 'deployments', name: 'web' }],
+    ['/v1/service/shop/web/plans/deploy/continue', undefined],
+    ['/healthz', undefined],
+  ];
+  for (const [path, want] of rows) it(`${path}: ${want ? `${want.verb} ${want.resource}${want.name ? ` "${want.name}"` : ''}` : 'no view'}`, () => expect(viewAccess(path)).to.deep.equal(want));
 });
