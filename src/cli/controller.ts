@@ -292,6 +292,8 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
       // Callers of the operations are who the API server says they are, and may what RBAC says.
       authenticate: (token) => authenticate(opsClient!, token),
       authorize: (caller, access) => authorize(opsClient!, caller, access),
+      // State-changing calls are audited in the log, refused ones too.
+      audit: (entry) => logger.info('plan operation', { audit: true, ...entry }),
     },
   }).catch((err: unknown) => {
     throw new CliError(`cannot listen: ${(err as Error).message}`, 1);

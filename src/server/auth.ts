@@ -50,35 +50,42 @@ export function forbiddenMessage(caller: Caller, a: Access, reason?: string): st
   return `${what}: User "${caller.username}" cannot ${a.verb} resource "${a.resource}" in API group "${a.group}"${scope}${reason ? `: ${reason}` : ''}`;
 }
 
-/** 401 without a bearer token the API server accepts, 403 unless every access is allowed, 503 when a review fails; undefined: go on. */
-export async function refusal(reviews: Reviews, req: http.IncomingMessage, access: ReadonlyArray<Access | PathAccess>): Promise<{ code: number; message: string } | undefined> {
+/** The outcome of the reviews: the caller (when the token named one) and the refusal, if any. */
+export interface Verdict {
+  caller?: Caller;
+  /** 401 without a bearer token the API server accepts, 403 unless every access is allowed, 503 when a review fails. */
+  refused?: { code: number; message: string };
+}
+
+/** Authenticates the request's bearer token and authorises the caller for every access, in order. */
+export async function review(reviews: Reviews, req: http.IncomingMessage, access: ReadonlyArray<Access | PathAccess>): Promise<Verdict> {
   const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-  if (!token) return { code: 401, message: 'Unauthorized' };
+  if (!token) return { refused: { code: 401, message: 'Unauthorized' } };
   let caller: Caller | undefined;
   try {
     caller = await reviews.authenticate(token);
   } catch (e) {
-    return { code: 503, message: `cannot authenticate the caller: ${(e as Error).message}` };
+    return { refused: { code: 503, message: `cannot authenticate the caller: ${(e as Error).message}` } };
   }
-  if (!caller) return { code: 401, message: 'Unauthorized' };
+  if (!caller) return { refused: { code: 401, message: 'Unauthorized' } };
   for (const a of access) {
     let verdict: { allowed: boolean; reason?: string };
     try {
       verdict = await reviews.authorize(caller, a);
     } catch (e) {
-      return { code: 503, message: `cannot authorise the caller: ${(e as Error).message}` };
+      return { caller, refused: { code: 503, message: `cannot authorise the caller: ${(e as Error).message}` } };
     }
-    if (!verdict.allowed) return { code: 403, message: isPath(a) ? `Authorization denied for user ${caller.username}` : forbiddenMessage(caller, a, verdict.reason) };
+    if (!verdict.allowed) return { caller, refused: { code: 403, message: isPath(a) ? `Authorization denied for user ${caller.username}` : forbiddenMessage(caller, a, verdict.reason) } };
   }
-  return undefined;
+  return { caller };
 }
 
 /** `handler` behind the reviews: each request authenticated, and authorised for its path and method. */
 export function guarded(reviews: Reviews, handler: http.RequestListener): http.RequestListener {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    refusal(reviews, req, [{ path, verb: (req.method ?? 'GET').toLowerCase() }]).then((r) => {
-      if (r) res.writeHead(r.code, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`${r.message}\n`);
+    review(reviews, req, [{ path, verb: (req.method ?? 'GET').toLowerCase() }]).then(({ refused }) => {
+      if (refused) res.writeHead(refused.code, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`${refused.message}\n`);
       else handler(req, res);
     }, (e: unknown) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`${(e as Error).message}\n`));
   };

@@ -19,8 +19,8 @@ import type http from 'node:http';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { GROUP, PLAN_PLURAL, PLURAL } from '../api/types.ts';
 import { activePlans, coordinate, planById, planJson, planStepNames, serviceMembers, servicePlans, unknownPlanMessage, viewPlan } from '../engine/index.ts';
-import { refusal } from './auth.ts';
-import type { Access, Reviews } from './auth.ts';
+import { review } from './auth.ts';
+import type { Access, Caller, Reviews } from './auth.ts';
 
 /** An operator command on a service's plan (the plugin's, carried out by src/planops/ in the controller). */
 export interface PlanOperationRequest {
@@ -29,6 +29,19 @@ export interface PlanOperationRequest {
   phase?: string;
   step?: string;
   parameters?: Record<string, string>;
+}
+
+/** A plan operation as the audit log records it (start's parameters by name only: their values may be secrets). */
+export interface AuditEntry extends Omit<PlanOperationRequest, 'parameters'> {
+  parameterNames?: string[];
+  /** The caller the API server named (absent: no token, or one it did not accept). */
+  user?: string;
+  groups?: string[];
+  remote: string;
+  namespace: string;
+  service: string;
+  /** The HTTP status answered. */
+  code: number;
 }
 
 export interface ApiViews {
@@ -41,6 +54,8 @@ export interface ApiViews {
    * it POST is not served. Served to loopback callers only, until callers are authenticated.
    */
   operate?: (namespace: string, service: string, command: PlanOperationRequest) => Promise<{ code: number; message: string }>;
+  /** Told of every plan operation once answered (refused ones too): the audit log's entry. */
+  audit?: (entry: AuditEntry) => void;
   /** Every cached pacer.dev Deployment. */
   deployments: () => readonly Deployment[];
   /** The cached ReplicaSets and pods of a namespace (the plans' steps); without them no plan view is served. */
@@ -131,15 +146,24 @@ async function planOperation(views: ApiViews, req: http.IncomingMessage, res: ht
   const command: PlanOperationRequest = { op: op as PlanOperationRequest['op'], plan };
   if (query.get('phase') !== null) command.phase = query.get('phase')!;
   if (query.get('step') !== null) command.step = query.get('step')!;
+  // Every call is audited once answered, refused ones too: who, what, on which service, the answer.
+  let caller: Caller | undefined;
+  res.once('finish', () => views.audit?.({
+    ...(caller ? { user: caller.username, groups: caller.groups ?? [] } : {}), remote: req.socket.remoteAddress ?? '',
+    namespace, service, op: command.op, plan: command.plan,
+    ...(command.phase !== undefined ? { phase: command.phase } : {}), ...(command.step !== undefined ? { step: command.step } : {}),
+    ...(command.parameters ? { parameterNames: Object.keys(command.parameters).sort() } : {}), code: res.statusCode,
+  }));
   if (!views.authenticate || !views.authorize) {
     if (!isLoopback(req.socket.remoteAddress)) {
       text(res, 403, 'plan operations are served to loopback callers only (this server does not authenticate its callers): use kubectl pacer plan');
       return;
     }
   } else {
-    const refused = await refusal({ authenticate: views.authenticate, authorize: views.authorize }, req, operationAccess(views, namespace, service, command));
-    if (refused) {
-      text(res, refused.code, refused.message);
+    const verdict = await review({ authenticate: views.authenticate, authorize: views.authorize }, req, operationAccess(views, namespace, service, command));
+    caller = verdict.caller;
+    if (verdict.refused) {
+      text(res, verdict.refused.code, verdict.refused.message);
       return;
     }
   }
@@ -194,8 +218,8 @@ export function apiHandler(views: ApiViews): http.RequestListener {
       serve(req, res);
       return;
     }
-    refusal(reviews, req, [access]).then((r) => {
-      if (r) text(res, r.code, r.message);
+    review(reviews, req, [access]).then(({ refused }) => {
+      if (refused) text(res, refused.code, refused.message);
       else serve(req, res);
     }, (e: unknown) => text(res, 500, (e as Error).message));
   };

@@ -42,9 +42,9 @@ describe('manifests/: the kustomize base', () => {
     expect(crds.resources).to.deep.equal(['deployments.pacer.dev.yaml', 'plans.pacer.dev.yaml', 'noderolls.pacer.dev.yaml']);
   });
 
-  it('holds a Namespace, ServiceAccount, ClusterRole, Role (leases), their bindings, Deployment, PodDisruptionBudget and Service', () => {
+  it('holds a Namespace, ServiceAccount, ClusterRole, Role (leases), their bindings, Deployment, PodDisruptionBudget, Service and NetworkPolicy', () => {
     expect(objects.map((o) => o.kind).sort()).to.deep.equal(
-      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Namespace', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
+      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Namespace', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
     expect(find('Namespace').metadata.name).to.equal('pacer-system');
     expect(find('ServiceAccount').metadata).to.include({ name: 'pacer-controller', namespace: 'pacer-system' });
   });
@@ -151,13 +151,25 @@ describe('manifests/: the kustomize base', () => {
     });
   });
 
+  it('a NetworkPolicy selects the controller\'s pods and admits only metrics (8080), the webhook (9443) and the views (8082), each from labelled namespaces', () => {
+    const np = find('NetworkPolicy');
+    const d = find('Deployment');
+    for (const [k, v] of Object.entries(np.spec.podSelector.matchLabels as Record<string, string>)) expect(d.spec.template.metadata.labels[k], k).to.equal(v);
+    expect(np.spec.policyTypes).to.deep.equal(['Ingress']);
+    const rules = (np.spec.ingress as Array<{ from: Array<{ namespaceSelector: { matchLabels: Record<string, string> } }>; ports: Array<{ port: number }> }>)
+      .map((r) => `${r.ports.map((p) => p.port).join(',')} from ${JSON.stringify(r.from[0].namespaceSelector.matchLabels)}`);
+    expect(rules).to.deep.equal(['8080 from {"metrics":"enabled"}', '9443 from {"webhook":"enabled"}', '8082 from {"pacer-api":"enabled"}']);
+    const ports = (d.spec.template.spec.containers[0].ports as Array<{ name: string; containerPort: number }>).map((p) => p.containerPort);
+    expect(ports, 'the health port is left to the kubelet').to.include.members([8080, 8081, 8082]);
+  });
+
   it('builds with `kubectl kustomize`', function () {
     requireTool(this, 'kubectl', KUBECTL_HOW);
     const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests')], { encoding: 'utf8' });
     const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
     expect(built.map((o) => o.kind).sort()).to.deep.equal(
-      ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'Deployment', 'Namespace', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
-    for (const o of built.filter((x) => ['Deployment', 'Service', 'ServiceAccount', 'PodDisruptionBudget', 'Role', 'RoleBinding'].includes(x.kind))) {
+      ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'Deployment', 'Namespace', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
+    for (const o of built.filter((x) => ['Deployment', 'Service', 'ServiceAccount', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'NetworkPolicy'].includes(x.kind))) {
       expect(o.metadata.namespace, o.kind).to.equal('pacer-system');
     }
   });
@@ -168,7 +180,7 @@ describe('manifests/: the kustomize base', () => {
     const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
     expect(built.map((o) => o.kind).sort()).to.deep.equal([
       'Certificate', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'Deployment', 'Issuer', 'Namespace',
-      'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration',
+      'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration',
     ]);
     const d = built.find((o) => o.kind === 'Deployment')!;
     const c = d.spec.template.spec.containers[0];

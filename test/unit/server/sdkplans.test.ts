@@ -7,6 +7,7 @@ import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../../src/api
 import { buildNewReplicaSet } from '../../../src/engine/newreplicaset.ts';
 import { startServers } from '../../../src/server/http.ts';
 import { isLoopback, operationAccess } from '../../../src/server/planviews.ts';
+import type { AuditEntry } from '../../../src/server/planviews.ts';
 import { forbiddenMessage } from '../../../src/server/auth.ts';
 import type { Access, Caller, PathAccess } from '../../../src/server/auth.ts';
 import type { RunningServers } from '../../../src/server/http.ts';
@@ -161,6 +162,7 @@ describe('server/planviews: callers of the plan operations are authenticated and
   let servers: RunningServers | undefined;
   const done: string[] = [];
   const asked: Array<[string, Access]> = [];
+  const audited: AuditEntry[] = [];
   /** alice may do anything but update the Deployment "db"; "bad" is no token the API server knows. */
   const views = {
     deployments: () => [deployment('db'), deployment('app', { deps: ['db'] })],
@@ -171,6 +173,7 @@ describe('server/planviews: callers of the plan operations are authenticated and
       return { code: 200, message: `Received cmd: ${c.op}` };
     },
     authenticate: async (token: string): Promise<Caller | undefined> => (token === 'bad' ? undefined : { username: token, groups: ['system:authenticated'] }),
+    audit: (e: AuditEntry) => { audited.push(e); },
     authorize: async (caller: Caller, a: Access | PathAccess) => {
       if ('path' in a) throw new Error(`a plan operation asked about the path ${a.path}`);
       asked.push([caller.username, a]);
@@ -196,6 +199,22 @@ describe('server/planviews: callers of the plan operations are authenticated and
     const res = await post('/v1/service/shop/app/plans/deploy/continue', { Authorization: 'Bearer bob' });
     expect([res.status, await res.text()]).to.deep.equal([403, 'deployments.pacer.dev "db" is forbidden: User "bob" cannot update resource "deployments" in API group "pacer.dev" in the namespace "shop": no RBAC policy matched']);
     expect(done).to.deep.equal([]);
+  });
+
+  it('every call is audited once answered, refused ones too: who, what, where, the answer (start\'s parameters by name only)', async () => {
+    audited.length = 0;
+    await post('/v1/service/shop/app/plans/deploy/continue?phase=db', {});
+    await post('/v1/service/shop/app/plans/deploy/continue', { Authorization: 'Bearer bob' });
+    const started = await fetch(`http://127.0.0.1:${servers!.apiPort}/v1/service/shop/app/plans/deploy/start`, { method: 'POST', headers: { Authorization: 'Bearer alice' }, body: JSON.stringify({ TOKEN: 's3cret', REGION: 'eu' }) });
+    expect(started.status).to.equal(200);
+    await new Promise((r) => setTimeout(r, 20)); // 'finish' follows the response
+    expect(audited.map((e) => JSON.stringify(e))).to.deep.equal([
+      { remote: '127.0.0.1', namespace: 'shop', service: 'app', op: 'continue', plan: 'deploy', phase: 'db', code: 401 },
+      { user: 'bob', groups: ['system:authenticated'], remote: '127.0.0.1', namespace: 'shop', service: 'app', op: 'continue', plan: 'deploy', code: 403 },
+      { user: 'alice', groups: ['system:authenticated'], remote: '127.0.0.1', namespace: 'shop', service: 'app', op: 'start', plan: 'deploy', parameterNames: ['REGION', 'TOKEN'], code: 200 },
+    ].map((e) => JSON.stringify(e)));
+    expect(JSON.stringify(audited)).to.not.contain('s3cret');
+    done.length = 0;
   });
 
   it('a caller allowed everything: carried out, after a review of every object it may change', async () => {
