@@ -1,5 +1,5 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need first.
-.PHONY: run test typecheck lint unit bench install kubectl clean
+.PHONY: run test typecheck lint unit bench chaos install kubectl clean
 
 STAMP := node_modules/.pacer-installed
 
@@ -34,6 +34,10 @@ unit: $(STAMP)
 
 bench: $(STAMP)
 	npm run --silent bench
+
+## The chaos run at its big size (200 Deployments, 50 controller kills, 10% API errors; about 10 min).
+chaos: $(STAMP)
+	npm run --silent chaos
 
 clean:
 	rm -rf node_modules

@@ -141,6 +141,7 @@ export class Faults {
   private readonly seed: number;
   private timers: NodeJS.Timeout[] = [];
   private readonly dropListeners = new Set<() => void>();
+  private readonly counts = { errors: {} as Record<number, number>, watchDrops: 0, expiries: 0 };
   private readonly expireListeners = new Set<() => void>();
 
   constructor(spec = '', seed = 1) {
@@ -183,19 +184,27 @@ export class Faults {
         delay += rule.minMs + (rule.maxMs - rule.minMs) * this.random();
       } else if (rule.kind === 'error' && !error && applies(rule.filter, r) && this.random() < rule.rate) {
         error = injectedError(rule.code, r);
+        this.counts.errors[rule.code] = (this.counts.errors[rule.code] ?? 0) + 1;
       }
     }
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     return error;
   }
 
+  /** What was injected so far: errors by code, watch drops, resourceVersion expiries (for a test's figures). */
+  stats(): { errors: Record<number, number>; watchDrops: number; expiries: number } {
+    return { errors: { ...this.counts.errors }, watchDrops: this.counts.watchDrops, expiries: this.counts.expiries };
+  }
+
   /** Ends every open watch now (clients see a clean close and re-watch). */
   dropWatches(): void {
+    this.counts.watchDrops++;
     for (const l of this.dropListeners) l();
   }
 
   /** Makes every resourceVersion seen so far too old: the next watch from one gets 410. */
   expireResourceVersions(): void {
+    this.counts.expiries++;
     for (const l of this.expireListeners) l();
   }
 
