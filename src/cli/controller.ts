@@ -99,6 +99,8 @@ export interface RunControllerOptions {
   userAgent?: string;
   resyncMs?: number;
   watchdogMs?: number;
+  /** A cache whose lists and watches have failed this long makes the controller not ready (default 30 s). */
+  staleAfterMs?: number;
 }
 
 export interface RunningController {
@@ -244,7 +246,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   const engine = opts.engine ?? (await loadEngine());
   const mgr = new Manager({
     client, logger, metrics, clock,
-    namespace: opts.namespace, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs,
+    namespace: opts.namespace, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs, staleAfterMs: opts.staleAfterMs,
     ...(opts.leaderElect ? {
       leaderElection: {
         namespace: leaderElectionNamespace(opts.leaderElectionNamespace),
@@ -282,6 +284,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     health: parseBindAddress(opts.healthProbeBindAddress ?? ':8081'),
     registry: metrics.registry,
     ready: () => mgr.ready(),
+    notReady: () => mgr.notReady(),
     api: parseBindAddress(opts.apiBindAddress ?? ':8082'),
     views: {
       deployments: () => controller.deployments.list(), replicaSets: (ns) => controller.replicaSets.list(ns), pods: (ns) => controller.pods.list(ns), ready: () => mgr.ready(),

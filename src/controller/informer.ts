@@ -24,7 +24,7 @@ export interface ObjectWithMeta {
 export interface ListWatchSource<T> {
   list(signal: AbortSignal): Promise<{ items: T[]; resourceVersion: string }>;
   /** Resolves on a clean close; rejects with a KubeError on failure. */
-  watch(resourceVersion: string, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal): Promise<void>;
+  watch(resourceVersion: string, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal, onOpen?: () => void): Promise<void>;
 }
 
 export interface InformerHandlers<T> {
@@ -56,8 +56,8 @@ export function kubeSource<T extends ObjectWithMeta>(client: KubeClient, type: R
     list: (signal) => client.list<T>(type, namespace, only, signal),
     // Like client-go's reflector: a random 5–10 minute server-side timeout, so watches end cleanly
     // and spread out instead of all reconnecting together.
-    watch: (resourceVersion, onEvent, signal) =>
-      client.watch<T>(type, namespace, { ...only, resourceVersion, timeoutSeconds: 300 + Math.floor(Math.random() * 300) }, onEvent, signal),
+    watch: (resourceVersion, onEvent, signal, onOpen) =>
+      client.watch<T>(type, namespace, { ...only, resourceVersion, timeoutSeconds: 300 + Math.floor(Math.random() * 300), ...(onOpen ? { onOpen } : {}) }, onEvent, signal),
   };
 }
 
@@ -104,6 +104,8 @@ export class Informer<T extends ObjectWithMeta> {
   /** 410s in a row with no object event between them. */
   private goneStreak = 0;
   private lastEventAt = 0;
+  /** Since when lists and watches have been failing (undefined: the last one worked). */
+  private failingSince?: number;
   private nextResyncAt = 0;
   private syncWaiters: Array<() => void> = [];
   private sleepTimer?: Timer;
@@ -178,6 +180,11 @@ export class Informer<T extends ObjectWithMeta> {
 
   hasSynced(): boolean {
     return this.synced;
+  }
+
+  /** How long lists and watches have been failing, in ms (0: the last list or watch worked). */
+  failingFor(): number {
+    return this.failingSince === undefined ? 0 : this.clock.now() - this.failingSince;
   }
 
   /** Resolves once the first list has filled the cache (or the informer is stopped). */
@@ -303,6 +310,7 @@ export class Informer<T extends ObjectWithMeta> {
           if (++this.goneStreak > 1) await this.sleep(retryDelay(this.goneStreak - 2, this.opts.backoffBaseMs, this.opts.backoffMaxMs));
           continue;
         }
+        this.failingSince ??= this.clock.now();
         this.opts.onError?.(e, `${this.name}: ${needList ? 'list' : 'watch'} failed, retrying`);
         await this.sleep(retryDelay(this.attempt++, this.opts.backoffBaseMs, this.opts.backoffMaxMs));
       }
@@ -313,6 +321,7 @@ export class Informer<T extends ObjectWithMeta> {
     const { items, resourceVersion } = await this.source.list(signal);
     if (signal.aborted) return;
     this.attempt = 0;
+    this.failingSince = undefined;
     // ±10% jitter keeps informers started together from relisting together.
     this.nextResyncAt = this.clock.now() + this.opts.resyncMs * (0.9 + 0.2 * Math.random());
     this.lastEventAt = this.clock.now();
@@ -370,7 +379,7 @@ export class Informer<T extends ObjectWithMeta> {
           if (old) this.emit((h) => h.update?.(old, obj));
           else this.emit((h) => h.add?.(obj));
         }
-      }, ac.signal);
+      }, ac.signal, () => { this.failingSince = undefined; });
     } catch (err) {
       // Our own abort (stop, a timer's rebuild, an ERROR event) is not a failure of the watch.
       if (!ac.signal.aborted) throw err;

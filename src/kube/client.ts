@@ -83,6 +83,8 @@ export interface WatchOptions {
    * Default: timeoutSeconds + 30 s.
    */
   inactivityMs?: number;
+  /** Called once the server has accepted the watch (200), before the first event. */
+  onOpen?: () => void;
 }
 
 export interface DeleteOptions {
@@ -385,6 +387,7 @@ export class KubeClient {
       }
       this.observe(HttpMethod.GET, resp.httpStatusCode);
       if (resp.httpStatusCode !== 200) throw fromResponse(resp.httpStatusCode, await resp.body.text(), what);
+      opts.onOpen?.();
       const stream = resp.body.stream();
       if (!stream) return;
       const decoder = new TextDecoder();

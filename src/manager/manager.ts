@@ -59,9 +59,14 @@ export interface ManagerOptions {
   namespace?: string;
   resyncMs?: number;
   watchdogMs?: number;
+  /** A cache whose lists and watches have failed for this long is stale: not ready (default 30 s). */
+  staleAfterMs?: number;
   /** Off: this replica leads from the start (one process, tests, `pacer up`). */
   leaderElection?: LeaderElectionOptions;
 }
+
+/** How long a cache's lists and watches may fail before the manager reports not ready. */
+export const DEFAULT_STALE_AFTER_MS = 30_000;
 
 export class LeaderElectionLost extends Error {
   constructor(message: string) {
@@ -169,10 +174,19 @@ export class Manager {
     return this.leading;
   }
 
-  /** Every cache has synced (readiness: a standby is ready too). */
+  /** Every cache has synced and none is stale (readiness: a standby is ready too). */
   ready(): boolean {
-    for (const inf of this.informers.values()) if (!inf.hasSynced()) return false;
-    return true;
+    return this.notReady() === undefined;
+  }
+
+  /** Why not ready, in words: the caches not synced yet, or those whose lists and watches keep failing. */
+  notReady(): string | undefined {
+    const unsynced = [...this.informers.values()].filter((i) => !i.hasSynced()).map((i) => i.name);
+    if (unsynced.length > 0) return `caches not synced: ${unsynced.join(', ')}`;
+    const after = this.opts.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+    const stale = [...this.informers.values()].filter((i) => i.failingFor() >= after).map((i) => `${i.name} (${Math.round(i.failingFor() / 1000)} s)`);
+    if (stale.length > 0) return `caches stale, the API server failing for: ${stale.join(', ')}`;
+    return undefined;
   }
 
   waitForSync(): Promise<void> {

@@ -42,6 +42,8 @@ export interface ServersOptions {
   health: BindAddress | null;
   registry: Registry;
   ready: () => boolean;
+  /** Why not ready, for /readyz's body (default: "caches not synced"). */
+  notReady?: () => string | undefined;
   /** The views' address (null or absent: off) and what they read. */
   api?: BindAddress | null;
   views?: ApiViews;
@@ -87,14 +89,14 @@ export function metricsHandler(registry: Registry): http.RequestListener {
   };
 }
 
-export function healthHandler(ready: () => boolean): http.RequestListener {
+export function healthHandler(ready: () => boolean, notReady?: () => string | undefined): http.RequestListener {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz' || path === '/livez') {
       res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
     } else if (path === '/readyz') {
       if (ready()) res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
-      else res.writeHead(503, { 'Content-Type': 'text/plain' }).end('caches not synced\n');
+      else res.writeHead(503, { 'Content-Type': 'text/plain' }).end(`${notReady?.() ?? 'caches not synced'}\n`);
     } else {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
     }
@@ -116,7 +118,7 @@ export async function startServers(opts: ServersOptions): Promise<RunningServers
       started.push(s);
     }
     if (opts.health) {
-      const s = http.createServer(healthHandler(opts.ready));
+      const s = http.createServer(healthHandler(opts.ready, opts.notReady));
       out.healthPort = await listen(s, opts.health);
       started.push(s);
     }
