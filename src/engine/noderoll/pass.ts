@@ -6,7 +6,8 @@
 //
 //   invalid spec, a selector that matches no node when the roll would start, too little room for
 //   what the group runs (capacity.ts)      → phase Invalid with field errors; nothing else
-//   otherwise                              → the requests applied to the checkpoint, then decideRoll
+//   otherwise                              → the checkpoint repaired where edited by hand (a Warning
+//                                            Event says what), the requests applied, then decideRoll
 
 import type { Deployment, LabelSelector, ReplicaSet } from '../../api/types.ts';
 import { selectorMatches } from '../../api/selector.ts';
@@ -18,7 +19,7 @@ import type { EventRecord } from '../types.ts';
 import { capacityShortfall } from './capacity.ts';
 import type { SizedNode, SizedPod } from './capacity.ts';
 import { pacerBudgets, unhealthyWorkloads } from './health.ts';
-import { applyRequests, checkpointOf, decideRoll, statusOf } from './roll.ts';
+import { applyRequests, decideRoll, repairCheckpoint, statusOf } from './roll.ts';
 import type { NodeRollStatus, RollAction } from './roll.ts';
 
 export interface RollPassInput {
@@ -69,8 +70,11 @@ export function rollPass(i: RollPassInput): RollPass {
     if (short) return invalid(roll, formatFieldError({ field: short.field, type: 'Invalid', value: short.value, detail: short.detail }));
   }
   const events: EventRecord[] = [];
+  // A checkpoint edited or partly deleted by hand is repaired (and said so), not blindly re-run.
+  const stored = repairCheckpoint(prev, now);
+  if (stored.repaired.length > 0) events.push({ type: 'Warning', reason: 'NodeRollCheckpointRepaired', message: stored.repaired.join('; ') });
   // The operator's requests (kubectl pacer node-roll resume|skip), carried out on the checkpoint.
-  const requests = applyRequests(checkpointOf(prev, now), roll.metadata.annotations, now);
+  const requests = applyRequests(stored.checkpoint, roll.metadata.annotations, now);
   for (const e of requests.errors) events.push({ type: 'Warning', reason: 'NodeRollRequestRefused', message: e });
   const decision = decideRoll({
     mode: spec.mode, nodeGroup: spec.nodeGroup ?? '', desiredNodes: spec.desiredNodes ?? 0, nodesAtATime: spec.nodesAtATime, cordonFirst: spec.cordonFirst,

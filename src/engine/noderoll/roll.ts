@@ -389,25 +389,60 @@ const msOf = (s: string | undefined, fallback: number) => {
   return Number.isNaN(t) ? fallback : t;
 };
 
-/** The checkpoint a stored status holds (times it cannot read count from `now`). */
-export function checkpointOf(status: NodeRollStatus | undefined, now: number): RollCheckpoint {
+const NODE_STEPS: readonly NodeStep[] = ['Pending', 'Draining', 'Terminating', 'Deregistered', 'Done'];
+const isName = (x: unknown): x is string => typeof x === 'string' && x !== '';
+const names = (xs: unknown): string[] => (Array.isArray(xs) ? [...new Set(xs.filter(isName))] : []);
+
+/**
+ * The checkpoint a stored status holds, and what in it had to be repaired (a status edited or
+ * partly deleted by hand: docs/semantics/node-roll.md#the-nodeRoll). Times it cannot read count
+ * from `now`; a node of the roll without a readable step is Pending again (draining and
+ * terminating are safe to repeat: a node already gone is then Done); steps of nodes not in the roll
+ * are dropped; a scale-up already asked for is kept, so the group is never scaled twice.
+ */
+export function repairCheckpoint(status: NodeRollStatus | undefined, now: number): { checkpoint: RollCheckpoint; repaired: string[] } {
   const s = status ?? {};
+  const repaired: string[] = [];
+  const originals = s.originalNodes === undefined ? undefined : names(s.originalNodes);
+  if (s.originalNodes !== undefined && (!Array.isArray(s.originalNodes) || originals!.length !== s.originalNodes.length)) repaired.push('status.originalNodes: not a list of distinct node names');
+  // Zone moves come after every original node: without them there can be none.
+  if (s.zoneMoves && !originals) repaired.push('status.zoneMoves: recorded before the roll started: dropped');
+  const zoneMoves = originals ? s.zoneMoves : undefined;
+  const moved = zoneMoves ? names(zoneMoves.moved) : [];
+  const steps = new Map((Array.isArray(s.nodes) ? s.nodes : []).filter((n) => n && isName(n.name)).map((n) => [n.name, n]));
+  const nodes = originals && [...originals, ...moved.filter((m) => !originals.includes(m))].map((name) => {
+    const n = steps.get(name);
+    if (n && NODE_STEPS.includes(n.step)) return { name, step: n.step, since: msOf(n.since, now) };
+    repaired.push(`status.nodes: node ${name} ${n ? `had an unknown step ${JSON.stringify(n.step)}` : 'had no step'}: Pending again`);
+    return { name, step: 'Pending' as const, since: now };
+  });
+  const scaled = typeof s.scaledUpTo === 'number' && Number.isInteger(s.scaledUpTo) && s.scaledUpTo >= 0;
+  if (s.scaledUpTo !== undefined && !scaled) repaired.push(`status.scaledUpTo: ${JSON.stringify(s.scaledUpTo)} is not a group size: the scale-up counts as asked for`);
+  const planned = zoneMoves && Number.isInteger(zoneMoves.planned) && zoneMoves.planned >= 0 ? zoneMoves.planned : moved.length;
   return {
-    ...(s.originalNodes ? { originalNodes: [...s.originalNodes] } : {}),
-    ...(s.scaledUpTo !== undefined ? { scaledUpTo: s.scaledUpTo, scaledUpAt: msOf(s.scaledUpAt, now) } : {}),
-    ...(s.nodes ? { nodes: s.nodes.map((n) => ({ name: n.name, step: n.step, since: msOf(n.since, now) })) } : {}),
-    ...(s.skipped ? { skipped: [...s.skipped] } : {}),
-    ...(s.paused ? { paused: s.paused } : {}),
-    ...(s.frozenSince !== undefined ? { frozenAt: msOf(s.frozenSince, now) } : {}),
-    ...(s.zones ? { zones: [...s.zones] } : {}),
-    ...(s.zoneMoves ? {
-      zoneMoves: {
-        planned: s.zoneMoves.planned, moved: [...s.zoneMoves.moved],
-        ...(s.zoneMoves.launch ? { launch: { before: [...s.zoneMoves.launch.nodesBefore], at: msOf(s.zoneMoves.launch.at, now), from: s.zoneMoves.launch.from } } : {}),
-      },
-    } : {}),
-    ...(s.done ? { done: true } : {}),
+    checkpoint: {
+      ...(originals ? { originalNodes: originals, nodes: nodes! } : {}),
+      // An unreadable size still means the scale-up was asked for: the group is left as it is.
+      ...(s.scaledUpTo !== undefined ? { scaledUpTo: scaled ? s.scaledUpTo : 0, scaledUpAt: msOf(s.scaledUpAt, now) } : {}),
+      ...(s.skipped ? { skipped: names(s.skipped) } : {}),
+      ...(s.paused ? { paused: s.paused } : {}),
+      ...(s.frozenSince !== undefined ? { frozenAt: msOf(s.frozenSince, now) } : {}),
+      ...(s.zones ? { zones: names(s.zones) } : {}),
+      ...(zoneMoves ? {
+        zoneMoves: {
+          planned, moved,
+          ...(zoneMoves.launch ? { launch: { before: names(zoneMoves.launch.nodesBefore), at: msOf(zoneMoves.launch.at, now), from: String(zoneMoves.launch.from ?? '') } } : {}),
+        },
+      } : {}),
+      ...(s.done ? { done: true } : {}),
+    },
+    repaired,
   };
+}
+
+/** The checkpoint a stored status holds (repaired where it had to be: repairCheckpoint). */
+export function checkpointOf(status: NodeRollStatus | undefined, now: number): RollCheckpoint {
+  return repairCheckpoint(status, now).checkpoint;
 }
 
 const WAIT_REASON: Record<NodeRollWait, string> = { scaleUp: 'ScaleUpTimeout', drain: 'DrainTimeout', deregister: 'DeregisterTimeout', healthy: 'HealthTimeout' };

@@ -6,7 +6,8 @@
 // resume and skip from the checkpoint.
 
 import { expect } from 'chai';
-import { applyRequests, decideRoll, resumeRoll, skipNode, zonesInWords } from '../../../../src/engine/noderoll/roll.ts';
+import { applyRequests, decideRoll, repairCheckpoint, resumeRoll, skipNode, zonesInWords } from '../../../../src/engine/noderoll/roll.ts';
+import type { NodeRollStatus } from '../../../../src/engine/noderoll/roll.ts';
 import type { RollAction, RollCheckpoint, RollInput, RollNode, RollPod } from '../../../../src/engine/noderoll/roll.ts';
 
 const MIN = 60_000;
@@ -309,5 +310,30 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
     expect(thawed.checkpoint.nodes!.find((n) => n.step === 'Draining')!.since).to.equal(thawAt);
     expect(thawed.actions.map((a) => a.verb)).to.include('evict');
     expect(roll(w, thawed.checkpoint, {}, 100, thawAt + 1000).cp.done).to.equal(true);
+  });
+
+  describe('a checkpoint edited or partly deleted by hand is repaired, and says so', () => {
+    const T = '2026-01-01T00:00:00Z';
+    const rows: Array<[string, unknown, string[], Array<[string, string]>]> = [
+      ['intact: nothing to repair', { originalNodes: ['a', 'b'], nodes: [{ name: 'a', step: 'Done', since: T }, { name: 'b', step: 'Draining', since: T }] }, [], [['a', 'Done'], ['b', 'Draining']]],
+      ['the node steps deleted: every node Pending again', { originalNodes: ['a', 'b'] }, ['status.nodes: node a had no step: Pending again', 'status.nodes: node b had no step: Pending again'], [['a', 'Pending'], ['b', 'Pending']]],
+      ['an unknown step', { originalNodes: ['a'], nodes: [{ name: 'a', step: 'Melting', since: T }] }, ['status.nodes: node a had an unknown step "Melting": Pending again'], [['a', 'Pending']]],
+      ['a step of a node not in the roll is dropped', { originalNodes: ['a'], nodes: [{ name: 'a', step: 'Done', since: T }, { name: 'zz', step: 'Draining', since: T }] }, [], [['a', 'Done']]],
+      ['duplicates and junk in the original nodes', { originalNodes: ['a', 'a', 7], nodes: [{ name: 'a', step: 'Done', since: T }] }, ['status.originalNodes: not a list of distinct node names'], [['a', 'Done']]],
+      ['a scale-up size that is no size still counts as asked for', { originalNodes: ['a'], nodes: [{ name: 'a', step: 'Pending', since: T }], scaledUpTo: 'six' }, ['status.scaledUpTo: "six" is not a group size: the scale-up counts as asked for'], [['a', 'Pending']]],
+    ];
+    for (const [what, status, repaired, steps] of rows) {
+      it(what, () => {
+        const r = repairCheckpoint(status as NodeRollStatus, 0);
+        expect(r.repaired).to.deep.equal(repaired);
+        expect(r.checkpoint.nodes?.map((n) => [n.name, n.step])).to.deep.equal(steps);
+      });
+    }
+
+    it('a repaired checkpoint never scales the group again', () => {
+      const w = world(1, 0);
+      const d = decideRoll(input(w, repairCheckpoint({ originalNodes: ['old-0'], scaledUpTo: 'six' } as unknown as NodeRollStatus, 0).checkpoint, 0));
+      expect(d.actions.filter((a) => a.verb === 'scaleGroup')).to.deep.equal([]);
+    });
   });
 });
