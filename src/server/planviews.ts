@@ -51,7 +51,7 @@ export interface ApiViews {
   authorize?: Reviews['authorize'];
   /**
    * Carries out a plan operation (POST .../plans/<plan>/<op>): the SDK's code and message. Without
-   * it POST is not served. Served to loopback callers only, until callers are authenticated.
+   * it POST is not served; without `authenticate` and `authorize` it is served to loopback callers only.
    */
   operate?: (namespace: string, service: string, command: PlanOperationRequest) => Promise<{ code: number; message: string }>;
   /** Told of every plan operation once answered (refused ones too): the audit log's entry. */
