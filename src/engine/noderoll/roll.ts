@@ -395,7 +395,7 @@ const names = (xs: unknown): string[] => (Array.isArray(xs) ? [...new Set(xs.fil
 
 /**
  * The checkpoint a stored status holds, and what in it had to be repaired (a status edited or
- * partly deleted by hand: docs/semantics/node-roll.md#the-nodeRoll). Times it cannot read count
+ * partly deleted by hand: docs/semantics/node-roll.md, The NodeRoll). Times it cannot read count
  * from `now`; a node of the roll without a readable step is Pending again (draining and
  * terminating are safe to repeat: a node already gone is then Done); steps of nodes not in the roll
  * are dropped; a scale-up already asked for is kept, so the group is never scaled twice.
