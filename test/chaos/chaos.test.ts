@@ -1,7 +1,8 @@
 // The chaos run at its CI size (test/chaos/chaos.ts says what it does and checks): 28 Deployments of
 // every strategy changed 8 times a second for 40 s while the simulated API server injects 10%
 // errors (500, 429, and 409 on writes), latency, dropped watches and expired resourceVersions, and
-// the controller is SIGKILLed 8 times. `make chaos` (bench/chaos.bench.ts) runs the big size.
+// the controller is SIGKILLed 8 times; then two replicas electing a leader, whose kills move
+// leadership. `make chaos` (bench/chaos.bench.ts) runs the big size.
 
 import { expect } from 'chai';
 import { runChaos } from './chaos.ts';
@@ -20,6 +21,18 @@ describe('chaos: Deployments of every strategy under API faults and controller k
     expect(Object.values(f.faults.errors).reduce((a, b) => a + b, 0), 'errors injected').to.be.greaterThan(0);
     expect(f.faults.watchDrops, 'watches dropped').to.be.greaterThan(0);
     expect(f.samples, 'samples').to.be.greaterThan(1000);
+    expect(f.violations, 'promises broken').to.deep.equal([]);
+    expect(f.unconverged, 'not converged').to.deep.equal([]);
+    expect(f.endState, 'end state').to.deep.equal([]);
+  });
+
+  it('the same with two replicas electing a leader: the kills move leadership, no promise broken', async () => {
+    const f = await runChaos({
+      deployments: 14, replicas: 2, kills: 6, churnMs: 25_000, changesPerSecond: 5, seed: Number(process.env.PACER_CHAOS_SEED ?? 20261124) + 1,
+      faults: 'error=500@0.05;error=429@0.03;error=409@0.02:verb=update|patch;latency=0ms-5ms;drop-watches=7s;expire=11s',
+      convergeTimeoutMs: 120_000,
+    });
+    expect(f.kills).to.equal(6);
     expect(f.violations, 'promises broken').to.deep.equal([]);
     expect(f.unconverged, 'not converged').to.deep.equal([]);
     expect(f.endState, 'end state').to.deep.equal([]);

@@ -3,7 +3,8 @@
 // images, scale, pause and resume, restarts, a return to the previous image) on the simulated
 // cluster while its API server injects errors (500, 429, 409), latency, dropped watches and expired
 // resourceVersions, and while the controller, its own process, is SIGKILLed and restarted at random
-// moments. Seeded: the same seed makes the same changes in the same order.
+// moments; with two replicas electing a leader, the kills move leadership between them. Seeded: the
+// same seed makes the same changes in the same order.
 //
 // An observer outside the controller reads the simulated cluster's store (no faults on that path)
 // every few milliseconds and checks the promises:
@@ -34,6 +35,8 @@ const NS = 'chaos';
 
 export interface ChaosOptions {
   deployments: number;
+  /** Controller replicas: with 2 they elect a leader (short leases), and a kill moves leadership. */
+  replicas?: number;
   /** SIGKILLs of the controller during the churn. */
   kills: number;
   /** How long the churn lasts (changes, faults and kills), in ms. */
@@ -103,15 +106,19 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
   writeFileSync(kubeconfig, sim.kubeconfig);
   sim.store.create(REF.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } as KubeObject);
 
-  let child: ChildProcess | undefined;
-  const start = () => {
-    child = spawn(process.execPath, [FIXTURE, 'controller', '--kubeconfig', kubeconfig, '--metrics-bind-address', '0', '--health-probe-bind-address', '0',
-      '--api-bind-address', '0', '--webhook-bind-address', '0', '--leader-elect=false', '--kube-api-qps', '200', '--kube-api-burst', '400'],
+  const controllers = o.replicas ?? 1;
+  const children: Array<ChildProcess | undefined> = [];
+  const electing = controllers > 1
+    ? ['--leader-elect=true', '--leader-election-namespace', NS, '--leader-election-lease-duration', '2s', '--leader-election-renew-deadline', '1500ms', '--leader-election-retry-period', '500ms']
+    : ['--leader-elect=false'];
+  const start = (i: number) => {
+    children[i] = spawn(process.execPath, [FIXTURE, 'controller', '--kubeconfig', kubeconfig, '--metrics-bind-address', '0', '--health-probe-bind-address', '0',
+      '--api-bind-address', '0', '--webhook-bind-address', '0', ...electing, '--kube-api-qps', '200', '--kube-api-burst', '400'],
     { stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'], env: { ...process.env, KUBECONFIG: '' } });
   };
-  const kill = async () => {
-    const c = child;
-    if (!c || c.exitCode !== null) return;
+  const kill = async (i: number) => {
+    const c = children[i];
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
     const exited = new Promise((r) => c.once('exit', r));
     c.kill('SIGKILL');
     await exited;
@@ -191,7 +198,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       if (i % 5 === 4) d.spec.dependencies = [`d${i - 1}`];
       sim.store.create(DEPLOYMENTS_REF, NS, d as unknown as KubeObject);
     }
-    start();
+    for (let i = 0; i < controllers; i++) start(i);
     const sampler = setInterval(sample, 10);
     try {
       // Warm up without faults: everything converges once before the chaos.
@@ -210,10 +217,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
         }
         if (killTimes.length > 0 && killTimes[0] <= now) {
           killTimes.shift();
-          await kill();
+          // With two replicas, either: the leader's death moves leadership once its Lease expires.
+          const victim = Math.floor(random() * controllers);
+          await kill(victim);
           figures.kills++;
           await sleep(random() * 300);
-          start();
+          start(victim);
         }
         await sleep(10);
       }
@@ -234,7 +243,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       clearInterval(sampler);
     }
   } finally {
-    await kill();
+    for (let i = 0; i < controllers; i++) await kill(i);
     await sim.stop();
     rmSync(dir, { recursive: true, force: true });
   }
