@@ -124,6 +124,30 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
     }
   });
 
+  it('a PodDisruptionBudget allowing 0 disruptions blocks a drain through the Eviction API: paused after the drain timeout naming the node; resume once it is relaxed finishes', async () => {
+    // pdb-app: maxUnavailable 1 by its own strategy (Pacer's budget lets one go), but a PDB allows none.
+    await c.client.create(DEPLOYMENTS, 'default', deploymentManifest('default', 'pdb-app', { replicas: 2, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } } }));
+    await waitComplete(c.client, 'default', 'pdb-app', '1');
+    c.sim.store.create(REF.poddisruptionbudgets, 'default', { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'pdb-app', namespace: 'default' }, spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'pdb-app' } } } } as KubeObject);
+    await c.client.create(NODEROLLS, undefined, {
+      apiVersion: 'pacer.dev/v1alpha1', kind: 'NodeRoll', metadata: { name: 'pdb' },
+      spec: { nodeSelector: { matchLabels: { 'sim.pacer.dev/node-group': 'workers' } }, nodeGroup: 'workers', desiredNodes: 3, timeouts: { drain: '2s' } },
+    });
+    type St = { phase?: string; paused?: { node?: string; wait: string; message: string }; conditions?: Array<{ type: string; status: string; reason: string; message: string }> };
+    const roll = async () => (await c.client.get<{ status?: St }>(NODEROLLS, undefined, 'pdb')).status ?? {};
+    const paused = await eventually('the roll paused on a drain the PDB blocks', async () => {
+      const st = await roll();
+      return st.paused?.wait === 'drain' && st;
+    }, 60_000);
+    expect(paused.paused!.message).to.match(/^node \S+: \d+ pod\(s\) not evicted after \d+ s$/);
+    expect(paused.conditions?.find((x) => x.type === 'Paused')).to.deep.include({ status: 'True', reason: 'DrainTimeout' });
+    const held = (await c.client.list<Pod>(PODS, 'default')).items.filter((p) => p.metadata.labels?.app === 'pdb-app').map((p) => p.spec!.nodeName);
+    expect(held, 'the node it paused on holds a pod the PDB protects').to.include(paused.paused!.node);
+    c.sim.store.delete(REF.poddisruptionbudgets, 'default', 'pdb-app', {});
+    await c.client.patch(NODEROLLS, undefined, 'pdb', { metadata: { annotations: { 'pacer.dev/resume': 'now' } } }, 'merge');
+    await eventually('the roll to complete', async () => (await roll()).phase === 'Complete', 90_000);
+  });
+
   it('zones the roll leaves unbalanced are balanced by moves at the end (launch, then drain a node of the fullest zone); the group\'s own rebalancing is off meanwhile and back after', async () => {
     // Originals b 2, c 2, then a 1; launches go to the emptiest zone, ties by zone name: the 3 new
     // nodes land a, a, b, leaving a 2, b 1, c 0 once the originals go.
