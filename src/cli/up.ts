@@ -25,7 +25,7 @@ import { REF } from '../sim/resources.ts';
 import type { KubeObject, ResourceRef } from '../sim/types.ts';
 import { createLogger } from '../observe/logger.ts';
 import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
-import { API_VERSION, GROUP, PLURAL, VERSION } from '../api/types.ts';
+import { API_VERSION, GROUP, PACER_NAMESPACE, PLURAL, VERSION } from '../api/types.ts';
 import type { Deployment } from '../api/types.ts';
 import { deploymentComplete, getCondition, PROGRESSING, REASON } from '../engine/index.ts';
 import { WEBHOOK_PATH, webhookConfiguration } from '../server/webhook.ts';
@@ -245,6 +245,8 @@ export async function runUp(o: UpOptions): Promise<Up> {
   }
   try {
     for (const crd of await readManifests(join(ROOT, 'crds'))) applyToSim(sim, REF.customresourcedefinitions, crd);
+    // Pacer's own namespace, as the install manifests make it: the freeze switch lives there.
+    applyToSim(sim, REF.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: PACER_NAMESPACE } } as KubeObject);
     const controller = await runController({ ...common, kubeconfigText: sim.kubeconfig, webhookBindAddress: o.webhookBindAddress ?? '127.0.0.1:0' });
     // The simulated API server calls the lock like a real one would (plain HTTP on loopback).
     if (controller.webhookPort !== undefined) {

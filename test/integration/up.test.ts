@@ -3,6 +3,7 @@
 // only runs the controller against that cluster.
 
 import { expect } from 'chai';
+import { runPlugin } from '../../src/plugin/program.ts';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +84,10 @@ describe('pacer up (the main job)', function () {
       return condition(d, 'Available')?.status === 'True' && (d.status?.availableReplicas ?? 0) === d.spec.replicas ? d : undefined;
     }, 30_000);
     expect(web.status?.ready).to.equal('3/3');
+    // Pacer's namespace is there, so the freeze switch works against the embedded cluster.
+    const freeze = await runPlugin(['freeze', 'on', '--reason', 'up', '--kubeconfig', kubeconfig], { stdout: { write: () => true }, stderr: { write: () => true } });
+    expect(freeze, 'kubectl pacer freeze on').to.equal(0);
+    expect(await runPlugin(['freeze', 'off', '--kubeconfig', kubeconfig], { stdout: { write: () => true }, stderr: { write: () => true } })).to.equal(0);
 
     // The status line, a plain line per change on a stream that is not a TTY: every example
     // Deployment counted, and it moves as they complete.
