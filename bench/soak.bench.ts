@@ -10,10 +10,9 @@
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../test/fixtures/net.ts';
 import type { KubeObject, ResourceRef } from '../src/sim/types.ts';
 import { REF } from '../src/sim/resources.ts';
 import { deploymentManifest, podTemplate, startSimWithCrds } from '../test/integration/fixtures/cluster.ts';
@@ -30,14 +29,6 @@ const SAMPLE_S = arg('--sample-seconds', 60);
 const DEPLOYMENTS: ResourceRef = { group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' };
 const FIXTURE = new URL('../test/integration/fixtures/pacer-controller.ts', import.meta.url).pathname;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 const percentile = (xs: number[], p: number) => {
   if (xs.length === 0) return null;

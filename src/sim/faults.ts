@@ -100,8 +100,8 @@ export function parseFaults(spec: string): { rules: FaultRule[]; seed?: number }
   return { rules, seed };
 }
 
-/** mulberry32: small, fast, seedable. */
-function rng(seed: number): () => number {
+/** mulberry32: small, fast, seedable (the chaos run draws its choices from it too). */
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -26,6 +26,7 @@ import type { Deployment, DeploymentSpec, Pod, ReplicaSet } from '../../src/api/
 import { withDefaults } from '../../src/api/defaults.ts';
 import { maxSurge, minAvailable } from '../../src/engine/fenceposts.ts';
 import { REF } from '../../src/sim/resources.ts';
+import { rng } from '../../src/sim/faults.ts';
 import type { KubeObject, ResourceRef } from '../../src/sim/types.ts';
 import { deploymentManifest, podTemplate, startSimWithCrds } from '../integration/fixtures/cluster.ts';
 
@@ -66,18 +67,6 @@ export interface ChaosFigures {
   /** End-state problems: lost objects, orphans, revisions. */
   endState: string[];
   churnMs: number;
-}
-
-/** mulberry32: a small seeded generator, so that a seed repeats a run's choices. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const STRATEGIES: Array<NonNullable<DeploymentSpec['strategy']>> = [

@@ -9,9 +9,8 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../fixtures/net.ts';
 import { parse as parseYaml, stringify } from 'yaml';
 import { prometheusRule, MONITORING_DIR } from '../fixtures/monitoring.ts';
 import { requireTool } from '../fixtures/tools.ts';
@@ -46,14 +45,6 @@ export function scrapeJob(sm: ServiceMonitor, service: Service, target: string, 
       labels: { job: service.metadata.name, namespace: service.metadata.namespace, service: service.metadata.name, endpoint: ep.port },
     }],
   };
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 // Only on the real bed: the scrape settings are those of a Prometheus Operator in a real cluster.
