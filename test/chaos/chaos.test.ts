@@ -1,5 +1,7 @@
 // The chaos run at its CI size (test/chaos/chaos.ts says what it does and checks): 28 Deployments of
-// every strategy changed 8 times a second for 40 s while the simulated API server injects 10%
+// every strategy (deploy-plan gates and a custom Plan among them) changed 8 times a second for 40 s,
+// an operator's plan commands among the changes, while a NodeRoll replaces the 3 nodes of a group
+// they partly run on, while the simulated API server injects 10%
 // errors (500, 429, and 409 on writes), latency, dropped watches and expired resourceVersions, and
 // the controller is SIGKILLed 8 times; then two replicas electing a leader, whose kills move
 // leadership. `make chaos` (bench/chaos.bench.ts) runs the big size.
@@ -21,9 +23,11 @@ describe('chaos: Deployments of every strategy under API faults and controller k
     expect(Object.values(f.faults.errors).reduce((a, b) => a + b, 0), 'errors injected').to.be.greaterThan(0);
     expect(f.faults.watchDrops, 'watches dropped').to.be.greaterThan(0);
     expect(f.samples, 'samples').to.be.greaterThan(1000);
+    expect(Object.keys(f.operations).filter((k) => k.endsWith(' 200')), 'plan commands carried out').to.not.be.empty;
     expect(f.violations, 'promises broken').to.deep.equal([]);
     expect(f.unconverged, 'not converged').to.deep.equal([]);
     expect(f.endState, 'end state').to.deep.equal([]);
+    expect(f.roll, 'the node roll').to.deep.include({ phase: 'Complete', replaced: 3 });
   });
 
   it('the same with two replicas electing a leader: the kills move leadership, no promise broken', async () => {
@@ -36,5 +40,6 @@ describe('chaos: Deployments of every strategy under API faults and controller k
     expect(f.violations, 'promises broken').to.deep.equal([]);
     expect(f.unconverged, 'not converged').to.deep.equal([]);
     expect(f.endState, 'end state').to.deep.equal([]);
+    expect(f.roll, 'the node roll').to.deep.include({ phase: 'Complete', replaced: 3 });
   });
 });

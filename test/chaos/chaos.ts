@@ -1,10 +1,12 @@
 // The chaos run (docs/testing.md#chaos): Deployments of every strategy (RollingUpdate of several
-// surge/unavailable shapes, Recreate, MinimumHealth, dependency pairs) changed at random (new
-// images, scale, pause and resume, restarts, a return to the previous image) on the simulated
-// cluster while its API server injects errors (500, 429, 409), latency, dropped watches and expired
+// surge/unavailable shapes, Recreate, MinimumHealth, dependency pairs, deploy-plan phase strategies
+// serial, parallel and serial-canary, and a custom Plan over three of them) changed at random (new
+// images, scale, pause and resume, restarts, a return to the previous image, an operator's plan
+// commands) on the simulated cluster while a NodeRoll replaces the node group they partly run on,
+// while its API server injects errors (500, 429, 409), latency, dropped watches and expired
 // resourceVersions, and while the controller, its own process, is SIGKILLed and restarted at random
 // moments; with two replicas electing a leader, the kills move leadership between them. Seeded: the
-// same seed makes the same changes in the same order.
+// same seed makes the same changes in the same order (the timing of what answers them is not).
 //
 // An observer outside the controller reads the simulated cluster's store (no faults on that path)
 // every few milliseconds and checks the promises:
@@ -13,16 +15,26 @@
 //   available    ready pods ≥ replicas − maxUnavailable (MinimumHealth: ceil(replicas × capacity)),
 //                once the Deployment has been whole at its current size (a scale-up starts below it)
 //   recreate     never pods of two templates of a Recreate Deployment at once
-// and at the end, with faults and kills stopped: every Deployment converged (observed, complete,
-// every replica of the current template available), no Deployment lost, no ReplicaSet without its
-// Deployment, each Deployment's revisions distinct with its own revision the newest.
+//   drained      a node of the group is terminated only once no pod of a ReplicaSet still runs on it
+//                (every one evicted first: drain before terminate)
+//   scaled once  the group never asks for more than its original nodes + desiredNodes + 1 (a zone
+//                move's launch): a restarted controller or a new leader never scales it twice
+// and at the end, with faults and kills stopped and an operator doing what the held Deployments'
+// Progressing messages ask (`kubectl pacer plan start|continue ...`): every Deployment converged
+// (observed, complete, every replica of the current template available), the Plan COMPLETE, the
+// roll Complete with none of the original nodes left and the group at its desired size, no
+// Deployment lost, no ReplicaSet without its Deployment, each Deployment's revisions distinct with its
+// own revision the newest.
 // The figures go to bench/RESULTS.md (bench/chaos.bench.ts runs the big size).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Deployment, DeploymentSpec, Pod, ReplicaSet } from '../../src/api/types.ts';
+import type { Deployment, DeploymentPlanSpec, DeploymentSpec, PlanResource, Pod, ReplicaSet } from '../../src/api/types.ts';
+import { operate } from '../../src/planops/service.ts';
+import type { PlanCommand } from '../../src/planops/service.ts';
+import { ANN_DELETE_NODE } from '../../src/sim/control/nodegroups.ts';
 import { withDefaults } from '../../src/api/defaults.ts';
 import { maxSurge, minAvailable } from '../../src/engine/fenceposts.ts';
 import { REF } from '../../src/sim/resources.ts';
@@ -31,6 +43,13 @@ import type { KubeObject, ResourceRef } from '../../src/sim/types.ts';
 import { deploymentManifest, podTemplate, startSimWithCrds } from '../integration/fixtures/cluster.ts';
 
 const DEPLOYMENTS_REF: ResourceRef = { group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' };
+const PLANS_REF: ResourceRef = { group: 'pacer.dev', version: 'v1alpha1', resource: 'plans' };
+const NODEROLLS_REF: ResourceRef = { group: 'pacer.dev', version: 'v1alpha1', resource: 'noderolls' };
+const GROUP = 'workers';
+const GROUP_NODES = 3;
+/** The custom Plan: a canary phase over d0, then d1 and d2 in parallel. */
+const PLAN = 'waves';
+const PLAN_STEPS = ['d0', 'd1', 'd2'];
 const FIXTURE = new URL('../integration/fixtures/pacer-controller.ts', import.meta.url).pathname;
 const NS = 'chaos';
 
@@ -66,6 +85,10 @@ export interface ChaosFigures {
   unconverged: string[];
   /** End-state problems: lost objects, orphans, revisions. */
   endState: string[];
+  /** The operator's plan commands during the churn, by answer ("continue 200", "start error"). */
+  operations: Record<string, number>;
+  /** The node roll: its phase at the end, the nodes it replaced, when it was first seen Complete (ms after the churn began). */
+  roll: { phase?: string; replaced: number; completeAtMs?: number };
   churnMs: number;
 }
 
@@ -78,6 +101,8 @@ const STRATEGIES: Array<NonNullable<DeploymentSpec['strategy']>> = [
   { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.5, maximumOverCapacity: 0.2 } },
   { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 1 } },
 ];
+/** The deploy-plan gates the rolling Deployments take in turn (none, then each phase strategy). */
+const PLAN_GATES: Array<DeploymentPlanSpec | undefined> = [undefined, { strategy: 'serial' }, { strategy: 'parallel' }, { strategy: 'serial-canary', requiredProceeds: 1 }];
 
 const key = (d: { metadata: { name?: string } }) => d.metadata.name ?? '';
 const controllerUid = (o: { metadata: { ownerReferences?: Array<{ uid: string; controller?: boolean }> } }) => o.metadata.ownerReferences?.find((r) => r.controller)?.uid;
@@ -89,7 +114,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
   const random = rng(o.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
   const nodes = Math.max(3, Math.ceil((o.deployments * 8) / 100));
-  const { sim } = await startSimWithCrds({ nodes, podStartMs: 20, podReadyMs: 40 });
+  const { sim, client } = await startSimWithCrds({ nodes, podStartMs: 20, podReadyMs: 40 });
   const dir = mkdtempSync(join(tmpdir(), 'pacer-chaos-'));
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, sim.kubeconfig);
@@ -115,17 +140,27 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
 
   const list = <T>(ref: ResourceRef): T[] => sim.store.list(ref, NS).items as unknown as T[];
   const deployments = () => list<Deployment>(DEPLOYMENTS_REF);
-  const figures: ChaosFigures = { deployments: o.deployments, kills: 0, changes: 0, faults: { errors: {} as Record<number, number>, watchDrops: 0, expiries: 0 }, samples: 0, violations: [], unconverged: [], endState: [], churnMs: o.churnMs };
+  const figures: ChaosFigures = {
+    deployments: o.deployments, kills: 0, changes: 0, faults: { errors: {} as Record<number, number>, watchDrops: 0, expiries: 0 }, samples: 0,
+    violations: [], unconverged: [], endState: [], churnMs: o.churnMs, operations: {}, roll: { replaced: 0 },
+  };
   const violation = (what: string) => {
     if (figures.violations.length < 50) figures.violations.push(`${new Date().toISOString()} ${what}`);
   };
 
   // The observer: per Deployment, the size it was last whole at (the availability promise holds from then).
   const wholeAt = new Map<string, number>();
+  let originals: string[] = [];
+  let churnStart = 0;
+  let rollCompleteAt: number | undefined;
   const sample = () => {
     figures.samples++;
     const rss = list<ReplicaSet>(REF.replicasets);
     const pods = list<Pod>(REF.pods);
+    checkGroup(pods);
+    if (churnStart > 0 && rollCompleteAt === undefined && (sim.store.get(NODEROLLS_REF, undefined, 'chaos') as { status?: { phase?: string } } | undefined)?.status?.phase === 'Complete') {
+      rollCompleteAt = Date.now() - churnStart;
+    }
     for (const raw of deployments()) {
       const d = withDefaults(raw);
       const name = key(d);
@@ -160,41 +195,152 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     }
   };
 
+  const groupNodes = () => sim.store.list(REF.nodes, undefined).items.filter((n) => n.metadata.labels?.['sim.pacer.dev/node-group'] === GROUP).map((n) => n.metadata.name ?? '').sort();
+  const rollConverged = (): string | undefined => {
+    const roll = sim.store.get(NODEROLLS_REF, undefined, 'chaos') as { status?: { phase?: string; message?: string } } | undefined;
+    if (!roll) return 'node roll: lost';
+    if (roll.status?.phase !== 'Complete') return `node roll: ${roll.status?.phase ?? 'not started'}${roll.status?.message ? ` (${roll.status.message})` : ''}`;
+    const left = originals.filter((n) => groupNodes().includes(n));
+    return left.length > 0 ? `node roll: Complete but ${left.join(', ')} still there` : undefined;
+  };
+  /** The group at its desired size with its own rebalancing given back. */
+  const groupEndState = (): string[] => {
+    const group = sim.store.get(REF.nodegroups, undefined, GROUP) as { metadata: { annotations?: Record<string, string> }; spec: { replicas: number; rebalance?: boolean } } | undefined;
+    if (!group) return [`node group ${GROUP} lost`];
+    const out: string[] = [];
+    if (group.spec.replicas !== GROUP_NODES) out.push(`node group ${GROUP} asks for ${group.spec.replicas} nodes, not ${GROUP_NODES}`);
+    if (group.spec.rebalance !== true || group.metadata.annotations?.['pacer.dev/rebalance-held-by'] !== undefined) out.push(`node group ${GROUP}: its rebalancing not given back`);
+    return out;
+  };
+
+  // The node group: drain before terminate, and never scaled beyond what the roll may ask.
+  const checkGroup = (pods: readonly Pod[]) => {
+    const group = sim.store.get(REF.nodegroups, undefined, GROUP) as { spec: { replicas: number } } | undefined;
+    const most = (originals.length || GROUP_NODES) + GROUP_NODES + 1;
+    if (group && group.spec.replicas > most) violation(`node group ${GROUP} asked for ${group.spec.replicas} nodes > ${most} (originals + desired + one zone move)`);
+    for (const node of sim.store.list(REF.nodes, undefined).items) {
+      if (node.metadata.annotations?.[ANN_DELETE_NODE] === undefined) continue;
+      const left = pods.filter((p) => p.spec?.nodeName === node.metadata.name && isLive(p) && !p.metadata.deletionTimestamp);
+      if (left.length > 0) violation(`node ${node.metadata.name} terminated with ${left.length} pod(s) not evicted: ${left.map(key).join(', ')}`);
+    }
+  };
+
+  // The operator: plan commands through the one implementation behind `kubectl pacer plan`, over
+  // the faulty API server like any client (a failed command is counted, as a person would retry).
+  const pending = new Set<Promise<void>>();
+  const command = (service: string, cmd: PlanCommand) => {
+    const tally = (answer: string) => { figures.operations[`${cmd.op} ${answer}`] = (figures.operations[`${cmd.op} ${answer}`] ?? 0) + 1; };
+    const p: Promise<void> = operate({ client, namespace: NS, component: 'chaos' }, service, cmd)
+      .then((r) => tally(String(r.code)), () => tally('error'))
+      .finally(() => pending.delete(p));
+    pending.add(p);
+    return p;
+  };
+  const operatorAtRandom = (all: readonly Deployment[]) => {
+    const steered = all.filter((d) => d.spec.plan || PLAN_STEPS.includes(key(d)));
+    if (steered.length === 0) return;
+    const d = pick(steered);
+    const name = key(d);
+    if (PLAN_STEPS.includes(name)) {
+      const op = pick(['start', 'continue', 'continue', 'interrupt', 'stop'] as const);
+      void command(name, { op, plan: PLAN, ...(op === 'continue' && random() < 0.5 ? { phase: 'canary' } : {}) });
+    } else {
+      void command(name, { op: pick(['continue', 'continue', 'interrupt'] as const), plan: 'deploy', phase: name });
+    }
+  };
+  /**
+   * What a person does at the end: each held Deployment's Progressing message names the command to
+   * run; a drain the roll says waits on a Deployment that may lose no pod (maxUnavailable 0, whole)
+   * is helped as with any PodDisruptionBudget that blocks a drain: `kubectl rollout restart` moves
+   * its pods off the cordoned node through its own surge.
+   */
+  const operatorFinishes = async () => {
+    const held = deployments().filter((d) => d.status?.conditions?.some((c) => c.type === 'Progressing' && c.reason === 'PlanWaiting'));
+    await Promise.all(held.map((d) => command(key(d), waitingFor(d))));
+    const roll = sim.store.get(NODEROLLS_REF, undefined, 'chaos') as { status?: { message?: string } } | undefined;
+    for (const [, name] of (roll?.status?.message ?? '').matchAll(new RegExp(`deployment ${NS}/(\\S+) would fall below its minimum`, 'g'))) {
+      sim.store.mutate(DEPLOYMENTS_REF, NS, name, (x) => {
+        const dep = structuredClone(x) as unknown as Deployment;
+        const t = dep.spec.template ?? {};
+        dep.spec.template = { ...t, metadata: { ...t.metadata, annotations: { ...t.metadata?.annotations, 'kubectl.kubernetes.io/restartedAt': new Date().toISOString() } } };
+        return dep as unknown as KubeObject;
+      });
+      figures.operations['rollout restart'] = (figures.operations['rollout restart'] ?? 0) + 1;
+    }
+  };
+
+  /** Until `done`, the operator doing what is asked of them every second; false at the timeout. */
+  const settle = async (done: () => boolean, timeoutMs: number): Promise<boolean> => {
+    for (const end = Date.now() + timeoutMs; Date.now() < end;) {
+      await operatorFinishes();
+      if (await until(done, Math.min(1000, end - Date.now()))) return true;
+    }
+    return false;
+  };
+
   const changeOne = () => {
     const all = deployments();
     const d = pick(all);
     const name = key(d);
     const action = random();
+    figures.changes++;
+    if (action >= 0.9) {
+      operatorAtRandom(all);
+      return;
+    }
     sim.store.mutate(DEPLOYMENTS_REF, NS, name, (x) => {
       const dep = structuredClone(x) as unknown as Deployment;
       const image = (dep.spec.template?.spec as { containers?: Array<{ image?: string }> } | undefined)?.containers?.[0]?.image ?? 'app:1';
       const version = Number(/:(\d+)$/.exec(image)?.[1] ?? 1);
-      if (action < 0.55) dep.spec.template = podTemplate(name, `app:${version + 1}`);
-      else if (action < 0.7) dep.spec.replicas = 1 + Math.floor(random() * 6);
-      else if (action < 0.8) dep.spec.paused = !dep.spec.paused;
-      else if (action < 0.9) dep.spec.template = podTemplate(name, `app:${Math.max(1, version - 1)}`); // back to the previous image
+      if (action < 0.5) dep.spec.template = podTemplate(name, `app:${version + 1}`);
+      else if (action < 0.63) dep.spec.replicas = 1 + Math.floor(random() * 6);
+      else if (action < 0.72) dep.spec.paused = !dep.spec.paused;
+      else if (action < 0.82) dep.spec.template = podTemplate(name, `app:${Math.max(1, version - 1)}`); // back to the previous image
       else dep.spec.template = { ...podTemplate(name, image), metadata: { labels: { app: name }, annotations: { 'pacer.dev/restartedAt': new Date().toISOString() } } };
       return dep as unknown as KubeObject;
     });
-    figures.changes++;
   };
 
   try {
-    // The fleet: every strategy, every fifth Deployment depending on the one before it.
+    // The fleet: every strategy, every fifth Deployment depending on the one before it, the rolling
+    // ones from d3 on behind each deploy-plan gate in turn, every fourth in the roll's health gate;
+    // part of it on a node group of three nodes over three zones (its own rebalancing on).
     for (let i = 0; i < o.deployments; i++) {
       const name = `d${i}`;
-      const d = deploymentManifest(NS, name, { replicas: 2 + Math.floor(random() * 4), image: 'app:1', strategy: STRATEGIES[i % STRATEGIES.length] });
+      const strategy = STRATEGIES[i % STRATEGIES.length];
+      const d = deploymentManifest(NS, name, { replicas: 2 + Math.floor(random() * 4), image: 'app:1', strategy });
       if (i % 5 === 4) d.spec.dependencies = [`d${i - 1}`];
+      const gate = strategy.type === 'RollingUpdate' && i >= PLAN_STEPS.length ? PLAN_GATES[(i + Math.floor(i / STRATEGIES.length)) % PLAN_GATES.length] : undefined;
+      if (gate) d.spec.plan = gate;
+      if (i % 4 === 1) d.metadata.labels = { gate: 'yes' };
       sim.store.create(DEPLOYMENTS_REF, NS, d as unknown as KubeObject);
     }
+    sim.store.create(REF.nodegroups, undefined, {
+      apiVersion: 'sim.pacer.dev/v1', kind: 'NodeGroup', metadata: { name: GROUP },
+      spec: { replicas: GROUP_NODES, zones: ['a', 'b', 'c'], rebalance: true, launchDelayMs: 200, deregistrationDelayMs: 200 },
+    } as KubeObject);
     for (let i = 0; i < controllers; i++) start(i);
     const sampler = setInterval(sample, 10);
     try {
-      // Warm up without faults: everything converges once before the chaos.
-      await until(() => deployments().every((d) => converged(d, list<ReplicaSet>(REF.replicasets), list<Pod>(REF.pods)) === undefined), o.convergeTimeoutMs);
-      log(`fleet of ${o.deployments} converged; churn for ${o.churnMs} ms with ${o.kills} kills`);
+      // Warm up without faults: everything converges once before the chaos (the canary-gated
+      // Deployments' first rollouts wait for an operator too).
+      const warm = await settle(() => deployments().every((d) => converged(d, list<ReplicaSet>(REF.replicasets), list<Pod>(REF.pods)) === undefined), o.convergeTimeoutMs);
+      if (!warm) throw new Error(`the fleet did not converge before the chaos: ${deployments().map((d) => converged(d, list<ReplicaSet>(REF.replicasets), list<Pod>(REF.pods))).filter(Boolean).join('; ')}`);
+      originals = groupNodes();
+      // The Plan comes once its Deployments are complete (a new Plan's run starts interrupted: it
+      // would hold them), the roll with the churn.
+      sim.store.create(PLANS_REF, NS, {
+        apiVersion: 'pacer.dev/v1alpha1', kind: 'Plan', metadata: { name: PLAN, namespace: NS },
+        spec: { phases: [{ name: 'canary', strategy: 'serial-canary', requiredProceeds: 1, steps: PLAN_STEPS.slice(0, 1) }, { name: 'rest', strategy: 'parallel', steps: PLAN_STEPS.slice(1) }] },
+      } as unknown as KubeObject);
+      sim.store.create(NODEROLLS_REF, undefined, {
+        apiVersion: 'pacer.dev/v1alpha1', kind: 'NodeRoll', metadata: { name: 'chaos' },
+        spec: { nodeSelector: { matchLabels: { 'sim.pacer.dev/node-group': GROUP } }, nodeGroup: GROUP, desiredNodes: GROUP_NODES, healthGate: { selector: { matchLabels: { gate: 'yes' } } } },
+      } as KubeObject);
+      log(`fleet of ${o.deployments} converged; churn for ${o.churnMs} ms with ${o.kills} kills, rolling nodes ${originals.join(', ')}`);
       sim.faults.set(o.faults);
       const t0 = Date.now();
+      churnStart = t0;
       const killTimes = Array.from({ length: o.kills }, () => t0 + random() * o.churnMs).sort((a, b) => a - b);
       const perChange = 1000 / o.changesPerSecond;
       let nextChange = t0;
@@ -217,17 +363,26 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       }
       figures.faults = sim.faults.stats();
       sim.faults.clear();
+      await Promise.all([...pending]);
       // Unpause what the churn left paused: a paused Deployment does not roll, by design.
       for (const d of deployments().filter((x) => x.spec.paused)) {
         sim.store.mutate(DEPLOYMENTS_REF, NS, key(d), (x) => ({ ...x, spec: { ...(x.spec as object), paused: false } }) as KubeObject);
       }
       const t1 = Date.now();
-      const done = await until(() => deployments().every((d) => converged(d, list<ReplicaSet>(REF.replicasets), list<Pod>(REF.pods)) === undefined), o.convergeTimeoutMs);
+      const notConverged = () => {
+        const rss = list<ReplicaSet>(REF.replicasets);
+        const pods = list<Pod>(REF.pods);
+        return [...deployments().map((d) => converged(d, rss, pods)), planConverged(list<PlanResource>(PLANS_REF)), rollConverged()].filter((x): x is string => x !== undefined);
+      };
+      const done = await settle(() => notConverged().length === 0, o.convergeTimeoutMs);
       if (done) figures.convergedMs = Date.now() - t1;
-      const rss = list<ReplicaSet>(REF.replicasets);
-      const pods = list<Pod>(REF.pods);
-      figures.unconverged = deployments().map((d) => converged(d, rss, pods)).filter((x): x is string => x !== undefined);
-      figures.endState = endState(deployments(), rss, o.deployments);
+      figures.unconverged = notConverged();
+      figures.endState = [...endState(deployments(), list<ReplicaSet>(REF.replicasets), o.deployments), ...groupEndState()];
+      const roll = sim.store.get(NODEROLLS_REF, undefined, 'chaos') as { status?: { phase?: string } } | undefined;
+      figures.roll = {
+        ...(roll?.status?.phase ? { phase: roll.status.phase } : {}), replaced: originals.filter((n) => !groupNodes().includes(n)).length,
+        ...(rollCompleteAt !== undefined ? { completeAtMs: rollCompleteAt } : {}),
+      };
     } finally {
       clearInterval(sampler);
     }
@@ -237,6 +392,23 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     rmSync(dir, { recursive: true, force: true });
   }
   return figures;
+}
+
+/** The command a held Deployment's Progressing message asks for (docs/semantics/plans.md). */
+function waitingFor(d: Deployment): PlanCommand {
+  const message = d.status?.conditions?.find((c) => c.type === 'Progressing')?.message ?? '';
+  // A custom plan names the command in full: kubectl pacer plan start|continue SERVICE PLAN [PHASE].
+  const m = /kubectl pacer plan (start|continue) (\S+) (\S+)(?: (\S+))?/.exec(message);
+  if (m) return { op: m[1] as 'start' | 'continue', plan: m[3], ...(m[4] ? { phase: m[4] } : {}) };
+  // The deploy plan: interrupted as a whole, or its phase (interrupted, or a canary step waiting).
+  return /deploy plan is interrupted/.test(message) ? { op: 'continue', plan: 'deploy' } : { op: 'continue', plan: 'deploy', phase: key(d) };
+}
+
+/** Why the Plan is not COMPLETE, or undefined. */
+function planConverged(plans: readonly PlanResource[]): string | undefined {
+  const p = plans.find((x) => key(x) === PLAN);
+  if (!p) return `plan ${PLAN}: lost`;
+  return p.status?.status === 'COMPLETE' ? undefined : `plan ${PLAN}: ${p.status?.status ?? 'no status'}`;
 }
 
 /** Why `d` has not converged, or undefined: observed, every replica of its current template ready and available, nothing else left. */

@@ -80,7 +80,7 @@ export function rollPass(i: RollPassInput): RollPass {
     mode: spec.mode, nodeGroup: spec.nodeGroup ?? '', desiredNodes: spec.desiredNodes ?? 0, nodesAtATime: spec.nodesAtATime, cordonFirst: spec.cordonFirst,
     timeoutsMs: Object.fromEntries(NODE_ROLL_WAITS.map((w) => [w, parseGoDuration(spec.timeouts[w])])) as Record<NodeRollWait, number>,
     paused: spec.paused, ...(i.frozen !== undefined ? { frozen: i.frozen } : {}), checkpoint: requests.checkpoint, nodes: matching, pods: i.pods,
-    unhealthy: unhealthyWorkloads(i.deployments, i.replicaSets, spec.healthGate?.selector), budget: pacerBudgets(i.deployments, i.replicaSets), now,
+    unhealthy: unhealthyWorkloads(i.deployments, i.replicaSets, spec.healthGate?.selector), budget: pacerBudgets(i.deployments, i.replicaSets, i.pods), now,
   });
   const status = statusOf(prev, roll.metadata.generation, decision, spec.paused, now);
   if (status.paused && !prev?.paused) events.push({ type: 'Warning', reason: 'NodeRollPaused', message: status.paused.message });

@@ -39,9 +39,9 @@ export interface RollNode {
 
 /** A pod, as far as a drain reads it. */
 export interface RollPod {
-  metadata: { name?: string; namespace?: string; deletionTimestamp?: string; ownerReferences?: Array<{ kind: string; controller?: boolean }>; annotations?: Record<string, string> };
+  metadata: { name?: string; namespace?: string; deletionTimestamp?: string; ownerReferences?: Array<{ uid?: string; kind: string; controller?: boolean }>; annotations?: Record<string, string> };
   spec?: { nodeName?: string };
-  status?: { phase?: string };
+  status?: { phase?: string; conditions?: ReadonlyArray<{ type: string; status: string }> };
 }
 
 export type NodeStep = 'Pending' | 'Draining' | 'Terminating' | 'Deregistered' | 'Done';
@@ -243,8 +243,13 @@ export function decideRoll(i: RollInput): RollDecision {
         const why = left.map((pod) => i.budget(pod)).find((b) => b && b.allowed === 0)?.why;
         return pause('drain', `node ${p.name}: ${left.length} pod(s) not evicted after ${Math.round(age / 1000)} s${why ? ` (${why})` : ''}`, p.name);
       }
-      for (const pod of left) if (refusal(pod) === undefined) actions.push({ verb: 'evict', node: p.name, namespace: pod.metadata.namespace ?? '', pod: nameOf(pod) });
-      words.push(`draining ${p.name}: ${left.length} pod(s) left`);
+      const held: string[] = [];
+      for (const pod of left) {
+        const no = refusal(pod);
+        if (no === undefined) actions.push({ verb: 'evict', node: p.name, namespace: pod.metadata.namespace ?? '', pod: nameOf(pod) });
+        else if (!held.includes(no)) held.push(no);
+      }
+      words.push(`draining ${p.name}: ${left.length} pod(s) left${held.length > 0 ? `, waiting because ${held.join('; ')}` : ''}`);
       waitAtMost(i.timeoutsMs.drain - age);
     } else if (p.step === 'Terminating') {
       if (age >= i.timeoutsMs.deregister) return pause('deregister', `node ${p.name} still registered after ${Math.round(age / 1000)} s`, p.name);
