@@ -1,10 +1,11 @@
 // The seam between the API server core (store.ts, server.ts) and src/sim/schema/: every schema
 // operation the core uses, named in one place (CRD defaulting, validation and compilation,
-// custom-resource admission, OpenAPI v3 documents and Table conversion).
+// custom-resource admission, OpenAPI v3 documents, the v2 frame and Table conversion).
 
 import { compileCRD, defaultCRD, establishedStatus, resourceInfoFor, validateCRD } from './schema/crd.ts';
 import { admitCustomResource } from './schema/admit.ts';
 import { openApiGroupVersion, openApiRoot } from './schema/openapi.ts';
+import { OPENAPI_V2_PROTOBUF_ACCEPT, OPENAPI_V2_PROTOBUF_TYPE, openApiV2, openApiV2Protobuf } from './schema/openapiv2.ts';
 import { toTable } from './schema/table.ts';
 
 export type { CompiledCRD, ServedVersion } from './schema/crd.ts';
@@ -20,5 +21,9 @@ export const schema = {
   admitCustomResource,
   openApiRoot,
   openApiGroupVersion,
+  openApiV2,
+  openApiV2Protobuf,
+  OPENAPI_V2_PROTOBUF_ACCEPT,
+  OPENAPI_V2_PROTOBUF_TYPE,
   toTable,
 };

@@ -219,6 +219,13 @@ export class SimServer {
     if (path === '/version') return this.sendJson(ctx, 200, VERSION_INFO);
     if (path === '/healthz' || path === '/readyz' || path === '/livez') return this.sendText(ctx, 200, 'ok');
     if (path.startsWith('/sim/')) return this.simEndpoint(ctx, path, method);
+    if (path === '/openapi/v2') {
+      if (!String(ctx.req.headers.accept ?? '').includes(schema.OPENAPI_V2_PROTOBUF_ACCEPT)) return this.sendJson(ctx, 200, schema.openApiV2());
+      const body = schema.openApiV2Protobuf();
+      ctx.res.writeHead(200, { 'Content-Type': schema.OPENAPI_V2_PROTOBUF_TYPE, 'Content-Length': body.length });
+      ctx.res.end(body);
+      return;
+    }
     if (path === '/openapi/v3') return this.sendJson(ctx, 200, schema.openApiRoot(this.store.resources(), this.store.compiledCRDs()));
     if (path.startsWith('/openapi/v3/')) {
       const doc = schema.openApiGroupVersion(path.slice('/openapi/v3/'.length), this.store.resources(), this.store.compiledCRDs());

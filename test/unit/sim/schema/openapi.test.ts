@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { BUILTIN_RESOURCES } from '../../../../src/sim/resources.ts';
 import { compileCRD, defaultCRD } from '../../../../src/sim/schema/crd.ts';
 import { openApiGroupVersion, openApiRoot } from '../../../../src/sim/schema/openapi.ts';
+import { openApiV2, openApiV2Protobuf } from '../../../../src/sim/schema/openapiv2.ts';
 import { widgetCRD } from './fixtures.ts';
 
 const widgets = compileCRD(defaultCRD(widgetCRD()));
@@ -53,5 +54,19 @@ describe('sim/schema/openapi', () => {
   it('answers undefined for an unknown group-version', () => {
     expect(openApiGroupVersion('apis/nope.dev/v1', BUILTIN_RESOURCES, [widgets])).to.equal(undefined);
     expect(openApiGroupVersion('garbage', BUILTIN_RESOURCES, [widgets])).to.equal(undefined);
+  });
+});
+
+describe('sim/schema/openapiv2: the v2 frame kubectl reads for a kind: List', () => {
+  it('encodes gnostic\'s Document: swagger (1), info (2: title 1, version 2), empty paths (8) and definitions (9)', () => {
+    const bytes = openApiV2Protobuf();
+    // Field keys are (number << 3) | 2 (length-delimited), each followed by its length.
+    const expected = Buffer.concat([
+      Buffer.from([0x0a, 3]), Buffer.from('2.0'),
+      Buffer.from([0x12, 2 + 10 + 2 + 7, 0x0a, 10]), Buffer.from('Kubernetes'), Buffer.from([0x12, 7]), Buffer.from('v1.36.4'),
+      Buffer.from([0x42, 0, 0x4a, 0]),
+    ]);
+    expect(bytes.toString('hex')).to.equal(expected.toString('hex'));
+    expect(openApiV2()).to.deep.equal({ swagger: '2.0', info: { title: 'Kubernetes', version: 'v1.36.4' }, paths: {}, definitions: {} });
   });
 });
