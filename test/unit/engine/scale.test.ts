@@ -22,6 +22,10 @@ const rows: Row[] = [
   { name: '13→8 with 2 / 8 / 3', from: [13, 0], to: [8, 0], sizes: [2, 8, 3], want: [1, 5, 2] },
   { name: '3→4 with 1/1/1: the newest gets the leftover', from: [3, 0], to: [4, 0], sizes: [1, 1, 1], want: [2, 1, 1] },
   { name: '3→2 with 1/1/1: the oldest loses one', from: [3, 0], to: [2, 0], sizes: [1, 1, 1], want: [1, 1, 0] },
+  // Upstream's leftover clamp (sync.go scale): each fraction rounds 1×2/4 = 0.5 up to 1, so the whole
+  // −2 is left to the oldest, which has 1; it stops at 0 and 3 stay, above 2 + maxSurge 0 until the
+  // rollout's next pass scales old ReplicaSets down (the chaos run's d15: plan/gate.test.ts).
+  { name: '4→2 with 1/1/1/1: the leftover clamped at 0 leaves 3 > 2, as upstream', from: [4, 0], to: [2, 0], sizes: [1, 1, 1, 1], want: [1, 1, 1, 0] },
   { name: 'surge-2 deployment 10→20 with 6/6', from: [10, 2], to: [20, 2], sizes: [6, 6], want: [11, 11] },
   { name: '10 (surge 3) → 50 (surge 6) with 5/8', from: [10, 3], to: [50, 6], sizes: [5, 8], want: [22, 34] },
   { name: 'no new RS, 4→5 with 2/2', from: [4, 0], to: [5, 0], sizes: [2, 2], want: [3, 2], noNew: true },

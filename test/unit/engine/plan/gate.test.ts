@@ -9,7 +9,7 @@ import type { Deployment, DeploymentPlanSpec, ReplicaSet } from '../../../../src
 import { decide } from '../../../../src/engine/sync.ts';
 import { PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, parsePlanState } from '../../../../src/engine/plan/gate.ts';
 import type { Snapshot } from '../../../../src/engine/types.ts';
-import { deployment, next, settle, snapshot, template } from '../fixtures.ts';
+import { deployment, next, replicaSet, settle, snapshot, summary, template } from '../fixtures.ts';
 
 function settled(plan: DeploymentPlanSpec | undefined, o: { type?: 'RollingUpdate' | 'Recreate'; maxSurge?: number; maxUnavailable?: number } = {}): Snapshot {
   let s = snapshot(deployment({ replicas: 4, type: o.type, maxSurge: o.maxSurge ?? 1, maxUnavailable: o.maxUnavailable ?? 1 }), []);
@@ -144,6 +144,28 @@ describe('plans: the gate on a rollout (spec.plan)', () => {
 
   it('without force, the stuck rollout stays where it is (the budget holds)', () => {
     expect(run(run(settled({ strategy: 'serial' }, { maxSurge: 1, maxUnavailable: 0 }), 20, neverReady).last, 20, neverReady).trace).to.deep.equal([]);
+  });
+
+  // The chaos run's d15 (200 Deployments, seed 20261124): serial, maxSurge 0, maxUnavailable 1, four
+  // ReplicaSets of 1 left by interrupted rollouts, the new one (revision 7) a return to an old
+  // template and so the oldest, then spec.replicas 4 → 2. Upstream's proportional scaling (sync.go
+  // scale) leaves 3 > 2: each fraction rounds 1×2/4 up to 1, the leftover −2 goes to the oldest,
+  // clamped at 0. The gate plays no part: the next pass is the rollout's and scales old ones down.
+  it('a scale-down over four ReplicaSets of 1: 3 > 2 for one pass (upstream\'s leftover clamp), then the rollout scales old ones down', () => {
+    for (const plan of [{ strategy: 'serial' as const }, undefined]) {
+      const d = deployment({ replicas: 2, maxSurge: 0, maxUnavailable: 1, image: 'app:7', generation: 11, annotations: { 'pacer.dev/revision': '7' }, status: { observedGeneration: 10, replicas: 4, availableReplicas: 4 } });
+      const rs = (rev: number, age: number) => replicaSet(`web-rev${rev}`, { replicas: 1, revision: rev, desired: 4, max: 4, image: `app:${rev}`, age });
+      const start = snapshot(plan ? { ...d, spec: { ...d.spec, plan } } : d, [rs(7, 100), rs(3, 50), rs(4, 40), rs(6, 20)]);
+      const scaled = decide(start);
+      expect(summary(scaled)).to.deep.equal(['scale web-rev7 1->0', 'update ReplicaSet web-rev3', 'update ReplicaSet web-rev4', 'update ReplicaSet web-rev6', 'updateStatus Deployment web']);
+      const s = next(scaled, start.now + 1000);
+      expect(s.replicaSets.map((r) => [r.metadata.name, r.spec.replicas, r.metadata.annotations?.['pacer.dev/desired-replicas']])).to.deep.equal([
+        ['web-rev7', 0, '2'], ['web-rev3', 1, '2'], ['web-rev4', 1, '2'], ['web-rev6', 1, '2'],
+      ]);
+      expect(s.deployment.status?.observedGeneration, 'observed: the chaos observer counts it').to.equal(11);
+      expect(summary(decide(s)), `${plan ? 'serial' : 'no gate'}: the rollout step`).to.deep.equal(['scale web-rev3 1->0', 'scale web-rev4 1->0', 'updateStatus Deployment web']);
+      expect(run(s).trace).to.deep.equal(['0/1', '1/1', '1/0', '2/0']);
+    }
   });
 
   it('an unreadable state annotation is reported, not guessed at', () => {
