@@ -49,15 +49,22 @@ export interface InformerOptions {
   clock?: Clock;
 }
 
-/** A list+watch source for one resource type through the KubeClient (in one namespace, narrowed by a field selector, when given). */
-export function kubeSource<T extends ObjectWithMeta>(client: KubeClient, type: ResourceType, namespace?: string, fieldSelector?: string): ListWatchSource<T> {
+/**
+ * A list+watch source for one resource type through the KubeClient (in one namespace, narrowed by a
+ * field selector, when given). `transform` (client-go's SetTransform) is applied to every listed
+ * page and every watched object before anything keeps it: only its result is ever held.
+ */
+export function kubeSource<T extends ObjectWithMeta>(
+  client: KubeClient, type: ResourceType, namespace?: string, fieldSelector?: string, transform?: (obj: T) => T,
+): ListWatchSource<T> {
   const only = fieldSelector !== undefined ? { fieldSelector } : {};
   return {
-    list: (signal) => client.list<T>(type, namespace, only, signal),
+    list: (signal) => client.list<T>(type, namespace, { ...only, ...(transform ? { transform } : {}) }, signal),
     // Like client-go's reflector: a random 5–10 minute server-side timeout, so watches end cleanly
     // and spread out instead of all reconnecting together.
     watch: (resourceVersion, onEvent, signal, onOpen) =>
-      client.watch<T>(type, namespace, { ...only, resourceVersion, timeoutSeconds: 300 + Math.floor(Math.random() * 300), ...(onOpen ? { onOpen } : {}) }, onEvent, signal),
+      client.watch<T>(type, namespace, { ...only, resourceVersion, timeoutSeconds: 300 + Math.floor(Math.random() * 300), ...(onOpen ? { onOpen } : {}) },
+        transform ? (e) => onEvent(e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED' ? { ...e, object: transform(e.object) } : e) : onEvent, signal),
   };
 }
 

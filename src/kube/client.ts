@@ -72,6 +72,11 @@ export interface ListOptions {
   limit?: number;
 }
 
+/** A list whose items are transformed page by page (a cache's transform: only the slim items are kept). */
+export interface TransformedListOptions<T> extends ListOptions {
+  transform?: (item: T) => T;
+}
+
 export interface WatchOptions {
   resourceVersion: string;
   labelSelector?: string;
@@ -295,7 +300,7 @@ export class KubeClient {
   }
 
   /** Lists every page; the resourceVersion is the list's, to start a watch from. */
-  async list<T>(t: ResourceType, namespace?: string, opts: ListOptions = {}, signal?: AbortSignal): Promise<KubeList<T>> {
+  async list<T>(t: ResourceType, namespace?: string, opts: TransformedListOptions<T> = {}, signal?: AbortSignal): Promise<KubeList<T>> {
     const items: T[] = [];
     let cont: string | undefined;
     let rv = '';
@@ -305,7 +310,7 @@ export class KubeClient {
         resourcePath(t, namespace) + qs({ labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.limit ?? 500, continue: cont }),
         { signal, what: `list ${describe(t, namespace)}` },
       );
-      items.push(...(page.items ?? []));
+      for (const item of page.items ?? []) items.push(opts.transform ? opts.transform(item) : item);
       rv = page.metadata?.resourceVersion ?? rv;
       cont = page.metadata?.continue || undefined;
     } while (cont);

@@ -1,0 +1,67 @@
+// What the controller's caches keep of each object (docs/architecture.md#caches): client-go's
+// informer transform (SetTransform) with controller-runtime's default of dropping
+// metadata.managedFields, which is often the larger half of an object on a real API server and
+// which nothing in Pacer reads. Pods, by far the most numerous objects, keep only the fields Pacer
+// reads from a cached pod:
+//   metadata     identity, labels, annotations, owners, deletion (everything but managedFields)
+//   spec         nodeName (drains, plans), each container's name, image and resource requests
+//                (capacity of a node roll)
+//   status       phase, reason, conditions (Ready and its lastTransitionTime: availability and
+//                minReadySeconds), startTime, and each container's name, ready, started,
+//                restartCount, state and lastState (crash loops, the plans' step statuses)
+// A reader that needs another field of a pod must add it here (test/unit/kube/slim.test.ts lists
+// what is kept); anything else reads pods from the API server.
+
+import type { ResourceType } from './client.ts';
+
+type Obj = { metadata?: Record<string, unknown> } & Record<string, unknown>;
+
+/** The object without metadata.managedFields (the same object when it has none). */
+export function dropManagedFields<T>(obj: T): T {
+  const o = obj as Obj;
+  if (!o?.metadata || !('managedFields' in o.metadata)) return obj;
+  const { managedFields: _dropped, ...metadata } = o.metadata;
+  return { ...o, metadata } as T;
+}
+
+const pick = (o: unknown, keys: readonly string[]): Record<string, unknown> | undefined => {
+  if (!o || typeof o !== 'object') return undefined;
+  const src = o as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (src[k] !== undefined) out[k] = src[k];
+  return out;
+};
+const each = (xs: unknown, f: (x: unknown) => unknown) => (Array.isArray(xs) ? xs.map(f) : undefined);
+
+/** A pod as the caches keep it: the fields above, nothing else. */
+export function slimPod<T>(pod: T): T {
+  const p = dropManagedFields(pod) as Obj;
+  const spec = p.spec as Record<string, unknown> | undefined;
+  const status = p.status as Record<string, unknown> | undefined;
+  const out: Record<string, unknown> = { ...pick(p, ['apiVersion', 'kind', 'metadata']) };
+  if (spec) {
+    out.spec = {
+      ...pick(spec, ['nodeName']),
+      ...(spec.containers !== undefined ? {
+        containers: each(spec.containers, (c) => {
+          const kept = pick(c, ['name', 'image']) ?? {};
+          const requests = (c as { resources?: { requests?: unknown } } | undefined)?.resources?.requests;
+          return requests !== undefined ? { ...kept, resources: { requests } } : kept;
+        }),
+      } : {}),
+    };
+  }
+  if (status) {
+    out.status = {
+      ...pick(status, ['phase', 'reason', 'startTime']),
+      ...(status.conditions !== undefined ? { conditions: each(status.conditions, (c) => pick(c, ['type', 'status', 'reason', 'lastTransitionTime'])) } : {}),
+      ...(status.containerStatuses !== undefined ? { containerStatuses: each(status.containerStatuses, (c) => pick(c, ['name', 'ready', 'started', 'restartCount', 'state', 'lastState'])) } : {}),
+    };
+  }
+  return out as T;
+}
+
+/** The transform of a cache of `type`: pods slimmed, everything else without managedFields. */
+export function cacheTransform(type: Pick<ResourceType, 'group' | 'plural'>): <T>(obj: T) => T {
+  return type.group === '' && type.plural === 'pods' ? slimPod : dropManagedFields;
+}
