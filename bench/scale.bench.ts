@@ -10,17 +10,22 @@
 // The controller's client is given --kube-api-qps/--kube-api-burst (default here 500/1000): at
 // upstream's 20/30 the client's rate limiter, not the controller, sets the pace (about 270
 // rollouts a minute at 4 writes each).
-//   node bench/scale.bench.ts [--deployments 1000] [--replicas 10] [--qps 500] [--burst 1000]
+// Memory: peak RSS (the kernel's high-water mark), RSS and heap in use (from /metrics) after each
+// phase once the process has idled, and at the end the live heap from a heap snapshot (taken after
+// a full garbage collection, so what the controller really holds; bench/heapsummary.ts sums it up
+// by kind).
+//   node bench/scale.bench.ts [--deployments 1000] [--replicas 10] [--qps 500] [--burst 1000] [--rolls 2]
 // Prints one JSON line.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/fixtures/net.ts';
 import type { ResourceRef } from '../src/sim/types.ts';
 import { startSimWithCrds } from '../test/integration/fixtures/cluster.ts';
 import { parseExposition, samples } from '../test/fixtures/prometheus.ts';
+import { summarizeHeap } from './heapsummary.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -35,6 +40,15 @@ const N = arg('--deployments', 1000);
 const REPLICAS = arg('--replicas', 10);
 const QPS = arg('--qps', 500);
 const BURST = arg('--burst', 1000);
+const ROLLS = (() => {
+  const i = process.argv.indexOf('--rolls');
+  const v = i >= 0 ? Number(process.argv[i + 1]) : 2;
+  if (![0, 1, 2].includes(v)) {
+    process.stderr.write(`error: --rolls: expected 0, 1 or 2, got ${JSON.stringify(process.argv[i + 1])}\n`);
+    process.exit(2);
+  }
+  return v;
+})();
 const NS = 'default';
 const DEPLOYMENTS: ResourceRef = { group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' };
 const FIXTURE = new URL('../test/integration/fixtures/pacer-controller.ts', import.meta.url).pathname;
@@ -69,30 +83,32 @@ const dir = mkdtempSync(join(tmpdir(), 'pacer-scale-'));
 const kubeconfig = join(dir, 'kubeconfig');
 writeFileSync(kubeconfig, sim.kubeconfig);
 const port = await freePort();
-const child = spawn(process.execPath, [FIXTURE, 'controller', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`, '--metrics-secure=false',
+const child = spawn(process.execPath, ['--heapsnapshot-signal=SIGUSR2', FIXTURE, 'controller', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`, '--metrics-secure=false',
   '--health-probe-bind-address', '0', '--api-bind-address', '0', '--webhook-bind-address', '0', '--leader-elect=false',
   '--kube-api-qps', String(QPS), '--kube-api-burst', String(BURST)],
-{ stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'], env: { ...process.env, KUBECONFIG: '' } });
+{ cwd: dir, stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'], env: { ...process.env, KUBECONFIG: '' } });
 
-interface Scrape { rssMiB: number; heapMiB: number; cpuSeconds: number }
-const scrape = async (): Promise<Scrape | undefined> => {
+// The controller's RSS, peak RSS and CPU time from /proc (reading them costs the controller
+// nothing); its heap in use from /metrics at the steady points only, since a scrape's cost grows
+// with the fleet (its per-Deployment series): the scrape's time and size are figures of their own.
+interface Proc { rssMiB: number; peakRssMiB: number; cpuSeconds: number }
+const proc = (): Proc | undefined => {
   try {
-    const all = parseExposition(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
-    const one = (name: string) => samples(all, name)[0]?.value ?? NaN;
-    return { rssMiB: one('process_resident_memory_bytes') / 2 ** 20, heapMiB: one('nodejs_heap_size_used_bytes') / 2 ** 20, cpuSeconds: one('process_cpu_seconds_total') };
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    // utime and stime, the 14th and 15th fields, in clock ticks (100 a second on Linux).
+    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024, cpuSeconds: (Number(stat[11]) + Number(stat[12])) / 100 };
   } catch {
     return undefined;
   }
 };
-let peak = { rssMiB: 0, heapMiB: 0 };
-let last: Scrape | undefined;
-const sampler = setInterval(() => {
-  void scrape().then((m) => {
-    if (!m) return;
-    last = m;
-    peak = { rssMiB: Math.max(peak.rssMiB, m.rssMiB), heapMiB: Math.max(peak.heapMiB, m.heapMiB) };
-  });
-}, 500);
+const scrape = async () => {
+  const t0 = Date.now();
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const all = parseExposition(text);
+  return { heapMiB: (samples(all, 'nodejs_heap_size_used_bytes')[0]?.value ?? NaN) / 2 ** 20, scrapeMs: Date.now() - t0, scrapeKiB: Math.round(Buffer.byteLength(text) / 1024) };
+};
 
 const kubectl = (...args: string[]) => new Promise<number>((resolve, reject) => {
   const c = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -142,7 +158,7 @@ const auditTimer = setInterval(readAudit, 1000);
 async function phase(image: string, name: string) {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, listFile(image));
-  const cpu0 = last?.cpuSeconds ?? 0;
+  const cpu0 = proc()?.cpuSeconds ?? 0;
   sim.audit.clear();
   writes = {};
   latencies.length = 0;
@@ -158,7 +174,7 @@ async function phase(image: string, name: string) {
   const perRollout = Object.fromEntries(Object.entries(writes).sort().map(([k, v]) => [k, Math.round((v / N) * 100) / 100]));
   const result = {
     kubectlApplySeconds: Math.round(applied * 10) / 10, convergedSeconds: Math.round(seconds * 10) / 10,
-    rolloutsPerMinute: Math.round(N / (seconds / 60)), cpuSecondsPerRollout: Math.round((((last?.cpuSeconds ?? 0) - cpu0) / N) * 1000) / 1000,
+    rolloutsPerMinute: Math.round(N / (seconds / 60)), cpuSecondsPerRollout: Math.round((((proc()?.cpuSeconds ?? 0) - cpu0) / N) * 1000) / 1000,
     writesPerRollout: perRollout, writesPerRolloutTotal: Math.round((Object.values(writes).reduce((a, b) => a + b, 0) / N) * 100) / 100,
     firstWriteLatencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.length ? Math.max(...latencies) : null, n: latencies.length },
   };
@@ -166,33 +182,58 @@ async function phase(image: string, name: string) {
   return result;
 }
 
-/** RSS and heap once the work is done and the process has idled (V8 collects when idle). */
+/** RSS and heap in use once the work is done and the process has idled. */
 async function steady() {
   await sleep(15_000);
+  const rss = proc()?.rssMiB;
   const m = await scrape();
-  return { rssMiB: Math.round(m?.rssMiB ?? NaN), heapMiB: Math.round(m?.heapMiB ?? NaN) };
+  return { rssMiB: Math.round(rss ?? NaN), heapMiB: Math.round(m.heapMiB), scrapeMs: m.scrapeMs, scrapeKiB: m.scrapeKiB };
+}
+
+/**
+ * The live heap at the end, from a heap snapshot written into `dir` on SIGUSR2. Only at the end:
+ * writing a snapshot takes memory of its own, which the process keeps (RSS and peak RSS after it
+ * would not be the controller's).
+ */
+async function liveHeap() {
+  const before = new Set(readdirSync(dir));
+  child.kill('SIGUSR2');
+  for (let i = 0; i < 1200; i++) {
+    await sleep(500);
+    const made = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+    if (!made) continue;
+    // Written once its size stops changing.
+    const size = statSync(join(dir, made)).size;
+    await sleep(2000);
+    if (size === 0 || statSync(join(dir, made)).size !== size) continue;
+    const summary = summarizeHeap(join(dir, made));
+    rmSync(join(dir, made));
+    return summary;
+  }
+  return undefined;
 }
 
 try {
-  for (let i = 0; !(await scrape()); i++) {
+  for (let i = 0; !(await scrape().then(() => true, () => false)); i++) {
     if (i > 100) throw new Error('the controller did not serve /metrics');
     await sleep(200);
   }
   const started = Date.now();
   const create = await phase('app:1', 'create');
   const afterCreate = await steady();
-  const roll = await phase('app:2', 'roll');
-  const afterRoll = await steady();
-  const roll2 = await phase('app:3', 'roll-again');
-  const afterRoll2 = await steady();
+  const roll = ROLLS >= 1 ? await phase('app:2', 'roll') : undefined;
+  const afterRoll = ROLLS >= 1 ? await steady() : undefined;
+  const roll2 = ROLLS >= 2 ? await phase('app:3', 'roll-again') : undefined;
+  const afterRoll2 = ROLLS >= 2 ? await steady() : undefined;
+  const peakRss = Math.round(proc()?.peakRssMiB ?? NaN);
+  const live = await liveHeap();
   process.stdout.write(`${JSON.stringify({
     bench: 'scale', deployments: N, replicas: REPLICAS, kubeApiQps: QPS, kubeApiBurst: BURST, pods: sim.store.list({ group: '', version: 'v1', resource: 'pods' }, NS).items.length,
     create, roll, rollAgain: roll2,
-    memoryMiB: { peakRss: Math.round(peak.rssMiB), peakHeap: Math.round(peak.heapMiB), steadyAfterCreate: afterCreate, steadyAfterRoll: afterRoll, steadyAfterSecondRoll: afterRoll2 },
+    memoryMiB: { peakRss, liveHeapAtEnd: live, steadyAfterCreate: afterCreate, steadyAfterRoll: afterRoll, steadyAfterSecondRoll: afterRoll2 },
     wallSeconds: Math.round((Date.now() - started) / 1000),
   })}\n`);
 } finally {
-  clearInterval(sampler);
   clearInterval(auditTimer);
   child.kill('SIGTERM');
   await sim.stop();
