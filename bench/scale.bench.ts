@@ -14,7 +14,8 @@
 // phase once the process has idled, and at the end the live heap from a heap snapshot (taken after
 // a full garbage collection, so what the controller really holds; bench/heapsummary.ts sums it up
 // by kind).
-//   node bench/scale.bench.ts [--deployments 1000] [--replicas 10] [--qps 500] [--burst 1000] [--rolls 2]
+//   node bench/scale.bench.ts [--deployments 1000] [--replicas 10] [--qps 500] [--burst 1000] [--rolls 2] [--workers N]
+// (--workers: the controller's; without it, the controller's default).
 // Prints one JSON line.
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -40,6 +41,7 @@ const N = arg('--deployments', 1000);
 const REPLICAS = arg('--replicas', 10);
 const QPS = arg('--qps', 500);
 const BURST = arg('--burst', 1000);
+const WORKERS = process.argv.includes('--workers') ? arg('--workers', 2) : undefined;
 const ROLLS = (() => {
   const i = process.argv.indexOf('--rolls');
   const v = i >= 0 ? Number(process.argv[i + 1]) : 2;
@@ -85,7 +87,7 @@ writeFileSync(kubeconfig, sim.kubeconfig);
 const port = await freePort();
 const child = spawn(process.execPath, ['--heapsnapshot-signal=SIGUSR2', FIXTURE, 'controller', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`, '--metrics-secure=false',
   '--health-probe-bind-address', '0', '--api-bind-address', '0', '--webhook-bind-address', '0', '--leader-elect=false',
-  '--kube-api-qps', String(QPS), '--kube-api-burst', String(BURST)],
+  '--kube-api-qps', String(QPS), '--kube-api-burst', String(BURST), ...(WORKERS !== undefined ? ['--workers', String(WORKERS)] : [])],
 { cwd: dir, stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'], env: { ...process.env, KUBECONFIG: '' } });
 
 // The controller's RSS, peak RSS and CPU time from /proc (reading them costs the controller
@@ -228,7 +230,7 @@ try {
   const peakRss = Math.round(proc()?.peakRssMiB ?? NaN);
   const live = await liveHeap();
   process.stdout.write(`${JSON.stringify({
-    bench: 'scale', deployments: N, replicas: REPLICAS, kubeApiQps: QPS, kubeApiBurst: BURST, pods: sim.store.list({ group: '', version: 'v1', resource: 'pods' }, NS).items.length,
+    bench: 'scale', deployments: N, replicas: REPLICAS, kubeApiQps: QPS, kubeApiBurst: BURST, workers: WORKERS ?? 'default (5)', pods: sim.store.list({ group: '', version: 'v1', resource: 'pods' }, NS).items.length,
     create, roll, rollAgain: roll2,
     memoryMiB: { peakRss, liveHeapAtEnd: live, steadyAfterCreate: afterCreate, steadyAfterRoll: afterRoll, steadyAfterSecondRoll: afterRoll2 },
     wallSeconds: Math.round((Date.now() - started) / 1000),

@@ -50,11 +50,15 @@ export class CliError extends Error {
   }
 }
 
+/** kube-controller-manager's default for --concurrent-deployment-syncs. */
+export const DEFAULT_WORKERS = 5;
+
 export interface RunControllerOptions {
   kubeconfig?: string;
   /** Kubeconfig YAML (in-process use: tests, the simulated cluster). */
   kubeconfigText?: string;
   namespace?: string;
+  /** Concurrent Deployment reconciles; default 5, kube-controller-manager's --concurrent-deployment-syncs. */
   workers?: number;
   /** Default ":8080"; "0" disables. */
   metricsBindAddress?: string;
@@ -260,7 +264,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   manager = mgr;
   // The freeze switch lives beside the Lease, in Pacer's own namespace (docs/semantics/freeze.md).
   const freeze = new FreezeSwitch(mgr, leaderElectionNamespace(opts.leaderElectionNamespace));
-  const controller = new DeploymentController(mgr, { engine, workers: opts.workers ?? 2, customPlans: served.plans, freeze });
+  const controller = new DeploymentController(mgr, { engine, workers: opts.workers ?? DEFAULT_WORKERS, customPlans: served.plans, freeze });
   // Custom plans need their CRD; without it the rest runs as before (checked once, at start).
   if (served.plans) new PlanController(mgr, controller.deployments);
   else logger.warn(`${PLAN_PLURAL}.${GROUP} is not installed: custom plans are off until the controller is restarted after kubectl apply -f crds/`);
@@ -372,7 +376,7 @@ export function controllerCommand(): Command {
     .description('Run the Pacer Deployment controller against a cluster')
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, else in-cluster, else ~/.kube/config)')
     .option('--namespace <ns>', 'watch and manage only this namespace (default: all)')
-    .option('--workers <n>', 'concurrent reconciles', '2')
+    .option('--workers <n>', 'concurrent Deployment reconciles (kube-controller-manager\'s --concurrent-deployment-syncs)', String(DEFAULT_WORKERS))
     .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', ':8080')
     .option('--metrics-secure [bool]', 'serve /metrics over HTTPS, only to callers the API server authenticates and authorises for GET /metrics (--metrics-secure=false: plain HTTP to anyone)', 'true')
     .option('--metrics-cert-dir <dir>', 'directory with tls.crt and tls.key for secure metrics (default: a self-signed certificate made at start)')
@@ -400,7 +404,7 @@ export function controllerCommand(): Command {
         running = await runController({
           kubeconfig: o.kubeconfig,
           namespace: o.namespace,
-          workers: parseWorkers(o.workers ?? '2'),
+          workers: parseWorkers(o.workers ?? String(DEFAULT_WORKERS)),
           metricsBindAddress: o.metricsBindAddress,
           metricsSecure: boolFlag('--metrics-secure', o.metricsSecure),
           metricsCertDir: o.metricsCertDir,
