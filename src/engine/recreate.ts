@@ -14,10 +14,15 @@ function controllerUid(pod: Pod): string | undefined {
 
 /**
  * oldPodsRunning: old ReplicaSets still report replicas, or a pod controlled by one of the
- * Deployment's ReplicaSets other than the new one is not Failed or Succeeded.
+ * Deployment's ReplicaSets other than the new one is not Failed or Succeeded. Pacer adds: an old
+ * ReplicaSet whose status has not yet observed its spec counts as running. Its pods may exist
+ * that neither its status nor the pod cache shows yet (it was just scaled up, then down, by a quick
+ * second change); upstream's check lets the new ReplicaSet start beside them in that window (the
+ * chaos run caught it: docs/testing.md#chaos).
  */
 export function oldPodsRunning(newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[], allRSs: readonly ReplicaSet[], pods: readonly Pod[]): boolean {
   if (statusReplicaSum(oldRSs) > 0) return true;
+  if (oldRSs.some((rs) => (rs.status?.observedGeneration ?? 0) < (rs.metadata.generation ?? 0))) return true;
   // The pod map only holds pods of the Deployment's own ReplicaSets.
   const owned = new Set<string>();
   for (const rs of allRSs) if (rs.metadata.uid) owned.add(rs.metadata.uid);

@@ -30,4 +30,11 @@ describe('engine/recreate', () => {
   it('old ReplicaSets still reporting replicas → true', () => {
     expect(oldPodsRunning(newRS, [replicaSet('web-old', { replicas: 0, current: 1 })], all, [])).to.equal(true);
   });
+  it('an old ReplicaSet whose status has not observed its spec (just scaled up, then down; no pod seen yet) → true (Pacer)', () => {
+    const unobserved = replicaSet('web-old', { replicas: 0, current: 0 });
+    unobserved.metadata.generation = 3;
+    expect(oldPodsRunning(newRS, [unobserved], all, [])).to.equal(true);
+    unobserved.status = { ...unobserved.status!, observedGeneration: 3 };
+    expect(oldPodsRunning(newRS, [unobserved], all, [])).to.equal(false);
+  });
 });
