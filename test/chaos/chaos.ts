@@ -33,7 +33,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment, DeploymentPlanSpec, DeploymentSpec, PlanResource, Pod, ReplicaSet } from '../../src/api/types.ts';
-import { operate } from '../../src/planops/service.ts';
+import { operate, restartedTemplate } from '../../src/planops/service.ts';
 import type { PlanCommand } from '../../src/planops/service.ts';
 import { ANN_DELETE_NODE } from '../../src/sim/control/nodegroups.ts';
 import { withDefaults } from '../../src/api/defaults.ts';
@@ -276,8 +276,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     for (const [, name] of (roll?.status?.message ?? '').matchAll(new RegExp(`deployment ${NS}/(\\S+) would fall below its minimum`, 'g'))) {
       sim.store.mutate(DEPLOYMENTS_REF, NS, name, (x) => {
         const dep = structuredClone(x) as unknown as Deployment;
-        const t = dep.spec.template ?? {};
-        dep.spec.template = { ...t, metadata: { ...t.metadata, annotations: { ...t.metadata?.annotations, 'kubectl.kubernetes.io/restartedAt': new Date().toISOString() } } };
+        dep.spec.template = restartedTemplate(dep, dep.spec.template, Date.now());
         return dep as unknown as KubeObject;
       });
       figures.operations['rollout restart'] = (figures.operations['rollout restart'] ?? 0) + 1;
