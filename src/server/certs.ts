@@ -32,9 +32,15 @@ function oid(dotted: string): Buffer {
   return der(0x06, Buffer.from(bytes));
 }
 
-/** A non-negative INTEGER from big-endian bytes (a 0 byte in front when the top bit is set). */
-function integer(bytes: Buffer): Buffer {
-  return der(0x02, bytes[0] & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+/**
+ * A non-negative INTEGER from big-endian bytes, in DER's minimal form: leading zero bytes dropped
+ * (a parser refuses them as "illegal padding"), one 0 byte in front when the top bit is set.
+ */
+export function integer(bytes: Buffer): Buffer {
+  let i = 0;
+  while (i < bytes.length - 1 && bytes[i] === 0) i++;
+  const v = bytes.subarray(i);
+  return der(0x02, v.length === 0 ? Buffer.from([0]) : v[0] & 0x80 ? Buffer.concat([Buffer.from([0]), v]) : v);
 }
 
 /** UTCTime through 2049, GeneralizedTime from 2050 (RFC 5280, 4.1.2.5). */
@@ -84,7 +90,7 @@ export function selfSignedCertificate(hosts: readonly string[], now = Date.now()
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const name = seq(set(seq(oid(COMMON_NAME), der(0x0c, Buffer.from(hosts[0] ?? 'pacer', 'utf8')))));
   const serial = randomBytes(16);
-  serial[0] &= 0x7f; // positive
+  serial[0] = (serial[0] & 0x7f) | 0x01; // positive, and 16 bytes long in DER (RFC 5280: at most 20)
   const tbs = seq(
     der(0xa0, integer(Buffer.from([2]))), // v3
     integer(serial),

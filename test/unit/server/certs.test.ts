@@ -6,7 +6,25 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { createServer } from 'node:https';
 import { request } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { selfSignedCertificate } from '../../../src/server/certs.ts';
+import { integer, selfSignedCertificate } from '../../../src/server/certs.ts';
+
+describe('server/certs: DER INTEGERs in minimal form', () => {
+  // A random serial starting 00 0x (x < 8) once came out with a padding byte, which OpenSSL refuses
+  // ("illegal padding"): about one certificate in 256.
+  const rows: Array<[string, number[], string]> = [
+    ['a small number', [0x05], '020105'],
+    ['zero', [0x00], '020100'],
+    ['a leading zero byte dropped', [0x00, 0x05], '020105'],
+    ['leading zeros dropped, one kept before a set top bit', [0x00, 0x00, 0x80], '02020080'],
+    ['a set top bit gets a zero byte in front', [0x80, 0x01], '0203008001'],
+    ['two bytes, top bit clear', [0x7f, 0xff], '02027fff'],
+  ];
+  for (const [name, bytes, hex] of rows) {
+    it(`${name}: ${Buffer.from(bytes).toString('hex')} → ${hex}`, () => {
+      expect(integer(Buffer.from(bytes)).toString('hex')).to.equal(hex);
+    });
+  }
+});
 
 describe('server/certs: a serving certificate made in memory', () => {
   const now = Date.parse('2026-11-24T10:00:00Z');
