@@ -299,7 +299,11 @@ export class KubeClient {
     return this.request<T>(HttpMethod.GET, resourcePath(t, namespace, name, subresource), { what: `get ${describe(t, namespace, name)}` });
   }
 
-  /** Lists every page; the resourceVersion is the list's, to start a watch from. */
+  /**
+   * Lists every page; the resourceVersion is the list's, to start a watch from: its first page's
+   * (the API server serves every page of a list at that resourceVersion; were a later page newer,
+   * a watch from it would miss the changes to the earlier pages' objects in between).
+   */
   async list<T>(t: ResourceType, namespace?: string, opts: TransformedListOptions<T> = {}, signal?: AbortSignal): Promise<KubeList<T>> {
     const items: T[] = [];
     let cont: string | undefined;
@@ -311,7 +315,7 @@ export class KubeClient {
         { signal, what: `list ${describe(t, namespace)}` },
       );
       for (const item of page.items ?? []) items.push(opts.transform ? opts.transform(item) : item);
-      rv = page.metadata?.resourceVersion ?? rv;
+      rv ||= page.metadata?.resourceVersion ?? '';
       cont = page.metadata?.continue || undefined;
     } while (cont);
     return { items, resourceVersion: rv };

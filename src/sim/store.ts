@@ -101,6 +101,12 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const CONFLICT_DETAIL = 'the object has been modified; please apply your changes to the latest version and try again';
 
+/** List order: namespace, then name (as the sorted orders of scan()). */
+function compareKeys(ns1: string, name1: string, ns2: string, name2: string): number {
+  if (ns1 !== ns2) return ns1 < ns2 ? -1 : 1;
+  return name1 === name2 ? 0 : name1 < name2 ? -1 : 1;
+}
+
 export function grOf(r: { group: string; resource: string }): string {
   return `${r.group}/${r.resource}`;
 }
@@ -412,6 +418,45 @@ export class Store implements StoreApi {
     }
   }
 
+  /**
+   * scan() over the collection as it stood at resourceVersion `at` (a continued list's first page):
+   * as the API server serves every page of a list from one snapshot, so that a watch from the list's
+   * resourceVersion misses nothing. Each key's first change after `at` holds its state then (none
+   * for an ADDED); objects deleted since are walked in their place. The caller has checked that the
+   * history still reaches back to `at` (else 410).
+   */
+  private scanAt(
+    info: ResourceInfo, namespace: string | undefined, opts: ListOptions, after: [string, string] | undefined, at: number,
+    visit: (o: KubeObject) => boolean,
+  ): void {
+    const gr = grOf(info);
+    const ns = info.namespaced && namespace ? namespace : undefined;
+    const then = new Map<string, KubeObject | undefined>();
+    for (let i = this.firstChangeAfter(at); i < this.histCount; i++) {
+      const c = this.historyAt(i);
+      if (c.gr !== gr || (ns !== undefined && c.namespace !== ns)) continue;
+      const key = `${c.namespace}/${c.name}`;
+      if (!then.has(key)) then.set(key, c.type === 'ADDED' ? undefined : c.old);
+    }
+    const label = labelSelectorFn(opts.labelSelector);
+    const field = fieldSelectorFor(info, opts.fieldSelector, opts.labelSelector ?? '');
+    const st = this.storage(info);
+    const order = (a: KubeObject, b: KubeObject) => compareKeys(a.metadata.namespace ?? '', a.metadata.name ?? '', b.metadata.namespace ?? '', b.metadata.name ?? '');
+    const isAfter = (o: KubeObject) => !after || compareKeys(o.metadata.namespace ?? '', o.metadata.name ?? '', after[0], after[1]) > 0;
+    const gone = [...then.values()].filter((o): o is KubeObject => !!o && !st.objects.get(o.metadata.namespace ?? '')?.has(o.metadata.name ?? '') && isAfter(o)).sort(order);
+    let g = 0;
+    const offer = (o: KubeObject) => !(label(o.metadata.labels) && field.matches(o)) || visit(o);
+    let stopped = false;
+    this.scan(info, namespace, {}, after, (cur) => {
+      for (; g < gone.length && order(gone[g], cur) < 0; g++) if (!offer(gone[g])) return !(stopped = true);
+      const key = `${cur.metadata.namespace ?? ''}/${cur.metadata.name ?? ''}`;
+      const o = then.has(key) ? then.get(key) : cur;
+      if (o && !offer(o)) return !(stopped = true);
+      return true;
+    });
+    for (; !stopped && g < gone.length; g++) if (!offer(gone[g])) return;
+  }
+
   /** How many objects (no selectors) come after namespace/name in list order. */
   private countAfter(info: ResourceInfo, namespace: string | undefined, ns: string, name: string): number {
     const st = this.storage(info);
@@ -440,6 +485,8 @@ export class Store implements StoreApi {
     const info = this.resolve(ref);
     const resourceVersion = String(this.rv);
     let after: [string, string] | undefined;
+    /** For a continuation: the resourceVersion of the list's first page, which every page is served at. */
+    let at: number | undefined;
     if (opts.continue) {
       let token: { rv?: number; key?: string };
       try {
@@ -454,6 +501,7 @@ export class Store implements StoreApi {
       const key = String(token.key ?? '');
       const slash = key.indexOf('/');
       after = slash < 0 ? [key, ''] : [key.slice(0, slash), key.slice(slash + 1)];
+      at = token.rv;
     }
     // One page costs the page plus a selector check per remaining object (for remainingItemCount):
     // no sort and no copy of the whole collection.
@@ -461,23 +509,26 @@ export class Store implements StoreApi {
     const items: KubeObject[] = [];
     let remaining = 0;
     const unfiltered = !opts.labelSelector && !opts.fieldSelector;
-    this.scan(info, namespace, opts, after, (o) => {
+    const visit = (o: KubeObject) => {
       if (items.length < limit) {
         items.push(o);
         return true;
       }
       remaining++;
       return !unfiltered; // without selectors the rest is counted, not walked
-    });
+    };
+    if (at !== undefined && at < this.rv) this.scanAt(info, namespace, opts, after, at, visit);
+    else this.scan(info, namespace, opts, after, visit);
+    const listRv = at ?? this.rv;
     let cont: string | undefined;
     if (remaining > 0) {
       const last = items[items.length - 1];
       if (unfiltered) remaining = this.countAfter(info, namespace, last.metadata.namespace ?? '', last.metadata.name ?? '');
-      cont = Buffer.from(JSON.stringify({ rv: this.rv, key: `${last.metadata.namespace ?? ''}/${last.metadata.name}` })).toString('base64url');
+      cont = Buffer.from(JSON.stringify({ rv: listRv, key: `${last.metadata.namespace ?? ''}/${last.metadata.name}` })).toString('base64url');
     }
     return {
       items: items.map((o) => this.result(info, o, opts)),
-      resourceVersion,
+      resourceVersion: at === undefined ? resourceVersion : String(at),
       ...(cont ? { continue: cont, remainingItemCount: remaining } : {}),
     };
   }
@@ -1134,6 +1185,18 @@ export class Store implements StoreApi {
     }
   }
 
+  /** The history's index of its first change after resourceVersion `rv` (binary search). */
+  private firstChangeAfter(rv: number): number {
+    let lo = 0;
+    let hi = this.histCount;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.historyAt(mid).rv <= rv) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   private historyAt(i: number): Change {
     return this.history[(this.histStart + i) % this.history.length]!;
   }
@@ -1231,15 +1294,7 @@ export class Store implements StoreApi {
         this.expireNextWatch = false;
         throw new ApiError(410, 'Expired', `too old resource version: ${from} (${Math.max(floor, this.rv)})`);
       }
-      // Binary search for the first change after `from`.
-      let lo = 0;
-      let hi = this.histCount;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (this.historyAt(mid).rv <= from) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let i = lo; i < this.histCount; i++) {
+      for (let i = this.firstChangeAfter(from); i < this.histCount; i++) {
         const c = this.historyAt(i);
         if (c.gr === gr) this.offer(w, c);
       }

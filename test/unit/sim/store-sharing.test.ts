@@ -3,6 +3,7 @@
 // mutate; and list pages come from cached orders rather than a sort per page.
 
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { REF } from '../../../src/sim/resources.ts';
 import { Store, cloneJson, deepFreeze } from '../../../src/sim/store.ts';
 import type { KubeObject, StoreEvent } from '../../../src/sim/types.ts';
@@ -181,14 +182,61 @@ describe('sim/store sharing', () => {
       });
     }
 
-    it('sees objects created and deleted between pages (the list order cache follows writes)', () => {
-      const s = newStore();
-      for (const n of ['a', 'c', 'e']) s.create(REF.pods, 'default', pod(n));
-      const p1 = s.list(REF.pods, 'default', { limit: 1 });
-      s.create(REF.pods, 'default', pod('d'));
-      s.delete(REF.pods, 'default', 'e');
-      const p2 = s.list(REF.pods, 'default', { limit: 10, continue: p1.continue! });
-      expect(p2.items.map((o) => o.metadata.name)).to.deep.equal(['c', 'd']);
+    it('serves every page at the first page\'s resourceVersion: changes between pages do not show', () => {
+      const s = newStore(['a', 'a-b']);
+      for (const n of ['a', 'c', 'e', 'g']) s.create(REF.pods, 'a', pod(n));
+      s.create(REF.pods, 'a-b', pod('z'));
+      const p1 = s.list(REF.pods, undefined, { limit: 1 });
+      s.create(REF.pods, 'a', pod('d')); // created after the first page: not listed
+      s.delete(REF.pods, 'a', 'e'); // deleted after it: listed as it was
+      s.patch(REF.pods, 'a', 'c', 'merge', { metadata: { labels: { app: 'db' } } }); // listed as it was
+      s.delete(REF.pods, 'a-b', 'z');
+      s.create(REF.pods, 'a', pod('e')); // deleted and created again: the first one is listed
+      const p2 = s.list(REF.pods, undefined, { limit: 2, continue: p1.continue! });
+      const p3 = s.list(REF.pods, undefined, { limit: 10, continue: p2.continue! });
+      const show = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name} ${o.metadata.labels?.app} @${o.metadata.resourceVersion}`;
+      expect([...p1.items, ...p2.items, ...p3.items].map(show)).to.deep.equal(['a/a web @3', 'a/c web @4', 'a/e web @5', 'a/g web @6', 'a-b/z web @7']);
+      expect([p2.resourceVersion, p3.resourceVersion]).to.deep.equal([p1.resourceVersion, p1.resourceVersion]);
+      // Selectors see the objects as they were too.
+      const webs = s.list(REF.pods, 'a', { limit: 10, labelSelector: 'app=web', continue: s.list(REF.pods, 'a', { limit: 1 }).continue! });
+      expect(webs.items.map((o) => o.metadata.name)).to.deep.equal(['d', 'e', 'g']);
+    });
+
+    it('a paged list and a watch from its resourceVersion add up to the store (any writes between pages)', () => {
+      const name = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f');
+      const write = fc.oneof(
+        fc.record({ op: fc.constant('put' as const), ns: fc.constantFrom('x', 'y'), name, app: fc.constantFrom('web', 'db') }),
+        fc.record({ op: fc.constant('delete' as const), ns: fc.constantFrom('x', 'y'), name }),
+      );
+      fc.assert(fc.property(fc.array(write, { maxLength: 8 }), fc.array(fc.array(write, { maxLength: 4 }), { maxLength: 6 }), fc.integer({ min: 1, max: 3 }), (setup, between, limit) => {
+        const s = newStore(['x', 'y']);
+        const apply = (w: (typeof between)[number][number]) => {
+          const there = s.list(REF.pods, w.ns).items.some((o) => o.metadata.name === w.name);
+          if (w.op === 'delete') {
+            if (there) s.delete(REF.pods, w.ns, w.name);
+          } else if (there) s.patch(REF.pods, w.ns, w.name, 'merge', { metadata: { labels: { app: w.app } } });
+          else s.create(REF.pods, w.ns, pod(w.name, { app: w.app }));
+        };
+        setup.forEach(apply);
+        const cache = new Map<string, string>();
+        const show = (o: KubeObject) => `${o.metadata.labels?.app} @${o.metadata.resourceVersion}`;
+        let page = s.list(REF.pods, undefined, { limit });
+        const rv = page.resourceVersion;
+        for (let i = 0; ; i++) {
+          for (const o of page.items) cache.set(`${o.metadata.namespace}/${o.metadata.name}`, show(o));
+          (between[i] ?? []).forEach(apply);
+          if (!page.continue) break;
+          page = s.list(REF.pods, undefined, { limit, continue: page.continue });
+          expect(page.resourceVersion).to.equal(rv);
+        }
+        s.watch(REF.pods, undefined, { resourceVersion: rv }, (e) => {
+          const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
+          if (e.type === 'DELETED') cache.delete(key);
+          else cache.set(key, show(e.object));
+        })();
+        const now = new Map(s.list(REF.pods, undefined).items.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, show(o)]));
+        expect(Object.fromEntries([...cache].sort())).to.deep.equal(Object.fromEntries([...now].sort()));
+      }), { numRuns: 200 });
     });
   });
 
