@@ -5,7 +5,7 @@
 // collector's graph (every object's owners, every owner's dependents) for all other kinds.
 
 import type { KubeObject, ResourceRef, StoreEvent } from '../types.ts';
-import { controllerRef, isActivePod, isDeleting, nodeNameOf, type OwnerRef } from './util.ts';
+import { controllerRef, isActivePod, isDeleting, isTerminal, nodeNameOf, type OwnerRef } from './util.ts';
 
 export function refKey(ref: ResourceRef): string {
   return `${ref.group}/${ref.resource}`;
@@ -76,6 +76,12 @@ function removeFrom<K, V>(m: Map<K, Set<V>>, k: K, v: V): void {
   if (s.size === 0) m.delete(k);
 }
 
+/** The object of a "namespace/name" key ("/name" when cluster-scoped). */
+function byKey(kind: KindIndex, key: string): KubeObject | undefined {
+  const i = key.indexOf('/');
+  return kind.get(key.slice(0, i), key.slice(i + 1));
+}
+
 export class ClusterCache {
   readonly pods = new KindIndex();
   readonly replicasets = new KindIndex();
@@ -85,6 +91,11 @@ export class ClusterCache {
   readonly podsByController = new Map<string, Set<string>>();
   /** Pod keys by spec.nodeName. */
   readonly podsByNode = new Map<string, Set<string>>();
+  /**
+   * Non-terminal pods by spec.nodeName (terminating pods still hold their slot): what the scheduler
+   * weighs a node by, kept here so that a pass costs the nodes, not every pod they hold.
+   */
+  readonly livePodsByNode = new Map<string, number>();
   /** Active pods that no node holds yet: the scheduler's queue. */
   readonly unscheduled = new Set<string>();
   /** The garbage collector's graph. */
@@ -101,6 +112,15 @@ export class ClusterCache {
     }
   }
 
+  /** Node names in natural order (node-2 before node-10), kept until a node comes or goes. */
+  private nodeOrder?: string[];
+
+  /** The nodes in natural order of their names (the scheduler's order of preference on ties). */
+  nodesInOrder(): KubeObject[] {
+    this.nodeOrder ??= this.nodes.all().map((n) => n.metadata.name ?? '').sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    return this.byKeys(this.nodes, this.nodeOrder.map((n) => `/${n}`));
+  }
+
   /** Applies one change; returns the previous version of the object when the cache held it. */
   apply(e: StoreEvent): KubeObject | undefined {
     const obj = e.object;
@@ -109,6 +129,7 @@ export class ClusterCache {
     if (kind) {
       old = e.type === 'DELETED' ? kind.remove(obj) : kind.set(obj);
       if (kind === this.pods) this.indexPod(old, e.type === 'DELETED' ? undefined : obj);
+      if (kind === this.nodes && (!old || e.type === 'DELETED')) this.nodeOrder = undefined;
     }
     // Events are many, never owners and never owned: leave them out of the graph.
     if (refKey(e.ref) !== '/events') this.indexGc(e.ref, e.type === 'DELETED' ? undefined : obj, obj);
@@ -122,15 +143,26 @@ export class ClusterCache {
     if (old) {
       removeFrom(this.podsByController, controllerRef(old)?.uid ?? `orphan/${old.metadata.namespace ?? ''}`, key);
       const n = nodeNameOf(old);
-      if (n) removeFrom(this.podsByNode, n, key);
+      if (n) {
+        removeFrom(this.podsByNode, n, key);
+        if (!isTerminal(old)) this.countLive(n, -1);
+      }
       this.unscheduled.delete(key);
     }
     if (cur) {
       addTo(this.podsByController, controllerRef(cur)?.uid ?? `orphan/${cur.metadata.namespace ?? ''}`, key);
       const n = nodeNameOf(cur);
-      if (n) addTo(this.podsByNode, n, key);
-      else if (isActivePod(cur)) this.unscheduled.add(key);
+      if (n) {
+        addTo(this.podsByNode, n, key);
+        if (!isTerminal(cur)) this.countLive(n, 1);
+      } else if (isActivePod(cur)) this.unscheduled.add(key);
     }
+  }
+
+  private countLive(node: string, by: number): void {
+    const n = (this.livePodsByNode.get(node) ?? 0) + by;
+    if (n === 0) this.livePodsByNode.delete(node);
+    else this.livePodsByNode.set(node, n);
   }
 
   private indexGc(ref: ResourceRef, cur: KubeObject | undefined, last: KubeObject): void {
@@ -158,15 +190,30 @@ export class ClusterCache {
   }
 
   podByKey(key: string): KubeObject | undefined {
-    const i = key.indexOf('/');
-    return this.pods.get(key.slice(0, i), key.slice(i + 1));
+    return byKey(this.pods, key);
   }
 
   podsOf(index: Map<string, Set<string>>, k: string): KubeObject[] {
+    return this.byKeys(this.pods, index.get(k));
+  }
+
+  /** The ReplicaSets whose controller has uid `uid`: its dependents in the garbage collector's graph. */
+  replicaSetsOf(uid: string): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const key of index.get(k) ?? []) {
-      const p = this.podByKey(key);
-      if (p) out.push(p);
+    for (const dep of this.dependents.get(uid) ?? []) {
+      const n = this.gcNodes.get(dep);
+      if (!n || refKey(n.ref) !== 'apps/replicasets' || !n.owners.some((o) => o.uid === uid && o.controller === true)) continue;
+      const rs = this.replicasets.get(n.namespace, n.name);
+      if (rs) out.push(rs);
+    }
+    return out;
+  }
+
+  private byKeys(kind: KindIndex, keys: Iterable<string> | undefined): KubeObject[] {
+    const out: KubeObject[] = [];
+    for (const key of keys ?? []) {
+      const obj = byKey(kind, key);
+      if (obj) out.push(obj);
     }
     return out;
   }

@@ -264,8 +264,8 @@ function relatedPods(ctx: ControlContext, rs: KubeObject, own: KubeObject[]): Ku
   const owner = controllerRef(rs);
   if (!owner) return own;
   const out: KubeObject[] = [];
-  for (const other of ctx.cache.replicasets.inNamespace(rs.metadata.namespace)) {
-    if (controllerRef(other)?.uid !== owner.uid) continue;
+  for (const other of ctx.cache.replicaSetsOf(owner.uid)) {
+    if (other.metadata.namespace !== rs.metadata.namespace) continue;
     if (other.metadata.uid === rs.metadata.uid) out.push(...own);
     else out.push(...ctx.cache.podsOf(ctx.cache.podsByController, other.metadata.uid ?? '').filter(isActivePod));
   }

@@ -27,6 +27,9 @@ export interface NodeInfo {
   /** Non-terminal pods bound to the node (terminating pods still hold their slot). */
   pods: number;
   capacity: number;
+  /** Filled by the first filterNode of a pass: whether cordoned, and the taints that keep pods off (not-ready included). */
+  cordoned?: boolean;
+  taints?: Taint[];
 }
 
 export type Placement = { node: string } | { unschedulable: string };
@@ -39,26 +42,44 @@ function tolerates(tols: Toleration[], t: Taint): boolean {
   });
 }
 
-/** Why a node cannot take the pod (the first failing filter, upstream's order), or undefined when it can. */
-export function filterNode(pod: KubeObject, info: NodeInfo): { reason: string; resolvable: boolean } | undefined {
+/** What of a pod the filters read, taken once per pod rather than once per node. */
+interface PodConstraints {
+  tolerations: Toleration[];
+  nodeSelector: Array<[string, string]>;
+}
+
+function constraintsOf(pod: KubeObject): PodConstraints {
   const spec = podSpec(pod);
-  const tols: Toleration[] = Array.isArray(spec.tolerations) ? spec.tolerations : [];
-  if (isCordoned(info.node) && !tolerates(tols, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) {
+  return {
+    tolerations: Array.isArray(spec.tolerations) ? spec.tolerations : [],
+    nodeSelector: Object.entries((spec.nodeSelector ?? {}) as Record<string, string>),
+  };
+}
+
+/** Why a node cannot take the pod (the first failing filter, upstream's order), or undefined when it can. */
+function filterNode(pod: PodConstraints, info: NodeInfo): { reason: string; resolvable: boolean } | undefined {
+  const tols = pod.tolerations;
+  info.cordoned ??= isCordoned(info.node);
+  if (info.cordoned && !tolerates(tols, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) {
     return { reason: 'node(s) were unschedulable', resolvable: false };
   }
-  const taints: Taint[] = [...(((info.node.spec as { taints?: Taint[] } | undefined)?.taints) ?? [])];
-  if (!isNodeReady(info.node) && !taints.some((t) => t.key === NOT_READY_TAINT.key)) taints.push(NOT_READY_TAINT);
-  for (const t of taints) {
+  info.taints ??= nodeTaints(info.node);
+  for (const t of info.taints) {
     if (t.effect !== 'NoSchedule' && t.effect !== 'NoExecute') continue;
     if (!tolerates(tols, t)) return { reason: `node(s) had untolerated taint {${t.key}: ${t.value ?? ''}}`, resolvable: false };
   }
-  const selector = (spec.nodeSelector ?? {}) as Record<string, string>;
   const labels = info.node.metadata.labels ?? {};
-  if (Object.entries(selector).some(([k, v]) => labels[k] !== v)) {
+  if (pod.nodeSelector.some(([k, v]) => labels[k] !== v)) {
     return { reason: "node(s) didn't match Pod's node affinity/selector", resolvable: false };
   }
   if (info.pods >= info.capacity) return { reason: 'Too many pods', resolvable: true };
   return undefined;
+}
+
+function nodeTaints(node: KubeObject): Taint[] {
+  const taints: Taint[] = [...(((node.spec as { taints?: Taint[] } | undefined)?.taints) ?? [])];
+  if (!isNodeReady(node) && !taints.some((t) => t.key === NOT_READY_TAINT.key)) taints.push(NOT_READY_TAINT);
+  return taints;
 }
 
 /** "3 Too many pods, 1 node(s) were unschedulable" sorted as upstream sorts its histogram. */
@@ -82,37 +103,35 @@ export function unschedulableMessage(total: number, failures: Array<{ reason: st
  * the fewest pods, then by name).
  */
 export function placePod(pod: KubeObject, nodes: NodeInfo[], siblingsOnNode: (node: string) => number): Placement {
-  const feasible: NodeInfo[] = [];
+  return placeWith(constraintsOf(pod), nodes, siblingsOnNode);
+}
+
+function placeWith(constraints: PodConstraints, nodes: NodeInfo[], siblingsOnNode: (node: string) => number): Placement {
+  const feasible: Array<{ info: NodeInfo; siblings: number }> = [];
   const failures: Array<{ reason: string; resolvable: boolean }> = [];
-  for (const info of nodes) {
-    const f = filterNode(pod, info);
-    if (f) failures.push(f);
-    else feasible.push(info);
-  }
-  if (feasible.length === 0) return { unschedulable: unschedulableMessage(nodes.length, failures) };
   const zoneLoad = new Map<string, { siblings: number; pods: number }>();
   for (const info of nodes) {
-    const z = zoneLoad.get(info.zone) ?? { siblings: 0, pods: 0 };
-    z.siblings += siblingsOnNode(info.node.metadata.name ?? '');
-    z.pods += info.pods;
-    zoneLoad.set(info.zone, z);
+    const siblings = siblingsOnNode(info.node.metadata.name ?? '');
+    const z = zoneLoad.get(info.zone);
+    if (z) {
+      z.siblings += siblings;
+      z.pods += info.pods;
+    } else zoneLoad.set(info.zone, { siblings, pods: info.pods });
+    const f = filterNode(constraints, info);
+    if (f) failures.push(f);
+    else feasible.push({ info, siblings });
   }
-  const score = (info: NodeInfo) => {
-    const z = zoneLoad.get(info.zone)!;
-    return [z.siblings, z.pods, siblingsOnNode(info.node.metadata.name ?? ''), info.pods];
+  if (feasible.length === 0) return { unschedulable: unschedulableMessage(nodes.length, failures) };
+  // Lower is better, in this order: the zone's siblings, the zone's pods, the node's siblings, the node's pods, its name.
+  const better = (a: { info: NodeInfo; siblings: number }, b: { info: NodeInfo; siblings: number }) => {
+    const za = zoneLoad.get(a.info.zone)!;
+    const zb = zoneLoad.get(b.info.zone)!;
+    const cmp = za.siblings - zb.siblings || za.pods - zb.pods || a.siblings - b.siblings || a.info.pods - b.info.pods;
+    return cmp < 0 || (cmp === 0 && (a.info.node.metadata.name ?? '') < (b.info.node.metadata.name ?? ''));
   };
   let best = feasible[0];
-  let bestScore = score(best);
-  for (const info of feasible.slice(1)) {
-    const s = score(info);
-    let cmp = 0;
-    for (let i = 0; i < s.length && cmp === 0; i++) cmp = s[i] - bestScore[i];
-    if (cmp < 0 || (cmp === 0 && (info.node.metadata.name ?? '') < (best.node.metadata.name ?? ''))) {
-      best = info;
-      bestScore = s;
-    }
-  }
-  return { node: best.node.metadata.name ?? '' };
+  for (let i = 1; i < feasible.length; i++) if (better(feasible[i], best)) best = feasible[i];
+  return { node: best.info.node.metadata.name ?? '' };
 }
 
 function siblingKey(pod: KubeObject): string {
@@ -123,12 +142,10 @@ function siblingKey(pod: KubeObject): string {
 export function schedulePending(ctx: ControlContext): void {
   const { cache } = ctx;
   if (cache.unscheduled.size === 0) return;
-  const nodes: NodeInfo[] = cache.nodes.all()
-    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '', 'en', { numeric: true }))
-    .map((node) => ({
+  const nodes: NodeInfo[] = cache.nodesInOrder().map((node) => ({
       node,
       zone: node.metadata.labels?.[LABEL_ZONE] ?? '',
-      pods: cache.podsOf(cache.podsByNode, node.metadata.name ?? '').filter((p) => !isTerminal(p)).length,
+      pods: cache.livePodsByNode.get(node.metadata.name ?? '') ?? 0,
       capacity: podCapacity(node, ctx.config.podsPerNode),
     }));
   const byName = new Map(nodes.map((n) => [n.node.metadata.name ?? '', n]));
@@ -152,9 +169,15 @@ export function schedulePending(ctx: ControlContext): void {
     .filter((p) => isActivePod(p) && !nodeNameOf(p) && ((podSpec(p).schedulerName ?? 'default-scheduler') === 'default-scheduler'))
     .sort((a, b) => (parseTime(a.metadata.creationTimestamp) ?? 0) - (parseTime(b.metadata.creationTimestamp) ?? 0));
   const now = ctx.now();
+  // A pod that fits nowhere: every later pod with the same constraints fits nowhere either in this
+  // pass (binding only fills nodes), with the same message, so it is not weighed again node by node.
+  const nowhere = new Map<string, Placement>();
   for (const pod of pending) {
     const sib = siblingsOf(pod);
-    const placement = placePod(pod, nodes, (n) => sib.get(n) ?? 0);
+    const constraints = constraintsOf(pod);
+    const sig = JSON.stringify(constraints);
+    const placement = nowhere.get(sig) ?? placeWith(constraints, nodes, (n) => sib.get(n) ?? 0);
+    if ('unschedulable' in placement) nowhere.set(sig, placement);
     if ('node' in placement) {
       if (bind(ctx, pod, placement.node, now)) {
         byName.get(placement.node)!.pods++;
