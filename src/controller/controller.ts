@@ -16,7 +16,7 @@ import { EventRecorder } from './events.ts';
 import { keyOf } from './informer.ts';
 import { planPhaseSamples } from './planmetrics.ts';
 import type { Informer } from './informer.ts';
-import { controllerRef, reconcile } from './reconciler.ts';
+import { BY_CONTROLLER, byController, controllerIndexValue, controllerRef, reconcile } from './reconciler.ts';
 import type { Engine, ReconcilerDeps } from './reconciler.ts';
 import { rolloutStartEstimate, rolloutStep, rolloutView } from './rollouts.ts';
 import type { InProgress } from './rollouts.ts';
@@ -72,6 +72,7 @@ export class DeploymentController {
     this.log = mgr.logger.child({ controller: CONTROLLER_NAME });
     this.deployments = mgr.informer<Deployment>(DEPLOYMENTS);
     this.replicaSets = mgr.informer<ReplicaSet>(REPLICASETS);
+    this.replicaSets.addIndex(BY_CONTROLLER, byController);
     this.pods = mgr.informer<Pod>(PODS);
     if (opts.customPlans) this.plans = mgr.informer<PlanResource>(PLANS);
     this.recorder = new EventRecorder(mgr.client, { logger: this.log, now: () => mgr.clock.now(), onDrop: () => mgr.metrics?.eventsDropped.inc() });
@@ -163,8 +164,8 @@ export class DeploymentController {
 
   /** The ReplicaSet of `d` carrying `revision`. */
   private revisionReplicaSet(d: Deployment, revision: string): ReplicaSet | undefined {
-    return this.replicaSets.list(d.metadata.namespace).find(
-      (rs) => controllerRef(rs)?.uid === d.metadata.uid && rs.metadata.annotations?.[REVISION_ANNOTATION] === revision,
+    return this.replicaSets.byIndex(BY_CONTROLLER, controllerIndexValue(d.metadata.namespace, d.metadata.uid)).find(
+      (rs) => rs.metadata.annotations?.[REVISION_ANNOTATION] === revision,
     );
   }
 

@@ -91,6 +91,12 @@ function numericRV(obj: ObjectWithMeta): number | undefined {
   return Number(rv);
 }
 
+function fileUnder(keys: Map<string, Set<string>>, value: string, key: string): void {
+  let set = keys.get(value);
+  if (!set) keys.set(value, (set = new Set()));
+  set.add(key);
+}
+
 export class Informer<T extends ObjectWithMeta> {
   readonly name: string;
   private readonly source: ListWatchSource<T>;
@@ -101,6 +107,11 @@ export class Informer<T extends ObjectWithMeta> {
   /** Objects this process wrote that the watch has not delivered yet (see assume()). */
   private readonly assumed = new Map<string, T>();
   private readonly byNamespace = new Map<string, Map<string, T>>();
+  /** Each cached key's place in the order list() returns (the order keys were first cached). */
+  private readonly order = new Map<string, number>();
+  private nextOrder = 0;
+  /** client-go's Indexers: per index, its function and the keys filed under each of its values. */
+  private readonly indexes = new Map<string, { fn: (obj: T) => string[]; keys: Map<string, Set<string>> }>();
   private lastRV = '';
   private synced = false;
   private stopped = false;
@@ -136,6 +147,48 @@ export class Informer<T extends ObjectWithMeta> {
 
   on(handlers: InformerHandlers<T>): void {
     this.handlers.push(handlers);
+  }
+
+  /**
+   * Files every cached object under the values `fn` gives it (client-go's AddIndexers), so that
+   * byIndex finds them without a walk over the cache: at 10,000 Deployments a namespace holds
+   * 20,000 ReplicaSets, of which a reconcile wants two or three.
+   */
+  addIndex(name: string, fn: (obj: T) => string[]): void {
+    const had = this.indexes.get(name);
+    if (had?.fn === fn) return; // a shared informer: another controller added the same index
+    if (had) throw new Error(`informer ${this.name}: index ${name} already added`);
+    const index = { fn, keys: new Map<string, Set<string>>() };
+    this.indexes.set(name, index);
+    for (const [key, obj] of this.items) for (const v of fn(obj)) fileUnder(index.keys, v, key);
+  }
+
+  /**
+   * The objects filed under `value` (or any of `values`) in index `name`: exactly those of list()
+   * for which the index function gives one of them, in list()'s order, objects this process wrote
+   * (assume()) included.
+   */
+  byIndex(name: string, values: string | readonly string[]): T[] {
+    const index = this.indexes.get(name);
+    if (!index) throw new Error(`informer ${this.name}: no index ${name}`);
+    const wanted = typeof values === 'string' ? [values] : values;
+    const filedUnder = (obj: T) => index.fn(obj).some((v) => wanted.includes(v));
+    const filed = new Set<string>();
+    for (const v of wanted) for (const key of index.keys.get(v) ?? []) filed.add(key);
+    const cached: Array<[number, T]> = [];
+    const consider = (key: string) => {
+      const obj = this.newest(key, this.items.get(key));
+      if (obj && filedUnder(obj)) cached.push([this.order.get(key) ?? 0, obj]);
+    };
+    for (const key of filed) consider(key);
+    // A written version may be filed where its cached one is not (an adoption), or not cached yet.
+    const written: T[] = [];
+    for (const [key, obj] of [...this.assumed]) {
+      if (filed.has(key)) continue;
+      if (this.items.has(key)) consider(key);
+      else if (filedUnder(obj)) written.push(obj);
+    }
+    return [...cached.sort((a, b) => a[0] - b[0]).map(([, obj]) => obj), ...written];
   }
 
   // ---- cache ---------------------------------------------------------------------------------
@@ -208,6 +261,9 @@ export class Informer<T extends ObjectWithMeta> {
     const key = keyOf(obj);
     const old = this.items.get(key);
     this.items.set(key, obj);
+    if (old) this.unfile(key, old);
+    else this.order.set(key, this.nextOrder++);
+    for (const index of this.indexes.values()) for (const v of index.fn(obj)) fileUnder(index.keys, v, key);
     const ns = obj.metadata.namespace ?? '';
     let m = this.byNamespace.get(ns);
     if (!m) this.byNamespace.set(ns, (m = new Map()));
@@ -220,11 +276,23 @@ export class Informer<T extends ObjectWithMeta> {
     const old = this.items.get(key);
     if (!old) return undefined;
     this.items.delete(key);
+    this.order.delete(key);
+    this.unfile(key, old);
     const ns = old.metadata.namespace ?? '';
     const m = this.byNamespace.get(ns);
     m?.delete(key);
     if (m && m.size === 0) this.byNamespace.delete(ns);
     return old;
+  }
+
+  private unfile(key: string, obj: T): void {
+    for (const index of this.indexes.values()) {
+      for (const v of index.fn(obj)) {
+        const keys = index.keys.get(v);
+        keys?.delete(key);
+        if (keys?.size === 0) index.keys.delete(v);
+      }
+    }
   }
 
   private emit(fn: (h: InformerHandlers<T>) => void): void {

@@ -32,8 +32,11 @@ import type { Freeze } from './freeze.ts';
 
 /** Where a Snapshot's objects come from: the controller's caches, or the objects of a file. */
 export interface SnapshotSource {
-  /** The ReplicaSets of a namespace. */
-  replicaSets(namespace: string): readonly ReplicaSet[];
+  /**
+   * The ReplicaSets of a namespace. Given a controller's uid, a source may leave out those that
+   * another owner controls (the snapshot keeps only the uid's own and the orphans).
+   */
+  replicaSets(namespace: string, controllerUid?: string): readonly ReplicaSet[];
   /** The pods of a namespace. */
   pods(namespace: string): readonly Pod[];
   /** A Deployment by "namespace/name", if known. */
@@ -53,7 +56,7 @@ export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number
   const selector = d.spec?.selector;
   const selects = !isEmptySelector(selector);
   const uid = d.metadata.uid;
-  const replicaSets = source.replicaSets(ns).filter((rs) => {
+  const replicaSets = source.replicaSets(ns, uid).filter((rs) => {
     const ref = controllerOf(rs);
     if (ref) return ref.uid === uid;
     return selects && !rs.metadata.deletionTimestamp && selectorMatches(selector, rs.metadata.labels);

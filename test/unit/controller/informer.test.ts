@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { Informer, retryDelay, keyOf } from '../../../src/controller/informer.ts';
 import type { ListWatchSource } from '../../../src/controller/informer.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
@@ -167,6 +168,66 @@ describe('controller/informer (on a manual clock)', () => {
     // Opaque (non-numeric) resourceVersions are never compared, so never assumed.
     inf.assume({ metadata: { name: 'c', namespace: 'ns', resourceVersion: 'abc' }, data: 'x' });
     expect(inf.get('ns/c')).to.equal(undefined);
+  });
+
+  describe('byIndex (client-go\'s indexers)', () => {
+    const byData = (o: Obj) => [`${o.metadata.namespace ?? ''}/${o.data ?? ''}`];
+    const show = (o: Obj) => `${keyOf(o)} ${o.data} @${o.metadata.resourceVersion}`;
+
+    it('files objects as they come, move and go; written objects count before the watch brings them', async () => {
+      const src = new FakeSource(clock);
+      src.set('a', 'red', 'ns', false);
+      src.set('b', 'blue', 'ns', false);
+      const inf = make(src);
+      inf.addIndex('data', byData);
+      inf.addIndex('data', byData); // the same index again: a shared informer's second user
+      expect(() => inf.addIndex('data', (o) => [o.data ?? ''])).to.throw('index data already added');
+      expect(() => inf.byIndex('nope', 'x')).to.throw('no index nope');
+      inf.start();
+      await settled();
+      expect(inf.byIndex('data', 'ns/red').map(show)).to.deep.equal(['ns/a red @1']);
+      src.set('b', 'red'); // rv 3: moves
+      expect(inf.byIndex('data', 'ns/red').map(show)).to.deep.equal(['ns/a red @1', 'ns/b red @3']);
+      expect(inf.byIndex('data', 'ns/blue')).to.deep.equal([]);
+      inf.assume(src.set('a', 'blue', 'ns', false)); // rv 4: our write, not yet watched
+      inf.assume(src.set('c', 'blue', 'ns', false)); // rv 5: created by us
+      expect(inf.byIndex('data', 'ns/blue').map(show)).to.deep.equal(['ns/a blue @4', 'ns/c blue @5']);
+      expect(inf.byIndex('data', 'ns/red').map(show)).to.deep.equal(['ns/b red @3']);
+      src.del('b');
+      expect(inf.byIndex('data', 'ns/red')).to.deep.equal([]);
+    });
+
+    it('always equals list() filtered by the index, in list()\'s order (any changes, writes and relists)', async () => {
+      const name = fc.constantFrom('a', 'b', 'c', 'd');
+      const ns = fc.constantFrom('ns', 'other');
+      const data = fc.constantFrom('x', 'y', 'z');
+      const op = fc.oneof(
+        fc.record({ kind: fc.constant('watched' as const), name, ns, data }),
+        fc.record({ kind: fc.constant('written' as const), name, ns, data }),
+        fc.record({ kind: fc.constant('deleted' as const), name, ns }),
+        fc.record({ kind: fc.constant('relisted' as const) }),
+      );
+      await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
+        const src = new FakeSource(clock);
+        const inf = make(src);
+        inf.addIndex('data', byData);
+        inf.start();
+        await settled();
+        for (const o of ops) {
+          if (o.kind === 'watched') src.set(o.name, o.data, o.ns);
+          else if (o.kind === 'written') inf.assume(src.set(o.name, o.data, o.ns, false));
+          else if (o.kind === 'deleted' && src.objects.has(`${o.ns}/${o.name}`)) src.del(o.name, o.ns);
+          else if (o.kind === 'relisted') src.failAll(new KubeError('Gone', 'too old resource version', { code: 410 }));
+          await settled();
+          for (const v of ['ns/x', 'ns/y', 'ns/z', 'other/x', 'other/y', 'other/z']) {
+            expect(inf.byIndex('data', v).map(show), v).to.deep.equal(inf.list().filter((x) => byData(x)[0] === v).map(show));
+          }
+          const two = ['ns/x', 'ns/z'];
+          expect(inf.byIndex('data', two).map(show), two.join(' or ')).to.deep.equal(inf.list().filter((x) => two.includes(byData(x)[0])).map(show));
+        }
+        await inf.stop();
+      }), { numRuns: 150 });
+    });
   });
 
   it('re-watches at once from the last resourceVersion after a clean close that delivered events, without relisting', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cacheSource, reconcile, requeueFor } from '../../../src/controller/reconciler.ts';
+import { BY_CONTROLLER, byController, cacheSource, reconcile, requeueFor } from '../../../src/controller/reconciler.ts';
 import { buildSnapshot as engineSnapshot } from '../../../src/engine/index.ts';
 import type { Engine, ReconcileClient, ReconcilerDeps } from '../../../src/controller/reconciler.ts';
 import type { Deployment, DeploymentStatus, Pod, ReplicaSet } from '../../../src/api/types.ts';
@@ -151,6 +151,15 @@ describe('controller/reconciler', () => {
     });
     const buildSnapshot = (d: Deployment, rss: ReplicaSet[], pods: Pod[], now: number): Snapshot =>
       engineSnapshot(d, cacheSource({ replicaSets: cache(rss), pods: cache(pods), deployments: cache([d]) }), now);
+    /** The informer's index by controller, as Informer.byIndex answers it; `asked` records the values. */
+    const indexed = (items: ReplicaSet[], asked: string[][]) => ({
+      ...cache(items),
+      byIndex: (name: string, values: readonly string[]) => {
+        expect(name).to.equal(BY_CONTROLLER);
+        asked.push([...values]);
+        return items.filter((x) => values.includes(byController(x)[0]));
+      },
+    });
     const rows: Array<[string, ReplicaSet, boolean]> = [
       ['a ReplicaSet it controls', rs('web-a'), true],
       ['a ReplicaSet it controls that no longer matches (the engine releases it)', rs('web-b', { labels: { app: 'other' } }), true],
@@ -162,6 +171,11 @@ describe('controller/reconciler', () => {
       it(`${included ? 'includes' : 'leaves out'} ${name}`, () => {
         const s = buildSnapshot(deployment(), [r], [], 1);
         expect(s.replicaSets.map((x) => x.metadata.name)).to.deep.equal(included ? [r.metadata.name] : []);
+        // The same through the cache's index, which reads the Deployment's own and the orphans only.
+        const asked: string[][] = [];
+        const viaIndex = engineSnapshot(deployment(), cacheSource({ replicaSets: indexed([r], asked), pods: cache([]), deployments: cache([deployment()]) }), 1);
+        expect(viaIndex).to.deep.equal(s);
+        expect(asked).to.deep.equal([[`${NS}/${deployment().metadata.uid}`, `${NS}/`]]);
       });
     }
     it('includes the pods its selector matches for Recreate only (the one strategy that reads them), nothing for an empty selector', () => {
