@@ -193,6 +193,20 @@ describe('observe/metrics', () => {
       expect(value(s, 'pacer_deployment_status_replicas_available', { name: 'api' })).to.equal(1);
       expect(samples(s, 'pacer_deployment_status_condition', { name: 'api' })).to.have.length(6);
     });
+
+    it('a scrape lists the cache once for all eleven families (and each plan phase once for both of theirs)', async () => {
+      const m = createMetrics({ defaultMetrics: false });
+      let listed = 0;
+      let phases = 0;
+      m.trackDeployments(() => { listed++; return [web()]; });
+      m.trackPlanPhases(() => { phases++; return [{ namespace: 'shop', name: 'web', plan: 'deploy', strategy: 'serial', status: 'COMPLETE', steps: { COMPLETE: 2 } }]; });
+      const s = await scrape(m);
+      expect(new Set(s.filter((x) => x.name.startsWith('pacer_deployment_')).map((x) => x.name)).size).to.equal(11);
+      expect(value(s, 'pacer_plan_phase_steps', { name: 'web', status: 'COMPLETE' })).to.equal(2);
+      expect([listed, phases]).to.deep.equal([1, 1]);
+      await scrape(m);
+      expect([listed, phases], 'the next scrape lists again').to.deep.equal([2, 2]);
+    });
   });
 
   it('observeRollout: counts by result; durations by strategy and result; an unknown duration only counts', async () => {
