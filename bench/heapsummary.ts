@@ -16,12 +16,52 @@ export interface HeapSummary {
 
 interface Snapshot {
   snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
-  nodes: number[];
+  nodes: Uint32Array;
   strings: string[];
 }
 
+/**
+ * Reads a snapshot without making it one string (V8's limit is 512 MiB, and a 10,000-Deployment
+ * controller's snapshot is larger): the head ("snapshot" and its meta) and the trailing "strings"
+ * array are parsed as JSON, the "nodes" array as numbers straight from the bytes; the other arrays
+ * (edges, locations, ...) are not needed.
+ */
+function readSnapshot(file: string): Snapshot {
+  const buf = readFileSync(file);
+  const nodesAt = buf.indexOf('"nodes":[');
+  const stringsAt = buf.lastIndexOf('"strings":[');
+  if (nodesAt < 0 || stringsAt < 0) throw new Error(`${file}: not a V8 heap snapshot (no "nodes" or "strings")`);
+  const head = JSON.parse(`${buf.subarray(0, nodesAt).toString('utf8').replace(/,\s*$/, '')}}`) as Pick<Snapshot, 'snapshot'>;
+  let values = new Uint32Array(1 << 20);
+  let count = 0;
+  const push = (v: number) => {
+    if (count === values.length) {
+      const grown = new Uint32Array(values.length * 2);
+      grown.set(values);
+      values = grown;
+    }
+    values[count++] = v;
+  };
+  let n = 0;
+  let inNumber = false;
+  for (let i = nodesAt + '"nodes":['.length; i < buf.length; i++) {
+    const c = buf[i];
+    if (c >= 48 && c <= 57) {
+      n = n * 10 + (c - 48);
+      inNumber = true;
+      continue;
+    }
+    if (inNumber) push(n);
+    n = 0;
+    inNumber = false;
+    if (c === 93) break; // ]
+  }
+  const strings = JSON.parse(buf.subarray(stringsAt + '"strings":'.length).toString('utf8').replace(/}\s*$/, '')) as string[];
+  return { snapshot: head.snapshot, nodes: values.subarray(0, count), strings };
+}
+
 export function summarizeHeap(file: string, parts = 8): HeapSummary {
-  const snap = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
+  const snap = readSnapshot(file);
   const fields = snap.snapshot.meta.node_fields;
   const types = snap.snapshot.meta.node_types[0];
   const width = fields.length;

@@ -7,6 +7,13 @@
 // the work is done, a full GC having had its chance), API writes per rollout by resource (from the
 // simulated API server's audit log), and the latency from kubectl's write of a Deployment to the
 // controller's first write about it (p50, p99, max).
+// Latency is measured twice. In the fleet-wide phases every Deployment changes at once, so the
+// figure is mostly the wait in the work queue behind the others (the last of 1,000 waits for the
+// 999 before it). The paced phase, with the fleet created and at rest, changes one Deployment's
+// image at a time at a steady rate (--paced-rate a second, default 17: 1,000 rollouts a minute,
+// for --paced-seconds, default 30) through the API server, as a user or a CI pipeline would: the
+// latency from each write to the controller's first write for it is the controller's own (watch
+// delivery, handler, queue, sync), with the rollouts it started still running beside it.
 // The controller's client is given --kube-api-qps/--kube-api-burst (default here 500/1000): at
 // upstream's 20/30 the client's rate limiter, not the controller, sets the pace (about 270
 // rollouts a minute at 4 writes each).
@@ -15,11 +22,16 @@
 // a full garbage collection, so what the controller really holds; bench/heapsummary.ts sums it up
 // by kind).
 //   node bench/scale.bench.ts [--deployments 1000] [--replicas 10] [--qps 500] [--burst 1000] [--rolls 2] [--workers N]
+//     [--paced-rate 17] [--paced-seconds 30]   (--paced-seconds 0 skips the paced phase)
+//     [--controller-cpu-prof DIR]   (the controller runs under --cpu-prof, its profile written to DIR)
+//     [--controller-max-old-space MiB]   (the controller's V8 heap limit, as a container's memory
+//     limit sets it: without one V8 sizes the heap from the machine's memory and lets garbage
+//     pile up far above the live heap)
 // (--workers: the controller's; without it, the controller's default).
 // Prints one JSON line.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/fixtures/net.ts';
@@ -28,11 +40,11 @@ import { startSimWithCrds } from '../test/integration/fixtures/cluster.ts';
 import { parseExposition, samples } from '../test/fixtures/prometheus.ts';
 import { summarizeHeap } from './heapsummary.ts';
 
-const arg = (name: string, fallback: number) => {
+const arg = (name: string, fallback: number, min = 1) => {
   const i = process.argv.indexOf(name);
   const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(v) || v <= 0) {
-    process.stderr.write(`error: ${name}: expected a positive integer, got ${JSON.stringify(process.argv[i + 1])}\n`);
+  if (!Number.isInteger(v) || v < min) {
+    process.stderr.write(`error: ${name}: expected ${min === 1 ? 'a positive integer' : `an integer of at least ${min}`}, got ${JSON.stringify(process.argv[i + 1])}\n`);
     process.exit(2);
   }
   return v;
@@ -42,6 +54,20 @@ const REPLICAS = arg('--replicas', 10);
 const QPS = arg('--qps', 500);
 const BURST = arg('--burst', 1000);
 const WORKERS = process.argv.includes('--workers') ? arg('--workers', 2) : undefined;
+const MAX_OLD_SPACE = process.argv.includes('--controller-max-old-space') ? arg('--controller-max-old-space', 1024) : undefined;
+const PACED_RATE = arg('--paced-rate', 17);
+const PACED_SECONDS = arg('--paced-seconds', 30, 0);
+const BENCH_AGENT = 'pacer-scale-bench';
+const CPU_PROF_DIR = (() => {
+  const i = process.argv.indexOf('--controller-cpu-prof');
+  if (i < 0) return undefined;
+  const dir = process.argv[i + 1];
+  if (!dir || dir.startsWith('--') || !existsSync(dir)) {
+    process.stderr.write(`error: --controller-cpu-prof: expected an existing directory, got ${JSON.stringify(dir)}\n`);
+    process.exit(2);
+  }
+  return dir;
+})();
 const ROLLS = (() => {
   const i = process.argv.indexOf('--rolls');
   const v = i >= 0 ? Number(process.argv[i + 1]) : 2;
@@ -80,15 +106,22 @@ const listFile = (image: string) => [
   ].join('\n')),
 ].join('\n');
 
-const { sim } = await startSimWithCrds({ nodes: Math.ceil((N * REPLICAS) / 100), podsPerNode: 110, podStartMs: 20, podReadyMs: 40 });
+// Enough nodes for every Deployment's pods and its surge (25%, rounded up, as a rolling update
+// takes it) at once, with 10% to spare: with fewer, a fleet-wide roll waits on capacity, and the
+// figure is the cluster's size, not the controller's pace.
+const SURGE = Math.ceil(REPLICAS * 0.25);
+const { sim } = await startSimWithCrds({ nodes: Math.ceil((N * (REPLICAS + SURGE)) / 100), podsPerNode: 110, podStartMs: 20, podReadyMs: 40 });
 const dir = mkdtempSync(join(tmpdir(), 'pacer-scale-'));
 const kubeconfig = join(dir, 'kubeconfig');
 writeFileSync(kubeconfig, sim.kubeconfig);
 const port = await freePort();
-const child = spawn(process.execPath, ['--heapsnapshot-signal=SIGUSR2', FIXTURE, 'controller', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`, '--metrics-secure=false',
+const child = spawn(process.execPath, ['--heapsnapshot-signal=SIGUSR2', ...(MAX_OLD_SPACE ? [`--max-old-space-size=${MAX_OLD_SPACE}`] : []), ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []), FIXTURE, 'controller', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`, '--metrics-secure=false',
   '--health-probe-bind-address', '0', '--api-bind-address', '0', '--webhook-bind-address', '0', '--leader-elect=false',
   '--kube-api-qps', String(QPS), '--kube-api-burst', String(BURST), ...(WORKERS !== undefined ? ['--workers', String(WORKERS)] : [])],
 { cwd: dir, stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'], env: { ...process.env, KUBECONFIG: '' } });
+
+// Stopped from outside, the bench takes its controller with it.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { child.kill('SIGKILL'); process.exit(1); });
 
 // The controller's RSS, peak RSS and CPU time from /proc (reading them costs the controller
 // nothing); its heap in use from /metrics at the steady points only, since a scrape's cost grows
@@ -109,7 +142,11 @@ const scrape = async () => {
   const t0 = Date.now();
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const all = parseExposition(text);
-  return { heapMiB: (samples(all, 'nodejs_heap_size_used_bytes')[0]?.value ?? NaN) / 2 ** 20, scrapeMs: Date.now() - t0, scrapeKiB: Math.round(Buffer.byteLength(text) / 1024) };
+  const mib = (name: string) => (samples(all, name)[0]?.value ?? NaN) / 2 ** 20;
+  return {
+    heapMiB: mib('nodejs_heap_size_used_bytes'), heapTotalMiB: mib('nodejs_heap_size_total_bytes'), externalMiB: mib('nodejs_external_memory_bytes'),
+    scrapeMs: Date.now() - t0, scrapeKiB: Math.round(Buffer.byteLength(text) / 1024),
+  };
 };
 
 const kubectl = (...args: string[]) => new Promise<number>((resolve, reject) => {
@@ -119,10 +156,14 @@ const kubectl = (...args: string[]) => new Promise<number>((resolve, reject) => 
 });
 
 type Dep = { metadata: { generation?: number }; spec: { replicas?: number; template?: { spec?: { containers?: Array<{ image?: string }> } } }; status?: { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number; replicas?: number } };
+// The stored objects themselves (shared, read-only), not copies: checking every 250 ms stays cheap for the simulated cluster.
+/** `d` runs `image` on every replica, its status current. */
+const rolledOut = (d: Dep | undefined, image: string) => !!d && d.spec.template?.spec?.containers?.[0]?.image === image
+  && (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0)
+  && d.status?.updatedReplicas === REPLICAS && d.status?.availableReplicas === REPLICAS && d.status?.replicas === REPLICAS;
 const done = (image: string) => {
-  const all = sim.store.list(DEPLOYMENTS, NS).items as unknown as Dep[];
-  return all.length === N && all.every((d) => d.spec.template?.spec?.containers?.[0]?.image === image && (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0)
-    && d.status?.updatedReplicas === REPLICAS && d.status?.availableReplicas === REPLICAS && d.status?.replicas === REPLICAS);
+  const all = sim.store.list(DEPLOYMENTS, NS, { shared: true }).items as unknown as Dep[];
+  return all.length === N && all.every((d) => rolledOut(d, image));
 };
 const until = async (ok: () => boolean, what: string, timeoutMs: number) => {
   const end = Date.now() + timeoutMs;
@@ -142,7 +183,7 @@ const readAudit = () => {
   for (const e of entries) {
     if (['get', 'list', 'watch'].includes(e.verb)) continue;
     const t = Date.parse(e.time);
-    if (e.userAgent.startsWith('kubectl') && e.resource === 'deployments' && e.name) kubectlWrites.set(e.name, t);
+    if ((e.userAgent.startsWith('kubectl') || e.userAgent.startsWith(BENCH_AGENT)) && e.resource === 'deployments' && e.name) kubectlWrites.set(e.name, t);
     if (!e.userAgent.startsWith('pacer-controller')) continue;
     const key = `${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
     writes[key] = (writes[key] ?? 0) + 1;
@@ -156,14 +197,27 @@ const readAudit = () => {
 };
 const auditTimer = setInterval(readAudit, 1000);
 
+/** Starts counting writes and first-write latencies afresh. */
+const measureFromNow = () => {
+  readAudit();
+  sim.audit.clear();
+  kubectlWrites.clear();
+  writes = {};
+  latencies.length = 0;
+};
+/** Writes per rollout by resource and in all, and the first-write latency, over `rollouts`. */
+const measured = (rollouts: number) => ({
+  writesPerRollout: Object.fromEntries(Object.entries(writes).sort().map(([k, v]) => [k, Math.round((v / rollouts) * 100) / 100])),
+  writesPerRolloutTotal: Math.round((Object.values(writes).reduce((a, b) => a + b, 0) / rollouts) * 100) / 100,
+  firstWriteLatencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.length ? Math.max(...latencies) : null, n: latencies.length },
+});
+
 /** Applies `image` to every Deployment as one List; the seconds kubectl took and until every one is done. */
 async function phase(image: string, name: string) {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, listFile(image));
   const cpu0 = proc()?.cpuSeconds ?? 0;
-  sim.audit.clear();
-  writes = {};
-  latencies.length = 0;
+  measureFromNow();
   const t0 = Date.now();
   const code = await kubectl('apply', '-f', file);
   if (code !== 0) throw new Error(`kubectl apply -f ${name}.yaml exited ${code}`);
@@ -173,14 +227,50 @@ async function phase(image: string, name: string) {
   const seconds = (Date.now() - t0) / 1000;
   await sleep(1500); // the last scrape and audit entries
   readAudit();
-  const perRollout = Object.fromEntries(Object.entries(writes).sort().map(([k, v]) => [k, Math.round((v / N) * 100) / 100]));
   const result = {
     kubectlApplySeconds: Math.round(applied * 10) / 10, convergedSeconds: Math.round(seconds * 10) / 10,
     rolloutsPerMinute: Math.round(N / (seconds / 60)), cpuSecondsPerRollout: Math.round((((proc()?.cpuSeconds ?? 0) - cpu0) / N) * 1000) / 1000,
-    writesPerRollout: perRollout, writesPerRolloutTotal: Math.round((Object.values(writes).reduce((a, b) => a + b, 0) / N) * 100) / 100,
-    firstWriteLatencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.length ? Math.max(...latencies) : null, n: latencies.length },
+    ...measured(N),
   };
   log(`${name}: converged in ${seconds.toFixed(1)} s: ${JSON.stringify(result)}`);
+  return result;
+}
+
+/**
+ * One Deployment at a time given a new image, PACED_RATE a second for PACED_SECONDS, each a merge
+ * patch to the API server; then until every one is done. Deployments are taken in turn, so none
+ * changes twice while PACED_RATE × PACED_SECONDS stays under N.
+ */
+async function paced() {
+  const changes = Math.min(N, PACED_RATE * PACED_SECONDS);
+  const cpu0 = proc()?.cpuSeconds ?? 0;
+  measureFromNow();
+  const t0 = Date.now();
+  const images = new Map<string, string>();
+  for (let i = 0; i < changes; i++) {
+    const due = t0 + (i * 1000) / PACED_RATE;
+    if (due > Date.now()) await sleep(due - Date.now());
+    const name = `s${i}`;
+    const image = `app:paced-${i}`;
+    const res = await fetch(`${sim.url}/apis/pacer.dev/v1alpha1/namespaces/${NS}/deployments/${name}`, {
+      method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'user-agent': BENCH_AGENT },
+      body: JSON.stringify({ spec: { template: { spec: { containers: [{ name: 'web', image }] } } } }),
+    });
+    if (!res.ok) throw new Error(`patching deployment ${name}: ${res.status} ${await res.text()}`);
+    images.set(name, image);
+  }
+  const sent = (Date.now() - t0) / 1000;
+  await until(() => [...images].every(([name, image]) => rolledOut(sim.store.get(DEPLOYMENTS, NS, name) as unknown as Dep | undefined, image)),
+    'the paced changes to converge', 30 * 60_000);
+  const seconds = (Date.now() - t0) / 1000;
+  await sleep(1500);
+  readAudit();
+  const result = {
+    changes, ratePerSecond: Math.round((changes / sent) * 10) / 10, sentSeconds: Math.round(sent * 10) / 10, convergedSeconds: Math.round(seconds * 10) / 10,
+    cpuSecondsPerRollout: Math.round((((proc()?.cpuSeconds ?? 0) - cpu0) / changes) * 1000) / 1000,
+    ...measured(changes),
+  };
+  log(`paced: ${JSON.stringify(result)}`);
   return result;
 }
 
@@ -189,7 +279,12 @@ async function steady() {
   await sleep(15_000);
   const rss = proc()?.rssMiB;
   const m = await scrape();
-  return { rssMiB: Math.round(rss ?? NaN), heapMiB: Math.round(m.heapMiB), scrapeMs: m.scrapeMs, scrapeKiB: m.scrapeKiB };
+  const result = {
+    rssMiB: Math.round(rss ?? NaN), heapMiB: Math.round(m.heapMiB), heapTotalMiB: Math.round(m.heapTotalMiB), externalMiB: Math.round(m.externalMiB),
+    scrapeMs: m.scrapeMs, scrapeKiB: m.scrapeKiB,
+  };
+  log(`steady: ${JSON.stringify(result)} (peak RSS so far ${Math.round(proc()?.peakRssMiB ?? NaN)} MiB)`);
+  return result;
 }
 
 /**
@@ -208,9 +303,13 @@ async function liveHeap() {
     const size = statSync(join(dir, made)).size;
     await sleep(2000);
     if (size === 0 || statSync(join(dir, made)).size !== size) continue;
-    const summary = summarizeHeap(join(dir, made));
-    rmSync(join(dir, made));
-    return summary;
+    try {
+      return summarizeHeap(join(dir, made));
+    } catch (err) {
+      return { error: err instanceof Error ? err.message : String(err) };
+    } finally {
+      rmSync(join(dir, made));
+    }
   }
   return undefined;
 }
@@ -223,6 +322,7 @@ try {
   const started = Date.now();
   const create = await phase('app:1', 'create');
   const afterCreate = await steady();
+  const pacedResult = PACED_SECONDS > 0 ? await paced() : undefined;
   const roll = ROLLS >= 1 ? await phase('app:2', 'roll') : undefined;
   const afterRoll = ROLLS >= 1 ? await steady() : undefined;
   const roll2 = ROLLS >= 2 ? await phase('app:3', 'roll-again') : undefined;
@@ -230,14 +330,17 @@ try {
   const peakRss = Math.round(proc()?.peakRssMiB ?? NaN);
   const live = await liveHeap();
   process.stdout.write(`${JSON.stringify({
-    bench: 'scale', deployments: N, replicas: REPLICAS, kubeApiQps: QPS, kubeApiBurst: BURST, workers: WORKERS ?? 'default (5)', pods: sim.store.list({ group: '', version: 'v1', resource: 'pods' }, NS).items.length,
-    create, roll, rollAgain: roll2,
+    bench: 'scale', deployments: N, replicas: REPLICAS, kubeApiQps: QPS, kubeApiBurst: BURST, workers: WORKERS ?? 'default (5)', maxOldSpaceMiB: MAX_OLD_SPACE ?? 'default', pods: sim.store.list({ group: '', version: 'v1', resource: 'pods' }, NS, { shared: true }).items.length,
+    create, paced: pacedResult, roll, rollAgain: roll2,
     memoryMiB: { peakRss, liveHeapAtEnd: live, steadyAfterCreate: afterCreate, steadyAfterRoll: afterRoll, steadyAfterSecondRoll: afterRoll2 },
     wallSeconds: Math.round((Date.now() - started) / 1000),
   })}\n`);
 } finally {
   clearInterval(auditTimer);
+  // Its exit, not just the signal: a CPU profile is written as the process exits.
+  const exited = new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
   child.kill('SIGTERM');
+  await Promise.race([exited, sleep(60_000)]);
   await sim.stop();
   rmSync(dir, { recursive: true, force: true });
 }
