@@ -242,6 +242,8 @@ export interface ReplicaSetStatus {
   fullyLabeledReplicas?: number;
   readyReplicas?: number;
   availableReplicas?: number;
+  /** Pods being deleted that are not yet Succeeded or Failed (beta since Kubernetes 1.35, on by default). */
+  terminatingReplicas?: number;
   observedGeneration?: number;
   conditions?: ReplicaSetCondition[];
 }

@@ -14,15 +14,19 @@ function controllerUid(pod: Pod): string | undefined {
 
 /**
  * oldPodsRunning: old ReplicaSets still report replicas, or a pod controlled by one of the
- * Deployment's ReplicaSets other than the new one is not Failed or Succeeded. Pacer adds: an old
- * ReplicaSet whose status has not yet observed its spec counts as running. Its pods may exist
- * that neither its status nor the pod cache shows yet (it was just scaled up, then down, by a quick
- * second change); upstream's check lets the new ReplicaSet start beside them in that window (the
- * chaos run caught it: docs/testing.md#chaos).
+ * Deployment's ReplicaSets other than the new one is not Failed or Succeeded. Pacer adds two
+ * checks on the old ReplicaSets' status, for pods the pod cache does not show yet (the pod watch
+ * lags the ReplicaSet watch: a dropped watch, a restart's separate lists): an old ReplicaSet whose
+ * status has not yet observed its spec counts as running (it was just scaled up, then down, by a
+ * quick second change), and so does one whose status counts terminating pods
+ * (status.terminatingReplicas, which the ReplicaSet controller reports since Kubernetes 1.35).
+ * Upstream's check lets the new ReplicaSet start beside such pods (the chaos run caught both:
+ * docs/testing.md#chaos).
  */
 export function oldPodsRunning(newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[], allRSs: readonly ReplicaSet[], pods: readonly Pod[]): boolean {
   if (statusReplicaSum(oldRSs) > 0) return true;
   if (oldRSs.some((rs) => (rs.status?.observedGeneration ?? 0) < (rs.metadata.generation ?? 0))) return true;
+  if (oldRSs.some((rs) => (rs.status?.terminatingReplicas ?? 0) > 0)) return true;
   // The pod map only holds pods of the Deployment's own ReplicaSets.
   const owned = new Set<string>();
   for (const rs of allRSs) if (rs.metadata.uid) owned.add(rs.metadata.uid);

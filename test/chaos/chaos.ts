@@ -175,8 +175,19 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       const replicas = d.spec.replicas ?? 1;
       const observed = (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0);
       if (d.spec.strategy?.type === 'Recreate') {
-        const hashes = new Set(mine.filter(isLive).map((p) => p.metadata.labels?.['pod-template-hash']));
-        if (hashes.size > 1) violation(`${name}: Recreate runs pods of ${hashes.size} templates at once`);
+        const live = mine.filter(isLive);
+        const hashes = new Set(live.map((p) => p.metadata.labels?.['pod-template-hash']));
+        if (hashes.size > 1) {
+          // What each template runs, and what its ReplicaSet said: enough to tell a cache race from a rule broken.
+          const per = [...hashes].map((h) => {
+            const of = live.filter((p) => p.metadata.labels?.['pod-template-hash'] === h);
+            const rs = owned.find((r) => r.metadata.labels?.['pod-template-hash'] === h);
+            const st = rs?.status;
+            return `${h}: ${of.length} pods (${of.filter((p) => p.metadata.deletionTimestamp).length} terminating), ReplicaSet spec ${rs?.spec.replicas} ` +
+              `generation ${rs?.metadata.generation} status ${st?.replicas}/${st?.terminatingReplicas ?? '-'} observed ${st?.observedGeneration}`;
+          });
+          violation(`${name}: Recreate runs pods of ${hashes.size} templates at once: ${per.join('; ')}`);
+        }
         continue;
       }
       // Waiting for its dependencies a Deployment takes no step at all, a scale included (Marathon's

@@ -9,7 +9,7 @@ import { REF } from '../resources.ts';
 import { ApiError, type KubeObject } from '../types.ts';
 import { keys, type ControlContext } from './context.ts';
 import {
-  controllerRef, isActivePod, isDeleting, isoTime, isPodAvailable, isPodReady, jsonEqual, maxRestartCount,
+  controllerRef, isActivePod, isDeleting, isoTime, isPodAvailable, isPodReady, isTerminal, jsonEqual, maxRestartCount,
   nodeNameOf, parseTime, phaseOf, podReadySince, randomSuffix, ANN_POD_DELETION_COST,
 } from './util.ts';
 
@@ -123,11 +123,14 @@ function templateLabels(rs: KubeObject): Record<string, string> {
 }
 
 /**
- * Upstream calculateStatus: counts over the active pods the ReplicaSet owns. A ReplicaFailure
- * condition appears with the error of the last failed create/delete and goes once one succeeds.
+ * Upstream calculateStatus: counts over the active pods the ReplicaSet owns, and terminatingReplicas
+ * (the pods it owns that are being deleted and not yet Succeeded or Failed: the
+ * DeploymentReplicaSetTerminatingReplicas feature, beta and on by default since Kubernetes 1.35). A
+ * ReplicaFailure condition appears with the error of the last failed create/delete and goes once one
+ * succeeds.
  */
 export function replicaSetStatus(
-  rs: KubeObject, pods: KubeObject[], now: number, manageError?: { reason: 'FailedCreate' | 'FailedDelete'; message: string },
+  rs: KubeObject, pods: KubeObject[], now: number, manageError?: { reason: 'FailedCreate' | 'FailedDelete'; message: string }, terminating = 0,
 ): ReplicaSetStatusResult {
   const spec = (rs.spec as Record<string, any> | undefined) ?? {};
   const minReadySeconds = typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0;
@@ -167,6 +170,7 @@ export function replicaSetStatus(
     fullyLabeledReplicas: fullyLabeled,
     readyReplicas: ready,
     availableReplicas: available,
+    terminatingReplicas: terminating,
     observedGeneration: rs.metadata.generation ?? 0,
   };
   if (conditions.length > 0) status.conditions = conditions;
@@ -324,11 +328,12 @@ export function syncReplicaSet(ctx: ControlContext, namespace: string, name: str
   }
   const now = ctx.now();
   const cur = ctx.cache.replicasets.get(namespace, name) ?? rs;
-  const { status, recheckAt } = replicaSetStatus(cur, pods, now, manageError);
+  const terminating = terminatingPods(ctx, rs);
+  const { status, recheckAt } = replicaSetStatus(cur, pods, now, manageError, terminating);
   if (!jsonEqual(status, cur.status ?? {})) {
     try {
       ctx.store.mutate(REF.replicasets, namespace, name, (o) => {
-        const next = replicaSetStatus(o, pods, now, manageError).status;
+        const next = replicaSetStatus(o, pods, now, manageError, terminating).status;
         if (jsonEqual(next, o.status ?? {})) return undefined;
         o.status = next;
         return o;
@@ -340,6 +345,16 @@ export function syncReplicaSet(ctx: ControlContext, namespace: string, name: str
   if (recheckAt !== undefined) ctx.wakeAt(keys.replicaSet(namespace, name), recheckAt);
   // A failed create (quota, terminating namespace) is retried later, as upstream requeues.
   if (manageError) ctx.wakeAt(keys.replicaSet(namespace, name), now + 1000);
+}
+
+/** How many pods the ReplicaSet owns that are being deleted and not yet Succeeded or Failed (upstream claims them by selector too). */
+function terminatingPods(ctx: ControlContext, rs: KubeObject): number {
+  const selector = rsSelector(rs);
+  let n = 0;
+  for (const p of ctx.cache.podsOf(ctx.cache.podsByController, rs.metadata.uid ?? '')) {
+    if (isDeleting(p) && !isTerminal(p) && selectorMatches(selector, p.metadata.labels)) n++;
+  }
+  return n;
 }
 
 /** The active pods the ReplicaSet owns now (after its own creates and deletes). */

@@ -124,6 +124,7 @@ const BUILTIN_SCHEMAS: Record<string, JSONSchemaProps> = {
       fullyLabeledReplicas: int('The number of non-terminating pods that have labels matching the labels of the pod template of the replicaset.'),
       readyReplicas: int('The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.'),
       availableReplicas: int('The number of available non-terminating pods (ready for at least minReadySeconds) for this replica set.'),
+      terminatingReplicas: int('How many of its pods are being deleted (a deletionTimestamp) and have not yet reached Succeeded or Failed.'),
       observedGeneration: { type: 'integer', format: 'int64', description: 'ObservedGeneration reflects the generation of the most recently observed ReplicaSet.' },
       conditions,
     }),

@@ -37,4 +37,11 @@ describe('engine/recreate', () => {
     unobserved.status = { ...unobserved.status!, observedGeneration: 3 };
     expect(oldPodsRunning(newRS, [unobserved], all, [])).to.equal(false);
   });
+  it('an old ReplicaSet at 0 whose status counts terminating pods the pod cache does not show yet → true until they are gone (Pacer)', () => {
+    const draining = replicaSet('web-old', { replicas: 0, current: 0 });
+    draining.status = { ...draining.status!, terminatingReplicas: 2 };
+    expect(oldPodsRunning(newRS, [draining], all, [])).to.equal(true);
+    draining.status = { ...draining.status!, terminatingReplicas: 0 };
+    expect(oldPodsRunning(newRS, [draining], all, [])).to.equal(false);
+  });
 });

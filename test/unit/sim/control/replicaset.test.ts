@@ -56,33 +56,38 @@ describe('sim/control replicaset: status', () => {
     spec: { replicas: 3, minReadySeconds, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web', tier: 'front' } } } },
   });
   const full = { app: 'web', tier: 'front' };
-  const rows: Array<{ name: string; minReady: number; pods: KubeObject[]; want: Record<string, number>; recheck?: number }> = [
+  const rows: Array<{ name: string; minReady: number; pods: KubeObject[]; terminating?: number; want: Record<string, number>; recheck?: number }> = [
     {
       name: 'three ready pods, no minReadySeconds', minReady: 0,
       pods: [1, 2, 3].map((i) => pod(`p${i}`, { ready: true, labels: full })),
-      want: { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 3, availableReplicas: 3, observedGeneration: 4 },
+      want: { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 3, availableReplicas: 3, terminatingReplicas: 0, observedGeneration: 4 },
     },
     {
       name: 'minReadySeconds 10: only the pod ready for 20 s is available', minReady: 10,
       pods: [pod('old', { ready: true, readySince: at(80), labels: full }), pod('new', { ready: true, readySince: at(95), labels: full }), pod('starting', { ready: false, labels: full })],
-      want: { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 2, availableReplicas: 1, observedGeneration: 4 },
+      want: { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 2, availableReplicas: 1, terminatingReplicas: 0, observedGeneration: 4 },
       recheck: at(105) + 1,
     },
     {
       name: 'exactly minReadySeconds is not yet available (strictly before now)', minReady: 10,
       pods: [pod('edge', { ready: true, readySince: at(90), labels: full })],
-      want: { replicas: 1, fullyLabeledReplicas: 1, readyReplicas: 1, availableReplicas: 0, observedGeneration: 4 },
+      want: { replicas: 1, fullyLabeledReplicas: 1, readyReplicas: 1, availableReplicas: 0, terminatingReplicas: 0, observedGeneration: 4 },
       recheck: at(100) + 1,
     },
     {
       name: 'a pod without every template label is not fully labeled', minReady: 0,
       pods: [pod('adopted', { ready: true, labels: { app: 'web' } }), pod('own', { ready: true, labels: full })],
-      want: { replicas: 2, fullyLabeledReplicas: 1, readyReplicas: 2, availableReplicas: 2, observedGeneration: 4 },
+      want: { replicas: 2, fullyLabeledReplicas: 1, readyReplicas: 2, availableReplicas: 2, terminatingReplicas: 0, observedGeneration: 4 },
+    },
+    {
+      name: 'scaled to 0 with two pods still terminating: replicas 0, terminatingReplicas 2', minReady: 0,
+      pods: [], terminating: 2,
+      want: { replicas: 0, fullyLabeledReplicas: 0, readyReplicas: 0, availableReplicas: 0, terminatingReplicas: 2, observedGeneration: 4 },
     },
   ];
   for (const row of rows) {
     it(row.name, () => {
-      const r = replicaSetStatus(rs(row.minReady), row.pods, at(100));
+      const r = replicaSetStatus(rs(row.minReady), row.pods, at(100), undefined, row.terminating);
       expect(r.status).to.deep.equal(row.want);
       expect(r.recheckAt).to.equal(row.recheck);
     });
