@@ -5,7 +5,8 @@
 //     clean close            → watch again from the last resourceVersion seen
 //     410 (HTTP or ERROR)    → relist and diff against the cache (add/update/delete the differences)
 //     any other failure      → back off with jitter (200 ms doubling to 30 s, reset by any event), retry
-//     every resyncMs         → relist and diff; every cached object is delivered as an update
+//     every resyncMs         → every cached object is delivered again as an update (client-go's
+//                              resync: from the cache, no list, the watch goes on)
 //     no event for watchdogMs→ abort the watch, relist
 //
 // Handlers get (old, new) on update. Objects are cached by "namespace/name" ("name" when cluster-scoped).
@@ -37,7 +38,7 @@ export interface InformerHandlers<T> {
 
 export interface InformerOptions {
   name: string;
-  /** Relist (and re-deliver everything as updates) this often; 0 disables. Default 10 min. */
+  /** Deliver every cached object again as an update this often (no list); 0 disables. Default 10 min. */
   resyncMs?: number;
   /** Rebuild when no watch event (bookmarks count) arrived for this long; 0 disables. Default 10 min. */
   watchdogMs?: number;
@@ -129,7 +130,8 @@ export class Informer<T extends ObjectWithMeta> {
   private sleepTimer?: Timer;
   private wakeSleep?: () => void;
   private tick?: Timer;
-  private rebuildReason?: 'resync' | 'watchdog';
+  /** The watchdog aborted the watch: relist before watching again. */
+  private rebuilding = false;
 
   constructor(source: ListWatchSource<T>, opts: InformerOptions) {
     this.source = source;
@@ -311,7 +313,7 @@ export class Informer<T extends ObjectWithMeta> {
     if (this.running || this.stopped) return;
     this.loopAbort = new AbortController();
     this.running = this.loop(this.loopAbort.signal);
-    // One timer drives both the resync relist and the watchdog.
+    // One timer drives both the resync and the watchdog.
     const period = Math.max(50, Math.min(this.opts.resyncMs || Infinity, this.opts.watchdogMs || Infinity, 5_000) / 2);
     const every = (): void => {
       this.tick = this.clock.setTimer(() => {
@@ -334,15 +336,25 @@ export class Informer<T extends ObjectWithMeta> {
   }
 
   private checkTimers(): void {
-    if (!this.watchAbort || this.rebuildReason) return;
     const now = this.clock.now();
-    if (this.opts.resyncMs > 0 && now >= this.nextResyncAt) {
-      this.rebuildReason = 'resync';
-      this.watchAbort.abort();
-    } else if (this.opts.watchdogMs > 0 && now - this.lastEventAt >= this.opts.watchdogMs) {
-      this.rebuildReason = 'watchdog';
+    if (this.synced && this.opts.resyncMs > 0 && now >= this.nextResyncAt) this.resync(now);
+    if (!this.watchAbort || this.rebuilding) return;
+    if (this.opts.watchdogMs > 0 && now - this.lastEventAt >= this.opts.watchdogMs) {
+      this.rebuilding = true;
       this.watchAbort.abort();
     }
+  }
+
+  /**
+   * client-go's resync: every cached object delivered again as an update whose old and new are the
+   * same, so handlers get a periodic pass over everything, from the cache. Nothing is listed (at
+   * 10,000 Deployments a relist was 100,000 pods every 10 minutes); a lost event is the watchdog's,
+   * a 410's or a restart's to repair. The next one is due after the period, ±10% jitter so that
+   * informers started together do not resync together.
+   */
+  private resync(now: number): void {
+    this.nextResyncAt = now + this.opts.resyncMs * (0.9 + 0.2 * Math.random());
+    for (const obj of [...this.items.values()]) this.emit((h) => h.update?.(obj, obj));
   }
 
   private async sleep(ms: number): Promise<void> {
@@ -356,21 +368,18 @@ export class Informer<T extends ObjectWithMeta> {
 
   private async loop(signal: AbortSignal): Promise<void> {
     let needList = true;
-    let resync = false;
     while (!signal.aborted) {
       try {
         if (needList) {
-          await this.relist(signal, resync);
+          await this.relist(signal);
           needList = false;
-          resync = false;
         }
         const started = this.clock.now();
         const events = await this.watchOnce(signal);
-        // A clean close: watch again from the last resourceVersion, unless a timer asked for a rebuild.
-        if (this.rebuildReason) {
-          resync = this.rebuildReason === 'resync';
+        // A clean close: watch again from the last resourceVersion, unless the watchdog asked for a rebuild.
+        if (this.rebuilding) {
           needList = true;
-          this.rebuildReason = undefined;
+          this.rebuilding = false;
         } else if (events === 0 && this.clock.now() - started < 1000 && !signal.aborted) {
           // A server that ends watches at once would otherwise be hammered.
           await this.sleep(retryDelay(this.attempt++, this.opts.backoffBaseMs, this.opts.backoffMaxMs));
@@ -392,13 +401,12 @@ export class Informer<T extends ObjectWithMeta> {
     }
   }
 
-  private async relist(signal: AbortSignal, resync: boolean): Promise<void> {
+  private async relist(signal: AbortSignal): Promise<void> {
     const { items, resourceVersion } = await this.source.list(signal);
     if (signal.aborted) return;
     this.attempt = 0;
     this.failingSince = undefined;
-    // ±10% jitter keeps informers started together from relisting together.
-    this.nextResyncAt = this.clock.now() + this.opts.resyncMs * (0.9 + 0.2 * Math.random());
+    if (!this.synced) this.nextResyncAt = this.clock.now() + this.opts.resyncMs * (0.9 + 0.2 * Math.random());
     this.lastEventAt = this.clock.now();
     this.lastRV = resourceVersion;
     const seen = new Set<string>();
@@ -407,7 +415,7 @@ export class Informer<T extends ObjectWithMeta> {
       seen.add(key);
       const old = this.put(obj);
       if (!old) this.emit((h) => h.add?.(obj));
-      else if (resync || old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit((h) => h.update?.(old, obj));
+      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit((h) => h.update?.(old, obj));
     }
     for (const key of [...this.items.keys()]) {
       if (seen.has(key)) continue;

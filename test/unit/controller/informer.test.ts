@@ -352,21 +352,25 @@ describe('controller/informer (on a manual clock)', () => {
     expect(src.lists).to.be.within(11, 12);
   });
 
-  it('resync (default 10 min, ±10% jitter) relists and delivers every object as an update', async () => {
+  it('resync (default 10 min, ±10% jitter) delivers every cached object again as an update, from the cache: no list, the watch goes on', async () => {
     const src = new FakeSource(clock);
     src.set('a', '1', 'ns', false);
+    src.set('b', '4', 'ns', false);
     const inf = make(src, { watchdogMs: 0 });
     const log = record(inf);
     inf.start();
+    await settled();
+    src.set('a', '7');
     await at(539_999);
-    expect([src.lists, log], 'no resync before 9 min').to.deep.equal([1, ['add ns/a 1']]);
+    expect(log, 'no resync before 9 min').to.deep.equal(['add ns/a 1', 'add ns/b 4', 'update ns/a 1->7']);
     await at(662_500); // 11 min and one check period (2.5 s)
-    expect(src.lists, 'one resync by 11 min').to.equal(2);
-    expect(since(src.listedAt)[1]).to.be.within(540_000, 662_500);
-    expect(log).to.deep.equal(['add ns/a 1', 'update ns/a 1->1']);
-    expect([src.watches.length, src.open.length], 'the watch is rebuilt from the relist').to.deep.equal([2, 1]);
-    await at(1_080_000 - 1); // the next one is ≥ 9 min after that relist
-    expect(src.lists).to.equal(2);
+    expect(log.slice(3), 'one resync by 11 min: the cache as it is now').to.deep.equal(['update ns/a 7->7', 'update ns/b 4->4']);
+    expect([src.lists, src.watches.length, src.open.length], 'one list, the first watch still open').to.deep.equal([1, 1, 1]);
+    await at(1_080_000 - 1); // the next one is ≥ 9 min after the first
+    expect(log.length).to.equal(5);
+    await at(1_400_000); // and ≤ 11 min (and a check period) after it
+    expect(log.slice(5)).to.deep.equal(['update ns/a 7->7', 'update ns/b 4->4']);
+    expect(src.lists).to.equal(1);
   });
 
   it('the watchdog (default 10 min) rebuilds a watch that delivered nothing, counting from its last event', async () => {
