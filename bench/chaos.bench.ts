@@ -7,24 +7,15 @@
 //   node bench/chaos.bench.ts [--deployments N] [--kills N] [--churn SECONDS] [--rate CHANGES_PER_S] [--seed N]
 
 import { runChaos } from '../test/chaos/chaos.ts';
-
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isFinite(v) || v < 0) {
-    process.stderr.write(`error: ${name}: expected a non-negative number, got ${JSON.stringify(process.argv[i + 1])}\n`);
-    process.exit(2);
-  }
-  return v;
-};
+import { numberFlag } from './flags.ts';
 
 const started = Date.now();
 const f = await runChaos({
-  deployments: arg('--deployments', 200),
-  kills: arg('--kills', 50),
-  churnMs: arg('--churn', 300) * 1000,
-  changesPerSecond: arg('--rate', 10),
-  seed: arg('--seed', 20261124),
+  deployments: numberFlag('--deployments', 200, { integer: true, min: 1 }),
+  kills: numberFlag('--kills', 50, { integer: true }),
+  churnMs: numberFlag('--churn', 300) * 1000,
+  changesPerSecond: numberFlag('--rate', 10),
+  seed: numberFlag('--seed', 20261124, { integer: true }),
   faults: 'error=500@0.05;error=429@0.03;error=409@0.02:verb=update|patch;latency=0ms-5ms;drop-watches=7s;expire=11s',
   convergeTimeoutMs: 600_000,
   log: (line) => process.stderr.write(`${line}\n`),

@@ -16,14 +16,11 @@ import { DEPLOYMENTS, NODEROLLS } from '../src/kube/client.ts';
 import { REF } from '../src/sim/resources.ts';
 import type { KubeObject } from '../src/sim/types.ts';
 import { deploymentManifest, eventually, startCluster, waitComplete } from '../test/integration/fixtures/cluster.ts';
+import { numberFlag } from './flags.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const NODES = 20;
-const DESIRED = arg('--desired', NODES);
-const PODS_PER_NODE = arg('--pods-per-node', 110);
+const DESIRED = numberFlag('--desired', NODES, { integer: true, min: 1 });
+const PODS_PER_NODE = numberFlag('--pods-per-node', 110, { integer: true, min: 1 });
 const DEPLOYMENTS_N = 20;
 const REPLICAS = 5;
 

@@ -39,44 +39,24 @@ import type { ResourceRef } from '../src/sim/types.ts';
 import { startSimWithCrds } from '../test/integration/fixtures/cluster.ts';
 import { parseExposition, samples } from '../test/fixtures/prometheus.ts';
 import { summarizeHeap } from './heapsummary.ts';
+import { flagGiven, numberFlag, stringFlag } from './flags.ts';
 
-const arg = (name: string, fallback: number, min = 1) => {
-  const i = process.argv.indexOf(name);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(v) || v < min) {
-    process.stderr.write(`error: ${name}: expected ${min === 1 ? 'a positive integer' : `an integer of at least ${min}`}, got ${JSON.stringify(process.argv[i + 1])}\n`);
-    process.exit(2);
-  }
-  return v;
-};
+const arg = (name: string, fallback: number, min = 1) => numberFlag(name, fallback, { integer: true, min });
 const N = arg('--deployments', 1000);
 const REPLICAS = arg('--replicas', 10);
 const QPS = arg('--qps', 500);
 const BURST = arg('--burst', 1000);
-const WORKERS = process.argv.includes('--workers') ? arg('--workers', 2) : undefined;
-const MAX_OLD_SPACE = process.argv.includes('--controller-max-old-space') ? arg('--controller-max-old-space', 1024) : undefined;
+const WORKERS = flagGiven('--workers') ? arg('--workers', 2) : undefined;
+const MAX_OLD_SPACE = flagGiven('--controller-max-old-space') ? arg('--controller-max-old-space', 1024) : undefined;
 const PACED_RATE = arg('--paced-rate', 17);
 const PACED_SECONDS = arg('--paced-seconds', 30, 0);
 const BENCH_AGENT = 'pacer-scale-bench';
-const CPU_PROF_DIR = (() => {
-  const i = process.argv.indexOf('--controller-cpu-prof');
-  if (i < 0) return undefined;
-  const dir = process.argv[i + 1];
-  if (!dir || dir.startsWith('--') || !existsSync(dir)) {
-    process.stderr.write(`error: --controller-cpu-prof: expected an existing directory, got ${JSON.stringify(dir)}\n`);
-    process.exit(2);
-  }
-  return dir;
-})();
-const ROLLS = (() => {
-  const i = process.argv.indexOf('--rolls');
-  const v = i >= 0 ? Number(process.argv[i + 1]) : 2;
-  if (![0, 1, 2].includes(v)) {
-    process.stderr.write(`error: --rolls: expected 0, 1 or 2, got ${JSON.stringify(process.argv[i + 1])}\n`);
-    process.exit(2);
-  }
-  return v;
-})();
+const CPU_PROF_DIR = stringFlag('--controller-cpu-prof');
+if (CPU_PROF_DIR !== undefined && !existsSync(CPU_PROF_DIR)) {
+  process.stderr.write(`error: --controller-cpu-prof: expected an existing directory, got ${JSON.stringify(CPU_PROF_DIR)}\n`);
+  process.exit(2);
+}
+const ROLLS = numberFlag('--rolls', 2, { oneOf: [0, 1, 2] });
 const NS = 'default';
 const DEPLOYMENTS: ResourceRef = { group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' };
 const FIXTURE = new URL('../test/integration/fixtures/pacer-controller.ts', import.meta.url).pathname;

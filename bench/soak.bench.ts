@@ -17,15 +17,12 @@ import type { KubeObject, ResourceRef } from '../src/sim/types.ts';
 import { REF } from '../src/sim/resources.ts';
 import { deploymentManifest, podTemplate, startSimWithCrds } from '../test/integration/fixtures/cluster.ts';
 import { parseExposition, samples } from '../test/fixtures/prometheus.ts';
+import { numberFlag } from './flags.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const MINUTES = arg('--minutes', 60);
-const N = arg('--deployments', 100);
-const RATE = arg('--rate', 2);
-const SAMPLE_S = arg('--sample-seconds', 60);
+const MINUTES = numberFlag('--minutes', 60, { min: 1 });
+const N = numberFlag('--deployments', 100, { integer: true, min: 1 });
+const RATE = numberFlag('--rate', 2, { min: 0.01 });
+const SAMPLE_S = numberFlag('--sample-seconds', 60, { min: 1 });
 const DEPLOYMENTS: ResourceRef = { group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' };
 const FIXTURE = new URL('../test/integration/fixtures/pacer-controller.ts', import.meta.url).pathname;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
