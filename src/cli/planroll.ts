@@ -2,10 +2,10 @@
 // Deployments and ReplicaSets it acts on) gets the roller's next step, from the same pass the
 // controller runs (engine/noderoll/pass.ts): the actions, the Events, the status it would store,
 // when it would look again, and the roll as a plan. `objects` feed the next run: the NodeRoll with
-// that status.
+// that status and its finalizer put on or taken off as the actions say.
 
 import type { NodeRoll } from '../api/noderoll.ts';
-import { planJson, planTree, rollPass, rollPlan, viewPlan } from '../engine/index.ts';
+import { NODEROLL_FINALIZER, planJson, planTree, rollPass, rollPlan, viewPlan } from '../engine/index.ts';
 import type { NodeRollStatus, PlanJson, RollAction, RollPass, RollPassInput } from '../engine/index.ts';
 
 export interface RollPlanDocument {
@@ -30,7 +30,7 @@ export function rollPlanDocument(input: RollPassInput): { doc: RollPlanDocument;
     noderoll: name, actions: pass.actions, events: pass.events, status: pass.status, requeueAfterSeconds: requeue,
     ...(pass.handled.length > 0 ? { cleared: pass.handled } : {}),
     plan: planJson(view, `noderoll/${name}`),
-    objects: [{ ...input.roll, status: pass.status as Record<string, unknown> }],
+    objects: [{ ...input.roll, metadata: withFinalizer(input.roll, pass.actions), status: pass.status as Record<string, unknown> }],
   };
   const lines = [`NodeRoll ${name}`];
   if (pass.actions.length === 0) lines.push('  no changes');
@@ -42,6 +42,17 @@ export function rollPlanDocument(input: RollPassInput): { doc: RollPlanDocument;
   return { doc, text: `${lines.join('\n')}\n` };
 }
 
+/** The NodeRoll's metadata after the pass's finalizer actions. */
+function withFinalizer(roll: NodeRoll, actions: readonly RollAction[]): NodeRoll['metadata'] {
+  let finalizers = roll.metadata.finalizers ?? [];
+  for (const a of actions) {
+    if (a.verb === 'addFinalizer') finalizers = [...finalizers.filter((f) => f !== NODEROLL_FINALIZER), NODEROLL_FINALIZER];
+    if (a.verb === 'removeFinalizer') finalizers = finalizers.filter((f) => f !== NODEROLL_FINALIZER);
+  }
+  const { finalizers: _was, ...rest } = roll.metadata;
+  return finalizers.length > 0 ? { ...rest, finalizers } : rest;
+}
+
 function describe(a: RollAction): string {
   switch (a.verb) {
     case 'scaleGroup': return `scale node group ${a.group} to ${a.to}`;
@@ -50,5 +61,7 @@ function describe(a: RollAction): string {
     case 'cordon': return `cordon node ${a.node}`;
     case 'evict': return `evict pod ${a.namespace}/${a.pod} from node ${a.node}`;
     case 'terminate': return `terminate node ${a.node} through ${a.group}${a.shrink ? ' (the group shrinks by one)' : ' (the group replaces it)'}`;
+    case 'addFinalizer': return 'add the finalizer that gives the group\'s rebalancing back should the roll be deleted';
+    case 'removeFinalizer': return 'remove the roll\'s finalizer';
   }
 }

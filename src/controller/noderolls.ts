@@ -13,7 +13,7 @@ import type { Logger } from '../observe/logger.ts';
 import type { NodeRollSample } from '../observe/metrics.ts';
 import { Controller } from '../manager/controller.ts';
 import type { Manager } from '../manager/manager.ts';
-import { freezeInWords, rollPass, semanticEqual } from '../engine/index.ts';
+import { NODEROLL_FINALIZER, freezeInWords, rollPass, semanticEqual } from '../engine/index.ts';
 import type { NodeRollStatus, RollAction, RollNode, SizedPod } from '../engine/index.ts';
 import type { Informer } from './informer.ts';
 import type { NodeGroupProvider } from './nodegroups.ts';
@@ -72,15 +72,17 @@ export class NodeRollController {
   }
 
   private async reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult> {
-    const roll = this.rolls.get(key);
-    if (!roll || (roll.status as NodeRollStatus | undefined)?.done) return {};
+    const found = this.rolls.get(key);
+    if (!found || ((found.status as NodeRollStatus | undefined)?.done && !found.metadata.finalizers?.includes(NODEROLL_FINALIZER))) return {};
+    let roll = found;
     const freeze = this.src.freeze?.current();
     const pass = rollPass({
       roll, nodes: this.nodes.list(), pods: this.src.pods.list() as SizedPod[], deployments: this.src.deployments.list(), replicaSets: this.src.replicaSets.list(),
       ...(freeze ? { frozen: freezeInWords(freeze) } : {}), now: this.mgr.clock.now(),
     });
     for (const a of pass.actions) {
-      await this.carryOut(roll.metadata.name ?? '', a, log);
+      // The finalizer's patches give a newer NodeRoll: the status is written over that one.
+      roll = (await this.carryOut(roll, a, log)) ?? roll;
       stats.writes++;
     }
     for (const e of pass.events) this.src.recorder.record(roll, e.type, e.reason, e.message);
@@ -95,9 +97,27 @@ export class NodeRollController {
     return pass.requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(1000, pass.requeueAfterMs) } : {};
   }
 
-  private async carryOut(roll: string, a: RollAction, log: Logger): Promise<void> {
+  /** Carries `a` out; the NodeRoll as stored after it when `a` wrote the NodeRoll itself. */
+  private async carryOut(current: NodeRoll, a: RollAction, log: Logger): Promise<NodeRoll | undefined> {
     const client = this.mgr.client;
+    const roll = current.metadata.name ?? '';
     switch (a.verb) {
+      case 'addFinalizer':
+      case 'removeFinalizer': {
+        // The whole list, guarded by the resourceVersion: another writer's finalizer is kept (a 409 retries the pass).
+        const others = (current.metadata.finalizers ?? []).filter((f) => f !== NODEROLL_FINALIZER);
+        const finalizers = a.verb === 'addFinalizer' ? [...others, NODEROLL_FINALIZER] : others;
+        try {
+          const written = await client.patch<NodeRoll>(NODEROLLS, undefined, roll, { metadata: { resourceVersion: current.metadata.resourceVersion, finalizers } }, 'merge');
+          // Not remembered once off: a deleted roll then goes, and the watch says so.
+          if (a.verb === 'addFinalizer') this.rolls.assume(written);
+          return written;
+        } catch (err) {
+          // Gone once its last finalizer was off: nothing is left to do.
+          if (a.verb === 'removeFinalizer' && isKind(err, 'NotFound')) return undefined;
+          throw err;
+        }
+      }
       case 'holdRebalance':
         await this.provider.holdRebalance(a.group, roll);
         return;

@@ -17,6 +17,8 @@ import { deploymentManifest, eventually, startCluster, startSimWithCrds, waitCom
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Cluster } from './fixtures/cluster.ts';
 
+const NODEROLLS_REF = { group: 'pacer.dev', version: 'v1alpha1', resource: 'noderolls' };
+
 describe('node roll: a group of 3 nodes replaced under two Deployments (simulated cluster)', function () {
   this.timeout(120_000);
   let c: Cluster;
@@ -188,6 +190,23 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
     expect(status.zoneMoves.moved).to.have.length(1);
     expect(status.message).to.equal('every original node has been replaced; zones a 1, b 1, c 1 (balanced); 1 zone move(s) made');
     const g = c.sim.store.get(REF.nodegroups, undefined, 'zoned')!;
+    expect([(g.spec as { rebalance?: boolean }).rebalance, g.metadata.annotations?.['pacer.dev/rebalance-held-by']], 'rebalancing back on').to.deep.equal([true, undefined]);
+  });
+
+  it('a NodeRoll deleted half-way gives the group\'s rebalancing back (its finalizer), then goes', async () => {
+    const group = () => c.sim.store.get(REF.nodegroups, undefined, 'zoned')!;
+    expect((group().spec as { rebalance?: boolean }).rebalance, 'on after the previous roll').to.equal(true);
+    await c.client.create(NODEROLLS, undefined, {
+      apiVersion: 'pacer.dev/v1alpha1', kind: 'NodeRoll', metadata: { name: 'halfway' },
+      spec: { nodeSelector: { matchLabels: { 'sim.pacer.dev/node-group': 'zoned' } }, nodeGroup: 'zoned', desiredNodes: 3 },
+    });
+    await eventually('the roll holding the group\'s rebalancing', () => group().metadata.annotations?.['pacer.dev/rebalance-held-by'] === 'halfway', 30_000);
+    const stored = c.sim.store.get(NODEROLLS_REF, undefined, 'halfway')!;
+    expect(stored.metadata.finalizers, 'the finalizer on before the hold').to.deep.equal(['pacer.dev/noderoll']);
+    expect((stored.status as { phase?: string } | undefined)?.phase ?? 'Rolling', 'not ended').to.not.equal('Complete');
+    await c.client.delete(NODEROLLS, undefined, 'halfway');
+    await eventually('the NodeRoll gone', () => c.sim.store.get(NODEROLLS_REF, undefined, 'halfway') === undefined, 30_000);
+    const g = group();
     expect([(g.spec as { rebalance?: boolean }).rebalance, g.metadata.annotations?.['pacer.dev/rebalance-held-by']], 'rebalancing back on').to.deep.equal([true, undefined]);
   });
 });

@@ -4,10 +4,14 @@
 // freeze and the clock in; the status to store, the actions to carry out before it, the Events,
 // and the operator's requests (annotations) to clear once the status is stored, out.
 //
+//   deleted (a deletionTimestamp)          → the group's rebalancing given back if the roll held it,
+//                                            then its finalizer off (the freeze holds both)
 //   invalid spec, a selector that matches no node when the roll would start, too little room for
 //   what the group runs (capacity.ts)      → phase Invalid with field errors; nothing else
 //   otherwise                              → the checkpoint repaired where edited by hand (a Warning
 //                                            Event says what), the requests applied, then decideRoll
+// A roll carries its finalizer from its start (before it holds the group's rebalancing) to its end
+// (after it gives it back), so that deleting it half-way still gives the rebalancing back.
 
 import type { Deployment, LabelSelector, ReplicaSet } from '../../api/types.ts';
 import { selectorMatches } from '../../api/selector.ts';
@@ -48,6 +52,25 @@ export interface RollPass {
   message: string;
 }
 
+/** Held by a started roll until it has given back what it holds (the group's rebalancing). */
+export const NODEROLL_FINALIZER = 'pacer.dev/noderoll';
+
+const hasFinalizer = (roll: NodeRoll) => roll.metadata.finalizers?.includes(NODEROLL_FINALIZER) === true;
+
+/** A deleted roll: its group's rebalancing back (release is a no-op unless this roll holds it), then its finalizer off. */
+function deleted(roll: NodeRoll, frozen: string | undefined): RollPass {
+  const prev = (roll.status ?? {}) as NodeRollStatus;
+  if (!hasFinalizer(roll)) return { status: prev, actions: [], events: [], handled: [], message: prev.message ?? '' };
+  if (frozen !== undefined) return { status: prev, actions: [], events: [], handled: [], message: `deleted; frozen: ${frozen}: the group's rebalancing is given back once the freeze is lifted` };
+  const group = roll.spec?.nodeGroup;
+  const actions: RollAction[] = [];
+  // Whatever the checkpoint says: the hold is carried out before the status recording the start is
+  // stored, so a roll deleted in between holds it with no trace in its status.
+  if (!prev.done && typeof group === 'string' && group !== '') actions.push({ verb: 'releaseRebalance', group });
+  actions.push({ verb: 'removeFinalizer' });
+  return { status: prev, actions, events: [], handled: [], message: prev.done ? 'deleted' : 'deleted before it ended: the group\'s rebalancing given back' };
+}
+
 function invalid(roll: NodeRoll, message: string): RollPass {
   const prev = (roll.status ?? {}) as NodeRollStatus;
   return { status: { ...prev, observedGeneration: roll.metadata.generation, phase: 'Invalid', message }, actions: [], events: [], handled: [], message };
@@ -57,7 +80,9 @@ function invalid(roll: NodeRoll, message: string): RollPass {
 export function rollPass(i: RollPassInput): RollPass {
   const { roll, now } = i;
   const prev = roll.status as NodeRollStatus | undefined;
-  if (prev?.done) return { status: prev, actions: [], events: [], handled: [], message: prev.message ?? '' };
+  if (roll.metadata.deletionTimestamp) return deleted(roll, i.frozen);
+  // Done: the finalizer off, should a crash have come between the release and its removal.
+  if (prev?.done) return { status: prev, actions: hasFinalizer(roll) ? [{ verb: 'removeFinalizer' }] : [], events: [], handled: [], message: prev.message ?? '' };
   const errors = validateNodeRoll(roll).map(formatFieldError);
   if (errors.length > 0) return invalid(roll, errors.join('; '));
   const spec = nodeRollDefaults(roll.spec);
@@ -83,12 +108,18 @@ export function rollPass(i: RollPassInput): RollPass {
     unhealthy: unhealthyWorkloads(i.deployments, i.replicaSets, spec.healthGate?.selector), budget: pacerBudgets(i.deployments, i.replicaSets, i.pods), now,
   });
   const status = statusOf(prev, roll.metadata.generation, decision, spec.paused, now);
+  const actions = [...decision.actions];
+  if (status.done) {
+    if (hasFinalizer(roll)) actions.push({ verb: 'removeFinalizer' });
+  } else if (status.originalNodes && !hasFinalizer(roll)) {
+    actions.unshift({ verb: 'addFinalizer' });
+  }
   if (status.paused && !prev?.paused) events.push({ type: 'Warning', reason: 'NodeRollPaused', message: status.paused.message });
   if (status.frozenSince !== undefined && prev?.frozenSince === undefined) events.push({ type: 'Normal', reason: 'NodeRollFrozen', message: decision.message });
   if (status.frozenSince === undefined && prev?.frozenSince !== undefined) events.push({ type: 'Normal', reason: 'NodeRollThawed', message: 'the freeze switch is off: the roll goes on' });
   if (status.done) events.push({ type: 'Normal', reason: 'NodeRollComplete', message: decision.message });
   return {
-    status, actions: decision.actions, events, handled: requests.handled, message: decision.message,
+    status, actions, events, handled: requests.handled, message: decision.message,
     ...(decision.requeueAfterMs !== undefined ? { requeueAfterMs: decision.requeueAfterMs } : {}),
   };
 }

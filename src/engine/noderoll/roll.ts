@@ -115,7 +115,9 @@ export type RollAction =
   | { verb: 'holdRebalance' | 'releaseRebalance'; group: string }
   | { verb: 'cordon'; node: string }
   | { verb: 'evict'; node: string; namespace: string; pod: string }
-  | { verb: 'terminate'; group: string; node: string; shrink: boolean };
+  | { verb: 'terminate'; group: string; node: string; shrink: boolean }
+  /** The roll's finalizer (NODEROLL_FINALIZER) on, while the roll holds something to give back, and off. */
+  | { verb: 'addFinalizer' | 'removeFinalizer' };
 
 export interface RollDecision {
   actions: RollAction[];

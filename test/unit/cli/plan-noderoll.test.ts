@@ -25,13 +25,14 @@ describe('pacer plan -f: a node roll\'s next step', () => {
   it('first pass: the group\'s rebalancing held and the group scaled up to originals + desired; the plan shows the scale-up STARTING', () => {
     const doc = run(list(ROLL, node('a-1', 'a'), node('b-1', 'b'), pod('p', 'a-1'))) as RollPlanDocument;
     expect(doc.noderoll).to.equal('upgrade');
-    expect(doc.actions).to.deep.equal([{ verb: 'holdRebalance', group: 'workers' }, { verb: 'scaleGroup', group: 'workers', to: 4 }]);
+    expect(doc.actions).to.deep.equal([{ verb: 'addFinalizer' }, { verb: 'holdRebalance', group: 'workers' }, { verb: 'scaleGroup', group: 'workers', to: 4 }]);
+    expect(doc.objects[0].metadata.finalizers, 'the next run gets the NodeRoll with its finalizer').to.deep.equal(['pacer.dev/noderoll']);
     expect(doc.status).to.deep.include({ phase: 'Rolling', originalNodes: ['a-1', 'b-1'], scaledUpTo: 4 });
     expect(doc.requeueAfterSeconds).to.equal(600);
     expect(doc.plan.phases.map((p) => `${p.name} ${p.status}`)).to.deep.equal(['scale-up STARTING', 'roll PENDING', 'rebalance PENDING']);
     // The next pass from its objects, with the new nodes there: every old node cordoned, then the first drained.
     const next = run(list(...doc.objects, node('a-1', 'a'), node('b-1', 'b'), node('new-1', 'a'), node('new-2', 'b'), pod('p', 'a-1'))) as RollPlanDocument;
-    expect(next.actions).to.deep.equal([
+    expect(next.actions, 'the finalizer is not put on twice').to.deep.equal([
       { verb: 'cordon', node: 'a-1' }, { verb: 'cordon', node: 'b-1' }, { verb: 'evict', node: 'a-1', namespace: 'default', pod: 'p' },
     ]);
     expect(next.status.nodes?.map((n) => `${n.name} ${n.step}`)).to.deep.equal(['a-1 Draining', 'b-1 Pending']);
@@ -39,8 +40,9 @@ describe('pacer plan -f: a node roll\'s next step', () => {
 
   it('text: the actions, the status and the plan as a tree', () => {
     const out = run(list(ROLL, node('a-1', 'a')), 'text') as string;
-    expect(out.split('\n').slice(0, 6)).to.deep.equal([
+    expect(out.split('\n').slice(0, 7)).to.deep.equal([
       'NodeRoll upgrade',
+      '  add the finalizer that gives the group\'s rebalancing back should the roll be deleted',
       '  hold node group workers\'s own zone rebalancing',
       '  scale node group workers to 3',
       'Status: Rolling: scaling workers up to 3 nodes',
