@@ -46,7 +46,7 @@ export { deployPlan, newReplicaSetOf, phaseSummary, serviceMembers, slotPods } f
 export type { ServiceObjects } from './plan/deploy.ts';
 export { recoveryPlan } from './plan/recovery.ts';
 export { servicePlans } from './plan/service.ts';
-export { PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, planInterruptedOf, planStateFor } from './plan/gate.ts';
+export { PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, invalidPlanStateAnnotation, planInterruptedOf, planStateFor } from './plan/gate.ts';
 export type { PlanState } from './plan/gate.ts';
 export {
   CUSTOM_PLAN_STATE_ANNOTATION, customPlan, customPlanStateFor, deploymentStepStatus, deploymentTarget, planStatusUpdate, planStepNames, planTargets, plansNaming,

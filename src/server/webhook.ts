@@ -1,7 +1,8 @@
 // The validating admission webhook (--webhook-bind-address, default ":9443"): answers
 // AdmissionReview v1 at /validate-pacer-dev-v1alpha1-deployment with the lock rule of
 // src/engine/locks.ts, evaluated over the controller's Deployment cache, after the shape of a newly
-// written cancel request or stamp (src/engine/cancel.ts: 422 Invalid with the field path).
+// written cancel request or stamp (src/engine/cancel.ts) and plan-state (src/engine/plan/gate.ts):
+// 422 Invalid with the field path.
 //
 // TLS: served over HTTPS with tls.crt/tls.key from --webhook-cert-dir when both are present, plain
 // HTTP otherwise. A real API server calls webhooks over HTTPS only (plain HTTP suits the simulated
@@ -15,7 +16,7 @@ import { readCertDir } from './certs.ts';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../api/types.ts';
 import { GROUP } from '../api/types.ts';
-import { checkLock, invalidCancelAnnotation } from '../engine/index.ts';
+import { checkLock, invalidCancelAnnotation, invalidPlanStateAnnotation } from '../engine/index.ts';
 import type { AdmissionOperation } from '../engine/index.ts';
 import type { BindAddress } from './http.ts';
 
@@ -61,7 +62,9 @@ export function review(body: AdmissionReview, source: WebhookSource): AdmissionR
   const allow: AdmissionReview = { apiVersion, kind: 'AdmissionReview', response: { uid: req.uid, allowed: true } };
   // Only the main resource of pacer.dev Deployments is locked; anything else routed here passes.
   if (req.kind?.group !== GROUP || req.kind.kind !== 'Deployment' || (req.subResource ?? '') !== '') return allow;
-  const invalid = req.object ? invalidCancelAnnotation(req.oldObject as Deployment | undefined, req.object as Deployment) : undefined;
+  const invalid = req.object
+    ? invalidCancelAnnotation(req.oldObject as Deployment | undefined, req.object as Deployment) ?? invalidPlanStateAnnotation(req.oldObject as Deployment | undefined, req.object as Deployment)
+    : undefined;
   if (invalid) {
     return { apiVersion, kind: 'AdmissionReview', response: { uid: req.uid, allowed: false, status: { code: 422, reason: 'Invalid', message: invalid } } };
   }

@@ -18,7 +18,10 @@
 // phase, for the revision it was given to (a new rollout starts with none), and
 // pacer.dev/plan-interrupted for the whole plan, until a continue or start clears it (so that stop,
 // an interrupt and a restart, holds the rollouts it starts). A restarted controller, a new leader
-// and the plugin all read the same.
+// and the plugin all read the same. A plan-state that cannot be read (edited by hand past the
+// webhook, which refuses one) holds the phase as an interrupt would, and the wait says why, until
+// an operator's continue writes a fresh one: its overrides are not guessed at, and a hold is the
+// safe reading of an interrupt that may be in it.
 
 import type { PlanHold } from './custom.ts';
 import type { Deployment, ReplicaSet } from '../../api/types.ts';
@@ -65,12 +68,24 @@ export function planInterruptedOf(d: Deployment): boolean {
   return d.metadata.annotations?.[PLAN_INTERRUPTED_ANNOTATION] === 'true';
 }
 
-/** The overrides for the rollout to `newRS` (the phase's: none for another revision, or when unreadable). */
+/** The overrides for the rollout to `newRS` (the phase's: none for another revision; interrupted when unreadable). */
 export function planStateFor(d: Deployment, newRS: ReplicaSet | undefined): PlanState {
   const revision = newRS ? revisionOf(newRS) ?? 0 : 0;
-  const { state } = parsePlanState(d);
+  const { state, error } = parsePlanState(d);
   if (state && newRS && state.revision === revision) return state;
-  return { revision, proceeds: 0, interrupted: false, planInterrupted: planInterruptedOf(d), forced: [] };
+  return { revision, proceeds: 0, interrupted: error !== undefined, planInterrupted: planInterruptedOf(d), forced: [] };
+}
+
+/**
+ * For the admission webhook: the field error of a newly written plan-state that cannot be read
+ * (one already stored passes, so that it never blocks other changes; the gate holds its phase).
+ */
+export function invalidPlanStateAnnotation(oldObject: Deployment | undefined, object: Deployment): string | undefined {
+  const v = object.metadata.annotations?.[PLAN_STATE_ANNOTATION];
+  if (v === undefined || v === oldObject?.metadata.annotations?.[PLAN_STATE_ANNOTATION]) return undefined;
+  const { error } = parsePlanState(object);
+  if (error === undefined) return undefined;
+  return `metadata.annotations[${PLAN_STATE_ANNOTATION}]: Invalid value: ${JSON.stringify(v)}: ${error.replace(`annotation ${PLAN_STATE_ANNOTATION}: `, '')}; written by kubectl pacer plan commands`;
 }
 
 /**
@@ -142,6 +157,8 @@ export function oldReplicasFloor(d: Deployment, newRS: ReplicaSet | undefined, h
 export function operatorWait(d: Deployment, newRS: ReplicaSet | undefined): string | undefined {
   const state = planStateFor(d, newRS);
   if (state.planInterrupted) return 'its deploy plan is interrupted (kubectl pacer plan continue)';
+  const { error } = parsePlanState(d);
+  if (error !== undefined) return `${error}: its plan phase is held until kubectl pacer plan continue writes a fresh one`;
   const canary = canarySlots(d);
   const released = releasedCanarySlots(d, newRS);
   if (released < canary) {

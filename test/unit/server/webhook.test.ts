@@ -63,6 +63,27 @@ describe('server/webhook: AdmissionReview in, response out', () => {
     });
   });
 
+  describe('a plan-state newly written must be readable (kubectl pacer plan commands write it)', () => {
+    const web = app('web', false);
+    const withState = (v: string): Deployment => ({ ...web, metadata: { ...web.metadata, annotations: { ...web.metadata.annotations, 'pacer.dev/plan-state': v } } });
+    const rows: Array<[string, string, string | undefined]> = [
+      ['not JSON', '{revision: 2', 'metadata.annotations[pacer.dev/plan-state]: Invalid value: "{revision: 2": not JSON; written by kubectl pacer plan commands'],
+      ['JSON of the wrong shape', '{"revision": 2, "proceeds": -1}', 'metadata.annotations[pacer.dev/plan-state]: Invalid value: "{\\"revision\\": 2, \\"proceeds\\": -1}": expected {"revision": N, "proceeds": N, "interrupted": bool, "forced": [N, ...]}; written by kubectl pacer plan commands'],
+      ['a readable one', '{"revision": 2, "proceeds": 1, "interrupted": false, "forced": []}', undefined],
+    ];
+    for (const [row, value, message] of rows) {
+      it(`${row}: ${message ? '422 Invalid with the field path' : 'allowed'}`, () => {
+        const response = review(reviewOf('UPDATE', withState(value), web), cache).response;
+        if (message) expect(response).to.deep.equal({ uid: 'u-1', allowed: false, status: { code: 422, reason: 'Invalid', message } });
+        else expect(response).to.deep.equal({ uid: 'u-1', allowed: true });
+      });
+    }
+    it('one already stored does not block another change', () => {
+      const stored = withState('{');
+      expect(review(reviewOf('UPDATE', changed(stored), stored), cache).response?.allowed).to.equal(true);
+    });
+  });
+
   it('over HTTP: 200 with the review at the path, 404 elsewhere, 400 for a bad body', async () => {
     const server = http.createServer(webhookHandler(cache));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

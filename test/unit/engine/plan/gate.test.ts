@@ -168,6 +168,18 @@ describe('plans: the gate on a rollout (spec.plan)', () => {
     }
   });
 
+  it('an unreadable state holds the phase as an interrupt would, the Progressing condition says why, and continue (a fresh state) resumes', () => {
+    const s = run(settled({ strategy: 'serial' }), 1).last; // 1/3 on the way
+    const edited = { ...s, deployment: { ...s.deployment, metadata: { ...s.deployment.metadata, annotations: { ...s.deployment.metadata.annotations, [PLAN_STATE_ANNOTATION]: '{"revision": 2, "proceeds": "one"}' } } } };
+    const held = run(edited);
+    expect(held.trace, 'no new pod').to.deep.equal([]);
+    const progressing = decide(held.last).status.conditions?.find((c) => c.type === 'Progressing');
+    expect(progressing).to.deep.include({ status: 'Unknown', reason: 'PlanWaiting' });
+    expect(progressing?.message).to.contain(`annotation ${PLAN_STATE_ANNOTATION}: expected {"revision": N`);
+    expect(progressing?.message).to.contain('held until kubectl pacer plan continue writes a fresh one');
+    expect(run(withState(held.last, { interrupted: false })).trace).to.deep.equal(['2/3', '2/1', '3/1', '4/1', '4/0']);
+  });
+
   it('an unreadable state annotation is reported, not guessed at', () => {
     const bad = (v: string) => parsePlanState({ ...deployment(), metadata: { ...deployment().metadata, annotations: { [PLAN_STATE_ANNOTATION]: v } } }).error;
     expect(bad('{')).to.equal(`annotation ${PLAN_STATE_ANNOTATION}: not JSON`);
