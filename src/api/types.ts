@@ -144,6 +144,8 @@ export interface DeploymentStatus {
   readyReplicas?: number;
   availableReplicas?: number;
   unavailableReplicas?: number;
+  /** Σ of the ReplicaSets' terminatingReplicas; absent when a synced ReplicaSet does not report it. */
+  terminatingReplicas?: number;
   collisionCount?: number;
   conditions?: DeploymentCondition[];
   /** The label selector as a string, for the scale subresource (`kubectl scale`, HPA). Pacer addition. */

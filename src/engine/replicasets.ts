@@ -154,6 +154,26 @@ export function availableReplicaSum(rss: readonly (ReplicaSet | undefined)[]): n
 }
 
 /**
+ * Σ status.terminatingReplicas, or undefined when it cannot be told: a ReplicaSet its controller has
+ * synced (observedGeneration above 0) that does not report the count (an older controller, or the
+ * DeploymentReplicaSetTerminatingReplicas feature off) makes the whole sum unknown; one not synced
+ * yet that reports nothing counts 0.
+ */
+export function terminatingReplicaSum(rss: readonly (ReplicaSet | undefined)[]): number | undefined {
+  let n = 0;
+  for (const rs of rss) {
+    if (!rs) continue;
+    const t = rs.status?.terminatingReplicas;
+    if (t === undefined) {
+      if ((rs.status?.observedGeneration ?? 0) === 0) continue;
+      return undefined;
+    }
+    n += t;
+  }
+  return n;
+}
+
+/**
  * The one ReplicaSet to give all replicas to: the only active one; with none active, the new one
  * or else the newest old one; undefined when several are active.
  */

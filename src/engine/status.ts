@@ -1,6 +1,7 @@
 // calculateStatus: the Deployment status computed from its ReplicaSets, with the Available
-// condition recomputed and the rest of the conditions carried over. Pacer adds `ready` (the READY
-// printer column) and `selector` (for the scale subresource).
+// condition recomputed and the rest of the conditions carried over. terminatingReplicas is the
+// ReplicaSets' sum when every synced one reports it (Kubernetes 1.35+, terminatingReplicaSum). Pacer
+// adds `ready` (the READY printer column) and `selector` (for the scale subresource).
 
 import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from '../api/types.ts';
 import { selectorToString } from '../api/selector.ts';
@@ -12,6 +13,7 @@ import {
   readyReplicaSum,
   specReplicaSum,
   statusReplicaSum,
+  terminatingReplicaSum,
 } from './replicasets.ts';
 
 /**
@@ -36,6 +38,8 @@ export function calculateStatus(
     availableReplicas: available,
     unavailableReplicas: Math.max(0, specReplicaSum(allRSs) - available),
   };
+  const terminating = terminatingReplicaSum(allRSs);
+  if (terminating !== undefined) status.terminatingReplicas = terminating;
   if (base.collisionCount !== undefined) status.collisionCount = base.collisionCount;
   if (base.conditions) status.conditions = base.conditions.filter((c) => c.type !== INVALID_SPEC);
   if (available >= replicas - maxUnavailable(d)) {
@@ -62,7 +66,7 @@ function sameTime(a: string | undefined, b: string | undefined): boolean {
 
 /**
  * Would writing `next` change the stored `prev`? Counts compare with missing = 0 (Go's omitempty);
- * collisionCount is a pointer upstream, so missing and 0 differ.
+ * collisionCount and terminatingReplicas are pointers upstream, so missing and 0 differ.
  */
 export function statusEqual(prev: DeploymentStatus | undefined, next: DeploymentStatus): boolean {
   const p = prev ?? {};
@@ -73,6 +77,7 @@ export function statusEqual(prev: DeploymentStatus | undefined, next: Deployment
   if ((p.availableReplicas ?? 0) !== (next.availableReplicas ?? 0)) return false;
   if ((p.unavailableReplicas ?? 0) !== (next.unavailableReplicas ?? 0)) return false;
   if (p.collisionCount !== next.collisionCount) return false;
+  if (p.terminatingReplicas !== next.terminatingReplicas) return false;
   if ((p.selector ?? '') !== (next.selector ?? '')) return false;
   if ((p.ready ?? '') !== (next.ready ?? '')) return false;
   const pc = p.conditions ?? [];

@@ -205,7 +205,7 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
     ]);
     expect(Object.keys(at('status').properties!).sort()).to.deep.equal([
       'availableReplicas', 'collisionCount', 'conditions', 'observedGeneration', 'ready', 'readyReplicas', 'replicas',
-      'selector', 'unavailableReplicas', 'updatedReplicas',
+      'selector', 'terminatingReplicas', 'unavailableReplicas', 'updatedReplicas',
     ]);
     expect(at('spec').required).to.deep.equal(['selector', 'template']);
     expect(at('spec.template.spec')['x-kubernetes-preserve-unknown-fields']).to.equal(true);

@@ -43,6 +43,34 @@ describe('engine/status', () => {
     expect(calculateStatus(d, [rs], rs, {}, NOW).unavailableReplicas).to.equal(0);
   });
 
+  describe('terminatingReplicas: the ReplicaSets\' sum, absent when a synced one does not report it (GetTerminatingReplicaCountForReplicaSets)', () => {
+    const rs = (name: string, observedGeneration: number, terminating?: number) => {
+      const r = replicaSet(name, { replicas: 1 });
+      r.status = { ...r.status!, observedGeneration, ...(terminating !== undefined ? { terminatingReplicas: terminating } : {}) };
+      if (terminating === undefined) delete r.status.terminatingReplicas;
+      return r;
+    };
+    const rows: Array<[string, ReturnType<typeof rs>[], number | undefined]> = [
+      ['every ReplicaSet reports it: the sum', [rs('a', 1, 2), rs('b', 3, 1)], 3],
+      ['all report 0: 0, not absent', [rs('a', 1, 0), rs('b', 1, 0)], 0],
+      ['one not yet synced (observedGeneration 0) that reports nothing counts 0', [rs('a', 1, 2), rs('b', 0)], 2],
+      ['one synced that does not report it (an older controller): absent', [rs('a', 1, 2), rs('b', 2)], undefined],
+      ['no ReplicaSet: 0', [], 0],
+    ];
+    for (const [name, rss, want] of rows) {
+      it(`${name} → ${want}`, () => {
+        const s = calculateStatus(deployment(), rss, rss[0], {}, NOW);
+        expect(s.terminatingReplicas).to.equal(want);
+        expect('terminatingReplicas' in s, 'absent, not undefined-valued').to.equal(want !== undefined);
+      });
+    }
+    it('statusEqual: a change of it is a change; missing differs from 0 (a pointer upstream)', () => {
+      expect(statusEqual({ terminatingReplicas: 2 }, { terminatingReplicas: 0 })).to.equal(false);
+      expect(statusEqual({}, { terminatingReplicas: 0 })).to.equal(false);
+      expect(statusEqual({ terminatingReplicas: 1 }, { terminatingReplicas: 1 })).to.equal(true);
+    });
+  });
+
   it('drops an InvalidSpec condition and keeps the others', () => {
     const base = { conditions: [{ type: 'InvalidSpec', status: 'True' as const, reason: 'InvalidSpec' }, { type: 'Progressing', status: 'True' as const, reason: 'X' }] };
     const s = calculateStatus(deployment(), [], undefined, base, NOW);
