@@ -5,7 +5,7 @@
 // that status and its finalizer put on or taken off as the actions say.
 
 import type { NodeRoll } from '../api/noderoll.ts';
-import { NODEROLL_FINALIZER, planJson, planTree, rollPass, rollPlan, viewPlan } from '../engine/index.ts';
+import { finalizersAfter, planJson, planTree, rollPass, rollPlan, viewPlan } from '../engine/index.ts';
 import type { NodeRollStatus, PlanJson, RollAction, RollPass, RollPassInput } from '../engine/index.ts';
 
 export interface RollPlanDocument {
@@ -45,10 +45,7 @@ export function rollPlanDocument(input: RollPassInput): { doc: RollPlanDocument;
 /** The NodeRoll's metadata after the pass's finalizer actions. */
 function withFinalizer(roll: NodeRoll, actions: readonly RollAction[]): NodeRoll['metadata'] {
   let finalizers = roll.metadata.finalizers ?? [];
-  for (const a of actions) {
-    if (a.verb === 'addFinalizer') finalizers = [...finalizers.filter((f) => f !== NODEROLL_FINALIZER), NODEROLL_FINALIZER];
-    if (a.verb === 'removeFinalizer') finalizers = finalizers.filter((f) => f !== NODEROLL_FINALIZER);
-  }
+  for (const a of actions) if (a.verb === 'addFinalizer' || a.verb === 'removeFinalizer') finalizers = finalizersAfter(finalizers, a.verb);
   const { finalizers: _was, ...rest } = roll.metadata;
   return finalizers.length > 0 ? { ...rest, finalizers } : rest;
 }

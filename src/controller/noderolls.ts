@@ -13,7 +13,7 @@ import type { Logger } from '../observe/logger.ts';
 import type { NodeRollSample } from '../observe/metrics.ts';
 import { Controller } from '../manager/controller.ts';
 import type { Manager } from '../manager/manager.ts';
-import { NODEROLL_FINALIZER, freezeInWords, rollPass, semanticEqual } from '../engine/index.ts';
+import { finalizersAfter, freezeInWords, hasFinalizer, rollPass, semanticEqual } from '../engine/index.ts';
 import type { NodeRollStatus, RollAction, RollNode, SizedPod } from '../engine/index.ts';
 import type { Informer } from './informer.ts';
 import type { NodeGroupProvider } from './nodegroups.ts';
@@ -73,7 +73,7 @@ export class NodeRollController {
 
   private async reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult> {
     const found = this.rolls.get(key);
-    if (!found || ((found.status as NodeRollStatus | undefined)?.done && !found.metadata.finalizers?.includes(NODEROLL_FINALIZER))) return {};
+    if (!found || ((found.status as NodeRollStatus | undefined)?.done && !hasFinalizer(found))) return {};
     let roll = found;
     const freeze = this.src.freeze?.current();
     const pass = rollPass({
@@ -105,8 +105,7 @@ export class NodeRollController {
       case 'addFinalizer':
       case 'removeFinalizer': {
         // The whole list, guarded by the resourceVersion: another writer's finalizer is kept (a 409 retries the pass).
-        const others = (current.metadata.finalizers ?? []).filter((f) => f !== NODEROLL_FINALIZER);
-        const finalizers = a.verb === 'addFinalizer' ? [...others, NODEROLL_FINALIZER] : others;
+        const finalizers = finalizersAfter(current.metadata.finalizers, a.verb);
         try {
           const written = await client.patch<NodeRoll>(NODEROLLS, undefined, roll, { metadata: { resourceVersion: current.metadata.resourceVersion, finalizers } }, 'merge');
           // Not remembered once off: a deleted roll then goes, and the watch says so.

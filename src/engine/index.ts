@@ -63,7 +63,7 @@ export type { NodeRollStatus, RollAction, RollNode } from './noderoll/roll.ts';
 export { pacerBudgets, unhealthyWorkloads } from './noderoll/health.ts';
 export { capacityShortfall } from './noderoll/capacity.ts';
 export { NODE_ROLL_PLAN, rollPlan } from './noderoll/plan.ts';
-export { NODEROLL_FINALIZER, rollPass } from './noderoll/pass.ts';
+export { NODEROLL_FINALIZER, finalizersAfter, hasFinalizer, rollPass } from './noderoll/pass.ts';
 export type { RollPass, RollPassInput } from './noderoll/pass.ts';
 export type { SizedNode, SizedPod } from './noderoll/capacity.ts';
 export { semanticEqual } from './template.ts';

@@ -62,16 +62,16 @@ export function review(body: AdmissionReview, source: WebhookSource): AdmissionR
   const allow: AdmissionReview = { apiVersion, kind: 'AdmissionReview', response: { uid: req.uid, allowed: true } };
   // Only the main resource of pacer.dev Deployments is locked; anything else routed here passes.
   if (req.kind?.group !== GROUP || req.kind.kind !== 'Deployment' || (req.subResource ?? '') !== '') return allow;
-  const invalid = req.object
-    ? invalidCancelAnnotation(req.oldObject as Deployment | undefined, req.object as Deployment) ?? invalidPlanStateAnnotation(req.oldObject as Deployment | undefined, req.object as Deployment)
-    : undefined;
+  const object = req.object as Deployment | undefined;
+  const oldObject = req.oldObject as Deployment | undefined;
+  const invalid = object ? invalidCancelAnnotation(oldObject, object) ?? invalidPlanStateAnnotation(oldObject, object) : undefined;
   if (invalid) {
     return { apiVersion, kind: 'AdmissionReview', response: { uid: req.uid, allowed: false, status: { code: 422, reason: 'Invalid', message: invalid } } };
   }
   const verdict = checkLock({
     operation: req.operation,
-    object: req.object as Deployment | undefined,
-    oldObject: req.oldObject as Deployment | undefined,
+    object,
+    oldObject,
     deployments: source.deployments(),
     now: (source.now ?? Date.now)(),
   });

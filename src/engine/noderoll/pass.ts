@@ -55,7 +55,14 @@ export interface RollPass {
 /** Held by a started roll until it has given back what it holds (the group's rebalancing). */
 export const NODEROLL_FINALIZER = 'pacer.dev/noderoll';
 
-const hasFinalizer = (roll: NodeRoll) => roll.metadata.finalizers?.includes(NODEROLL_FINALIZER) === true;
+/** Does the roll carry its finalizer (a Complete roll without it needs no pass)? */
+export const hasFinalizer = (roll: NodeRoll) => roll.metadata.finalizers?.includes(NODEROLL_FINALIZER) === true;
+
+/** The roll's finalizers once a finalizer action is carried out (another writer's are kept, in order). */
+export function finalizersAfter(current: readonly string[] | undefined, verb: 'addFinalizer' | 'removeFinalizer'): string[] {
+  const others = (current ?? []).filter((f) => f !== NODEROLL_FINALIZER);
+  return verb === 'addFinalizer' ? [...others, NODEROLL_FINALIZER] : others;
+}
 
 /** A deleted roll: its group's rebalancing back (release is a no-op unless this roll holds it), then its finalizer off. */
 function deleted(roll: NodeRoll, frozen: string | undefined): RollPass {

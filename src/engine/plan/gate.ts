@@ -44,6 +44,8 @@ export interface PlanState {
   readonly planInterrupted: boolean;
   /** Slots an operator force-completed: they count as complete, their pods as available. */
   readonly forced: readonly number[];
+  /** Why the stored annotation cannot be read (the phase then counts as interrupted). */
+  readonly unreadable?: string;
 }
 
 /** The stored state, or why it cannot be read (a hand-edited annotation is reported, not guessed at). */
@@ -73,7 +75,7 @@ export function planStateFor(d: Deployment, newRS: ReplicaSet | undefined): Plan
   const revision = newRS ? revisionOf(newRS) ?? 0 : 0;
   const { state, error } = parsePlanState(d);
   if (state && newRS && state.revision === revision) return state;
-  return { revision, proceeds: 0, interrupted: error !== undefined, planInterrupted: planInterruptedOf(d), forced: [] };
+  return { revision, proceeds: 0, interrupted: error !== undefined, planInterrupted: planInterruptedOf(d), forced: [], ...(error !== undefined ? { unreadable: error } : {}) };
 }
 
 /**
@@ -157,8 +159,7 @@ export function oldReplicasFloor(d: Deployment, newRS: ReplicaSet | undefined, h
 export function operatorWait(d: Deployment, newRS: ReplicaSet | undefined): string | undefined {
   const state = planStateFor(d, newRS);
   if (state.planInterrupted) return 'its deploy plan is interrupted (kubectl pacer plan continue)';
-  const { error } = parsePlanState(d);
-  if (error !== undefined) return `${error}: its plan phase is held until kubectl pacer plan continue writes a fresh one`;
+  if (state.unreadable !== undefined) return `${state.unreadable}: its plan phase is held until kubectl pacer plan continue writes a fresh one`;
   const canary = canarySlots(d);
   const released = releasedCanarySlots(d, newRS);
   if (released < canary) {
