@@ -4,7 +4,9 @@
 // PodDisruptionBudgets, is rolled to 6 new nodes with `kubectl apply -f` of a NodeRoll. Sampled
 // throughout: no Deployment ever below replicas − maxUnavailable; at the end each pod has moved at
 // most once (every old node cordoned first), the zones are balanced, the old nodes are gone, and
-// `kubectl pacer node-roll status` and `kubectl get noderolls` say Complete. Then: the freeze switch
+// `kubectl pacer node-roll status` and `kubectl get noderolls` say Complete. Half the pods take
+// 1 s to stop once evicted (within a 5 s grace period): no node is terminated while a pod it held
+// is still stopping. Then: the freeze switch
 // holds a rollout until it is lifted; bad rolls are refused (by kubectl apply, or reported Invalid).
 
 import { expect } from 'chai';
@@ -12,6 +14,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Deployment } from '../../src/api/types.ts';
 import { REF } from '../../src/sim/resources.ts';
+import { ANN_TERMINATED_AT } from '../../src/sim/control/nodegroups.ts';
 import { eventually } from '../integration/fixtures/cluster.ts';
 import { ROOT, kubectlEnv } from './fixtures.ts';
 
@@ -22,7 +25,7 @@ describe('e2e (sim): a node roll with kubectl', function () {
   before(function () { return k.start(this); });
   after(() => k.stop());
 
-  it('rolls 6 nodes under 10 Deployments: never below a minimum, each pod moving once, zones balanced, old nodes gone', async () => {
+  it('rolls 6 nodes under 10 Deployments: never below a minimum, each pod moving once, zones balanced, old nodes gone, none before its pods had stopped', async () => {
     await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
     await eventually('the CRDs to be served', async () => (await kubectl('get', 'noderolls')).code === 0 && (await kubectl('get', 'pdeploy')).code === 0);
     await k.startController();
@@ -33,7 +36,9 @@ describe('e2e (sim): a node roll with kubectl', function () {
       docs.push([
         'apiVersion: pacer.dev/v1alpha1', 'kind: Deployment', `metadata: {name: app-${i}}`, 'spec:', '  replicas: 3',
         '  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}',
-        `  selector: {matchLabels: {app: app-${i}}}`, '  template:', `    metadata: {labels: {app: app-${i}}}`, '    spec: {containers: [{name: app, image: "app:1"}]}', '',
+        `  selector: {matchLabels: {app: app-${i}}}`, '  template:',
+        `    metadata: {labels: {app: app-${i}}${i % 2 === 0 ? ', annotations: {sim.pacer.dev/stop-after-ms: "1000"}' : ''}}`,
+        `    spec: {${i % 2 === 0 ? 'terminationGracePeriodSeconds: 5, ' : ''}containers: [{name: app, image: "app:1"}]}`, '',
       ].join('\n'));
       if (i % 3 === 0) docs.push(`apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: app-${i}}\nspec: {minAvailable: 2, selector: {matchLabels: {app: app-${i}}}}\n`);
     }
@@ -49,9 +54,16 @@ describe('e2e (sim): a node roll with kubectl', function () {
 
     let lowest = Infinity;
     const created = new Set<string>();
+    /** A node the group terminated while a pod bound to it was still stopping: "node: pod". */
+    const cutShort = new Set<string>();
     const sampler = setInterval(() => {
       for (const d of deployments()) lowest = Math.min(lowest, d.status?.availableReplicas ?? 0);
-      for (const p of store.list(REF.pods, 'default').items) created.add(p.metadata.name ?? '');
+      const terminated = new Set(store.list(REF.nodes, undefined).items.filter((n) => n.metadata.annotations?.[ANN_TERMINATED_AT] !== undefined).map((n) => n.metadata.name));
+      for (const p of store.list(REF.pods, 'default').items) {
+        created.add(p.metadata.name ?? '');
+        const on = (p.spec as { nodeName?: string }).nodeName;
+        if (p.metadata.deletionTimestamp && terminated.has(on)) cutShort.add(`${on}: ${p.metadata.name}`);
+      }
     }, 5);
     try {
       const roll = join(k.dir, 'roll.yaml');
@@ -65,6 +77,7 @@ describe('e2e (sim): a node roll with kubectl', function () {
       clearInterval(sampler);
     }
     expect(lowest, 'no Deployment below replicas − maxUnavailable (2)').to.be.at.least(2);
+    expect([...cutShort], 'no node terminated while a pod it held was stopping').to.deep.equal([]);
     const fresh = [...created].filter((n) => !before.has(n));
     expect(fresh.length, 'each of the 30 pods moved at most once').to.be.at.most(30);
     const nodes = store.list(REF.nodes, undefined).items;

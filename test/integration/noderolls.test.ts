@@ -2,7 +2,8 @@
 // 3 zones runs two Pacer Deployments; a NodeRoll replaces the 3 nodes with 3 new ones. Checked
 // throughout by sampling: no Deployment ever below its minimum (replicas − maxUnavailable); at the
 // end the old nodes are gone, the group holds 3 new nodes over the zones, each pod moved at most once,
-// the group was scaled up once, and the NodeRoll's status says Complete.
+// the group was scaled up once, and the NodeRoll's status says Complete. The pods take 400 ms to stop
+// once evicted, and no node is terminated while a pod it held is still stopping.
 
 import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { runPlugin } from '../../src/plugin/program.ts';
 import type { Deployment, Pod } from '../../src/api/types.ts';
 import { DEPLOYMENTS, NODEROLLS, PODS, SIM_NODEGROUPS } from '../../src/kube/client.ts';
 import { REF } from '../../src/sim/resources.ts';
+import { ANN_TERMINATED_AT } from '../../src/sim/control/nodegroups.ts';
 import type { KubeObject } from '../../src/sim/types.ts';
 import { deploymentManifest, eventually, startCluster, startSimWithCrds, waitComplete } from './fixtures/cluster.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -27,10 +29,10 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
   });
   after(() => c?.stop());
 
-  it('replaces every node, one at a time, never below any Deployment\'s minimum, each pod moving at most once', async () => {
+  it('replaces every node, one at a time, never below any Deployment\'s minimum, each pod moving at most once, no node terminated before its pods have stopped', async () => {
     c.sim.store.create(REF.nodegroups, undefined, { apiVersion: 'sim.pacer.dev/v1', kind: 'NodeGroup', metadata: { name: 'workers' }, spec: { replicas: 3, zones: ['a', 'b', 'c'], launchDelayMs: 50, deregistrationDelayMs: 50 } } as KubeObject);
     for (const name of ['web', 'api']) {
-      await c.client.create(DEPLOYMENTS, 'default', deploymentManifest('default', name, { replicas: 3, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } } }));
+      await c.client.create(DEPLOYMENTS, 'default', deploymentManifest('default', name, { replicas: 3, podAnnotations: { 'sim.pacer.dev/stop-after-ms': '400' }, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } } }));
     }
     for (const name of ['web', 'api']) await waitComplete(c.client, 'default', name, '1');
     const podsBefore = new Set((await c.client.list<Pod>(PODS, 'default')).items.map((p) => p.metadata.name));
@@ -38,9 +40,16 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
     expect(oldNodes).to.deep.equal(['workers-1', 'workers-2', 'workers-3']);
 
     let lowest = Infinity;
+    /** A node terminated (by the group) while a pod bound to it was still stopping: "node: pod". */
+    const cutShort = new Set<string>();
     const sampler = setInterval(() => {
       for (const d of c.sim.store.list({ group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' }, 'default').items as unknown as Deployment[]) {
         lowest = Math.min(lowest, d.status?.availableReplicas ?? 0);
+      }
+      const terminated = new Set(c.sim.store.list(REF.nodes, undefined).items.filter((n) => n.metadata.annotations?.[ANN_TERMINATED_AT] !== undefined).map((n) => n.metadata.name));
+      for (const p of c.sim.store.list(REF.pods, 'default').items) {
+        const on = (p.spec as { nodeName?: string }).nodeName;
+        if (p.metadata.deletionTimestamp && terminated.has(on)) cutShort.add(`${on}: ${p.metadata.name}`);
       }
     }, 5);
     const created = new Set<string>();
@@ -59,6 +68,7 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
     expect(nodes.map((n) => n.metadata.name).some((n) => oldNodes.includes(n)), 'the old nodes are gone').to.equal(false);
     expect(nodes.map((n) => n.metadata.labels?.['topology.kubernetes.io/zone']).sort(), 'three new nodes over the zones').to.deep.equal(['a', 'b', 'c']);
     expect(lowest, 'no Deployment below replicas − maxUnavailable').to.be.at.least(2);
+    expect([...cutShort], 'no node terminated while a pod it held was stopping').to.deep.equal([]);
     // Each original pod was replaced at most once: at most 3 new pods per Deployment.
     const fresh = [...created].filter((n) => !podsBefore.has(n));
     expect(fresh.length, `new pods: ${fresh.join(', ')}`).to.be.at.most(6);

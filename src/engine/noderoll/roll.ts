@@ -9,7 +9,8 @@
 //   wait         until desiredNodes new nodes are registered and Ready             (scaleUp timeout)
 //   cordon       every original node first: an evicted pod lands on a new node, and moves once
 //   per node     up to nodesAtATime at a time, in order (a skipped node goes to the end):
-//     drain      evict its pods (as far as their budgets allow)                    (drain timeout)
+//     drain      evict its pods (as far as their budgets allow), then wait until every pod
+//                evicted is gone (its graceful shutdown is not cut short)           (drain timeout)
 //     terminate  through the group, which shrinks by one
 //     wait       until the node has left the cluster                              (deregister timeout)
 //     wait       until every workload of the gate is healthy                       (healthy timeout)
@@ -39,7 +40,7 @@ export interface RollNode {
 
 /** A pod, as far as a drain reads it. */
 export interface RollPod {
-  metadata: { name?: string; namespace?: string; deletionTimestamp?: string; ownerReferences?: Array<{ uid?: string; kind: string; controller?: boolean }>; annotations?: Record<string, string> };
+  metadata: { name?: string; namespace?: string; deletionTimestamp?: string; deletionGracePeriodSeconds?: number; ownerReferences?: Array<{ uid?: string; kind: string; controller?: boolean }>; annotations?: Record<string, string> };
   spec?: { nodeName?: string };
   status?: { phase?: string; conditions?: ReadonlyArray<{ type: string; status: string }> };
 }
@@ -134,12 +135,41 @@ export function isReady(n: RollNode): boolean {
   return n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 }
 
+/** A pod a drain leaves alone: DaemonSet-managed (its controller puts it back), a mirror pod, or finished. */
+const drainIgnores = (p: RollPod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed'
+  || p.metadata.ownerReferences?.some((r) => r.controller && r.kind === 'DaemonSet') === true
+  || p.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined;
+
 /** The pods a drain evicts: not DaemonSet-managed, not mirror pods, not finished, not already going. */
 export function drainablePods(pods: readonly RollPod[], node: string): RollPod[] {
-  return pods.filter((p) => p.spec?.nodeName === node && !p.metadata.deletionTimestamp
-    && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed'
-    && !p.metadata.ownerReferences?.some((r) => r.controller && r.kind === 'DaemonSet')
-    && p.metadata.annotations?.['kubernetes.io/config.mirror'] === undefined);
+  return pods.filter((p) => p.spec?.nodeName === node && !p.metadata.deletionTimestamp && !drainIgnores(p));
+}
+
+/**
+ * The pods a drain still waits for: being deleted (evicted, or deleted by anyone) but not yet gone,
+ * and not reported terminated by their node. As `kubectl drain` does, a node is taken out only once
+ * they are gone, so no pod's graceful shutdown is cut short by its node's termination.
+ */
+export function stoppingPods(pods: readonly RollPod[], node: string): RollPod[] {
+  return pods.filter((p) => p.spec?.nodeName === node && p.metadata.deletionTimestamp !== undefined && !drainIgnores(p));
+}
+
+/**
+ * The stopping pods in words, those still there after their grace period ended first (the API
+ * server sets a deleted pod's deletionTimestamp to the end of its grace period): "default/web-1
+ * (still running 12 s after its grace period ended)", "default/web-2 (grace period 30 s)".
+ */
+function stoppingInWords(pods: readonly RollPod[], now: number): string {
+  const late = (p: RollPod) => now - Date.parse(p.metadata.deletionTimestamp ?? '');
+  const sorted = [...pods].sort((a, b) => late(b) - late(a));
+  const shown = sorted.slice(0, 3).map((p) => {
+    const over = late(p);
+    const grace = p.metadata.deletionGracePeriodSeconds;
+    const why = over >= 1000 ? `still running ${Math.round(over / 1000)} s after its grace period ended`
+      : grace !== undefined ? `grace period ${grace} s` : 'stopping';
+    return `${p.metadata.namespace ?? ''}/${nameOf(p)} (${why})`;
+  });
+  return `${shown.join(', ')}${sorted.length > 3 ? ` and ${sorted.length - 3} more` : ''}`;
 }
 
 /** The next decision of a roll. */
@@ -234,6 +264,14 @@ export function decideRoll(i: RollInput): RollDecision {
     const age = i.now - p.since;
     if (p.step === 'Draining') {
       const left = drainablePods(i.pods, p.name);
+      const stopping = left.length === 0 ? stoppingPods(i.pods, p.name) : [];
+      if (left.length === 0 && stopping.length > 0) {
+        // Every pod has been evicted: the node goes once they have stopped, not before.
+        if (age >= i.timeoutsMs.drain) return pause('drain', `node ${p.name}: ${stopping.length} evicted pod(s) not gone after ${Math.round(age / 1000)} s: ${stoppingInWords(stopping, i.now)}`, p.name);
+        words.push(`draining ${p.name}: waiting for ${stopping.length} evicted pod(s) to stop`);
+        waitAtMost(i.timeoutsMs.drain - age);
+        continue;
+      }
       if (left.length === 0) {
         set(p.name, 'Terminating');
         actions.push({ verb: 'terminate', group: i.nodeGroup, node: p.name, shrink: i.mode === 'Replace' });

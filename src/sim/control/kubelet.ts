@@ -1,7 +1,9 @@
 // The simulated kubelets: a pod bound to a node goes Pending (ContainerCreating) → Running after
 // the start delay → Ready after the ready delay, with the conditions, IPs and container statuses a
 // real kubelet posts. Pod annotations inject behaviour (never-ready, crash-loop, per-pod delays).
-// Pods being deleted are finalized after a short grace; pods on a NotReady node turn not Ready;
+// A pod being deleted stops as a real one does: its containers take their own time to stop
+// (sim.pacer.dev/stop-after-ms, default 100 ms), and no longer than its grace period, when the
+// kubelet kills them; then it is finalized. Pods on a NotReady node turn not Ready;
 // pods on a node that no longer exists are force-deleted (the pod garbage collector's job).
 
 import { REF } from '../resources.ts';
@@ -9,13 +11,13 @@ import { ApiError, type KubeObject } from '../types.ts';
 import { keys, type ControlContext } from './context.ts';
 import { isNodeReady, nodeInternalIP } from './nodes.ts';
 import {
-  ANN_CRASH_LOOP, ANN_NEVER_READY, ANN_READY_AFTER, ANN_START_DELAY, annotationMs, annotationTrue, isDeleting,
+  ANN_CRASH_LOOP, ANN_NEVER_READY, ANN_READY_AFTER, ANN_START_DELAY, ANN_STOP_AFTER, annotationMs, annotationTrue, isDeleting,
   isPodReady, isTerminal, isoTime, jsonEqual, nodeNameOf, phaseOf, podSpec, podStatus, setCondition, type Condition,
 } from './util.ts';
 
 const ACTOR = 'sim/kubelet';
-/** Pods being deleted go after min(their grace period, this), so that tests stay fast. */
-export const FINALIZE_MAX_MS = 100;
+/** How long a pod's containers take to stop after a deletion unless its annotation says otherwise (quick, so tests stay fast). */
+export const DEFAULT_STOP_MS = 100;
 /** A crash-looping container restarts about once a second. */
 export const CRASH_PERIOD_MS = 1000;
 
@@ -185,6 +187,13 @@ export class KubeletState {
   }
 }
 
+/** How long a deleted pod takes to stop: its containers' own time, cut short when its grace period ends. */
+export function stopDelayMs(pod: KubeObject): number {
+  const grace = pod.metadata.deletionGracePeriodSeconds;
+  const stop = annotationMs(pod, ANN_STOP_AFTER) ?? DEFAULT_STOP_MS;
+  return typeof grace === 'number' ? Math.min(stop, grace * 1000) : stop;
+}
+
 function forceDelete(ctx: ControlContext, pod: KubeObject): void {
   try {
     ctx.store.delete(REF.pods, pod.metadata.namespace, pod.metadata.name ?? '', {
@@ -232,8 +241,7 @@ export function syncPod(ctx: ControlContext, state: KubeletState, namespace: str
     }
     const t = state.timeline(pod, now, behaviourOf(pod, ctx.config));
     t.deletingSince ??= now;
-    const grace = pod.metadata.deletionGracePeriodSeconds;
-    const delay = Math.min(FINALIZE_MAX_MS, typeof grace === 'number' ? grace * 1000 : FINALIZE_MAX_MS);
+    const delay = stopDelayMs(pod);
     if (now >= t.deletingSince + delay) {
       state.forget(pod.metadata.uid);
       forceDelete(ctx, pod);

@@ -8,6 +8,8 @@ export const ANN_NEVER_READY = 'sim.pacer.dev/never-ready';
 export const ANN_CRASH_LOOP = 'sim.pacer.dev/crash-loop';
 export const ANN_START_DELAY = 'sim.pacer.dev/start-delay-ms';
 export const ANN_READY_AFTER = 'sim.pacer.dev/ready-after-ms';
+/** How long the pod's containers take to stop once it is deleted (its grace period still bounds it). */
+export const ANN_STOP_AFTER = 'sim.pacer.dev/stop-after-ms';
 /** On a Node: "true" marks it NotReady (as if its kubelet had stopped posting status). */
 export const ANN_NODE_NOT_READY = 'sim.pacer.dev/not-ready';
 

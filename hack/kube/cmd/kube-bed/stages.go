@@ -9,11 +9,17 @@ import (
 // A scheduled pod goes Pending → Running (containers started, not ready) after the start delay, then
 // Ready after the ready delay, like the simulated cluster's kubelet; a pod annotated
 // sim.pacer.dev/never-ready stays Running and unready (the same annotation the simulated cluster
-// honours, so one manifest drives a progress-deadline test on both beds). A deleted pod goes at once.
+// honours, so one manifest drives a progress-deadline test on both beds). A deleted pod stops as
+// the simulated kubelet's does: after sim.pacer.dev/stop-after-ms (at once without it), cut short
+// when its grace period ends; a pod held by a finalizer stays until the finalizer is removed.
 // kwok renews each node's Lease, which kube-controller-manager's node lifecycle controller reads
 // as the kubelet's heartbeat: it removes the not-ready taint the API server puts on a new node.
 
-const annotationNeverReady = "sim.pacer.dev/never-ready"
+const (
+	annotationNeverReady = "sim.pacer.dev/never-ready"
+	// How long a deleted pod's containers take to stop (its grace period still bounds it).
+	annotationStopAfter = "sim.pacer.dev/stop-after-ms"
+)
 
 func kwokConfig(startMs, readyMs int) string {
 	var b strings.Builder
@@ -166,6 +172,12 @@ spec:
     matchExpressions:
     - key: .metadata.deletionTimestamp
       operator: Exists
+    - key: .metadata.finalizers
+      operator: DoesNotExist
+  delay:
+    durationFrom:
+      jq:
+        expression: '[((.metadata.annotations["` + annotationStopAfter + `"] // "0") | tonumber), ((.metadata.deletionGracePeriodSeconds // 0) * 1000)] | min | "\(.)ms"'
   next:
     delete: true
 `)

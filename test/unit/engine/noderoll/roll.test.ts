@@ -312,6 +312,95 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
     expect(roll(w, thawed.checkpoint, {}, 100, thawAt + 1000).cp.done).to.equal(true);
   });
 
+  describe('graceful drains: a node is terminated only once every pod evicted from it is gone (as kubectl drain waits)', () => {
+    const T0 = Date.parse('2026-11-26T10:00:00Z');
+    const iso = (ms: number) => new Date(ms).toISOString();
+    /** old-0 cordoned and draining since T0, one pod on it in the state given; old-1 waits. */
+    const draining = (pod: RollPod['metadata'], status: RollPod['status'] = { phase: 'Running' }, extra: RollPod[] = []) => {
+      const w = world(2, 0);
+      w.groupSize = 2;
+      w.pods = [{ metadata: { namespace: 'default', ...pod }, spec: { nodeName: 'old-0' }, status }, ...extra];
+      for (const p of w.pods) w.moves.set(p.metadata.name!, ['old-0']);
+      const cp: RollCheckpoint = { originalNodes: ['old-0', 'old-1'], nodes: [{ name: 'old-0', step: 'Draining', since: T0 }, { name: 'old-1', step: 'Pending', since: T0 }] };
+      return { w, cp };
+    };
+    const rows: Array<[string, RollPod['metadata'], RollPod['status'], number, string[], string]> = [
+      ['a pod not yet evicted is evicted; the node stays',
+        { name: 'web-1' }, { phase: 'Running' }, T0 + 1000,
+        ['evict web-1'], 'draining old-0: 1 pod(s) left'],
+      ['a pod evicted and still stopping within its grace period: the node stays, no action',
+        { name: 'web-1', deletionTimestamp: iso(T0 + 30_000), deletionGracePeriodSeconds: 30 }, { phase: 'Running' }, T0 + 1000,
+        [], 'draining old-0: waiting for 1 evicted pod(s) to stop'],
+      ['a pod its node reports terminated (Succeeded) no longer holds the node: it is terminated',
+        { name: 'web-1', deletionTimestamp: iso(T0 + 30_000), deletionGracePeriodSeconds: 30 }, { phase: 'Succeeded' }, T0 + 1000,
+        ['terminate old-0'], 'terminating old-0'],
+      ['a pod reported Failed likewise',
+        { name: 'web-1', deletionTimestamp: iso(T0 + 30_000), deletionGracePeriodSeconds: 30 }, { phase: 'Failed' }, T0 + 1000,
+        ['terminate old-0'], 'terminating old-0'],
+      ['a DaemonSet\'s pod stopping does not hold the node (a drain leaves those alone)',
+        { name: 'agent-1', deletionTimestamp: iso(T0), ownerReferences: [{ kind: 'DaemonSet', controller: true }] }, { phase: 'Running' }, T0 + 1000,
+        ['terminate old-0'], 'terminating old-0'],
+    ];
+    for (const [what, pod, status, now, log, message] of rows) {
+      it(what, () => {
+        const { w, cp } = draining(pod, status);
+        const d = decideRoll(input(w, cp, now, { mode: 'Drain' }));
+        apply(w, d.actions);
+        expect(w.log).to.deep.equal(log);
+        expect(d.message).to.equal(message);
+        expect(d.checkpoint.paused).to.equal(undefined);
+      });
+    }
+
+    it('past the drain timeout a pod still stopping pauses the roll (DrainTimeout), naming the pod that ignored its grace period', () => {
+      const { w, cp } = draining({ name: 'web-1', deletionTimestamp: iso(T0 + 5000), deletionGracePeriodSeconds: 5 }, { phase: 'Running' },
+        [{ metadata: { name: 'web-2', namespace: 'default', deletionTimestamp: iso(T0 + TIMEOUTS.drain + 20_000), deletionGracePeriodSeconds: 700 }, spec: { nodeName: 'old-0' }, status: { phase: 'Running' } }]);
+      const d = decideRoll(input(w, cp, T0 + TIMEOUTS.drain, { mode: 'Drain' }));
+      expect(d.actions).to.deep.equal([]);
+      expect(d.checkpoint.paused).to.deep.equal({
+        node: 'old-0', wait: 'drain',
+        message: 'node old-0: 2 evicted pod(s) not gone after 600 s: default/web-1 (still running 595 s after its grace period ended), default/web-2 (grace period 700 s)',
+      });
+    });
+
+    it('the whole roll: pods take 3 passes to stop after an eviction; no node is terminated while a pod it held is stopping', () => {
+      const w = world(3, 2);
+      let cp: RollCheckpoint = {};
+      /** The pods being evicted: where they were, and the pass they stop at. */
+      const stopping = new Map<string, { from: string; until: number }>();
+      for (let pass = 0; !cp.done && pass < 200; pass++) {
+        const now = pass * 1000;
+        // A pod evicted stays on its node, terminating, for 3 passes; then it starts on a new node.
+        for (const [name, s] of stopping) {
+          if (pass < s.until) continue;
+          const pod = w.pods.find((p) => p.metadata.name === name)!;
+          delete pod.metadata.deletionTimestamp;
+          const to = w.nodes.find((n) => !n.spec?.unschedulable)!.metadata.name!;
+          pod.spec = { nodeName: to };
+          w.moves.get(name)!.push(to);
+          stopping.delete(name);
+        }
+        const d = decideRoll(input(w, cp, now));
+        for (const a of d.actions) {
+          if (a.verb === 'terminate') {
+            const held = [...stopping].filter(([, s]) => s.from === a.node).map(([name]) => name);
+            expect(held, `pass ${pass}: ${a.node} terminated while ${held.join(', ')} stopped`).to.deep.equal([]);
+          }
+          if (a.verb === 'evict') {
+            const pod = w.pods.find((p) => p.metadata.name === a.pod)!;
+            pod.metadata.deletionTimestamp = iso(now + 30_000);
+            stopping.set(a.pod, { from: a.node, until: pass + 3 });
+          }
+        }
+        apply(w, d.actions.filter((a) => a.verb !== 'evict'));
+        cp = d.checkpoint;
+      }
+      expect(cp.done).to.equal(true);
+      expect(w.log.filter((l) => l.startsWith('terminate'))).to.deep.equal(['terminate old-0', 'terminate old-1', 'terminate old-2']);
+      for (const [pod, path] of w.moves) expect(path, `${pod} moved once`).to.have.length(2);
+    });
+  });
+
   describe('a checkpoint edited or partly deleted by hand is repaired, and says so', () => {
     const T = '2026-01-01T00:00:00Z';
     const rows: Array<[string, unknown, string[], Array<[string, string]>]> = [

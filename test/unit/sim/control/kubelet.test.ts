@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { kubeletStatus, type KubeletBehaviour } from '../../../../src/sim/control/kubelet.ts';
+import { kubeletStatus, stopDelayMs, type KubeletBehaviour } from '../../../../src/sim/control/kubelet.ts';
 import { setNodeNotReady } from '../../../../src/sim/control/nodes.ts';
 import { REF } from '../../../../src/sim/resources.ts';
 import type { KubeObject } from '../../../../src/sim/types.ts';
@@ -37,6 +37,20 @@ describe('sim/control kubelet: status over time', () => {
       if (row.ready === 'False') expect(cond(status, 'Ready')).to.include({ reason: 'ContainersNotReady', message: 'containers with unready status: [app side]' });
     });
   }
+
+  describe('a deleted pod stops after its containers\' own stop time, or when its grace period ends, whichever is first', () => {
+    const rows: Array<[string, Record<string, string> | undefined, number | undefined, number]> = [
+      ['no annotation: quick (100 ms), within a 30 s grace period', undefined, 30, 100],
+      ['stop-after-ms 800 within a 30 s grace period: 800 ms', { 'sim.pacer.dev/stop-after-ms': '800' }, 30, 800],
+      ['stop-after-ms 5000 with a 1 s grace period: killed at 1 s', { 'sim.pacer.dev/stop-after-ms': '5000' }, 1, 1000],
+      ['a force delete (grace 0): at once', { 'sim.pacer.dev/stop-after-ms': '5000' }, 0, 0],
+    ];
+    for (const [what, annotations, grace, ms] of rows) {
+      it(what, () => {
+        expect(stopDelayMs({ metadata: { name: 'p', ...(annotations ? { annotations } : {}), ...(grace !== undefined ? { deletionGracePeriodSeconds: grace } : {}) } })).to.equal(ms);
+      });
+    }
+  });
 
   it('keeps lastTransitionTime while a condition holds', () => {
     const first = kubeletStatus(fresh, timeline, normal, '10.0.0.3', at(0.6)).status;
