@@ -37,6 +37,18 @@ export default {
       to: { path: '^src/engine/', pathNot: '^src/engine/index\\.ts$' },
     },
     {
+      name: 'rules-take-limits',
+      comment:
+        "The engine's rule files take a pass's limits as numbers (pass.limits, resolved once by " +
+        'src/engine/limits.ts): they never ask the strategy registry (strategies/, fenceposts.ts) or ' +
+        'import a gate (plan/), type imports included. A new gate joins limits.ts, not the rules.',
+      severity: 'error',
+      from: {
+        path: '^src/engine/(annotations|claim|conditions|hash|history|minimumhealth|newreplicaset|pass|progress|recreate|replicasets|rollback|rolling|scale|status|steps|template)\\.ts$',
+      },
+      to: { path: '^src/engine/(strategies/|plan/|fenceposts\\.ts$)' },
+    },
+    {
       name: 'sim-not-controller-side',
       comment:
         'src/sim/ is the simulated cluster the controller is tested against: it must not import the ' +

@@ -167,7 +167,7 @@ export interface Deployment {
 
 // ---------------------------------------------------------------------------------------------
 // pacer.dev/v1alpha1 Plan: a custom plan (the DC/OS SDK's custom YAML plans), whose steps are
-// Deployments of its namespace rolled to their current spec (docs/semantics/plans.md#custom-plans).
+// Deployments of its namespace rolled to their current spec (docs/semantics/plans.md#custom-plans-pacers-mapping).
 
 export const PLAN_KIND = 'Plan';
 export const PLAN_PLURAL = 'plans';

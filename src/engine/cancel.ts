@@ -1,5 +1,5 @@
 // Cancelling a deployment plan on the server side (Marathon's DELETE /v2/deployments/{id}, and with
-// ?force=true its "stop"; docs/semantics/marathon.md#cancelling-a-deployment-plan). The operator
+// ?force=true its "stop"; docs/semantics/marathon.md#cancelling-a-deployment). The operator
 // writes one annotation on one app of the plan; the controller carries it out through the engine,
 // from state kept in annotations only, so a restart at any moment resumes it.
 //

@@ -1,19 +1,21 @@
-// MaxSurge, MaxUnavailable and MinAvailable of a Deployment, from its strategy's fenceposts
-// (strategies/): RollingUpdate resolves maxSurge / maxUnavailable against spec.replicas (surge
-// rounds up, unavailable rounds down, both 0 → unavailable 1); MinimumHealth derives them from its
-// envelope (surge = cap − n, unavailable = n − m); Recreate has none, so both are 0. The Available
-// condition, proportional scaling and the max-replicas annotation read them here.
+// A Deployment's limits outside a reconcile pass, through the strategy registry: MaxSurge,
+// MaxUnavailable and MinAvailable for the node roller's budgets (noderoll/health.ts), the chaos
+// and property checks, and the pass's own start (sync.ts). Inside a pass the rule files read the
+// same numbers from pass.limits (limits.ts), resolved once.
 
-import type { Deployment } from '../api/types.ts';
+import type { Deployment, ReplicaSet } from '../api/types.ts';
+import type { PlanHold } from './plan/custom.ts';
+import { resolveLimits, unsupportedType } from './limits.ts';
+import type { PassLimits, RolloutBudget } from './limits.ts';
 import { deploymentReplicas } from './replicasets.ts';
 import { strategyOf } from './strategies/index.ts';
-import type { Fenceposts } from './strategies/types.ts';
 
-export type { Fenceposts } from './strategies/types.ts';
+export type { Fenceposts } from './limits.ts';
 export { resolveFenceposts } from './strategies/rollingupdate.ts';
 
-function fenceposts(d: Deployment): Fenceposts | undefined {
-  return strategyOf(d)?.fenceposts?.(d);
+/** The limits of a pass of `d` (its strategy's, and the gates'; `hold` when a custom plan holds it). */
+export function limitsOf(d: Deployment, hold?: PlanHold): PassLimits {
+  return resolveLimits(strategyOf(d), d, hold);
 }
 
 /** Strategies that replace pods gradually within a surge and an unavailable budget (those with fenceposts). */
@@ -23,19 +25,23 @@ export function isGradual(d: Deployment): boolean {
 
 /** MaxSurge(d): 0 for a strategy without fenceposts. */
 export function maxSurge(d: Deployment): number {
-  return fenceposts(d)?.surge ?? 0;
+  return limitsOf(d).maxSurge;
 }
 
 /** MaxUnavailable(d): 0 for a strategy without fenceposts, or with 0 replicas; capped at replicas. */
 export function maxUnavailable(d: Deployment): number {
-  const replicas = deploymentReplicas(d);
-  if (replicas === 0) return 0;
-  const f = fenceposts(d);
-  return f ? Math.min(f.unavailable, replicas) : 0;
+  return limitsOf(d).maxUnavailable;
 }
 
 /** MinAvailable(d): 0 for a strategy without fenceposts. */
 export function minAvailable(d: Deployment): number {
-  if (!isGradual(d)) return 0;
-  return deploymentReplicas(d) - maxUnavailable(d);
+  const limits = limitsOf(d);
+  return limits.gradual ? deploymentReplicas(d) - limits.maxUnavailable : 0;
+}
+
+/** The strategy's budget for a pass, `newRS` as it is now; an error for a strategy without one. */
+export function rolloutBudget(d: Deployment, newRS: ReplicaSet | undefined): RolloutBudget {
+  const budget = strategyOf(d)?.budget?.(d, newRS);
+  if (!budget) throw new Error(unsupportedType(d));
+  return budget;
 }

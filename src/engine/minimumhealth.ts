@@ -28,7 +28,7 @@
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { DEFAULT_MINIMUM_HEALTH_CAPACITY } from '../api/defaults.ts';
 import { availableReplicas, deploymentReplicas } from './replicasets.ts';
-import type { RolloutBudget } from './strategies/types.ts';
+import type { RolloutBudget } from './limits.ts';
 
 /** m: the replicas that stay available, ceil(n × minimumHealthCapacity) on the raw double product. */
 export function minimumHealthy(replicas: number, minimumHealthCapacity: number): number {

@@ -6,7 +6,6 @@ import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { maxRevision, parseInt64, setNewReplicaSetAnnotations, skipCopyAnnotation, REVISION_ANNOTATION } from './annotations.ts';
 import { PROGRESSING, MESSAGE, REASON, formatTime, getCondition, newCondition, setCondition } from './conditions.ts';
 import { controllerRef } from './claim.ts';
-import { maxSurge } from './fenceposts.ts';
 import { POD_TEMPLATE_HASH_LABEL, fnv1a32, replicaSetName, templateHashOf } from './hash.ts';
 import type { DecisionPass } from './pass.ts';
 import { createReplicaSet, setDeploymentRevision, updateReplicaSet } from './pass.ts';
@@ -96,7 +95,7 @@ export function getAllReplicaSetsAndSyncRevision(pass: DecisionPass, create: boo
   const oldRSs = findOldReplicaSets(pass.rss, existing);
   const newRevision = String(maxRevision(oldRSs) + 1);
   const replicas = deploymentReplicas(d);
-  const maxReplicas = replicas + maxSurge(d);
+  const maxReplicas = replicas + pass.limits.maxSurge;
 
   if (existing) {
     const copy: ReplicaSet = { ...existing };
@@ -137,7 +136,7 @@ export function getAllReplicaSetsAndSyncRevision(pass: DecisionPass, create: boo
     pass.requeueAfterSeconds = 0;
     return { newRS: undefined, oldRSs };
   }
-  rs.spec.replicas = newRSNewReplicas(d, [...oldRSs, rs], rs, pass.hold);
+  rs.spec.replicas = newRSNewReplicas(d, [...oldRSs, rs], rs, pass.limits);
   setNewReplicaSetAnnotations(d, rs, newRevision, false, replicas, maxReplicas);
   const created = createReplicaSet(pass, rs);
   setDeploymentRevision(pass, newRevision);

@@ -4,12 +4,11 @@
 // never mutated: a write replaces the ReplicaSet with a shallow copy of what changed, so unchanged
 // subtrees (pod templates above all) are shared with the snapshot and nothing is deep-cloned.
 
-import type { PlanHold } from './plan/custom.ts';
 import type { Deployment, DeploymentStatus, Pod, PodTemplateSpec, ReplicaSet } from '../api/types.ts';
 import type { Action, EventRecord } from './types.ts';
 import { REVISION_ANNOTATION, setReplicasAnnotations } from './annotations.ts';
 import { deploymentReplicas, sameReplicaSet, specReplicas } from './replicasets.ts';
-import { maxSurge } from './fenceposts.ts';
+import type { PassLimits } from './limits.ts';
 
 /**
  * The engine's working state while it decides one pass (pure data, no I/O); the controller's
@@ -40,8 +39,8 @@ export interface DecisionPass {
   template?: PodTemplateSpec;
   /** Event to record once the Deployment `update` succeeded. */
   deploymentUpdateEvent?: EventRecord;
-  /** Why a custom plan holds this rollout (plan/custom.ts), or undefined: the plan gate reads it. */
-  readonly hold?: PlanHold;
+  /** What the strategy and the gates allow in this pass (limits.ts), resolved once at its start. */
+  readonly limits: PassLimits;
   /** The last in-sync answer of getAllReplicaSetsAndSyncRevision, valid while nothing was written. */
   newAndOld?: { actions: number; rss: ReplicaSet[]; result: { newRS: ReplicaSet | undefined; oldRSs: ReplicaSet[] } };
 }
@@ -52,7 +51,7 @@ export function startPass(
   candidates: readonly ReplicaSet[],
   pods: readonly Pod[],
   now: number,
-  hold?: PlanHold,
+  limits: PassLimits,
 ): DecisionPass {
   const stored = d.status ?? {};
   return {
@@ -68,7 +67,7 @@ export function startPass(
     now,
     requeueAfterSeconds: null,
     aborted: false,
-    ...(hold !== undefined ? { hold } : {}),
+    limits,
   };
 }
 
@@ -110,7 +109,7 @@ export function scaleReplicaSet(pass: DecisionPass, rs: ReplicaSet, newScale: nu
   const current = specReplicas(rs);
   const desired = deploymentReplicas(pass.d);
   const annotations = { ...rs.metadata.annotations };
-  const annotationsChanged = setReplicasAnnotations(annotations, desired, desired + maxSurge(pass.d));
+  const annotationsChanged = setReplicasAnnotations(annotations, desired, desired + pass.limits.maxSurge);
   const sizeChanged = current !== newScale;
   if (!sizeChanged && !annotationsChanged) return { scaled: false, rs };
   const name = rs.metadata.name ?? '';

@@ -3,7 +3,6 @@
 // strict comparison), the paused/resumed conditions, the
 // ReplicaFailure copy from the ReplicaSets, and when to look again (requeueStuckDeployment).
 
-import type { PlanHold } from './plan/custom.ts';
 import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from '../api/types.ts';
 import {
   DEPENDENCIES_READY,
@@ -18,7 +17,7 @@ import {
   replicaSetToDeploymentCondition,
   setCondition,
 } from './conditions.ts';
-import { operatorWait } from './plan/gate.ts';
+import type { PassLimits } from './limits.ts';
 import { deploymentReplicas } from './replicasets.ts';
 import { calculateStatus } from './status.ts';
 
@@ -95,7 +94,7 @@ export function replicaFailureCondition(allRSs: readonly (ReplicaSet | undefined
 
 /**
  * syncRolloutStatus's computation: the status after a rollout step, from the working status
- * `current` (whose Progressing condition is the one "as read").
+ * `current` (whose Progressing condition is the one "as read"), within the pass's `limits`.
  */
 export function rolloutStatus(
   d: Deployment,
@@ -103,17 +102,16 @@ export function rolloutStatus(
   newRS: ReplicaSet | undefined,
   current: DeploymentStatus,
   now: number,
-  hold?: PlanHold,
+  limits: PassLimits,
 ): DeploymentStatus {
-  const next = calculateStatus(d, allRSs, newRS, current, now);
+  const next = calculateStatus(d, allRSs, newRS, current, now, limits.maxUnavailable);
   const deadline = hasProgressDeadline(d);
   if (!deadline) removeCondition(next, PROGRESSING);
 
   const currentCond = getCondition(current, PROGRESSING);
   const isComplete = (next.replicas ?? 0) === (next.updatedReplicas ?? 0) && currentCond?.reason === REASON.newRSAvailable;
   const waiting = deadline && !isComplete && !deploymentComplete(d, next);
-  const why = waiting && hold === undefined ? operatorWait(d, newRS) : undefined;
-  const wait = !waiting ? undefined : hold ?? (why !== undefined ? { reason: REASON.planWaiting, message: MESSAGE.planWaiting(why) } : undefined);
+  const wait = waiting ? limits.forNew(newRS).hold : undefined;
   if (wait !== undefined) {
     // Held by the plan gate for an operator or by a custom plan: like a pause, no deadline until it goes on.
     const cond = newCondition(PROGRESSING, 'Unknown', wait.reason, wait.message, now);

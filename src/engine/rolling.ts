@@ -1,13 +1,12 @@
 // RollingUpdate rules: how far the new ReplicaSet may grow (up to a total, never past
 // spec.replicas), and how far the old ones may shrink (unhealthy replicas first, then down to
 // a minimum available, oldest ReplicaSet first). One step per pass: the rollout step
-// (strategies/rollingupdate.ts) stops after a scale-up. The two bounds come from the strategy's
-// budget (rolloutBudget): RollingUpdate's from maxSurge and maxUnavailable, MinimumHealth's from
-// minimumhealth.ts; the machinery is the same.
+// (strategies/rollingupdate.ts) stops after a scale-up. The bounds are the pass's limits
+// (limits.ts): the strategy's budget (RollingUpdate's from maxSurge and maxUnavailable,
+// MinimumHealth's from minimumhealth.ts; the machinery is the same) and what the gates hold back.
 
-import type { PlanHold } from './plan/custom.ts';
 import type { Deployment, ReplicaSet } from '../api/types.ts';
-import { maxUnavailable } from './fenceposts.ts';
+import type { PassLimits, RolloutBudget } from './limits.ts';
 import type { DecisionPass } from './pass.ts';
 import { latest, scaleReplicaSetAndRecordEvent } from './pass.ts';
 import {
@@ -18,44 +17,44 @@ import {
   specReplicaSum,
   specReplicas,
 } from './replicasets.ts';
-import { countedAvailable, gatedNewReplicas, oldReplicasFloor } from './plan/gate.ts';
-import { strategyOf } from './strategies/index.ts';
-import type { RolloutBudget } from './strategies/types.ts';
 
-export type { RolloutBudget } from './strategies/types.ts';
-
-/** The strategy's bounds for this pass; `newRS` as it is now (MinimumHealth's phase depends on it). */
-export function rolloutBudget(d: Deployment, newRS: ReplicaSet | undefined): RolloutBudget {
-  const budget = strategyOf(d)?.budget?.(d, newRS);
-  if (!budget) throw new Error(`deployment type ${String(d.spec.strategy?.type)} isn't supported`);
+/** The strategy's budget for the new ReplicaSet `newRS` as it is now (none: the type is not supported). */
+function budgetOf(limits: PassLimits, newRS: ReplicaSet | undefined): RolloutBudget {
+  const budget = limits.forNew(newRS).budget;
+  if (!budget) throw new Error(limits.unsupported ?? 'no rollout budget');
   return budget;
 }
 
-/** NewRSNewReplicas: the size the new ReplicaSet may have now, held by the plan gate (plan/gate.ts). */
-export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet, hold?: PlanHold): number {
+/** `want` replicas for the new ReplicaSet within the gates' cap: growth stops there, nothing is taken away. */
+function gated(want: number, own: number, cap: number): number {
+  return Math.max(Math.min(want, own), Math.min(want, cap));
+}
+
+/** NewRSNewReplicas: the size the new ReplicaSet may have now, within the pass's limits. */
+export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet, limits: PassLimits): number {
   const replicas = deploymentReplicas(d);
-  // A strategy without a budget (Recreate) starts the new ReplicaSet with every replica.
-  const strategy = strategyOf(d);
-  if (strategy && !strategy.budget) return gatedNewReplicas(d, newRS, replicas, hold);
-  const { maxTotal } = rolloutBudget(d, newRS);
-  const current = specReplicaSum(allRSs);
   const own = specReplicas(newRS);
+  const { cap } = limits.forNew(newRS);
+  // A strategy without a budget (Recreate) starts the new ReplicaSet with every replica.
+  if (limits.unsupported === undefined && !limits.forNew(newRS).budget) return gated(replicas, own, cap);
+  const { maxTotal } = budgetOf(limits, newRS);
+  const current = specReplicaSum(allRSs);
   if (current >= maxTotal) return own;
-  return gatedNewReplicas(d, newRS, own + Math.min(maxTotal - current, replicas - own), hold);
+  return gated(own + Math.min(maxTotal - current, replicas - own), own, cap);
 }
 
 /** The size reconcileNewReplicaSet scales the new ReplicaSet to (its current size: nothing to do). */
-export function newReplicaSetTarget(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet, hold?: PlanHold): number {
+export function newReplicaSetTarget(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet, limits: PassLimits): number {
   const replicas = deploymentReplicas(d);
   const own = specReplicas(newRS);
   if (own === replicas) return own;
   if (own > replicas) return replicas;
-  return newRSNewReplicas(d, allRSs, newRS, hold);
+  return newRSNewReplicas(d, allRSs, newRS, limits);
 }
 
 /** reconcileNewReplicaSet: true when the new ReplicaSet was scaled. */
 export function reconcileNewReplicaSet(pass: DecisionPass, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): boolean {
-  return scaleReplicaSetAndRecordEvent(pass, newRS, newReplicaSetTarget(pass.d, allRSs, newRS, pass.hold)).scaled;
+  return scaleReplicaSetAndRecordEvent(pass, newRS, newReplicaSetTarget(pass.d, allRSs, newRS, pass.limits)).scaled;
 }
 
 /** Thrown where upstream returns an error that reconcileOldReplicaSets swallows. */
@@ -88,7 +87,7 @@ export function cleanupUnhealthyReplicas(pass: DecisionPass, oldRSs: readonly Re
  * count scaled down.
  */
 export function scaleDownOldReplicaSetsForRollingUpdate(
-  pass: DecisionPass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], min = deploymentReplicas(pass.d) - maxUnavailable(pass.d), limit = Infinity,
+  pass: DecisionPass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], min = deploymentReplicas(pass.d) - pass.limits.maxUnavailable, limit = Infinity,
 ): number {
   const available = availableReplicaSum(allRSs);
   if (available <= min) return 0;
@@ -115,12 +114,12 @@ export function reconcileOldReplicaSets(pass: DecisionPass, allRSs: readonly Rep
   const oldPods = specReplicaSum(oldRSs);
   if (oldPods === 0) return false;
   const allPods = specReplicaSum(allRSs);
-  const min = rolloutBudget(pass.d, newRS).minAvailable;
-  // The plan gate (plan/gate.ts): force-completed slots count as available; the old ReplicaSets
-  // keep the slots it has not released.
-  const forcedAvailable = countedAvailable(pass.d, newRS) - availableReplicas(newRS);
+  const min = budgetOf(pass.limits, newRS).minAvailable;
+  // The gates (limits.ts): force-completed slots count as available; the old ReplicaSets keep the
+  // slots not yet released.
+  const forcedAvailable = pass.limits.forNew(newRS).available - availableReplicas(newRS);
   const newUnavailable = specReplicas(newRS) - availableReplicas(newRS) - forcedAvailable;
-  const maxScaledDown = Math.min(allPods - min - newUnavailable, oldPods - oldReplicasFloor(pass.d, latest(pass, newRS) ?? newRS, pass.hold));
+  const maxScaledDown = Math.min(allPods - min - newUnavailable, oldPods - pass.limits.forNew(latest(pass, newRS) ?? newRS).oldFloor);
   if (maxScaledDown <= 0) return false;
   try {
     const cleanup = cleanupUnhealthyReplicas(pass, oldRSs, maxScaledDown);

@@ -4,7 +4,6 @@
 
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { maxReplicasAnnotation, replicasAnnotationsNeedUpdate } from './annotations.ts';
-import { isGradual, maxSurge } from './fenceposts.ts';
 import type { DecisionPass } from './pass.ts';
 import { latest, scaleReplicaSet, scaleReplicaSetAndRecordEvent } from './pass.ts';
 import {
@@ -26,13 +25,14 @@ export function roundHalfAwayFromZero(x: number): number {
 
 /**
  * getReplicaSetFraction: how many replicas `rs` gains (or loses) when the Deployment's max size
- * moves from what `rs` was sized for (max-replicas, else status.replicas) to replicas + surge.
+ * moves from what `rs` was sized for (max-replicas, else status.replicas) to replicas + surge
+ * (`maxSurge`, the pass's MaxSurge: limits.ts).
  */
-export function replicaSetFraction(rs: ReplicaSet, d: Deployment): number {
+export function replicaSetFraction(rs: ReplicaSet, d: Deployment, maxSurge: number): number {
   const spec = specReplicas(rs);
   const replicas = deploymentReplicas(d);
   if (replicas === 0) return -spec;
-  const dMax = replicas + maxSurge(d);
+  const dMax = replicas + maxSurge;
   const annotated = maxReplicasAnnotation(rs);
   let before = annotated.valid ? annotated.value : 0;
   if (before === 0) {
@@ -43,9 +43,9 @@ export function replicaSetFraction(rs: ReplicaSet, d: Deployment): number {
 }
 
 /** GetReplicaSetProportion: the fraction, bounded by what is still left to add (or remove). */
-export function replicaSetProportion(rs: ReplicaSet | undefined, d: Deployment, toAdd: number, added: number): number {
+export function replicaSetProportion(rs: ReplicaSet | undefined, d: Deployment, toAdd: number, added: number, maxSurge: number): number {
   if (!rs || specReplicas(rs) === 0 || toAdd === 0 || toAdd === added) return 0;
-  const fraction = replicaSetFraction(rs, d);
+  const fraction = replicaSetFraction(rs, d, maxSurge);
   const allowed = toAdd - added;
   return toAdd > 0 ? Math.min(fraction, allowed) : Math.max(fraction, allowed);
 }
@@ -63,15 +63,15 @@ export function sortForProportionalScaling(rss: readonly ReplicaSet[], scalingUp
  * The new sizes of the active ReplicaSets under proportional scaling, in the order upstream
  * writes them. `toAdd` 0 leaves every size as it is (the writes then only refresh annotations).
  */
-export function proportionalSizes(d: Deployment, active: readonly ReplicaSet[]): Array<{ rs: ReplicaSet; replicas: number }> {
+export function proportionalSizes(d: Deployment, active: readonly ReplicaSet[], maxSurge: number): Array<{ rs: ReplicaSet; replicas: number }> {
   const replicas = deploymentReplicas(d);
-  const allowed = replicas > 0 ? replicas + maxSurge(d) : 0;
+  const allowed = replicas > 0 ? replicas + maxSurge : 0;
   const toAdd = allowed - specReplicaSum(active);
   const ordered = toAdd === 0 ? [...active] : sortForProportionalScaling(active, toAdd > 0);
   let added = 0;
   const sizes = ordered.map((rs) => {
     if (toAdd === 0) return { rs, replicas: specReplicas(rs) };
-    const p = replicaSetProportion(rs, d, toAdd, added);
+    const p = replicaSetProportion(rs, d, toAdd, added, maxSurge);
     added += p;
     return { rs, replicas: specReplicas(rs) + p };
   });
@@ -94,7 +94,7 @@ export function isScalingEvent(d: Deployment, allRSs: readonly (ReplicaSet | und
 /** Refreshes desired-/max-replicas on `rs` without resizing it (Pacer's departure, see scale()). */
 function refreshAnnotations(pass: DecisionPass, rs: ReplicaSet): void {
   const replicas = deploymentReplicas(pass.d);
-  if (replicasAnnotationsNeedUpdate(rs, replicas, replicas + maxSurge(pass.d))) scaleReplicaSet(pass, rs, specReplicas(rs));
+  if (replicasAnnotationsNeedUpdate(rs, replicas, replicas + pass.limits.maxSurge)) scaleReplicaSet(pass, rs, specReplicas(rs));
 }
 
 /**
@@ -123,8 +123,8 @@ export function scale(pass: DecisionPass, newRS: ReplicaSet | undefined, oldRSs:
     for (const old of activeReplicaSets(oldRSs)) scaleReplicaSetAndRecordEvent(pass, old, 0);
     return;
   }
-  if (isGradual(d)) {
-    for (const { rs, replicas: size } of proportionalSizes(d, activeReplicaSets([...oldRSs, newRS]))) {
+  if (pass.limits.gradual) {
+    for (const { rs, replicas: size } of proportionalSizes(d, activeReplicaSets([...oldRSs, newRS]), pass.limits.maxSurge)) {
       scaleReplicaSet(pass, latest(pass, rs) ?? rs, size);
     }
     return;

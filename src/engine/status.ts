@@ -6,7 +6,6 @@
 import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from '../api/types.ts';
 import { selectorToString } from '../api/selector.ts';
 import { AVAILABLE, INVALID_SPEC, MESSAGE, REASON, newCondition, parseTime, setCondition } from './conditions.ts';
-import { maxUnavailable } from './fenceposts.ts';
 import {
   availableReplicaSum,
   deploymentReplicas,
@@ -19,6 +18,7 @@ import {
 /**
  * The status for `allRSs` (old and new, undefined skipped), starting from `base` (the working
  * status: its conditions and collisionCount carry over; an InvalidSpec condition is dropped).
+ * `maxUnavailable` is the pass's MaxUnavailable (limits.ts): Available needs replicas − it.
  */
 export function calculateStatus(
   d: Deployment,
@@ -26,6 +26,7 @@ export function calculateStatus(
   newRS: ReplicaSet | undefined,
   base: DeploymentStatus,
   now: number,
+  maxUnavailable: number,
 ): DeploymentStatus {
   const available = availableReplicaSum(allRSs);
   const replicas = deploymentReplicas(d);
@@ -42,7 +43,7 @@ export function calculateStatus(
   if (terminating !== undefined) status.terminatingReplicas = terminating;
   if (base.collisionCount !== undefined) status.collisionCount = base.collisionCount;
   if (base.conditions) status.conditions = base.conditions.filter((c) => c.type !== INVALID_SPEC);
-  if (available >= replicas - maxUnavailable(d)) {
+  if (available >= replicas - maxUnavailable) {
     setCondition(status, newCondition(AVAILABLE, 'True', REASON.minimumReplicasAvailable, MESSAGE.minimumAvailable, now));
   } else {
     setCondition(status, newCondition(AVAILABLE, 'False', REASON.minimumReplicasUnavailable, MESSAGE.minimumUnavailable, now));

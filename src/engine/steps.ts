@@ -1,19 +1,12 @@
-// The steps a strategy's rollout is made of (strategies/types.ts RolloutSteps): the pass
-// machinery of rolling.ts, recreate.ts, newreplicaset.ts, pass.ts and progress.ts, plus the
-// status sync and cleanup that every rollout path of sync.ts shares. sync.ts hands ROLLOUT_STEPS
-// to the strategy's rollout step, which cannot import this machinery itself (the machinery asks
-// the strategies for their fenceposts and budgets: see strategies/types.ts).
+// The steps every rollout path shares (upstream's DeploymentController methods of the same
+// names): the ReplicaSets as this pass has written them so far, the status sync that ends each
+// rollout step, and the cleanup of old revisions. sync.ts and the strategies' rollout steps call them.
 
 import type { ReplicaSet } from '../api/types.ts';
-import { gatedNewReplicas } from './plan/gate.ts';
 import type { DecisionPass } from './pass.ts';
-import { deleteReplicaSet, latest, scaleReplicaSetAndRecordEvent } from './pass.ts';
-import { getAllReplicaSetsAndSyncRevision } from './newreplicaset.ts';
-import { deploymentComplete, requeueStuckDeployment, rolloutStatus } from './progress.ts';
-import { oldPodsRunning, scaleDownOldReplicaSetsForRecreate } from './recreate.ts';
-import { reconcileNewReplicaSet, reconcileOldReplicaSets } from './rolling.ts';
+import { deleteReplicaSet, latest } from './pass.ts';
+import { requeueStuckDeployment, rolloutStatus } from './progress.ts';
 import { replicaSetsToCleanUp } from './history.ts';
-import type { RolloutSteps } from './strategies/types.ts';
 
 /** `rs` as it is after this pass's writes so far (undefined once deleted, or for none). */
 export function current(pass: DecisionPass, rs: ReplicaSet | undefined): ReplicaSet | undefined {
@@ -32,7 +25,7 @@ export function currentAll(pass: DecisionPass, rss: readonly ReplicaSet[]): Repl
 
 /** syncRolloutStatus: the status with progress estimated, and when to look again. */
 export function syncRolloutStatus(pass: DecisionPass, newRS: ReplicaSet | undefined): void {
-  pass.status = rolloutStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now, pass.hold);
+  pass.status = rolloutStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now, pass.limits);
   pass.requeueAfterSeconds = requeueStuckDeployment(pass.d, pass.status, pass.now);
 }
 
@@ -40,18 +33,3 @@ export function syncRolloutStatus(pass: DecisionPass, newRS: ReplicaSet | undefi
 export function cleanupDeployment(pass: DecisionPass, oldRSs: readonly ReplicaSet[]): void {
   for (const rs of replicaSetsToCleanUp(pass.d, currentAll(pass, oldRSs))) deleteReplicaSet(pass, rs);
 }
-
-export const ROLLOUT_STEPS: RolloutSteps = {
-  gatedNewReplicas,
-  getAllReplicaSetsAndSyncRevision,
-  reconcileNewReplicaSet,
-  reconcileOldReplicaSets,
-  scaleDownOldReplicaSetsForRecreate,
-  oldPodsRunning,
-  scaleReplicaSetAndRecordEvent,
-  deploymentComplete,
-  cleanupDeployment,
-  syncRolloutStatus,
-  current,
-  currentAll,
-};

@@ -21,7 +21,9 @@ import {
   removeCondition,
   setCondition,
 } from './conditions.ts';
-import { startPass, type DecisionPass } from './pass.ts';
+import { startPass } from './pass.ts';
+import type { DecisionPass } from './pass.ts';
+import { limitsOf } from './fenceposts.ts';
 import { customPlanHold } from './plan/custom.ts';
 import { getAllReplicaSetsAndSyncRevision, templateHash } from './newreplicaset.ts';
 import { checkDependencies, withDependentsFinalizer } from './dependencies.ts';
@@ -32,7 +34,7 @@ import { decideRequests } from './requests.ts';
 import { rollbackFromAnnotation, rollbackToRevision } from './rollback.ts';
 import { isScalingEvent, scale } from './scale.ts';
 import { calculateStatus, statusEqual } from './status.ts';
-import { ROLLOUT_STEPS, cleanupDeployment, current, currentAll } from './steps.ts';
+import { cleanupDeployment, current, currentAll } from './steps.ts';
 import { DEFAULT_STRATEGY, strategyNamed, strategyOf } from './strategies/index.ts';
 import { equalIgnoreHash } from './template.ts';
 import { POD_TEMPLATE_HASH_LABEL } from './hash.ts';
@@ -101,7 +103,7 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
   if (errors.length > 0) return invalidSpecDecision(snapshot, d, errors);
 
   if (isEmptySelector(d.spec.selector)) {
-    const pass = startPass(d, [], snapshot.replicaSets, snapshot.pods, snapshot.now);
+    const pass = startPass(d, [], snapshot.replicaSets, snapshot.pods, snapshot.now, limitsOf(d));
     removeCondition(pass.status, INVALID_SPEC);
     pass.events.push(SELECTING_ALL_EVENT);
     if ((pass.status.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) pass.status.observedGeneration = d.metadata.generation;
@@ -111,7 +113,8 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
   const claim = claimReplicaSets(d, snapshot.replicaSets);
   const plans = snapshot.plans;
   const hold = plans && customPlanHold(d, plans.plans, (name) => plans.deployments.find((x) => x.metadata.name === name));
-  const pass = startPass(d, [...claim.owned], snapshot.replicaSets, snapshot.pods, snapshot.now, hold);
+  // What the strategy and the gates allow, resolved once for the whole pass (limits.ts).
+  const pass = startPass(d, [...claim.owned], snapshot.replicaSets, snapshot.pods, snapshot.now, limitsOf(d, hold));
   removeCondition(pass.status, INVALID_SPEC);
   for (const rs of claim.writes) {
     pass.actions.push({ verb: 'update', kind: 'ReplicaSet', name: rs.metadata.name ?? '', object: rs });
@@ -143,7 +146,7 @@ function syncDeployment(snapshot: Snapshot, d: Deployment, pass: DecisionPass): 
   } else {
     // A type no strategy implements only gets here past a caller's own validation (DecideOptions):
     // it takes the default's step, whose budget refuses it once one is needed.
-    (strategyOf(d) ?? DEFAULT_STRATEGY).rollout(pass, ROLLOUT_STEPS);
+    (strategyOf(d) ?? DEFAULT_STRATEGY).rollout(pass);
   }
 }
 
@@ -164,7 +167,7 @@ function scalingEvent(pass: DecisionPass): boolean {
 
 /** syncDeploymentStatus: calculateStatus only, no progress estimation. */
 function syncDeploymentStatus(pass: DecisionPass, newRS: ReplicaSet | undefined): void {
-  pass.status = calculateStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now);
+  pass.status = calculateStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now, pass.limits.maxUnavailable);
 }
 
 function syncStatusOnly(pass: DecisionPass): void {

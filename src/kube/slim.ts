@@ -1,4 +1,4 @@
-// What the controller's caches keep of each object (docs/architecture.md#caches): client-go's
+// What the controller's caches keep of each object (docs/architecture.md#the-manager): client-go's
 // informer transform (SetTransform) with controller-runtime's default of dropping
 // metadata.managedFields, which is often the larger half of an object on a real API server and
 // which nothing in Pacer reads. Pods, by far the most numerous objects, keep only the fields Pacer

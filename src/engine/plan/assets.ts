@@ -1,5 +1,5 @@
 // Dirty assets: no pod is worked on by two plans at once (the SDK's plan coordinator,
-// docs/semantics/plans.md#the-coordinator). Plans are asked in priority order (deploy, recovery,
+// docs/semantics/plans.md#plans-together-priority-and-dirty-assets). Plans are asked in priority order (deploy, recovery,
 // decommission, then custom plans); interrupted plans are skipped and their launched steps dirty
 // nothing. The dirty set starts with the pods of every PREPARED or STARTING step of the plans that
 // are not interrupted; a plan is never blocked by a pod one of its own running steps holds; the

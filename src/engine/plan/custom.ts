@@ -1,4 +1,4 @@
-// Custom plans (docs/semantics/plans.md#custom-plans): a Plan resource (plans.pacer.dev) names
+// Custom plans (docs/semantics/plans.md#custom-plans-pacers-mapping): a Plan resource (plans.pacer.dev) names
 // phases of steps, each step a Deployment of its namespace rolled to its current spec. The plan's
 // tree is derived from the Deployments each time (level-triggered), its operator overrides from the
 // Plan's pacer.dev/plan-state annotation:

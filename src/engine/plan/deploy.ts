@@ -1,4 +1,4 @@
-// The deploy plan of a service, derived from the cluster (docs/semantics/plans.md#the-deploy-plan):
+// The deploy plan of a service, derived from the cluster (docs/semantics/plans.md#the-deploy-plan-of-a-service-pacers-mapping):
 // a service is a Deployment with every Deployment joined to it through spec.dependencies (either
 // way); the plan is serial over one phase per Deployment in dependency order (Marathon's levels,
 // then by name; Deployments on a dependency cycle last); a phase has one step per replica slot,

@@ -1,5 +1,5 @@
 // The plan gate: a Deployment's phase strategy (spec.plan) on top of its rollout strategy's budget
-// (docs/semantics/plans.md#the-gate). A step is one replica slot of the new ReplicaSet: the gate caps
+// (docs/semantics/plans.md#the-gate-specplan). A step is one replica slot of the new ReplicaSet: the gate caps
 // how many slots may have a pod, and never takes a pod away (it stops growth, it does not scale the
 // new ReplicaSet down); the old ReplicaSets keep at least the slots not yet released, so a held
 // rollout waits at full size instead of shrinking.
@@ -135,12 +135,6 @@ export function planCap(d: Deployment, newRS: ReplicaSet | undefined, hold?: Pla
   if (state.interrupted) return own;
   if (strategy === 'serial' || strategy === 'serial-canary') return countedAvailable(d, newRS) + 1;
   return Infinity;
-}
-
-/** `want` for the new ReplicaSet, held by the gate (never below what it has). */
-export function gatedNewReplicas(d: Deployment, newRS: ReplicaSet | undefined, want: number, hold?: PlanHold): number {
-  const own = newRS ? specReplicas(newRS) : 0;
-  return Math.max(Math.min(want, own), Math.min(want, planCap(d, newRS, hold)));
 }
 
 /** The fewest replicas the old ReplicaSets keep: the slots the gate has not released. */

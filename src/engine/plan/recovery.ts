@@ -1,4 +1,4 @@
-// The recovery plan of a service, derived from the cluster (docs/semantics/plans.md#the-recovery-plan).
+// The recovery plan of a service, derived from the cluster (docs/semantics/plans.md#the-recovery-plan-pacers-mapping).
 // In the DC/OS SDK it relaunches failed tasks into their own configuration, never the new one. In
 // Kubernetes the ReplicaSets and the kubelet do that work; the plan shows it. Kubernetes replaces
 // pods by count, not by identity, so from the objects alone a replacement of a current-template pod

@@ -9,7 +9,8 @@ import { minimumHealthRules } from '../../api/strategies/minimumhealth.ts';
 import { minimumHealthBudget, minimumHealthEnvelope, minimumHealthSettings } from '../minimumhealth.ts';
 import { deploymentReplicas } from '../replicasets.ts';
 import { rolloutRolling } from './rollingupdate.ts';
-import type { Fenceposts, RolloutStrategy, StrategyDetail } from './types.ts';
+import type { Fenceposts } from '../limits.ts';
+import type { RolloutStrategy, StrategyDetail } from './types.ts';
 
 const NO_DETAILS: readonly StrategyDetail[] = Object.freeze([]);
 

@@ -8,8 +8,13 @@ import type { Deployment, IntOrString } from '../../api/types.ts';
 import { scaledValue } from '../../api/intstr.ts';
 import { DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE, rollingUpdateRules } from '../../api/strategies/rollingupdate.ts';
 import { activeReplicaSets, deploymentReplicas } from '../replicasets.ts';
+import type { Fenceposts, RolloutBudget } from '../limits.ts';
+import { getAllReplicaSetsAndSyncRevision } from '../newreplicaset.ts';
 import type { DecisionPass } from '../pass.ts';
-import type { Fenceposts, RolloutBudget, RolloutSteps, RolloutStrategy } from './types.ts';
+import { deploymentComplete } from '../progress.ts';
+import { reconcileNewReplicaSet, reconcileOldReplicaSets } from '../rolling.ts';
+import { cleanupDeployment, syncRolloutStatus } from '../steps.ts';
+import type { RolloutStrategy } from './types.ts';
 
 /**
  * ResolveFenceposts: surge rounds up, unavailable rounds down, and both at 0 would deadlock a
@@ -65,21 +70,21 @@ export function rollingUpdateBudget(d: Deployment): RolloutBudget {
  * budget, and stop if it changed; else scale old ones down, and stop if one changed; else, if the
  * Deployment was complete as the pass started, clean up old revisions. The status comes last.
  */
-export function rolloutRolling(pass: DecisionPass, steps: RolloutSteps): void {
-  const { newRS, oldRSs } = steps.getAllReplicaSetsAndSyncRevision(pass, true);
+export function rolloutRolling(pass: DecisionPass): void {
+  const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, true);
   if (pass.aborted || !newRS) return;
   const allRSs = [...oldRSs, newRS];
-  if (steps.reconcileNewReplicaSet(pass, allRSs, newRS)) {
-    steps.syncRolloutStatus(pass, newRS);
+  if (reconcileNewReplicaSet(pass, allRSs, newRS)) {
+    syncRolloutStatus(pass, newRS);
     return;
   }
-  if (steps.reconcileOldReplicaSets(pass, allRSs, activeReplicaSets(oldRSs), newRS)) {
-    steps.syncRolloutStatus(pass, newRS);
+  if (reconcileOldReplicaSets(pass, allRSs, activeReplicaSets(oldRSs), newRS)) {
+    syncRolloutStatus(pass, newRS);
     return;
   }
   // Complete as of the status read at the start of the pass.
-  if (steps.deploymentComplete(pass.d, pass.status)) steps.cleanupDeployment(pass, oldRSs);
-  steps.syncRolloutStatus(pass, newRS);
+  if (deploymentComplete(pass.d, pass.status)) cleanupDeployment(pass, oldRSs);
+  syncRolloutStatus(pass, newRS);
 }
 
 export const rollingUpdate: RolloutStrategy<'RollingUpdate'> = {

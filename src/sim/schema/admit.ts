@@ -4,7 +4,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, StatusCause } from '../types.ts';
-import type { ServedVersion } from './crd.ts';
+import type { ServedVersion } from './types.ts';
 import type { JSONSchemaProps, ValidationRule } from './types.ts';
 import { additionalPropertiesSchema, isPlainObject, itemsSchema } from './types.ts';
 import {

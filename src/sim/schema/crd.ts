@@ -5,26 +5,14 @@
 import type { KubeObject, StatusCause } from '../types.ts';
 import type { ResourceInfo, Subresource } from '../resources.ts';
 import { STANDARD_VERBS } from '../resources.ts';
-import type { JSONSchemaProps, PrinterColumn, ValidationRule } from './types.ts';
+import type { JSONSchemaProps, PrinterColumn, ServedVersion, ValidationRule } from './types.ts';
 import { additionalPropertiesSchema, isPlainObject } from './types.ts';
 import { child, forbidden, index, invalid, key, notSupported, required } from './fielderrors.ts';
 import { isDNS1035Label, isDNS1123Subdomain } from './names.ts';
 import { compileCel } from './cel.ts';
 import { validateValue } from './admit.ts';
 
-export type { JSONSchemaProps, PrinterColumn, ValidationRule } from './types.ts';
-
-export interface ServedVersion {
-  name: string;
-  served: boolean;
-  storage: boolean;
-  schema: JSONSchemaProps;
-  subresources: {
-    status?: Record<string, never>;
-    scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
-  };
-  additionalPrinterColumns: PrinterColumn[];
-}
+export type { JSONSchemaProps, PrinterColumn, ServedVersion, ValidationRule } from './types.ts';
 
 export interface CompiledCRD {
   name: string;

@@ -72,3 +72,16 @@ export function additionalPropertiesSchema(s: JSONSchemaProps): JSONSchemaProps 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** One version a CustomResourceDefinition serves, compiled (crd.ts). */
+export interface ServedVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  schema: JSONSchemaProps;
+  subresources: {
+    status?: Record<string, never>;
+    scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  };
+  additionalPrinterColumns: PrinterColumn[];
+}

@@ -1,5 +1,5 @@
 // Cancelling a deployment plan on the server side (src/engine/cancel.ts, src/engine/requests.ts).
-// Rows read like docs/semantics/marathon.md#cancelling-a-deployment-plan: db ← app upgraded
+// Rows read like docs/semantics/marathon.md#cancelling-a-deployment: db ← app upgraded
 // together and cancelled, rolled back or stopped; a fan-out interrupted and resumed; a request for
 // a plan that moved on; each app's own write and Event. Every snapshot is deep-frozen: the requests
 // never change their input either.

@@ -17,7 +17,7 @@ import {
   minimumHealthy,
 } from '../../../src/engine/minimumhealth.ts';
 import { findNewReplicaSet } from '../../../src/engine/replicasets.ts';
-import { rolloutBudget } from '../../../src/engine/rolling.ts';
+import { rolloutBudget } from '../../../src/engine/fenceposts.ts';
 import { decide } from '../../../src/engine/sync.ts';
 import type { Decision, Snapshot } from '../../../src/engine/types.ts';
 import { deployment, replicaSet, settle, snapshot, summary, template } from './fixtures.ts';

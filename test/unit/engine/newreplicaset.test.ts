@@ -4,6 +4,7 @@ import { computeHash } from '../../../src/engine/hash.ts';
 import { buildNewReplicaSet, generatedUid, getAllReplicaSetsAndSyncRevision } from '../../../src/engine/newreplicaset.ts';
 import { startPass } from '../../../src/engine/pass.ts';
 import { DEPLOYMENT_UID, NOW, deployment, iso, replicaSet } from './fixtures.ts';
+import { limitsOf } from '../../../src/engine/fenceposts.ts';
 
 describe('engine/newreplicaset', () => {
   it('builds the new ReplicaSet as upstream does', () => {
@@ -34,7 +35,7 @@ describe('engine/newreplicaset', () => {
   it('creates it with revision max+1, desired and max replicas, and copies the change-cause', () => {
     const d = deployment({ replicas: 4, image: 'v2', annotations: { [CHANGE_CAUSE_ANNOTATION]: 'to v2', [LAST_APPLIED_CONFIG_ANNOTATION]: '{}' } });
     const old = replicaSet('web-old', { replicas: 4, image: 'v1', revision: 3 });
-    const pass = startPass(d, [old], [old], [], NOW);
+    const pass = startPass(d, [old], [old], [], NOW, limitsOf(d));
     const { newRS } = getAllReplicaSetsAndSyncRevision(pass, true);
     expect(pass.actions.map((a) => a.verb)).to.deep.equal(['create']);
     expect(newRS!.spec.replicas).to.equal(1); // surge 25% of 4
@@ -52,7 +53,7 @@ describe('engine/newreplicaset', () => {
     const d = deployment({ image: 'v1', minReadySeconds: 7 });
     const a = replicaSet('web-a', { replicas: 0, image: 'v1', revision: 1, age: 20 });
     const b = replicaSet('web-b', { replicas: 3, image: 'v2', revision: 2, age: 10 });
-    const pass = startPass(d, [a, b], [a, b], [], NOW);
+    const pass = startPass(d, [a, b], [a, b], [], NOW, limitsOf(d));
     const { newRS } = getAllReplicaSetsAndSyncRevision(pass, true);
     expect(pass.actions.map((x) => `${x.verb} ${x.name}`)).to.deep.equal(['update web-a']);
     expect(newRS!.metadata.annotations!['pacer.dev/revision']).to.equal('3');
@@ -65,7 +66,7 @@ describe('engine/newreplicaset', () => {
   it('an existing, synced new ReplicaSet: the Deployment takes its revision; FoundNewReplicaSet without a Progressing condition', () => {
     const d = deployment();
     const a = replicaSet('web-a', { replicas: 3, revision: 5 });
-    const pass = startPass(d, [a], [a], [], NOW);
+    const pass = startPass(d, [a], [a], [], NOW, limitsOf(d));
     getAllReplicaSetsAndSyncRevision(pass, true);
     expect(pass.actions).to.deep.equal([]);
     expect(pass.annotations!['pacer.dev/revision']).to.equal('5');
@@ -77,7 +78,7 @@ describe('engine/newreplicaset', () => {
     const squatter = replicaSet(`web-${computeHash(d.spec.template)}`, { replicas: 1, image: 'v1' });
     squatter.metadata.ownerReferences = [];
     squatter.metadata.labels = { app: 'other' };
-    const pass = startPass(d, [], [squatter], [], NOW);
+    const pass = startPass(d, [], [squatter], [], NOW, limitsOf(d));
     const { newRS } = getAllReplicaSetsAndSyncRevision(pass, true);
     expect(newRS).to.equal(undefined);
     expect(pass.status.collisionCount).to.equal(1);

@@ -11,6 +11,7 @@ import {
   rolloutStatus,
 } from '../../../src/engine/progress.ts';
 import { NOW, deployment, iso, replicaSet } from './fixtures.ts';
+import { limitsOf } from '../../../src/engine/fenceposts.ts';
 
 const at = (hms: string) => Date.parse(`2025-03-01T${hms}Z`);
 
@@ -78,27 +79,28 @@ describe('engine/progress', () => {
       const current: DeploymentStatus = { replicas: 2, updatedReplicas: 0, ...progressing('ReplicaSetUpdated', NOW - 30_000) };
       const n = replicaSet('web-new', { replicas: 1, current: 1, available: 0, image: 'v2' });
       const old = replicaSet('web-old', { replicas: 2, image: 'v1' });
-      const s = rolloutStatus(d, [old, n], n, current, NOW);
+      const s = rolloutStatus(d, [old, n], n, current, NOW, limitsOf(d));
       const c = s.conditions!.find((x) => x.type === 'Progressing')!;
       expect([c.reason, c.message, c.lastUpdateTime, c.lastTransitionTime]).to.deep.equal(['ReplicaSetUpdated', 'ReplicaSet "web-new" is progressing.', iso(NOW), iso(NOW - 30_000)]);
     });
     it('complete: NewReplicaSetAvailable "ReplicaSet ... has successfully progressed."', () => {
       const n = replicaSet('web-new', { replicas: 2, image: 'v2' });
-      const s = rolloutStatus(d, [n], n, progressing('ReplicaSetUpdated', NOW - 30_000), NOW);
+      const s = rolloutStatus(d, [n], n, progressing('ReplicaSetUpdated', NOW - 30_000), NOW, limitsOf(d));
       const c = s.conditions!.find((x) => x.type === 'Progressing')!;
       expect([c.status, c.reason, c.message]).to.deep.equal(['True', 'NewReplicaSetAvailable', 'ReplicaSet "web-new" has successfully progressed.']);
     });
     it('no progress past the deadline: ProgressDeadlineExceeded', () => {
       const n = replicaSet('web-new', { replicas: 1, available: 0, image: 'v2' });
       const old = replicaSet('web-old', { replicas: 2, image: 'v1' });
-      const current = { ...rolloutStatus(d, [old, n], n, {}, NOW), ...progressing('ReplicaSetUpdated', NOW - 61_000) };
-      const s = rolloutStatus(d, [old, n], n, current, NOW);
+      const current = { ...rolloutStatus(d, [old, n], n, {}, NOW, limitsOf(d)), ...progressing('ReplicaSetUpdated', NOW - 61_000) };
+      const s = rolloutStatus(d, [old, n], n, current, NOW, limitsOf(d));
       const c = s.conditions!.find((x) => x.type === 'Progressing')!;
       expect([c.status, c.reason, c.message]).to.deep.equal(['False', 'ProgressDeadlineExceeded', 'ReplicaSet "web-new" has timed out progressing.']);
     });
     it('without a deadline there is no Progressing condition', () => {
       const n = replicaSet('web-new', { replicas: 2, image: 'v2' });
-      const s = rolloutStatus(deployment({ replicas: 2, image: 'v2', progressDeadlineSeconds: 2147483647 }), [n], n, progressing('ReplicaSetUpdated', NOW), NOW);
+      const d2 = deployment({ replicas: 2, image: 'v2', progressDeadlineSeconds: 2147483647 });
+      const s = rolloutStatus(d2, [n], n, progressing('ReplicaSetUpdated', NOW), NOW, limitsOf(d2));
       expect(s.conditions!.map((x) => x.type)).to.deep.equal(['Available']);
     });
   });

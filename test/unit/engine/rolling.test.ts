@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { startPass } from '../../../src/engine/pass.ts';
 import { newReplicaSetTarget, reconcileNewReplicaSet, reconcileOldReplicaSets } from '../../../src/engine/rolling.ts';
 import { NOW, deployment, replicaSet } from './fixtures.ts';
+import { limitsOf } from '../../../src/engine/fenceposts.ts';
 
 function scales(pass: ReturnType<typeof startPass>): string[] {
   return pass.actions.map((a) => (a.verb === 'scale' ? `${a.name} ${a.from}->${a.replicas}` : a.verb));
@@ -21,8 +22,8 @@ describe('engine/rolling', () => {
         const d = deployment({ replicas: 10, maxSurge: 2, maxUnavailable: 0, image: 'v2' });
         const old = replicaSet('web-old', { replicas: oldN, image: 'v1', age: 20 });
         const n = replicaSet('web-new', { replicas: newN, image: 'v2', age: 1 });
-        expect(newReplicaSetTarget(d, [old, n], n)).to.equal(want);
-        const pass = startPass(d, [old, n], [old, n], [], NOW);
+        expect(newReplicaSetTarget(d, [old, n], n, limitsOf(d))).to.equal(want);
+        const pass = startPass(d, [old, n], [old, n], [], NOW, limitsOf(d));
         expect(reconcileNewReplicaSet(pass, [old, n], n)).to.equal(want !== newN);
         expect(scales(pass)).to.deep.equal(want !== newN ? [`web-new ${newN}->${want}`] : []);
       });
@@ -31,7 +32,7 @@ describe('engine/rolling', () => {
       const d = deployment({ replicas: 10, maxSurge: 2, maxUnavailable: 0, image: 'v2' });
       const old = replicaSet('web-old', { replicas: 10, image: 'v1', age: 20 });
       const n = replicaSet('web-new', { replicas: 0, image: 'v2', age: 1 });
-      const pass = startPass(d, [old, n], [old, n], [], NOW);
+      const pass = startPass(d, [old, n], [old, n], [], NOW, limitsOf(d));
       reconcileNewReplicaSet(pass, [old, n], n);
       expect(pass.actions[0].event).to.deep.equal({ type: 'Normal', reason: 'ScalingReplicaSet', message: 'Scaled up replica set web-new from 0 to 2' });
     });
@@ -51,7 +52,7 @@ describe('engine/rolling', () => {
         const d = deployment({ replicas: 10, maxSurge: 0, maxUnavailable: mu, image: 'v2' });
         const old = replicaSet('web-old', { replicas: oldSpec, available: oldAvail, image: 'v1', age: 20 });
         const n = replicaSet('web-new', { replicas: newSpec, available: newAvail, image: 'v2', age: 1 });
-        const pass = startPass(d, [old, n], [old, n], [], NOW);
+        const pass = startPass(d, [old, n], [old, n], [], NOW, limitsOf(d));
         expect(reconcileOldReplicaSets(pass, [old, n], [old], n)).to.equal(want.length > 0);
         expect(scales(pass)).to.deep.equal(want);
       });
@@ -61,7 +62,7 @@ describe('engine/rolling', () => {
       const older = replicaSet('web-v1', { replicas: 2, image: 'v1', age: 30 });
       const old = replicaSet('web-v2', { replicas: 8, image: 'v2', age: 20 });
       const n = replicaSet('web-v3', { replicas: 0, image: 'v3', age: 1 });
-      const pass = startPass(d, [old, older, n], [old, older, n], [], NOW);
+      const pass = startPass(d, [old, older, n], [old, older, n], [], NOW, limitsOf(d));
       reconcileOldReplicaSets(pass, [old, older, n], [old, older], n);
       expect(scales(pass)).to.deep.equal(['web-v1 2->0', 'web-v2 8->7']);
     });
@@ -69,7 +70,7 @@ describe('engine/rolling', () => {
       const d = deployment({ replicas: 10, maxSurge: 0, maxUnavailable: 2, image: 'v2' });
       const old = replicaSet('web-old', { replicas: 8, available: 9, current: 9, image: 'v1', age: 20 });
       const n = replicaSet('web-new', { replicas: 4, available: 4, image: 'v2', age: 1 });
-      const pass = startPass(d, [old, n], [old, n], [], NOW);
+      const pass = startPass(d, [old, n], [old, n], [], NOW, limitsOf(d));
       expect(reconcileOldReplicaSets(pass, [old, n], [old], n)).to.equal(false);
     });
   });

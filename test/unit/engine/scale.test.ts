@@ -3,6 +3,7 @@ import type { ReplicaSet } from '../../../src/api/types.ts';
 import { startPass } from '../../../src/engine/pass.ts';
 import { isScalingEvent, proportionalSizes, roundHalfAwayFromZero, scale } from '../../../src/engine/scale.ts';
 import { NOW, deployment, replicaSet } from './fixtures.ts';
+import { limitsOf } from '../../../src/engine/fenceposts.ts';
 
 interface Row {
   name: string;
@@ -50,7 +51,7 @@ describe('engine/scale', () => {
     for (const row of rows) {
       it(`${row.name} → ${row.want.join(' / ')}`, () => {
         const { d, rss } = setup(row);
-        const pass = startPass(d, [...rss], rss, [], NOW);
+        const pass = startPass(d, [...rss], rss, [], NOW, limitsOf(d));
         const newRS = row.noNew ? undefined : rss[0];
         scale(pass, newRS, row.noNew ? rss : rss.slice(1));
         const sizes = rss.map((rs) => pass.rss.find((x) => x.metadata.name === rs.metadata.name)!.spec.replicas);
@@ -68,7 +69,7 @@ describe('engine/scale', () => {
     const d = deployment({ replicas: 10, maxSurge: 0, maxUnavailable: 1, status: { replicas: 5 } });
     const a = replicaSet('web-a', { replicas: 2, age: 1, image: 'x' });
     const b = replicaSet('web-b', { replicas: 3, age: 2, image: 'y' });
-    expect(proportionalSizes(d, [a, b]).map((s) => [s.rs.metadata.name, s.replicas])).to.deep.equal([['web-b', 6], ['web-a', 4]]);
+    expect(proportionalSizes(d, [a, b], limitsOf(d).maxSurge).map((s) => [s.rs.metadata.name, s.replicas])).to.deep.equal([['web-b', 6], ['web-a', 4]]);
   });
 
   it('rounds half away from zero', () => {
@@ -94,7 +95,7 @@ describe('engine/scale', () => {
     it('refreshes the desired/max annotations so the next pass is no scaling event', () => {
       const d = deployment({ replicas: 3, maxSurge: 1, maxUnavailable: 0 });
       const rs = replicaSet('web-a', { replicas: 3, desired: 5, max: 6 });
-      const pass = startPass(d, [rs], [rs], [], NOW);
+      const pass = startPass(d, [rs], [rs], [], NOW, limitsOf(d));
       expect(isScalingEvent(d, [rs])).to.equal(true);
       scale(pass, rs, []);
       expect(pass.actions.map((a) => a.verb)).to.deep.equal(['update']);
@@ -105,7 +106,7 @@ describe('engine/scale', () => {
       const d = deployment({ replicas: 4, type: 'Recreate', image: 'v2' });
       const a = replicaSet('web-a', { replicas: 2, desired: 2, image: 'v1', age: 9 });
       const b = replicaSet('web-b', { replicas: 2, desired: 2, image: 'v2', age: 1 });
-      const pass = startPass(d, [a, b], [a, b], [], NOW);
+      const pass = startPass(d, [a, b], [a, b], [], NOW, limitsOf(d));
       scale(pass, b, [a]);
       expect(pass.actions.map((x) => x.verb)).to.deep.equal(['update', 'update']);
       expect(pass.rss.map((x) => x.spec.replicas)).to.deep.equal([2, 2]);
@@ -117,7 +118,7 @@ describe('engine/scale', () => {
     const d = deployment({ replicas: 3, image: 'v2' });
     const old = replicaSet('web-old', { replicas: 1, desired: 3, image: 'v1', age: 9 });
     const n = replicaSet('web-new', { replicas: 3, desired: 3, image: 'v2', age: 1 });
-    const pass = startPass(d, [old, n], [old, n], [], NOW);
+    const pass = startPass(d, [old, n], [old, n], [], NOW, limitsOf(d));
     scale(pass, n, [old]);
     expect(pass.actions.map((a) => (a.verb === 'scale' ? `${a.name} ${a.from}->${a.replicas}` : a.verb))).to.deep.equal(['web-old 1->0']);
   });

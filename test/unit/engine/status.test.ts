@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import { calculateStatus, statusEqual } from '../../../src/engine/status.ts';
 import { NOW, deployment, replicaSet } from './fixtures.ts';
+import { maxUnavailable } from '../../../src/engine/fenceposts.ts';
 
 describe('engine/status', () => {
   it('calculateStatus sums the ReplicaSets (replicas from status, unavailable from spec)', () => {
     const d = deployment({ replicas: 10, maxSurge: 2, maxUnavailable: 2, image: 'v2', generation: 4, status: { collisionCount: 1 } });
     const old = replicaSet('web-old', { replicas: 6, current: 7, ready: 6, available: 5, image: 'v1' });
     const n = replicaSet('web-new', { replicas: 6, current: 4, ready: 3, available: 2, image: 'v2' });
-    const s = calculateStatus(d, [old, undefined, n], n, d.status!, NOW);
+    const s = calculateStatus(d, [old, undefined, n], n, d.status!, NOW, maxUnavailable(d));
     expect(s).to.deep.include({
       observedGeneration: 4,
       replicas: 11,
@@ -32,7 +33,7 @@ describe('engine/status', () => {
     it(`Available: ${name} → ${status} ${reason}`, () => {
       const d = deployment({ replicas });
       const rs = replicaSet('web-a', { replicas, available });
-      const c = calculateStatus(d, [rs], rs, {}, NOW).conditions!.find((x) => x.type === 'Available')!;
+      const c = calculateStatus(d, [rs], rs, {}, NOW, maxUnavailable(d)).conditions!.find((x) => x.type === 'Available')!;
       expect([c.status, c.reason]).to.deep.equal([status, reason]);
     });
   }
@@ -40,7 +41,7 @@ describe('engine/status', () => {
   it('unavailableReplicas never goes below 0 (more available than specified while scaling down)', () => {
     const d = deployment({ replicas: 2 });
     const rs = replicaSet('web-a', { replicas: 2, current: 4, available: 4 });
-    expect(calculateStatus(d, [rs], rs, {}, NOW).unavailableReplicas).to.equal(0);
+    expect(calculateStatus(d, [rs], rs, {}, NOW, maxUnavailable(d)).unavailableReplicas).to.equal(0);
   });
 
   describe('terminatingReplicas: the ReplicaSets\' sum, absent when a synced one does not report it (GetTerminatingReplicaCountForReplicaSets)', () => {
@@ -59,7 +60,7 @@ describe('engine/status', () => {
     ];
     for (const [name, rss, want] of rows) {
       it(`${name} → ${want}`, () => {
-        const s = calculateStatus(deployment(), rss, rss[0], {}, NOW);
+        const s = calculateStatus(deployment(), rss, rss[0], {}, NOW, maxUnavailable(deployment()));
         expect(s.terminatingReplicas).to.equal(want);
         expect('terminatingReplicas' in s, 'absent, not undefined-valued').to.equal(want !== undefined);
       });
@@ -73,7 +74,7 @@ describe('engine/status', () => {
 
   it('drops an InvalidSpec condition and keeps the others', () => {
     const base = { conditions: [{ type: 'InvalidSpec', status: 'True' as const, reason: 'InvalidSpec' }, { type: 'Progressing', status: 'True' as const, reason: 'X' }] };
-    const s = calculateStatus(deployment(), [], undefined, base, NOW);
+    const s = calculateStatus(deployment(), [], undefined, base, NOW, maxUnavailable(deployment()));
     expect(s.conditions!.map((c) => c.type)).to.deep.equal(['Progressing', 'Available']);
   });
 

@@ -1,4 +1,4 @@
-// The DC/OS SDK's "Plans and Deployment" walk-through (docs/semantics/plans.md#the-walk-through):
+// The DC/OS SDK's "Plans and Deployment" walk-through (docs/semantics/plans.md):
 // hello (1 pod, task server) then world (2 pods, tasks server and sidecar), deploy plan serial over
 // serial phases. Each row moves one step and expects the tree the document draws.
 
