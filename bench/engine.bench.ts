@@ -3,7 +3,7 @@
 //   npx node bench/engine.bench.ts [seconds]
 
 import type { Deployment, ReplicaSet } from '../src/api/types.ts';
-import { decide } from '../src/engine/sync.ts';
+import { decide } from '../src/engine/decide.ts';
 
 const NOW = Date.parse('2025-03-01T10:00:00.000Z');
 const OWNER = { apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', name: 'web', uid: 'd-uid', controller: true, blockOwnerDeletion: true };

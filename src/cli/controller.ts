@@ -85,7 +85,7 @@ export interface RunControllerOptions {
   kubeApiQps?: number;
   /** Burst of that limit, as --kube-api-burst (default 30). */
   kubeApiBurst?: number;
-  /** The engine (default: src/engine/sync.ts). */
+  /** The engine (default: src/engine/decide.ts). */
   engine?: Engine;
   /** Time for the manager, its informers, queues and leader election, and the rate limiter (default: real). */
   clock?: Clock;

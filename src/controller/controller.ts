@@ -38,7 +38,7 @@ export interface DeploymentControllerOptions {
   freeze?: FreezeSwitch;
 }
 
-/** The engine of src/engine/sync.ts, as the reconciler calls it. */
+/** The engine of src/engine/decide.ts, as the reconciler calls it. */
 export const defaultEngine: Engine = {
   decide: (snapshot) => decide(snapshot),
   onCreateConflict,

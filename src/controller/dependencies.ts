@@ -1,4 +1,4 @@
-// The controller's side of dependency-ordered Deployments (the rules are in src/engine/dependencies.ts):
+// The controller's side of dependency-ordered Deployments (the rules are in src/engine/marathon/dependencies.ts):
 // an index from each dependency to the Deployments that name it, kept from the Deployment
 // informer's events. The engine's buildSnapshot reads the dependents from it (reconciler.ts
 // cacheSource).

@@ -1,5 +1,5 @@
 // The pacer_plan_phase_* series at scrape time: each cached Deployment's phase of its service's
-// deploy plan (engine/plan/deploy.ts), from the ReplicaSet and pod caches indexed once per scrape by
+// deploy plan (engine/dcos/deploy.ts), from the ReplicaSet and pod caches indexed once per scrape by
 // their controller's uid (no pass over every pod for every Deployment).
 
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';

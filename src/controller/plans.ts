@@ -1,5 +1,5 @@
 // The plan controller, the manager's second reconciler: it keeps each Plan's status (every element's
-// status, src/engine/plan/custom.ts) up to date from the Deployments its steps name. Plans and
+// status, src/engine/dcos/custom.ts) up to date from the Deployments its steps name. Plans and
 // Deployments come from the manager's shared informers; a change to a Plan, or to a Deployment a
 // Plan names, enqueues the Plan. The hold a Plan puts on a Deployment's rollout is the Deployment
 // controller's (its snapshot carries the Plans): this one only reports.

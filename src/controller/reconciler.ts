@@ -20,7 +20,7 @@ import type { Logger } from '../observe/logger.ts';
 import type { DependencyIndex } from './dependencies.ts';
 import type { ReconcileResult } from './workqueue.ts';
 
-/** The engine entry points the reconciler calls (src/engine/sync.ts). */
+/** The engine entry points the reconciler calls (src/engine/decide.ts). */
 export interface Engine {
   decide(snapshot: Snapshot): Decision;
   onCreateConflict(snapshot: Snapshot, existing: ReplicaSet): Decision;

@@ -1,13 +1,13 @@
 // A Deployment's limits outside a reconcile pass, through the strategy registry: MaxSurge,
 // MaxUnavailable and MinAvailable for the node roller's budgets (noderoll/health.ts), the chaos
-// and property checks, and the pass's own start (sync.ts). Inside a pass the rule files read the
+// and property checks, and the pass's own start (decide.ts). Inside a pass the rule files read the
 // same numbers from pass.limits (limits.ts), resolved once.
 
 import type { Deployment, ReplicaSet } from '../api/types.ts';
-import type { PlanHold } from './plan/custom.ts';
+import type { PlanHold } from './dcos/custom.ts';
 import { resolveLimits, unsupportedType } from './limits.ts';
 import type { PassLimits, RolloutBudget } from './limits.ts';
-import { deploymentReplicas } from './replicasets.ts';
+import { deploymentReplicas } from './kubernetes/replicasets.ts';
 import { strategyOf } from './strategies/index.ts';
 
 export type { Fenceposts } from './limits.ts';

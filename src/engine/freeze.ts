@@ -15,8 +15,8 @@
 //               time out, and their clocks start again when the freeze is lifted (noderoll/roll.ts).
 
 import type { Deployment, DeploymentStatus } from '../api/types.ts';
-import { MESSAGE, PROGRESSING, REASON, getCondition, newCondition, setCondition } from './conditions.ts';
-import { hasProgressDeadline } from './progress.ts';
+import { MESSAGE, PROGRESSING, REASON, getCondition, newCondition, setCondition } from './kubernetes/conditions.ts';
+import { hasProgressDeadline } from './kubernetes/progress.ts';
 
 /** The freeze switch's ConfigMap, in Pacer's namespace (the leader election Lease's). */
 export const FREEZE_CONFIGMAP = 'pacer-freeze';

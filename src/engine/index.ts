@@ -4,54 +4,54 @@
 // Decision; no I/O, no clock, inputs never changed.
 
 // The entry points.
-export { decide, onCreateConflict, onCreateError } from './sync.ts';
+export { decide, onCreateConflict, onCreateError } from './decide.ts';
 export type { Action, Decision, EventRecord, Snapshot } from './types.ts';
 export { buildSnapshot } from './snapshot.ts';
-export { withAnnotations } from './annotations.ts';
+export { withAnnotations } from './kubernetes/annotations.ts';
 export type { SnapshotSource } from './snapshot.ts';
 
 // What the shell, the plugin and the servers read about a Deployment the way the engine does.
-export { CHANGE_CAUSE_ANNOTATION, LAST_APPLIED_CONFIG_ANNOTATION, REVISION_ANNOTATION, revisionOf } from './annotations.ts';
-export { INVALID_SPEC, PROGRESSING, REASON, getCondition } from './conditions.ts';
-export { deploymentComplete } from './progress.ts';
+export { CHANGE_CAUSE_ANNOTATION, LAST_APPLIED_CONFIG_ANNOTATION, REVISION_ANNOTATION, revisionOf } from './kubernetes/annotations.ts';
+export { INVALID_SPEC, PROGRESSING, REASON, getCondition } from './kubernetes/conditions.ts';
+export { deploymentComplete } from './kubernetes/progress.ts';
 export { strategyNamed, strategyOf } from './strategies/index.ts';
-export { generatedUid } from './newreplicaset.ts';
+export { generatedUid } from './kubernetes/newreplicaset.ts';
 
 // Rollback (kubectl pacer rollout undo).
-export { ROLLBACK_MESSAGES, findRollbackTarget, rollbackAnnotations, templateWithoutHash } from './rollback.ts';
+export { ROLLBACK_MESSAGES, findRollbackTarget, rollbackAnnotations, templateWithoutHash } from './kubernetes/rollback.ts';
 
 // Marathon: dependency order, the active deployment plans, locks and force.
-export { dependencyLevels, findDependencyCycle } from './dependencies.ts';
-export { activePlans, planById, unknownPlanMessage } from './plans.ts';
-export type { DeploymentPlan } from './plans.ts';
-export { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, checkLock } from './locks.ts';
-export type { AdmissionOperation } from './locks.ts';
+export { dependencyLevels, findDependencyCycle } from './marathon/dependencies.ts';
+export { activePlans, planById, unknownPlanMessage } from './marathon/deploymentplans.ts';
+export type { DeploymentPlan } from './marathon/deploymentplans.ts';
+export { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, checkLock } from './marathon/locks.ts';
+export type { AdmissionOperation } from './marathon/locks.ts';
 export {
   CANCEL_ANNOTATION, CANCEL_OUTCOME, CANCEL_REASON, CANCEL_REFUSED, CANCEL_REQUEST_ANNOTATION, cancelMessagePrefix, cancelOrder, formatCancel, invalidCancelAnnotation, runsTemplateOf,
-} from './cancel.ts';
-export type { CancelMode } from './cancel.ts';
+} from './marathon/cancel.ts';
+export type { CancelMode } from './marathon/cancel.ts';
 
 // DC/OS SDK plans: plan → phases → steps, their statuses, strategies and operations.
-export { coordinate } from './plan/assets.ts';
-export { OPERATIONS, applyOperation } from './plan/operations.ts';
-export type { Operation, OperationName, Outcome } from './plan/operations.ts';
-export { planJson, planTree } from './plan/render.ts';
-export type { PlanJson } from './plan/render.ts';
-export { buildPhase } from './plan/strategy.ts';
-export { buildPlan, viewPlan } from './plan/tree.ts';
-export type { PlanView } from './plan/tree.ts';
-export { PHASE_STRATEGIES, PLAN_STRATEGIES, STEP_STATUSES } from './plan/types.ts';
-export type { Phase, PhaseStrategy, Plan, PlanStrategy, PodRequirement, Step, StepStatus } from './plan/types.ts';
-export { deployPlan, newReplicaSetOf, phaseSummary, serviceMembers, slotPods } from './plan/deploy.ts';
-export type { ServiceObjects } from './plan/deploy.ts';
-export { recoveryPlan } from './plan/recovery.ts';
-export { servicePlans } from './plan/service.ts';
-export { PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, invalidPlanStateAnnotation, planInterruptedOf, planStateFor } from './plan/gate.ts';
-export type { PlanState } from './plan/gate.ts';
+export { coordinate } from './dcos/assets.ts';
+export { OPERATIONS, applyOperation } from './dcos/operations.ts';
+export type { Operation, OperationName, Outcome } from './dcos/operations.ts';
+export { planJson, planTree } from './dcos/render.ts';
+export type { PlanJson } from './dcos/render.ts';
+export { buildPhase } from './dcos/strategy.ts';
+export { buildPlan, viewPlan } from './dcos/tree.ts';
+export type { PlanView } from './dcos/tree.ts';
+export { PHASE_STRATEGIES, PLAN_STRATEGIES, STEP_STATUSES } from './dcos/types.ts';
+export type { Phase, PhaseStrategy, Plan, PlanStrategy, PodRequirement, Step, StepStatus } from './dcos/types.ts';
+export { deployPlan, newReplicaSetOf, phaseSummary, serviceMembers, slotPods } from './dcos/deploy.ts';
+export type { ServiceObjects } from './dcos/deploy.ts';
+export { recoveryPlan } from './dcos/recovery.ts';
+export { servicePlans } from './dcos/service.ts';
+export { PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, invalidPlanStateAnnotation, planInterruptedOf, planStateFor } from './dcos/gate.ts';
+export type { PlanState } from './dcos/gate.ts';
 export {
   CUSTOM_PLAN_STATE_ANNOTATION, customPlan, customPlanStateFor, deploymentStepStatus, deploymentTarget, planStatusUpdate, planStepNames, planTargets, plansNaming,
-} from './plan/custom.ts';
-export type { CustomPlanState } from './plan/custom.ts';
+} from './dcos/custom.ts';
+export type { CustomPlanState } from './dcos/custom.ts';
 
 // The freeze switch (docs/semantics/freeze.md).
 export { FREEZE_CONFIGMAP, FREEZE_REASON_KEY, FREEZE_SINCE_KEY, freezeInWords, freezeOf } from './freeze.ts';
@@ -66,4 +66,4 @@ export { NODE_ROLL_PLAN, rollPlan } from './noderoll/plan.ts';
 export { NODEROLL_FINALIZER, finalizersAfter, hasFinalizer, rollPass } from './noderoll/pass.ts';
 export type { RollPass, RollPassInput } from './noderoll/pass.ts';
 export type { SizedNode, SizedPod } from './noderoll/capacity.ts';
-export { semanticEqual } from './template.ts';
+export { semanticEqual } from './kubernetes/template.ts';

@@ -9,15 +9,15 @@
 //                        Recreate: none, so 0 and 0), unavailable capped at spec.replicas
 //   maxTotal, minAvailable   the strategy's budget for this pass, given the new ReplicaSet as it is
 //                        (MinimumHealth's phase depends on it); none for Recreate
-//   cap, oldFloor        the plan gate (plan/gate.ts) and a custom plan's hold: how many slots of
+//   cap, oldFloor        the plan gate (dcos/gate.ts) and a custom plan's hold: how many slots of
 //                        the new ReplicaSet may have a pod, and what the old ones keep meanwhile
 //   hold                 why a gate holds the rollout for someone (the Progressing condition then)
 
 import type { Deployment, ReplicaSet } from '../api/types.ts';
-import { MESSAGE, REASON } from './conditions.ts';
-import type { PlanHold } from './plan/custom.ts';
-import { countedAvailable, oldReplicasFloor, operatorWait, planCap } from './plan/gate.ts';
-import { deploymentReplicas } from './replicasets.ts';
+import { MESSAGE, REASON } from './kubernetes/conditions.ts';
+import type { PlanHold } from './dcos/custom.ts';
+import { countedAvailable, oldReplicasFloor, operatorWait, planCap } from './dcos/gate.ts';
+import { deploymentReplicas } from './kubernetes/replicasets.ts';
 
 /** maxSurge and maxUnavailable resolved against spec.replicas (before the cap at replicas). */
 export interface Fenceposts {

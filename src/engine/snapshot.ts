@@ -11,7 +11,7 @@
 //    dependency cycle through it, looked for in what the source holds now; its dependents, when the
 //    source knows them (without them the pacer.dev/dependents finalizer is left alone).
 //  * The custom plans (Plan resources) that name it as a step, with their steps' Deployments: a plan
-//    may hold its rollout (plan/custom.ts).
+//    may hold its rollout (dcos/custom.ts).
 //  * The freeze switch, when the source says it is on (freeze.ts).
 //  * Every Deployment, only while this one carries force or a cancel request or stamp
 //    (requests.ts): those reach the other apps of its deployment plan.
@@ -22,11 +22,11 @@
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { isEmptySelector, selectorMatches } from '../api/selector.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
-import { controllerOf } from './claim.ts';
-import { findDependencyCycle } from './dependencies.ts';
-import { needsPeers } from './requests.ts';
+import { controllerOf } from './kubernetes/claim.ts';
+import { findDependencyCycle } from './marathon/dependencies.ts';
+import { needsPeers } from './marathon/requests.ts';
 import { strategyOf } from './strategies/index.ts';
-import { planStepNames, plansNaming } from './plan/custom.ts';
+import { planStepNames, plansNaming } from './dcos/custom.ts';
 import type { Snapshot } from './types.ts';
 import type { Freeze } from './freeze.ts';
 

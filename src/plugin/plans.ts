@@ -1,9 +1,9 @@
 // `kubectl pacer deployments` and `kubectl pacer deployment cancel ID [--force]`: Marathon's active
-// deployments, the deployment plans of src/engine/plans.ts, computed from the Deployments the
+// deployments, the deployment plans of src/engine/marathon/deploymentplans.ts, computed from the Deployments the
 // plugin lists from the API server — the same pure view the controller serves on GET /v2/deployments.
 //
 // `deployment cancel ID [--force]` is Marathon's DELETE /v2/deployments/{id} (?force=true: only
-// stop), carried out on the server side (src/engine/cancel.ts): the plugin writes one request, the
+// stop), carried out on the server side (src/engine/marathon/cancel.ts): the plugin writes one request, the
 // annotation `pacer.dev/cancel-request: "<rollback|stop>:<id>"`, on the first live app of the plan
 // in cancel order, and the controller stamps the others and cancels each app, recording one Event
 // per app. The plugin then reads those Events (unless --wait=false) and prints each app's outcome

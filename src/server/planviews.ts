@@ -1,10 +1,10 @@
 // Pacer's read-only HTTP views on the API address (--api-bind-address), computed at request time
 // from the controller's caches:
 // * Marathon's GET /v2/deployments and GET /v2/deployments/<id>: the deployment plans of
-//   src/engine/plans.ts;
+//   src/engine/marathon/deploymentplans.ts;
 // * the DC/OS SDK's GET /v1/service/<namespace>/<name>/plans (the plan names) and
 //   .../plans/<plan> (the plan's JSON: 200 when COMPLETE, 202 while not, 417 with errors; 404
-//   text/plain "Service <name> not found" or "Plan <plan> not found"), from src/engine/plan/;
+//   text/plain "Service <name> not found" or "Plan <plan> not found"), from src/engine/dcos/;
 // * the SDK's POST .../plans/<plan>/{start,stop,interrupt,continue,forceComplete,restart}
 //   (?phase=&step=; start's body a JSON object of parameters): 200 {"message": ...}, 208, 400 and
 //   404 text/plain, carried out by `views.operate`. The caller is authenticated (a bearer token,

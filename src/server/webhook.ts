@@ -1,7 +1,7 @@
 // The validating admission webhook (--webhook-bind-address, default ":9443"): answers
 // AdmissionReview v1 at /validate-pacer-dev-v1alpha1-deployment with the lock rule of
-// src/engine/locks.ts, evaluated over the controller's Deployment cache, after the shape of a newly
-// written cancel request or stamp (src/engine/cancel.ts) and plan-state (src/engine/plan/gate.ts):
+// src/engine/marathon/locks.ts, evaluated over the controller's Deployment cache, after the shape of a newly
+// written cancel request or stamp (src/engine/marathon/cancel.ts) and plan-state (src/engine/dcos/gate.ts):
 // 422 Invalid with the field path.
 //
 // TLS: served over HTTPS with tls.crt/tls.key from --webhook-cert-dir when both are present, plain

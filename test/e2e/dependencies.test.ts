@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { incompleteReason } from '../../src/engine/dependencies.ts';
+import { incompleteReason } from '../../src/engine/marathon/dependencies.ts';
 import { eventually } from '../integration/fixtures/cluster.ts';
 import type { Timeline } from '../integration/fixtures/cluster.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';

@@ -6,7 +6,7 @@
 
 import { expect } from 'chai';
 import { join } from 'node:path';
-import type { DeploymentPlan } from '../../src/engine/plans.ts';
+import type { DeploymentPlan } from '../../src/engine/marathon/deploymentplans.ts';
 import { eventually } from '../integration/fixtures/cluster.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
 import { KubeClient, loadKubeConfig } from '../../src/kube/client.ts';

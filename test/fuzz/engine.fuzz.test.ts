@@ -14,7 +14,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Pod } from '../../src/api/types.ts';
 import type { NodeRoll } from '../../src/api/noderoll.ts';
-import { decide } from '../../src/engine/sync.ts';
+import { decide } from '../../src/engine/decide.ts';
 import { rollPass } from '../../src/engine/noderoll/pass.ts';
 import { deepFreeze } from '../unit/engine/fixtures.ts';
 import { deployment, junk, maybe, replicaSet } from './arbitraries.ts';

@@ -1,5 +1,5 @@
 // The controller against the simulated cluster: wiring (informers, queue, reconciler, events) with
-// a stand-in engine, then real rollouts with the engine of src/engine/sync.ts and the simulated
+// a stand-in engine, then real rollouts with the engine of src/engine/decide.ts and the simulated
 // ReplicaSet controller and kubelet, and the start-up checks of `pacer controller`.
 
 import { expect } from 'chai';

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Deployment } from '../../src/api/types.ts';
 import { DEPLOYMENTS } from '../../src/kube/client.ts';
-import { DEPENDENTS_FINALIZER, incompleteReason } from '../../src/engine/dependencies.ts';
+import { DEPENDENTS_FINALIZER, incompleteReason } from '../../src/engine/marathon/dependencies.ts';
 import { Timeline, condition, createNamespace, deploymentManifest, eventually, ownedReplicaSets, startCluster, waitComplete } from './fixtures/cluster.ts';
 import type { Cluster } from './fixtures/cluster.ts';
 

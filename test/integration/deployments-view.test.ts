@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Deployment } from '../../src/api/types.ts';
 import { DEPLOYMENTS } from '../../src/kube/client.ts';
-import type { DeploymentPlan } from '../../src/engine/plans.ts';
+import type { DeploymentPlan } from '../../src/engine/marathon/deploymentplans.ts';
 import { createNamespace, deploymentManifest, eventually, sleep, startCluster, waitComplete } from './fixtures/cluster.ts';
 import type { Cluster } from './fixtures/cluster.ts';
 

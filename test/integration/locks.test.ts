@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { Deployment } from '../../src/api/types.ts';
 import { DEPLOYMENTS, EVENTS } from '../../src/kube/client.ts';
 import type { RunningController } from '../../src/cli/controller.ts';
-import { activePlans } from '../../src/engine/plans.ts';
+import { activePlans } from '../../src/engine/marathon/deploymentplans.ts';
 import { toKubeError } from '../../src/kube/errors.ts';
 import { REF } from '../../src/sim/resources.ts';
 import { WEBHOOK_PATH, webhookConfiguration } from '../../src/server/webhook.ts';

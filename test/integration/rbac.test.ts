@@ -15,7 +15,7 @@ import { parseAllDocuments, isMap, isSeq } from 'yaml';
 import type { Deployment, PlanResource, ReplicaSet } from '../../src/api/types.ts';
 import { DEPLOYMENTS, PLANS, REPLICASETS } from '../../src/kube/client.ts';
 import type { KubeClient, ResourceType } from '../../src/kube/client.ts';
-import { computeHash } from '../../src/engine/hash.ts';
+import { computeHash } from '../../src/engine/kubernetes/hash.ts';
 import type { AuditEntry } from '../../src/sim/audit.ts';
 import {
   CONTROLLER_AGENT_PREFIX, condition, createNamespace, deploymentManifest, eventually, ownedReplicaSets, startSimWithCrds, startTestController, waitComplete,

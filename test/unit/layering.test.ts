@@ -151,7 +151,7 @@ describe('layering (dependency-cruiser)', function () {
     });
 
     it('reports a rule file of the engine asking the strategy registry or a gate (rules take the pass\'s limits)', () => {
-      expect(found).to.include('rules-take-limits: src/engine/rolling.ts -> src/engine/strategies/index.ts');
+      expect(found).to.include('rules-take-limits: src/engine/kubernetes/rolling.ts -> src/engine/strategies/index.ts');
     });
 
     it('reports sim importing the controller side', () => {

@@ -1,7 +1,7 @@
 // MinimumHealth (Pacer's, Marathon's upgradeStrategy), API side: minimumHealthCapacity defaults to
 // Marathon's 1.0; both shares lie in [0.0, 1.0], refused with Marathon's message
 // (docs/semantics/marathon.md#how-pacer-runs-it-on-replicasets). The rollout itself:
-// src/engine/strategies/minimumhealth.ts and the formulas in src/engine/minimumhealth.ts.
+// src/engine/strategies/minimumhealth.ts and the formulas in src/engine/marathon/minimumhealth.ts.
 
 import type { DeploymentStrategy } from '../types.ts';
 import { jsonTypeName, type FieldError } from '../fielderrors.ts';
@@ -10,7 +10,7 @@ import type { StrategyRules } from './types.ts';
 /**
  * MinimumHealth without minimumHealthCapacity: Marathon's default for apps, 1.0 (every replica
  * stays available; the new ones start beside the old ones). maximumOverCapacity has no default:
- * absent, it selects the side-by-side rule (see src/engine/minimumhealth.ts).
+ * absent, it selects the side-by-side rule (see src/engine/marathon/minimumhealth.ts).
  */
 export const DEFAULT_MINIMUM_HEALTH_CAPACITY = 1;
 

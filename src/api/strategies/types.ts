@@ -27,7 +27,7 @@ export interface StrategyRules<T extends StrategyType = StrategyType> {
   /**
    * Whether the engine must apply defaults before it can read a stored object of this type: a
    * parameter it reads without a default of its own is missing. False lets the engine skip
-   * withDefaults' deep copy on every pass (sync.ts `defaulted`).
+   * withDefaults' deep copy on every pass (decide.ts `defaulted`).
    */
   needsDefaults(strategy: DeploymentStrategy): boolean;
   /**

@@ -16,7 +16,7 @@ import { selectorMatches } from '../../api/selector.ts';
 import { deploymentKey } from '../../api/dependencies.ts';
 import { withDefaults } from '../../api/defaults.ts';
 import { minAvailable } from '../fenceposts.ts';
-import { deploymentComplete } from '../progress.ts';
+import { deploymentComplete } from '../kubernetes/progress.ts';
 
 const key = (o: { metadata: { namespace?: string; name?: string } }) => deploymentKey(o.metadata.namespace, o.metadata.name);
 

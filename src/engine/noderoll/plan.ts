@@ -15,9 +15,9 @@
 // operator (spec.paused), the plan is interrupted (the SDK shows WAITING), which is what a pause is.
 
 import type { NodeRollSpec } from '../../api/noderoll.ts';
-import { buildPhase } from '../plan/strategy.ts';
-import { buildPlan } from '../plan/tree.ts';
-import type { Phase, Plan, Step, StepStatus } from '../plan/types.ts';
+import { buildPhase } from '../dcos/strategy.ts';
+import { buildPlan } from '../dcos/tree.ts';
+import type { Phase, Plan, Step, StepStatus } from '../dcos/types.ts';
 import type { NodeRollStatus, NodeStep } from './roll.ts';
 
 export const NODE_ROLL_PLAN = 'node-roll';

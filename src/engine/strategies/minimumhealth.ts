@@ -1,13 +1,13 @@
 // MinimumHealth (Pacer's; Marathon's minimumHealthCapacity and maximumOverCapacity,
 // docs/semantics/marathon.md#minimum-health): RollingUpdate's rollout step with Marathon's
 // envelope as the budget and the fenceposts. The capacity formulas and the two phases of the
-// side-by-side rule are in src/engine/minimumhealth.ts; defaults and validation in
+// side-by-side rule are in src/engine/marathon/minimumhealth.ts; defaults and validation in
 // src/api/strategies/minimumhealth.ts.
 
 import type { Deployment } from '../../api/types.ts';
 import { minimumHealthRules } from '../../api/strategies/minimumhealth.ts';
-import { minimumHealthBudget, minimumHealthEnvelope, minimumHealthSettings } from '../minimumhealth.ts';
-import { deploymentReplicas } from '../replicasets.ts';
+import { minimumHealthBudget, minimumHealthEnvelope, minimumHealthSettings } from '../marathon/minimumhealth.ts';
+import { deploymentReplicas } from '../kubernetes/replicasets.ts';
 import { rolloutRolling } from './rollingupdate.ts';
 import type { Fenceposts } from '../limits.ts';
 import type { RolloutStrategy, StrategyDetail } from './types.ts';

@@ -2,19 +2,19 @@
 // (docs/semantics/kubernetes-deployments.md#recreate). No fenceposts and no budget: maxSurge and
 // maxUnavailable are 0 (Available needs every replica), and the new ReplicaSet goes straight to
 // spec.replicas (as far as the gates let it: the pass's limits). It is the one strategy that reads
-// pods. The rules it uses are in src/engine/recreate.ts; it has no parameters
+// pods. The rules it uses are in src/engine/kubernetes/recreate.ts; it has no parameters
 // (src/api/strategies/recreate.ts).
 
 import { selectorMatches } from '../../api/selector.ts';
 import { recreateRules } from '../../api/strategies/recreate.ts';
-import { activeReplicaSets } from '../replicasets.ts';
-import { getAllReplicaSetsAndSyncRevision } from '../newreplicaset.ts';
-import type { DecisionPass } from '../pass.ts';
-import { scaleReplicaSetAndRecordEvent } from '../pass.ts';
-import { deploymentComplete } from '../progress.ts';
-import { oldPodsRunning, scaleDownOldReplicaSetsForRecreate } from '../recreate.ts';
-import { newReplicaSetTarget } from '../rolling.ts';
-import { cleanupDeployment, current, currentAll, syncRolloutStatus } from '../steps.ts';
+import { activeReplicaSets } from '../kubernetes/replicasets.ts';
+import { getAllReplicaSetsAndSyncRevision } from '../kubernetes/newreplicaset.ts';
+import type { DecisionPass } from '../kubernetes/pass.ts';
+import { scaleReplicaSetAndRecordEvent } from '../kubernetes/pass.ts';
+import { deploymentComplete } from '../kubernetes/progress.ts';
+import { oldPodsRunning, scaleDownOldReplicaSetsForRecreate } from '../kubernetes/recreate.ts';
+import { newReplicaSetTarget } from '../kubernetes/rolling.ts';
+import { cleanupDeployment, current, currentAll, syncRolloutStatus } from '../kubernetes/steps.ts';
 import type { RolloutStrategy, StrategyDetail } from './types.ts';
 
 const NO_DETAILS: readonly StrategyDetail[] = Object.freeze([]);

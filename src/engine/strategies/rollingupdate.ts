@@ -7,13 +7,13 @@
 import type { Deployment, IntOrString } from '../../api/types.ts';
 import { scaledValue } from '../../api/intstr.ts';
 import { DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE, rollingUpdateRules } from '../../api/strategies/rollingupdate.ts';
-import { activeReplicaSets, deploymentReplicas } from '../replicasets.ts';
+import { activeReplicaSets, deploymentReplicas } from '../kubernetes/replicasets.ts';
 import type { Fenceposts, RolloutBudget } from '../limits.ts';
-import { getAllReplicaSetsAndSyncRevision } from '../newreplicaset.ts';
-import type { DecisionPass } from '../pass.ts';
-import { deploymentComplete } from '../progress.ts';
-import { reconcileNewReplicaSet, reconcileOldReplicaSets } from '../rolling.ts';
-import { cleanupDeployment, syncRolloutStatus } from '../steps.ts';
+import { getAllReplicaSetsAndSyncRevision } from '../kubernetes/newreplicaset.ts';
+import type { DecisionPass } from '../kubernetes/pass.ts';
+import { deploymentComplete } from '../kubernetes/progress.ts';
+import { reconcileNewReplicaSet, reconcileOldReplicaSets } from '../kubernetes/rolling.ts';
+import { cleanupDeployment, syncRolloutStatus } from '../kubernetes/steps.ts';
 import type { RolloutStrategy } from './types.ts';
 
 /**

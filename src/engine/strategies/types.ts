@@ -10,7 +10,7 @@
 import type { Deployment, ReplicaSet, StrategyType } from '../../api/types.ts';
 import type { StrategyRules } from '../../api/strategies/types.ts';
 import type { Fenceposts, RolloutBudget } from '../limits.ts';
-import type { DecisionPass } from '../pass.ts';
+import type { DecisionPass } from '../kubernetes/pass.ts';
 
 /** One line under `Strategy:` in `kubectl pacer get`: `  MaxSurge:  25%`. */
 export interface StrategyDetail {
@@ -39,7 +39,7 @@ export interface RolloutStrategy<T extends StrategyType = StrategyType> extends 
    */
   budget?(d: Deployment, newRS: ReplicaSet | undefined): RolloutBudget;
   /**
-   * One rollout pass: what sync.ts does when the Deployment is not paused, has no rollback
+   * One rollout pass: what decide.ts does when the Deployment is not paused, has no rollback
    * request and no scaling event. It ends with steps.ts's syncRolloutStatus.
    */
   rollout(pass: DecisionPass): void;

@@ -6,8 +6,8 @@ import {
   DESIRED_REPLICAS_ANNOTATION,
   MAX_REPLICAS_ANNOTATION,
   REVISION_ANNOTATION,
-} from '../../../src/engine/annotations.ts';
-import { POD_TEMPLATE_HASH_LABEL } from '../../../src/engine/hash.ts';
+} from '../../../src/engine/kubernetes/annotations.ts';
+import { POD_TEMPLATE_HASH_LABEL } from '../../../src/engine/kubernetes/hash.ts';
 import type { Decision, Snapshot } from '../../../src/engine/types.ts';
 
 export const NOW = Date.parse('2025-03-01T10:00:00.000Z');

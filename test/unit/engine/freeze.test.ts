@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Deployment } from '../../../src/api/types.ts';
-import { decide } from '../../../src/engine/sync.ts';
+import { decide } from '../../../src/engine/decide.ts';
 import { FREEZE_CONFIGMAP, freezeOf, scalesUpOnly } from '../../../src/engine/freeze.ts';
 import type { Freeze } from '../../../src/engine/freeze.ts';
 import type { Decision, Snapshot } from '../../../src/engine/types.ts';

@@ -12,7 +12,7 @@ import { withDefaults } from '../../../src/api/defaults.ts';
 import { formatFieldError, validateDeployment, type FieldError } from '../../../src/api/validation.ts';
 import { DEFAULT_STRATEGY_TYPE, STRATEGY_RULES, strategyRules, strategyTypeOf } from '../../../src/api/strategies/index.ts';
 import { DEFAULT_STRATEGY, STRATEGIES, strategyNamed, strategyOf } from '../../../src/engine/strategies/index.ts';
-import { decide } from '../../../src/engine/sync.ts';
+import { decide } from '../../../src/engine/decide.ts';
 import { deployment, replicaSet, snapshot, summary } from './fixtures.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -1,11 +1,11 @@
 // `kubectl pacer deployments` (the table) and `deployment cancel ID [--force]` (the one request it
 // writes, what it prints from the controller's Events, its timeout and the 404), against a fake
-// client. What the controller does with the request: test/unit/engine/cancel.test.ts.
+// client. What the controller does with the request: test/unit/engine/marathon/cancel.test.ts.
 
 import { expect } from 'chai';
 import type { Deployment, DeploymentStatus } from '../../../src/api/types.ts';
-import { activePlans } from '../../../src/engine/plans.ts';
-import type { DeploymentPlan } from '../../../src/engine/plans.ts';
+import { activePlans } from '../../../src/engine/marathon/deploymentplans.ts';
+import type { DeploymentPlan } from '../../../src/engine/marathon/deploymentplans.ts';
 import { plansTable, runPlanCancel } from '../../../src/plugin/plans.ts';
 import type { Session } from '../../../src/plugin/options.ts';
 import { runPlugin } from '../../../src/plugin/program.ts';

@@ -4,7 +4,7 @@ import type { UndoPlan } from '../../../src/plugin/undo.ts';
 import type { Session } from '../../../src/plugin/options.ts';
 import type { Deployment } from '../../../src/api/types.ts';
 import { JSON_PATCH_NOT_APPLIED, KubeError, isStalePatch } from '../../../src/kube/errors.ts';
-import { computeHash } from '../../../src/engine/hash.ts';
+import { computeHash } from '../../../src/engine/kubernetes/hash.ts';
 import { deployment, replicaSet } from './fixtures.ts';
 
 describe('plugin/undo: kubectl rollout undo', () => {

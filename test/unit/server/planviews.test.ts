@@ -4,8 +4,8 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import type { Deployment } from '../../../src/api/types.ts';
-import { activePlans } from '../../../src/engine/plans.ts';
-import type { DeploymentPlan } from '../../../src/engine/plans.ts';
+import { activePlans } from '../../../src/engine/marathon/deploymentplans.ts';
+import type { DeploymentPlan } from '../../../src/engine/marathon/deploymentplans.ts';
 import { startServers } from '../../../src/server/http.ts';
 import type { RunningServers } from '../../../src/server/http.ts';
 import { viewAccess } from '../../../src/server/planviews.ts';

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../../src/api/types.ts';
-import { buildNewReplicaSet } from '../../../src/engine/newreplicaset.ts';
+import { buildNewReplicaSet } from '../../../src/engine/kubernetes/newreplicaset.ts';
 import { startServers } from '../../../src/server/http.ts';
 import { isLoopback, operationAccess } from '../../../src/server/planviews.ts';
 import type { AuditEntry } from '../../../src/server/planviews.ts';

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../../../src/api/types.ts';
-import { activePlans } from '../../../src/engine/plans.ts';
+import { activePlans } from '../../../src/engine/marathon/deploymentplans.ts';
 import { WEBHOOK_PATH, review, webhookHandler } from '../../../src/server/webhook.ts';
 
 function app(name: string, moving: boolean, deps?: string[]): Deployment {
