@@ -3,8 +3,8 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { controllerCommand } from './controller.ts';
-import { planCommand } from './plan.ts';
-import { plansCommand } from './plans.ts';
+import { planCommand } from './dryrun.ts';
+import { plansCommand } from './plansimulate.ts';
 import { simCommand } from './sim.ts';
 import { upCommand } from './up.ts';
 

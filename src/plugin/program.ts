@@ -6,7 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { PluginError } from './errors.ts';
 import { parseGoDuration } from './format.ts';
 import { parseParameters, runPlanNames, runPlanOperation, runPlanShow } from './plan.ts';
-import { runPlanCancel, runPlanList } from './plans.ts';
+import { runPlanCancel, runPlanList } from './deployments.ts';
 import { runGet } from './get.ts';
 import { runRolloutHistory } from './history.ts';
 import { runList } from './list.ts';

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { Deployment, DeploymentStatus } from '../../../src/api/types.ts';
 import { activePlans } from '../../../src/engine/marathon/deploymentplans.ts';
 import type { DeploymentPlan } from '../../../src/engine/marathon/deploymentplans.ts';
-import { plansTable, runPlanCancel } from '../../../src/plugin/plans.ts';
+import { plansTable, runPlanCancel } from '../../../src/plugin/deployments.ts';
 import type { Session } from '../../../src/plugin/options.ts';
 import { runPlugin } from '../../../src/plugin/program.ts';
 import { T0, deployment } from './fixtures.ts';
@@ -30,7 +30,7 @@ function app(name: string, o: { deps?: string[]; paused?: boolean; deleting?: bo
   return d;
 }
 
-describe('plugin/plans', () => {
+describe('plugin/deployments', () => {
   it('the table: ID, AFFECTED APPS, STEP, CURRENT ACTIONS, laid out like kubectl get', () => {
     const active: DeploymentPlan[] = [{
       id: '0b6a2a4c-1d2e-8f00-9abc-0123456789ab', version: '2026-03-01T10:00:00.000Z', affectedApps: ['/default/app', '/default/db'], affectedPods: [],

@@ -6,8 +6,8 @@
 
 import { Command, Option } from 'commander';
 import { parse, stringify } from 'yaml';
-import { runOnFile } from './plan.ts';
-import type { PlanResult } from './plan.ts';
+import { runOnFile } from './dryrun.ts';
+import type { PlanResult } from './dryrun.ts';
 import type { FieldError } from '../api/fielderrors.ts';
 import { jsonTypeName } from '../api/fielderrors.ts';
 import {

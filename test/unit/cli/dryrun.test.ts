@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { runPlan, type PlanDocument } from '../../../src/cli/plan.ts';
+import { runPlan, type PlanDocument } from '../../../src/cli/dryrun.ts';
 
 const NOW = '2025-03-01T10:00:00.000Z';
 

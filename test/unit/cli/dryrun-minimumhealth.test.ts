@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { runPlan, type PlanDocument } from '../../../src/cli/plan.ts';
+import { runPlan, type PlanDocument } from '../../../src/cli/dryrun.ts';
 
 const NOW = '2025-03-01T10:00:00.000Z';
 

@@ -3,7 +3,7 @@
 
 import { expect } from 'chai';
 import type { Deployment } from '../../../src/api/types.ts';
-import { runPlan, type PlanDocument } from '../../../src/cli/plan.ts';
+import { runPlan, type PlanDocument } from '../../../src/cli/dryrun.ts';
 import { activePlans } from '../../../src/engine/marathon/deploymentplans.ts';
 
 const NOW = '2025-03-01T10:00:00.000Z';

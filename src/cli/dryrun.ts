@@ -5,7 +5,7 @@
 // the one decided is the first, or the one `--name` picks; the others are printed back, with the
 // stamps that force or a cancel request of the one decided put on them (`patch` actions).
 // With a single Deployment its dependents are unknown, so its finalizers are left alone.
-// A NodeRoll in the input is decided instead (planroll.ts): the roller's next step, with the
+// A NodeRoll in the input is decided instead (dryrun-noderoll.ts): the roller's next step, with the
 // input's Nodes, Pods, Deployments and ReplicaSets as the cluster it acts on.
 
 import { readFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { buildSnapshot, decide, generatedUid, planJson, planTree, serviceMembers
 import type { Action, Decision, PlanJson, PlanView, SizedNode, SnapshotSource } from '../engine/index.ts';
 import type { NodeRoll } from '../api/noderoll.ts';
 import { NODEROLL_KIND } from '../api/noderoll.ts';
-import { rollPlanDocument } from './planroll.ts';
+import { rollPlanDocument } from './dryrun-noderoll.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
 
 export type PlanOutput = 'json' | 'yaml' | 'text';

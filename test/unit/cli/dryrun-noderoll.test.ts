@@ -2,8 +2,8 @@
 // `objects` carry the status into the next), the same pass the controller runs.
 
 import { expect } from 'chai';
-import { runPlan } from '../../../src/cli/plan.ts';
-import type { RollPlanDocument } from '../../../src/cli/planroll.ts';
+import { runPlan } from '../../../src/cli/dryrun.ts';
+import type { RollPlanDocument } from '../../../src/cli/dryrun-noderoll.ts';
 
 const NOW = '2026-01-01T10:00:00Z';
 const node = (name: string, zone: string, extra: Record<string, unknown> = {}) => ({

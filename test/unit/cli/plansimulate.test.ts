@@ -4,8 +4,8 @@
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { runSimulate } from '../../../src/cli/plans.ts';
-import type { SimulateFrame } from '../../../src/cli/plans.ts';
+import { runSimulate } from '../../../src/cli/plansimulate.ts';
+import type { SimulateFrame } from '../../../src/cli/plansimulate.ts';
 
 const example = (name: string) => readFileSync(new URL(`../../../examples/plans/${name}`, import.meta.url), 'utf8');
 const frames = (input: string): SimulateFrame[] => {
