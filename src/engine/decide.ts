@@ -8,8 +8,10 @@
 import type { Deployment, DeploymentStatus, ReplicaSet } from '../api/types.ts';
 import { withDefaults } from '../api/defaults.ts';
 import { isEmptySelector } from '../api/selector.ts';
+import { deploymentKey } from '../api/dependencies.ts';
 import { formatFieldError, validateDeployment, type FieldError } from '../api/validation.ts';
-import { claimReplicaSets, controllerOf } from './kubernetes/claim.ts';
+import { claimReplicaSets } from './kubernetes/claim.ts';
+import { controllerOf } from '../api/owners.ts';
 import {
   INVALID_SPEC,
   PROGRESSING,
@@ -62,9 +64,7 @@ export function defaulted(d: Deployment): Deployment {
   return complete ? d : withDefaults(d);
 }
 
-function key(d: Deployment): string {
-  return `${d.metadata.namespace ?? 'default'}/${d.metadata.name ?? ''}`;
-}
+const key = (d: Deployment) => deploymentKey(d.metadata.namespace, d.metadata.name);
 
 interface Validated {
   spec: Deployment['spec'];

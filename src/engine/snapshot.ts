@@ -22,7 +22,7 @@
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { isEmptySelector, selectorMatches } from '../api/selector.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
-import { controllerOf } from './kubernetes/claim.ts';
+import { controllerOf } from '../api/owners.ts';
 import { findDependencyCycle } from './marathon/dependencies.ts';
 import { needsPeers } from './marathon/requests.ts';
 import { strategyOf } from './strategies/index.ts';

@@ -9,7 +9,7 @@ import { selectorToString } from '../api/selector.ts';
 import { strategyTypeOf } from '../api/strategies/index.ts';
 import { phaseSummary, revisionOf, strategyNamed } from '../engine/index.ts';
 import { age, tabwrite } from './format.ts';
-import { controllerUid } from './history.ts';
+import { controllerOf } from '../api/owners.ts';
 import type { Session } from './options.ts';
 import { printData } from './options.ts';
 import { SYMBOL, deploymentState, podReadiness, podState, replicaSetState } from './state.ts';
@@ -67,7 +67,7 @@ export function renderTree(o: TreeObjects, now: number): string[] {
   header.push(`Plan:\tdeploy, phase ${name} (${phase.strategy} strategy) (${phase.status})`, `  Steps:\t${steps.join(', ') || 'none'}`);
 
   // Newest revision first; a ReplicaSet without a parseable revision goes last.
-  const owned = o.replicaSets.filter((rs) => controllerUid(rs) === d.metadata.uid);
+  const owned = o.replicaSets.filter((rs) => controllerOf(rs)?.uid === d.metadata.uid);
   const rss = [...owned].sort((a, b) => (revisionOf(b) ?? -1) - (revisionOf(a) ?? -1) || byName(a, b));
   const newest = rss.length > 0 ? rss[0] : undefined;
 
@@ -82,7 +82,7 @@ export function renderTree(o: TreeObjects, now: number): string[] {
     const st = rs.status ?? { replicas: 0 };
     const info = `replicas:${st.replicas ?? 0}/${rs.spec.replicas ?? 1} ready:${st.readyReplicas ?? 0} available:${st.availableReplicas ?? 0}`;
     rows.push(`${inner}└──${ICON.replicaSet} ${rs.metadata.name ?? ''}\tReplicaSet\t${rst.symbol} ${rst.word}\t${age(rs.metadata.creationTimestamp, now)}\t${info}`);
-    const pods = o.pods.filter((p) => controllerUid(p) === rs.metadata.uid).sort(byName);
+    const pods = o.pods.filter((p) => controllerOf(p)?.uid === rs.metadata.uid).sort(byName);
     pods.forEach((p, j) => {
       const pst = podState(p);
       const r = podReadiness(p);

@@ -2,6 +2,7 @@
 // kubectl (tabwriter padding 2), and one revision's pod template in `kubectl describe` style.
 
 import type { Deployment, PodTemplateSpec, ReplicaSet } from '../api/types.ts';
+import { controllerOf } from '../api/owners.ts';
 import { REPLICASETS } from '../kube/client.ts';
 import { CHANGE_CAUSE_ANNOTATION, revisionOf } from '../engine/index.ts';
 import { selectorToString } from '../api/selector.ts';
@@ -16,15 +17,11 @@ export interface Revision {
   replicaSet: ReplicaSet;
 }
 
-/** The uid of the object's controller (the ownerReference with controller: true). */
-export function controllerUid(obj: { metadata: { ownerReferences?: Array<{ uid: string; controller?: boolean }> } }): string | undefined {
-  return obj.metadata.ownerReferences?.find((r) => r.controller === true)?.uid;
-}
 
 /** The ReplicaSets of `d` (controller reference to its uid), read fresh. */
 export async function ownedReplicaSets(s: Session, d: Deployment): Promise<ReplicaSet[]> {
   const list = await s.client.list<ReplicaSet>(REPLICASETS, s.namespace, { labelSelector: selectorToString(d.spec.selector) });
-  return list.items.filter((rs) => controllerUid(rs) === d.metadata.uid);
+  return list.items.filter((rs) => controllerOf(rs)?.uid === d.metadata.uid);
 }
 
 /** One entry per ReplicaSet with a parseable revision, ascending; `warnings` names the others. */

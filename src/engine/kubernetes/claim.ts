@@ -5,6 +5,7 @@
 import type { Deployment, OwnerReference, ReplicaSet } from '../../api/types.ts';
 import { API_VERSION, KIND } from '../../api/types.ts';
 import { selectorMatches } from '../../api/selector.ts';
+import { controllerOf } from '../../api/owners.ts';
 
 export interface Claim {
   /** The Deployment's ReplicaSets after adoption (adopted ones as updated), in input order. */
@@ -17,8 +18,8 @@ export interface Claim {
   writes: ReplicaSet[];
 }
 
-/** The controller ownerReference a Deployment puts on its ReplicaSets. */
-export function controllerRef(d: Deployment): OwnerReference {
+/** The controller ownerReference a Deployment puts on its ReplicaSets (metav1.NewControllerRef). */
+export function newControllerRef(d: Deployment): OwnerReference {
   return {
     apiVersion: API_VERSION,
     kind: KIND,
@@ -27,13 +28,6 @@ export function controllerRef(d: Deployment): OwnerReference {
     controller: true,
     blockOwnerDeletion: true,
   };
-}
-
-export function controllerOf(obj: { metadata: { ownerReferences?: OwnerReference[] } }): OwnerReference | undefined {
-  const refs = obj.metadata.ownerReferences;
-  if (!refs) return undefined;
-  for (const r of refs) if (r.controller) return r;
-  return undefined;
 }
 
 export function claimReplicaSets(d: Deployment, candidates: readonly ReplicaSet[]): Claim {
@@ -65,7 +59,7 @@ export function claimReplicaSets(d: Deployment, candidates: readonly ReplicaSet[
     if (d.metadata.namespace && rs.metadata.namespace && d.metadata.namespace !== rs.metadata.namespace) continue;
     const after: ReplicaSet = {
       ...rs,
-      metadata: { ...rs.metadata, ownerReferences: [...(rs.metadata.ownerReferences ?? []), controllerRef(d)] },
+      metadata: { ...rs.metadata, ownerReferences: [...(rs.metadata.ownerReferences ?? []), newControllerRef(d)] },
     };
     adopted.push(after);
     owned.push(after);

@@ -5,7 +5,7 @@
 import type { Deployment, ReplicaSet } from '../../api/types.ts';
 import { maxRevision, parseInt64, setNewReplicaSetAnnotations, skipCopyAnnotation, REVISION_ANNOTATION } from './annotations.ts';
 import { PROGRESSING, MESSAGE, REASON, formatTime, getCondition, newCondition, setCondition } from './conditions.ts';
-import { controllerRef } from './claim.ts';
+import { newControllerRef } from './claim.ts';
 import { POD_TEMPLATE_HASH_LABEL, fnv1a32, replicaSetName, templateHashOf } from './hash.ts';
 import type { DecisionPass } from './pass.ts';
 import { createReplicaSet, setDeploymentRevision, updateReplicaSet } from './pass.ts';
@@ -44,7 +44,7 @@ export function buildNewReplicaSet(d: Deployment, hash: string, now: number): Re
       generation: 1,
       creationTimestamp: formatTime(now),
       labels: { ...labels },
-      ownerReferences: [controllerRef(d)],
+      ownerReferences: [newControllerRef(d)],
     },
     spec: {
       replicas: 0,

@@ -2,15 +2,11 @@
 // up once no old pod may still be running (Unknown and empty phases count as running).
 
 import type { Pod, ReplicaSet } from '../../api/types.ts';
+import { controllerOf } from '../../api/owners.ts';
 import type { DecisionPass } from './pass.ts';
 import { scaleReplicaSetAndRecordEvent } from './pass.ts';
 import { specReplicas, statusReplicaSum } from './replicasets.ts';
 
-/** The uid of the pod's controller, if any. */
-function controllerUid(pod: Pod): string | undefined {
-  for (const ref of pod.metadata.ownerReferences ?? []) if (ref.controller) return ref.uid;
-  return undefined;
-}
 
 /**
  * oldPodsRunning: old ReplicaSets still report replicas, or a pod controlled by one of the
@@ -32,7 +28,7 @@ export function oldPodsRunning(newRS: ReplicaSet | undefined, oldRSs: readonly R
   for (const rs of allRSs) if (rs.metadata.uid) owned.add(rs.metadata.uid);
   const newUid = newRS?.metadata.uid;
   for (const pod of pods) {
-    const uid = controllerUid(pod);
+    const uid = controllerOf(pod)?.uid;
     if (uid === undefined || !owned.has(uid) || uid === newUid) continue;
     const phase = pod.status?.phase;
     if (phase === 'Failed' || phase === 'Succeeded') continue;

@@ -35,7 +35,7 @@
 import type { Deployment, ReplicaSet } from '../../api/types.ts';
 import { deploymentKey } from '../../api/dependencies.ts';
 import { revisionOf, withAnnotations } from '../kubernetes/annotations.ts';
-import { controllerOf } from '../kubernetes/claim.ts';
+import { controllerOf } from '../../api/owners.ts';
 import { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, dependencyLevels } from './dependencies.ts';
 import { POD_TEMPLATE_HASH_LABEL, templateHashOf } from '../kubernetes/hash.ts';
 import { activePlans, appId, planById } from './deploymentplans.ts';

@@ -13,7 +13,7 @@ import {
   CANCEL_ANNOTATION, CANCEL_EVENTS, CANCEL_REQUEST_ANNOTATION, carryOutCancel, fanOutCancel, fanOutPending, formatCancel, parseCancel, patch,
 } from './cancel.ts';
 import { withAnnotations } from '../kubernetes/annotations.ts';
-import { controllerOf } from '../kubernetes/claim.ts';
+import { controllerOf } from '../../api/owners.ts';
 import { FORCE_ANNOTATION, forceActions } from './locks.ts';
 import type { Action, Decision, Snapshot } from '../types.ts';
 

@@ -2,6 +2,7 @@
 // conditions. Plain functions over plain JSON; nothing here touches the store.
 
 import type { KubeObject } from '../types.ts';
+import { controllerOf } from '../../api/owners.ts';
 
 /** The annotations that inject behaviour per workload. Their names are a user contract. */
 export const ANN_NEVER_READY = 'sim.pacer.dev/never-ready';
@@ -42,7 +43,7 @@ export function keyOf(obj: KubeObject): string {
 }
 
 export function controllerRef(obj: KubeObject): OwnerRef | undefined {
-  return (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true);
+  return controllerOf(obj);
 }
 
 export function isDeleting(obj: KubeObject): boolean {
