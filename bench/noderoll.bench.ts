@@ -40,7 +40,7 @@ async function run(cordonFirst: boolean): Promise<Record<string, unknown>> {
     const sampler = setInterval(() => {
       for (const d of store.list({ group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' }, 'default').items as unknown as Deployment[]) lowest = Math.min(lowest, d.status?.availableReplicas ?? 0);
       for (const p of store.list(REF.pods, 'default').items) if (!before.has(p.metadata.name)) created.add(p.metadata.name ?? '');
-      largest = Math.max(largest, (store.get(REF.nodegroups, undefined, 'workers')?.spec as { replicas: number }).replicas);
+      largest = Math.max(largest, (store.get(REF.nodegroups, undefined, 'workers')!.spec as { replicas: number }).replicas);
     }, 10);
     const t0 = performance.now();
     await c.client.create(NODEROLLS, undefined, {

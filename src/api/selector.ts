@@ -16,7 +16,7 @@ export function selectorMatches(selector: LabelSelector | undefined, labels: Rec
     if (l[k] !== v) return false;
   }
   for (const r of selector.matchExpressions ?? []) {
-    const has = Object.prototype.hasOwnProperty.call(l, r.key);
+    const has = Object.hasOwn(l, r.key);
     switch (r.operator) {
       case 'In':
         if (!has || !(r.values ?? []).includes(l[r.key])) return false;

@@ -378,7 +378,6 @@ export function formatFieldError(e: FieldError): string {
       return `${e.field}: Forbidden${detail}`;
     case 'NotSupported':
       return `${e.field}: Unsupported value: ${formatValue(e.value)}${detail}`;
-    case 'Invalid':
     default:
       return `${e.field}: Invalid value: ${formatValue(e.value)}${detail}`;
   }

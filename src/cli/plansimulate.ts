@@ -193,7 +193,7 @@ function parseEntry(c: Checker, v: unknown, path: string, plans: readonly Plan[]
   return { kind: 'operation', plan, op };
 }
 
-export function parseSimulation(input: string, source: string): { plans: Plan[]; entries: Entry[] } {
+export function parseSimulation(input: string): { plans: Plan[]; entries: Entry[] } {
   let doc: unknown;
   try {
     doc = parse(input);
@@ -311,7 +311,7 @@ function text(frames: readonly SimulateFrame[]): string {
 
 export function runSimulate(input: string, source: string, output: SimulateOutput): SimulateResult {
   try {
-    const { plans, entries } = parseSimulation(input, source);
+    const { plans, entries } = parseSimulation(input);
     const frames = simulate(plans, entries);
     const stdout = output === 'text' ? text(frames) : output === 'yaml' ? stringify(frames) : `${JSON.stringify(frames, null, 2)}\n`;
     return { code: 0, stdout, stderr: '' };

@@ -194,7 +194,7 @@ export async function readManifests(dir: string): Promise<KubeObject[]> {
 /** Creates `obj` in the simulated cluster as `kubectl apply` would (with its last-applied annotation). */
 function applyToSim(sim: SimCluster, ref: ResourceRef, obj: KubeObject, namespace?: string): void {
   const annotated: KubeObject = structuredClone(obj);
-  annotated.metadata.annotations = { ...annotated.metadata.annotations, [LAST_APPLIED]: JSON.stringify(obj) + '\n' };
+  annotated.metadata.annotations = { ...annotated.metadata.annotations, [LAST_APPLIED]: `${JSON.stringify(obj)}\n` };
   sim.store.create(ref, namespace, annotated, { actor: 'pacer-up' });
 }
 

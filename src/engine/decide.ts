@@ -261,7 +261,7 @@ function invalidSpecDecision(snapshot: Snapshot, d: Deployment, errors: FieldErr
   const status: DeploymentStatus = { ...snapshot.deployment.status };
   const message = errors.map(formatFieldError).join('; ');
   const cur = getCondition(status, INVALID_SPEC);
-  if (!cur || cur.status !== 'True' || cur.reason !== REASON.invalidSpec || cur.message !== message) {
+  if (cur?.status !== 'True' || cur.reason !== REASON.invalidSpec || cur.message !== message) {
     const cond = newCondition(INVALID_SPEC, 'True', REASON.invalidSpec, message, snapshot.now);
     // A new message for the same problem state keeps the transition time.
     if (cur?.status === 'True') cond.lastTransitionTime = cur.lastTransitionTime;

@@ -387,7 +387,7 @@ export class KubeClient {
       arm();
       const ctx = await this.context(HttpMethod.GET, path, local.signal);
       ctx.setHeaderParam('Accept', 'application/json');
-      let resp;
+      let resp: Awaited<ReturnType<ReturnType<typeof this.http.send>['toPromise']>>;
       try {
         resp = await this.http.send(ctx).toPromise();
       } catch (err) {

@@ -75,7 +75,7 @@ export async function serviceObjects(s: Pick<Target, 'client' | 'namespace' | 'n
 
 
 /** `template` with kubectl.kubernetes.io/restartedAt = `now` (RFC 3339, UTC, whole seconds): a rollout restart. */
-export function restartedTemplate(d: Deployment, template: Deployment['spec']['template'], now: number): NonNullable<Deployment['spec']['template']> {
+export function restartedTemplate(template: Deployment['spec']['template'], now: number): NonNullable<Deployment['spec']['template']> {
   const at = metaTime(now);
   return { ...template, metadata: { ...template?.metadata, annotations: { ...template?.metadata?.annotations, [RESTARTED_AT_ANNOTATION]: at } } };
 }
@@ -182,7 +182,7 @@ export async function operate(s: Target, service: string, o: PlanCommand): Promi
   if ((op === 'restart' && step === undefined) || restartAll) {
     for (const d of phase === undefined ? objects.deployments : [byName.get(phase)!]) {
       const c = changeOf(d);
-      c.template = restartedTemplate(d, c.template ?? d.spec.template, s.now?.() ?? Date.now());
+      c.template = restartedTemplate(c.template ?? d.spec.template, s.now?.() ?? Date.now());
       restarted.add(d);
     }
   }
@@ -309,7 +309,7 @@ async function customOperation(s: Target, o: ServiceView, p: PlanResource, cmd: 
       : step !== undefined ? [step] : before.phases.find((ph) => ph.name === phase)!.steps.map((st) => st.name);
     for (const name of scope) {
       const d = lookup(name);
-      if (d) templates.set(name, restartedTemplate(d, templates.get(name) ?? d.spec.template, s.now?.() ?? Date.now()));
+      if (d) templates.set(name, restartedTemplate(templates.get(name) ?? d.spec.template, s.now?.() ?? Date.now()));
     }
   }
   const warnings: string[] = [];

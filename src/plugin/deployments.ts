@@ -32,7 +32,7 @@ export function plansTable(active: readonly DeploymentPlan[]): string {
       p.currentActions.map((a) => `${a.action} ${a.app}`).join(', '),
     ].join('\t'));
   }
-  return tabwrite(lines.join('\n') + '\n', { minwidth: 6, padding: 3 });
+  return tabwrite(`${lines.join('\n')}\n`, { minwidth: 6, padding: 3 });
 }
 
 async function listActive(s: Session, allNamespaces: boolean): Promise<{ items: Deployment[]; active: DeploymentPlan[] }> {

@@ -92,7 +92,7 @@ export function renderTree(o: TreeObjects, now: number): string[] {
     });
   });
 
-  const text = tabwrite(header.join('\n') + '\n', { padding: 2 }) + '\n' + tabwrite(rows.join('\n') + '\n', { padding: 2 });
+  const text = `${tabwrite(`${header.join('\n')}\n`, { padding: 2 })}\n${tabwrite(`${rows.join('\n')}\n`, { padding: 2 })}`;
   return text.trimEnd().split('\n').map((l) => l.trimEnd());
 }
 
@@ -120,7 +120,7 @@ export async function runGet(s: Session, name: string, o: GetOptions): Promise<n
     return 0;
   }
   if (!o.watch) {
-    s.io.stdout.write(renderTree({ deployment: first, replicaSets: rsList.items, pods: podList.items }, now()).join('\n') + '\n');
+    s.io.stdout.write(`${renderTree({ deployment: first, replicaSets: rsList.items, pods: podList.items }, now()).join('\n')}\n`);
     return 0;
   }
 
@@ -137,8 +137,8 @@ export async function runGet(s: Session, name: string, o: GetOptions): Promise<n
     if (!deployment) return;
     const frame = renderTree({ deployment, replicaSets: [...rss.values()], pods: [...pods.values()] }, now());
     if (frame.join('\n') === lastFrame.join('\n')) return;
-    if (tty) s.io.stdout.write((lastFrame.length > 0 ? eraseLines(lastFrame.length) : '') + frame.join('\n') + '\n');
-    else s.io.stdout.write((lastFrame.length > 0 ? '\n' : '') + frame.join('\n') + '\n');
+    if (tty) s.io.stdout.write(`${(lastFrame.length > 0 ? eraseLines(lastFrame.length) : '') + frame.join('\n')}\n`);
+    else s.io.stdout.write(`${(lastFrame.length > 0 ? '\n' : '') + frame.join('\n')}\n`);
     lastFrame = frame;
   };
   // Events come in bursts (a scale touches a ReplicaSet and several pods): draw once per burst.

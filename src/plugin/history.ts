@@ -116,7 +116,7 @@ export function describeTemplate(t: PodTemplateSpec | undefined): string {
   lines.push(...multi('  ', 'Node-Selectors', kv(spec.nodeSelector as Record<string, string> | undefined, '=')));
   const tolerations = (spec.tolerations as Json[] | undefined) ?? [];
   lines.push(...multi('  ', 'Tolerations', tolerations.map((x) => `${String(x.key ?? '')}${x.value ? `=${String(x.value)}` : ''}${x.effect ? `:${String(x.effect)}` : ''}`)));
-  return tabwrite(lines.join('\n') + '\n', { minwidth: 0, padding: 2 });
+  return tabwrite(`${lines.join('\n')}\n`, { minwidth: 0, padding: 2 });
 }
 
 /** `--revision=N` output: the header line and the template. Throws kubectl's error for a missing N. */
@@ -130,7 +130,7 @@ export async function runRolloutHistory(s: Session, name: string, o: { revision:
   const d = await s.client.getDeployment(s.namespace, name);
   const warnings: string[] = [];
   const revs = revisions(await ownedReplicaSets(s, d), warnings);
-  for (const w of warnings) s.io.stderr.write(w + '\n');
+  for (const w of warnings) s.io.stderr.write(`${w}\n`);
   if (o.output) {
     if (o.revision > 0) {
       const r = revs.find((x) => x.revision === o.revision);

@@ -26,7 +26,7 @@ export function listTable(items: readonly Deployment[], allNamespaces: boolean):
     ];
     lines.push((allNamespaces ? [d.metadata.namespace ?? '', ...cells] : cells).join('\t'));
   }
-  return tabwrite(lines.join('\n') + '\n', { minwidth: 6, padding: 3 });
+  return tabwrite(`${lines.join('\n')}\n`, { minwidth: 6, padding: 3 });
 }
 
 export async function runList(s: Session, o: { allNamespaces: boolean; output?: string }): Promise<number> {

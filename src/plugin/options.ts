@@ -2,7 +2,7 @@
 // the connection they lead to, printing data as -o json|yaml, and the check that turns a 404 into
 // "Pacer's CRD is not installed" when the API server does not serve pacer.dev at all.
 
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { HttpMethod } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 import { KubeClient, loadKubeConfig } from '../kube/client.ts';
@@ -50,7 +50,7 @@ export function addCommonOptions(cmd: Command, opts: { output?: boolean; allName
 
 /** Loads the kubeconfig (honouring --kubeconfig, KUBECONFIG and --context) and picks the namespace. */
 export function connect(o: CommonOptions, io: Streams, signal?: AbortSignal): Session {
-  let kc;
+  let kc: ReturnType<typeof loadKubeConfig>;
   try {
     kc = loadKubeConfig({ kubeconfig: o.kubeconfig });
   } catch (err) {
@@ -84,13 +84,13 @@ export async function reportErrors(io: Streams, name: string | undefined, getSes
     const session = getSession();
     let crdMissing = false;
     if (session && err instanceof KubeError && err.kind === 'NotFound') crdMissing = !(await crdInstalled(session.client));
-    io.stderr.write(describeError(err, { server: session?.client.server, name, crdMissing }) + '\n');
+    io.stderr.write(`${describeError(err, { server: session?.client.server, name, crdMissing })}\n`);
     return err instanceof PluginError ? err.exitCode : 1;
   }
 }
 
 /** Prints `obj` as -o json (kubectl: 4-space indent) or yaml. */
 export function printData(io: Streams, format: string, obj: unknown): void {
-  if (format === 'json') io.stdout.write(JSON.stringify(obj, null, 4) + '\n');
+  if (format === 'json') io.stdout.write(`${JSON.stringify(obj, null, 4)}\n`);
   else io.stdout.write(toYaml(obj));
 }

@@ -23,6 +23,6 @@ export function pausePatch(d: Deployment, paused: boolean): { metadata: { resour
 export async function runPause(s: Session, name: string, paused: boolean): Promise<number> {
   const d = await s.client.getDeployment(s.namespace, name);
   await s.client.patchDeployment(s.namespace, name, pausePatch(d, paused));
-  s.io.stdout.write((paused ? PAUSE_MESSAGES.paused(name) : PAUSE_MESSAGES.resumed(name)) + '\n');
+  s.io.stdout.write(`${paused ? PAUSE_MESSAGES.paused(name) : PAUSE_MESSAGES.resumed(name)}\n`);
   return 0;
 }

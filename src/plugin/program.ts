@@ -66,7 +66,7 @@ export function durationFlag(flag: string, v: string | undefined): number {
   if (v === undefined) return 0;
   try {
     const ms = parseGoDuration(v);
-    return ms < 0 ? 0 : ms;
+    return Math.max(ms , 0);
   } catch (err) {
     throw new PluginError(`invalid argument "${v}" for "${flag}" flag: ${(err as Error).message}`);
   }

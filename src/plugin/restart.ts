@@ -31,6 +31,6 @@ export function restartPatch(d: Deployment, now: number, offsetMinutes?: number)
 export async function runRestart(s: Session, name: string, now: () => number = Date.now): Promise<number> {
   const d = await s.client.getDeployment(s.namespace, name);
   await s.client.patchDeployment(s.namespace, name, restartPatch(d, now()));
-  s.io.stdout.write(RESTART_MESSAGES.restarted(name) + '\n');
+  s.io.stdout.write(`${RESTART_MESSAGES.restarted(name)}\n`);
   return 0;
 }

@@ -83,7 +83,7 @@ export async function runRolloutUndo(s: Session, name: string, o: { toRevision: 
     const d = await s.client.getDeployment(s.namespace, name);
     const plan = planUndo(d, await ownedReplicaSets(s, d), o.toRevision);
     if (plan.kind === 'skip') {
-      s.io.stdout.write(plan.message + '\n');
+      s.io.stdout.write(`${plan.message}\n`);
       return 0;
     }
     s.io.stdout.write(describeTemplate(templateWithoutHash(plan.target.spec.template)));
@@ -94,13 +94,13 @@ export async function runRolloutUndo(s: Session, name: string, o: { toRevision: 
   const done = await patchAsPlanned(s, name, async (d) => {
     const plan = planUndo(d, await ownedReplicaSets(s, d), o.toRevision);
     if (plan.kind === 'patch' && plan.warning && !warned) {
-      s.io.stderr.write(plan.warning + '\n');
+      s.io.stderr.write(`${plan.warning}\n`);
       warned = true;
     }
     return plan;
   }, o.dryRun === 'server' ? '?dryRun=All' : '');
   if (done.kind === 'skip') {
-    s.io.stdout.write(done.message + '\n');
+    s.io.stdout.write(`${done.message}\n`);
     return 0;
   }
   s.io.stdout.write(`${UNDO_MESSAGES.rolledBack(name)}${o.dryRun === 'server' ? ' (server dry run)' : ''}\n`);

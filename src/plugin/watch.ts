@@ -9,9 +9,9 @@ import type { Session } from './options.ts';
 
 export interface Follower<T> {
   /** The complete current list (the first one and after every relist). Return true to stop. */
-  onList(items: T[]): boolean | void;
+  onList(items: T[]): boolean | undefined;
   /** One change. Return true to stop. */
-  onEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: T): boolean | void;
+  onEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: T): boolean | undefined;
 }
 
 export interface FollowOptions {
@@ -42,7 +42,7 @@ export async function follow<T extends { metadata: ObjectMeta }>(
   const retryMs = opts.retryMs ?? 1000;
   try {
     relist: while (!local.signal.aborted) {
-      let list;
+      let list: Awaited<ReturnType<typeof client.list<T>>>;
       try {
         list = await client.list<T>(type, namespace, { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector }, local.signal);
       } catch (err) {

@@ -155,7 +155,7 @@ export function parseLabelSelector(text: string): LabelRequirement[] {
 }
 
 export function requirementMatches(r: LabelRequirement, labels: Record<string, string>): boolean {
-  const has = Object.prototype.hasOwnProperty.call(labels, r.key);
+  const has = Object.hasOwn(labels, r.key);
   const v = labels[r.key];
   switch (r.operator) {
     case '=': case '==': case 'in': return has && r.values.includes(v);

@@ -19,7 +19,7 @@ import { REF, groupVersion } from './resources.ts';
 import { schema } from './schemabridge.ts';
 import { fieldSelectorFor, labelSelectorFn } from './selectors.ts';
 import type { Change, ServerWriteOptions, SharedResult } from './store.ts';
-import { Store } from './store.ts';
+import type { Store } from './store.ts';
 import { ApiError } from './types.ts';
 import type { DeleteOptions, KubeObject, ResourceRef, WatchEventType } from './types.ts';
 
@@ -65,7 +65,7 @@ export function compareKubeVersions(a: string, b: string): number {
 function storageVersionHash(r: ResourceInfo): string {
   let h = 0;
   for (const c of `${r.group}/${r.resource}`) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
-  return Buffer.from(h.toString(16).padStart(8, '0')).toString('base64').slice(0, 11) + '=';
+  return `${Buffer.from(h.toString(16).padStart(8, '0')).toString('base64').slice(0, 11)}=`;
 }
 
 interface Route {
@@ -298,7 +298,8 @@ export class SimServer {
 
   private discoveryCore(ctx: RequestContext): void {
     if (this.wantsAggregated(ctx)) {
-      return this.sendJson(ctx, 200, this.aggregated([{ name: '', versions: ['v1'] }]), {}, DISCOVERY_CONTENT_TYPE);
+      this.sendJson(ctx, 200, this.aggregated([{ name: '', versions: ['v1'] }]), {}, DISCOVERY_CONTENT_TYPE);
+      return;
     }
     this.sendJson(ctx, 200, {
       kind: 'APIVersions', versions: ['v1'],
@@ -313,7 +314,10 @@ export class SimServer {
 
   private discoveryGroups(ctx: RequestContext): void {
     const groups = this.groups();
-    if (this.wantsAggregated(ctx)) return this.sendJson(ctx, 200, this.aggregated(groups), {}, DISCOVERY_CONTENT_TYPE);
+    if (this.wantsAggregated(ctx)) {
+      this.sendJson(ctx, 200, this.aggregated(groups), {}, DISCOVERY_CONTENT_TYPE);
+      return;
+    }
     this.sendJson(ctx, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map((g) => this.apiGroup(g)) });
   }
 

@@ -287,7 +287,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     for (const [, name] of (roll?.status?.message ?? '').matchAll(new RegExp(`deployment ${NS}/(\\S+) would fall below its minimum`, 'g'))) {
       sim.store.mutate(DEPLOYMENTS_REF, NS, name, (x) => {
         const dep = structuredClone(x) as unknown as Deployment;
-        dep.spec.template = restartedTemplate(dep, dep.spec.template, Date.now());
+        dep.spec.template = restartedTemplate(dep.spec.template, Date.now());
         return dep as unknown as KubeObject;
       });
       figures.operations['rollout restart'] = (figures.operations['rollout restart'] ?? 0) + 1;

@@ -134,7 +134,7 @@ export function fanOutCancel(d: Deployment, request: CancelRequest, all: readonl
   const value = formatCancel(request);
   const plan = planById(activePlans(all, now), request.id);
   const members = plan ? cancelOrder(all, plan) : [];
-  if (!plan || !plan.affectedApps.includes(appOf(d))) {
+  if (!plan?.affectedApps.includes(appOf(d))) {
     // Take back what an earlier, interrupted pass of this request stamped; then drop the request.
     const undo = all.filter((m) => keyOf(m) !== keyOf(d) && m.metadata.annotations?.[CANCEL_ANNOTATION] === value).map((m) => patch(m, { [CANCEL_ANNOTATION]: null }));
     const why = plan ? CANCEL_FAILURES.notMember(appOf(d)) : CANCEL_FAILURES.gone;

@@ -56,7 +56,7 @@ import type { Deployment } from '../../api/types.ts';
 import { dependencyKeys, deploymentKey } from '../../api/dependencies.ts';
 import { REVISION_ANNOTATION } from '../kubernetes/annotations.ts';
 import { DEPENDENCIES_READY, PROGRESSING, REASON, getCondition, parseTime } from '../kubernetes/conditions.ts';
-import { dependencyLevels, levelGroups } from './dependencies.ts';
+import { dependencyLevels } from './dependencies.ts';
 import { deploymentComplete } from '../kubernetes/progress.ts';
 
 export type PlanActionName = 'StartApplication' | 'StopApplication' | 'ScaleApplication' | 'RestartApplication';
@@ -165,7 +165,10 @@ function components(nodes: readonly string[], edges: ReadonlyArray<readonly [str
   for (const [a, b] of edges) {
     const ra = find(a);
     const rb = find(b);
-    if (ra !== rb) parent.set(ra < rb ? rb : ra, ra < rb ? ra : rb);
+    if (ra === rb) continue;
+    // The later name (by string order) joins the earlier one's set.
+    const [first, later] = ra < rb ? [ra, rb] : [rb, ra];
+    parent.set(later, first);
   }
   const groups = new Map<string, string[]>();
   for (const n of nodes) {

@@ -96,7 +96,7 @@ function removeFinalizer(ctx: ControlContext, node: GcNode, finalizer: string): 
 /** Works on an owner being deleted with the orphan or foregroundDeletion finalizer. */
 export function syncDeletingOwner(ctx: ControlContext, uid: string): void {
   const owner = ctx.cache.gcNodes.get(uid);
-  if (!owner || !owner.deleting) return;
+  if (!owner?.deleting) return;
   const dependents = [...(ctx.cache.dependents.get(uid) ?? [])]
     .map((d) => ctx.cache.gcNodes.get(d))
     .filter((d): d is GcNode => !!d);

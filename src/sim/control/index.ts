@@ -19,7 +19,7 @@ import { syncReplicaSet } from './replicaset.ts';
 import { schedulePending } from './scheduler.ts';
 import { WorkQueue, type Timers } from './queue.ts';
 import { realClock } from '../../kube/clock.ts';
-import { controllerRef, isActivePod, isDeleting, isTerminal, jsonEqual, nodeNameOf } from './util.ts';
+import { controllerRef, isActivePod, isTerminal, jsonEqual, nodeNameOf } from './util.ts';
 
 export { cordon, uncordon, setNodeNotReady } from './nodes.ts';
 export { evictPod } from './eviction.ts';
@@ -143,14 +143,14 @@ class Runner {
     const kind = slash < 0 ? key : key.slice(0, slash);
     const rest = slash < 0 ? '' : key.slice(slash + 1);
     switch (kind) {
-      case 'rs': return syncReplicaSet(this.ctx, ...splitKey(rest));
-      case 'sched': return schedulePending(this.ctx);
-      case 'pod': return syncPod(this.ctx, this.kubelet, ...splitKey(rest));
-      case 'node': return syncNode(this.ctx, rest);
-      case 'pdb': return syncPdb(this.ctx, ...splitKey(rest));
-      case 'gc': return syncDependent(this.ctx, rest);
-      case 'gcowner': return syncDeletingOwner(this.ctx, rest);
-      case 'ng': return syncNodeGroup(this.ctx, rest);
+      case 'rs': syncReplicaSet(this.ctx, ...splitKey(rest)); return;
+      case 'sched': schedulePending(this.ctx); return;
+      case 'pod': syncPod(this.ctx, this.kubelet, ...splitKey(rest)); return;
+      case 'node': syncNode(this.ctx, rest); return;
+      case 'pdb': syncPdb(this.ctx, ...splitKey(rest)); return;
+      case 'gc': syncDependent(this.ctx, rest); return;
+      case 'gcowner': syncDeletingOwner(this.ctx, rest); return;
+      case 'ng': syncNodeGroup(this.ctx, rest); return;
     }
   }
 

@@ -111,7 +111,7 @@ function pruneValue(v: unknown, s: JSONSchemaProps, path: string, dropped: strin
     }
   } else if (Array.isArray(v)) {
     const items = itemsSchema(s);
-    if (items) v.forEach((x, i) => pruneValue(x, items, index(path, i), dropped));
+    if (items) v.forEach((x, i) => { pruneValue(x, items, index(path, i), dropped); });
   }
 }
 
@@ -312,7 +312,7 @@ function validateArray(v: unknown[], s: JSONSchemaProps, path: string, errs: Sta
     });
   }
   const items = itemsSchema(s);
-  if (items) v.forEach((x, i) => validateNode(x, items, index(path, i), errs, false));
+  if (items) v.forEach((x, i) => { validateNode(x, items, index(path, i), errs, false); });
 }
 
 function validateObject(v: Record<string, unknown>, s: JSONSchemaProps, path: string, errs: StatusCause[], resourceRoot: boolean): void {

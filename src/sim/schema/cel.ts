@@ -24,8 +24,8 @@ function kubernetesEnvironment(): Environment {
   env.registerFunction('list.sum(): dyn', (l: unknown[]) => (l.length === 0 ? 0n : l.reduce((a, b) => (a as number) + (b as number))));
   env.registerFunction('list.min(): dyn', (l: unknown[]) => [...l].sort(listOrder)[0]);
   env.registerFunction('list.max(): dyn', (l: unknown[]) => [...l].sort(listOrder)[l.length - 1]);
-  env.registerFunction('list.indexOf(dyn): int', (l: unknown[], x: unknown) => BigInt(l.findIndex((y) => y === x)));
-  env.registerFunction('list.lastIndexOf(dyn): int', (l: unknown[], x: unknown) => BigInt(l.findLastIndex((y) => y === x)));
+  env.registerFunction('list.indexOf(dyn): int', (l: unknown[], x: unknown) => BigInt(l.indexOf(x)));
+  env.registerFunction('list.lastIndexOf(dyn): int', (l: unknown[], x: unknown) => BigInt(l.lastIndexOf(x)));
   env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) => s.split(a).join(b));
   env.registerFunction('string.format(list<dyn>): string', celFormat);
   return env;

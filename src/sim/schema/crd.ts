@@ -131,7 +131,7 @@ function validateVersions(raw: unknown): StatusCause[] {
     else errs.push(...validateSchema(schema as JSONSchemaProps, child(vp, 'schema.openAPIV3Schema')));
     errs.push(...validateSubresources(v.subresources, child(vp, 'subresources')));
     const cols = Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : [];
-    cols.forEach((c, j) => errs.push(...validateColumn(obj(c), index(child(vp, 'additionalPrinterColumns'), j))));
+    cols.forEach((c, j) => { errs.push(...validateColumn(obj(c), index(child(vp, 'additionalPrinterColumns'), j))); });
   });
   if (!unique) errs.push(invalid(path, versionsSummary(versions), 'must contain unique version names'));
   if (storage !== 1) errs.push(invalid(path, versionsSummary(versions), 'must have exactly one version marked as storage version'));
@@ -350,12 +350,12 @@ function schemaNode(s: JSONSchemaProps, path: string, level: Level, errs: Status
 
   // value validations (anyOf, allOf, oneOf, not) may not specify structure
   const skipAnyOf = intOrString && isIntOrStringAnyOf(s.anyOf);
-  if (!skipAnyOf) (s.anyOf ?? []).forEach((x, i) => nestedValueValidation(x, index(child(path, 'anyOf'), i), errs));
+  if (!skipAnyOf) (s.anyOf ?? []).forEach((x, i) => { nestedValueValidation(x, index(child(path, 'anyOf'), i), errs); });
   (s.allOf ?? []).forEach((x, i) => {
     const skip = i === 0 && intOrString && isIntOrStringAnyOf(x.anyOf);
     nestedValueValidation(skip ? { ...x, anyOf: undefined } : x, index(child(path, 'allOf'), i), errs);
   });
-  (s.oneOf ?? []).forEach((x, i) => nestedValueValidation(x, index(child(path, 'oneOf'), i), errs));
+  (s.oneOf ?? []).forEach((x, i) => { nestedValueValidation(x, index(child(path, 'oneOf'), i), errs); });
   if (s.not) nestedValueValidation(s.not, child(path, 'not'), errs);
 
   validateListType(s, path, errs);
@@ -396,9 +396,9 @@ function nestedValueValidation(s: JSONSchemaProps, path: string, errs: StatusCau
   if (s['x-kubernetes-list-map-keys']?.length) errs.push(forbidden(child(path, 'x-kubernetes-list-map-keys'), 'must be empty to be structural'));
   if (s['x-kubernetes-list-type'] !== undefined) errs.push(forbidden(child(path, 'x-kubernetes-list-type'), 'must be undefined to be structural'));
   if (s.properties?.metadata) errs.push(forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'));
-  (s.anyOf ?? []).forEach((x, i) => nestedValueValidation(x, index(child(path, 'anyOf'), i), errs));
-  (s.allOf ?? []).forEach((x, i) => nestedValueValidation(x, index(child(path, 'allOf'), i), errs));
-  (s.oneOf ?? []).forEach((x, i) => nestedValueValidation(x, index(child(path, 'oneOf'), i), errs));
+  (s.anyOf ?? []).forEach((x, i) => { nestedValueValidation(x, index(child(path, 'anyOf'), i), errs); });
+  (s.allOf ?? []).forEach((x, i) => { nestedValueValidation(x, index(child(path, 'allOf'), i), errs); });
+  (s.oneOf ?? []).forEach((x, i) => { nestedValueValidation(x, index(child(path, 'oneOf'), i), errs); });
   if (s.not) nestedValueValidation(s.not, child(path, 'not'), errs);
   if (s.items && !Array.isArray(s.items)) nestedValueValidation(s.items, child(path, 'items'), errs);
   for (const [k, v] of Object.entries(s.properties ?? {})) nestedValueValidation(v, key(child(path, 'properties'), k), errs);

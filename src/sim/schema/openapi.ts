@@ -26,7 +26,7 @@ function gvPath(group: string, version: string): string {
 }
 
 function camel(x: string): string {
-  return x.split(/[.\-]/).filter(Boolean).map((p) => p[0]!.toUpperCase() + p.slice(1)).join('');
+  return x.split(/[.-]/).filter(Boolean).map((p) => p[0]!.toUpperCase() + p.slice(1)).join('');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -117,7 +117,7 @@ function admissionErrors(s: Schema, v: unknown, old: unknown, path: string, out:
   const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
   const oo = (old && typeof old === 'object' ? old : {}) as Record<string, unknown>;
   for (const [k, child] of Object.entries(s.properties ?? {})) admissionErrors(child, o[k], oo[k], `${path}.${k}`, out);
-  if (Array.isArray(v) && s.items) v.forEach((x, i) => admissionErrors(s.items!, x, undefined, `${path}[${i}]`, out));
+  if (Array.isArray(v) && s.items) v.forEach((x, i) => { admissionErrors(s.items!, x, undefined, `${path}[${i}]`, out); });
   return out;
 }
 

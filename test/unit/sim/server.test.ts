@@ -124,7 +124,7 @@ describe('sim/server', function () {
   });
 
   it('watch: a dropped watch ends cleanly', async () => {
-    const r = await req('/api/v1/namespaces/default/pods?watch=true&resourceVersion=' + sim.store.currentResourceVersion());
+    const r = await req(`/api/v1/namespaces/default/pods?watch=true&resourceVersion=${sim.store.currentResourceVersion()}`);
     // The response has started: the server registered the watch before it sent the headers.
     sim.faults.dropWatches();
     expect(await r.text()).to.equal('');
@@ -143,7 +143,7 @@ describe('sim/server', function () {
   it('audits a watch when its response starts, while it is still open', async () => {
     sim.audit.clear();
     const ac = new AbortController();
-    const r = await req('/api/v1/namespaces/default/pods?watch=true&resourceVersion=' + sim.store.currentResourceVersion(), { signal: ac.signal });
+    const r = await req(`/api/v1/namespaces/default/pods?watch=true&resourceVersion=${sim.store.currentResourceVersion()}`, { signal: ac.signal });
     expect(r.status).to.equal(200);
     const open = sim.audit.entries().filter((e) => e.verb === 'watch');
     ac.abort();

@@ -232,11 +232,11 @@ describe('plans: custom plans (Plan resources)', () => {
       const canary = plan([{ name: 'only', strategy: 'serial-canary', requiredProceeds: 1, steps: ['web'] }]);
       s = { ...s, plans: { plans: [canary], deployments: [web] } };
       for (let i = 0; i < 5 && decide(s).actions.length > 0; i++) s = { ...next(decide(s), s.now + 1000), plans: s.plans };
-      const before = s.deployment.status?.conditions?.find((c) => c.type === 'Progressing')!;
+      const before = s.deployment.status!.conditions!.find((c) => c.type === 'Progressing')!;
       expect(before).to.include({ reason: 'PlanWaiting', message: 'Deployment waits for plan regions to be started: kubectl pacer plan start web regions' });
       s = { ...s, now: s.now + 60_000, plans: { plans: [started(canary, [s.deployment])], deployments: [s.deployment] } };
       s = { ...next(decide(s), s.now), plans: s.plans };
-      const after = s.deployment.status?.conditions?.find((c) => c.type === 'Progressing')!;
+      const after = s.deployment.status!.conditions!.find((c) => c.type === 'Progressing')!;
       expect(after).to.include({ reason: 'PlanWaiting', message: 'Deployment waits for plan regions: canary step web waits for kubectl pacer plan continue web regions only', lastTransitionTime: before.lastTransitionTime });
     });
 

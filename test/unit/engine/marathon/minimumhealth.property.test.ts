@@ -14,7 +14,7 @@
 
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Deployment, ReplicaSet } from '../../../../src/api/types.ts';
+import type { ReplicaSet } from '../../../../src/api/types.ts';
 import { DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION, REVISION_ANNOTATION } from '../../../../src/engine/kubernetes/annotations.ts';
 import { maximumCapacity, minimumHealthy } from '../../../../src/engine/marathon/minimumhealth.ts';
 import { findNewReplicaSet, sameReplicaSet, specReplicaSum } from '../../../../src/engine/kubernetes/replicasets.ts';

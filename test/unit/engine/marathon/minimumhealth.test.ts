@@ -315,8 +315,8 @@ describe('engine/minimumhealth: rollouts through decide(), Marathon\'s side-by-s
 
   it('phase 2: once m new are available the old ones stop, then the new one grows to n (total never above 2m)', () => {
     const r = roll(started(mh(10, 0.6)), Infinity);
-    expect(r.passes.map(summary).flat().filter((a) => a.startsWith('scale') || a.startsWith('create'))).to.deep.equal([
-      'create web-' + hashOf(r) + ' 2',
+    expect(r.passes.flatMap(summary).filter((a) => a.startsWith('scale') || a.startsWith('create'))).to.deep.equal([
+      `create web-${hashOf(r)} 2`,
       'scale web-old 10->6',
       `scale web-${hashOf(r)} 2->6`,
       'scale web-old 6->0',

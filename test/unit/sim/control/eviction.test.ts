@@ -137,7 +137,7 @@ describe('sim/control eviction: rules', () => {
   }
 });
 
-describe('sim/control eviction: with the control plane', function () {
+describe('sim/control eviction: with the control plane', () => {
   let c: Cluster;
   afterEach(() => c?.stop());
 

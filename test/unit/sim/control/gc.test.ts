@@ -27,7 +27,7 @@ describe('sim/control gc: what happens to a dependent', () => {
   }
 });
 
-describe('sim/control gc: behaviour', function () {
+describe('sim/control gc: behaviour', () => {
   let c: Cluster;
   afterEach(() => c?.stop());
 

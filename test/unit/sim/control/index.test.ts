@@ -15,7 +15,7 @@ function newStore(): Store {
   return store;
 }
 
-describe('sim/control plane', function () {
+describe('sim/control plane', () => {
   let stop: (() => void) | undefined;
   afterEach(() => stop?.());
 

@@ -59,7 +59,7 @@ describe('sim/control kubelet: status over time', () => {
   });
 });
 
-describe('sim/control kubelet and nodes: behaviour', function () {
+describe('sim/control kubelet and nodes: behaviour', () => {
   let c: Cluster;
   afterEach(() => c?.stop());
 

@@ -30,7 +30,7 @@ const zones = (store: Store) => {
 const ready = (n: KubeObject) => (n.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
 const scale = (store: Store, replicas: number) => store.mutate(REF.nodegroups, undefined, 'workers', (g) => ({ ...g, spec: { ...(g.spec as object), replicas } }));
 
-describe('sim/control: node groups', function () {
+describe('sim/control: node groups', () => {
   let stop: (() => void) | undefined;
   afterEach(() => stop?.());
 

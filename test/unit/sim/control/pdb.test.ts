@@ -83,7 +83,7 @@ describe('sim/control pdb: status numbers', () => {
   });
 });
 
-describe('sim/control pdb: behaviour', function () {
+describe('sim/control pdb: behaviour', () => {
   let c: Cluster;
   afterEach(() => c?.stop());
 

@@ -102,7 +102,7 @@ describe('sim/control replicaset: status', () => {
   });
 });
 
-describe('sim/control replicaset: behaviour', function () {
+describe('sim/control replicaset: behaviour', () => {
   let c: Cluster;
   afterEach(() => c?.stop());
   const rsStatus = () => statusOf(c.store.get(REF.replicasets, 'default', 'web'));

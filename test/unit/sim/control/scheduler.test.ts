@@ -81,7 +81,7 @@ describe('sim/control scheduler: placement', () => {
   });
 });
 
-describe('sim/control scheduler: behaviour', function () {
+describe('sim/control scheduler: behaviour', () => {
   let c: Cluster;
   afterEach(() => c?.stop());
 
