@@ -1,36 +1,7 @@
-// Cancelling a deployment plan on the server side (Marathon's DELETE /v2/deployments/{id}, and with
-// ?force=true its "stop"; docs/semantics/marathon.md#cancelling-a-deployment). The operator
-// writes one annotation on one app of the plan; the controller carries it out through the engine,
-// from state kept in annotations only, so a restart at any moment resumes it.
-//
-// THE REQUEST. `pacer.dev/cancel-request: "<mode>:<id>"` on one live app of deployment plan <id>
-// (the carrier), mode `rollback` (every app goes back to the revision it had before) or `stop`
-// (every app paused where it stands). One write, metadata only: the lock admits it.
-//
-// FAN-OUT (the carrier's pass). The plan is looked up by id among the active plans of every
-// Deployment the controller knows. Found, and the carrier one of its apps: every other live app is
-// stamped `pacer.dev/cancel: "<mode>:<id>"` (dependents first, the order Marathon's rollback
-// reverses), then one write on the carrier swaps its request for the same stamp (a carrier being
-// deleted since only loses its request) and records DeploymentPlanCancelling. Stamps are annotations: the plan's id (a hash over uids and generations)
-// does not move while they are written, so a carrier restarted half-way finds the same plan and
-// stamps only the apps still without one. Not found (the plan finished, or changed, meanwhile), or
-// the carrier not one of its apps: nothing is cancelled, the stamps of this request already
-// written are taken back, the request is removed, and a DeploymentPlanCancelFailed Warning says why.
-//
-// CARRYING OUT (each stamped app's own pass). An app waits while any Deployment still carries the
-// request its stamp came from (the fan-out is not over: the plan must not move under it); it looks
-// again a little later. Then it acts, in one write that also removes its stamp, and records one
-// Event with the outcome:
-//   stop      spec.paused=true (already paused, or being deleted: the stamp goes, nothing else);
-//   rollback  the template of the revision it had before, as `kubectl pacer deployment cancel` always
-//             picked it: the latest revision unless the current template is it, then the previous
-//             one (an app that waited on its dependencies never got a ReplicaSet for its new
-//             template); the rollback annotations of `rollout undo`, and the stamp
-//             `pacer.dev/cancelled-deployment: "<id>"` (locks.ts), so it converges back without
-//             waiting on the other apps of the plan it left. A paused app, or one without an
-//             earlier revision, is not rolled back (Warning); one already on that template is
-//             skipped (Normal).
-// The write that removes a stamp is admitted by the lock (locks.ts): it is the plan's own cancel.
+// Cancelling a deployment plan (Marathon's DELETE /v2/deployments/<id>, and with ?force=true its
+// stop), carried out by the controller through the engine: the request on one app, its fan-out to
+// the plan's other apps, and each app's own rollback or pause. Every step is kept in annotations
+// only, so a pass restarted at any moment resumes it: docs/semantics/marathon.md#cancelling-in-pacer.
 
 import type { Deployment, ReplicaSet } from '../../api/types.ts';
 import { deploymentKey } from '../../api/dependencies.ts';
@@ -129,7 +100,7 @@ export function patch(d: Deployment, annotations: Record<string, string | null>,
   };
 }
 
-/** The carrier's pass (module header: FAN-OUT). `all` holds every Deployment known, `d` included. */
+/** The carrier's pass (the fan-out, docs/semantics/marathon.md#cancelling-in-pacer). `all` holds every Deployment known, `d` included. */
 export function fanOutCancel(d: Deployment, request: CancelRequest, all: readonly Deployment[], now: number): Action[] {
   const value = formatCancel(request);
   const plan = planById(activePlans(all, now), request.id);
@@ -166,8 +137,8 @@ export function runsTemplateOf(d: Deployment, target: ReplicaSet): boolean {
 }
 
 /**
- * The revision `d` had before (module header: rollback): the latest unless the current template is
- * it, then the previous one. Throws upstream's words when there is none.
+ * The revision `d` had before (docs/semantics/marathon.md#cancelling-in-pacer, step 3): the latest
+ * unless the current template is it, then the previous one. Throws upstream's words when there is none.
  */
 export function revisionBefore(d: Deployment, owned: readonly ReplicaSet[]): ReplicaSet {
   const name = d.metadata.name ?? '';
@@ -177,7 +148,7 @@ export function revisionBefore(d: Deployment, owned: readonly ReplicaSet[]): Rep
   return runsTemplateOf(d, newest) ? findRollbackTarget(name, owned, 0) : newest;
 }
 
-/** A stamped app's own write (module header: CARRYING OUT); `snapshot.deployment` is the app. */
+/** A stamped app's own write (docs/semantics/marathon.md#cancelling-in-pacer, step 3); `snapshot.deployment` is the app. */
 export function carryOutCancel(snapshot: Snapshot, stamp: CancelRequest): Action {
   const d = snapshot.deployment;
   const remove = { [CANCEL_ANNOTATION]: null };
@@ -221,7 +192,7 @@ export function invalidCancelAnnotation(oldObject: Deployment | undefined, objec
 }
 
 /**
- * Is this UPDATE a stamped app carrying out its cancel (module header)? The stored object has a
+ * Is this UPDATE a stamped app carrying out its cancel (docs/semantics/marathon.md#cancelling-in-pacer)? The stored object has a
  * stamp and the new one has not. The lock admits it whatever it changes in the spec: it is the
  * cancel of the plan that holds the lock.
  */

@@ -1,31 +1,7 @@
-// Dependency-ordered Deployments (Marathon's `dependencies`, docs/semantics/marathon.md#dependency-order), level-triggered.
-//
-// The gate. A Deployment with spec.dependencies may make progress only while every dependency
-// exists and is complete (DeploymentComplete: every replica updated and available, the current
-// spec observed; a dependency paused mid-way is therefore not complete). "Progress" is every write
-// that changes what runs: creating the first or a new ReplicaSet, a rollout step, a scaling event
-// (paused or not), cleanup of old ReplicaSets and a legacy rollback. While waiting, a pass still
-// claims/releases ReplicaSets, syncs revision annotations and writes the status (counts, the
-// Paused/Resumed condition and DependenciesReady); it computes no progress and sets no deadline
-// requeue, so a waiting rollout cannot time out; the deadline is measured from the later of the
-// Progressing condition's lastUpdateTime and the moment DependenciesReady last became True
-// (progress.ts). Deleting Deployments are not gated: deletion never waits on dependencies.
-// Consequences: created together, db starts and becomes available before app starts; upgraded
-// together, app's rollout begins once db's is complete; scaled together, db scales first. "Together"
-// means db's change is stored no later than app's (kubectl applies a file in order): a change to
-// app that the controller sees before the change to db has no reason to wait.
-//
-// DependenciesReady: absent without dependencies; False with reason DependencyCycle (the cycle
-// through this Deployment, named), DependencyMissing (a dependency not found) or
-// DependenciesNotReady (what each one still lacks), in that precedence; True once satisfied.
-//
-// Stop order (Marathon's docs, not Marathon's code): every Deployment that others depend on carries the
-// finalizer pacer.dev/dependents while it has dependents; a deleting Deployment keeps it until no
-// Deployment that depends on it exists any more, so app is gone before db goes.
-//
-// Levels (Marathon's plan builder): a Deployment's level is the number of Deployments on the longest
-// dependency path starting at it, itself included; apps at one level move concurrently, which the
-// gate gives on its own. dependencyLevels is pure and exported for the deployment plans (deploymentplans.ts).
+// Dependency order (Marathon's `dependencies`), level-triggered: the gate that holds a Deployment's
+// progress until every dependency exists and is complete, its DependenciesReady condition, the
+// graph's cycles and levels (pure, shared with the deployment plans), and the pacer.dev/dependents
+// finalizer that orders stops: docs/semantics/marathon.md#dependencies-in-pacer.
 
 import type { Deployment, DeploymentCondition, DeploymentStatus } from '../../api/types.ts';
 import { dependencyKeys, deploymentKey, parseDependency } from '../../api/dependencies.ts';
@@ -42,7 +18,7 @@ export const DEPENDENTS_FINALIZER = 'pacer.dev/dependents';
  */
 export const CANCELLED_PLAN_ANNOTATION = 'pacer.dev/cancelled-deployment';
 
-/** An operator's override of the lock (locks.ts: FORCE); here beside the stamp it leads to. */
+/** An operator's override of the lock (locks.ts; docs/semantics/marathon.md#the-lock-and-force-in-pacer); here beside the stamp it leads to. */
 export const FORCE_ANNOTATION = 'pacer.dev/force';
 
 export const DEPENDENCY_REASON = {

@@ -1,55 +1,7 @@
-// Deployment plans: Marathon's active deployments, its DeploymentPlans (GET /v2/deployments,
-// docs/semantics/marathon.md#the-active-deployments-view), derived from the pacer.dev Deployments
-// as stored, with no state of its own (level-triggered: the same list always gives the same plans;
-// the controller and the plugin compute them alike).
-//
-// IN MOTION. An app (a pacer.dev Deployment) is in motion when a change to it is not yet carried
-// out: it is being deleted (deletionTimestamp), or it is not DeploymentComplete (progress.ts: a
-// generation not yet observed, or replicas not all updated and available — a rollout or a scaling
-// under way, paused, past its progress deadline or held back by its dependencies). Marathon has no
-// deadline, so a paused app mid-rollout or one past its deadline stays in motion until done.
-// DependenciesReady=False on an app that is otherwise complete is not motion: that app has nothing
-// left to do (a scale of db alone does not drag app into the plan: Marathon's plan holds
-// changed apps only); an app that waits with a change pending is incomplete anyway.
-//
-// MEMBERS. A deployment plan is a connected component of apps in motion over their direct dependency
-// edges (spec.dependencies), plus the finished dependencies its apps waited for: a finished app X
-// stays in the plan of an app Y in motion that depends on it directly while Y's current spec
-// waited for its dependencies — Y's DependenciesReady is True stamped with Y's current generation
-// (the engine stamps observedGeneration at each transition), or still False. So db ← app upgraded
-// together stays one plan, [[Restart db], [Restart app]], until app is done too. With several
-// dependencies the condition does not say which one held Y back: a finished dependency that did not
-// move is then kept as well (its step shows as done).
-//
-// ACTIONS (Marathon's names).
-//   StopApplication    being deleted; only in the "stop" step (Marathon gives removed apps no level).
-//   StartApplication   new: no revision yet, or at revision 1 and the first rollout not yet complete
-//                      (Progressing not True/NewReplicaSetAvailable; without a Progressing condition,
-//                      generation 1). In the "start" step, and ScaleApplication at its level.
-//   RestartApplication its template changed: old replicas remain (status.replicas > updatedReplicas),
-//                      or Progressing says a rollout (NewReplicaSetCreated, FoundNewReplicaSet,
-//                      ReplicaSetUpdated, ProgressDeadlineExceeded). Before the controller observed
-//                      the change: any change that leaves the replica count as it is.
-//   ScaleApplication   only the replica count changed (or the target is 0, as in Marathon).
-//   A finished app kept as a member: Start/Scale when new (revision ≤ 1, generation 1), else
-//   Restart (its stored state no longer says whether it was a scale).
-//
-// STEPS (Marathon's plan): one "stop" step, one "start" step, then one step per dependency level (levels over
-// the whole graph of apps not being deleted, only the plan's apps placed; apps on a
-// dependency cycle have no level and go into one last step); empty steps are dropped. Actions are
-// sorted by app id. currentStep is the first step with an action not done: Stop is done when the
-// app is gone (never, while listed); Start when the controller has observed the app
-// (status.observedGeneration ≥ 1; Marathon's StartApplication succeeds at once); Scale and Restart
-// when the app is no longer in motion.
-//
-// ID AND VERSION. id: UUID-shaped, from a SHA-256 of the members (namespace/name, uid, generation):
-// the same while the plan runs, new when a further change joins (a new generation or a new
-// member; pausing the apps is such a change). version (RFC 3339 with ms): the latest, over members,
-// of when its change became visible in what is stored — deletionTimestamp (Stop), creationTimestamp
-// (Start), else the Progressing condition's lastTransitionTime (creationTimestamp without one). A
-// Deployment does not record when its spec last changed, so for an upgrade this is the last time
-// the app's progress changed status (its creation, a resume, a missed deadline): stable while the
-// plan runs, but earlier than the change itself. `now` when no member has a readable time.
+// Deployment plans: Marathon's active deployments (GET /v2/deployments), derived from the pacer.dev
+// Deployments as stored. Pure, with no state of its own: the same list always gives the same plans,
+// so the controller's view, the lock and the plugin agree. What is in motion, the members, the
+// actions, the steps, the id and the version: docs/semantics/marathon.md#the-view-in-pacer.
 
 import { createHash } from 'node:crypto';
 import type { Deployment } from '../../api/types.ts';
@@ -104,13 +56,13 @@ export function appId(namespace: string | undefined, name: string | undefined): 
 
 const ROLLOUT_REASONS: ReadonlySet<string> = new Set([REASON.newRSCreated, REASON.foundNewRS, REASON.rsUpdated, REASON.timedOut]);
 
-/** Is a change to `d` not yet carried out? (The module header defines it.) */
+/** Is a change to `d` not yet carried out? (docs/semantics/marathon.md#the-view-in-pacer: in motion) */
 export function inMotion(d: Deployment): boolean {
   if (d.metadata.deletionTimestamp) return true;
   return !deploymentComplete(d, d.status ?? {});
 }
 
-/** New: no revision yet, or its first revision has not completed (module header). */
+/** New: no revision yet, or its first revision has not completed (docs/semantics/marathon.md#the-view-in-pacer: actions). */
 export function isNewApp(d: Deployment): boolean {
   const revision = d.metadata.annotations?.[REVISION_ANNOTATION];
   if (revision === undefined || revision === '') return true;
@@ -123,7 +75,7 @@ export function isNewApp(d: Deployment): boolean {
 
 /**
  * The action of an app in motion at its dependency level (Stop for one being deleted, which has
- * no level). Module header: ACTIONS.
+ * no level). Actions: docs/semantics/marathon.md#the-view-in-pacer.
  */
 export function appAction(d: Deployment): PlanActionName {
   if (d.metadata.deletionTimestamp) return 'StopApplication';
@@ -192,7 +144,7 @@ export function planId(members: readonly Deployment[]): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
 }
 
-/** When a member's change became visible in what is stored (module header: ID AND VERSION); NaN if unknown. */
+/** When a member's change became visible in what is stored (docs/semantics/marathon.md#the-view-in-pacer: version); NaN if unknown. */
 function changeSeen(d: Deployment): number {
   if (d.metadata.deletionTimestamp) return parseTime(d.metadata.deletionTimestamp);
   const created = parseTime(d.metadata.creationTimestamp);
@@ -201,7 +153,7 @@ function changeSeen(d: Deployment): number {
   return Number.isNaN(p) ? created : p;
 }
 
-/** The action of a finished member kept for a dependent (module header: ACTIONS). */
+/** The action of a finished member kept for a dependent (docs/semantics/marathon.md#the-view-in-pacer: actions). */
 function finishedAction(d: Deployment): { start: boolean; action: PlanActionName } {
   const revision = d.metadata.annotations?.[REVISION_ANNOTATION] ?? '';
   const created = (revision === '' || revision === '1') && (d.metadata.generation ?? 1) <= 1;

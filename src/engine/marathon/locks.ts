@@ -1,28 +1,7 @@
-// One deployment plan per app (Marathon's deployment lock, docs/semantics/marathon.md#one-deployment-per-app-locks-and-force), decided at
-// admission time from the Deployments as stored (the controller's cache), with no state of its own.
-//
-// THE LOCK. An UPDATE of a pacer.dev Deployment X that changes its spec is refused when
-//  * X has dependency relations: it depends on another app, or another app depends on it. Apps with
-//    neither keep Kubernetes' rollover semantics (a new change supersedes the rollout under way);
-//  * X is a member of an active deployment plan D (deploymentplans.ts: activePlans over the cache,
-//    with X as the request's oldObject: the stored state the change would replace);
-//  * and the new object does not carry `pacer.dev/force: "true"`, nor is it the write with which a
-//    cancel of the plan is carried out (cancel.ts: it removes the app's `pacer.dev/cancel` stamp).
-// Creates and deletes are never refused, nor metadata-only changes (labels, annotations: pausing is
-// a spec change, though) and status writes. The refusal is HTTP 409 Conflict with Marathon's
-// message, adapted to Pacer's override, naming the blocking deployment plan.
-//
-// FORCE (level-triggered: the state lives in annotations only). When the controller reconciles X
-// carrying the force annotation, the deployment plan X belonged to before the change (X taken at its
-// last observed generation: the controller has not yet observed the forced one, so this is the id
-// the 409 named) is cancelled as a unit: each other member M is stamped
-// `pacer.dev/cancelled-deployment: "<D.id>"`, then the force annotation is removed from X (consumed
-// once acted on) and X takes the same stamp in that write: its forced change does not wait on the
-// plan it cancelled either (Marathon's forced plan holds the forced app's change alone). A stamped M converges to its own spec without waiting on its dependencies (at
-// stamping time every dependency that held M back is a member of D by construction: the view joins
-// them); a missing dependency or a cycle still holds it. The stamp is removed once M is complete.
-// Why annotations and not memory: a controller restarted half-way finds the same stamps and the
-// same force annotation and finishes the same work; nothing is left half-done against a spec.
+// One deployment plan per app (Marathon's deployment lock): the admission rule that refuses a spec
+// change to an app of an active deployment plan unless it is forced, and what reconciling a forced
+// app does (the plan it left cancelled, its members stamped). Decided from the Deployments as
+// stored, with no state of its own: docs/semantics/marathon.md#the-lock-and-force-in-pacer.
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Deployment } from '../../api/types.ts';
@@ -77,7 +56,7 @@ function replacing(all: readonly Deployment[], d: Deployment): Deployment[] {
   return out;
 }
 
-/** The lock rule (module header: THE LOCK). */
+/** The lock rule (docs/semantics/marathon.md#the-lock-and-force-in-pacer). */
 export function checkLock(r: LockRequest): LockVerdict {
   if (r.operation !== 'UPDATE' || !r.object || !r.oldObject) return { allowed: true };
   if (isDeepStrictEqual(r.object.spec ?? {}, r.oldObject.spec ?? {})) return { allowed: true };
@@ -113,7 +92,7 @@ export interface ForcePlan {
 }
 
 /**
- * What reconciling a forced Deployment `x` does (module header: FORCE): nothing when `x` is not
+ * What reconciling a forced Deployment `x` does (docs/semantics/marathon.md#the-lock-and-force-in-pacer): nothing when `x` is not
  * forced; else the members of the deployment plan it belonged to before its change to stamp, and the
  * annotation to consume.
  */
@@ -149,7 +128,7 @@ export function shouldClearCancelled(d: Deployment): boolean {
 }
 
 /**
- * The writes of force and of its stamps on `x` (module header: FORCE), as the engine's actions:
+ * The writes of force and of its stamps on `x` (docs/semantics/marathon.md#the-lock-and-force-in-pacer), as the engine's actions:
  * the other members stamped (each with a DeploymentCancelled Event on `x`), then the force
  * annotation removed from `x` under the resourceVersion read (a newer change is never mistaken for
  * consumed) with `x` stamped too; or, on a stamped `x` now complete, its stamp removed. Empty when

@@ -1,29 +1,9 @@
-// MinimumHealth: Marathon's upgradeStrategy on the RollingUpdate machinery. The capacity formulas
-// are Marathon's, bit for bit (docs/semantics/marathon.md#floating-point): the double product, then ceil
-// or truncation, with no tolerance, so ceil(100 × 0.07) = 8 and trunc(3 × 1.3) = 3 as on the JVM.
-//
-// The rollout itself is not a second loop: rolling.ts grows the new ReplicaSet up to a total and
-// shrinks the old ones while more than a minimum are available. This file only says which two
-// numbers (maxTotal, minAvailable) hold in a pass; strategies/minimumhealth.ts hands them to the
-// engine as the strategy's budget and fenceposts. With m = ceil(n × minimumHealthCapacity):
-//
-// * maximumOverCapacity given (today's Marathon): total ≤ cap = trunc(n × (1 + maximumOverCapacity)),
-//   available ≥ m; new pods start while there is room, and each new pod that turns available lets
-//   one old pod go (the 1:1 exchange). When m == cap (only possible as m == cap == n) one extra pod
-//   is allowed, or nothing could move (step 4 of docs/semantics/marathon.md#marathons-restart-strategy).
-// * maximumOverCapacity absent (the older Marathon docs' rule, docs/semantics/marathon.md#the-side-by-side-rule):
-//   phase 1, while the new ReplicaSet has fewer than m available: old → m and new → m, total ≤ 2m,
-//     and the old ReplicaSets keep m available of their own (minAvailable = m + new available);
-//   phase 2, once m new pods are available: the old ones stop and the new one grows to n, with
-//     available ≥ m and total ≤ max(2m, n).
-//   So the total never exceeds max(2m, n): 2m side by side when m ≥ n/2 (10 @ 0.6 → 12,
-//   20 @ 0.8 → 32, 3 @ 0.7 → 6), else n (the old ones shrink to m before new ones start).
-//
-// Departure from Marathon: Marathon computes its restart strategy once, when the restart starts,
-// and grants the extra pod only if the healthy pods H then reach the capacity. Pacer keeps no such
-// state (it is level-triggered) and grants it whenever m == cap > 0, as for a fully healthy start;
-// otherwise a rollout whose old pods are not all available could never move (Marathon's then
-// neither kills nor launches).
+// MinimumHealth: Marathon's upgradeStrategy on the RollingUpdate machinery. This file decides the
+// two numbers rolling.ts works within each pass (maxTotal, minAvailable):
+// docs/semantics/marathon.md#how-pacer-runs-it-on-replicasets. The capacity formulas are Marathon's
+// bit for bit, rounding artefacts kept (docs/semantics/marathon.md#floating-point). The departure:
+// Pacer keeps no state, so step 4's extra pod is granted whenever m == cap > 0, not only when the
+// healthy pods filled cap at the start (docs/semantics/marathon.md#where-minimumhealth-differs-from-marathon).
 
 import type { Deployment, ReplicaSet } from '../../api/types.ts';
 import { DEFAULT_MINIMUM_HEALTH_CAPACITY } from '../../api/defaults.ts';
@@ -79,7 +59,7 @@ export function marathonLaunch(maxCapacity: number, replicas: number, oldActive:
 export interface MinimumHealthSettings {
   replicas: number;
   minimumHealthCapacity: number;
-  /** undefined: the side-by-side rule (see the header). */
+  /** undefined: the side-by-side rule (docs/semantics/marathon.md#the-side-by-side-rule). */
   maximumOverCapacity: number | undefined;
 }
 
@@ -108,7 +88,7 @@ export function minimumHealthEnvelope(s: MinimumHealthSettings): RolloutBudget {
   return { maxTotal: cap, minAvailable: m };
 }
 
-/** The bounds for this pass, given the new ReplicaSet as it is now (see the header). */
+/** The bounds for this pass, given the new ReplicaSet as it is now (docs/semantics/marathon.md#how-pacer-runs-it-on-replicasets). */
 export function minimumHealthBudget(s: MinimumHealthSettings, newRS: ReplicaSet | undefined): RolloutBudget {
   const envelope = minimumHealthEnvelope(s);
   if (s.maximumOverCapacity !== undefined) return envelope;

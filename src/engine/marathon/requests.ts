@@ -1,12 +1,7 @@
 // Requests: what an operator asks of a Deployment through its annotations that reaches past one
 // pass over it, to the other apps of its deployment plan: force (locks.ts) and cancel (cancel.ts).
-// decide() asks here first. A request with writes to make takes the whole pass: its writes only,
-// and the next pass starts from the objects they leave (level-triggered: every step of a request is
-// recorded in annotations, so a restart at any moment resumes it). An app whose cancel stamp must
-// wait for the fan-out to finish has its ordinary pass, and a look again a second later.
-//
-// Order: force (and the removal of a cancelled-deployment stamp from a complete app), then a cancel
-// request on this app, then a cancel stamp on it.
+// decide() asks here first, and a request with writes to make is the whole pass. Every step is
+// recorded in annotations, so a restart at any moment resumes it: docs/architecture.md#the-engines-contract.
 
 import type { Deployment } from '../../api/types.ts';
 import {
