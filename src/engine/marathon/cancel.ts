@@ -100,7 +100,10 @@ export function patch(d: Deployment, annotations: Record<string, string | null>,
   };
 }
 
-/** The carrier's pass (the fan-out, docs/semantics/marathon.md#cancelling-in-pacer). `all` holds every Deployment known, `d` included. */
+/**
+ * The carrier's pass (the fan-out, docs/semantics/marathon.md#cancelling-in-pacer). `all` holds every
+ * Deployment known, `d` included.
+ */
 export function fanOutCancel(d: Deployment, request: CancelRequest, all: readonly Deployment[], now: number): Action[] {
   const value = formatCancel(request);
   const plan = planById(activePlans(all, now), request.id);
@@ -148,7 +151,10 @@ export function revisionBefore(d: Deployment, owned: readonly ReplicaSet[]): Rep
   return runsTemplateOf(d, newest) ? findRollbackTarget(name, owned, 0) : newest;
 }
 
-/** A stamped app's own write (docs/semantics/marathon.md#cancelling-in-pacer, step 3); `snapshot.deployment` is the app. */
+/**
+ * A stamped app's own write (docs/semantics/marathon.md#cancelling-in-pacer, step 3); `snapshot.deployment` is
+ * the app.
+ */
 export function carryOutCancel(snapshot: Snapshot, stamp: CancelRequest): Action {
   const d = snapshot.deployment;
   const remove = { [CANCEL_ANNOTATION]: null };
@@ -192,9 +198,9 @@ export function invalidCancelAnnotation(oldObject: Deployment | undefined, objec
 }
 
 /**
- * Is this UPDATE a stamped app carrying out its cancel (docs/semantics/marathon.md#cancelling-in-pacer)? The stored object has a
- * stamp and the new one has not. The lock admits it whatever it changes in the spec: it is the
- * cancel of the plan that holds the lock.
+ * Is this UPDATE a stamped app carrying out its cancel (docs/semantics/marathon.md#cancelling-in-pacer)? The
+ * stored object has a stamp and the new one has not. The lock admits it whatever it changes in the spec: it is
+ * the cancel of the plan that holds the lock.
  */
 export function consumesCancelStamp(oldObject: Deployment, object: Deployment): boolean {
   return oldObject.metadata.annotations?.[CANCEL_ANNOTATION] !== undefined && object.metadata.annotations?.[CANCEL_ANNOTATION] === undefined;

@@ -18,7 +18,10 @@ export const DEPENDENTS_FINALIZER = 'pacer.dev/dependents';
  */
 export const CANCELLED_PLAN_ANNOTATION = 'pacer.dev/cancelled-deployment';
 
-/** An operator's override of the lock (locks.ts; docs/semantics/marathon.md#the-lock-and-force-in-pacer); here beside the stamp it leads to. */
+/**
+ * An operator's override of the lock (locks.ts, docs/semantics/marathon.md#the-lock-and-force-in-pacer); here beside
+ * the stamp it leads to.
+ */
 export const FORCE_ANNOTATION = 'pacer.dev/force';
 
 export const DEPENDENCY_REASON = {

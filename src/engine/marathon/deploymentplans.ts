@@ -62,7 +62,7 @@ export function inMotion(d: Deployment): boolean {
   return !deploymentComplete(d, d.status ?? {});
 }
 
-/** New: no revision yet, or its first revision has not completed (docs/semantics/marathon.md#the-view-in-pacer: actions). */
+/** New: no revision yet, or its first revision has not completed (docs/semantics/marathon.md#the-view-in-pacer). */
 export function isNewApp(d: Deployment): boolean {
   const revision = d.metadata.annotations?.[REVISION_ANNOTATION];
   if (revision === undefined || revision === '') return true;
@@ -144,7 +144,10 @@ export function planId(members: readonly Deployment[]): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
 }
 
-/** When a member's change became visible in what is stored (docs/semantics/marathon.md#the-view-in-pacer: version); NaN if unknown. */
+/**
+ * When a member's change became visible in what is stored (the version,
+ * docs/semantics/marathon.md#the-view-in-pacer); NaN if unknown.
+ */
 function changeSeen(d: Deployment): number {
   if (d.metadata.deletionTimestamp) return parseTime(d.metadata.deletionTimestamp);
   const created = parseTime(d.metadata.creationTimestamp);

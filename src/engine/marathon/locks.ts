@@ -92,9 +92,9 @@ export interface ForcePlan {
 }
 
 /**
- * What reconciling a forced Deployment `x` does (docs/semantics/marathon.md#the-lock-and-force-in-pacer): nothing when `x` is not
- * forced; else the members of the deployment plan it belonged to before its change to stamp, and the
- * annotation to consume.
+ * What reconciling a forced Deployment `x` does (docs/semantics/marathon.md#the-lock-and-force-in-pacer):
+ * nothing when `x` is not forced; else the members of the deployment plan it belonged to before its change to
+ * stamp, and the annotation to consume.
  */
 export function planForce(x: Deployment, all: readonly Deployment[], now: number): ForcePlan {
   if (!isForced(x)) return { stamp: [], consume: false };
@@ -128,8 +128,8 @@ export function shouldClearCancelled(d: Deployment): boolean {
 }
 
 /**
- * The writes of force and of its stamps on `x` (docs/semantics/marathon.md#the-lock-and-force-in-pacer), as the engine's actions:
- * the other members stamped (each with a DeploymentCancelled Event on `x`), then the force
+ * The writes of force and of its stamps on `x` (docs/semantics/marathon.md#the-lock-and-force-in-pacer), as the
+ * engine's actions: the other members stamped (each with a DeploymentCancelled Event on `x`), then the force
  * annotation removed from `x` under the resourceVersion read (a newer change is never mistaken for
  * consumed) with `x` stamped too; or, on a stamped `x` now complete, its stamp removed. Empty when
  * there is nothing to do.

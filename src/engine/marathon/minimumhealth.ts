@@ -88,7 +88,10 @@ export function minimumHealthEnvelope(s: MinimumHealthSettings): RolloutBudget {
   return { maxTotal: cap, minAvailable: m };
 }
 
-/** The bounds for this pass, given the new ReplicaSet as it is now (docs/semantics/marathon.md#how-pacer-runs-it-on-replicasets). */
+/**
+ * The bounds for this pass, given the new ReplicaSet as it is now
+ * (docs/semantics/marathon.md#how-pacer-runs-it-on-replicasets).
+ */
 export function minimumHealthBudget(s: MinimumHealthSettings, newRS: ReplicaSet | undefined): RolloutBudget {
   const envelope = minimumHealthEnvelope(s);
   if (s.maximumOverCapacity !== undefined) return envelope;
