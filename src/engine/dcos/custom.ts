@@ -1,27 +1,7 @@
-// Custom plans (docs/semantics/plans.md#custom-plans-pacers-mapping): a Plan resource (plans.pacer.dev) names
-// phases of steps, each step a Deployment of its namespace rolled to its current spec. The plan's
-// tree is derived from the Deployments each time (level-triggered), its operator overrides from the
-// Plan's pacer.dev/plan-state annotation:
-//
-//   a step's status, from its Deployment   missing, being deleted, InvalidSpec, or past its
-//                                           progress deadline  ERROR
-//                                           the change not yet seen, or no pod of it yet  PENDING
-//                                           pods of the current template, not all available  STARTED
-//                                           complete (every replica updated and available, no
-//                                           old pod left)  COMPLETE
-//   a run                                   the change the steps' Deployments carry now: their
-//                                           templates' hashes. The overrides belong to one run;
-//                                           a Plan created, or whose Deployments changed since the
-//                                           last command, starts interrupted (the SDK rebuilds its
-//                                           custom plans interrupted on every configuration change)
-//   canary phases                           the canary steps are picked as the SDK builds them (the
-//                                           first requiredProceeds PENDING steps) and kept in the
-//                                           overrides once an operator has acted, so a completed
-//                                           canary step does not shift the choice
-//   the hold                                a Deployment whose step is PENDING and not a candidate
-//                                           of a plan that lists it waits (the gate keeps its new
-//                                           ReplicaSet as it is); a launched step is never held back
-//                                           (interrupting does not stop work already launched)
+// Custom plans: a Plan resource (plans.pacer.dev) names phases of steps, each step a Deployment of
+// its namespace rolled to its current spec. The tree is derived from the Deployments each time
+// (level-triggered); only the operator's overrides of one run are kept, in the Plan's
+// pacer.dev/plan-state annotation: docs/semantics/plans.md#custom-plans-pacers-mapping.
 
 import type { Deployment, PlanResource, PlanResourceStatus } from '../../api/types.ts';
 import { PLAN_LEVEL_STRATEGIES, PLAN_PHASE_STRATEGIES, RESERVED_PLAN_NAMES } from '../../api/types.ts';

@@ -1,20 +1,7 @@
-// The deploy plan of a service, derived from the cluster (docs/semantics/plans.md#the-deploy-plan-of-a-service-pacers-mapping):
-// a service is a Deployment with every Deployment joined to it through spec.dependencies (either
-// way); the plan is serial over one phase per Deployment in dependency order (Marathon's levels,
-// then by name; Deployments on a dependency cycle last); a phase has one step per replica slot,
-// named `<deployment>-<i>:[<containers>]`, filled by the pods of the ReplicaSet that runs the
-// current template, oldest first. A step's status is its pod's:
-//   no pod                                   PENDING
-//   created, not scheduled                   PREPARED
-//   scheduled, containers not running        STARTING
-//   running, not ready / not yet available   STARTED   (available: Ready for minReadySeconds)
-//   available                                COMPLETE
-//   crash-looping, image back-off, Failed    DELAYED
-// The phase's strategy is spec.plan's (parallel without it), held as the gate holds the rollout
-// (gate.ts): the canary slots not yet released are interrupted, the operator's interrupts come
-// from the Deployment's plan-state annotation. A Deployment whose spec is invalid or that sits on
-// a dependency cycle cannot succeed as specified: its steps are ERROR with the reason.
-// Level-triggered: the same objects always give the same plan.
+// The deploy plan of a service, derived from the cluster each time (level-triggered: the same
+// objects always give the same plan): one phase per Deployment in dependency order, one step per
+// replica slot, a step's status its pod's, each phase held as the gate holds its rollout (gate.ts):
+// docs/semantics/plans.md#the-deploy-plan-of-a-service-pacers-mapping.
 
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../api/types.ts';
 import { dependencyKeys, deploymentKey } from '../../api/dependencies.ts';

@@ -1,27 +1,7 @@
-// The plan gate: a Deployment's phase strategy (spec.plan) on top of its rollout strategy's budget
-// (docs/semantics/plans.md#the-gate-specplan). A step is one replica slot of the new ReplicaSet: the gate caps
-// how many slots may have a pod, and never takes a pod away (it stops growth, it does not scale the
-// new ReplicaSet down); the old ReplicaSets keep at least the slots not yet released, so a held
-// rollout waits at full size instead of shrinking.
-//   parallel (or no spec.plan)  no gate
-//   serial                      one step in flight: the available new pods + 1
-//   canary (serial-/parallel-)  the canary period first: the first min(requiredProceeds, replicas)
-//                               slots are canary steps; the released ones (the operator's continues,
-//                               or a slot that already has a pod) are the cap; after the last one
-//                               the wrapped strategy (serial or parallel) goes on
-//   interrupted phase           no new step (an interrupt during the canary period is ignored)
-//   interrupted plan            no new step
-//   held by a custom plan       no new step (a Plan resource names it and it is not its turn: custom.ts)
-// A slot an operator force-completed counts as complete, and its pod as available to the rollout's
-// own budget (countedAvailable): the rollout moves on past a pod that will never be ready.
-// The operator's overrides live in the Deployment's annotations: pacer.dev/plan-state for the
-// phase, for the revision it was given to (a new rollout starts with none), and
-// pacer.dev/plan-interrupted for the whole plan, until a continue or start clears it (so that stop,
-// an interrupt and a restart, holds the rollouts it starts). A restarted controller, a new leader
-// and the plugin all read the same. A plan-state that cannot be read (edited by hand past the
-// webhook, which refuses one) holds the phase as an interrupt would, and the wait says why, until
-// an operator's continue writes a fresh one: its overrides are not guessed at, and a hold is the
-// safe reading of an interrupt that may be in it.
+// The plan gate: a Deployment's phase strategy (spec.plan) on top of its rollout strategy's budget.
+// A step is one replica slot of the new ReplicaSet; the gate caps how many slots may have a pod and
+// never takes a pod away, so a held rollout waits at full size. The operator's overrides live in
+// the Deployment's annotations and are never guessed at: docs/semantics/plans.md#the-gate-specplan.
 
 import type { PlanHold } from './custom.ts';
 import type { Deployment, ReplicaSet } from '../../api/types.ts';

@@ -1,18 +1,7 @@
-// Operator commands on a plan, with the DC/OS SDK's semantics and answers (the HTTP status and
-// message its plans API gives; docs/semantics/plans.md#operations):
-//   start [parameters]   parameters checked as environment-variable names and replace the old
-//                        ones; a COMPLETE plan is restarted; then the plan proceeds.
-//   stop                 interrupt the plan and put every step back to PENDING (never 208).
-//   interrupt [phase]    set the flag on the plan's strategy or the named phases' (ignored by a
-//                        canary phase during its canary period); 208 when already interrupted or COMPLETE.
-//   continue [phase]     clear it; a canary phase releases its next canary step instead; a plan-level
-//                        continue releases no canary step; 208 when already running or COMPLETE.
-//   forceComplete [phase [step]]  every step below the target COMPLETE (marked forced); 208 when
-//                        the target already is COMPLETE.
-//   restart [phase [step]]        proceed the target, then every step below it back to PENDING;
-//                        208 when the target shows exactly PENDING (a WAITING step is restarted).
-// A step needs its phase (400 "Missing phase"); an unknown element is 404 "<Kind> <name> not found".
-// Nothing changes unless the answer is 200.
+// Operator commands on a plan (start, stop, interrupt, continue, forceComplete, restart) with the
+// DC/OS SDK's semantics and answers, the HTTP status and message of its plans API. Pure: each
+// returns its answer and the plan after it, the same plan unless the answer is 200:
+// docs/semantics/plans.md#operations.
 
 import { isRunning, stepDisplayStatus } from './status.ts';
 import { interruptPhase, phaseInterrupted, proceedPhase } from './strategy.ts';

@@ -1,17 +1,6 @@
-// The recovery plan of a service, derived from the cluster (docs/semantics/plans.md#the-recovery-plan-pacers-mapping).
-// In the DC/OS SDK it relaunches failed tasks into their own configuration, never the new one. In
-// Kubernetes the ReplicaSets and the kubelet do that work; the plan shows it. Kubernetes replaces
-// pods by count, not by identity, so from the objects alone a replacement of a current-template pod
-// looks like a scale-up (it fills the deploy plan's last slot). What can be told apart, and is shown:
-//   * a pod of an older revision that is not available: its own ReplicaSet replaced it (a rollout's
-//     old ReplicaSets only shrink), into its own revision;
-//   * a pod restarting in place (a container restarted and the pod is not available): the kubelet's
-//     back-off, crash loops and failing liveness probes, whatever its revision.
-// One phase per such pod (serial, one step `<pod>:[<containers>]`, its status the pod's); the plan
-// is parallel and, with nothing to recover, empty: COMPLETE. A current-template pod restarting in
-// place is also a deploy step: the two steps name the same pod instance, so the coordinator gives it
-// to the deploy plan (its priority), as the SDK's dirty assets do. Finished recoveries leave the
-// plan (Pacer keeps no memory of them; their Events remain).
+// The recovery plan of a service, derived from the cluster: one phase for each pod being replaced
+// or restarted in place that can be told apart from a scale-up. Nothing is remembered; a finished
+// recovery leaves the plan: docs/semantics/plans.md#the-recovery-plan-pacers-mapping.
 
 import type { Deployment, Pod, ReplicaSet } from '../../api/types.ts';
 import { revisionOf } from '../kubernetes/annotations.ts';

@@ -1,10 +1,6 @@
-// Statuses of plan elements, by the DC/OS SDK's rules (docs/semantics/plans.md#statuses):
-// * a step's stored status is the "least" of its tasks' statuses;
-// * a step shows WAITING while it is interrupted and has not been launched (PENDING or PREPARED);
-// * a parent's status is aggregated from its children, the candidates its strategy picks right now,
-//   its errors and whether it is interrupted: the first matching rule of fifteen wins
-//   (PlanUtils.getAggregateStatus). Rules on STARTING and STARTED read the candidates, the rule on
-//   PREPARED reads the children, and an empty parent is COMPLETE.
+// Statuses of plan elements by the DC/OS SDK's rules: a step's from its tasks, what a step shows,
+// and a parent's aggregated from its children (the first of fifteen rules that matches):
+// docs/semantics/plans.md#statuses.
 
 import type { Status, Step, StepStatus } from './types.ts';
 

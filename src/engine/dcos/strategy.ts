@@ -1,16 +1,6 @@
 // Strategies: which children of a parent may be worked on now (the candidates), and what interrupt
-// and continue do to them (docs/semantics/plans.md#strategies).
-// * Eligible: not COMPLETE, not ERROR, not interrupted (a step by its own flag, a phase through its
-//   strategy), and for a step, its pod not dirty (another plan works on it).
-// * serial: each child captured in the strategy's `order` waits for every earlier one to be
-//   COMPLETE; a child outside the order (COMPLETE when the strategy was built) waits for nothing.
-// * parallel: every eligible child.
-// * canary (phases only): when built, the first `requiredProceeds` steps that are PENDING or
-//   interrupted are interrupted. While one of them still is, the candidates are the eligible canary
-//   steps only; each continue releases the next one; once none is left interrupted the wrapped
-//   strategy runs on its own. An interrupt is ignored during the canary period. The phase counts as
-//   interrupted while a canary step waits and no released one is still unfinished.
-// An interrupted strategy returns no candidates. Work already launched is not stopped.
+// and continue do to them; serial, parallel and the canary phases as the DC/OS SDK has them:
+// docs/semantics/plans.md#strategies.
 
 import { stepDisplayStatus } from './status.ts';
 import type { Phase, PhaseStrategy, Plan, PodRequirement, Status, Step, StrategyState } from './types.ts';
