@@ -1,18 +1,7 @@
-// The freeze switch (docs/semantics/freeze.md): one object in Pacer's namespace, the ConfigMap
-// pacer-freeze, that stops every new disruption Pacer would cause while it exists. `kubectl pacer
-// freeze on [--reason R]` creates it, `off` deletes it; the controller reads it like any object.
-//
-// While frozen:
-//   Deployment  no new rollout step: no new ReplicaSet is created with pods, the new one does not
-//               grow, no ReplicaSet is scaled down (neither by a rollout, a Recreate nor a smaller
-//               spec.replicas); pods already asked for still start (the ReplicaSet controller's
-//               work). A larger spec.replicas still scales up, proportionally, as a paused
-//               Deployment does: adding pods takes nothing away. A Deployment whose rollout is not
-//               complete shows Progressing Unknown Frozen (its progress deadline does not run, as
-//               for a pause), and once the freeze is lifted Progressing Unknown FreezeLifted (the
-//               deadline runs from then, as after a resume).
-//   NodeRoll    no action at all (no scale-up, cordon, eviction or termination); its waits do not
-//               time out, and their clocks start again when the freeze is lifted (noderoll/roll.ts).
+// The freeze switch's rules (docs/semantics/freeze.md#what-stops): what the ConfigMap pacer-freeze
+// means, the Progressing condition a Deployment shows while frozen (Frozen, then FreezeLifted), and
+// the one size change a frozen pass may still make, a scale-up to a larger spec.replicas. The
+// controller watches the switch; decide.ts and noderoll/roll.ts apply it.
 
 import type { Deployment, DeploymentStatus } from '../api/types.ts';
 import { MESSAGE, PROGRESSING, REASON, getCondition, newCondition, setCondition } from './kubernetes/conditions.ts';

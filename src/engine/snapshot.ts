@@ -1,23 +1,7 @@
 // The Snapshot for one Deployment, built the same way for the controller (from its caches) and for
-// `pacer plan` (from the objects of a file): which ReplicaSets and pods the engine sees, and what it
-// knows of the Deployment's dependencies and dependents.
-//
-//  * ReplicaSets: those the Deployment controls (matching or not: the engine releases those that
-//    stopped matching) and the orphans its selector matches (it may adopt them). With an empty
-//    selector nothing is adopted (upstream stops at SelectingAll).
-//  * Pods: those its selector matches, and only when its strategy reads pods (Recreate waits for the
-//    old ones to stop): a rolling Deployment's pass does not scan every pod of its namespace.
-//  * Dependencies: each one named in spec.dependencies with the Deployment found for it; the
-//    dependency cycle through it, looked for in what the source holds now; its dependents, when the
-//    source knows them (without them the pacer.dev/dependents finalizer is left alone).
-//  * The custom plans (Plan resources) that name it as a step, with their steps' Deployments: a plan
-//    may hold its rollout (dcos/custom.ts).
-//  * The freeze switch, when the source says it is on (freeze.ts).
-//  * Every Deployment, only while this one carries force or a cancel request or stamp
-//    (requests.ts): those reach the other apps of its deployment plan.
-//
-// No copies: the engine never changes its input, and handing it the source's own objects lets it
-// remember work per object (template hashes, comparisons, validation) across passes.
+// `pacer plan` (from the objects of a file): what one pass may read of the cluster, and nothing more
+// (docs/architecture.md#what-a-snapshot-holds). No copies: the engine never changes its input, and
+// handing it the source's own objects lets it remember work per object across passes.
 
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { isEmptySelector, selectorMatches } from '../api/selector.ts';

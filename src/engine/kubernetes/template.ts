@@ -1,10 +1,8 @@
-// Template equality as upstream's EqualIgnoreHash: two pod templates are the same when they are
-// semantically deep-equal once the pod-template-hash label is ignored on both sides. "Semantic"
-// means a missing member, null, {} and [] are all the same thing. Nothing is mutated.
-//
-// Upstream compares two templates the API server has both defaulted. A pacer.dev Deployment's
-// template is stored as written while its ReplicaSets' are defaulted, so the pod specs are compared
-// with the API server's pod defaults applied to both sides (src/api/poddefaults.ts).
+// Template equality as upstream's EqualIgnoreHash: semantically deep-equal (a missing member, null,
+// {} and [] alike) once the pod-template-hash label is ignored on both sides. Pacer's departure: the
+// pod specs are compared with the API server's pod defaults applied to both sides, as a pacer.dev
+// Deployment's template is stored as written. Nothing is mutated.
+// docs/semantics/kubernetes-deployments.md#new-and-old-replicasets
 
 import type { PodSpec, PodTemplateSpec } from '../../api/types.ts';
 import { podSpecWithDefaults } from '../../api/poddefaults.ts';

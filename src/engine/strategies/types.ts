@@ -1,11 +1,7 @@
-// The one interface every rollout strategy implements (docs/strategies.md). The engine, the
-// controller and the plugin ask a strategy module these questions instead of comparing
-// spec.strategy.type; defaulting and validation are the API layer's half of the same module
-// (src/api/strategies/), which a strategy module spreads into itself.
-//
-// A strategy's numbers (fenceposts, budget) are read once per pass into the pass's limits
-// (../limits.ts); its rollout step calls the rule files (rolling.ts, recreate.ts, steps.ts) directly,
-// as upstream's rolloutRolling calls reconcileNewReplicaSet. The rule files never ask a strategy.
+// The one interface every rollout strategy implements, so that nothing compares spec.strategy.type:
+// the API layer's half (defaults, validation: src/api/strategies/) spread into the engine's
+// (fenceposts, budget, rollout). The rule files never ask a strategy; its numbers reach them through
+// the pass's limits: docs/strategies.md#a-strategy-module.
 
 import type { Deployment, ReplicaSet, StrategyType } from '../../api/types.ts';
 import type { StrategyRules } from '../../api/strategies/types.ts';
