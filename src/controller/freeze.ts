@@ -7,7 +7,7 @@ import { CONFIGMAPS } from '../kube/client.ts';
 import type { Manager } from '../manager/manager.ts';
 import { FREEZE_CONFIGMAP, freezeOf } from '../engine/index.ts';
 import type { Freeze } from '../engine/index.ts';
-import type { Informer } from './informer.ts';
+import type { Informer } from '../manager/informer.ts';
 
 interface ConfigMap {
   metadata: { name?: string; namespace?: string; resourceVersion?: string };

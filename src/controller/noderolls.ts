@@ -15,11 +15,11 @@ import { Controller } from '../manager/controller.ts';
 import type { Manager } from '../manager/manager.ts';
 import { finalizersAfter, freezeInWords, hasFinalizer, rollPass, semanticEqual } from '../engine/index.ts';
 import type { NodeRollStatus, RollAction, RollNode, SizedPod } from '../engine/index.ts';
-import type { Informer } from './informer.ts';
+import type { Informer } from '../manager/informer.ts';
 import type { NodeGroupProvider } from './nodegroups.ts';
 import type { FreezeSwitch } from './freeze.ts';
-import type { InvolvedObject } from './events.ts';
-import type { ReconcileResult } from './workqueue.ts';
+import type { InvolvedObject } from '../manager/events.ts';
+import type { ReconcileResult } from '../manager/workqueue.ts';
 
 export const NODEROLL_CONTROLLER_NAME = 'noderoll';
 

@@ -11,9 +11,9 @@ import type { Logger } from '../observe/logger.ts';
 import { Controller } from '../manager/controller.ts';
 import type { Manager } from '../manager/manager.ts';
 import { planStatusUpdate, plansNaming } from '../engine/index.ts';
-import type { Informer } from './informer.ts';
-import { keyOf } from './informer.ts';
-import type { ReconcileResult } from './workqueue.ts';
+import type { Informer } from '../manager/informer.ts';
+import { keyOf } from '../manager/informer.ts';
+import type { ReconcileResult } from '../manager/workqueue.ts';
 
 export const PLAN_CONTROLLER_NAME = 'plan';
 

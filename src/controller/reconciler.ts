@@ -18,7 +18,7 @@ import { KubeError, isKind, toKubeError } from '../kube/errors.ts';
 import { mergePatchDiff } from '../kube/mergepatch.ts';
 import type { Logger } from '../observe/logger.ts';
 import type { DependencyIndex } from './dependencies.ts';
-import type { ReconcileResult } from './workqueue.ts';
+import type { ReconcileResult } from '../manager/workqueue.ts';
 
 /** The engine entry points the reconciler calls (src/engine/sync.ts). */
 export interface Engine {

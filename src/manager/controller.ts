@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { reconcileLogger } from '../observe/logger.ts';
 import type { Logger } from '../observe/logger.ts';
-import { WorkQueue } from '../controller/workqueue.ts';
-import type { BackoffOptions, ReconcileResult } from '../controller/workqueue.ts';
+import { WorkQueue } from './workqueue.ts';
+import type { BackoffOptions, ReconcileResult } from './workqueue.ts';
 import type { Manager, Runnable } from './manager.ts';
 
 export interface ControllerOptions {

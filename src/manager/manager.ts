@@ -22,8 +22,8 @@ import type { Clock } from '../kube/clock.ts';
 import type { KubeError } from '../kube/errors.ts';
 import type { Logger } from '../observe/logger.ts';
 import type { ControllerMetrics } from '../observe/metrics.ts';
-import { Informer, kubeSource } from '../controller/informer.ts';
-import type { ObjectWithMeta } from '../controller/informer.ts';
+import { Informer, kubeSource } from './informer.ts';
+import type { ObjectWithMeta } from './informer.ts';
 import { LeaderElector, kubeLeaseStore } from './leaderelection.ts';
 import type { LeaseStore } from './leaderelection.ts';
 
