@@ -3,11 +3,11 @@
 // Deployment reconciler (through its snapshots) and the node roller, and exported as pacer_frozen.
 // Its switching on or off wakes every Deployment and every NodeRoll.
 
-import { CONFIGMAPS } from '../kube/client.ts';
-import type { Manager } from '../manager/manager.ts';
-import { FREEZE_CONFIGMAP, freezeOf } from '../engine/index.ts';
-import type { Freeze } from '../engine/index.ts';
-import type { Informer } from '../manager/informer.ts';
+import { CONFIGMAPS } from '../../kube/client.ts';
+import type { Manager } from '../../manager/manager.ts';
+import { FREEZE_CONFIGMAP, freezeOf } from '../../engine/index.ts';
+import type { Freeze } from '../../engine/index.ts';
+import type { Informer } from '../../manager/informer.ts';
 
 interface ConfigMap {
   metadata: { name?: string; namespace?: string; resourceVersion?: string };

@@ -3,27 +3,27 @@
 // reconcile them while this replica leads. ReplicaSet and Pod events are mapped to the
 // Deployment that controls them, or for orphans to every Deployment in the namespace whose selector
 // matches (it may adopt them). A Deployment's changes also wake the Deployments that depend on it
-// and, when its dependency list changes, those it depends on (dependencies.ts).
+// and, when its dependency list changes, those it depends on (dependencyindex.ts).
 
-import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
-import { selectorMatches, isEmptySelector } from '../api/selector.ts';
-import { DEPLOYMENTS, PLANS, PODS, REPLICASETS } from '../kube/client.ts';
-import type { Logger } from '../observe/logger.ts';
-import { Controller } from '../manager/controller.ts';
-import type { Manager } from '../manager/manager.ts';
-import { DependencyIndex } from './dependencies.ts';
-import { EventRecorder } from '../manager/events.ts';
-import { keyOf } from '../manager/informer.ts';
+import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../api/types.ts';
+import { selectorMatches, isEmptySelector } from '../../api/selector.ts';
+import { DEPLOYMENTS, PLANS, PODS, REPLICASETS } from '../../kube/client.ts';
+import type { Logger } from '../../observe/logger.ts';
+import { Controller } from '../../manager/controller.ts';
+import type { Manager } from '../../manager/manager.ts';
+import { DependencyIndex } from './dependencyindex.ts';
+import { EventRecorder } from '../../manager/events.ts';
+import { keyOf } from '../../manager/informer.ts';
 import { planPhaseSamples } from './planmetrics.ts';
-import type { Informer } from '../manager/informer.ts';
+import type { Informer } from '../../manager/informer.ts';
 import { BY_CONTROLLER, byController, controllerIndexValue, controllerRef, reconcile } from './reconciler.ts';
 import type { Engine, ReconcilerDeps } from './reconciler.ts';
-import { rolloutStartEstimate, rolloutStep, rolloutView } from './rollouts.ts';
-import type { InProgress } from './rollouts.ts';
-import type { WorkQueue } from '../manager/workqueue.ts';
-import { decide, deploymentStepStatus, deploymentTarget, onCreateConflict, onCreateError, planStepNames, plansNaming, REVISION_ANNOTATION, strategyOf } from '../engine/index.ts';
-import { strategyTypeOf } from '../api/strategies/index.ts';
-import type { FreezeSwitch } from './freeze.ts';
+import { rolloutStartEstimate, rolloutStep, rolloutView } from './rolloutmetrics.ts';
+import type { InProgress } from './rolloutmetrics.ts';
+import type { WorkQueue } from '../../manager/workqueue.ts';
+import { decide, deploymentStepStatus, deploymentTarget, onCreateConflict, onCreateError, planStepNames, plansNaming, REVISION_ANNOTATION, strategyOf } from '../../engine/index.ts';
+import { strategyTypeOf } from '../../api/strategies/index.ts';
+import type { FreezeSwitch } from '../freeze/switch.ts';
 
 export const CONTROLLER_NAME = 'deployment';
 /** How long a stopping controller waits for its queued Events to be written (they then are dropped). */
@@ -34,7 +34,7 @@ export interface DeploymentControllerOptions {
   workers?: number;
   /** Watch Plan resources (plans.pacer.dev served): a Plan may hold a Deployment's rollout. */
   customPlans?: boolean;
-  /** The freeze switch (freeze.ts): while on, no new rollout step. */
+  /** The freeze switch (../freeze/switch.ts): while on, no new rollout step. */
   freeze?: FreezeSwitch;
 }
 
@@ -61,9 +61,9 @@ export class DeploymentController {
   readonly controller: Controller;
   private readonly mgr: Manager;
   private readonly log: Logger;
-  /** Who depends on whom, kept from the Deployment events (dependencies.ts). */
+  /** Who depends on whom, kept from the Deployment events (dependencyindex.ts). */
   readonly dependencyIndex = new DependencyIndex();
-  /** Deployment uid → the rollout in progress (for the rollout metrics only; see rollouts.ts). */
+  /** Deployment uid → the rollout in progress (for the rollout metrics only; see rolloutmetrics.ts). */
   private readonly rollouts = new Map<string, InProgress>();
 
   /** Registers the Deployment reconciler with `mgr` (its informers, its queue and workers). */
@@ -169,7 +169,7 @@ export class DeploymentController {
     );
   }
 
-  /** Updates the dependency index for `d` and enqueues whom its change concerns (dependencies.ts). */
+  /** Updates the dependency index for `d` and enqueues whom its change concerns (dependencyindex.ts). */
   private dependenciesChanged(d: Deployment, gone: boolean): void {
     for (const key of this.dependencyIndex.update(keyOf(d), gone ? undefined : d)) this.queue.add(key);
   }

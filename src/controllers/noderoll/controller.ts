@@ -5,21 +5,21 @@
 // the group), its Events, and the checkpoint written back to status. A restart or a new leader resumes from
 // status; every action is idempotent, so a pass repeated after a crash does no harm.
 
-import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
-import type { NodeRoll } from '../api/noderoll.ts';
-import { NODEROLLS, NODES } from '../kube/client.ts';
-import { isKind } from '../kube/errors.ts';
-import type { Logger } from '../observe/logger.ts';
-import type { NodeRollSample } from '../observe/metrics.ts';
-import { Controller } from '../manager/controller.ts';
-import type { Manager } from '../manager/manager.ts';
-import { finalizersAfter, freezeInWords, hasFinalizer, rollPass, semanticEqual } from '../engine/index.ts';
-import type { NodeRollStatus, RollAction, RollNode, SizedPod } from '../engine/index.ts';
-import type { Informer } from '../manager/informer.ts';
+import type { Deployment, Pod, ReplicaSet } from '../../api/types.ts';
+import type { NodeRoll } from '../../api/noderoll.ts';
+import { NODEROLLS, NODES } from '../../kube/client.ts';
+import { isKind } from '../../kube/errors.ts';
+import type { Logger } from '../../observe/logger.ts';
+import type { NodeRollSample } from '../../observe/metrics.ts';
+import { Controller } from '../../manager/controller.ts';
+import type { Manager } from '../../manager/manager.ts';
+import { finalizersAfter, freezeInWords, hasFinalizer, rollPass, semanticEqual } from '../../engine/index.ts';
+import type { NodeRollStatus, RollAction, RollNode, SizedPod } from '../../engine/index.ts';
+import type { Informer } from '../../manager/informer.ts';
 import type { NodeGroupProvider } from './nodegroups.ts';
-import type { FreezeSwitch } from './freeze.ts';
-import type { InvolvedObject } from '../manager/events.ts';
-import type { ReconcileResult } from '../manager/workqueue.ts';
+import type { FreezeSwitch } from '../freeze/switch.ts';
+import type { InvolvedObject } from '../../manager/events.ts';
+import type { ReconcileResult } from '../../manager/workqueue.ts';
 
 export const NODEROLL_CONTROLLER_NAME = 'noderoll';
 

@@ -4,16 +4,16 @@
 // Plan names, enqueues the Plan. The hold a Plan puts on a Deployment's rollout is the Deployment
 // controller's (its snapshot carries the Plans): this one only reports.
 
-import type { Deployment, PlanResource } from '../api/types.ts';
-import { PLANS } from '../kube/client.ts';
-import { isKind } from '../kube/errors.ts';
-import type { Logger } from '../observe/logger.ts';
-import { Controller } from '../manager/controller.ts';
-import type { Manager } from '../manager/manager.ts';
-import { planStatusUpdate, plansNaming } from '../engine/index.ts';
-import type { Informer } from '../manager/informer.ts';
-import { keyOf } from '../manager/informer.ts';
-import type { ReconcileResult } from '../manager/workqueue.ts';
+import type { Deployment, PlanResource } from '../../api/types.ts';
+import { PLANS } from '../../kube/client.ts';
+import { isKind } from '../../kube/errors.ts';
+import type { Logger } from '../../observe/logger.ts';
+import { Controller } from '../../manager/controller.ts';
+import type { Manager } from '../../manager/manager.ts';
+import { planStatusUpdate, plansNaming } from '../../engine/index.ts';
+import type { Informer } from '../../manager/informer.ts';
+import { keyOf } from '../../manager/informer.ts';
+import type { ReconcileResult } from '../../manager/workqueue.ts';
 
 export const PLAN_CONTROLLER_NAME = 'plan';
 
