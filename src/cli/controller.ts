@@ -266,13 +266,13 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   const freeze = new FreezeSwitch(mgr, leaderElectionNamespace(opts.leaderElectionNamespace));
   const controller = new DeploymentController(mgr, { engine, workers: opts.workers ?? DEFAULT_WORKERS, customPlans: served.plans, freeze });
   // Custom plans need their CRD; without it the rest runs as before (checked once, at start).
-  if (served.plans) new PlanController(mgr, controller.deployments);
+  if (served.plans) new PlanController(mgr);
   else logger.warn(`${PLAN_PLURAL}.${GROUP} is not installed: custom plans are off until the controller is restarted after kubectl apply -f crds/`);
   // Node rolls reach their groups through the simulated cluster's NodeGroups (the one provider so
   // far). A controller watching one namespace does not see every pod of a node: it would drain
   // blind, so it rolls no nodes.
   if (served.noderolls && opts.namespace === undefined) {
-    new NodeRollController(mgr, { deployments: controller.deployments, replicaSets: controller.replicaSets, pods: controller.pods, recorder: controller.recorder, freeze }, simNodeGroups(client));
+    new NodeRollController(mgr, { provider: simNodeGroups(client), freeze });
   } else if (served.noderolls) {
     logger.warn(`node rolls are off: with --namespace ${opts.namespace} the controller does not see every pod of a node`);
   }

@@ -1,41 +1,42 @@
-// The Deployment controller, a registration on the manager (src/manager/): the manager's shared
-// informers of Deployments, ReplicaSets and Pods feed one work queue of Deployment keys; N workers
-// reconcile them while this replica leads. ReplicaSet and Pod events are mapped to the
-// Deployment that controls them, or for orphans to every Deployment in the namespace whose selector
-// matches (it may adopt them). A Deployment's changes also wake the Deployments that depend on it
-// and, when its dependency list changes, those it depends on (dependencyindex.ts).
+// The Deployment controller, one registration on the manager (src/manager/): Deployments, their
+// ReplicaSets and pods (the manager's shared informers) wake Deployment keys; N workers reconcile
+// them while this replica leads. Its watches say which key each change wakes: a ReplicaSet's or a
+// pod's controlling Deployment (for an orphan ReplicaSet, every Deployment whose selector matches:
+// it may adopt it); a Deployment's dependents and, when its dependency list changes, its
+// dependencies (dependencyindex.ts); the other steps of the Plans naming it. docs/architecture.md
 
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../api/types.ts';
 import { selectorMatches, isEmptySelector } from '../../api/selector.ts';
 import { DEPLOYMENTS, PLANS, PODS, REPLICASETS } from '../../kube/client.ts';
 import type { Logger } from '../../observe/logger.ts';
-import { Controller } from '../../manager/controller.ts';
+import { register } from '../../manager/controller.ts';
+import type { Controller } from '../../manager/controller.ts';
 import type { Manager } from '../../manager/manager.ts';
-import { DependencyIndex } from './dependencyindex.ts';
-import { EventRecorder } from '../../manager/events.ts';
+import type { EventRecorder } from '../../manager/events.ts';
 import { keyOf } from '../../manager/informer.ts';
-import { planPhaseSamples } from './planmetrics.ts';
 import type { Informer } from '../../manager/informer.ts';
+import type { WorkQueue } from '../../manager/workqueue.ts';
+import { resourceVersionChanged, watch } from '../../manager/watches.ts';
+import type { Change, WatchedValue } from '../../manager/watches.ts';
+import { DependencyIndex } from './dependencyindex.ts';
+import { planPhaseSamples } from './planmetrics.ts';
 import { BY_CONTROLLER, byController, controllerIndexValue, controllerRef, reconcile } from './reconciler.ts';
 import type { Engine, ReconcilerDeps } from './reconciler.ts';
 import { rolloutStartEstimate, rolloutStep, rolloutView } from './rolloutmetrics.ts';
 import type { InProgress } from './rolloutmetrics.ts';
-import type { WorkQueue } from '../../manager/workqueue.ts';
 import { decide, deploymentStepStatus, deploymentTarget, onCreateConflict, onCreateError, planStepNames, plansNaming, REVISION_ANNOTATION, strategyOf } from '../../engine/index.ts';
+import type { Freeze } from '../../engine/index.ts';
 import { strategyTypeOf } from '../../api/strategies/index.ts';
-import type { FreezeSwitch } from '../freeze/switch.ts';
 
 export const CONTROLLER_NAME = 'deployment';
-/** How long a stopping controller waits for its queued Events to be written (they then are dropped). */
-const EVENTS_DRAIN_MS = 5000;
 
 export interface DeploymentControllerOptions {
   engine: Engine;
   workers?: number;
   /** Watch Plan resources (plans.pacer.dev served): a Plan may hold a Deployment's rollout. */
   customPlans?: boolean;
-  /** The freeze switch (../freeze/switch.ts): while on, no new rollout step. */
-  freeze?: FreezeSwitch;
+  /** The freeze switch: while on, no new rollout step; its switching wakes every Deployment. */
+  freeze?: WatchedValue<Freeze | undefined>;
 }
 
 /** The engine of src/engine/sync.ts, as the reconciler calls it. */
@@ -57,6 +58,7 @@ export class DeploymentController {
   /** Plan resources, when the cluster serves them (customPlans). */
   readonly plans?: Informer<PlanResource>;
   readonly queue: WorkQueue;
+  /** The manager's Event recorder (shared with the other reconcilers). */
   readonly recorder: EventRecorder;
   readonly controller: Controller;
   private readonly mgr: Manager;
@@ -66,16 +68,16 @@ export class DeploymentController {
   /** Deployment uid → the rollout in progress (for the rollout metrics only; see rolloutmetrics.ts). */
   private readonly rollouts = new Map<string, InProgress>();
 
-  /** Registers the Deployment reconciler with `mgr` (its informers, its queue and workers). */
+  /** Registers the Deployment reconciler with `mgr`: the informers it reads, its watches, queue and workers. */
   constructor(mgr: Manager, opts: DeploymentControllerOptions) {
     this.mgr = mgr;
     this.log = mgr.logger.child({ controller: CONTROLLER_NAME });
-    this.deployments = mgr.informer<Deployment>(DEPLOYMENTS);
+    const deployments = this.deployments = mgr.informer<Deployment>(DEPLOYMENTS);
     this.replicaSets = mgr.informer<ReplicaSet>(REPLICASETS);
     this.replicaSets.addIndex(BY_CONTROLLER, byController);
     this.pods = mgr.informer<Pod>(PODS);
-    if (opts.customPlans) this.plans = mgr.informer<PlanResource>(PLANS);
-    this.recorder = new EventRecorder(mgr.client, { logger: this.log, now: () => mgr.clock.now(), onDrop: () => mgr.metrics?.eventsDropped.inc() });
+    const plans = opts.customPlans ? (this.plans = mgr.informer<PlanResource>(PLANS)) : undefined;
+    this.recorder = mgr.eventRecorder();
     const deps: ReconcilerDeps = {
       client: mgr.client,
       deployments: this.deployments,
@@ -86,26 +88,42 @@ export class DeploymentController {
       logger: this.log,
       now: () => mgr.clock.now(),
       dependencyIndex: this.dependencyIndex,
-      ...(this.plans ? { plans: this.plans } : {}),
+      ...(plans ? { plans } : {}),
       ...(opts.freeze ? { freeze: () => opts.freeze!.current() } : {}),
     };
-    this.controller = new Controller(mgr, {
+    // The rollout metrics follow every Deployment change; they wake nothing.
+    deployments.on({
+      add: (d) => this.rolloutChanged(undefined, d),
+      update: (old, d) => { if (resourceVersionChanged(old, d)) this.rolloutChanged(old, d); },
+      delete: (d) => { this.rollouts.delete(d.metadata.uid ?? ''); },
+    });
+    this.controller = register(mgr, {
       name: CONTROLLER_NAME,
       workers: opts.workers,
       reconcile: (key, log, stats) => reconcile(deps, key, log, stats),
-      afterStop: () => this.recorder.drain(EVENTS_DRAIN_MS),
+      watches: [
+        watch(deployments, { changed: resourceVersionChanged, keys: (c) => this.relatedKeys(c) }),
+        watch(deployments, { keys: ({ obj }) => [keyOf(obj)] }),
+        // A Plan's change (created, started, continued, edited) concerns every Deployment it names.
+        ...(plans ? [watch(plans, { keys: ({ obj }) => this.planStepKeys(obj) })] : []),
+        watch(this.replicaSets, { changed: resourceVersionChanged, keys: (c) => this.replicaSetKeys(c) }),
+        // Only a strategy that reads pods (Recreate waits for old pods to be gone or terminal) hears
+        // of their deletions and phase changes, as upstream's deletePod only wakes a Recreate
+        // Deployment. The others learn of pods from their ReplicaSets' status: a pass on each pod's
+        // deletion would see the ReplicaSets' counts before the ReplicaSet controller updated them
+        // and scale in more, smaller steps than upstream.
+        watch(this.pods, {
+          on: ['update', 'delete'],
+          changed: (old, pod) => old.status?.phase !== pod.status?.phase,
+          keys: ({ obj }) => this.podKeys(obj),
+        }),
+        // Switching the freeze on or off concerns every Deployment.
+        ...(opts.freeze ? [watch(opts.freeze, { keys: () => deployments.list().map(keyOf) })] : []),
+      ],
     });
     this.queue = this.controller.queue;
     mgr.metrics?.trackDeployments(() => this.deployments.list());
     mgr.metrics?.trackPlanPhases(() => planPhaseSamples(this.deployments.list(), this.replicaSets.list(), this.pods.list(), mgr.clock.now()));
-    this.wireEvents();
-    // Switching the freeze on or off concerns every Deployment.
-    opts.freeze?.onChange(() => { for (const d of this.deployments.list()) this.enqueue(d); });
-    mgr.add(this.controller);
-  }
-
-  private enqueue(d: Deployment): void {
-    this.queue.add(keyOf(d));
   }
 
   /** The Deployment that controls `obj` (by controller ownerReference, uid-checked), if cached. */
@@ -123,22 +141,43 @@ export class DeploymentController {
     );
   }
 
-  private replicaSetChanged(rs: ReplicaSet): void {
+  /** Its controlling Deployment, or for an orphan those that may adopt it. */
+  private replicaSetDeployments(rs: ReplicaSet): Deployment[] {
     if (controllerRef(rs)) {
       const d = this.owner(rs);
-      if (d) this.enqueue(d);
-      return;
+      return d ? [d] : [];
     }
-    for (const d of this.adopters(rs)) this.enqueue(d);
+    return this.adopters(rs);
   }
 
-  /** The Deployment behind a pod: pod → its controlling ReplicaSet → that ReplicaSet's Deployment. */
-  private podOwner(pod: Pod): Deployment | undefined {
+  /** The Deployments a stored change of a ReplicaSet concerns. */
+  private replicaSetKeys({ type, obj: rs, old }: Change<ReplicaSet>): string[] {
+    if (type === 'add') return this.replicaSetDeployments(rs).map(keyOf);
+    if (type === 'delete') {
+      const d = this.owner(rs);
+      return d ? [keyOf(d)] : [];
+    }
+    const out: Deployment[] = [];
+    const oldRef = controllerRef(old!);
+    const newRef = controllerRef(rs);
+    if (oldRef && (!newRef || oldRef.uid !== newRef.uid)) {
+      const prev = this.owner(old!);
+      if (prev) out.push(prev); // released or taken over: the old owner recomputes its status
+    }
+    out.push(...this.replicaSetDeployments(rs));
+    // Labels changed on an orphan: Deployments that matched before may want to know too.
+    if (!newRef && JSON.stringify(old!.metadata.labels) !== JSON.stringify(rs.metadata.labels)) out.push(...this.adopters(old!));
+    return out.map(keyOf);
+  }
+
+  /** The Deployment behind a pod whose strategy reads pods: pod → its controlling ReplicaSet → that ReplicaSet's Deployment. */
+  private podKeys(pod: Pod): string[] {
     const ref = controllerRef(pod);
-    if (!ref || ref.kind !== 'ReplicaSet') return undefined;
+    if (!ref || ref.kind !== 'ReplicaSet') return [];
     const rs = this.replicaSets.get(pod.metadata.namespace, ref.name);
-    if (!rs || rs.metadata.uid !== ref.uid) return undefined;
-    return this.owner(rs);
+    if (!rs || rs.metadata.uid !== ref.uid) return [];
+    const d = this.owner(rs);
+    return d && strategyOf(d)?.readsPods ? [keyOf(d)] : [];
   }
 
   /** Feeds one stored change of a Deployment to the rollout rule; counts what ended. */
@@ -169,14 +208,19 @@ export class DeploymentController {
     );
   }
 
-  /** Updates the dependency index for `d` and enqueues whom its change concerns (dependencyindex.ts). */
-  private dependenciesChanged(d: Deployment, gone: boolean): void {
-    for (const key of this.dependencyIndex.update(keyOf(d), gone ? undefined : d)) this.queue.add(key);
+  /**
+   * Whom a stored change of a Deployment concerns besides itself: the dependency index is brought
+   * up to date, giving its dependents (and dependencies when its list changed); then the other
+   * steps of the Plans naming it.
+   */
+  private relatedKeys({ type, obj: d, old }: Change<Deployment>): string[] {
+    const gone = type === 'delete';
+    return [...this.dependencyIndex.update(keyOf(d), gone ? undefined : d), ...(gone ? this.planStepChanged(d, undefined) : this.planStepChanged(old, d))];
   }
 
   /** The Deployments `p` names in its namespace. */
-  private enqueuePlanSteps(p: PlanResource, except?: string): void {
-    for (const name of planStepNames(p)) if (name !== except) this.queue.add(`${p.metadata.namespace}/${name}`);
+  private planStepKeys(p: PlanResource, except?: string): string[] {
+    return planStepNames(p).filter((name) => name !== except).map((name) => `${p.metadata.namespace}/${name}`);
   }
 
   /**
@@ -184,78 +228,14 @@ export class DeploymentController {
    * step, or its template: a new run): the other Deployments of those Plans may now take their
    * turn, or wait.
    */
-  private planStepChanged(old: Deployment | undefined, d: Deployment | undefined): void {
+  private planStepChanged(old: Deployment | undefined, d: Deployment | undefined): string[] {
     const any = d ?? old;
-    if (!this.plans || !any) return;
+    if (!this.plans || !any) return [];
     const name = any.metadata.name ?? '';
     const plans = plansNaming(this.plans.list(any.metadata.namespace), name);
-    if (plans.length === 0) return;
+    if (plans.length === 0) return [];
     const step = (x: Deployment | undefined) => JSON.stringify(deploymentStepStatus(name, x));
-    if (step(old) === step(d) && deploymentTarget(old) === deploymentTarget(d)) return;
-    for (const p of plans) this.enqueuePlanSteps(p, name);
-  }
-
-  private wireEvents(): void {
-    this.deployments.on({
-      add: (d) => {
-        this.rolloutChanged(undefined, d);
-        this.dependenciesChanged(d, false);
-        this.planStepChanged(undefined, d);
-        this.enqueue(d);
-      },
-      update: (old, d) => {
-        if (old.metadata.resourceVersion !== d.metadata.resourceVersion) {
-          this.rolloutChanged(old, d);
-          this.dependenciesChanged(d, false);
-          this.planStepChanged(old, d);
-        }
-        this.enqueue(d);
-      },
-      delete: (d) => {
-        this.rollouts.delete(d.metadata.uid ?? '');
-        this.dependenciesChanged(d, true);
-        this.planStepChanged(d, undefined);
-        this.enqueue(d);
-      },
-    });
-    // A Plan's change (created, started, continued, edited) concerns every Deployment it names.
-    const planChanged = (p: PlanResource) => this.enqueuePlanSteps(p);
-    this.plans?.on({ add: planChanged, update: (_old, p) => planChanged(p), delete: planChanged });
-    this.replicaSets.on({
-      add: (rs) => this.replicaSetChanged(rs),
-      update: (old, rs) => {
-        if (old.metadata.resourceVersion === rs.metadata.resourceVersion) return; // a resync: the Deployments resync too
-        const oldRef = controllerRef(old);
-        const newRef = controllerRef(rs);
-        if (oldRef && (!newRef || oldRef.uid !== newRef.uid)) {
-          const prev = this.owner(old);
-          if (prev) this.enqueue(prev); // released or taken over: the old owner recomputes its status
-        }
-        this.replicaSetChanged(rs);
-        // Labels changed on an orphan: Deployments that matched before may want to know too.
-        if (!newRef && JSON.stringify(old.metadata.labels) !== JSON.stringify(rs.metadata.labels)) {
-          for (const d of this.adopters(old)) this.enqueue(d);
-        }
-      },
-      delete: (rs) => {
-        const d = this.owner(rs);
-        if (d) this.enqueue(d);
-      },
-    });
-    // Only a strategy that reads pods (Recreate waits for old pods to be gone or terminal) hears of
-    // their deletions and phase changes, as upstream's deletePod only wakes a Recreate Deployment.
-    // The others learn of pods from their ReplicaSets' status: a pass on each pod's deletion would
-    // see the ReplicaSets' counts before the ReplicaSet controller updated them and scale in more,
-    // smaller steps than upstream.
-    const podChanged = (pod: Pod): void => {
-      const d = this.podOwner(pod);
-      if (d && strategyOf(d)?.readsPods) this.enqueue(d);
-    };
-    this.pods.on({
-      update: (old, pod) => {
-        if (old.status?.phase !== pod.status?.phase) podChanged(pod);
-      },
-      delete: podChanged,
-    });
+    if (step(old) === step(d) && deploymentTarget(old) === deploymentTarget(d)) return [];
+    return plans.flatMap((p) => this.planStepKeys(p, name));
   }
 }
