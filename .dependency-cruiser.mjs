@@ -50,11 +50,32 @@ export default {
       name: 'sim-not-controller-side',
       comment:
         'src/sim/ is the simulated cluster the controller is tested against: it must not import the ' +
-        'controller side (src/controller, src/manager, src/engine, src/cli, src/plugin, src/server). It may use ' +
+        'controller side (src/controllers, src/manager, src/engine, src/cli, src/plugin, src/server). It may use ' +
         'src/api/ and src/kube/.',
       severity: 'error',
       from: { path: '^src/sim/' },
-      to: { path: '^src/(controller|manager|engine|cli|plugin|server)/' },
+      to: { path: '^src/(controllers|manager|engine|cli|plugin|server)/' },
+    },
+    {
+      name: 'runtime-not-to-controllers',
+      comment:
+        'src/manager/ (informers, work queue, Event recorder, the generic controller, leader election) ' +
+        'and src/observe/ are the runtime every controller uses: they never import a controller ' +
+        '(src/controllers/), type imports included. A controller asks the manager; the manager does ' +
+        'not know it.',
+      severity: 'error',
+      from: { path: '^src/(manager|observe)/' },
+      to: { path: '^src/controllers/' },
+    },
+    {
+      name: 'controllers-stand-alone',
+      comment:
+        'Each controller is one folder of src/controllers/ and imports no other controller folder, ' +
+        'type imports included: informers and the Event recorder come from the manager, anything else ' +
+        'two controllers share is handed to both by src/cli/ or moved down a layer.',
+      severity: 'error',
+      from: { path: '^src/controllers/([^/]+)/' },
+      to: { path: '^src/controllers/', pathNot: '^src/controllers/$1/' },
     },
     {
       name: 'not-to-cli',

@@ -9,17 +9,17 @@ import { Command, Option } from 'commander';
 import { HttpMethod } from '@kubernetes/client-node';
 import { KubeClient, loadKubeConfig, DEFAULT_USER_AGENT } from '../kube/client.ts';
 import { toKubeError } from '../kube/errors.ts';
-import { DeploymentController, loadEngine } from '../controller/controller.ts';
-import { PlanController } from '../controller/plans.ts';
-import { NodeRollController } from '../controller/noderolls.ts';
-import { simNodeGroups } from '../controller/nodegroups.ts';
-import { FreezeSwitch } from '../controller/freeze.ts';
+import { DeploymentController, loadEngine } from '../controllers/deployment/controller.ts';
+import { PlanController } from '../controllers/plan/controller.ts';
+import { NodeRollController } from '../controllers/noderoll/controller.ts';
+import { simNodeGroups } from '../controllers/noderoll/nodegroups.ts';
+import { FreezeSwitch } from '../controllers/freeze/switch.ts';
 import { Manager } from '../manager/manager.ts';
 import { realClock } from '../kube/clock.ts';
 import type { Clock } from '../kube/clock.ts';
 import { checkDurations, DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS } from '../manager/leaderelection.ts';
 import { existsSync, readFileSync } from 'node:fs';
-import type { Engine } from '../controller/reconciler.ts';
+import type { Engine } from '../controllers/deployment/reconciler.ts';
 import { createLogger, isLogLevel } from '../observe/logger.ts';
 import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
 import { createMetrics } from '../observe/metrics.ts';
@@ -266,13 +266,13 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   const freeze = new FreezeSwitch(mgr, leaderElectionNamespace(opts.leaderElectionNamespace));
   const controller = new DeploymentController(mgr, { engine, workers: opts.workers ?? DEFAULT_WORKERS, customPlans: served.plans, freeze });
   // Custom plans need their CRD; without it the rest runs as before (checked once, at start).
-  if (served.plans) new PlanController(mgr, controller.deployments);
+  if (served.plans) new PlanController(mgr);
   else logger.warn(`${PLAN_PLURAL}.${GROUP} is not installed: custom plans are off until the controller is restarted after kubectl apply -f crds/`);
   // Node rolls reach their groups through the simulated cluster's NodeGroups (the one provider so
   // far). A controller watching one namespace does not see every pod of a node: it would drain
   // blind, so it rolls no nodes.
   if (served.noderolls && opts.namespace === undefined) {
-    new NodeRollController(mgr, { deployments: controller.deployments, replicaSets: controller.replicaSets, pods: controller.pods, recorder: controller.recorder, freeze }, simNodeGroups(client));
+    new NodeRollController(mgr, { provider: simNodeGroups(client), freeze });
   } else if (served.noderolls) {
     logger.warn(`node rolls are off: with --namespace ${opts.namespace} the controller does not see every pod of a node`);
   }

@@ -1,8 +1,8 @@
 // A reconciler as the manager runs it: a work queue of keys and N workers calling `reconcile`, with
 // controller-runtime's contract (the queue's: a key never runs on two workers at once, duplicates
 // merge, per-key backoff, requeueAfter) and its metrics (controller_runtime_*, workqueue_*).
-// Registering one is all a new reconciler needs: `mgr.add(new Controller(mgr, {...}))`, with its
-// event handlers on the manager's shared informers calling `controller.queue.add(key)`.
+// A new reconciler is one call, register(mgr, { name, watches, reconcile }): its watches
+// (watches.ts) are wired to its queue here. docs/architecture.md#adding-a-controller
 //
 // The queue collects keys on every replica (the informers run everywhere), but only the leader's
 // workers take them: a replica that becomes leader starts with every key its caches delivered.
@@ -10,8 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import { reconcileLogger } from '../observe/logger.ts';
 import type { Logger } from '../observe/logger.ts';
-import { WorkQueue } from '../controller/workqueue.ts';
-import type { BackoffOptions, ReconcileResult } from '../controller/workqueue.ts';
+import { WorkQueue } from './workqueue.ts';
+import type { BackoffOptions, ReconcileResult } from './workqueue.ts';
+import type { Watch } from './watches.ts';
 import type { Manager, Runnable } from './manager.ts';
 
 export interface ControllerOptions {
@@ -24,11 +25,15 @@ export interface ControllerOptions {
    * may be counted as it goes, so a failed pass still logs what it wrote.
    */
   reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult>;
-  /**
-   * Runs once the workers have stopped, before start() resolves: while this replica still leads,
-   * so its writes still pass the write gate (the Deployment controller drains its Event queue).
-   */
-  afterStop?(): Promise<void>;
+  /** What wakes which key (watch() of watches.ts), wired to the queue in this order. */
+  watches?: readonly Watch[];
+}
+
+/** Registers a reconciler with `mgr`: its queue, workers and metrics, its watches wired to the queue. */
+export function register(mgr: Manager, opts: ControllerOptions): Controller {
+  const controller = new Controller(mgr, opts);
+  mgr.add(controller);
+  return controller;
 }
 
 export class Controller implements Runnable {
@@ -61,6 +66,7 @@ export class Controller implements Runnable {
       },
     });
     m?.initController(opts.name, this.workers());
+    for (const w of opts.watches ?? []) w.wire((key) => this.queue.add(key));
   }
 
   private workers(): number {
@@ -75,7 +81,6 @@ export class Controller implements Runnable {
     signal.addEventListener('abort', stop, { once: true });
     await this.queue.run(this.workers(), (key) => this.reconcileAndLog(key));
     this.log.info('workers stopped');
-    await this.opts.afterStop?.();
   }
 
   /**

@@ -1,13 +1,13 @@
 // The manager (controller-runtime's Manager is the model; docs/architecture.md#the-manager):
 //
 //  * a shared cache: one informer per resource type, created on first request and shared by every
-//    reconciler that asks for it;
+//    reconciler that asks for it; likewise one Event recorder;
 //  * runnables: reconcilers (leader-only) and anything else that runs on every replica (HTTP
 //    servers, the webhook); each runs until its signal aborts;
 //  * start: informers first; once every cache has synced, leader election (when enabled) and then
 //    the leader-only runnables; the others start at once;
-//  * stop: leader-only runnables first (their in-flight reconciles finish), then the Lease is
-//    released, then the informers and the other runnables stop;
+//  * stop: leader-only runnables first (their in-flight reconciles finish), then the queued Events
+//    are written, then the Lease is released, then the informers and the other runnables stop;
 //  * a replica that loses its Lease stops its leader-only runnables at once, refuses every further
 //    write of its main client (KubeClient's writeGate) and reports it through `done`, which rejects
 //    with LeaderElectionLost: `pacer controller` then exits 1 and is restarted, as controller-runtime
@@ -22,8 +22,9 @@ import type { Clock } from '../kube/clock.ts';
 import type { KubeError } from '../kube/errors.ts';
 import type { Logger } from '../observe/logger.ts';
 import type { ControllerMetrics } from '../observe/metrics.ts';
-import { Informer, kubeSource } from '../controller/informer.ts';
-import type { ObjectWithMeta } from '../controller/informer.ts';
+import { Informer, kubeSource } from './informer.ts';
+import type { ObjectWithMeta } from './informer.ts';
+import { EventRecorder } from './events.ts';
 import { LeaderElector, kubeLeaseStore } from './leaderelection.ts';
 import type { LeaseStore } from './leaderelection.ts';
 
@@ -68,6 +69,8 @@ export interface ManagerOptions {
 
 /** How long a cache's lists and watches may fail before the manager reports not ready. */
 export const DEFAULT_STALE_AFTER_MS = 30_000;
+/** How long a stopping leader waits for its queued Events to be written (they then are dropped). */
+const EVENTS_DRAIN_MS = 5000;
 
 export class LeaderElectionLost extends Error {
   constructor(message: string) {
@@ -88,6 +91,7 @@ export class Manager {
   readonly namespace?: string;
   private readonly opts: ManagerOptions;
   private readonly informers = new Map<string, Informer<ObjectWithMeta>>();
+  private recorder?: EventRecorder;
   private readonly runnables: Runnable[] = [];
   private readonly elector?: LeaderElector;
   private readonly leaseName?: string;
@@ -159,6 +163,16 @@ export class Manager {
       this.informers.set(key, inf);
     }
     return inf as unknown as Informer<T>;
+  }
+
+  /**
+   * The Event recorder every reconciler records with (created on first request): one queue, one
+   * spam filter, written through the manager's client and drained when the leader-only runnables
+   * have stopped.
+   */
+  eventRecorder(): EventRecorder {
+    this.recorder ??= new EventRecorder(this.client, { logger: this.logger, now: () => this.clock.now(), onDrop: () => this.metrics?.eventsDropped.inc() });
+    return this.recorder;
   }
 
   add(r: Runnable): void {
@@ -249,6 +263,8 @@ export class Manager {
     }
     this.leaders?.abort();
     await Promise.all(this.leaderRuns);
+    // Still leading unless lost: the Events of the last passes still pass the write gate.
+    await this.recorder?.drain(EVENTS_DRAIN_MS);
     this.leading = false;
     if (this.leaseName) this.metrics?.leaderElection.set({ name: this.leaseName }, 0);
     if (lostNow) void this.stopAll(new LeaderElectionLost(`leader election lost (lease ${this.opts.leaderElection?.namespace}/${this.leaseName})`));

@@ -9,7 +9,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Deployment } from '../api/types.ts';
 import { strategyTypeOf } from '../api/strategies/index.ts';
-import type { QueueMetrics, QueueMetricsProvider, QueueState, ResultLabel } from '../controller/workqueue.ts';
+import type { QueueMetrics, QueueMetricsProvider, QueueState, ResultLabel } from '../manager/workqueue.ts';
 import type { RequestObserver } from '../kube/client.ts';
 
 /** controller-runtime's controller_runtime_reconcile_time_seconds buckets. */

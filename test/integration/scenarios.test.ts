@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import type { Deployment, ReplicaSet } from '../../src/api/types.ts';
 import { DEPLOYMENTS, REPLICASETS } from '../../src/kube/client.ts';
-import { controllerRef } from '../../src/controller/reconciler.ts';
+import { controllerRef } from '../../src/controllers/deployment/reconciler.ts';
 import {
   CONTROLLER_AGENT_PREFIX, Timeline, condition, createNamespace, deploymentManifest, eventually, imageOf, isActivePod,
   isReadyPod, ownedReplicaSets, passLog, podTemplate, sleep, startCluster, waitComplete,

@@ -61,7 +61,7 @@ function cruiseJson(args: string[], cwd: string): CruiseResult {
  * Every runtime import cycle, exactly: the strongly connected components of the graph of local
  * imports that are not type-only. dependency-cruiser's no-runtime-cycle looks at one cycle per
  * import (the first it finds), so a runtime cycle each of whose imports also has an `import type`
- * going back is not reported by it (test/fixtures/layering/src/controller/ring*.ts); this is not fooled.
+ * going back is not reported by it (test/fixtures/layering/src/controllers/deployment/ring*.ts); this is not fooled.
  */
 function runtimeCycles(result: CruiseResult): string[][] {
   return importCycles(result, false);
@@ -136,12 +136,12 @@ describe('layering (dependency-cruiser)', function () {
     it('fails, as lint:deps runs it (exit status = the number of errors)', () => {
       const run = depcruise(['--config', CONFIG, 'src', 'bin'], FIXTURE);
       expect(run.status, run.stdout + run.stderr).to.equal(violations.length);
-      expect(run.stdout).to.match(/x 9 dependency violations \(9 errors, 0 warnings\)/);
+      expect(run.stdout).to.match(/x 12 dependency violations \(12 errors, 0 warnings\)/);
       for (const v of violations) expect(v.rule.severity, v.rule.name).to.equal('error');
     });
 
     it('reports engine importing anything but api/ (and crypto, util)', () => {
-      expect(found).to.include('engine-imports-only-api: src/engine/plan.ts -> src/controller/loop.ts');
+      expect(found).to.include('engine-imports-only-api: src/engine/plan.ts -> src/controllers/deployment/loop.ts');
       expect(found).to.include('engine-imports-only-api: src/engine/disk.ts -> fs');
     });
 
@@ -156,6 +156,16 @@ describe('layering (dependency-cruiser)', function () {
 
     it('reports sim importing the controller side', () => {
       expect(found).to.include('sim-not-controller-side: src/sim/store.ts -> src/engine/plan.ts');
+    });
+
+    it('reports src/manager or src/observe importing a controller (a type-only import too)', () => {
+      expect(found).to.include('runtime-not-to-controllers: src/manager/queue.ts -> src/controllers/deployment/loop.ts');
+      expect(found).to.include('runtime-not-to-controllers: src/observe/trace.ts -> src/controllers/deployment/loop.ts');
+    });
+
+    it('reports a controller folder importing another (its own folder and the manager are allowed)', () => {
+      expect(found).to.include('controllers-stand-alone: src/controllers/noderoll/roll.ts -> src/controllers/deployment/loop.ts');
+      expect(found.filter((f) => f.includes('-> src/manager/') || f.includes('/ring'))).to.be.empty;
     });
 
     it('reports an import of src/cli from outside src/cli and bin/', () => {
@@ -175,7 +185,7 @@ describe('layering (dependency-cruiser)', function () {
     });
 
     it('reports nothing else: bin/ -> cli, engine -> crypto, sim -> api/kube and a cycle through `import type` are allowed', () => {
-      expect(found.filter((f) => !f.startsWith('no-runtime-cycle: '))).to.have.lengthOf(8);
+      expect(found.filter((f) => !f.startsWith('no-runtime-cycle: '))).to.have.lengthOf(11);
       expect(found.filter((f) => f.includes('src/observe/log.ts') || f.includes('src/observe/metrics.ts'))).to.be.empty;
       expect(found.filter((f) => f.includes('bin/') || f.includes('crypto') || f.includes('src/kube/client.ts'))).to.be.empty;
     });
@@ -183,7 +193,7 @@ describe('layering (dependency-cruiser)', function () {
     it('the exact runtime-cycle check finds the planted cycles, the one no-runtime-cycle misses included, and not the type-only one', () => {
       expect(found.filter((f) => f.includes('/ring'))).to.be.empty;
       expect(runtimeCycles(result)).to.deep.equal([
-        ['src/controller/ring1.ts', 'src/controller/ring2.ts', 'src/controller/ring3.ts'],
+        ['src/controllers/deployment/ring1.ts', 'src/controllers/deployment/ring2.ts', 'src/controllers/deployment/ring3.ts'],
         ['src/server/a.ts', 'src/server/b.ts'],
       ]);
     });

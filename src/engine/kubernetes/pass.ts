@@ -12,7 +12,7 @@ import type { PassLimits } from '../limits.ts';
 
 /**
  * The engine's working state while it decides one pass (pure data, no I/O); the controller's
- * ActionWriter (src/controller/reconciler.ts) later carries out the Decision made from it.
+ * ActionWriter (src/controllers/deployment/reconciler.ts) later carries out the Decision made from it.
  */
 export interface DecisionPass {
   /** The Deployment as read, with upstream defaults. Its spec never changes during a pass. */

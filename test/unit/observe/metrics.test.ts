@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../../../src/api/types.ts';
-import { WorkQueue } from '../../../src/controller/workqueue.ts';
+import { WorkQueue } from '../../../src/manager/workqueue.ts';
 import { ManualClock } from '../../../src/kube/clock.ts';
 import { KubeClient, loadKubeConfig } from '../../../src/kube/client.ts';
 import { createMetrics, deploymentSeries, REST_CLIENT_BUCKETS, WORKQUEUE_BUCKETS, RECONCILE_TIME_BUCKETS } from '../../../src/observe/metrics.ts';

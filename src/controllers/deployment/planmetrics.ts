@@ -2,9 +2,9 @@
 // deploy plan (engine/dcos/deploy.ts), from the ReplicaSet and pod caches indexed once per scrape by
 // their controller's uid (no pass over every pod for every Deployment).
 
-import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
-import { phaseSummary } from '../engine/index.ts';
-import type { PlanPhaseSample } from '../observe/metrics.ts';
+import type { Deployment, Pod, ReplicaSet } from '../../api/types.ts';
+import { phaseSummary } from '../../engine/index.ts';
+import type { PlanPhaseSample } from '../../observe/metrics.ts';
 
 function byController<T extends { metadata: { ownerReferences?: Array<{ uid: string; controller?: boolean }> } }>(items: readonly T[]): Map<string, T[]> {
   const out = new Map<string, T[]>();

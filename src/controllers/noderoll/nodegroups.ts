@@ -4,9 +4,9 @@
 // the next one the same way (spec.replicas, and the cluster.x-k8s.io/delete-machine annotation on
 // the Machine before a scale-down), a cloud's group through its API.
 
-import type { KubeClient } from '../kube/client.ts';
-import { NODES, SIM_NODEGROUPS } from '../kube/client.ts';
-import { isKind } from '../kube/errors.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import { NODES, SIM_NODEGROUPS } from '../../kube/client.ts';
+import { isKind } from '../../kube/errors.ts';
 
 export interface NodeGroupProvider {
   /** Sets the group's desired size. */

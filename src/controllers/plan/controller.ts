@@ -4,16 +4,18 @@
 // Plan names, enqueues the Plan. The hold a Plan puts on a Deployment's rollout is the Deployment
 // controller's (its snapshot carries the Plans): this one only reports.
 
-import type { Deployment, PlanResource } from '../api/types.ts';
-import { PLANS } from '../kube/client.ts';
-import { isKind } from '../kube/errors.ts';
-import type { Logger } from '../observe/logger.ts';
-import { Controller } from '../manager/controller.ts';
-import type { Manager } from '../manager/manager.ts';
-import { planStatusUpdate, plansNaming } from '../engine/index.ts';
-import type { Informer } from './informer.ts';
-import { keyOf } from './informer.ts';
-import type { ReconcileResult } from './workqueue.ts';
+import type { Deployment, PlanResource } from '../../api/types.ts';
+import { DEPLOYMENTS, PLANS } from '../../kube/client.ts';
+import { isKind } from '../../kube/errors.ts';
+import type { Logger } from '../../observe/logger.ts';
+import { register } from '../../manager/controller.ts';
+import type { Controller } from '../../manager/controller.ts';
+import type { Manager } from '../../manager/manager.ts';
+import { planStatusUpdate, plansNaming } from '../../engine/index.ts';
+import type { Informer } from '../../manager/informer.ts';
+import { keyOf } from '../../manager/informer.ts';
+import { watch } from '../../manager/watches.ts';
+import type { ReconcileResult } from '../../manager/workqueue.ts';
 
 export const PLAN_CONTROLLER_NAME = 'plan';
 
@@ -23,23 +25,20 @@ export class PlanController {
   private readonly mgr: Manager;
   private readonly deployments: Informer<Deployment>;
 
-  /** Registers the plan reconciler with `mgr`, reading Deployments from `deployments` (the shared informer). */
-  constructor(mgr: Manager, deployments: Informer<Deployment>) {
+  /** Registers the plan reconciler with `mgr`: the informers it reads, its watches, queue and worker. */
+  constructor(mgr: Manager) {
     this.mgr = mgr;
-    this.deployments = deployments;
-    this.plans = mgr.informer<PlanResource>(PLANS);
-    this.controller = new Controller(mgr, {
+    const plans = this.plans = mgr.informer<PlanResource>(PLANS);
+    this.deployments = mgr.informer<Deployment>(DEPLOYMENTS);
+    this.controller = register(mgr, {
       name: PLAN_CONTROLLER_NAME,
       workers: 1,
       reconcile: (key, log, stats) => this.reconcile(key, log, stats),
+      watches: [
+        watch(plans, { on: ['add', 'update'], keys: ({ obj }) => [keyOf(obj)] }),
+        watch(this.deployments, { keys: ({ obj: d }) => plansNaming(plans.list(d.metadata.namespace), d.metadata.name ?? '').map(keyOf) }),
+      ],
     });
-    const enqueue = (p: PlanResource) => this.controller.queue.add(keyOf(p));
-    this.plans.on({ add: enqueue, update: (_old, p) => enqueue(p) });
-    const deploymentChanged = (d: Deployment) => {
-      for (const p of plansNaming(this.plans.list(d.metadata.namespace), d.metadata.name ?? '')) enqueue(p);
-    };
-    deployments.on({ add: deploymentChanged, update: (_old, d) => deploymentChanged(d), delete: deploymentChanged });
-    mgr.add(this.controller);
   }
 
   private async reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult> {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { Informer, retryDelay, keyOf } from '../../../src/controller/informer.ts';
-import type { ListWatchSource } from '../../../src/controller/informer.ts';
+import { Informer, retryDelay, keyOf } from '../../../src/manager/informer.ts';
+import type { ListWatchSource } from '../../../src/manager/informer.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import type { WatchEvent } from '../../../src/kube/client.ts';
 import { ManualClock } from '../../../src/kube/clock.ts';
@@ -83,7 +83,7 @@ function record(inf: Informer<Obj>): string[] {
 
 const T0 = Date.UTC(2026, 0, 1);
 
-describe('controller/informer (on a manual clock)', () => {
+describe('manager/informer (on a manual clock)', () => {
   let clock: ManualClock;
   let informers: Informer<Obj>[] = [];
   beforeEach(() => {

@@ -5,32 +5,31 @@
 // the group), its Events, and the checkpoint written back to status. A restart or a new leader resumes from
 // status; every action is idempotent, so a pass repeated after a crash does no harm.
 
-import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
-import type { NodeRoll } from '../api/noderoll.ts';
-import { NODEROLLS, NODES } from '../kube/client.ts';
-import { isKind } from '../kube/errors.ts';
-import type { Logger } from '../observe/logger.ts';
-import type { NodeRollSample } from '../observe/metrics.ts';
-import { Controller } from '../manager/controller.ts';
-import type { Manager } from '../manager/manager.ts';
-import { finalizersAfter, freezeInWords, hasFinalizer, rollPass, semanticEqual } from '../engine/index.ts';
-import type { NodeRollStatus, RollAction, RollNode, SizedPod } from '../engine/index.ts';
-import type { Informer } from './informer.ts';
+import type { Deployment, Pod, ReplicaSet } from '../../api/types.ts';
+import type { NodeRoll } from '../../api/noderoll.ts';
+import { DEPLOYMENTS, NODEROLLS, NODES, PODS, REPLICASETS } from '../../kube/client.ts';
+import { isKind } from '../../kube/errors.ts';
+import type { Logger } from '../../observe/logger.ts';
+import type { NodeRollSample } from '../../observe/metrics.ts';
+import { register } from '../../manager/controller.ts';
+import type { Controller } from '../../manager/controller.ts';
+import type { Manager } from '../../manager/manager.ts';
+import { finalizersAfter, freezeInWords, hasFinalizer, rollPass, semanticEqual } from '../../engine/index.ts';
+import type { Freeze, NodeRollStatus, RollAction, RollNode, SizedPod } from '../../engine/index.ts';
+import type { EventRecorder } from '../../manager/events.ts';
+import type { Informer } from '../../manager/informer.ts';
+import { watch } from '../../manager/watches.ts';
+import type { WatchedValue } from '../../manager/watches.ts';
+import type { ReconcileResult } from '../../manager/workqueue.ts';
 import type { NodeGroupProvider } from './nodegroups.ts';
-import type { FreezeSwitch } from './freeze.ts';
-import type { InvolvedObject } from './events.ts';
-import type { ReconcileResult } from './workqueue.ts';
 
 export const NODEROLL_CONTROLLER_NAME = 'noderoll';
 
-export interface NodeRollSources {
-  deployments: Informer<Deployment>;
-  replicaSets: Informer<ReplicaSet>;
-  pods: Informer<Pod>;
-  /** Events on the NodeRoll (a pause, the end). */
-  recorder: { record(obj: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): void };
+export interface NodeRollOptions {
+  /** How the roller reaches a node group. */
+  provider: NodeGroupProvider;
   /** The freeze switch: while on, nothing is done and no wait times out. */
-  freeze?: FreezeSwitch;
+  freeze?: WatchedValue<Freeze | undefined>;
 }
 
 /** A NodeRoll as the pacer_noderoll_* series show it (from its status). */
@@ -49,35 +48,50 @@ export class NodeRollController {
   readonly nodes: Informer<RollNode & { metadata: { name?: string; namespace?: string; resourceVersion?: string } }>;
   readonly controller: Controller;
   private readonly mgr: Manager;
-  private readonly src: NodeRollSources;
+  private readonly deployments: Informer<Deployment>;
+  private readonly replicaSets: Informer<ReplicaSet>;
+  private readonly pods: Informer<Pod>;
+  /** Events on the NodeRoll (a pause, the end): the manager's recorder. */
+  private readonly recorder: EventRecorder;
+  private readonly freeze?: WatchedValue<Freeze | undefined>;
   private readonly provider: NodeGroupProvider;
 
-  constructor(mgr: Manager, src: NodeRollSources, provider: NodeGroupProvider) {
+  /** Registers the node roller with `mgr`: the informers it reads, its watches, queue and worker. */
+  constructor(mgr: Manager, opts: NodeRollOptions) {
     this.mgr = mgr;
-    this.src = src;
-    this.provider = provider;
+    this.provider = opts.provider;
+    this.freeze = opts.freeze;
     this.rolls = mgr.informer<NodeRoll>(NODEROLLS);
     this.nodes = mgr.informer(NODES);
-    this.controller = new Controller(mgr, { name: NODEROLL_CONTROLLER_NAME, workers: 1, reconcile: (key, log, stats) => this.reconcile(key, log, stats) });
+    this.pods = mgr.informer<Pod>(PODS);
+    this.deployments = mgr.informer<Deployment>(DEPLOYMENTS);
+    this.replicaSets = mgr.informer<ReplicaSet>(REPLICASETS);
+    this.recorder = mgr.eventRecorder();
     // Few NodeRolls: any change that may move one wakes them all.
-    const all = () => { for (const r of this.rolls.list()) this.controller.queue.add(r.metadata.name ?? ''); };
-    this.rolls.on({ add: (r) => this.controller.queue.add(r.metadata.name ?? ''), update: (_o, r) => this.controller.queue.add(r.metadata.name ?? '') });
-    this.nodes.on({ add: all, update: all, delete: all });
-    src.pods.on({ update: all, delete: all });
-    src.deployments.on({ update: all });
-    src.replicaSets.on({ update: all });
-    src.freeze?.onChange(all);
+    const all = () => this.rolls.list().map((r) => r.metadata.name ?? '');
+    this.controller = register(mgr, {
+      name: NODEROLL_CONTROLLER_NAME,
+      workers: 1,
+      reconcile: (key, log, stats) => this.reconcile(key, log, stats),
+      watches: [
+        watch(this.rolls, { on: ['add', 'update'], keys: ({ obj }) => [obj.metadata.name ?? ''] }),
+        watch(this.nodes, { keys: all }),
+        watch(this.pods, { on: ['update', 'delete'], keys: all }),
+        watch(this.deployments, { on: ['update'], keys: all }),
+        watch(this.replicaSets, { on: ['update'], keys: all }),
+        ...(opts.freeze ? [watch(opts.freeze, { keys: all })] : []),
+      ],
+    });
     mgr.metrics?.trackNodeRolls(() => this.rolls.list().map(rollSample));
-    mgr.add(this.controller);
   }
 
   private async reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult> {
     const found = this.rolls.get(key);
     if (!found || ((found.status as NodeRollStatus | undefined)?.done && !hasFinalizer(found))) return {};
     let roll = found;
-    const freeze = this.src.freeze?.current();
+    const freeze = this.freeze?.current();
     const pass = rollPass({
-      roll, nodes: this.nodes.list(), pods: this.src.pods.list() as SizedPod[], deployments: this.src.deployments.list(), replicaSets: this.src.replicaSets.list(),
+      roll, nodes: this.nodes.list(), pods: this.pods.list() as SizedPod[], deployments: this.deployments.list(), replicaSets: this.replicaSets.list(),
       ...(freeze ? { frozen: freezeInWords(freeze) } : {}), now: this.mgr.clock.now(),
     });
     for (const a of pass.actions) {
@@ -85,7 +99,7 @@ export class NodeRollController {
       roll = (await this.carryOut(roll, a, log)) ?? roll;
       stats.writes++;
     }
-    for (const e of pass.events) this.src.recorder.record(roll, e.type, e.reason, e.message);
+    for (const e of pass.events) this.recorder.record(roll, e.type, e.reason, e.message);
     // A status that could not be stored (a newer NodeRoll: 409) leaves the requests in place; the
     // next pass, on the newer object, carries them out again.
     if (!(await this.writeStatus(roll, pass.status, stats))) return { requeue: true };

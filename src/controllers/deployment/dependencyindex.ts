@@ -9,8 +9,8 @@
 //  * its dependencies, when it appears, disappears or changes its dependency list: they gain or
 //    lose a dependent (the pacer.dev/dependents finalizer), and a cycle may have closed or opened.
 
-import type { Deployment } from '../api/types.ts';
-import { dependencyKeys } from '../api/dependencies.ts';
+import type { Deployment } from '../../api/types.ts';
+import { dependencyKeys } from '../../api/dependencies.ts';
 
 export class DependencyIndex {
   /** dependency key → keys of the Deployments that name it. */

@@ -16,9 +16,9 @@
 // NewReplicaSetCreated/FoundNewReplicaSet is taken to be rolling out, start unknown; its duration is
 // then estimated by rolloutStartEstimate(). Rollouts that end while no controller runs are not counted.
 
-import type { Deployment, ReplicaSet } from '../api/types.ts';
-import { REVISION_ANNOTATION } from '../engine/index.ts';
-import type { RolloutResult } from '../observe/metrics.ts';
+import type { Deployment, ReplicaSet } from '../../api/types.ts';
+import { REVISION_ANNOTATION } from '../../engine/index.ts';
+import type { RolloutResult } from '../../observe/metrics.ts';
 
 /** What the rule reads from one stored state of a Deployment. */
 export interface RolloutView {

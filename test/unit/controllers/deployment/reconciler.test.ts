@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { BY_CONTROLLER, byController, cacheSource, reconcile, requeueFor } from '../../../src/controller/reconciler.ts';
-import { buildSnapshot as engineSnapshot } from '../../../src/engine/index.ts';
-import type { Engine, ReconcileClient, ReconcilerDeps } from '../../../src/controller/reconciler.ts';
-import type { Deployment, DeploymentStatus, Pod, ReplicaSet } from '../../../src/api/types.ts';
-import type { Action, Decision, Snapshot } from '../../../src/engine/types.ts';
-import { KubeError } from '../../../src/kube/errors.ts';
-import { silentLogger } from '../../../src/observe/logger.ts';
+import { BY_CONTROLLER, byController, cacheSource, reconcile, requeueFor } from '../../../../src/controllers/deployment/reconciler.ts';
+import { buildSnapshot as engineSnapshot } from '../../../../src/engine/index.ts';
+import type { Engine, ReconcileClient, ReconcilerDeps } from '../../../../src/controllers/deployment/reconciler.ts';
+import type { Deployment, DeploymentStatus, Pod, ReplicaSet } from '../../../../src/api/types.ts';
+import type { Action, Decision, Snapshot } from '../../../../src/engine/types.ts';
+import { KubeError } from '../../../../src/kube/errors.ts';
+import { silentLogger } from '../../../../src/observe/logger.ts';
 
 const NS = 'prod';
 function deployment(over: Partial<Deployment['metadata']> = {}): Deployment {
@@ -136,7 +136,7 @@ function scale(r: ReplicaSet, to: number): Action {
   return { verb: 'scale', kind: 'ReplicaSet', name: r.metadata.name!, from: r.spec.replicas!, replicas: to, object: { ...r, spec: { ...r.spec, replicas: to } }, event: scaleEvent(r.metadata.name!, r.spec.replicas!, to) };
 }
 
-describe('controller/reconciler', () => {
+describe('controllers/deployment/reconciler', () => {
   it('does nothing for a Deployment that is not in the cache', async () => {
     const h = harness({ d: null, decide: () => decision([]) });
     expect(await reconcile(h.deps, `${NS}/web`)).to.deep.equal({});

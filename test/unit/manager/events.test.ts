@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { EventRecorder, eventTime, COMBINED_PREFIX, EVENT_SOURCE_COMPONENT, MAX_QUEUED_EVENTS, REPORTING_CONTROLLER, SPAM_BURST } from '../../../src/controller/events.ts';
-import type { CoreEvent, EventSink } from '../../../src/controller/events.ts';
+import { EventRecorder, eventTime, COMBINED_PREFIX, EVENT_SOURCE_COMPONENT, MAX_QUEUED_EVENTS, REPORTING_CONTROLLER, SPAM_BURST } from '../../../src/manager/events.ts';
+import type { CoreEvent, EventSink } from '../../../src/manager/events.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import type { Logger } from '../../../src/observe/logger.ts';
 
@@ -25,7 +25,7 @@ class FakeSink implements EventSink {
 const web = { apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', metadata: { name: 'web', namespace: 'prod', uid: 'u1', resourceVersion: '5' } };
 const T0 = Date.parse('2026-03-01T10:00:00Z');
 
-describe('controller/events', () => {
+describe('manager/events', () => {
   it('writes a core v1 Event naming the Deployment, the source and the reporting controller', async () => {
     const sink = new FakeSink();
     const rec = new EventRecorder(sink, { now: () => T0, reportingInstance: 'pod-1' });

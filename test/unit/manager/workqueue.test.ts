@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { WorkQueue, backoffDelay, DEFAULT_BACKOFF } from '../../../src/controller/workqueue.ts';
-import type { ResultLabel } from '../../../src/controller/workqueue.ts';
+import { WorkQueue, backoffDelay, DEFAULT_BACKOFF } from '../../../src/manager/workqueue.ts';
+import type { ResultLabel } from '../../../src/manager/workqueue.ts';
 import { ManualClock, settle } from '../../../src/kube/clock.ts';
 
 
-describe('controller/workqueue', () => {
+describe('manager/workqueue', () => {
   describe('per-key exponential backoff (client-go ItemExponentialFailureRateLimiter 5ms..1000s)', () => {
     const rows: Array<[number, number]> = [
       [0, 5], [1, 10], [2, 20], [3, 40], [10, 5120], [17, 655_360], [18, 1000_000], [30, 1000_000], [5000, 1000_000],

@@ -2,7 +2,7 @@
 //
 //  1. Read the Deployment from the cache (gone → nothing to do).
 //  2. Build the Snapshot: the ReplicaSets it controls plus the orphans its selector matches, the
-//     pods its selector matches, now, and its dependencies and dependents (dependencies.ts).
+//     pods its selector matches, now, and its dependencies and dependents (dependencyindex.ts).
 //  3. decide(), then carry out the actions in order, stopping at the first failure (the next pass
 //     recomputes everything from the cluster: level-triggered).
 //  4. After each successful write, record the action's event; at the end, the loose events.
@@ -11,14 +11,14 @@
 // never overwrites; any other failure throws (backoff, counted as an error); requeueAfterSeconds
 // becomes a delayed add of (s + 1) s as upstream (under 1 s: rate-limited now).
 
-import type { Deployment, DeploymentStatus, OwnerReference, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
-import { buildSnapshot } from '../engine/index.ts';
-import type { Action, Decision, EventRecord, Freeze, Snapshot, SnapshotSource } from '../engine/index.ts';
-import { KubeError, isKind, toKubeError } from '../kube/errors.ts';
-import { mergePatchDiff } from '../kube/mergepatch.ts';
-import type { Logger } from '../observe/logger.ts';
-import type { DependencyIndex } from './dependencies.ts';
-import type { ReconcileResult } from './workqueue.ts';
+import type { Deployment, DeploymentStatus, OwnerReference, PlanResource, Pod, ReplicaSet } from '../../api/types.ts';
+import { buildSnapshot } from '../../engine/index.ts';
+import type { Action, Decision, EventRecord, Freeze, Snapshot, SnapshotSource } from '../../engine/index.ts';
+import { KubeError, isKind, toKubeError } from '../../kube/errors.ts';
+import { mergePatchDiff } from '../../kube/mergepatch.ts';
+import type { Logger } from '../../observe/logger.ts';
+import type { DependencyIndex } from './dependencyindex.ts';
+import type { ReconcileResult } from '../../manager/workqueue.ts';
 
 /** The engine entry points the reconciler calls (src/engine/decide.ts). */
 export interface Engine {

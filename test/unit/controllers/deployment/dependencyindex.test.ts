@@ -2,10 +2,10 @@
 // it gives the engine's buildSnapshot.
 
 import { expect } from 'chai';
-import type { Deployment } from '../../../src/api/types.ts';
-import { DependencyIndex } from '../../../src/controller/dependencies.ts';
-import { cacheSource } from '../../../src/controller/reconciler.ts';
-import { buildSnapshot } from '../../../src/engine/index.ts';
+import type { Deployment } from '../../../../src/api/types.ts';
+import { DependencyIndex } from '../../../../src/controllers/deployment/dependencyindex.ts';
+import { cacheSource } from '../../../../src/controllers/deployment/reconciler.ts';
+import { buildSnapshot } from '../../../../src/engine/index.ts';
 
 /** The dependency part of the engine's snapshot, built from a Deployment cache and the index. */
 function dependencySnapshot(d0: Deployment, get: (key: string) => Deployment | undefined, dependencyIndex: DependencyIndex | undefined) {
@@ -18,7 +18,7 @@ function d(name: string, deps: string[] = [], namespace = 'default'): Deployment
   return { metadata: { name, namespace }, spec: deps.length ? { dependencies: deps } : {} };
 }
 
-describe('controller/dependencies: the index', () => {
+describe('controllers/deployment/dependencyindex: the index', () => {
   it('reads like the events that feed it: each step enqueues whom it concerns', () => {
     const ix = new DependencyIndex();
     const rows: Array<[string, string, Deployment | undefined, string[]]> = [

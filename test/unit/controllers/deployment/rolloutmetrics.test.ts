@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { Deployment, ReplicaSet } from '../../../src/api/types.ts';
-import { rolloutStartEstimate, rolloutStep, rolloutView } from '../../../src/controller/rollouts.ts';
-import type { InProgress, RolloutView } from '../../../src/controller/rollouts.ts';
+import type { Deployment, ReplicaSet } from '../../../../src/api/types.ts';
+import { rolloutStartEstimate, rolloutStep, rolloutView } from '../../../../src/controllers/deployment/rolloutmetrics.ts';
+import type { InProgress, RolloutView } from '../../../../src/controllers/deployment/rolloutmetrics.ts';
 
 const T = 1_800_000_000_000;
 
@@ -12,7 +12,7 @@ function v(revision: string, progressing?: string, oldReplicas = 0, lastUpdateTi
   return { revision, progressing: { status, reason, lastUpdateTime }, oldReplicas };
 }
 
-describe('controller/rollouts: when a rollout starts and how it ends', () => {
+describe('controllers/deployment/rolloutmetrics: when a rollout starts and how it ends', () => {
   const rows: Array<{ name: string; current?: InProgress; before?: RolloutView; after: RolloutView; inProgress?: InProgress; ended?: Array<[string, string, number | undefined]> }> = [
     { name: 'a new Deployment: no revision yet → nothing',
       after: v(''), inProgress: undefined, ended: [] },

@@ -1,0 +1,241 @@
+// The Deployment controller, one registration on the manager (src/manager/): Deployments, their
+// ReplicaSets and pods (the manager's shared informers) wake Deployment keys; N workers reconcile
+// them while this replica leads. Its watches say which key each change wakes: a ReplicaSet's or a
+// pod's controlling Deployment (for an orphan ReplicaSet, every Deployment whose selector matches:
+// it may adopt it); a Deployment's dependents and, when its dependency list changes, its
+// dependencies (dependencyindex.ts); the other steps of the Plans naming it. docs/architecture.md
+
+import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../api/types.ts';
+import { selectorMatches, isEmptySelector } from '../../api/selector.ts';
+import { DEPLOYMENTS, PLANS, PODS, REPLICASETS } from '../../kube/client.ts';
+import type { Logger } from '../../observe/logger.ts';
+import { register } from '../../manager/controller.ts';
+import type { Controller } from '../../manager/controller.ts';
+import type { Manager } from '../../manager/manager.ts';
+import type { EventRecorder } from '../../manager/events.ts';
+import { keyOf } from '../../manager/informer.ts';
+import type { Informer } from '../../manager/informer.ts';
+import type { WorkQueue } from '../../manager/workqueue.ts';
+import { resourceVersionChanged, watch } from '../../manager/watches.ts';
+import type { Change, WatchedValue } from '../../manager/watches.ts';
+import { DependencyIndex } from './dependencyindex.ts';
+import { planPhaseSamples } from './planmetrics.ts';
+import { BY_CONTROLLER, byController, controllerIndexValue, controllerRef, reconcile } from './reconciler.ts';
+import type { Engine, ReconcilerDeps } from './reconciler.ts';
+import { rolloutStartEstimate, rolloutStep, rolloutView } from './rolloutmetrics.ts';
+import type { InProgress } from './rolloutmetrics.ts';
+import { decide, deploymentStepStatus, deploymentTarget, onCreateConflict, onCreateError, planStepNames, plansNaming, REVISION_ANNOTATION, strategyOf } from '../../engine/index.ts';
+import type { Freeze } from '../../engine/index.ts';
+import { strategyTypeOf } from '../../api/strategies/index.ts';
+
+export const CONTROLLER_NAME = 'deployment';
+
+export interface DeploymentControllerOptions {
+  engine: Engine;
+  workers?: number;
+  /** Watch Plan resources (plans.pacer.dev served): a Plan may hold a Deployment's rollout. */
+  customPlans?: boolean;
+  /** The freeze switch: while on, no new rollout step; its switching wakes every Deployment. */
+  freeze?: WatchedValue<Freeze | undefined>;
+}
+
+/** The engine of src/engine/decide.ts, as the reconciler calls it. */
+export const defaultEngine: Engine = {
+  decide: (snapshot) => decide(snapshot),
+  onCreateConflict,
+  onCreateError,
+};
+
+/** Kept async so callers need not change if the engine is ever loaded lazily again. */
+export async function loadEngine(): Promise<Engine> {
+  return defaultEngine;
+}
+
+export class DeploymentController {
+  readonly deployments: Informer<Deployment>;
+  readonly replicaSets: Informer<ReplicaSet>;
+  readonly pods: Informer<Pod>;
+  /** Plan resources, when the cluster serves them (customPlans). */
+  readonly plans?: Informer<PlanResource>;
+  readonly queue: WorkQueue;
+  /** The manager's Event recorder (shared with the other reconcilers). */
+  readonly recorder: EventRecorder;
+  readonly controller: Controller;
+  private readonly mgr: Manager;
+  private readonly log: Logger;
+  /** Who depends on whom, kept from the Deployment events (dependencyindex.ts). */
+  readonly dependencyIndex = new DependencyIndex();
+  /** Deployment uid → the rollout in progress (for the rollout metrics only; see rolloutmetrics.ts). */
+  private readonly rollouts = new Map<string, InProgress>();
+
+  /** Registers the Deployment reconciler with `mgr`: the informers it reads, its watches, queue and workers. */
+  constructor(mgr: Manager, opts: DeploymentControllerOptions) {
+    this.mgr = mgr;
+    this.log = mgr.logger.child({ controller: CONTROLLER_NAME });
+    const deployments = this.deployments = mgr.informer<Deployment>(DEPLOYMENTS);
+    this.replicaSets = mgr.informer<ReplicaSet>(REPLICASETS);
+    this.replicaSets.addIndex(BY_CONTROLLER, byController);
+    this.pods = mgr.informer<Pod>(PODS);
+    const plans = opts.customPlans ? (this.plans = mgr.informer<PlanResource>(PLANS)) : undefined;
+    this.recorder = mgr.eventRecorder();
+    const deps: ReconcilerDeps = {
+      client: mgr.client,
+      deployments: this.deployments,
+      replicaSets: this.replicaSets,
+      pods: this.pods,
+      engine: opts.engine,
+      recorder: this.recorder,
+      logger: this.log,
+      now: () => mgr.clock.now(),
+      dependencyIndex: this.dependencyIndex,
+      ...(plans ? { plans } : {}),
+      ...(opts.freeze ? { freeze: () => opts.freeze!.current() } : {}),
+    };
+    // The rollout metrics follow every Deployment change; they wake nothing.
+    deployments.on({
+      add: (d) => this.rolloutChanged(undefined, d),
+      update: (old, d) => { if (resourceVersionChanged(old, d)) this.rolloutChanged(old, d); },
+      delete: (d) => { this.rollouts.delete(d.metadata.uid ?? ''); },
+    });
+    this.controller = register(mgr, {
+      name: CONTROLLER_NAME,
+      workers: opts.workers,
+      reconcile: (key, log, stats) => reconcile(deps, key, log, stats),
+      watches: [
+        watch(deployments, { changed: resourceVersionChanged, keys: (c) => this.relatedKeys(c) }),
+        watch(deployments, { keys: ({ obj }) => [keyOf(obj)] }),
+        // A Plan's change (created, started, continued, edited) concerns every Deployment it names.
+        ...(plans ? [watch(plans, { keys: ({ obj }) => this.planStepKeys(obj) })] : []),
+        watch(this.replicaSets, { changed: resourceVersionChanged, keys: (c) => this.replicaSetKeys(c) }),
+        // Only a strategy that reads pods (Recreate waits for old pods to be gone or terminal) hears
+        // of their deletions and phase changes, as upstream's deletePod only wakes a Recreate
+        // Deployment. The others learn of pods from their ReplicaSets' status: a pass on each pod's
+        // deletion would see the ReplicaSets' counts before the ReplicaSet controller updated them
+        // and scale in more, smaller steps than upstream.
+        watch(this.pods, {
+          on: ['update', 'delete'],
+          changed: (old, pod) => old.status?.phase !== pod.status?.phase,
+          keys: ({ obj }) => this.podKeys(obj),
+        }),
+        // Switching the freeze on or off concerns every Deployment.
+        ...(opts.freeze ? [watch(opts.freeze, { keys: () => deployments.list().map(keyOf) })] : []),
+      ],
+    });
+    this.queue = this.controller.queue;
+    mgr.metrics?.trackDeployments(() => this.deployments.list());
+    mgr.metrics?.trackPlanPhases(() => planPhaseSamples(this.deployments.list(), this.replicaSets.list(), this.pods.list(), mgr.clock.now()));
+  }
+
+  /** The Deployment that controls `obj` (by controller ownerReference, uid-checked), if cached. */
+  private owner(obj: ReplicaSet): Deployment | undefined {
+    const ref = controllerRef(obj);
+    if (!ref || ref.kind !== 'Deployment' || !ref.apiVersion.startsWith('pacer.dev/')) return undefined;
+    const d = this.deployments.get(obj.metadata.namespace, ref.name);
+    return d && d.metadata.uid === ref.uid ? d : undefined;
+  }
+
+  /** Deployments that could adopt an orphan ReplicaSet. */
+  private adopters(rs: ReplicaSet): Deployment[] {
+    return this.deployments.list(rs.metadata.namespace).filter(
+      (d) => !isEmptySelector(d.spec?.selector) && selectorMatches(d.spec.selector, rs.metadata.labels),
+    );
+  }
+
+  /** Its controlling Deployment, or for an orphan those that may adopt it. */
+  private replicaSetDeployments(rs: ReplicaSet): Deployment[] {
+    if (controllerRef(rs)) {
+      const d = this.owner(rs);
+      return d ? [d] : [];
+    }
+    return this.adopters(rs);
+  }
+
+  /** The Deployments a stored change of a ReplicaSet concerns. */
+  private replicaSetKeys({ type, obj: rs, old }: Change<ReplicaSet>): string[] {
+    if (type === 'add') return this.replicaSetDeployments(rs).map(keyOf);
+    if (type === 'delete') {
+      const d = this.owner(rs);
+      return d ? [keyOf(d)] : [];
+    }
+    const out: Deployment[] = [];
+    const oldRef = controllerRef(old!);
+    const newRef = controllerRef(rs);
+    if (oldRef && (!newRef || oldRef.uid !== newRef.uid)) {
+      const prev = this.owner(old!);
+      if (prev) out.push(prev); // released or taken over: the old owner recomputes its status
+    }
+    out.push(...this.replicaSetDeployments(rs));
+    // Labels changed on an orphan: Deployments that matched before may want to know too.
+    if (!newRef && JSON.stringify(old!.metadata.labels) !== JSON.stringify(rs.metadata.labels)) out.push(...this.adopters(old!));
+    return out.map(keyOf);
+  }
+
+  /** The Deployment behind a pod whose strategy reads pods: pod → its controlling ReplicaSet → that ReplicaSet's Deployment. */
+  private podKeys(pod: Pod): string[] {
+    const ref = controllerRef(pod);
+    if (!ref || ref.kind !== 'ReplicaSet') return [];
+    const rs = this.replicaSets.get(pod.metadata.namespace, ref.name);
+    if (!rs || rs.metadata.uid !== ref.uid) return [];
+    const d = this.owner(rs);
+    return d && strategyOf(d)?.readsPods ? [keyOf(d)] : [];
+  }
+
+  /** Feeds one stored change of a Deployment to the rollout rule; counts what ended. */
+  private rolloutChanged(old: Deployment | undefined, d: Deployment): void {
+    const uid = d.metadata.uid ?? '';
+    const now = this.mgr.clock.now();
+    const step = rolloutStep(this.rollouts.get(uid), old && rolloutView(old), rolloutView(d), now);
+    if (step.inProgress) this.rollouts.set(uid, step.inProgress);
+    else this.rollouts.delete(uid);
+    // Every replica follows the rollouts; only the leader counts them (one count per rollout across replicas).
+    if (!this.mgr.isLeader()) return;
+    for (const end of step.ended) {
+      const startedAt = end.startedAt ?? rolloutStartEstimate(d, this.revisionReplicaSet(d, end.revision));
+      const seconds = startedAt === undefined ? undefined : Math.max(0, (now - startedAt) / 1000);
+      const strategy = strategyTypeOf(d);
+      this.mgr.metrics?.observeRollout(end.result, strategy, seconds);
+      this.log.info('rollout ended', {
+        namespace: d.metadata.namespace, name: d.metadata.name, revision: end.revision, result: end.result,
+        ...(seconds !== undefined ? { durationSeconds: Math.round(seconds * 1000) / 1000, estimated: end.startedAt === undefined } : {}),
+      });
+    }
+  }
+
+  /** The ReplicaSet of `d` carrying `revision`. */
+  private revisionReplicaSet(d: Deployment, revision: string): ReplicaSet | undefined {
+    return this.replicaSets.byIndex(BY_CONTROLLER, controllerIndexValue(d.metadata.namespace, d.metadata.uid)).find(
+      (rs) => rs.metadata.annotations?.[REVISION_ANNOTATION] === revision,
+    );
+  }
+
+  /**
+   * Whom a stored change of a Deployment concerns besides itself: the dependency index is brought
+   * up to date, giving its dependents (and dependencies when its list changed); then the other
+   * steps of the Plans naming it.
+   */
+  private relatedKeys({ type, obj: d, old }: Change<Deployment>): string[] {
+    const gone = type === 'delete';
+    return [...this.dependencyIndex.update(keyOf(d), gone ? undefined : d), ...(gone ? this.planStepChanged(d, undefined) : this.planStepChanged(old, d))];
+  }
+
+  /** The Deployments `p` names in its namespace. */
+  private planStepKeys(p: PlanResource, except?: string): string[] {
+    return planStepNames(p).filter((name) => name !== except).map((name) => `${p.metadata.namespace}/${name}`);
+  }
+
+  /**
+   * A Deployment's step in the Plans that name it changed (created or deleted, its status as a
+   * step, or its template: a new run): the other Deployments of those Plans may now take their
+   * turn, or wait.
+   */
+  private planStepChanged(old: Deployment | undefined, d: Deployment | undefined): string[] {
+    const any = d ?? old;
+    if (!this.plans || !any) return [];
+    const name = any.metadata.name ?? '';
+    const plans = plansNaming(this.plans.list(any.metadata.namespace), name);
+    if (plans.length === 0) return [];
+    const step = (x: Deployment | undefined) => JSON.stringify(deploymentStepStatus(name, x));
+    if (step(old) === step(d) && deploymentTarget(old) === deploymentTarget(d)) return [];
+    return plans.flatMap((p) => this.planStepKeys(p, name));
+  }
+}
