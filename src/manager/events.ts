@@ -23,6 +23,7 @@
 // manager's clock) and no timer.
 
 import { hostname } from 'node:os';
+import type { ObjectMeta } from '../api/types.ts';
 import type { Logger } from '../observe/logger.ts';
 import { isKind } from '../kube/errors.ts';
 import { metaTime } from '../kube/clock.ts';
@@ -44,7 +45,7 @@ export const MAX_QUEUED_EVENTS = 1000;
 export interface InvolvedObject {
   apiVersion?: string;
   kind?: string;
-  metadata: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
+  metadata: Pick<ObjectMeta, 'name' | 'namespace' | 'uid' | 'resourceVersion'>;
 }
 
 export interface CoreEvent {

@@ -12,13 +12,15 @@
 // Handlers get (old, new) on update. Objects are cached by "namespace/name" ("name" when cluster-scoped).
 
 import { KubeError, toKubeError } from '../kube/errors.ts';
+import type { ObjectMeta } from '../api/types.ts';
 import type { Status } from '../kube/errors.ts';
 import type { KubeClient, ResourceType, WatchEvent } from '../kube/client.ts';
 import { realClock } from '../kube/clock.ts';
 import type { Clock, Timer } from '../kube/clock.ts';
 
+/** What a cache reads of every object: its identity and version. */
 export interface ObjectWithMeta {
-  metadata: { name?: string; namespace?: string; resourceVersion?: string; uid?: string };
+  metadata: Pick<ObjectMeta, 'name' | 'namespace' | 'resourceVersion' | 'uid'>;
 }
 
 /** Where objects come from: the API server through KubeClient, or a fake in tests. */

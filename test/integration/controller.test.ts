@@ -12,7 +12,7 @@ import { KubeClient, loadKubeConfig, CRDS, DEPLOYMENTS, EVENTS, REPLICASETS } fr
 import { runController, CRD_MISSING_MESSAGE, CliError } from '../../src/cli/controller.ts';
 import type { RunningController } from '../../src/cli/controller.ts';
 import type { Engine } from '../../src/controllers/deployment/reconciler.ts';
-import { controllerRef } from '../../src/controllers/deployment/reconciler.ts';
+import { controllerOf } from '../../src/api/owners.ts';
 import type { Deployment, ReplicaSet } from '../../src/api/types.ts';
 import type { Action, Decision, Snapshot } from '../../src/engine/types.ts';
 import { silentLogger } from '../../src/observe/logger.ts';
@@ -181,7 +181,7 @@ describe('controller against the simulated cluster', function () {
     it('creates the ReplicaSet with a controller ownerReference, writes status, records the event', async () => {
       const created = await client.create<Deployment>(DEPLOYMENTS, 'default', webDeployment('shell', 'nginx:1', 3));
       const rs = await eventually('the ReplicaSet', () => client.get<ReplicaSet>(REPLICASETS, 'default', 'shell-rs'));
-      expect(controllerRef(rs)?.uid).to.equal(created.metadata.uid);
+      expect(controllerOf(rs)?.uid).to.equal(created.metadata.uid);
       expect(rs.spec.replicas).to.equal(3);
       await eventually('status.replicas = 3', async () => (await client.getDeployment('default', 'shell')).status?.replicas === 3);
       const events = await eventually('the event', async () => {
@@ -269,7 +269,7 @@ describe('controller against the simulated cluster', function () {
         return complete(x, 3) && x;
       });
       expect(d.metadata.annotations?.['pacer.dev/revision']).to.equal('1');
-      const rss = (await client.list<ReplicaSet>(REPLICASETS, 'default')).items.filter((r) => controllerRef(r)?.uid === d.metadata.uid);
+      const rss = (await client.list<ReplicaSet>(REPLICASETS, 'default')).items.filter((r) => controllerOf(r)?.uid === d.metadata.uid);
       expect(rss).to.have.length(1);
       // Events trail the writes (they take the rate limiter's spare tokens).
       await eventually('the scale-up Event', async () => (await webEvents()).includes(`Scaled up replica set ${rss[0].metadata.name} from 0 to 3`));
@@ -281,7 +281,7 @@ describe('controller against the simulated cluster', function () {
         const x = await client.getDeployment('default', 'web');
         return complete(x, 3) && x.metadata.annotations?.['pacer.dev/revision'] === '2' && x;
       }, 30_000);
-      const rss = (await client.list<ReplicaSet>(REPLICASETS, 'default')).items.filter((r) => controllerRef(r)?.uid === d.metadata.uid);
+      const rss = (await client.list<ReplicaSet>(REPLICASETS, 'default')).items.filter((r) => controllerOf(r)?.uid === d.metadata.uid);
       expect(rss).to.have.length(2);
       const byImage = (img: string) => rss.find((r) => JSON.stringify(r.spec.template).includes(img))!;
       expect(byImage('nginx:2').spec.replicas).to.equal(3);

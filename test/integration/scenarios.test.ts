@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import type { Deployment, ReplicaSet } from '../../src/api/types.ts';
 import { DEPLOYMENTS, REPLICASETS } from '../../src/kube/client.ts';
-import { controllerRef } from '../../src/controllers/deployment/reconciler.ts';
+import { controllerOf } from '../../src/api/owners.ts';
 import {
   CONTROLLER_AGENT_PREFIX, Timeline, condition, createNamespace, deploymentManifest, eventually, imageOf, isActivePod,
   isReadyPod, ownedReplicaSets, passLog, podTemplate, sleep, startCluster, waitComplete,
@@ -443,7 +443,7 @@ describe('scenarios: the controller against the simulated cluster, as upstream',
     expect([current.spec.replicas, revisionOf(current), revisionOf(d)]).to.deep.equal([2, '1', '1']);
     const podsAfter = [...t.pods.values()].filter((p) => isActivePod(p) && p.metadata.labels?.tier === 'a').map((p) => p.metadata.name).sort();
     expect(podsAfter, 'the adopted ReplicaSet keeps its pods').to.deep.equal(podsBefore);
-    expect(controllerRef(current)?.uid).to.equal(d.metadata.uid);
+    expect(controllerOf(current)?.uid).to.equal(d.metadata.uid);
   });
 
   // Upstream compares the Deployment's template (defaulted by the API server) with the

@@ -20,7 +20,8 @@ import { resourceVersionChanged, watch } from '../../manager/watches.ts';
 import type { Change, WatchedValue } from '../../manager/watches.ts';
 import { DependencyIndex } from './dependencyindex.ts';
 import { planPhaseSamples } from './planmetrics.ts';
-import { BY_CONTROLLER, byController, controllerIndexValue, controllerRef, reconcile } from './reconciler.ts';
+import { BY_CONTROLLER, byController, controllerIndexValue, reconcile } from './reconciler.ts';
+import { controllerOf } from '../../api/owners.ts';
 import type { Engine, ReconcilerDeps } from './reconciler.ts';
 import { rolloutStartEstimate, rolloutStep, rolloutView } from './rolloutmetrics.ts';
 import type { InProgress } from './rolloutmetrics.ts';
@@ -128,7 +129,7 @@ export class DeploymentController {
 
   /** The Deployment that controls `obj` (by controller ownerReference, uid-checked), if cached. */
   private owner(obj: ReplicaSet): Deployment | undefined {
-    const ref = controllerRef(obj);
+    const ref = controllerOf(obj);
     if (!ref || ref.kind !== 'Deployment' || !ref.apiVersion.startsWith('pacer.dev/')) return undefined;
     const d = this.deployments.get(obj.metadata.namespace, ref.name);
     return d && d.metadata.uid === ref.uid ? d : undefined;
@@ -143,7 +144,7 @@ export class DeploymentController {
 
   /** Its controlling Deployment, or for an orphan those that may adopt it. */
   private replicaSetDeployments(rs: ReplicaSet): Deployment[] {
-    if (controllerRef(rs)) {
+    if (controllerOf(rs)) {
       const d = this.owner(rs);
       return d ? [d] : [];
     }
@@ -158,8 +159,8 @@ export class DeploymentController {
       return d ? [keyOf(d)] : [];
     }
     const out: Deployment[] = [];
-    const oldRef = controllerRef(old!);
-    const newRef = controllerRef(rs);
+    const oldRef = controllerOf(old!);
+    const newRef = controllerOf(rs);
     if (oldRef && (!newRef || oldRef.uid !== newRef.uid)) {
       const prev = this.owner(old!);
       if (prev) out.push(prev); // released or taken over: the old owner recomputes its status
@@ -172,7 +173,7 @@ export class DeploymentController {
 
   /** The Deployment behind a pod whose strategy reads pods: pod → its controlling ReplicaSet → that ReplicaSet's Deployment. */
   private podKeys(pod: Pod): string[] {
-    const ref = controllerRef(pod);
+    const ref = controllerOf(pod);
     if (!ref || ref.kind !== 'ReplicaSet') return [];
     const rs = this.replicaSets.get(pod.metadata.namespace, ref.name);
     if (!rs || rs.metadata.uid !== ref.uid) return [];

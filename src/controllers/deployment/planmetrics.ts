@@ -2,14 +2,15 @@
 // deploy plan (engine/dcos/deploy.ts), from the ReplicaSet and pod caches indexed once per scrape by
 // their controller's uid (no pass over every pod for every Deployment).
 
-import type { Deployment, Pod, ReplicaSet } from '../../api/types.ts';
+import type { Deployment, ObjectMeta, Pod, ReplicaSet } from '../../api/types.ts';
+import { controllerOf } from '../../api/owners.ts';
 import { phaseSummary } from '../../engine/index.ts';
 import type { PlanPhaseSample } from '../../observe/metrics.ts';
 
-function byController<T extends { metadata: { ownerReferences?: Array<{ uid: string; controller?: boolean }> } }>(items: readonly T[]): Map<string, T[]> {
+function byController<T extends { metadata: Pick<ObjectMeta, 'ownerReferences'> }>(items: readonly T[]): Map<string, T[]> {
   const out = new Map<string, T[]>();
   for (const x of items) {
-    const uid = x.metadata.ownerReferences?.find((r) => r.controller)?.uid;
+    const uid = controllerOf(x)?.uid;
     if (uid === undefined) continue;
     const list = out.get(uid);
     if (list) list.push(x);

@@ -12,6 +12,7 @@
 // becomes a delayed add of (s + 1) s as upstream (under 1 s: rate-limited now).
 
 import type { Deployment, DeploymentStatus, OwnerReference, PlanResource, Pod, ReplicaSet } from '../../api/types.ts';
+import { controllerOf } from '../../api/owners.ts';
 import { buildSnapshot } from '../../engine/index.ts';
 import type { Action, Decision, EventRecord, Freeze, Snapshot, SnapshotSource } from '../../engine/index.ts';
 import { KubeError, isKind, toKubeError } from '../../kube/errors.ts';
@@ -88,10 +89,6 @@ export function cacheSource(deps: Pick<ReconcilerDeps, 'replicaSets' | 'pods' | 
   };
 }
 
-export function controllerRef(obj: { metadata: { ownerReferences?: OwnerReference[] } }): OwnerReference | undefined {
-  return obj.metadata.ownerReferences?.find((r) => r.controller === true);
-}
-
 /**
  * The index of ReplicaSets by controller (Informer.addIndex): "namespace/uid" of the controlling
  * owner, "namespace/" for those no one controls. A reconcile reads its Deployment's and the
@@ -104,16 +101,16 @@ export function controllerIndexValue(namespace: string | undefined, uid: string 
 }
 
 export function byController(obj: { metadata: { namespace?: string; ownerReferences?: OwnerReference[] } }): string[] {
-  return [controllerIndexValue(obj.metadata.namespace, controllerRef(obj)?.uid)];
+  return [controllerIndexValue(obj.metadata.namespace, controllerOf(obj)?.uid)];
 }
 
 /** An update that makes `d` the controller of a ReplicaSet that had none. */
 function isAdoption(action: Action, snapshot: Snapshot): boolean {
   if (action.verb !== 'update' || action.kind !== 'ReplicaSet') return false;
-  const ref = controllerRef(action.object);
+  const ref = controllerOf(action.object);
   if (!ref || ref.uid !== snapshot.deployment.metadata.uid) return false;
   const before = snapshot.replicaSets.find((rs) => rs.metadata.name === action.name);
-  return !before || !controllerRef(before);
+  return !before || !controllerOf(before);
 }
 
 function isNamespaceTerminating(err: KubeError): boolean {
