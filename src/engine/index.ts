@@ -59,7 +59,7 @@ export type { Freeze } from './freeze.ts';
 
 // The node roller (docs/semantics/node-roll.md).
 export { RESUME_ANNOTATION, SKIP_ANNOTATION, applyRequests, checkpointOf, decideRoll, skipNode, statusOf } from './noderoll/roll.ts';
-export type { NodeRollStatus, RollAction, RollNode } from './noderoll/roll.ts';
+export type { RollAction, RollNode } from './noderoll/roll.ts';
 export { pacerBudgets, unhealthyWorkloads } from './noderoll/health.ts';
 export { capacityShortfall } from './noderoll/capacity.ts';
 export { NODE_ROLL_PLAN, rollPlan } from './noderoll/plan.ts';

@@ -26,7 +26,8 @@
 // Any wait past its timeout pauses the roll with a condition naming the node, the step and what it
 // waited for; resume (spec.paused false after a pause, or the plugin's resume) restarts the clock.
 
-import type { NodeRollMode, NodeRollWait } from '../../api/noderoll.ts';
+import { NODE_ROLL_STEPS } from '../../api/noderoll.ts';
+import type { NodeRollMode, NodeRollStatus, NodeRollWait, NodeStep } from '../../api/noderoll.ts';
 import { metaTime } from '../../api/duration.ts';
 import type { PodBudget } from './health.ts';
 import { ZONE_LABEL, isBalanced, rebalanceMoves, zoneCounts } from './zones.ts';
@@ -44,8 +45,6 @@ export interface RollPod {
   spec?: { nodeName?: string };
   status?: { phase?: string; conditions?: ReadonlyArray<{ type: string; status: string }> };
 }
-
-export type NodeStep = 'Pending' | 'Draining' | 'Terminating' | 'Deregistered' | 'Done';
 
 /** One original node's progress, as the checkpoint keeps it. */
 export interface NodeProgress {
@@ -409,32 +408,13 @@ export function skipNode(cp: RollCheckpoint, node: string, now: number): { check
 }
 
 // ---------------------------------------------------------------------------------------------
-// The checkpoint as the NodeRoll's status stores it: times as RFC 3339, a phase, a message, and
-// conditions (Paused names the node and the wait, Complete says it is done).
-
-export interface NodeRollStatus {
-  observedGeneration?: number;
-  phase?: 'Rolling' | 'Paused' | 'Frozen' | 'Complete' | 'Invalid';
-  message?: string;
-  originalNodes?: string[];
-  scaledUpTo?: number;
-  scaledUpAt?: string;
-  nodes?: Array<{ name: string; step: NodeStep; since: string }>;
-  skipped?: string[];
-  paused?: { node?: string; wait: NodeRollWait; message: string };
-  frozenSince?: string;
-  zones?: string[];
-  zoneMoves?: { planned: number; moved: string[]; launch?: { nodesBefore: string[]; at: string; from: string } };
-  done?: boolean;
-  conditions?: Array<{ type: string; status: 'True' | 'False'; reason: string; message: string; lastTransitionTime: string }>;
-}
+// The checkpoint as the NodeRoll's status stores it (NodeRollStatus, src/api/noderoll.ts).
 
 const msOf = (s: string | undefined, fallback: number) => {
   const t = Date.parse(s ?? '');
   return Number.isNaN(t) ? fallback : t;
 };
 
-const NODE_STEPS: readonly NodeStep[] = ['Pending', 'Draining', 'Terminating', 'Deregistered', 'Done'];
 const isName = (x: unknown): x is string => typeof x === 'string' && x !== '';
 const names = (xs: unknown): string[] => (Array.isArray(xs) ? [...new Set(xs.filter(isName))] : []);
 
@@ -457,7 +437,7 @@ export function repairCheckpoint(status: NodeRollStatus | undefined, now: number
   const steps = new Map((Array.isArray(s.nodes) ? s.nodes : []).filter((n) => n && isName(n.name)).map((n) => [n.name, n]));
   const nodes = originals && [...originals, ...moved.filter((m) => !originals.includes(m))].map((name) => {
     const n = steps.get(name);
-    if (n && NODE_STEPS.includes(n.step)) return { name, step: n.step, since: msOf(n.since, now) };
+    if (n && NODE_ROLL_STEPS.includes(n.step)) return { name, step: n.step, since: msOf(n.since, now) };
     repaired.push(`status.nodes: node ${name} ${n ? `had an unknown step ${JSON.stringify(n.step)}` : 'had no step'}: Pending again`);
     return { name, step: 'Pending' as const, since: now };
   });

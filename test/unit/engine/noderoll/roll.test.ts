@@ -7,7 +7,7 @@
 
 import { expect } from 'chai';
 import { applyRequests, decideRoll, repairCheckpoint, resumeRoll, skipNode, zonesInWords } from '../../../../src/engine/noderoll/roll.ts';
-import type { NodeRollStatus } from '../../../../src/engine/noderoll/roll.ts';
+import type { NodeRollStatus } from '../../../../src/api/noderoll.ts';
 import type { RollAction, RollCheckpoint, RollInput, RollNode, RollPod } from '../../../../src/engine/noderoll/roll.ts';
 
 const MIN = 60_000;
