@@ -23,8 +23,10 @@ import type { EventRecord } from '../types.ts';
 import { capacityShortfall } from './capacity.ts';
 import type { SizedNode, SizedPod } from './capacity.ts';
 import { pacerBudgets, unhealthyWorkloads } from './health.ts';
-import { applyRequests, decideRoll, repairCheckpoint, statusOf } from './roll.ts';
-import type { RollAction } from './roll.ts';
+import { repairCheckpoint, statusOf } from './checkpoint.ts';
+import { applyRequests } from './requests.ts';
+import { decideRoll } from './roll.ts';
+import type { RollAction } from './types.ts';
 
 export interface RollPassInput {
   roll: NodeRoll;

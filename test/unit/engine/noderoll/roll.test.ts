@@ -6,9 +6,11 @@
 // resume and skip from the checkpoint.
 
 import { expect } from 'chai';
-import { applyRequests, decideRoll, repairCheckpoint, resumeRoll, skipNode, zonesInWords } from '../../../../src/engine/noderoll/roll.ts';
+import { decideRoll, zonesInWords } from '../../../../src/engine/noderoll/roll.ts';
+import { repairCheckpoint } from '../../../../src/engine/noderoll/checkpoint.ts';
+import { applyRequests, resumeRoll, skipNode } from '../../../../src/engine/noderoll/requests.ts';
 import type { NodeRollStatus } from '../../../../src/api/noderoll.ts';
-import type { RollAction, RollCheckpoint, RollInput, RollNode, RollPod } from '../../../../src/engine/noderoll/roll.ts';
+import type { RollAction, RollCheckpoint, RollInput, RollNode, RollPod } from '../../../../src/engine/noderoll/types.ts';
 
 const MIN = 60_000;
 const TIMEOUTS = { scaleUp: 10 * MIN, drain: 10 * MIN, deregister: 10 * MIN, healthy: 10 * MIN };
