@@ -12,7 +12,7 @@
 //               for a pause), and once the freeze is lifted Progressing Unknown FreezeLifted (the
 //               deadline runs from then, as after a resume).
 //   NodeRoll    no action at all (no scale-up, cordon, eviction or termination); its waits do not
-//               time out, and their clocks start again when the freeze is lifted (noderoll/roll.ts).
+//               time out, and their clocks start again when the freeze is lifted (noderoll/pause.ts).
 
 import type { Deployment, DeploymentStatus } from '../api/types.ts';
 import { MESSAGE, PROGRESSING, REASON, getCondition, newCondition, setCondition } from './conditions.ts';

@@ -6,7 +6,8 @@
 // resume and skip from the checkpoint.
 
 import { expect } from 'chai';
-import { decideRoll, zonesInWords } from '../../../../src/engine/noderoll/roll.ts';
+import { decideRoll } from '../../../../src/engine/noderoll/roll.ts';
+import { zonesInWords } from '../../../../src/engine/noderoll/zones.ts';
 import { repairCheckpoint } from '../../../../src/engine/noderoll/checkpoint.ts';
 import { applyRequests, resumeRoll, skipNode } from '../../../../src/engine/noderoll/requests.ts';
 import type { NodeRollStatus } from '../../../../src/api/noderoll.ts';
