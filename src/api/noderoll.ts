@@ -1,7 +1,8 @@
 // pacer.dev/v1alpha1 NodeRoll (docs/semantics/node-roll.md): replace or drain every node of a group,
-// one at a time, gated on the health of every workload, checkpointed in its status. Types, the
-// defaults and the validation of its spec (the CRD states what a schema can; this is the rest, and
-// what a reconcile pass reports as InvalidSpec with field paths).
+// one at a time, gated on the health of every workload, checkpointed in its status. Types (the
+// status too: the checkpoint as stored), the defaults and the validation of its spec (the CRD states
+// what a schema can; this is the rest, and what a reconcile pass reports as InvalidSpec with field
+// paths).
 
 import type { LabelSelector, ObjectMeta } from './types.ts';
 import { parseGoDuration } from './duration.ts';
@@ -19,6 +20,10 @@ export type NodeRollMode = typeof NODE_ROLL_MODES[number];
 export const NODE_ROLL_WAITS = ['scaleUp', 'drain', 'deregister', 'healthy'] as const;
 export type NodeRollWait = typeof NODE_ROLL_WAITS[number];
 export type NodeRollTimeouts = Partial<Record<NodeRollWait, string>>;
+
+/** A node's steps in a roll, in order (a skipped node goes back to Pending). */
+export const NODE_ROLL_STEPS = ['Pending', 'Draining', 'Terminating', 'Deregistered', 'Done'] as const;
+export type NodeStep = typeof NODE_ROLL_STEPS[number];
 
 export interface NodeRollSpec {
   /** The group's nodes. An empty selector would select every node: refused. */
@@ -47,7 +52,29 @@ export interface NodeRoll {
   kind?: string;
   metadata: ObjectMeta;
   spec: NodeRollSpec;
-  status?: Record<string, unknown>;
+  status?: NodeRollStatus;
+}
+
+/**
+ * The status: the roll's checkpoint (times as RFC 3339), a phase, a message, and conditions (Paused
+ * names the node and the wait, Frozen, Complete). Read back, any of it may have been edited by hand:
+ * the engine repairs it on read (repairCheckpoint).
+ */
+export interface NodeRollStatus {
+  observedGeneration?: number;
+  phase?: 'Rolling' | 'Paused' | 'Frozen' | 'Complete' | 'Invalid';
+  message?: string;
+  originalNodes?: string[];
+  scaledUpTo?: number;
+  scaledUpAt?: string;
+  nodes?: Array<{ name: string; step: NodeStep; since: string }>;
+  skipped?: string[];
+  paused?: { node?: string; wait: NodeRollWait; message: string };
+  frozenSince?: string;
+  zones?: string[];
+  zoneMoves?: { planned: number; moved: string[]; launch?: { nodesBefore: string[]; at: string; from: string } };
+  done?: boolean;
+  conditions?: Array<{ type: string; status: 'True' | 'False'; reason: string; message: string; lastTransitionTime: string }>;
 }
 
 /** Each wait's timeout when the spec leaves it out (the seed's roll took about four minutes a node). */

@@ -4,9 +4,9 @@
 // when it would look again, and the roll as a plan. `objects` feed the next run: the NodeRoll with
 // that status and its finalizer put on or taken off as the actions say.
 
-import type { NodeRoll } from '../api/noderoll.ts';
+import type { NodeRoll, NodeRollStatus } from '../api/noderoll.ts';
 import { finalizersAfter, planJson, planTree, rollPass, rollPlan, viewPlan } from '../engine/index.ts';
-import type { NodeRollStatus, PlanJson, RollAction, RollPass, RollPassInput } from '../engine/index.ts';
+import type { PlanJson, RollAction, RollPass, RollPassInput } from '../engine/index.ts';
 
 export interface RollPlanDocument {
   noderoll: string;
@@ -30,7 +30,7 @@ export function rollPlanDocument(input: RollPassInput): { doc: RollPlanDocument;
     noderoll: name, actions: pass.actions, events: pass.events, status: pass.status, requeueAfterSeconds: requeue,
     ...(pass.handled.length > 0 ? { cleared: pass.handled } : {}),
     plan: planJson(view, `noderoll/${name}`),
-    objects: [{ ...input.roll, metadata: withFinalizer(input.roll, pass.actions), status: pass.status as Record<string, unknown> }],
+    objects: [{ ...input.roll, metadata: withFinalizer(input.roll, pass.actions), status: pass.status }],
   };
   const lines = [`NodeRoll ${name}`];
   if (pass.actions.length === 0) lines.push('  no changes');

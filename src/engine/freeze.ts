@@ -1,7 +1,7 @@
 // The freeze switch's rules (docs/semantics/freeze.md#what-stops): what the ConfigMap pacer-freeze
 // means, the Progressing condition a Deployment shows while frozen (Frozen, then FreezeLifted), and
 // the one size change a frozen pass may still make, a scale-up to a larger spec.replicas. The
-// controller watches the switch; decide.ts and noderoll/roll.ts apply it.
+// controller watches the switch; decide.ts and noderoll/pause.ts apply it.
 
 import type { Deployment, DeploymentStatus } from '../api/types.ts';
 import { MESSAGE, PROGRESSING, REASON, getCondition, newCondition, setCondition } from './kubernetes/conditions.ts';

@@ -58,8 +58,10 @@ export { FREEZE_CONFIGMAP, FREEZE_REASON_KEY, FREEZE_SINCE_KEY, freezeInWords, f
 export type { Freeze } from './freeze.ts';
 
 // The node roller (docs/semantics/node-roll.md).
-export { RESUME_ANNOTATION, SKIP_ANNOTATION, applyRequests, checkpointOf, decideRoll, skipNode, statusOf } from './noderoll/roll.ts';
-export type { NodeRollStatus, RollAction, RollNode } from './noderoll/roll.ts';
+export { decideRoll } from './noderoll/roll.ts';
+export { checkpointOf, statusOf } from './noderoll/checkpoint.ts';
+export { RESUME_ANNOTATION, SKIP_ANNOTATION, applyRequests, skipNode } from './noderoll/requests.ts';
+export type { RollAction, RollNode } from './noderoll/types.ts';
 export { pacerBudgets, unhealthyWorkloads } from './noderoll/health.ts';
 export { capacityShortfall } from './noderoll/capacity.ts';
 export { NODE_ROLL_PLAN, rollPlan } from './noderoll/plan.ts';

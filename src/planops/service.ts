@@ -2,7 +2,7 @@
 // implementation behind `kubectl pacer plan ...` and the controller's POST .../plans/<plan>/<op>
 // (docs/semantics/plans.md). A service is a Deployment with the Deployments joined to it through
 // spec.dependencies; its plans are derived fresh from the Deployments, ReplicaSets and pods
-// (engine/plan/), the SDK's operation is applied to them (its answers: 200, 208, 400, 404), and the
+// (engine/dcos/), the SDK's operation is applied to them (its answers: 200, 208, 400, 404), and the
 // result is written where the gate reads it: each changed Deployment's pacer.dev/plan-state (for
 // the revision rolling out: released canary steps, the phase's interrupt, forced slots) and
 // pacer.dev/plan-interrupted (the plan's), by merge patches guarded by the resourceVersion they

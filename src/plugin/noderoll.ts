@@ -11,7 +11,6 @@ import { NODEROLL_PLURAL } from '../api/noderoll.ts';
 import { GROUP } from '../api/types.ts';
 import { humanDuration } from '../api/duration.ts';
 import { NODE_ROLL_PLAN, RESUME_ANNOTATION, SKIP_ANNOTATION, checkpointOf, planJson, planTree, rollPlan, skipNode, viewPlan } from '../engine/index.ts';
-import type { NodeRollStatus } from '../engine/index.ts';
 import { NODEROLLS } from '../kube/client.ts';
 import { PluginError } from './errors.ts';
 import { tabwrite } from './format.ts';
@@ -28,7 +27,7 @@ async function getRoll(s: Session, name: string): Promise<NodeRoll> {
 
 /** The roll as text: phase and message, the spec in a line, each original node's step, the pause. Pure. */
 export function describeRoll(roll: NodeRoll, now: number): string {
-  const st = (roll.status ?? {}) as NodeRollStatus;
+  const st = roll.status ?? {};
   const spec = roll.spec ?? {};
   const lines = [`NodeRoll ${roll.metadata.name}: ${st.phase ?? 'Pending'}`];
   if (st.message) lines.push(`  ${st.message}`);
@@ -62,7 +61,7 @@ export async function runNodeRollPause(s: Session, name: string): Promise<number
 /** resume: lifts spec.paused, and asks the controller to lift a pause a timeout set (from the checkpoint). */
 export async function runNodeRollResume(s: Session, name: string): Promise<number> {
   const roll = await getRoll(s, name);
-  const st = (roll.status ?? {}) as NodeRollStatus;
+  const st = roll.status ?? {};
   if (roll.spec.paused !== true && !st.paused) throw new PluginError(`${RESOURCE} "${name}" is not paused`);
   await s.client.patch(NODEROLLS, undefined, name, {
     ...(st.paused ? { metadata: { annotations: { [RESUME_ANNOTATION]: new Date().toISOString() } } } : {}),
@@ -75,7 +74,7 @@ export async function runNodeRollResume(s: Session, name: string): Promise<numbe
 /** skip NODE: the node goes back to the end of the order; refused here as the controller would refuse it. */
 export async function runNodeRollSkip(s: Session, name: string, node: string): Promise<number> {
   const roll = await getRoll(s, name);
-  const r = skipNode(checkpointOf(roll.status as NodeRollStatus | undefined, Date.now()), node, Date.now());
+  const r = skipNode(checkpointOf(roll.status, Date.now()), node, Date.now());
   if (r.error) throw new PluginError(r.error);
   const already = roll.metadata.annotations?.[SKIP_ANNOTATION];
   const nodes = [...new Set([...(already ? already.split(',') : []), node])].join(',');
@@ -93,9 +92,9 @@ export function nodeRollRef(arg: string): string | undefined {
 export async function runNodeRollPlan(s: Session, name: string, plan: string | undefined, o: { output?: string; watch?: boolean; timeoutMs?: number }): Promise<number> {
   if (plan !== undefined && plan !== NODE_ROLL_PLAN) throw new PluginError(`Plan ${plan} not found`);
   const roll = await getRoll(s, name);
-  const tree = (r: NodeRoll) => planTree(viewPlan(rollPlan(r.spec ?? {}, r.status as NodeRollStatus | undefined))).join('\n');
+  const tree = (r: NodeRoll) => planTree(viewPlan(rollPlan(r.spec ?? {}, r.status))).join('\n');
   if (o.output) {
-    printData(s.io, o.output, planJson(viewPlan(rollPlan(roll.spec ?? {}, roll.status as NodeRollStatus | undefined)), `${PREFIX}${name}`));
+    printData(s.io, o.output, planJson(viewPlan(rollPlan(roll.spec ?? {}, roll.status)), `${PREFIX}${name}`));
     return 0;
   }
   const seen = new Map<string, NodeRoll>([[name, roll]]);

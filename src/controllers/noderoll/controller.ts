@@ -6,7 +6,7 @@
 // status; every action is idempotent, so a pass repeated after a crash does no harm.
 
 import type { Deployment, Pod, ReplicaSet } from '../../api/types.ts';
-import type { NodeRoll } from '../../api/noderoll.ts';
+import type { NodeRoll, NodeRollStatus } from '../../api/noderoll.ts';
 import { DEPLOYMENTS, NODEROLLS, NODES, PODS, REPLICASETS } from '../../kube/client.ts';
 import { isKind } from '../../kube/errors.ts';
 import type { Logger } from '../../observe/logger.ts';
@@ -15,7 +15,7 @@ import { register } from '../../manager/controller.ts';
 import type { Controller } from '../../manager/controller.ts';
 import type { Manager } from '../../manager/manager.ts';
 import { finalizersAfter, freezeInWords, hasFinalizer, rollPass, semanticEqual } from '../../engine/index.ts';
-import type { Freeze, NodeRollStatus, RollAction, RollNode, SizedPod } from '../../engine/index.ts';
+import type { Freeze, RollAction, RollNode, SizedPod } from '../../engine/index.ts';
 import type { EventRecorder } from '../../manager/events.ts';
 import type { Informer } from '../../manager/informer.ts';
 import { watch } from '../../manager/watches.ts';
@@ -34,7 +34,7 @@ export interface NodeRollOptions {
 
 /** A NodeRoll as the pacer_noderoll_* series show it (from its status). */
 export function rollSample(r: NodeRoll): NodeRollSample {
-  const st = (r.status ?? {}) as NodeRollStatus;
+  const st = r.status ?? {};
   const steps: Record<string, number> = {};
   for (const n of st.nodes ?? []) steps[n.step] = (steps[n.step] ?? 0) + 1;
   return {
@@ -87,7 +87,7 @@ export class NodeRollController {
 
   private async reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult> {
     const found = this.rolls.get(key);
-    if (!found || ((found.status as NodeRollStatus | undefined)?.done && !hasFinalizer(found))) return {};
+    if (!found || (found.status?.done && !hasFinalizer(found))) return {};
     let roll = found;
     const freeze = this.freeze?.current();
     const pass = rollPass({
@@ -160,7 +160,7 @@ export class NodeRollController {
   private async writeStatus(roll: NodeRoll, status: NodeRollStatus, stats: { writes: number }): Promise<boolean> {
     if (semanticEqual(status, roll.status ?? {})) return true;
     try {
-      const written = await this.mgr.client.replace<NodeRoll>(NODEROLLS, undefined, roll.metadata.name ?? '', { ...roll, status: status as Record<string, unknown> }, 'status');
+      const written = await this.mgr.client.replace<NodeRoll>(NODEROLLS, undefined, roll.metadata.name ?? '', { ...roll, status }, 'status');
       this.rolls.assume(written);
       stats.writes++;
       return true;

@@ -15,8 +15,8 @@
 
 import { parseQuantity } from '../../api/quantity.ts';
 import type { NodeRollMode } from '../../api/noderoll.ts';
-import { drainablePods } from './roll.ts';
-import type { RollNode, RollPod } from './roll.ts';
+import { drainablePods } from './cluster.ts';
+import type { RollNode, RollPod } from './types.ts';
 
 const DIMENSIONS = ['pods', 'cpu', 'memory'] as const;
 type Dimension = typeof DIMENSIONS[number];

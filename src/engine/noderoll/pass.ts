@@ -16,15 +16,17 @@
 import type { Deployment, LabelSelector, ReplicaSet } from '../../api/types.ts';
 import { selectorMatches } from '../../api/selector.ts';
 import { NODE_ROLL_WAITS, nodeRollDefaults, validateNodeRoll } from '../../api/noderoll.ts';
-import type { NodeRoll, NodeRollWait } from '../../api/noderoll.ts';
+import type { NodeRoll, NodeRollStatus, NodeRollWait } from '../../api/noderoll.ts';
 import { parseGoDuration } from '../../api/duration.ts';
 import { formatFieldError } from '../../api/validation.ts';
 import type { EventRecord } from '../types.ts';
 import { capacityShortfall } from './capacity.ts';
 import type { SizedNode, SizedPod } from './capacity.ts';
 import { pacerBudgets, unhealthyWorkloads } from './health.ts';
-import { applyRequests, decideRoll, repairCheckpoint, statusOf } from './roll.ts';
-import type { NodeRollStatus, RollAction } from './roll.ts';
+import { repairCheckpoint, statusOf } from './checkpoint.ts';
+import { applyRequests } from './requests.ts';
+import { decideRoll } from './roll.ts';
+import type { RollAction } from './types.ts';
 
 export interface RollPassInput {
   roll: NodeRoll;
@@ -66,7 +68,7 @@ export function finalizersAfter(current: readonly string[] | undefined, verb: 'a
 
 /** A deleted roll: its group's rebalancing back (release is a no-op unless this roll holds it), then its finalizer off. */
 function deleted(roll: NodeRoll, frozen: string | undefined): RollPass {
-  const prev = (roll.status ?? {}) as NodeRollStatus;
+  const prev = roll.status ?? {};
   if (!hasFinalizer(roll)) return { status: prev, actions: [], events: [], handled: [], message: prev.message ?? '' };
   if (frozen !== undefined) return { status: prev, actions: [], events: [], handled: [], message: `deleted; frozen: ${frozen}: the group's rebalancing is given back once the freeze is lifted` };
   const group = roll.spec?.nodeGroup;
@@ -79,14 +81,14 @@ function deleted(roll: NodeRoll, frozen: string | undefined): RollPass {
 }
 
 function invalid(roll: NodeRoll, message: string): RollPass {
-  const prev = (roll.status ?? {}) as NodeRollStatus;
+  const prev = roll.status ?? {};
   return { status: { ...prev, observedGeneration: roll.metadata.generation, phase: 'Invalid', message }, actions: [], events: [], handled: [], message };
 }
 
 /** The pass over `i.roll`; a Complete roll is left as it is. */
 export function rollPass(i: RollPassInput): RollPass {
   const { roll, now } = i;
-  const prev = roll.status as NodeRollStatus | undefined;
+  const prev = roll.status;
   if (roll.metadata.deletionTimestamp) return deleted(roll, i.frozen);
   // Done: the finalizer off, should a crash have come between the release and its removal.
   if (prev?.done) return { status: prev, actions: hasFinalizer(roll) ? [{ verb: 'removeFinalizer' }] : [], events: [], handled: [], message: prev.message ?? '' };

@@ -14,11 +14,10 @@
 // A step the roll paused on (a wait that timed out) is ERROR with the pause's message; paused by an
 // operator (spec.paused), the plan is interrupted (the SDK shows WAITING), which is what a pause is.
 
-import type { NodeRollSpec } from '../../api/noderoll.ts';
+import type { NodeRollSpec, NodeRollStatus, NodeStep } from '../../api/noderoll.ts';
 import { buildPhase } from '../dcos/strategy.ts';
 import { buildPlan } from '../dcos/tree.ts';
 import type { Phase, Plan, Step, StepStatus } from '../dcos/types.ts';
-import type { NodeRollStatus, NodeStep } from './roll.ts';
 
 export const NODE_ROLL_PLAN = 'node-roll';
 

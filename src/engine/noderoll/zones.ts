@@ -69,3 +69,12 @@ export function zoneCounts(nodes: ReadonlyArray<{ metadata: { labels?: Record<st
 
 /** The well-known label of a node's zone. */
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
+
+/** The group's zones in words: "zones a 2, b 2, c 2 (balanced)", or the moves that would balance them. */
+export function zonesInWords(nodes: ReadonlyArray<{ metadata: { labels?: Record<string, string> } }>, zones: readonly string[] = []): string {
+  const counts = zoneCounts(nodes, zones);
+  const list = Object.keys(counts).sort().map((z) => `${z || '(no zone)'} ${counts[z]}`).join(', ');
+  if (isBalanced(counts)) return `zones ${list} (balanced)`;
+  const moves = rebalanceMoves(counts);
+  return `zones ${list}: ${moves.length} move(s) would balance them (${moves.map((m) => `${m.from} → ${m.to}`).join(', ')})`;
+}

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { NodeRoll } from '../../../../src/api/noderoll.ts';
 import { NODEROLL_FINALIZER, rollPass } from '../../../../src/engine/noderoll/pass.ts';
-import type { RollAction } from '../../../../src/engine/noderoll/roll.ts';
+import type { RollAction } from '../../../../src/engine/noderoll/types.ts';
 import { deepFreeze } from '../fixtures.ts';
 
 const NOW = Date.parse('2026-11-24T10:00:00Z');

@@ -4,10 +4,9 @@
 
 import { expect } from 'chai';
 import { rollPlan } from '../../../../src/engine/noderoll/plan.ts';
-import type { NodeRollStatus } from '../../../../src/engine/noderoll/roll.ts';
 import { planTree } from '../../../../src/engine/dcos/render.ts';
 import { viewPlan } from '../../../../src/engine/dcos/tree.ts';
-import type { NodeRollSpec } from '../../../../src/api/noderoll.ts';
+import type { NodeRollSpec, NodeRollStatus } from '../../../../src/api/noderoll.ts';
 
 const T = '2026-01-01T00:00:00Z';
 const SPEC: NodeRollSpec = { nodeGroup: 'workers', desiredNodes: 3, nodeSelector: { matchLabels: { g: 'w' } } };

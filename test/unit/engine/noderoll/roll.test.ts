@@ -6,9 +6,12 @@
 // resume and skip from the checkpoint.
 
 import { expect } from 'chai';
-import { applyRequests, decideRoll, repairCheckpoint, resumeRoll, skipNode, zonesInWords } from '../../../../src/engine/noderoll/roll.ts';
-import type { NodeRollStatus } from '../../../../src/engine/noderoll/roll.ts';
-import type { RollAction, RollCheckpoint, RollInput, RollNode, RollPod } from '../../../../src/engine/noderoll/roll.ts';
+import { decideRoll } from '../../../../src/engine/noderoll/roll.ts';
+import { zonesInWords } from '../../../../src/engine/noderoll/zones.ts';
+import { repairCheckpoint } from '../../../../src/engine/noderoll/checkpoint.ts';
+import { applyRequests, resumeRoll, skipNode } from '../../../../src/engine/noderoll/requests.ts';
+import type { NodeRollStatus } from '../../../../src/api/noderoll.ts';
+import type { RollAction, RollCheckpoint, RollInput, RollNode, RollPod } from '../../../../src/engine/noderoll/types.ts';
 
 const MIN = 60_000;
 const TIMEOUTS = { scaleUp: 10 * MIN, drain: 10 * MIN, deregister: 10 * MIN, healthy: 10 * MIN };

@@ -1,0 +1,59 @@
+// An operator's requests on a node roll (docs/semantics/node-roll.md; `kubectl pacer node-roll
+// resume|skip`), carried out on the checkpoint before the decision. Each is safe to carry out twice:
+// the plugin writes it as an annotation and the controller clears it once the status is stored.
+
+import { restartClocks } from './checkpoint.ts';
+import type { RollCheckpoint } from './types.ts';
+
+/** An operator's requests on a NodeRoll, as annotations the plugin writes and the controller clears once carried out. */
+export const RESUME_ANNOTATION = 'pacer.dev/resume';
+export const SKIP_ANNOTATION = 'pacer.dev/skip';
+
+/** resume: the pause is lifted and every wait under way starts its clock again. */
+export function resumeRoll(cp: RollCheckpoint, now: number): RollCheckpoint {
+  const { paused: _paused, ...rest } = restartClocks(cp, now);
+  return rest;
+}
+
+/**
+ * skip NODE: a node whose drain is blocked goes back to Pending and to the end of the order (it
+ * stays cordoned; what it still runs stays); the roll goes on with the others and comes back to it.
+ * Only a node not yet terminated can be skipped.
+ */
+export function skipNode(cp: RollCheckpoint, node: string, now: number): { checkpoint?: RollCheckpoint; error?: string } {
+  const p = cp.nodes?.find((n) => n.name === node);
+  if (!p) return { error: `node ${node} is not one of the roll's original nodes` };
+  if (p.step !== 'Pending' && p.step !== 'Draining') return { error: `node ${node} is already ${p.step === 'Done' ? 'done' : 'being terminated'}` };
+  const resumed = cp.paused?.node === node ? resumeRoll(cp, now) : cp;
+  return {
+    checkpoint: {
+      ...resumed,
+      skipped: [...new Set([...(cp.skipped ?? []), node])],
+      nodes: resumed.nodes!.map((n) => (n.name === node ? { name: node, step: 'Pending', since: now } : n)),
+    },
+  };
+}
+
+/**
+ * The checkpoint after the operator's requests (resume; skip of the nodes named, comma-separated),
+ * and what could not be done. Carrying a request out twice changes nothing more.
+ */
+export function applyRequests(cp: RollCheckpoint, annotations: Readonly<Record<string, string>> | undefined, now: number): { checkpoint: RollCheckpoint; errors: string[]; handled: string[] } {
+  let out = cp;
+  const errors: string[] = [];
+  const handled: string[] = [];
+  const skip = annotations?.[SKIP_ANNOTATION];
+  if (skip !== undefined) {
+    handled.push(SKIP_ANNOTATION);
+    for (const node of skip.split(',').map((x) => x.trim()).filter((x) => x !== '')) {
+      const r = skipNode(out, node, now);
+      if (r.checkpoint) out = r.checkpoint;
+      else errors.push(r.error!);
+    }
+  }
+  if (annotations?.[RESUME_ANNOTATION] !== undefined) {
+    handled.push(RESUME_ANNOTATION);
+    if (out.paused) out = resumeRoll(out, now);
+  }
+  return { checkpoint: out, errors, handled };
+}
