@@ -20,8 +20,8 @@ export interface Wait {
 /**
  * Has a wait lasted too long? Once it has lasted its timeout (spec.timeouts) or longer, the roll
  * pauses: the checkpoint records the wait, the node and why, and the pass ends with the actions it
- * has so far and its nodes' steps as they were. Otherwise, the time left before it would (the pass
- * looks again by then).
+ * has so far (nodeWork records the steps they moved nodes to). Otherwise, the time left before it
+ * would (the pass looks again by then).
  */
 export function overdue(c: RollContext, w: Wait): { paused: RollDecision } | { leftMs: number } {
   const waited = c.i.now - w.since;

@@ -57,8 +57,9 @@ export function cordonOriginals(c: RollContext): void {
 /**
  * The per-node work: a node that has left the cluster is Deregistered, nodes are started up to
  * nodesAtATime, and each node under way takes its next step (drain, terminate, wait to deregister,
- * wait for health). A wait that has lasted too long ends the pass paused; otherwise the checkpoint
- * records every node's step.
+ * wait for health). The checkpoint records every node's step as the pass moved it, also when a
+ * wait that has lasted too long ends the pass paused: a node terminated earlier in that pass is
+ * recorded Terminating, as the action issued says.
  */
 export function nodeWork(c: RollContext): RollDecision | undefined {
   const { cp } = c;
@@ -73,10 +74,18 @@ export function nodeWork(c: RollContext): RollDecision | undefined {
       : p.step === 'Terminating' ? awaitDeregistered(c, p)
         : p.step === 'Deregistered' ? awaitHealthy(c, p)
           : undefined;
-    if (paused) return paused;
+    if (paused) {
+      recordSteps(c);
+      return paused;
+    }
   }
-  cp.nodes = [...cp.originalNodes!, ...(cp.zoneMoves?.moved ?? [])].map((name) => c.progress.get(name)!);
+  recordSteps(c);
   return undefined;
+}
+
+/** The checkpoint's nodes, in the roll's order, at the steps this pass moved them to. */
+function recordSteps(c: RollContext): void {
+  c.cp.nodes = [...c.cp.originalNodes!, ...(c.cp.zoneMoves?.moved ?? [])].map((name) => c.progress.get(name)!);
 }
 
 /** A node that has left the cluster is Deregistered, whatever step it was at (a Pending one is Done: startNodes). */

@@ -366,6 +366,18 @@ describe('node roll: the roller\'s decision (Replace, pass by pass)', () => {
       });
     });
 
+    it('a pause on one node records the steps the pass gave the others: a node terminated in that pass is Terminating, as its action says', () => {
+      // nodesAtATime 2: old-0 is empty (terminated now), old-1's pod has been stopping past the drain timeout.
+      const w = world(2, 0);
+      w.groupSize = 2;
+      w.pods = [{ metadata: { name: 'web-1', namespace: 'default', deletionTimestamp: iso(T0 + 5000), deletionGracePeriodSeconds: 5 }, spec: { nodeName: 'old-1' }, status: { phase: 'Running' } }];
+      const cp: RollCheckpoint = { originalNodes: ['old-0', 'old-1'], nodes: [{ name: 'old-0', step: 'Draining', since: T0 }, { name: 'old-1', step: 'Draining', since: T0 }] };
+      const d = decideRoll(input(w, cp, T0 + TIMEOUTS.drain, { mode: 'Drain', nodesAtATime: 2 }));
+      expect(d.actions).to.deep.equal([{ verb: 'terminate', group: 'workers', node: 'old-0', shrink: false }]);
+      expect(d.checkpoint.paused).to.deep.include({ node: 'old-1', wait: 'drain' });
+      expect(d.checkpoint.nodes!.map((n) => `${n.name}:${n.step}`)).to.deep.equal(['old-0:Terminating', 'old-1:Draining']);
+    });
+
     it('the whole roll: pods take 3 passes to stop after an eviction; no node is terminated while a pod it held is stopping', () => {
       const w = world(3, 2);
       let cp: RollCheckpoint = {};
