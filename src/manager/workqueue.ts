@@ -218,7 +218,7 @@ export class WorkQueue {
    * controller-runtime does: a throw → addRateLimited; requeueAfterMs → forget + addAfter;
    * requeue → addRateLimited; otherwise forget. Resolves when every worker has exited.
    */
-  run(workers: number, reconcile: (key: string) => Promise<ReconcileResult | void>): Promise<void> {
+  run(workers: number, reconcile: (key: string) => Promise<ReconcileResult | undefined>): Promise<void> {
     const loop = async (): Promise<void> => {
       for (;;) {
         const key = await this.get();

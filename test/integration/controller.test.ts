@@ -238,14 +238,14 @@ describe('controller against the simulated cluster', function () {
     });
   });
 
-  describe('rollouts with the engine', function () {
+  describe('rollouts with the engine', () => {
     let sim: SimCluster;
     let client: KubeClient;
     let ctl: RunningController;
     /** The messages of the Events about web. */
     const webEvents = async (): Promise<string[]> => (await client.list<{ message: string; involvedObject: { name: string } }>(EVENTS, 'default')).items
       .filter((e) => e.involvedObject.name === 'web').map((e) => e.message);
-    before(async function () {
+    before(async () => {
       sim = await startSim({ port: 0, podStartMs: 50, podReadyMs: 50 });
       client = new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }));
       await installCrd(client);

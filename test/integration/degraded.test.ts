@@ -47,7 +47,7 @@ describe('a degraded API server: the controller backs off, reports stale caches,
     c.sim.faults.clear();
     await eventually('ready again', async () => (await readyz()) === '200 ok', 60_000);
     const d = await waitComplete(c.client, 'default', 'web', '2', 60_000);
-    expect((d.spec.template?.spec as { containers: Array<{ image: string }> }).containers[0].image).to.equal('nginx:2');
+    expect((d.spec.template!.spec as { containers: Array<{ image: string }> }).containers[0].image).to.equal('nginx:2');
   });
 
   it('a storm of 429s with Retry-After: the controller waits it out and catches up', async () => {

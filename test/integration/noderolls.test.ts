@@ -169,7 +169,6 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
     await c.client.patch(SIM_NODEGROUPS, undefined, 'zoned', { spec: { replicas: 5, zones: ['a', 'b', 'c'], rebalance: true } }, 'merge');
     await eventually('5 nodes in the group', () => members().length === 5);
     expect(members().map((n) => n.metadata.labels?.['topology.kubernetes.io/zone']).sort()).to.deep.equal(['a', 'b', 'b', 'c', 'c']);
-    const originals = members().map((n) => n.metadata.name);
     // The hazard: with rebalancing on, the group itself terminates a node when zones differ by more
     // than one. Every node terminated must be one Pacer chose (marked sim.pacer.dev/delete-node).
     let held = false;

@@ -13,6 +13,7 @@ import { ROOT } from '../e2e/fixtures.ts';
 import { eventually } from './fixtures/cluster.ts';
 
 const DEPLOYMENTS = { group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' };
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequences are what is matched
 const CURSOR_UP = /\x1b\[(\d+)A\r\x1b\[J/g;
 
 describe('kubectl pacer get -w on a terminal', function () {

@@ -34,7 +34,7 @@ const RESERVED_MARK = /not used yet/i;
 const LEASE_NAMESPACE = 'pacer-system';
 const ELECTING = { leaderElect: true, leaderElectionNamespace: LEASE_NAMESPACE, apiBindAddress: '127.0.0.1:0' };
 
-export interface PolicyRule {
+interface PolicyRule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
@@ -47,7 +47,7 @@ export interface PolicyRule {
 }
 
 /** The rules of every ClusterRole and Role in a manifest file, each with the comment written above it. */
-export function policyRules(text: string): PolicyRule[] {
+function policyRules(text: string): PolicyRule[] {
   const out: PolicyRule[] = [];
   for (const doc of parseAllDocuments(text)) {
     const obj = doc.toJS() as { kind?: string; metadata?: { name?: string; namespace?: string } } | null;
@@ -68,7 +68,7 @@ export function policyRules(text: string): PolicyRule[] {
   return out;
 }
 
-export interface RequestAttributes {
+interface RequestAttributes {
   apiGroup: string;
   /** "resource" or "resource/subresource", as RBAC names it. */
   resource: string;
@@ -77,7 +77,7 @@ export interface RequestAttributes {
   namespace?: string;
 }
 
-export function attributesOf(e: AuditEntry): RequestAttributes {
+function attributesOf(e: AuditEntry): RequestAttributes {
   return { apiGroup: e.apiGroup, resource: e.subresource ? `${e.resource}/${e.subresource}` : e.resource, verb: e.verb, ...(e.namespace ? { namespace: e.namespace } : {}) };
 }
 
@@ -85,16 +85,16 @@ export function attributesOf(e: AuditEntry): RequestAttributes {
  * RBAC's rule matching (no resourceNames in these roles): group, resource (incl. subresource) and
  * verb, or "*"; a Role's rule only for requests in its namespace.
  */
-export function ruleAllows(rule: PolicyRule, a: RequestAttributes): boolean {
+function ruleAllows(rule: PolicyRule, a: RequestAttributes): boolean {
   const has = (list: string[], v: string) => list.includes('*') || list.includes(v);
   if (rule.namespace !== undefined && rule.namespace !== a.namespace) return false;
   return has(rule.apiGroups, a.apiGroup) && has(rule.resources, a.resource) && has(rule.verbs, a.verb);
 }
 
-export const describePermission = (a: RequestAttributes) => `${a.verb} ${a.apiGroup === '' ? '' : `${a.apiGroup}/`}${a.resource}`;
+const describePermission = (a: RequestAttributes) => `${a.verb} ${a.apiGroup === '' ? '' : `${a.apiGroup}/`}${a.resource}`;
 
 /** Every (group, resource, verb) a rule grants. */
-export function grantsOf(rule: PolicyRule): RequestAttributes[] {
+function grantsOf(rule: PolicyRule): RequestAttributes[] {
   return rule.apiGroups.flatMap((apiGroup) => rule.resources.flatMap((resource) => rule.verbs.map((verb) => ({ apiGroup, resource, verb }))));
 }
 

@@ -13,13 +13,13 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens. */
-export function headingAnchor(heading: string): string {
+function headingAnchor(heading: string): string {
   const text = heading.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   return text.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
 }
 
 /** The anchors of a Markdown text's headings (a repeated one gets -1, -2, ... as on GitHub). */
-export function anchorsOf(markdown: string): Set<string> {
+function anchorsOf(markdown: string): Set<string> {
   const out = new Set<string>();
   const seen = new Map<string, number>();
   let fenced = false;
@@ -36,7 +36,7 @@ export function anchorsOf(markdown: string): Set<string> {
 }
 
 /** The links a file makes: to a repository path (from the root) and an optional anchor. */
-export function linksIn(file: string, text: string): Array<{ target: string; anchor?: string; line: number }> {
+function linksIn(file: string, text: string): Array<{ target: string; anchor?: string; line: number }> {
   const out: Array<{ target: string; anchor?: string; line: number }> = [];
   const lines = text.split('\n');
   const isMarkdown = file.endsWith('.md');

@@ -130,7 +130,7 @@ export class DeploymentController {
   /** The Deployment that controls `obj` (by controller ownerReference, uid-checked), if cached. */
   private owner(obj: ReplicaSet): Deployment | undefined {
     const ref = controllerOf(obj);
-    if (!ref || ref.kind !== 'Deployment' || !ref.apiVersion.startsWith('pacer.dev/')) return undefined;
+    if (ref?.kind !== 'Deployment' || !ref.apiVersion.startsWith('pacer.dev/')) return undefined;
     const d = this.deployments.get(obj.metadata.namespace, ref.name);
     return d && d.metadata.uid === ref.uid ? d : undefined;
   }
@@ -174,7 +174,7 @@ export class DeploymentController {
   /** The Deployment behind a pod whose strategy reads pods: pod → its controlling ReplicaSet → that ReplicaSet's Deployment. */
   private podKeys(pod: Pod): string[] {
     const ref = controllerOf(pod);
-    if (!ref || ref.kind !== 'ReplicaSet') return [];
+    if (ref?.kind !== 'ReplicaSet') return [];
     const rs = this.replicaSets.get(pod.metadata.namespace, ref.name);
     if (!rs || rs.metadata.uid !== ref.uid) return [];
     const d = this.owner(rs);

@@ -34,7 +34,7 @@ describe('observe/logger', () => {
     const { logger, lines, flush } = capture({ format: 'text' });
     reconcileLogger(logger, 'deployment', 'shop/web', 'id-2').warn('could not record event', { reason: 'Scaled up' });
     await flush();
-    expect(lines[0]).to.match(/^\d{4}-\d\d-\d\dT\S+ WARN  could not record event controller=deployment namespace=shop name=web reconcileID=id-2 reason="Scaled up"$/);
+    expect(lines[0]).to.match(/^\d{4}-\d\d-\d\dT\S+ WARN {2}could not record event controller=deployment namespace=shop name=web reconcileID=id-2 reason="Scaled up"$/);
   });
 
   const levels: Array<[LoggerOptions['level'], string[]]> = [
