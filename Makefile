@@ -1,5 +1,5 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need first.
-.PHONY: run test typecheck lint unit bench chaos install kubectl clean
+.PHONY: run test typecheck lint fmt unit bench chaos install kubectl clean
 
 STAMP := node_modules/.pacer-installed
 
@@ -25,9 +25,15 @@ kubectl:
 typecheck: $(STAMP)
 	npm run --silent typecheck
 
-## The layering rules (.dependency-cruiser.mjs, docs/layering.md); `make test` runs them too.
+## The layering rules (.dependency-cruiser.mjs, docs/layering.md) and Biome's format check and
+## lint (biome.json, docs/style.md); `make test` runs them too.
 lint: $(STAMP)
 	npm run --silent lint:deps
+	npm run --silent lint:style
+
+## Formats every file as Biome would have it (what `make lint` checks).
+fmt: $(STAMP)
+	npm run --silent format
 
 unit: $(STAMP)
 	npm run --silent test:unit

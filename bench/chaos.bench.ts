@@ -20,5 +20,7 @@ const f = await runChaos({
   convergeTimeoutMs: 600_000,
   log: (line) => process.stderr.write(`${line}\n`),
 });
-process.stdout.write(`${JSON.stringify({ bench: 'chaos', ...f, wallSeconds: Math.round((Date.now() - started) / 1000) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ bench: 'chaos', ...f, wallSeconds: Math.round((Date.now() - started) / 1000) })}\n`,
+);
 process.exit(f.violations.length === 0 && f.unconverged.length === 0 && f.endState.length === 0 ? 0 : 1);

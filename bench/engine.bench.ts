@@ -6,37 +6,72 @@ import type { Deployment, ReplicaSet } from '../src/api/types.ts';
 import { decide } from '../src/engine/decide.ts';
 
 const NOW = Date.parse('2025-03-01T10:00:00.000Z');
-const OWNER = { apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', name: 'web', uid: 'd-uid', controller: true, blockOwnerDeletion: true };
+const OWNER = {
+  apiVersion: 'pacer.dev/v1alpha1',
+  kind: 'Deployment',
+  name: 'web',
+  uid: 'd-uid',
+  controller: true,
+  blockOwnerDeletion: true,
+};
 
 function podTemplate(image: string, hash?: string) {
   return {
-    metadata: { labels: { app: 'web', tier: 'frontend', ...(hash ? { 'pod-template-hash': hash } : {}) }, annotations: { 'prometheus.io/scrape': 'true' } },
+    metadata: {
+      labels: { app: 'web', tier: 'frontend', ...(hash ? { 'pod-template-hash': hash } : {}) },
+      annotations: { 'prometheus.io/scrape': 'true' },
+    },
     spec: {
-      containers: [{
-        name: 'web',
-        image,
-        ports: [{ containerPort: 8080, protocol: 'TCP' }],
-        env: [{ name: 'MODE', value: 'production' }, { name: 'LOG_LEVEL', value: 'info' }],
-        resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
-        readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5 },
-      }],
+      containers: [
+        {
+          name: 'web',
+          image,
+          ports: [{ containerPort: 8080, protocol: 'TCP' }],
+          env: [
+            { name: 'MODE', value: 'production' },
+            { name: 'LOG_LEVEL', value: 'info' },
+          ],
+          resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+          readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5 },
+        },
+      ],
       terminationGracePeriodSeconds: 30,
     },
   };
 }
 
-function rs(hash: string, image: string, revision: number, spec: number, available: number, ageMin: number): ReplicaSet {
+function rs(
+  hash: string,
+  image: string,
+  revision: number,
+  spec: number,
+  available: number,
+  ageMin: number,
+): ReplicaSet {
   return {
     apiVersion: 'apps/v1',
     kind: 'ReplicaSet',
     metadata: {
-      name: `web-${hash}`, namespace: 'default', uid: `uid-${hash}`, generation: 3, resourceVersion: '100',
+      name: `web-${hash}`,
+      namespace: 'default',
+      uid: `uid-${hash}`,
+      generation: 3,
+      resourceVersion: '100',
       creationTimestamp: new Date(NOW - ageMin * 60_000).toISOString(),
       labels: { app: 'web', tier: 'frontend', 'pod-template-hash': hash },
-      annotations: { 'pacer.dev/revision': String(revision), 'pacer.dev/desired-replicas': '10', 'pacer.dev/max-replicas': '13' },
+      annotations: {
+        'pacer.dev/revision': String(revision),
+        'pacer.dev/desired-replicas': '10',
+        'pacer.dev/max-replicas': '13',
+      },
       ownerReferences: [OWNER],
     },
-    spec: { replicas: spec, minReadySeconds: 0, selector: { matchLabels: { app: 'web', 'pod-template-hash': hash } }, template: podTemplate(image, hash) },
+    spec: {
+      replicas: spec,
+      minReadySeconds: 0,
+      selector: { matchLabels: { app: 'web', 'pod-template-hash': hash } },
+      template: podTemplate(image, hash),
+    },
     status: { replicas: spec, readyReplicas: available, availableReplicas: available, observedGeneration: 3 },
   };
 }
@@ -44,21 +79,52 @@ function rs(hash: string, image: string, revision: number, spec: number, availab
 const deployment: Deployment = {
   apiVersion: 'pacer.dev/v1alpha1',
   kind: 'Deployment',
-  metadata: { name: 'web', namespace: 'default', uid: 'd-uid', generation: 3, resourceVersion: '99', annotations: { 'pacer.dev/revision': '3' }, creationTimestamp: new Date(NOW - 3600_000).toISOString() },
+  metadata: {
+    name: 'web',
+    namespace: 'default',
+    uid: 'd-uid',
+    generation: 3,
+    resourceVersion: '99',
+    annotations: { 'pacer.dev/revision': '3' },
+    creationTimestamp: new Date(NOW - 3600_000).toISOString(),
+  },
   spec: {
     replicas: 10,
     selector: { matchLabels: { app: 'web' } },
     template: podTemplate('web:3'),
     strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
-    revisionHistoryLimit: 10, progressDeadlineSeconds: 600, minReadySeconds: 0, paused: false,
+    revisionHistoryLimit: 10,
+    progressDeadlineSeconds: 600,
+    minReadySeconds: 0,
+    paused: false,
   },
   status: {
-    observedGeneration: 3, replicas: 13, updatedReplicas: 5, readyReplicas: 10, availableReplicas: 10, unavailableReplicas: 3,
+    observedGeneration: 3,
+    replicas: 13,
+    updatedReplicas: 5,
+    readyReplicas: 10,
+    availableReplicas: 10,
+    unavailableReplicas: 3,
     conditions: [
-      { type: 'Available', status: 'True', lastUpdateTime: new Date(NOW - 60_000).toISOString(), lastTransitionTime: new Date(NOW - 60_000).toISOString(), reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' },
-      { type: 'Progressing', status: 'True', lastUpdateTime: new Date(NOW - 10_000).toISOString(), lastTransitionTime: new Date(NOW - 60_000).toISOString(), reason: 'ReplicaSetUpdated', message: 'ReplicaSet "web-c3" is progressing.' },
+      {
+        type: 'Available',
+        status: 'True',
+        lastUpdateTime: new Date(NOW - 60_000).toISOString(),
+        lastTransitionTime: new Date(NOW - 60_000).toISOString(),
+        reason: 'MinimumReplicasAvailable',
+        message: 'Deployment has minimum availability.',
+      },
+      {
+        type: 'Progressing',
+        status: 'True',
+        lastUpdateTime: new Date(NOW - 10_000).toISOString(),
+        lastTransitionTime: new Date(NOW - 60_000).toISOString(),
+        reason: 'ReplicaSetUpdated',
+        message: 'ReplicaSet "web-c3" is progressing.',
+      },
     ],
-    selector: 'app=web', ready: '10/10',
+    selector: 'app=web',
+    ready: '10/10',
   },
 };
 
@@ -87,12 +153,14 @@ const freshStart = process.hrtime.bigint();
 for (const s of fresh) decide(s);
 const freshElapsed = Number(process.hrtime.bigint() - freshStart) / 1e9;
 
-console.log(JSON.stringify({
-  name: 'engine.decide.rolling-3rs',
-  opsPerSec: Math.round(ops / elapsed),
-  freshObjectsOpsPerSec: Math.round(fresh.length / freshElapsed),
-  ops,
-  seconds: Number(elapsed.toFixed(3)),
-  actions: first.actions.map((a) => a.verb),
-  node: process.version,
-}));
+console.log(
+  JSON.stringify({
+    name: 'engine.decide.rolling-3rs',
+    opsPerSec: Math.round(ops / elapsed),
+    freshObjectsOpsPerSec: Math.round(fresh.length / freshElapsed),
+    ops,
+    seconds: Number(elapsed.toFixed(3)),
+    actions: first.actions.map((a) => a.verb),
+    node: process.version,
+  }),
+);

@@ -32,9 +32,14 @@ export function readNumber(argv: readonly string[], name: string, fallback: numb
   if (raw === undefined) return fallback;
   const v = raw.trim() === '' ? NaN : Number(raw);
   const min = range.min ?? 0;
-  const ok = Number.isFinite(v) && v >= min && (!range.integer || Number.isInteger(v)) && (!range.oneOf || range.oneOf.includes(v));
+  const ok =
+    Number.isFinite(v) &&
+    v >= min &&
+    (!range.integer || Number.isInteger(v)) &&
+    (!range.oneOf || range.oneOf.includes(v));
   if (ok) return v;
-  const wanted = range.oneOf ? `one of ${range.oneOf.join(', ')}`
+  const wanted = range.oneOf
+    ? `one of ${range.oneOf.join(', ')}`
     : `${range.integer ? 'an integer' : 'a number'} of at least ${min}`;
   throw new FlagError(`${name}: expected ${wanted}, got ${JSON.stringify(raw)}`);
 }

@@ -31,7 +31,10 @@ function readSnapshot(file: string): Snapshot {
   const nodesAt = buf.indexOf('"nodes":[');
   const stringsAt = buf.lastIndexOf('"strings":[');
   if (nodesAt < 0 || stringsAt < 0) throw new Error(`${file}: not a V8 heap snapshot (no "nodes" or "strings")`);
-  const head = JSON.parse(`${buf.subarray(0, nodesAt).toString('utf8').replace(/,\s*$/, '')}}`) as Pick<Snapshot, 'snapshot'>;
+  const head = JSON.parse(`${buf.subarray(0, nodesAt).toString('utf8').replace(/,\s*$/, '')}}`) as Pick<
+    Snapshot,
+    'snapshot'
+  >;
   let values = new Uint32Array(1 << 20);
   let count = 0;
   const push = (v: number) => {
@@ -56,7 +59,12 @@ function readSnapshot(file: string): Snapshot {
     inNumber = false;
     if (c === 93) break; // ]
   }
-  const strings = JSON.parse(buf.subarray(stringsAt + '"strings":'.length).toString('utf8').replace(/}\s*$/, '')) as string[];
+  const strings = JSON.parse(
+    buf
+      .subarray(stringsAt + '"strings":'.length)
+      .toString('utf8')
+      .replace(/}\s*$/, ''),
+  ) as string[];
   return { snapshot: head.snapshot, nodes: values.subarray(0, count), strings };
 }
 
@@ -78,7 +86,12 @@ export function summarizeHeap(file: string, parts = 8): HeapSummary {
     bySort.set(kind, (bySort.get(kind) ?? 0) + size);
   }
   const mib = (n: number) => Math.round((n / 2 ** 20) * 10) / 10;
-  const top = Object.fromEntries([...bySort].sort((a, b) => b[1] - a[1]).slice(0, parts).map(([k, v]) => [k, mib(v)]));
+  const top = Object.fromEntries(
+    [...bySort]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, parts)
+      .map(([k, v]) => [k, mib(v)]),
+  );
   return { liveMiB: mib(total), top, sourceTextMiB: mib(sourceText) };
 }
 

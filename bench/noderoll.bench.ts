@@ -25,12 +25,30 @@ const DEPLOYMENTS_N = 20;
 const REPLICAS = 5;
 
 async function run(cordonFirst: boolean): Promise<Record<string, unknown>> {
-  const c = await startCluster({ nodes: 0, zones: ['a', 'b', 'c'], podStartMs: 100, podReadyMs: 100, podsPerNode: PODS_PER_NODE });
+  const c = await startCluster({
+    nodes: 0,
+    zones: ['a', 'b', 'c'],
+    podStartMs: 100,
+    podReadyMs: 100,
+    podsPerNode: PODS_PER_NODE,
+  });
   try {
     const store = c.sim.store;
-    store.create(REF.nodegroups, undefined, { apiVersion: 'sim.pacer.dev/v1', kind: 'NodeGroup', metadata: { name: 'workers' }, spec: { replicas: NODES, zones: ['a', 'b', 'c'], launchDelayMs: 200, deregistrationDelayMs: 200 } } as KubeObject);
+    store.create(REF.nodegroups, undefined, {
+      apiVersion: 'sim.pacer.dev/v1',
+      kind: 'NodeGroup',
+      metadata: { name: 'workers' },
+      spec: { replicas: NODES, zones: ['a', 'b', 'c'], launchDelayMs: 200, deregistrationDelayMs: 200 },
+    } as KubeObject);
     for (let i = 0; i < DEPLOYMENTS_N; i++) {
-      await c.client.create(DEPLOYMENTS, 'default', deploymentManifest('default', `app-${i}`, { replicas: REPLICAS, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } } }));
+      await c.client.create(
+        DEPLOYMENTS,
+        'default',
+        deploymentManifest('default', `app-${i}`, {
+          replicas: REPLICAS,
+          strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } },
+        }),
+      );
     }
     for (let i = 0; i < DEPLOYMENTS_N; i++) await waitComplete(c.client, 'default', `app-${i}`, '1', 120_000);
     const before = new Set(store.list(REF.pods, 'default').items.map((p) => p.metadata.name));
@@ -38,22 +56,50 @@ async function run(cordonFirst: boolean): Promise<Record<string, unknown>> {
     let lowest = Infinity;
     let largest = 0;
     const sampler = setInterval(() => {
-      for (const d of store.list({ group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' }, 'default').items as unknown as Deployment[]) lowest = Math.min(lowest, d.status?.availableReplicas ?? 0);
-      for (const p of store.list(REF.pods, 'default').items) if (!before.has(p.metadata.name)) created.add(p.metadata.name ?? '');
-      largest = Math.max(largest, (store.get(REF.nodegroups, undefined, 'workers')!.spec as { replicas: number }).replicas);
+      for (const d of store.list({ group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' }, 'default')
+        .items as unknown as Deployment[])
+        lowest = Math.min(lowest, d.status?.availableReplicas ?? 0);
+      for (const p of store.list(REF.pods, 'default').items)
+        if (!before.has(p.metadata.name)) created.add(p.metadata.name ?? '');
+      largest = Math.max(
+        largest,
+        (store.get(REF.nodegroups, undefined, 'workers')!.spec as { replicas: number }).replicas,
+      );
     }, 10);
     const t0 = performance.now();
     await c.client.create(NODEROLLS, undefined, {
-      apiVersion: 'pacer.dev/v1alpha1', kind: 'NodeRoll', metadata: { name: 'upgrade' },
-      spec: { nodeSelector: { matchLabels: { 'sim.pacer.dev/node-group': 'workers' } }, nodeGroup: 'workers', desiredNodes: DESIRED, cordonFirst },
+      apiVersion: 'pacer.dev/v1alpha1',
+      kind: 'NodeRoll',
+      metadata: { name: 'upgrade' },
+      spec: {
+        nodeSelector: { matchLabels: { 'sim.pacer.dev/node-group': 'workers' } },
+        nodeGroup: 'workers',
+        desiredNodes: DESIRED,
+        cordonFirst,
+      },
     });
-    await eventually('the roll to complete', async () => (await c.client.get<{ status?: { phase?: string } }>(NODEROLLS, undefined, 'upgrade')).status?.phase === 'Complete', 600_000);
+    await eventually(
+      'the roll to complete',
+      async () =>
+        (await c.client.get<{ status?: { phase?: string } }>(NODEROLLS, undefined, 'upgrade')).status?.phase ===
+        'Complete',
+      600_000,
+    );
     const seconds = (performance.now() - t0) / 1000;
     clearInterval(sampler);
     return {
-      bench: 'noderoll', cordonFirst, nodes: NODES, desired: DESIRED, podsPerNode: PODS_PER_NODE, pods: before.size, seconds: Math.round(seconds * 10) / 10,
-      secondsPerNode: Math.round((seconds / NODES) * 100) / 100, podMovesPerPod: Math.round((created.size / before.size) * 100) / 100,
-      fewestAvailable: lowest, minimum: REPLICAS - 1, largestGroup: largest,
+      bench: 'noderoll',
+      cordonFirst,
+      nodes: NODES,
+      desired: DESIRED,
+      podsPerNode: PODS_PER_NODE,
+      pods: before.size,
+      seconds: Math.round(seconds * 10) / 10,
+      secondsPerNode: Math.round((seconds / NODES) * 100) / 100,
+      podMovesPerPod: Math.round((created.size / before.size) * 100) / 100,
+      fewestAvailable: lowest,
+      minimum: REPLICAS - 1,
+      largestGroup: largest,
     };
   } finally {
     await c.stop();

@@ -15,7 +15,11 @@ const benches = readdirSync(dir)
   .filter((f) => wanted.length === 0 || wanted.some((w) => f.startsWith(w)))
   .sort();
 if (benches.length === 0) {
-  process.stderr.write(`error: no benchmark matches ${wanted.join(', ')}; have: ${readdirSync(dir).filter((f) => f.endsWith('.bench.ts')).join(', ')}\n`);
+  process.stderr.write(
+    `error: no benchmark matches ${wanted.join(', ')}; have: ${readdirSync(dir)
+      .filter((f) => f.endsWith('.bench.ts'))
+      .join(', ')}\n`,
+  );
   process.exit(2);
 }
 let failed = 0;

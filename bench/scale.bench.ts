@@ -53,7 +53,9 @@ const PACED_SECONDS = arg('--paced-seconds', 30, 0);
 const BENCH_AGENT = 'pacer-scale-bench';
 const CPU_PROF_DIR = stringFlag('--controller-cpu-prof');
 if (CPU_PROF_DIR !== undefined && !existsSync(CPU_PROF_DIR)) {
-  process.stderr.write(`error: --controller-cpu-prof: expected an existing directory, got ${JSON.stringify(CPU_PROF_DIR)}\n`);
+  process.stderr.write(
+    `error: --controller-cpu-prof: expected an existing directory, got ${JSON.stringify(CPU_PROF_DIR)}\n`,
+  );
   process.exit(2);
 }
 const ROLLS = numberFlag('--rolls', 2, { oneOf: [0, 1, 2] });
@@ -78,42 +80,99 @@ const percentile = (xs: number[], p: number) => {
 };
 
 /** A List of N Deployments, as a user writes one file. */
-const listFile = (image: string) => [
-  'apiVersion: v1', 'kind: List', 'items:',
-  ...Array.from({ length: N }, (_, i) => [
-    '- apiVersion: pacer.dev/v1alpha1', '  kind: Deployment', `  metadata: {name: s${i}, namespace: ${NS}}`, '  spec:', `    replicas: ${REPLICAS}`,
-    `    selector: {matchLabels: {app: s${i}}}`, '    template:', `      metadata: {labels: {app: s${i}}}`, `      spec: {containers: [{name: web, image: "${image}"}]}`,
-  ].join('\n')),
-].join('\n');
+const listFile = (image: string) =>
+  [
+    'apiVersion: v1',
+    'kind: List',
+    'items:',
+    ...Array.from({ length: N }, (_, i) =>
+      [
+        '- apiVersion: pacer.dev/v1alpha1',
+        '  kind: Deployment',
+        `  metadata: {name: s${i}, namespace: ${NS}}`,
+        '  spec:',
+        `    replicas: ${REPLICAS}`,
+        `    selector: {matchLabels: {app: s${i}}}`,
+        '    template:',
+        `      metadata: {labels: {app: s${i}}}`,
+        `      spec: {containers: [{name: web, image: "${image}"}]}`,
+      ].join('\n'),
+    ),
+  ].join('\n');
 
 // Enough nodes for every Deployment's pods and its surge (25%, rounded up, as a rolling update
 // takes it) at once, with 10% to spare: with fewer, a fleet-wide roll waits on capacity, and the
 // figure is the cluster's size, not the controller's pace.
 const SURGE = Math.ceil(REPLICAS * 0.25);
-const { sim } = await startSimWithCrds({ nodes: Math.ceil((N * (REPLICAS + SURGE)) / 100), podsPerNode: 110, podStartMs: 20, podReadyMs: 40 });
+const { sim } = await startSimWithCrds({
+  nodes: Math.ceil((N * (REPLICAS + SURGE)) / 100),
+  podsPerNode: 110,
+  podStartMs: 20,
+  podReadyMs: 40,
+});
 const dir = mkdtempSync(join(tmpdir(), 'pacer-scale-'));
 const kubeconfig = join(dir, 'kubeconfig');
 writeFileSync(kubeconfig, sim.kubeconfig);
 const port = await freePort();
-const child = spawn(process.execPath, ['--heapsnapshot-signal=SIGUSR2', ...(MAX_OLD_SPACE ? [`--max-old-space-size=${MAX_OLD_SPACE}`] : []), ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []), FIXTURE, 'controller', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`, '--metrics-secure=false',
-  '--health-probe-bind-address', '0', '--api-bind-address', '0', '--webhook-bind-address', '0', '--leader-elect=false',
-  '--kube-api-qps', String(QPS), '--kube-api-burst', String(BURST), ...(WORKERS !== undefined ? ['--workers', String(WORKERS)] : [])],
-{ cwd: dir, stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'], env: { ...process.env, KUBECONFIG: '' } });
+const child = spawn(
+  process.execPath,
+  [
+    '--heapsnapshot-signal=SIGUSR2',
+    ...(MAX_OLD_SPACE ? [`--max-old-space-size=${MAX_OLD_SPACE}`] : []),
+    ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []),
+    FIXTURE,
+    'controller',
+    '--kubeconfig',
+    kubeconfig,
+    '--metrics-bind-address',
+    `127.0.0.1:${port}`,
+    '--metrics-secure=false',
+    '--health-probe-bind-address',
+    '0',
+    '--api-bind-address',
+    '0',
+    '--webhook-bind-address',
+    '0',
+    '--leader-elect=false',
+    '--kube-api-qps',
+    String(QPS),
+    '--kube-api-burst',
+    String(BURST),
+    ...(WORKERS !== undefined ? ['--workers', String(WORKERS)] : []),
+  ],
+  {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'],
+    env: { ...process.env, KUBECONFIG: '' },
+  },
+);
 
 // Stopped from outside, the bench takes its controller with it.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { child.kill('SIGKILL'); process.exit(1); });
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    child.kill('SIGKILL');
+    process.exit(1);
+  });
 
 // The controller's RSS, peak RSS and CPU time from /proc (reading them costs the controller
 // nothing); its heap in use from /metrics at the steady points only, since a scrape's cost grows
 // with the fleet (its per-Deployment series): the scrape's time and size are figures of their own.
-interface Proc { rssMiB: number; peakRssMiB: number; cpuSeconds: number }
+interface Proc {
+  rssMiB: number;
+  peakRssMiB: number;
+  cpuSeconds: number;
+}
 const proc = (): Proc | undefined => {
   try {
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
     // utime and stime, the 14th and 15th fields, in clock ticks (100 a second on Linux).
     const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024, cpuSeconds: (Number(stat[11]) + Number(stat[12])) / 100 };
+    return {
+      rssMiB: kib('VmRSS') / 1024,
+      peakRssMiB: kib('VmHWM') / 1024,
+      cpuSeconds: (Number(stat[11]) + Number(stat[12])) / 100,
+    };
   } catch {
     return undefined;
   }
@@ -124,23 +183,35 @@ const scrape = async () => {
   const all = parseExposition(text);
   const mib = (name: string) => (samples(all, name)[0]?.value ?? NaN) / 2 ** 20;
   return {
-    heapMiB: mib('nodejs_heap_size_used_bytes'), heapTotalMiB: mib('nodejs_heap_size_total_bytes'), externalMiB: mib('nodejs_external_memory_bytes'),
-    scrapeMs: Date.now() - t0, scrapeKiB: Math.round(Buffer.byteLength(text) / 1024),
+    heapMiB: mib('nodejs_heap_size_used_bytes'),
+    heapTotalMiB: mib('nodejs_heap_size_total_bytes'),
+    externalMiB: mib('nodejs_external_memory_bytes'),
+    scrapeMs: Date.now() - t0,
+    scrapeKiB: Math.round(Buffer.byteLength(text) / 1024),
   };
 };
 
-const kubectl = (...args: string[]) => new Promise<number>((resolve, reject) => {
-  const c = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
-  c.on('error', reject);
-  c.on('exit', (code) => resolve(code ?? 1));
-});
+const kubectl = (...args: string[]) =>
+  new Promise<number>((resolve, reject) => {
+    const c = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+    c.on('error', reject);
+    c.on('exit', (code) => resolve(code ?? 1));
+  });
 
-type Dep = { metadata: { generation?: number }; spec: { replicas?: number; template?: { spec?: { containers?: Array<{ image?: string }> } } }; status?: { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number; replicas?: number } };
+type Dep = {
+  metadata: { generation?: number };
+  spec: { replicas?: number; template?: { spec?: { containers?: Array<{ image?: string }> } } };
+  status?: { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number; replicas?: number };
+};
 // The stored objects themselves (shared, read-only), not copies: checking every 250 ms stays cheap for the simulated cluster.
 /** `d` runs `image` on every replica, its status current. */
-const rolledOut = (d: Dep | undefined, image: string) => !!d && d.spec.template?.spec?.containers?.[0]?.image === image
-  && (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0)
-  && d.status?.updatedReplicas === REPLICAS && d.status?.availableReplicas === REPLICAS && d.status?.replicas === REPLICAS;
+const rolledOut = (d: Dep | undefined, image: string) =>
+  !!d &&
+  d.spec.template?.spec?.containers?.[0]?.image === image &&
+  (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) &&
+  d.status?.updatedReplicas === REPLICAS &&
+  d.status?.availableReplicas === REPLICAS &&
+  d.status?.replicas === REPLICAS;
 const done = (image: string) => {
   const all = sim.store.list(DEPLOYMENTS, NS, { shared: true }).items as unknown as Dep[];
   return all.length === N && all.every((d) => rolledOut(d, image));
@@ -163,11 +234,21 @@ const readAudit = () => {
   for (const e of entries) {
     if (['get', 'list', 'watch'].includes(e.verb)) continue;
     const t = Date.parse(e.time);
-    if ((e.userAgent.startsWith('kubectl') || e.userAgent.startsWith(BENCH_AGENT)) && e.resource === 'deployments' && e.name) kubectlWrites.set(e.name, t);
+    if (
+      (e.userAgent.startsWith('kubectl') || e.userAgent.startsWith(BENCH_AGENT)) &&
+      e.resource === 'deployments' &&
+      e.name
+    )
+      kubectlWrites.set(e.name, t);
     if (!e.userAgent.startsWith('pacer-controller')) continue;
     const key = `${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
     writes[key] = (writes[key] ?? 0) + 1;
-    const name = e.resource === 'deployments' ? e.name : e.resource === 'replicasets' ? e.name?.replace(/-[a-z0-9]+$/, '') : undefined;
+    const name =
+      e.resource === 'deployments'
+        ? e.name
+        : e.resource === 'replicasets'
+          ? e.name?.replace(/-[a-z0-9]+$/, '')
+          : undefined;
     const at = name ? kubectlWrites.get(name) : undefined;
     if (name && at !== undefined && t >= at) {
       latencies.push(t - at);
@@ -187,9 +268,18 @@ const measureFromNow = () => {
 };
 /** Writes per rollout by resource and in all, and the first-write latency, over `rollouts`. */
 const measured = (rollouts: number) => ({
-  writesPerRollout: Object.fromEntries(Object.entries(writes).sort().map(([k, v]) => [k, Math.round((v / rollouts) * 100) / 100])),
+  writesPerRollout: Object.fromEntries(
+    Object.entries(writes)
+      .sort()
+      .map(([k, v]) => [k, Math.round((v / rollouts) * 100) / 100]),
+  ),
   writesPerRolloutTotal: Math.round((Object.values(writes).reduce((a, b) => a + b, 0) / rollouts) * 100) / 100,
-  firstWriteLatencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.length ? Math.max(...latencies) : null, n: latencies.length },
+  firstWriteLatencyMs: {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies.length ? Math.max(...latencies) : null,
+    n: latencies.length,
+  },
 });
 
 /** Applies `image` to every Deployment as one List; the seconds kubectl took and until every one is done. */
@@ -208,8 +298,10 @@ async function phase(image: string, name: string) {
   await sleep(1500); // the last scrape and audit entries
   readAudit();
   const result = {
-    kubectlApplySeconds: Math.round(applied * 10) / 10, convergedSeconds: Math.round(seconds * 10) / 10,
-    rolloutsPerMinute: Math.round(N / (seconds / 60)), cpuSecondsPerRollout: Math.round((((proc()?.cpuSeconds ?? 0) - cpu0) / N) * 1000) / 1000,
+    kubectlApplySeconds: Math.round(applied * 10) / 10,
+    convergedSeconds: Math.round(seconds * 10) / 10,
+    rolloutsPerMinute: Math.round(N / (seconds / 60)),
+    cpuSecondsPerRollout: Math.round((((proc()?.cpuSeconds ?? 0) - cpu0) / N) * 1000) / 1000,
     ...measured(N),
   };
   log(`${name}: converged in ${seconds.toFixed(1)} s: ${JSON.stringify(result)}`);
@@ -233,20 +325,30 @@ async function paced() {
     const name = `s${i}`;
     const image = `app:paced-${i}`;
     const res = await fetch(`${sim.url}/apis/pacer.dev/v1alpha1/namespaces/${NS}/deployments/${name}`, {
-      method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'user-agent': BENCH_AGENT },
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json', 'user-agent': BENCH_AGENT },
       body: JSON.stringify({ spec: { template: { spec: { containers: [{ name: 'web', image }] } } } }),
     });
     if (!res.ok) throw new Error(`patching deployment ${name}: ${res.status} ${await res.text()}`);
     images.set(name, image);
   }
   const sent = (Date.now() - t0) / 1000;
-  await until(() => [...images].every(([name, image]) => rolledOut(sim.store.get(DEPLOYMENTS, NS, name) as unknown as Dep | undefined, image)),
-    'the paced changes to converge', 30 * 60_000);
+  await until(
+    () =>
+      [...images].every(([name, image]) =>
+        rolledOut(sim.store.get(DEPLOYMENTS, NS, name) as unknown as Dep | undefined, image),
+      ),
+    'the paced changes to converge',
+    30 * 60_000,
+  );
   const seconds = (Date.now() - t0) / 1000;
   await sleep(1500);
   readAudit();
   const result = {
-    changes, ratePerSecond: Math.round((changes / sent) * 10) / 10, sentSeconds: Math.round(sent * 10) / 10, convergedSeconds: Math.round(seconds * 10) / 10,
+    changes,
+    ratePerSecond: Math.round((changes / sent) * 10) / 10,
+    sentSeconds: Math.round(sent * 10) / 10,
+    convergedSeconds: Math.round(seconds * 10) / 10,
     cpuSecondsPerRollout: Math.round((((proc()?.cpuSeconds ?? 0) - cpu0) / changes) * 1000) / 1000,
     ...measured(changes),
   };
@@ -260,8 +362,12 @@ async function steady() {
   const rss = proc()?.rssMiB;
   const m = await scrape();
   const result = {
-    rssMiB: Math.round(rss ?? NaN), heapMiB: Math.round(m.heapMiB), heapTotalMiB: Math.round(m.heapTotalMiB), externalMiB: Math.round(m.externalMiB),
-    scrapeMs: m.scrapeMs, scrapeKiB: m.scrapeKiB,
+    rssMiB: Math.round(rss ?? NaN),
+    heapMiB: Math.round(m.heapMiB),
+    heapTotalMiB: Math.round(m.heapTotalMiB),
+    externalMiB: Math.round(m.externalMiB),
+    scrapeMs: m.scrapeMs,
+    scrapeKiB: m.scrapeKiB,
   };
   log(`steady: ${JSON.stringify(result)} (peak RSS so far ${Math.round(proc()?.peakRssMiB ?? NaN)} MiB)`);
   return result;
@@ -295,7 +401,14 @@ async function liveHeap() {
 }
 
 try {
-  for (let i = 0; !(await scrape().then(() => true, () => false)); i++) {
+  for (
+    let i = 0;
+    !(await scrape().then(
+      () => true,
+      () => false,
+    ));
+    i++
+  ) {
     if (i > 100) throw new Error('the controller did not serve /metrics');
     await sleep(200);
   }
@@ -309,12 +422,30 @@ try {
   const afterRoll2 = ROLLS >= 2 ? await steady() : undefined;
   const peakRss = Math.round(proc()?.peakRssMiB ?? NaN);
   const live = await liveHeap();
-  process.stdout.write(`${JSON.stringify({
-    bench: 'scale', deployments: N, replicas: REPLICAS, kubeApiQps: QPS, kubeApiBurst: BURST, workers: WORKERS ?? 'default (5)', maxOldSpaceMiB: MAX_OLD_SPACE ?? 'default', pods: sim.store.list({ group: '', version: 'v1', resource: 'pods' }, NS, { shared: true }).items.length,
-    create, paced: pacedResult, roll, rollAgain: roll2,
-    memoryMiB: { peakRss, liveHeapAtEnd: live, steadyAfterCreate: afterCreate, steadyAfterRoll: afterRoll, steadyAfterSecondRoll: afterRoll2 },
-    wallSeconds: Math.round((Date.now() - started) / 1000),
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      bench: 'scale',
+      deployments: N,
+      replicas: REPLICAS,
+      kubeApiQps: QPS,
+      kubeApiBurst: BURST,
+      workers: WORKERS ?? 'default (5)',
+      maxOldSpaceMiB: MAX_OLD_SPACE ?? 'default',
+      pods: sim.store.list({ group: '', version: 'v1', resource: 'pods' }, NS, { shared: true }).items.length,
+      create,
+      paced: pacedResult,
+      roll,
+      rollAgain: roll2,
+      memoryMiB: {
+        peakRss,
+        liveHeapAtEnd: live,
+        steadyAfterCreate: afterCreate,
+        steadyAfterRoll: afterRoll,
+        steadyAfterSecondRoll: afterRoll2,
+      },
+      wallSeconds: Math.round((Date.now() - started) / 1000),
+    })}\n`,
+  );
 } finally {
   clearInterval(auditTimer);
   // Its exit, not just the signal: a CPU profile is written as the process exits.

@@ -67,7 +67,12 @@ interface WorkerInit {
 
 function runWatchers(init: WorkerInit): void {
   const times = new Int32Array(init.times);
-  const state = init.specs.map((s) => ({ path: s.path, received: 0, lags: [] as number[], req: undefined as http.ClientRequest | undefined }));
+  const state = init.specs.map((s) => ({
+    path: s.path,
+    received: 0,
+    lags: [] as number[],
+    req: undefined as http.ClientRequest | undefined,
+  }));
   let open = 0;
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   for (const w of state) {
@@ -105,7 +110,10 @@ function runWatchers(init: WorkerInit): void {
   }
   parentPort!.on('message', (m: { kind: string }) => {
     if (m.kind === 'report') {
-      parentPort!.postMessage({ kind: 'report', results: state.map((w) => ({ path: w.path, received: w.received, lags: w.lags })) });
+      parentPort!.postMessage({
+        kind: 'report',
+        results: state.map((w) => ({ path: w.path, received: w.received, lags: w.lags })),
+      });
     } else if (m.kind === 'close') {
       for (const w of state) w.req?.destroy();
       agent.destroy();
@@ -118,7 +126,9 @@ if (!isMainThread) {
   runWatchers(workerData as WorkerInit);
 } else if (!process.execArgv.includes('--expose-gc')) {
   // Re-run with a full GC available (heap figures) and room for 100,000 pods.
-  const r = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', here, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', here, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   process.exit(r.status ?? 1);
 } else {
   await main();
@@ -140,30 +150,48 @@ async function main(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc!;
   const mb = (n: number) => Math.round(n / 1024 / 1024);
   const emit = (o: object) => process.stdout.write(`${JSON.stringify({ bench: 'sim', ...o })}\n`);
-  const heap = () => { gc(); gc(); return process.memoryUsage(); };
+  const heap = () => {
+    gc();
+    gc();
+    return process.memoryUsage();
+  };
   const store = new Store();
   const nsName = (i: number) => `bench-${String(i).padStart(2, '0')}`;
   for (const name of ['default', ...Array.from({ length: NAMESPACES }, (_, i) => nsName(i))]) {
     store.create(REF.namespaces, undefined, { metadata: { name } });
   }
-  const crd = parseAllDocuments(readFileSync(join(ROOT, 'crds/deployments.pacer.dev.yaml'), 'utf8'))[0].toJSON() as KubeObject;
+  const crd = parseAllDocuments(
+    readFileSync(join(ROOT, 'crds/deployments.pacer.dev.yaml'), 'utf8'),
+  )[0].toJSON() as KubeObject;
   store.create(REF.customresourcedefinitions, undefined, crd);
   const PDEPLOY = { group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' };
 
   const deployment = (i: number): KubeObject => ({
-    apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment',
-    metadata: { name: `web-${i}`, labels: { app: `web-${i}` }, annotations: { 'kubernetes.io/change-cause': `release ${i}` } },
+    apiVersion: 'pacer.dev/v1alpha1',
+    kind: 'Deployment',
+    metadata: {
+      name: `web-${i}`,
+      labels: { app: `web-${i}` },
+      annotations: { 'kubernetes.io/change-cause': `release ${i}` },
+    },
     spec: {
-      replicas: 10, selector: { matchLabels: { app: `web-${i}` } },
+      replicas: 10,
+      selector: { matchLabels: { app: `web-${i}` } },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       minReadySeconds: 5,
       template: {
         metadata: { labels: { app: `web-${i}` } },
-        spec: { containers: [{
-          name: 'nginx', image: 'nginx:1.27', ports: [{ name: 'http', containerPort: 80 }],
-          readinessProbe: { httpGet: { path: '/', port: 'http' } },
-          resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '128Mi' } },
-        }] },
+        spec: {
+          containers: [
+            {
+              name: 'nginx',
+              image: 'nginx:1.27',
+              ports: [{ name: 'http', containerPort: 80 }],
+              readinessProbe: { httpGet: { path: '/', port: 'http' } },
+              resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '128Mi' } },
+            },
+          ],
+        },
       },
     },
   });
@@ -176,16 +204,32 @@ async function main(): Promise<void> {
       name: podName(i),
       labels: { app: podApp(i), 'pod-template-hash': '5d8f7c9b6' },
       annotations: { 'prometheus.io/scrape': 'true' },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${podApp(i)}-5d8f7c9b6`, uid: `rs-${podApp(i)}`, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: `${podApp(i)}-5d8f7c9b6`,
+          uid: `rs-${podApp(i)}`,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
       nodeName: `node-${i % 1000}`,
-      containers: [{
-        name: 'web', image: 'registry.example/web:1.4.2', ports: [{ containerPort: 8080, protocol: 'TCP' }],
-        env: [{ name: 'MODE', value: 'production' }, { name: 'LOG_LEVEL', value: 'info' }],
-        resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
-        readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5 },
-      }],
+      containers: [
+        {
+          name: 'web',
+          image: 'registry.example/web:1.4.2',
+          ports: [{ containerPort: 8080, protocol: 'TCP' }],
+          env: [
+            { name: 'MODE', value: 'production' },
+            { name: 'LOG_LEVEL', value: 'info' },
+          ],
+          resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+          readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5 },
+        },
+      ],
     },
   });
 
@@ -201,10 +245,16 @@ async function main(): Promise<void> {
   const afterPods = heap();
   if (want('load')) {
     emit({
-      figure: 'load', customResources: CUSTOM_RESOURCES, pods: PODS, namespaces: NAMESPACES,
-      customResourcesMs: Math.round(crMs), customResourcesPerSec: Math.round(CUSTOM_RESOURCES / crMs * 1000),
-      podsMs: Math.round(podMs), podsPerSec: Math.round(PODS / podMs * 1000),
-      heapUsedMB: mb(afterPods.heapUsed), rssMB: mb(afterPods.rss),
+      figure: 'load',
+      customResources: CUSTOM_RESOURCES,
+      pods: PODS,
+      namespaces: NAMESPACES,
+      customResourcesMs: Math.round(crMs),
+      customResourcesPerSec: Math.round((CUSTOM_RESOURCES / crMs) * 1000),
+      podsMs: Math.round(podMs),
+      podsPerSec: Math.round((PODS / podMs) * 1000),
+      heapUsedMB: mb(afterPods.heapUsed),
+      rssMB: mb(afterPods.rss),
       heapPerCustomResourceKB: Math.round((afterCrs.heapUsed - base.heapUsed) / CUSTOM_RESOURCES / 102.4) / 10,
       heapPerPodKB: Math.round((afterPods.heapUsed - afterCrs.heapUsed) / PODS / 102.4) / 10,
       note: 'heap includes the watch history (last 50,000 changes)',
@@ -236,9 +286,20 @@ async function main(): Promise<void> {
   }
 
   interface RunResult {
-    watchers: number; targetRate: number; seconds: number; writes: number; achievedRate: number;
-    deliveredPerSec: number; expected: number; delivered: number; complete: boolean;
-    lagP50Ms: number; lagP99Ms: number; lagMaxMs: number; keptUp: boolean; eventLoopDelayP99Ms: number;
+    watchers: number;
+    targetRate: number;
+    seconds: number;
+    writes: number;
+    achievedRate: number;
+    deliveredPerSec: number;
+    expected: number;
+    delivered: number;
+    complete: boolean;
+    lagP50Ms: number;
+    lagP99Ms: number;
+    lagMaxMs: number;
+    keptUp: boolean;
+    eventLoopDelayP99Ms: number;
   }
 
   /** One run: open the watches, write at `rate` for `seconds`, drain, report. */
@@ -249,12 +310,20 @@ async function main(): Promise<void> {
     const t0 = clock();
     const specs = watchSpecs(watchers, rv0);
     const worker = new Worker(here, { workerData: { url, specs, times, t0, rv0 } satisfies WorkerInit });
-    const ask = <T>(kind: string, reply: string) => new Promise<T>((resolve) => {
-      const on = (m: { kind: string }) => { if (m.kind === reply) { worker.off('message', on); resolve(m as T); } };
-      worker.on('message', on);
-      if (kind) worker.postMessage({ kind });
+    const ask = <T>(kind: string, reply: string) =>
+      new Promise<T>((resolve) => {
+        const on = (m: { kind: string }) => {
+          if (m.kind === reply) {
+            worker.off('message', on);
+            resolve(m as T);
+          }
+        };
+        worker.on('message', on);
+        if (kind) worker.postMessage({ kind });
+      });
+    worker.on('message', (m: { kind: string; message?: string }) => {
+      if (m.kind === 'error') process.stderr.write(`watch error: ${m.message}\n`);
     });
-    worker.on('message', (m: { kind: string; message?: string }) => { if (m.kind === 'error') process.stderr.write(`watch error: ${m.message}\n`); });
     await ask('', 'open');
     await new Promise((r) => setTimeout(r, 200));
 
@@ -274,15 +343,23 @@ async function main(): Promise<void> {
         for (let k = 0; k < burst; k++) {
           const i = (writeSeq++ * 7919) % PODS; // spread over namespaces and apps
           const ready = writeSeq % 2 === 0 ? 'True' : 'False';
-          const o = store.patch(REF.pods, podNs(i), podName(i), 'merge', {
-            status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready, lastProbeTime: null }] },
-          }, { subresource: 'status', actor: 'bench' });
+          const o = store.patch(
+            REF.pods,
+            podNs(i),
+            podName(i),
+            'merge',
+            {
+              status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready, lastProbeTime: null }] },
+            },
+            { subresource: 'status', actor: 'bench' },
+          );
           const slot = Number(o.metadata.resourceVersion) - rv0;
           if (slot > 0 && slot < SLOTS) Atomics.store(slots, slot, Math.max(1, Math.round((clock() - t0) * 1000)));
           writes++;
           for (let w = 0; w < watchers; w++) {
             const s = specs[w];
-            if ((s.namespace === undefined || s.namespace === podNs(i)) && (s.app === undefined || s.app === podApp(i))) expected[w]++;
+            if ((s.namespace === undefined || s.namespace === podNs(i)) && (s.app === undefined || s.app === podApp(i)))
+              expected[w]++;
           }
         }
         if (now >= endAt && writes >= due) resolve();
@@ -311,39 +388,69 @@ async function main(): Promise<void> {
     const complete = results.every((r, w) => r.received >= expected[w]);
     const r1 = (x: number) => Math.round(x * 10) / 10;
     return {
-      watchers, targetRate: rate, seconds, writes, achievedRate: Math.round(writes / writeMs * 1000),
-      deliveredPerSec: Math.round(delivered / deliverMs * 1000), expected: expectedTotal, delivered, complete,
-      lagP50Ms: r1(pct(0.5)), lagP99Ms: r1(pct(0.99)), lagMaxMs: r1(lags[lags.length - 1] ?? NaN),
-      keptUp: complete && pct(0.99) < 1000 && writes / writeMs * 1000 >= rate * 0.95,
+      watchers,
+      targetRate: rate,
+      seconds,
+      writes,
+      achievedRate: Math.round((writes / writeMs) * 1000),
+      deliveredPerSec: Math.round((delivered / deliverMs) * 1000),
+      expected: expectedTotal,
+      delivered,
+      complete,
+      lagP50Ms: r1(pct(0.5)),
+      lagP99Ms: r1(pct(0.99)),
+      lagMaxMs: r1(lags[lags.length - 1] ?? NaN),
+      keptUp: complete && pct(0.99) < 1000 && (writes / writeMs) * 1000 >= rate * 0.95,
       eventLoopDelayP99Ms: r1(loop.percentile(99) / 1e6),
     };
   }
 
   if (want('fanout')) {
-    for (const n of [10, 50]) emit({ figure: 'fanout', ...(await fanout(n, 1000, 10)), note: 'sim and watchers in one process (watchers in a worker thread)' });
+    for (const n of [10, 50])
+      emit({
+        figure: 'fanout',
+        ...(await fanout(n, 1000, 10)),
+        note: 'sim and watchers in one process (watchers in a worker thread)',
+      });
   }
   if (want('ramp')) {
     let best: RunResult | undefined;
     for (const rate of [1000, 2000, 4000, 6000, 8000, 12000, 16000]) {
       const r = await fanout(50, rate, 3);
-      if (!r.keptUp) { emit({ figure: 'ramp-step', ...r }); break; }
+      if (!r.keptUp) {
+        emit({ figure: 'ramp-step', ...r });
+        break;
+      }
       best = r;
       emit({ figure: 'ramp-step', ...r });
     }
-    emit({ figure: 'ramp', watchers: 50, maxSustainedRate: best?.achievedRate ?? 0, lagP99Ms: best?.lagP99Ms, lagMaxMs: best?.lagMaxMs, criterion: 'p99 lag < 1 s, every event delivered, achieved ≥ 95% of target' });
+    emit({
+      figure: 'ramp',
+      watchers: 50,
+      maxSustainedRate: best?.achievedRate ?? 0,
+      lagP99Ms: best?.lagP99Ms,
+      lagMaxMs: best?.lagMaxMs,
+      criterion: 'p99 lag < 1 s, every event delivered, achieved ≥ 95% of target',
+    });
   }
   // ---- list: what `kubectl get pods -A` (pages of 500) and an informer (one list) cost --------
   if (want('list')) {
-    const getJson = (path: string) => new Promise<{ items: unknown[]; metadata: { continue?: string }; bytes: number }>((resolve, reject) => {
-      http.get(`${url}${path}`, (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (b: Buffer) => parts.push(b));
-        res.on('end', () => {
-          const body = Buffer.concat(parts);
-          resolve({ ...(JSON.parse(body.toString('utf8')) as { items: unknown[]; metadata: { continue?: string } }), bytes: body.length });
-        });
-      }).on('error', reject);
-    });
+    const getJson = (path: string) =>
+      new Promise<{ items: unknown[]; metadata: { continue?: string }; bytes: number }>((resolve, reject) => {
+        http
+          .get(`${url}${path}`, (res) => {
+            const parts: Buffer[] = [];
+            res.on('data', (b: Buffer) => parts.push(b));
+            res.on('end', () => {
+              const body = Buffer.concat(parts);
+              resolve({
+                ...(JSON.parse(body.toString('utf8')) as { items: unknown[]; metadata: { continue?: string } }),
+                bytes: body.length,
+              });
+            });
+          })
+          .on('error', reject);
+      });
     let t = performance.now();
     const whole = await getJson('/api/v1/pods');
     const wholeMs = performance.now() - t;
@@ -362,8 +469,15 @@ async function main(): Promise<void> {
     const selected = await getJson(`/api/v1/pods?labelSelector=${encodeURIComponent('app=app-3')}`);
     const selectedMs = performance.now() - t;
     emit({
-      figure: 'list', pods: whole.items.length, fullListMs: Math.round(wholeMs), fullListMB: mb(whole.bytes),
-      pages, pagedItems: items, pagedListMs: Math.round(pagedMs), labelSelectedItems: selected.items.length, labelSelectedMs: Math.round(selectedMs),
+      figure: 'list',
+      pods: whole.items.length,
+      fullListMs: Math.round(wholeMs),
+      fullListMB: mb(whole.bytes),
+      pages,
+      pagedItems: items,
+      pagedListMs: Math.round(pagedMs),
+      labelSelectedItems: selected.items.length,
+      labelSelectedMs: Math.round(selectedMs),
       note: 'over HTTP, client in the same thread (JSON.parse included)',
     });
   }
@@ -379,8 +493,14 @@ async function main(): Promise<void> {
     for (let i = 0; i < rsCount; i++) {
       const labels = { app: `svc-${i}` };
       sim.store.create(REF.replicasets, 'default', {
-        apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: `svc-${i}` },
-        spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } } },
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: `svc-${i}` },
+        spec: {
+          replicas,
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } },
+        },
       });
     }
     let ready = 0;
@@ -388,15 +508,21 @@ async function main(): Promise<void> {
       ready = 0;
       for (let i = 0; i < rsCount; i++) {
         const rs = sim.store.peek(REF.replicasets, 'default', `svc-${i}`);
-        ready += ((rs?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
+        ready += (rs?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
       }
       if (ready >= rsCount * replicas || performance.now() - started > 60_000) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     const ms = performance.now() - started;
     emit({
-      figure: 'control', replicaSets: rsCount, pods: rsCount * replicas, nodes: 40, readyPods: ready,
-      timeToAllReadyMs: Math.round(ms), writes: sim.store.currentResourceVersion(), note: 'podStartMs=50, podReadyMs=50; writes = the final resourceVersion',
+      figure: 'control',
+      replicaSets: rsCount,
+      pods: rsCount * replicas,
+      nodes: 40,
+      readyPods: ready,
+      timeToAllReadyMs: Math.round(ms),
+      writes: sim.store.currentResourceVersion(),
+      note: 'podStartMs=50, podReadyMs=50; writes = the final resourceVersion',
     });
     await sim.stop();
   }

@@ -33,14 +33,35 @@ const percentile = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
 
-const { sim } = await startSimWithCrds({ nodes: Math.max(3, Math.ceil((N * 4) / 100)), podStartMs: 20, podReadyMs: 40 });
+const { sim } = await startSimWithCrds({
+  nodes: Math.max(3, Math.ceil((N * 4) / 100)),
+  podStartMs: 20,
+  podReadyMs: 40,
+});
 const dir = mkdtempSync(join(tmpdir(), 'pacer-soak-'));
 const kubeconfig = join(dir, 'kubeconfig');
 writeFileSync(kubeconfig, sim.kubeconfig);
 const port = await freePort();
-const child = spawn(process.execPath, [FIXTURE, 'controller', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`, '--metrics-secure=false',
-  '--health-probe-bind-address', '0', '--api-bind-address', '0', '--webhook-bind-address', '0', '--leader-elect=false'],
-{ stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, KUBECONFIG: '' } });
+const child = spawn(
+  process.execPath,
+  [
+    FIXTURE,
+    'controller',
+    '--kubeconfig',
+    kubeconfig,
+    '--metrics-bind-address',
+    `127.0.0.1:${port}`,
+    '--metrics-secure=false',
+    '--health-probe-bind-address',
+    '0',
+    '--api-bind-address',
+    '0',
+    '--webhook-bind-address',
+    '0',
+    '--leader-elect=false',
+  ],
+  { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, KUBECONFIG: '' } },
+);
 
 const scrape = async () => {
   const all = parseExposition(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
@@ -54,10 +75,17 @@ const scrape = async () => {
 };
 
 try {
-  for (let i = 0; i < N; i++) sim.store.create(DEPLOYMENTS, 'default', deploymentManifest('default', `s${i}`, { replicas: 3, image: 'app:1' }) as unknown as KubeObject);
+  for (let i = 0; i < N; i++)
+    sim.store.create(
+      DEPLOYMENTS,
+      'default',
+      deploymentManifest('default', `s${i}`, { replicas: 3, image: 'app:1' }) as unknown as KubeObject,
+    );
   // Warm: every Deployment complete once.
   for (;;) {
-    const done = sim.store.list(DEPLOYMENTS, 'default').items.filter((d) => (d.status as { availableReplicas?: number } | undefined)?.availableReplicas === 3).length;
+    const done = sim.store
+      .list(DEPLOYMENTS, 'default')
+      .items.filter((d) => (d.status as { availableReplicas?: number } | undefined)?.availableReplicas === 3).length;
     if (done === N) break;
     await sleep(500);
   }
@@ -69,7 +97,12 @@ try {
     sim.audit.clear();
     for (const e of entries) {
       if (!e.userAgent.startsWith('pacer-controller') || ['get', 'list', 'watch'].includes(e.verb)) continue;
-      const name = e.resource === 'deployments' ? e.name : e.resource === 'replicasets' ? e.name?.replace(/-[a-z0-9]+$/, '') : undefined;
+      const name =
+        e.resource === 'deployments'
+          ? e.name
+          : e.resource === 'replicasets'
+            ? e.name?.replace(/-[a-z0-9]+$/, '')
+            : undefined;
       const at = name ? pending.get(name) : undefined;
       const t = Date.parse(e.time);
       if (name && at !== undefined && t >= at) {
@@ -89,7 +122,12 @@ try {
     while (nextChange <= now) {
       const name = `s${Math.floor(Math.random() * N)}`;
       version++;
-      sim.store.mutate(DEPLOYMENTS, 'default', name, (x) => ({ ...x, spec: { ...(x.spec as object), template: podTemplate(name, `app:${version}`) } }) as KubeObject);
+      sim.store.mutate(
+        DEPLOYMENTS,
+        'default',
+        name,
+        (x) => ({ ...x, spec: { ...(x.spec as object), template: podTemplate(name, `app:${version}`) } }) as KubeObject,
+      );
       pending.set(name, Date.now());
       nextChange += 1000 / RATE;
     }
@@ -97,8 +135,12 @@ try {
     if (now >= nextSample) {
       const m = await scrape();
       const row = {
-        minute: Math.round(((now - start) / 60_000) * 10) / 10, ...Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Math.round(v * 10) / 10])),
-        changes: latencies.length, latencyP50Ms: percentile(latencies, 50), latencyP99Ms: percentile(latencies, 99), latencyMaxMs: latencies.length ? Math.max(...latencies) : null,
+        minute: Math.round(((now - start) / 60_000) * 10) / 10,
+        ...Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Math.round(v * 10) / 10])),
+        changes: latencies.length,
+        latencyP50Ms: percentile(latencies, 50),
+        latencyP99Ms: percentile(latencies, 99),
+        latencyMaxMs: latencies.length ? Math.max(...latencies) : null,
         pods: sim.store.list(REF.pods, 'default').items.length,
       };
       series.push(row);
@@ -113,12 +155,23 @@ try {
   const last = second[second.length - 1];
   const hours = ((last?.minute ?? 0) - (first?.minute ?? 0)) / 60;
   const growth = (k: string) => (hours > 0 ? Math.round((((last[k] ?? 0) - (first[k] ?? 0)) / hours) * 10) / 10 : null);
-  process.stdout.write(`${JSON.stringify({
-    bench: 'soak', summary: true, minutes: MINUTES, deployments: N, changesPerSecond: RATE,
-    rssMiB: { min: Math.min(...series.map((r) => r.rssMiB ?? Infinity)), max: Math.max(...series.map((r) => r.rssMiB ?? 0)) },
-    rssGrowthMiBPerHourSecondHalf: growth('rssMiB'), heapGrowthMiBPerHourSecondHalf: growth('heapMiB'),
-    latencyP99MsWorstSample: Math.max(...series.map((r) => r.latencyP99Ms ?? 0)), lagP99MsWorstSample: Math.max(...series.map((r) => r.lagP99Ms ?? 0)),
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      bench: 'soak',
+      summary: true,
+      minutes: MINUTES,
+      deployments: N,
+      changesPerSecond: RATE,
+      rssMiB: {
+        min: Math.min(...series.map((r) => r.rssMiB ?? Infinity)),
+        max: Math.max(...series.map((r) => r.rssMiB ?? 0)),
+      },
+      rssGrowthMiBPerHourSecondHalf: growth('rssMiB'),
+      heapGrowthMiBPerHourSecondHalf: growth('heapMiB'),
+      latencyP99MsWorstSample: Math.max(...series.map((r) => r.latencyP99Ms ?? 0)),
+      lagP99MsWorstSample: Math.max(...series.map((r) => r.lagP99Ms ?? 0)),
+    })}\n`,
+  );
 } finally {
   child.kill('SIGTERM');
   await sim.stop();

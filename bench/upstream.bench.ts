@@ -41,20 +41,40 @@ import type { AuditEvent, RealBed } from '../test/fixtures/realbed.ts';
 import { sleep } from '../test/integration/fixtures/cluster.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const APPS_DEPLOYMENTS: ResourceType = { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true };
-const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
+const APPS_DEPLOYMENTS: ResourceType = {
+  group: 'apps',
+  version: 'v1',
+  plural: 'deployments',
+  kind: 'Deployment',
+  namespaced: true,
+};
+const NAMESPACES: ResourceType = {
+  group: '',
+  version: 'v1',
+  plural: 'namespaces',
+  kind: 'Namespace',
+  namespaced: false,
+};
 const UPSTREAM_USER = 'system:serviceaccount:kube-system:deployment-controller';
 const RS_USER = 'system:serviceaccount:kube-system:replicaset-controller';
 const REPLICAS = 10;
 const CLK_TCK = 100;
 
-const { values: flags } = parseArgs({ options: { sizes: { type: 'string', default: '100,1000' }, only: { type: 'string' }, trace: { type: 'string', default: '0' } } });
+const { values: flags } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '100,1000' },
+    only: { type: 'string' },
+    trace: { type: 'string', default: '0' },
+  },
+});
 const SIZES = flags.sizes!.split(',').map(Number);
 const ONLY = flags.only;
 /** --trace K: also print, for Deployments d-0 .. d-(K-1), the controller's writes in order (real bed). */
 const TRACE = Number(flags.trace);
 if (!Number.isInteger(TRACE) || TRACE < 0) {
-  process.stderr.write(`--trace: must be a whole number of Deployments (0 or more), got ${JSON.stringify(flags.trace)}\n`);
+  process.stderr.write(
+    `--trace: must be a whole number of Deployments (0 or more), got ${JSON.stringify(flags.trace)}\n`,
+  );
   process.exit(2);
 }
 
@@ -76,15 +96,26 @@ function rssMiB(pid: number): number {
 function rssSampler(pid: number): { stop(): number } {
   let peak = rssMiB(pid);
   const t = setInterval(() => {
-    try { peak = Math.max(peak, rssMiB(pid)); } catch { /* exited */ }
+    try {
+      peak = Math.max(peak, rssMiB(pid));
+    } catch {
+      /* exited */
+    }
   }, 500);
-  return { stop: () => { clearInterval(t); return Math.round(peak); } };
+  return {
+    stop: () => {
+      clearInterval(t);
+      return Math.round(peak);
+    },
+  };
 }
 
 function spawnQuiet(cmd: string, args: string[]): ChildProcess {
   const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
-  child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-4000); });
+  child.stderr!.on('data', (d: Buffer) => {
+    err = (err + d.toString()).slice(-4000);
+  });
   child.on('exit', (code, signal) => {
     if (code !== 0 && signal === null) process.stderr.write(`${cmd} ${args[0] ?? ''} exited ${code}: ${err}\n`);
   });
@@ -103,9 +134,12 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 function deployment(apiVersion: string, name: string, image: string): Record<string, unknown> {
   return {
-    apiVersion, kind: 'Deployment', metadata: { name },
+    apiVersion,
+    kind: 'Deployment',
+    metadata: { name },
     spec: {
-      replicas: REPLICAS, selector: { matchLabels: { app: name } },
+      replicas: REPLICAS,
+      selector: { matchLabels: { app: name } },
       template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image }] } },
     },
   };
@@ -114,29 +148,50 @@ function deployment(apiVersion: string, name: string, image: string): Record<str
 /** Runs `fn` over 0..n-1 with at most `width` at a time. */
 async function parallel(n: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
-    while (next < n) await fn(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, n) }, async () => {
+      while (next < n) await fn(next++);
+    }),
+  );
 }
 
 interface DeploymentLike {
   metadata: { generation?: number };
-  status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; readyReplicas?: number; availableReplicas?: number };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+  };
 }
 
 function complete(d: DeploymentLike): boolean {
   const s = d.status;
-  return !!s && (s.observedGeneration ?? 0) >= (d.metadata.generation ?? 0)
-    && s.updatedReplicas === REPLICAS && s.replicas === REPLICAS && s.availableReplicas === REPLICAS;
+  return (
+    !!s &&
+    (s.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) &&
+    s.updatedReplicas === REPLICAS &&
+    s.replicas === REPLICAS &&
+    s.availableReplicas === REPLICAS
+  );
 }
 
 /** Seconds from `since` until every Deployment in `ns` is complete (polled every second). */
-async function allComplete(client: KubeClient, t: ResourceType, ns: string, n: number, since: number, limitMs: number): Promise<number> {
+async function allComplete(
+  client: KubeClient,
+  t: ResourceType,
+  ns: string,
+  n: number,
+  since: number,
+  limitMs: number,
+): Promise<number> {
   for (;;) {
     const list = await client.list<DeploymentLike>(t, ns);
     const done = list.items.filter(complete).length;
     if (list.items.length === n && done === n) return (Date.now() - since) / 1000;
-    if (Date.now() - since > limitMs) throw new Error(`${ns}: ${done} of ${n} complete after ${Math.round(limitMs / 1000)} s`);
+    if (Date.now() - since > limitMs)
+      throw new Error(`${ns}: ${done} of ${n} complete after ${Math.round(limitMs / 1000)} s`);
     await sleep(1000);
   }
 }
@@ -156,29 +211,55 @@ function followSizes(client: KubeClient, ns: string, name: string): { stop(): st
     let rv = '';
     while (!abort.signal.aborted) {
       try {
-        await client.watch<{ metadata: { name: string; resourceVersion: string; creationTimestamp: string }; spec: { replicas?: number } }>(
-          REPLICASETS, ns, { resourceVersion: rv, labelSelector: `app=${name}`, timeoutSeconds: 600 }, (e) => {
+        await client.watch<{
+          metadata: { name: string; resourceVersion: string; creationTimestamp: string };
+          spec: { replicas?: number };
+        }>(
+          REPLICASETS,
+          ns,
+          { resourceVersion: rv, labelSelector: `app=${name}`, timeoutSeconds: 600 },
+          (e) => {
             if (!e.object?.metadata) return;
             rv = e.object.metadata.resourceVersion;
             if (e.type === 'DELETED') sizes.delete(e.object.metadata.name);
-            else if (e.type === 'ADDED' || e.type === 'MODIFIED') sizes.set(e.object.metadata.name, { replicas: e.object.spec.replicas ?? 0, created: e.object.metadata.creationTimestamp });
+            else if (e.type === 'ADDED' || e.type === 'MODIFIED')
+              sizes.set(e.object.metadata.name, {
+                replicas: e.object.spec.replicas ?? 0,
+                created: e.object.metadata.creationTimestamp,
+              });
             record();
-          }, abort.signal);
+          },
+          abort.signal,
+        );
       } catch {
         await sleep(200);
       }
     }
   })();
-  return { stop: () => { abort.abort(); return steps; } };
+  return {
+    stop: () => {
+      abort.abort();
+      return steps;
+    },
+  };
 }
 
 /** The requests of `user` received between two times (ms since the epoch), with that time. */
-function* requestsIn(events: AuditEvent[], user: string, from: number, to: number): Generator<{ e: AuditEvent; at: number; key: string }> {
+function* requestsIn(
+  events: AuditEvent[],
+  user: string,
+  from: number,
+  to: number,
+): Generator<{ e: AuditEvent; at: number; key: string }> {
   for (const e of events) {
     if (e.user.username !== user || !e.objectRef?.resource) continue;
     const at = Date.parse((e as unknown as { requestReceivedTimestamp: string }).requestReceivedTimestamp);
     if (at < from || at > to) continue;
-    yield { e, at, key: `${e.verb} ${e.objectRef.resource}${e.objectRef.subresource ? `/${e.objectRef.subresource}` : ''}` };
+    yield {
+      e,
+      at,
+      key: `${e.verb} ${e.objectRef.resource}${e.objectRef.subresource ? `/${e.objectRef.subresource}` : ''}`,
+    };
   }
 }
 
@@ -187,7 +268,8 @@ function traceOf(events: AuditEvent[], user: string, from: number, to: number, n
   const own = new RegExp(`^${name}($|[-.][0-9a-z]+$)`);
   const out: string[] = [];
   for (const { e, at, key } of requestsIn(events, user, from, to)) {
-    if (WRITES.includes(e.verb) && own.test(e.objectRef?.name ?? '')) out.push(`${((at - from) / 1000).toFixed(1)}s ${key} ${e.objectRef?.name}`);
+    if (WRITES.includes(e.verb) && own.test(e.objectRef?.name ?? ''))
+      out.push(`${((at - from) / 1000).toFixed(1)}s ${key} ${e.objectRef?.name}`);
   }
   return out;
 }
@@ -199,13 +281,23 @@ function requestsOf(events: AuditEvent[], user: string, from: number, to: number
   return Object.fromEntries(Object.entries(out).sort());
 }
 
-const total = (r: Record<string, number>, verbs?: string[]) => Object.entries(r).filter(([k]) => !verbs || verbs.includes(k.split(' ')[0])).reduce((a, [, v]) => a + v, 0);
+const total = (r: Record<string, number>, verbs?: string[]) =>
+  Object.entries(r)
+    .filter(([k]) => !verbs || verbs.includes(k.split(' ')[0]))
+    .reduce((a, [, v]) => a + v, 0);
 const WRITES = ['create', 'update', 'patch', 'delete'];
 
 interface PhaseResult {
-  bed: string; controller: string; size: number; phase: string;
-  seconds: number; cpuSeconds: number; peakRssMiB: number;
-  requests: Record<string, number>; writes: number; writesPerRollout: number;
+  bed: string;
+  controller: string;
+  size: number;
+  phase: string;
+  seconds: number;
+  cpuSeconds: number;
+  peakRssMiB: number;
+  requests: Record<string, number>;
+  writes: number;
+  writesPerRollout: number;
   replicaSetControllerRequests?: number;
   sampleSizes: string[];
 }
@@ -237,7 +329,15 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
     if (phase === 'create') {
       await parallel(size, 16, (i) => t.client.create(t.type, ns, deployment(t.apiVersion, `d-${i}`, 'nginx:1')));
     } else {
-      await parallel(size, 16, (i) => t.client.patch(t.type, ns, `d-${i}`, { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } }, 'merge'));
+      await parallel(size, 16, (i) =>
+        t.client.patch(
+          t.type,
+          ns,
+          `d-${i}`,
+          { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } },
+          'merge',
+        ),
+      );
     }
     const seconds = await allComplete(t.client, t.type, ns, size, started, 3 * 3600_000);
     const ended = Date.now();
@@ -246,15 +346,24 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
     const { own, rs } = await t.requests(started, ended + 3000);
     const writes = total(own, WRITES);
     const r: PhaseResult = {
-      bed: t.bed, controller: t.controller, size, phase, seconds: Math.round(seconds * 10) / 10,
-      cpuSeconds: Math.round(cpu * 10) / 10, peakRssMiB: sampler.stop(), requests: own, writes,
+      bed: t.bed,
+      controller: t.controller,
+      size,
+      phase,
+      seconds: Math.round(seconds * 10) / 10,
+      cpuSeconds: Math.round(cpu * 10) / 10,
+      peakRssMiB: sampler.stop(),
+      requests: own,
+      writes,
       writesPerRollout: Math.round((writes / size) * 10) / 10,
       ...(rs !== undefined ? { replicaSetControllerRequests: rs } : {}),
       sampleSizes: sizes.stop(),
     };
     process.stdout.write(`${JSON.stringify(r)}\n`);
     for (let i = 0; t.trace && i < Math.min(TRACE, size); i++) {
-      process.stdout.write(`# ${t.controller} ${phase} d-${i}\n${(await t.trace(started, ended + 3000, `d-${i}`)).map((l) => `#   ${l}`).join('\n')}\n`);
+      process.stdout.write(
+        `# ${t.controller} ${phase} d-${i}\n${(await t.trace(started, ended + 3000, `d-${i}`)).map((l) => `#   ${l}`).join('\n')}\n`,
+      );
     }
     results.push(r);
   }
@@ -268,8 +377,23 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
  * its own user, not the deployment controller's ServiceAccount, so neither side counts them.
  */
 async function pacerController(kubeconfig: string): Promise<ChildProcess> {
-  const child = spawnQuiet(process.execPath, [join(ROOT, 'bin', 'pacer.js'), 'controller', '--kubeconfig', kubeconfig, '--leader-elect=false',
-    '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--api-bind-address', '0', '--webhook-bind-address', '0', '--log-level', 'error']);
+  const child = spawnQuiet(process.execPath, [
+    join(ROOT, 'bin', 'pacer.js'),
+    'controller',
+    '--kubeconfig',
+    kubeconfig,
+    '--leader-elect=false',
+    '--metrics-bind-address',
+    '0',
+    '--health-probe-bind-address',
+    '0',
+    '--api-bind-address',
+    '0',
+    '--webhook-bind-address',
+    '0',
+    '--log-level',
+    'error',
+  ]);
   await sleep(3000);
   if (child.exitCode !== null) throw new Error(`pacer controller exited ${child.exitCode}`);
   return child;
@@ -277,7 +401,13 @@ async function pacerController(kubeconfig: string): Promise<ChildProcess> {
 
 async function realBed(size: number): Promise<PhaseResult[]> {
   // Room for both workloads and the surge: 10 nodes.
-  const bed: RealBed = await startRealBed({ nodes: 10, podsPerNode: Math.ceil((size * REPLICAS * 2.6) / 10) + 10, podStartMs: 0, podReadyMs: 0, lifetime: '4h' });
+  const bed: RealBed = await startRealBed({
+    nodes: 10,
+    podsPerNode: Math.ceil((size * REPLICAS * 2.6) / 10) + 10,
+    podStartMs: 0,
+    podReadyMs: 0,
+    lifetime: '4h',
+  });
   const results: PhaseResult[] = [];
   const dir = await mkdtemp(join(tmpdir(), 'pacer-bench-'));
   try {
@@ -285,11 +415,24 @@ async function realBed(size: number): Promise<PhaseResult[]> {
     const kcm = bed.info.pids['kube-controller-manager'];
     const rsRequests = async (from: number, to: number) => total(requestsOf(await bed.audit(), RS_USER, from, to));
     if (!ONLY || ONLY === 'upstream') {
-      results.push(...await runPhases({
-        bed: 'real', controller: 'upstream', client, type: APPS_DEPLOYMENTS, apiVersion: 'apps/v1', pid: kcm,
-        requests: async (from, to) => ({ own: requestsOf(await bed.audit(), UPSTREAM_USER, from, to), rs: await rsRequests(from, to) }),
-        trace: async (from, to, name) => traceOf(await bed.audit(), UPSTREAM_USER, from, to, name),
-      }, size));
+      results.push(
+        ...(await runPhases(
+          {
+            bed: 'real',
+            controller: 'upstream',
+            client,
+            type: APPS_DEPLOYMENTS,
+            apiVersion: 'apps/v1',
+            pid: kcm,
+            requests: async (from, to) => ({
+              own: requestsOf(await bed.audit(), UPSTREAM_USER, from, to),
+              rs: await rsRequests(from, to),
+            }),
+            trace: async (from, to, name) => traceOf(await bed.audit(), UPSTREAM_USER, from, to, name),
+          },
+          size,
+        )),
+      );
     }
     if (!ONLY || ONLY === 'pacer') {
       const crd = await bed.kubectl(['apply', '-f', join(ROOT, 'crds')]);
@@ -299,11 +442,24 @@ async function realBed(size: number): Promise<PhaseResult[]> {
       await writeFile(kubeconfig, await bed.controllerKubeconfig());
       const pacer = await pacerController(kubeconfig);
       try {
-        results.push(...await runPhases({
-          bed: 'real', controller: 'pacer', client, type: DEPLOYMENTS, apiVersion: 'pacer.dev/v1alpha1', pid: pacer.pid!,
-          requests: async (from, to) => ({ own: requestsOf(await bed.audit(), PACER_USER, from, to), rs: await rsRequests(from, to) }),
-          trace: async (from, to, name) => traceOf(await bed.audit(), PACER_USER, from, to, name),
-        }, size));
+        results.push(
+          ...(await runPhases(
+            {
+              bed: 'real',
+              controller: 'pacer',
+              client,
+              type: DEPLOYMENTS,
+              apiVersion: 'pacer.dev/v1alpha1',
+              pid: pacer.pid!,
+              requests: async (from, to) => ({
+                own: requestsOf(await bed.audit(), PACER_USER, from, to),
+                rs: await rsRequests(from, to),
+              }),
+              trace: async (from, to, name) => traceOf(await bed.audit(), PACER_USER, from, to, name),
+            },
+            size,
+          )),
+        );
       } finally {
         await stopChild(pacer);
       }
@@ -318,11 +474,30 @@ async function realBed(size: number): Promise<PhaseResult[]> {
 async function simBed(size: number): Promise<PhaseResult[]> {
   const dir = await mkdtemp(join(tmpdir(), 'pacer-bench-sim-'));
   const kubeconfig = join(dir, 'sim.kubeconfig');
-  const sim = spawnQuiet(process.execPath, [join(ROOT, 'bin', 'pacer.js'), 'sim', '--port', '0', '--kubeconfig', kubeconfig,
-    '--nodes', '10', '--pods-per-node', String(Math.ceil((size * REPLICAS * 1.3) / 10) + 10), '--pod-start-ms', '0', '--pod-ready-ms', '0']);
+  const sim = spawnQuiet(process.execPath, [
+    join(ROOT, 'bin', 'pacer.js'),
+    'sim',
+    '--port',
+    '0',
+    '--kubeconfig',
+    kubeconfig,
+    '--nodes',
+    '10',
+    '--pods-per-node',
+    String(Math.ceil((size * REPLICAS * 1.3) / 10) + 10),
+    '--pod-start-ms',
+    '0',
+    '--pod-ready-ms',
+    '0',
+  ]);
   try {
     for (let i = 0; i < 100; i++) {
-      try { readFileSync(kubeconfig); break; } catch { await sleep(100); }
+      try {
+        readFileSync(kubeconfig);
+        break;
+      } catch {
+        await sleep(100);
+      }
     }
     const kc = loadKubeConfig({ kubeconfig });
     const client = new KubeClient(kc, { userAgent: 'pacer-bench' });
@@ -335,20 +510,33 @@ async function simBed(size: number): Promise<PhaseResult[]> {
     const pacer = await pacerController(kubeconfig);
     try {
       // The simulated cluster's audit log: the controller's requests by its User-Agent.
-      const audit = async () => (await (await fetch(`${server}/sim/audit`)).json() as { items: Array<{ time: string; userAgent: string; verb: string; resource: string; subresource?: string }> }).items;
-      return await runPhases({
-        bed: 'sim', controller: 'pacer', client, type: DEPLOYMENTS, apiVersion: 'pacer.dev/v1alpha1', pid: pacer.pid!,
-        requests: async (from, to) => {
-          const own: Record<string, number> = {};
-          for (const e of await audit()) {
-            const at = Date.parse(e.time);
-            if (!e.userAgent.startsWith('pacer-controller') || at < from || at > to) continue;
-            const key = `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
-            own[key] = (own[key] ?? 0) + 1;
+      const audit = async () =>
+        (
+          (await (await fetch(`${server}/sim/audit`)).json()) as {
+            items: Array<{ time: string; userAgent: string; verb: string; resource: string; subresource?: string }>;
           }
-          return { own: Object.fromEntries(Object.entries(own).sort()) };
+        ).items;
+      return await runPhases(
+        {
+          bed: 'sim',
+          controller: 'pacer',
+          client,
+          type: DEPLOYMENTS,
+          apiVersion: 'pacer.dev/v1alpha1',
+          pid: pacer.pid!,
+          requests: async (from, to) => {
+            const own: Record<string, number> = {};
+            for (const e of await audit()) {
+              const at = Date.parse(e.time);
+              if (!e.userAgent.startsWith('pacer-controller') || at < from || at > to) continue;
+              const key = `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
+              own[key] = (own[key] ?? 0) + 1;
+            }
+            return { own: Object.fromEntries(Object.entries(own).sort()) };
+          },
         },
-      }, size);
+        size,
+      );
     } finally {
       await stopChild(pacer);
     }
@@ -360,10 +548,14 @@ async function simBed(size: number): Promise<PhaseResult[]> {
 
 const all: PhaseResult[] = [];
 for (const size of SIZES) {
-  if (ONLY !== 'sim') all.push(...await realBed(size));
-  if (!ONLY || ONLY === 'sim') all.push(...await simBed(size));
+  if (ONLY !== 'sim') all.push(...(await realBed(size)));
+  if (!ONLY || ONLY === 'sim') all.push(...(await simBed(size)));
 }
-process.stderr.write('\nbed   controller  size    phase   seconds  cpu s  peak RSS MiB  writes/rollout  requests (all verbs)\n');
+process.stderr.write(
+  '\nbed   controller  size    phase   seconds  cpu s  peak RSS MiB  writes/rollout  requests (all verbs)\n',
+);
 for (const r of all) {
-  process.stderr.write(`${r.bed.padEnd(6)}${r.controller.padEnd(12)}${String(r.size).padEnd(8)}${r.phase.padEnd(8)}${String(r.seconds).padStart(7)}${String(r.cpuSeconds).padStart(7)}${String(r.peakRssMiB).padStart(14)}${String(r.writesPerRollout).padStart(16)}  ${total(r.requests)}\n`);
+  process.stderr.write(
+    `${r.bed.padEnd(6)}${r.controller.padEnd(12)}${String(r.size).padEnd(8)}${r.phase.padEnd(8)}${String(r.seconds).padStart(7)}${String(r.cpuSeconds).padStart(7)}${String(r.peakRssMiB).padStart(14)}${String(r.writesPerRollout).padStart(16)}  ${total(r.requests)}\n`,
+  );
 }

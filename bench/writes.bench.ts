@@ -15,7 +15,13 @@ import { DEPLOYMENTS } from '../src/kube/client.ts';
 import type { AuditEntry } from '../src/sim/audit.ts';
 import type { DeploymentSpec } from '../src/api/types.ts';
 import {
-  CONTROLLER_AGENT_PREFIX, Timeline, createNamespace, deploymentManifest, sleep, startCluster, waitComplete,
+  CONTROLLER_AGENT_PREFIX,
+  Timeline,
+  createNamespace,
+  deploymentManifest,
+  sleep,
+  startCluster,
+  waitComplete,
 } from '../test/integration/fixtures/cluster.ts';
 import type { Cluster } from '../test/integration/fixtures/cluster.ts';
 
@@ -28,15 +34,23 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'rolling-update-10-replicas-surge-25%-unavailable-25%', replicas: 10, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } } },
+  {
+    name: 'rolling-update-10-replicas-surge-25%-unavailable-25%',
+    replicas: 10,
+    strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+  },
   { name: 'recreate-10-replicas', replicas: 10, strategy: { type: 'Recreate' } },
 ];
 
 const keyOf = (e: AuditEntry) => `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
 
 function controllerWrites(c: Cluster, from: number, namespace: string): AuditEntry[] {
-  return c.sim.audit.entries().slice(from)
-    .filter((e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX) && WRITE_VERBS.has(e.verb) && e.namespace === namespace);
+  return c.sim.audit
+    .entries()
+    .slice(from)
+    .filter(
+      (e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX) && WRITE_VERBS.has(e.verb) && e.namespace === namespace,
+    );
 }
 
 /** Waits until the controller has written nothing in the namespace for `quietMs`. */
@@ -58,7 +72,10 @@ function count(entries: AuditEntry[]): Record<string, number> {
 const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
 
 async function run(c: Cluster, k: Case): Promise<void> {
-  const ns = k.name.slice(0, 40).replace(/[^a-z0-9-]/g, '').replace(/-+$/, '');
+  const ns = k.name
+    .slice(0, 40)
+    .replace(/[^a-z0-9-]/g, '')
+    .replace(/-+$/, '');
   createNamespace(c.sim, ns);
   await c.client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'web', { replicas: k.replicas, strategy: k.strategy }));
   await waitComplete(c.client, ns, 'web', '1', 60_000);
@@ -76,7 +93,13 @@ async function run(c: Cluster, k: Case): Promise<void> {
   });
   const from = c.sim.audit.entries().length;
   const started = Date.now();
-  await c.client.patch(DEPLOYMENTS, ns, 'web', { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } }, 'merge');
+  await c.client.patch(
+    DEPLOYMENTS,
+    ns,
+    'web',
+    { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } },
+    'merge',
+  );
   await waitComplete(c.client, ns, 'web', '2', 60_000);
   const durationMs = Date.now() - started;
   await quiet(c, ns);
@@ -93,10 +116,20 @@ async function run(c: Cluster, k: Case): Promise<void> {
     'update deployments/status': statusChanges,
     'update replicasets': t.scalings.length - created,
   };
-  const requests = c.sim.audit.entries().slice(from).filter((e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX) && e.namespace === ns).length;
-  process.stdout.write(`${JSON.stringify({
-    name: k.name, writes, minimum, ratio: Math.round((sum(writes) / sum(minimum)) * 100) / 100, requests, durationMs,
-  })}\n`);
+  const requests = c.sim.audit
+    .entries()
+    .slice(from)
+    .filter((e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX) && e.namespace === ns).length;
+  process.stdout.write(
+    `${JSON.stringify({
+      name: k.name,
+      writes,
+      minimum,
+      ratio: Math.round((sum(writes) / sum(minimum)) * 100) / 100,
+      requests,
+      durationMs,
+    })}\n`,
+  );
 }
 
 const c = await startCluster({ podStartMs: 20, podReadyMs: 30 });

@@ -7,5 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const binDir = execFileSync(fileURLToPath(new URL('../hack/kube/build.sh', import.meta.url)), ['--bin-dir'], { encoding: 'utf8' }).trim();
+const binDir = execFileSync(fileURLToPath(new URL('../hack/kube/build.sh', import.meta.url)), ['--bin-dir'], {
+  encoding: 'utf8',
+}).trim();
 if (existsSync(binDir)) process.env.PATH = `${binDir}:${process.env.PATH ?? ''}`;

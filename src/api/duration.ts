@@ -42,7 +42,14 @@ export function ageSince(timestamp: unknown, now: number): string {
 }
 
 const UNIT_MS: Record<string, number> = {
-  ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
 };
 
 /**

@@ -30,7 +30,9 @@ function parsePercent(v: string): number {
   if (!v.endsWith('%')) throw new Error(`${prefix}invalid type: string is not a percentage`);
   const digits = v.slice(0, -1);
   if (!/^[+-]?[0-9]+$/.test(digits)) {
-    throw new Error(`${prefix}invalid value ${JSON.stringify(v)}: strconv.Atoi: parsing ${JSON.stringify(digits)}: invalid syntax`);
+    throw new Error(
+      `${prefix}invalid value ${JSON.stringify(v)}: strconv.Atoi: parsing ${JSON.stringify(digits)}: invalid syntax`,
+    );
   }
   return Number.parseInt(digits, 10);
 }

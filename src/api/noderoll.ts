@@ -14,16 +14,16 @@ export const NODEROLL_PLURAL = 'noderolls';
 
 /** Replace: scale the group up, then remove each original node. Drain: cordon and evict in place (no surge). */
 export const NODE_ROLL_MODES = ['Replace', 'Drain'] as const;
-export type NodeRollMode = typeof NODE_ROLL_MODES[number];
+export type NodeRollMode = (typeof NODE_ROLL_MODES)[number];
 
 /** The waits a roll times out on, each a Go duration ("10m"). */
 export const NODE_ROLL_WAITS = ['scaleUp', 'drain', 'deregister', 'healthy'] as const;
-export type NodeRollWait = typeof NODE_ROLL_WAITS[number];
+export type NodeRollWait = (typeof NODE_ROLL_WAITS)[number];
 export type NodeRollTimeouts = Partial<Record<NodeRollWait, string>>;
 
 /** A node's steps in a roll, in order (a skipped node goes back to Pending). */
 export const NODE_ROLL_STEPS = ['Pending', 'Draining', 'Terminating', 'Deregistered', 'Done'] as const;
-export type NodeStep = typeof NODE_ROLL_STEPS[number];
+export type NodeStep = (typeof NODE_ROLL_STEPS)[number];
 
 export interface NodeRollSpec {
   /** The group's nodes. An empty selector would select every node: refused. */
@@ -74,45 +74,88 @@ export interface NodeRollStatus {
   zones?: string[];
   zoneMoves?: { planned: number; moved: string[]; launch?: { nodesBefore: string[]; at: string; from: string } };
   done?: boolean;
-  conditions?: Array<{ type: string; status: 'True' | 'False'; reason: string; message: string; lastTransitionTime: string }>;
+  conditions?: Array<{
+    type: string;
+    status: 'True' | 'False';
+    reason: string;
+    message: string;
+    lastTransitionTime: string;
+  }>;
 }
 
 /** Each wait's timeout when the spec leaves it out (the seed's roll took about four minutes a node). */
 export const DEFAULT_NODE_ROLL_TIMEOUT = '10m';
 
 /** The spec with its defaults (mode Replace, one node at a time, 10m for every wait, not paused). */
-export function nodeRollDefaults(spec: NodeRollSpec): Required<Pick<NodeRollSpec, 'mode' | 'nodesAtATime' | 'paused' | 'cordonFirst'>> & NodeRollSpec & { timeouts: Required<NodeRollTimeouts> } {
-  const timeouts = Object.fromEntries(NODE_ROLL_WAITS.map((w) => [w, spec.timeouts?.[w] ?? DEFAULT_NODE_ROLL_TIMEOUT])) as Required<NodeRollTimeouts>;
-  return { ...spec, mode: spec.mode ?? 'Replace', nodesAtATime: spec.nodesAtATime ?? 1, paused: spec.paused ?? false, cordonFirst: spec.cordonFirst ?? true, timeouts };
+export function nodeRollDefaults(
+  spec: NodeRollSpec,
+): Required<Pick<NodeRollSpec, 'mode' | 'nodesAtATime' | 'paused' | 'cordonFirst'>> &
+  NodeRollSpec & { timeouts: Required<NodeRollTimeouts> } {
+  const timeouts = Object.fromEntries(
+    NODE_ROLL_WAITS.map((w) => [w, spec.timeouts?.[w] ?? DEFAULT_NODE_ROLL_TIMEOUT]),
+  ) as Required<NodeRollTimeouts>;
+  return {
+    ...spec,
+    mode: spec.mode ?? 'Replace',
+    nodesAtATime: spec.nodesAtATime ?? 1,
+    paused: spec.paused ?? false,
+    cordonFirst: spec.cordonFirst ?? true,
+    timeouts,
+  };
 }
 
-const isEmpty = (s: LabelSelector | undefined) => !s || (Object.keys(s.matchLabels ?? {}).length === 0 && (s.matchExpressions ?? []).length === 0);
+const isEmpty = (s: LabelSelector | undefined) =>
+  !s || (Object.keys(s.matchLabels ?? {}).length === 0 && (s.matchExpressions ?? []).length === 0);
 
 /** Every problem with a NodeRoll's spec, as field errors (nothing is disrupted while there is one). */
 export function validateNodeRoll(roll: NodeRoll): FieldError[] {
   const errs: FieldError[] = [];
   const spec = roll.spec ?? {};
   if (isEmpty(spec.nodeSelector)) {
-    errs.push({ field: 'spec.nodeSelector', type: 'Required', detail: 'a non-empty selector is required: an empty one would select every node' });
+    errs.push({
+      field: 'spec.nodeSelector',
+      type: 'Required',
+      detail: 'a non-empty selector is required: an empty one would select every node',
+    });
   } else {
     validateSelector('spec.nodeSelector', spec.nodeSelector!, errs);
   }
   if (spec.nodeGroup === undefined || spec.nodeGroup === '') {
-    errs.push({ field: 'spec.nodeGroup', type: 'Required', detail: 'the node group to scale and to terminate nodes through' });
+    errs.push({
+      field: 'spec.nodeGroup',
+      type: 'Required',
+      detail: 'the node group to scale and to terminate nodes through',
+    });
   } else {
-    for (const msg of dns1123SubdomainErrors(spec.nodeGroup)) errs.push({ field: 'spec.nodeGroup', type: 'Invalid', value: spec.nodeGroup, detail: msg });
+    for (const msg of dns1123SubdomainErrors(spec.nodeGroup))
+      errs.push({ field: 'spec.nodeGroup', type: 'Invalid', value: spec.nodeGroup, detail: msg });
   }
   const mode = spec.mode ?? 'Replace';
   if (!(NODE_ROLL_MODES as readonly string[]).includes(mode)) {
-    errs.push({ field: 'spec.mode', type: 'NotSupported', value: mode, detail: `supported values: ${NODE_ROLL_MODES.map((m) => `"${m}"`).join(', ')}` });
+    errs.push({
+      field: 'spec.mode',
+      type: 'NotSupported',
+      value: mode,
+      detail: `supported values: ${NODE_ROLL_MODES.map((m) => `"${m}"`).join(', ')}`,
+    });
   }
   if (mode === 'Replace' && spec.desiredNodes === undefined) {
     errs.push({ field: 'spec.desiredNodes', type: 'Required', detail: 'Replace needs the number of new nodes' });
   } else if (spec.desiredNodes !== undefined && (!Number.isInteger(spec.desiredNodes) || spec.desiredNodes < 1)) {
-    errs.push({ field: 'spec.desiredNodes', type: 'Invalid', value: spec.desiredNodes, detail: 'must be greater than or equal to 1' });
+    errs.push({
+      field: 'spec.desiredNodes',
+      type: 'Invalid',
+      value: spec.desiredNodes,
+      detail: 'must be greater than or equal to 1',
+    });
   }
   if (spec.nodesAtATime !== undefined && (!Number.isInteger(spec.nodesAtATime) || spec.nodesAtATime < 1)) {
-    errs.push({ field: 'spec.nodesAtATime', type: 'Invalid', value: spec.nodesAtATime, detail: 'must be greater than or equal to 1' });
+    errs.push({
+      field: 'spec.nodesAtATime',
+      type: 'Invalid',
+      value: spec.nodesAtATime,
+      detail: 'must be greater than or equal to 1',
+    });
   }
   if (spec.healthGate?.selector) validateSelector('spec.healthGate.selector', spec.healthGate.selector, errs);
   for (const wait of NODE_ROLL_WAITS) {
@@ -125,7 +168,8 @@ export function validateNodeRoll(roll: NodeRoll): FieldError[] {
       errs.push({ field: `spec.timeouts.${wait}`, type: 'Invalid', value: text, detail: (e as Error).message });
       continue;
     }
-    if (ms <= 0) errs.push({ field: `spec.timeouts.${wait}`, type: 'Invalid', value: text, detail: 'must be greater than 0' });
+    if (ms <= 0)
+      errs.push({ field: `spec.timeouts.${wait}`, type: 'Invalid', value: text, detail: 'must be greater than 0' });
   }
   return errs;
 }

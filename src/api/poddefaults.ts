@@ -29,15 +29,23 @@ function withHandlerDefaults(h: unknown): unknown {
 
 function withProbeDefaults(p: unknown): unknown {
   if (!isObj(p)) return p;
-  return { timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3, ...(withHandlerDefaults(p) as Obj) };
+  return {
+    timeoutSeconds: 1,
+    periodSeconds: 10,
+    successThreshold: 1,
+    failureThreshold: 3,
+    ...(withHandlerDefaults(p) as Obj),
+  };
 }
 
 function withContainerDefaults(c: unknown): unknown {
   if (!isObj(c)) return c;
   const out: Obj = { terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', ...c };
-  if (out.imagePullPolicy === undefined && typeof c.image === 'string') out.imagePullPolicy = defaultImagePullPolicy(c.image);
+  if (out.imagePullPolicy === undefined && typeof c.image === 'string')
+    out.imagePullPolicy = defaultImagePullPolicy(c.image);
   if (Array.isArray(c.ports)) out.ports = c.ports.map((p) => (isObj(p) ? { protocol: 'TCP', ...p } : p));
-  for (const k of ['livenessProbe', 'readinessProbe', 'startupProbe']) if (c[k] !== undefined) out[k] = withProbeDefaults(c[k]);
+  for (const k of ['livenessProbe', 'readinessProbe', 'startupProbe'])
+    if (c[k] !== undefined) out[k] = withProbeDefaults(c[k]);
   if (isObj(c.lifecycle)) {
     const l: Obj = { ...c.lifecycle };
     for (const k of ['postStart', 'preStop']) if (l[k] !== undefined) l[k] = withHandlerDefaults(l[k]);
@@ -54,10 +62,36 @@ function withContainerDefaults(c: unknown): unknown {
 
 const MODE_SOURCES = ['secret', 'configMap', 'projected', 'downwardAPI'];
 const VOLUME_SOURCES = [
-  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi', 'glusterfs',
-  'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc', 'azureFile',
-  'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume',
-  'scaleIO', 'storageos', 'csi', 'ephemeral', 'image',
+  'hostPath',
+  'emptyDir',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'gitRepo',
+  'secret',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'persistentVolumeClaim',
+  'rbd',
+  'flexVolume',
+  'cinder',
+  'cephfs',
+  'flocker',
+  'downwardAPI',
+  'fc',
+  'azureFile',
+  'configMap',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'projected',
+  'portworxVolume',
+  'scaleIO',
+  'storageos',
+  'csi',
+  'ephemeral',
+  'image',
 ];
 
 function withVolumeDefaults(v: unknown): unknown {

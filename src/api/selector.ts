@@ -9,7 +9,10 @@ export function isEmptySelector(s: LabelSelector | undefined): boolean {
 }
 
 /** Does `selector` match `labels`? A missing selector matches nothing, an empty one everything. */
-export function selectorMatches(selector: LabelSelector | undefined, labels: Record<string, string> | undefined): boolean {
+export function selectorMatches(
+  selector: LabelSelector | undefined,
+  labels: Record<string, string> | undefined,
+): boolean {
   if (!selector) return false;
   const l = labels ?? {};
   for (const [k, v] of Object.entries(selector.matchLabels ?? {})) {
@@ -54,10 +57,18 @@ function formatSelector(s: LabelSelector): string {
   for (const r of s.matchExpressions ?? []) {
     const values = [...(r.values ?? [])].sort().join(',');
     switch (r.operator) {
-      case 'In': parts.push(`${r.key} in (${values})`); break;
-      case 'NotIn': parts.push(`${r.key} notin (${values})`); break;
-      case 'Exists': parts.push(r.key); break;
-      case 'DoesNotExist': parts.push(`!${r.key}`); break;
+      case 'In':
+        parts.push(`${r.key} in (${values})`);
+        break;
+      case 'NotIn':
+        parts.push(`${r.key} notin (${values})`);
+        break;
+      case 'Exists':
+        parts.push(r.key);
+        break;
+      case 'DoesNotExist':
+        parts.push(`!${r.key}`);
+        break;
     }
   }
   return parts.join(',');

@@ -112,7 +112,7 @@ export interface DeploymentSpec {
 }
 
 export const PLAN_PHASE_STRATEGIES = ['serial', 'parallel', 'serial-canary', 'parallel-canary'] as const;
-export type PlanPhaseStrategy = typeof PLAN_PHASE_STRATEGIES[number];
+export type PlanPhaseStrategy = (typeof PLAN_PHASE_STRATEGIES)[number];
 
 export interface DeploymentPlanSpec {
   /** serial: one new pod at a time; parallel: no gate; the canary variants wait for `continue` first. */
@@ -173,7 +173,7 @@ export const PLAN_KIND = 'Plan';
 export const PLAN_PLURAL = 'plans';
 /** A plan's own strategy over its phases (canary is for phases). */
 export const PLAN_LEVEL_STRATEGIES = ['serial', 'parallel'] as const;
-export type PlanStrategyName = typeof PLAN_LEVEL_STRATEGIES[number];
+export type PlanStrategyName = (typeof PLAN_LEVEL_STRATEGIES)[number];
 /** The names the plans of a service already use: a custom plan may not take them. */
 export const RESERVED_PLAN_NAMES = ['deploy', 'recovery', 'decommission'] as const;
 

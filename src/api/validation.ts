@@ -51,7 +51,8 @@ const DNS1123_LABEL_MAX = 63;
 export function dns1123SubdomainErrors(value: string): string[] {
   const errs: string[] = [];
   if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX));
-  if (!DNS1123_SUBDOMAIN.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FORMAT, 'example.com'));
+  if (!DNS1123_SUBDOMAIN.test(value))
+    errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FORMAT, 'example.com'));
   return errs;
 }
 
@@ -81,8 +82,10 @@ export function qualifiedNameErrors(value: string): string[] {
       }
     }
   } else {
-    return [`a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FORMAT, 'MyName', 'my.name', '123-abc')}` +
-      " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
+    return [
+      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FORMAT, 'MyName', 'my.name', '123-abc')}` +
+        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    ];
   }
   if (name.length === 0) errs.push(`name part ${EMPTY_ERROR}`);
   else if (name.length > QUALIFIED_NAME_MAX) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX)}`);
@@ -96,7 +99,8 @@ export function qualifiedNameErrors(value: string): string[] {
 export function labelValueErrors(value: string): string[] {
   const errs: string[] = [];
   if (value.length > LABEL_VALUE_MAX) errs.push(maxLenError(LABEL_VALUE_MAX));
-  if (!LABEL_VALUE.test(value)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FORMAT, 'MyValue', 'my_value', '12345'));
+  if (!LABEL_VALUE.test(value))
+    errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FORMAT, 'MyValue', 'my_value', '12345'));
   return errs;
 }
 
@@ -157,7 +161,12 @@ function validateLabels(field: string, labels: Record<string, string> | undefine
     for (const msg of qualifiedNameErrors(k)) errs.push({ field, type: 'Invalid', value: k, detail: msg });
     const v = labels![k];
     if (typeof v !== 'string') {
-      errs.push({ field, type: 'Invalid', value: jsonTypeName(v), detail: `${field}.${k} in body must be of type string: "${jsonTypeName(v)}"` });
+      errs.push({
+        field,
+        type: 'Invalid',
+        value: jsonTypeName(v),
+        detail: `${field}.${k} in body must be of type string: "${jsonTypeName(v)}"`,
+      });
       continue;
     }
     for (const msg of labelValueErrors(v)) errs.push({ field, type: 'Invalid', value: v, detail: msg });
@@ -180,19 +189,32 @@ export function validateSelector(field: string, s: LabelSelector, errs: FieldErr
       case 'In':
       case 'NotIn':
         if (values.length === 0) {
-          errs.push({ field: `${path}.values`, type: 'Required', detail: "must be specified when `operator` is 'In' or 'NotIn'" });
+          errs.push({
+            field: `${path}.values`,
+            type: 'Required',
+            detail: "must be specified when `operator` is 'In' or 'NotIn'",
+          });
           convertible = false;
         }
         break;
       case 'Exists':
       case 'DoesNotExist':
         if (values.length > 0) {
-          errs.push({ field: `${path}.values`, type: 'Forbidden', detail: "may not be specified when `operator` is 'Exists' or 'DoesNotExist'" });
+          errs.push({
+            field: `${path}.values`,
+            type: 'Forbidden',
+            detail: "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+          });
           convertible = false;
         }
         break;
       default:
-        errs.push({ field: `${path}.operator`, type: 'Invalid', value: r.operator, detail: 'not a valid selector operator' });
+        errs.push({
+          field: `${path}.operator`,
+          type: 'Invalid',
+          value: r.operator,
+          detail: 'not a valid selector operator',
+        });
         convertible = false;
     }
     for (const msg of qualifiedNameErrors(String(r.key ?? ''))) {
@@ -220,7 +242,12 @@ function validateStrategy(strategy: DeploymentStrategy | undefined, errs: FieldE
   const s = strategy ?? {};
   const rules = strategyRules(s.type);
   if (!rules) {
-    errs.push({ field, type: 'NotSupported', value: strategyValue(s), detail: `supported values: ${STRATEGY_TYPES.map((t) => `"${t}"`).join(', ')}` });
+    errs.push({
+      field,
+      type: 'NotSupported',
+      value: strategyValue(s),
+      detail: `supported values: ${STRATEGY_TYPES.map((t) => `"${t}"`).join(', ')}`,
+    });
     return;
   }
   for (const other of STRATEGY_TYPES) {
@@ -228,7 +255,11 @@ function validateStrategy(strategy: DeploymentStrategy | undefined, errs: FieldE
     if (other === rules.name || parameters === undefined) continue;
     const v = s[parameters];
     if (v !== undefined && v !== null) {
-      errs.push({ field: `${field}.${parameters}`, type: 'Forbidden', detail: `may not be specified when strategy \`type\` is '${rules.name}'` });
+      errs.push({
+        field: `${field}.${parameters}`,
+        type: 'Forbidden',
+        detail: `may not be specified when strategy \`type\` is '${rules.name}'`,
+      });
     }
   }
   rules.validate(s, field, errs);
@@ -248,7 +279,14 @@ export function validateDependencies(refs: unknown): FieldError[] {
   const field = 'spec.dependencies';
   if (refs === undefined || refs === null) return [];
   if (!Array.isArray(refs)) {
-    return [{ field, type: 'Invalid', value: typeof refs, detail: `${field} in body must be of type array: "${typeof refs}"` }];
+    return [
+      {
+        field,
+        type: 'Invalid',
+        value: typeof refs,
+        detail: `${field} in body must be of type array: "${typeof refs}"`,
+      },
+    ];
   }
   const errs: FieldError[] = [];
   refs.forEach((ref: unknown, i) => {
@@ -259,12 +297,16 @@ export function validateDependencies(refs: unknown): FieldError[] {
     }
     const parts = ref.split('/');
     if (parts.length > 2) {
-      errs.push({ field: at, type: 'Invalid', value: ref, detail: "must be a name or namespace/name" });
+      errs.push({ field: at, type: 'Invalid', value: ref, detail: 'must be a name or namespace/name' });
       return;
     }
-    const problems = parts.length === 2
-      ? [...dns1123LabelErrors(parts[0]).map((m) => `namespace part ${m}`), ...dns1123SubdomainErrors(parts[1]).map((m) => `name part ${m}`)]
-      : dns1123SubdomainErrors(ref);
+    const problems =
+      parts.length === 2
+        ? [
+            ...dns1123LabelErrors(parts[0]).map((m) => `namespace part ${m}`),
+            ...dns1123SubdomainErrors(parts[1]).map((m) => `name part ${m}`),
+          ]
+        : dns1123SubdomainErrors(ref);
     for (const detail of problems) errs.push({ field: at, type: 'Invalid', value: ref, detail });
   });
   return errs;
@@ -278,18 +320,39 @@ export function validatePlanSpec(plan: unknown): FieldError[] {
   const field = 'spec.plan';
   if (plan === undefined || plan === null) return [];
   if (typeof plan !== 'object' || Array.isArray(plan)) {
-    return [{ field, type: 'Invalid', value: jsonTypeName(plan), detail: `${field} in body must be of type object: "${jsonTypeName(plan)}"` }];
+    return [
+      {
+        field,
+        type: 'Invalid',
+        value: jsonTypeName(plan),
+        detail: `${field} in body must be of type object: "${jsonTypeName(plan)}"`,
+      },
+    ];
   }
   const errs: FieldError[] = [];
   const { strategy, requiredProceeds } = plan as { strategy?: unknown; requiredProceeds?: unknown };
   if (strategy !== undefined && !(PLAN_PHASE_STRATEGIES as readonly unknown[]).includes(strategy)) {
-    errs.push({ field: `${field}.strategy`, type: 'NotSupported', value: strategy, detail: `supported values: ${PLAN_PHASE_STRATEGIES.map((s) => `"${s}"`).join(', ')}` });
+    errs.push({
+      field: `${field}.strategy`,
+      type: 'NotSupported',
+      value: strategy,
+      detail: `supported values: ${PLAN_PHASE_STRATEGIES.map((s) => `"${s}"`).join(', ')}`,
+    });
   }
   if (requiredProceeds !== undefined) {
     if (!Number.isInteger(requiredProceeds) || (requiredProceeds as number) < 1) {
-      errs.push({ field: `${field}.requiredProceeds`, type: 'Invalid', value: requiredProceeds, detail: 'must be greater than or equal to 1' });
+      errs.push({
+        field: `${field}.requiredProceeds`,
+        type: 'Invalid',
+        value: requiredProceeds,
+        detail: 'must be greater than or equal to 1',
+      });
     } else if (typeof strategy !== 'string' || !strategy.endsWith('-canary')) {
-      errs.push({ field: `${field}.requiredProceeds`, type: 'Forbidden', detail: 'may not be set when `strategy` is not serial-canary or parallel-canary' });
+      errs.push({
+        field: `${field}.requiredProceeds`,
+        type: 'Forbidden',
+        detail: 'may not be set when `strategy` is not serial-canary or parallel-canary',
+      });
     }
   }
   return errs;
@@ -313,29 +376,53 @@ export function validateDeployment(d: Deployment, old?: Deployment): FieldError[
   } else {
     convertible = validateSelector('spec.selector', selector, errs);
     if (isEmptySelector(selector)) {
-      errs.push({ field: 'spec.selector', type: 'Invalid', value: selectorValue(selector), detail: 'empty selector is invalid for deployment' });
+      errs.push({
+        field: 'spec.selector',
+        type: 'Invalid',
+        value: selectorValue(selector),
+        detail: 'empty selector is invalid for deployment',
+      });
     }
   }
 
   // The template, checked only when the selector could be built (as upstream does).
   if (!convertible) {
-    errs.push({ field: 'spec.selector', type: 'Invalid', value: selectorValue(selector!), detail: 'invalid label selector' });
+    errs.push({
+      field: 'spec.selector',
+      type: 'Invalid',
+      value: selectorValue(selector!),
+      detail: 'invalid label selector',
+    });
   } else if (!spec.template) {
     errs.push({ field: 'spec.template', type: 'Required', detail: '' });
   } else {
     const labels = spec.template.metadata?.labels;
     // A missing selector selects nothing and so matches no labels; an empty one is not compared.
     if ((!selector || !isEmptySelector(selector)) && !selectorMatches(selector, labels)) {
-      errs.push({ field: 'spec.template.metadata.labels', type: 'Invalid', value: sortedMap(labels), detail: '`selector` does not match template `labels`' });
+      errs.push({
+        field: 'spec.template.metadata.labels',
+        type: 'Invalid',
+        value: sortedMap(labels),
+        detail: '`selector` does not match template `labels`',
+      });
     }
     validateLabels('spec.template.metadata.labels', labels, errs);
     const podSpec = spec.template.spec ?? {};
     const restartPolicy = podSpec.restartPolicy;
     if (restartPolicy !== undefined && restartPolicy !== 'Always') {
-      errs.push({ field: 'spec.template.spec.restartPolicy', type: 'NotSupported', value: restartPolicy, detail: 'supported values: "Always"' });
+      errs.push({
+        field: 'spec.template.spec.restartPolicy',
+        type: 'NotSupported',
+        value: restartPolicy,
+        detail: 'supported values: "Always"',
+      });
     }
     if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null) {
-      errs.push({ field: 'spec.template.spec.activeDeadlineSeconds', type: 'Forbidden', detail: 'activeDeadlineSeconds in ReplicaSet is not Supported' });
+      errs.push({
+        field: 'spec.template.spec.activeDeadlineSeconds',
+        type: 'Forbidden',
+        detail: 'activeDeadlineSeconds in ReplicaSet is not Supported',
+      });
     }
   }
 
@@ -345,7 +432,12 @@ export function validateDeployment(d: Deployment, old?: Deployment): FieldError[
   if (nonNegativeInteger('spec.progressDeadlineSeconds', spec.progressDeadlineSeconds, errs)) {
     const minReady = typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0;
     if (spec.progressDeadlineSeconds! <= minReady) {
-      errs.push({ field: 'spec.progressDeadlineSeconds', type: 'Invalid', value: spec.progressDeadlineSeconds, detail: 'must be greater than minReadySeconds' });
+      errs.push({
+        field: 'spec.progressDeadlineSeconds',
+        type: 'Invalid',
+        value: spec.progressDeadlineSeconds,
+        detail: 'must be greater than minReadySeconds',
+      });
     }
   }
 
@@ -354,7 +446,12 @@ export function validateDeployment(d: Deployment, old?: Deployment): FieldError[
 
   // Update only: apps/v1 freezes the selector once the Deployment exists.
   if (old && !sameSelector(selector, old.spec?.selector ?? undefined)) {
-    errs.push({ field: 'spec.selector', type: 'Invalid', value: selector ? selectorValue(selector) : null, detail: 'field is immutable' });
+    errs.push({
+      field: 'spec.selector',
+      type: 'Invalid',
+      value: selector ? selectorValue(selector) : null,
+      detail: 'field is immutable',
+    });
   }
   return errs;
 }

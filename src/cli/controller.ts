@@ -17,7 +17,12 @@ import { FreezeSwitch } from '../controllers/freeze/switch.ts';
 import { Manager } from '../manager/manager.ts';
 import { realClock } from '../kube/clock.ts';
 import type { Clock } from '../kube/clock.ts';
-import { checkDurations, DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS } from '../manager/leaderelection.ts';
+import {
+  checkDurations,
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+} from '../manager/leaderelection.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Engine } from '../controllers/deployment/reconciler.ts';
 import { createLogger, isLogLevel } from '../observe/logger.ts';
@@ -165,12 +170,23 @@ export function validateOptions(o: RunControllerOptions): void {
   if (o.workers !== undefined && (!Number.isInteger(o.workers) || o.workers < 1 || o.workers > 1000)) {
     throw new CliError(`--workers: must be an integer from 1 to 1000, got ${JSON.stringify(String(o.workers))}`, 2);
   }
-  for (const [flag, value] of [['--namespace', o.namespace], ['--leader-election-namespace', o.leaderElectionNamespace]] as const) {
+  for (const [flag, value] of [
+    ['--namespace', o.namespace],
+    ['--leader-election-namespace', o.leaderElectionNamespace],
+  ] as const) {
     if (value !== undefined && (value.length > 63 || !NAMESPACE_RE.test(value))) {
-      throw new CliError(`${flag}: ${JSON.stringify(value)} is not a valid namespace name (lowercase letters, digits and '-', at most 63)`, 2);
+      throw new CliError(
+        `${flag}: ${JSON.stringify(value)} is not a valid namespace name (lowercase letters, digits and '-', at most 63)`,
+        2,
+      );
     }
   }
-  for (const [flag, value] of [['--metrics-bind-address', o.metricsBindAddress], ['--health-probe-bind-address', o.healthProbeBindAddress], ['--api-bind-address', o.apiBindAddress], ['--webhook-bind-address', o.webhookBindAddress]] as const) {
+  for (const [flag, value] of [
+    ['--metrics-bind-address', o.metricsBindAddress],
+    ['--health-probe-bind-address', o.healthProbeBindAddress],
+    ['--api-bind-address', o.apiBindAddress],
+    ['--webhook-bind-address', o.webhookBindAddress],
+  ] as const) {
     if (value === undefined) continue;
     try {
       parseBindAddress(value);
@@ -179,20 +195,39 @@ export function validateOptions(o: RunControllerOptions): void {
     }
   }
   if (o.kubeApiQps !== undefined && !(Number.isFinite(o.kubeApiQps) && o.kubeApiQps >= 0)) {
-    throw new CliError(`--kube-api-qps: must be a number of at least 0 (0: no limit), got ${JSON.stringify(String(o.kubeApiQps))}`, 2);
+    throw new CliError(
+      `--kube-api-qps: must be a number of at least 0 (0: no limit), got ${JSON.stringify(String(o.kubeApiQps))}`,
+      2,
+    );
   }
   if (o.kubeApiBurst !== undefined && !(Number.isInteger(o.kubeApiBurst) && o.kubeApiBurst >= 1)) {
-    throw new CliError(`--kube-api-burst: must be an integer of at least 1, got ${JSON.stringify(String(o.kubeApiBurst))}`, 2);
+    throw new CliError(
+      `--kube-api-burst: must be an integer of at least 1, got ${JSON.stringify(String(o.kubeApiBurst))}`,
+      2,
+    );
   }
   if (o.leaderElectionId !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(o.leaderElectionId)) {
-    throw new CliError(`--leader-election-id: ${JSON.stringify(o.leaderElectionId)} is not a valid Lease name (lowercase letters, digits, '-' and '.')`, 2);
+    throw new CliError(
+      `--leader-election-id: ${JSON.stringify(o.leaderElectionId)} is not a valid Lease name (lowercase letters, digits, '-' and '.')`,
+      2,
+    );
   }
   if (o.leaderElect) {
-    const bad = checkDurations(o.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS, o.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS, o.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS);
-    if (bad) throw new CliError(`--leader-election-lease-duration, --leader-election-renew-deadline, --leader-election-retry-period: ${bad}`, 2);
+    const bad = checkDurations(
+      o.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS,
+      o.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS,
+      o.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
+    );
+    if (bad)
+      throw new CliError(
+        `--leader-election-lease-duration, --leader-election-renew-deadline, --leader-election-retry-period: ${bad}`,
+        2,
+      );
   }
-  if (o.logLevel !== undefined && !isLogLevel(o.logLevel)) throw new CliError(`--log-level: must be one of error, warn, info, debug, got ${JSON.stringify(o.logLevel)}`, 2);
-  if (o.logFormat !== undefined && o.logFormat !== 'json' && o.logFormat !== 'text') throw new CliError(`--log-format: must be json or text, got ${JSON.stringify(o.logFormat)}`, 2);
+  if (o.logLevel !== undefined && !isLogLevel(o.logLevel))
+    throw new CliError(`--log-level: must be one of error, warn, info, debug, got ${JSON.stringify(o.logLevel)}`, 2);
+  if (o.logFormat !== undefined && o.logFormat !== 'json' && o.logFormat !== 'text')
+    throw new CliError(`--log-format: must be json or text, got ${JSON.stringify(o.logFormat)}`, 2);
 }
 
 /**
@@ -210,14 +245,21 @@ export async function checkCluster(client: KubeClient): Promise<{ plans: boolean
   // need not grant access to CustomResourceDefinitions.
   let resources: Array<{ name?: string }> = [];
   try {
-    const list = await client.request<{ resources?: Array<{ name?: string }> }>(HttpMethod.GET, `/apis/${GROUP}/${VERSION}`, { what: 'discovery' });
+    const list = await client.request<{ resources?: Array<{ name?: string }> }>(
+      HttpMethod.GET,
+      `/apis/${GROUP}/${VERSION}`,
+      { what: 'discovery' },
+    );
     resources = list.resources ?? [];
   } catch (err) {
     const e = toKubeError(err);
     if (e.kind !== 'NotFound') throw new CliError(`cannot read API discovery from ${client.server}: ${e.message}`, 1);
   }
   if (!resources.some((r) => r.name === PLURAL)) throw new CliError(CRD_MISSING_MESSAGE, 1);
-  return { plans: resources.some((r) => r.name === PLAN_PLURAL), noderolls: resources.some((r) => r.name === NODEROLL_PLURAL) };
+  return {
+    plans: resources.some((r) => r.name === PLAN_PLURAL),
+    noderolls: resources.some((r) => r.name === NODEROLL_PLURAL),
+  };
 }
 
 /** Starts the controller in this process (the `pacer controller` command, tests, `pacer` main). */
@@ -237,11 +279,15 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     const qps = opts.kubeApiQps ?? DEFAULT_KUBE_API_QPS;
     const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
     client = new KubeClient(kc, {
-      userAgent, metrics: metrics.restClient, writeGate, clock,
+      userAgent,
+      metrics: metrics.restClient,
+      writeGate,
+      clock,
       ...(qps > 0 ? { rateLimit: { qps, burst: opts.kubeApiBurst ?? DEFAULT_KUBE_API_BURST } } : {}),
     });
     // client-go renews the Lease through a client of its own: never throttled behind reconciles.
-    if (opts.leaderElect) leaseClient = new KubeClient(kc, { userAgent: `${userAgent} leader-election`, metrics: metrics.restClient });
+    if (opts.leaderElect)
+      leaseClient = new KubeClient(kc, { userAgent: `${userAgent} leader-election`, metrics: metrics.restClient });
     opsClient = new KubeClient(kc, { userAgent: `${userAgent} plan-operations`, metrics: metrics.restClient });
   } catch (err) {
     throw new CliError(`kubeconfig: ${(err as Error).message}`, 1);
@@ -249,53 +295,86 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   const served = await checkCluster(client);
   const engine = opts.engine ?? (await loadEngine());
   const mgr = new Manager({
-    client, logger, metrics, clock,
-    namespace: opts.namespace, resyncMs: opts.resyncMs, watchdogMs: opts.watchdogMs, staleAfterMs: opts.staleAfterMs,
-    ...(opts.leaderElect ? {
-      leaderElection: {
-        namespace: leaderElectionNamespace(opts.leaderElectionNamespace),
-        id: opts.leaderElectionId ?? DEFAULT_LEADER_ELECTION_ID,
-        identity: opts.leaderElectionIdentity,
-        leaseDurationMs: opts.leaseDurationMs, renewDeadlineMs: opts.renewDeadlineMs, retryPeriodMs: opts.retryPeriodMs,
-        client: leaseClient,
-      },
-    } : {}),
+    client,
+    logger,
+    metrics,
+    clock,
+    namespace: opts.namespace,
+    resyncMs: opts.resyncMs,
+    watchdogMs: opts.watchdogMs,
+    staleAfterMs: opts.staleAfterMs,
+    ...(opts.leaderElect
+      ? {
+          leaderElection: {
+            namespace: leaderElectionNamespace(opts.leaderElectionNamespace),
+            id: opts.leaderElectionId ?? DEFAULT_LEADER_ELECTION_ID,
+            identity: opts.leaderElectionIdentity,
+            leaseDurationMs: opts.leaseDurationMs,
+            renewDeadlineMs: opts.renewDeadlineMs,
+            retryPeriodMs: opts.retryPeriodMs,
+            client: leaseClient,
+          },
+        }
+      : {}),
   });
   manager = mgr;
   // The freeze switch lives beside the Lease, in Pacer's own namespace (docs/semantics/freeze.md).
   const freeze = new FreezeSwitch(mgr, leaderElectionNamespace(opts.leaderElectionNamespace));
-  const controller = new DeploymentController(mgr, { engine, workers: opts.workers ?? DEFAULT_WORKERS, customPlans: served.plans, freeze });
+  const controller = new DeploymentController(mgr, {
+    engine,
+    workers: opts.workers ?? DEFAULT_WORKERS,
+    customPlans: served.plans,
+    freeze,
+  });
   // Custom plans need their CRD; without it the rest runs as before (checked once, at start).
   if (served.plans) new PlanController(mgr);
-  else logger.warn(`${PLAN_PLURAL}.${GROUP} is not installed: custom plans are off until the controller is restarted after kubectl apply -f crds/`);
+  else
+    logger.warn(
+      `${PLAN_PLURAL}.${GROUP} is not installed: custom plans are off until the controller is restarted after kubectl apply -f crds/`,
+    );
   // Node rolls reach their groups through the simulated cluster's NodeGroups (the one provider so
   // far). A controller watching one namespace does not see every pod of a node: it would drain
   // blind, so it rolls no nodes.
   if (served.noderolls && opts.namespace === undefined) {
     new NodeRollController(mgr, { provider: simNodeGroups(client), freeze });
   } else if (served.noderolls) {
-    logger.warn(`node rolls are off: with --namespace ${opts.namespace} the controller does not see every pod of a node`);
+    logger.warn(
+      `node rolls are off: with --namespace ${opts.namespace} the controller does not see every pod of a node`,
+    );
   }
   const servers = await startServers({
     metrics: parseBindAddress(opts.metricsBindAddress ?? ':8080'),
-    ...(opts.metricsSecure ? {
-      metricsSecurity: {
-        // Who scrapes is who the API server says, and may what RBAC says (GET /metrics).
-        reviews: { authenticate: (token) => authenticate(opsClient!, token), authorize: (caller, access) => authorize(opsClient!, caller, access) },
-        certificate: metricsCertificate(opts.metricsCertDir),
-      },
-    } : {}),
+    ...(opts.metricsSecure
+      ? {
+          metricsSecurity: {
+            // Who scrapes is who the API server says, and may what RBAC says (GET /metrics).
+            reviews: {
+              authenticate: (token) => authenticate(opsClient!, token),
+              authorize: (caller, access) => authorize(opsClient!, caller, access),
+            },
+            certificate: metricsCertificate(opts.metricsCertDir),
+          },
+        }
+      : {}),
     health: parseBindAddress(opts.healthProbeBindAddress ?? ':8081'),
     registry: metrics.registry,
     ready: () => mgr.ready(),
     notReady: () => mgr.notReady(),
     api: parseBindAddress(opts.apiBindAddress ?? ':8082'),
     views: {
-      deployments: () => controller.deployments.list(), replicaSets: (ns) => controller.replicaSets.list(ns), pods: (ns) => controller.pods.list(ns), ready: () => mgr.ready(),
+      deployments: () => controller.deployments.list(),
+      replicaSets: (ns) => controller.replicaSets.list(ns),
+      pods: (ns) => controller.pods.list(ns),
+      ready: () => mgr.ready(),
       ...(controller.plans ? { plans: (ns: string) => controller.plans!.list(ns) } : {}),
       // Any replica serves plan operations (they write what the leader's reconciler reads): through
       // a client without the leader's write gate.
-      operate: (namespace, service, command) => operate({ client: opsClient!, namespace, component: 'pacer-controller', now: () => clock.now() }, service, command),
+      operate: (namespace, service, command) =>
+        operate(
+          { client: opsClient!, namespace, component: 'pacer-controller', now: () => clock.now() },
+          service,
+          command,
+        ),
       // Callers of the operations are who the API server says they are, and may what RBAC says.
       authenticate: (token) => authenticate(opsClient!, token),
       authorize: (caller, access) => authorize(opsClient!, caller, access),
@@ -308,15 +387,26 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   const webhookAddr = parseBindAddress(opts.webhookBindAddress ?? ':9443');
   let webhook: RunningWebhook | undefined;
   if (webhookAddr) {
-    webhook = await startWebhookServer(webhookAddr, { deployments: () => controller.deployments.list() }, opts.webhookCertDir).catch(async (err: unknown) => {
+    webhook = await startWebhookServer(
+      webhookAddr,
+      { deployments: () => controller.deployments.list() },
+      opts.webhookCertDir,
+    ).catch(async (err: unknown) => {
       await servers.close();
       throw new CliError(`cannot listen: ${(err as Error).message}`, 1);
     });
   }
   mgr.start();
   logger.info('pacer controller started', {
-    server: client.server, namespace: opts.namespace ?? '(all)', metricsPort: servers.metricsPort, metricsSecure: servers.metricsSecure, healthPort: servers.healthPort,
-    apiPort: servers.apiPort, webhookPort: webhook?.port, webhookTls: webhook?.tls, leaderElect: !!opts.leaderElect,
+    server: client.server,
+    namespace: opts.namespace ?? '(all)',
+    metricsPort: servers.metricsPort,
+    metricsSecure: servers.metricsSecure,
+    healthPort: servers.healthPort,
+    apiPort: servers.apiPort,
+    webhookPort: webhook?.port,
+    webhookTls: webhook?.tls,
+    leaderElect: !!opts.leaderElect,
     ...(mgr.identity() ? { identity: mgr.identity() } : {}),
   });
   const closeServers = (): Promise<void> => Promise.all([servers.close(), webhook?.close()]).then(() => undefined);
@@ -338,14 +428,19 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     apiPort: servers.apiPort,
     webhookPort: webhook?.port,
     ready: () => mgr.ready(),
-    stop: () => mgr.stop().then(() => done).catch(() => undefined),
+    stop: () =>
+      mgr
+        .stop()
+        .then(() => done)
+        .catch(() => undefined),
   };
 }
 
 /** A numeric flag's value; text that is no number is an error naming the flag (exit 2). */
 function numberFlag(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
-  if (!/^\s*[0-9]+(\.[0-9]+)?\s*$/.test(v)) throw new CliError(`${flag}: must be a non-negative number, got ${JSON.stringify(v)}`, 2);
+  if (!/^\s*[0-9]+(\.[0-9]+)?\s*$/.test(v))
+    throw new CliError(`${flag}: must be a non-negative number, got ${JSON.stringify(v)}`, 2);
   return Number(v);
 }
 
@@ -362,12 +457,14 @@ function boolFlag(flag: string, v: string | boolean | undefined): boolean | unde
 function durationFlag(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const ms = durationMs(v);
-  if (ms === undefined || ms <= 0) throw new CliError(`${flag}: must be a positive duration such as 15s, 1m or 500ms, got ${JSON.stringify(v)}`, 2);
+  if (ms === undefined || ms <= 0)
+    throw new CliError(`${flag}: must be a positive duration such as 15s, 1m or 500ms, got ${JSON.stringify(v)}`, 2);
   return ms;
 }
 
 function parseWorkers(v: string): number {
-  if (!/^\d+$/.test(v.trim())) throw new CliError(`--workers: must be an integer from 1 to 1000, got ${JSON.stringify(v)}`, 2);
+  if (!/^\d+$/.test(v.trim()))
+    throw new CliError(`--workers: must be an integer from 1 to 1000, got ${JSON.stringify(v)}`, 2);
   return Number(v);
 }
 
@@ -376,22 +473,67 @@ export function controllerCommand(): Command {
     .description('Run the Pacer Deployment controller against a cluster')
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, else in-cluster, else ~/.kube/config)')
     .option('--namespace <ns>', 'watch and manage only this namespace (default: all)')
-    .option('--workers <n>', 'concurrent Deployment reconciles (kube-controller-manager\'s --concurrent-deployment-syncs)', String(DEFAULT_WORKERS))
+    .option(
+      '--workers <n>',
+      "concurrent Deployment reconciles (kube-controller-manager's --concurrent-deployment-syncs)",
+      String(DEFAULT_WORKERS),
+    )
     .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', ':8080')
-    .option('--metrics-secure [bool]', 'serve /metrics over HTTPS, only to callers the API server authenticates and authorises for GET /metrics (--metrics-secure=false: plain HTTP to anyone)', 'true')
-    .option('--metrics-cert-dir <dir>', 'directory with tls.crt and tls.key for secure metrics (default: a self-signed certificate made at start)')
+    .option(
+      '--metrics-secure [bool]',
+      'serve /metrics over HTTPS, only to callers the API server authenticates and authorises for GET /metrics (--metrics-secure=false: plain HTTP to anyone)',
+      'true',
+    )
+    .option(
+      '--metrics-cert-dir <dir>',
+      'directory with tls.crt and tls.key for secure metrics (default: a self-signed certificate made at start)',
+    )
     .option('--health-probe-bind-address <addr>', 'address of /healthz and /readyz ("0" disables)', ':8081')
-    .option('--api-bind-address <addr>', 'address of the read-only views, GET /v2/deployments and /v1/service/NAMESPACE/NAME/plans ("0" disables)', ':8082')
-    .option('--webhook-bind-address <addr>', 'address of the validating admission webhook, the deployment lock ("0" disables)', ':9443')
-    .option('--webhook-cert-dir <dir>', 'directory with tls.crt and tls.key; the webhook serves plain HTTP without them (a real API server needs HTTPS)')
-    .option('--kube-api-qps <qps>', 'client-side limit of requests per second to the API server, as kube-controller-manager\'s (0: no limit)', String(DEFAULT_KUBE_API_QPS))
+    .option(
+      '--api-bind-address <addr>',
+      'address of the read-only views, GET /v2/deployments and /v1/service/NAMESPACE/NAME/plans ("0" disables)',
+      ':8082',
+    )
+    .option(
+      '--webhook-bind-address <addr>',
+      'address of the validating admission webhook, the deployment lock ("0" disables)',
+      ':9443',
+    )
+    .option(
+      '--webhook-cert-dir <dir>',
+      'directory with tls.crt and tls.key; the webhook serves plain HTTP without them (a real API server needs HTTPS)',
+    )
+    .option(
+      '--kube-api-qps <qps>',
+      "client-side limit of requests per second to the API server, as kube-controller-manager's (0: no limit)",
+      String(DEFAULT_KUBE_API_QPS),
+    )
     .option('--kube-api-burst <n>', 'burst of that limit', String(DEFAULT_KUBE_API_BURST))
-    .option('--leader-elect [bool]', 'run reconcile workers only while holding the leader election Lease (--leader-elect=false: always)', 'true')
-    .option('--leader-election-namespace <ns>', 'namespace of the Lease (default: the pod\'s namespace in a cluster, else pacer-system)')
+    .option(
+      '--leader-elect [bool]',
+      'run reconcile workers only while holding the leader election Lease (--leader-elect=false: always)',
+      'true',
+    )
+    .option(
+      '--leader-election-namespace <ns>',
+      "namespace of the Lease (default: the pod's namespace in a cluster, else pacer-system)",
+    )
     .option('--leader-election-id <name>', 'name of the Lease', DEFAULT_LEADER_ELECTION_ID)
-    .option('--leader-election-lease-duration <duration>', 'how long standbys wait after the last renewal before taking the Lease', '15s')
-    .option('--leader-election-renew-deadline <duration>', 'how long the leader keeps trying to renew before it stops leading', '10s')
-    .option('--leader-election-retry-period <duration>', 'how often candidates try to take, and the leader to renew, the Lease', '2s')
+    .option(
+      '--leader-election-lease-duration <duration>',
+      'how long standbys wait after the last renewal before taking the Lease',
+      '15s',
+    )
+    .option(
+      '--leader-election-renew-deadline <duration>',
+      'how long the leader keeps trying to renew before it stops leading',
+      '10s',
+    )
+    .option(
+      '--leader-election-retry-period <duration>',
+      'how often candidates try to take, and the leader to renew, the Lease',
+      '2s',
+    )
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .addOption(new Option('--log-format <format>', 'json or text').default('json'))
     .exitOverride((err) => {

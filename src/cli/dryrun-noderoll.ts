@@ -27,7 +27,11 @@ export function rollPlanDocument(input: RollPassInput): { doc: RollPlanDocument;
   const view = viewPlan(rollPlan(input.roll.spec ?? {}, pass.status));
   const requeue = pass.requeueAfterMs === undefined ? null : Math.ceil(pass.requeueAfterMs / 1000);
   const doc: RollPlanDocument = {
-    noderoll: name, actions: pass.actions, events: pass.events, status: pass.status, requeueAfterSeconds: requeue,
+    noderoll: name,
+    actions: pass.actions,
+    events: pass.events,
+    status: pass.status,
+    requeueAfterSeconds: requeue,
     ...(pass.handled.length > 0 ? { cleared: pass.handled } : {}),
     plan: planJson(view, `noderoll/${name}`),
     objects: [{ ...input.roll, metadata: withFinalizer(input.roll, pass.actions), status: pass.status }],
@@ -45,20 +49,29 @@ export function rollPlanDocument(input: RollPassInput): { doc: RollPlanDocument;
 /** The NodeRoll's metadata after the pass's finalizer actions. */
 function withFinalizer(roll: NodeRoll, actions: readonly RollAction[]): NodeRoll['metadata'] {
   let finalizers = roll.metadata.finalizers ?? [];
-  for (const a of actions) if (a.verb === 'addFinalizer' || a.verb === 'removeFinalizer') finalizers = finalizersAfter(finalizers, a.verb);
+  for (const a of actions)
+    if (a.verb === 'addFinalizer' || a.verb === 'removeFinalizer') finalizers = finalizersAfter(finalizers, a.verb);
   const { finalizers: _was, ...rest } = roll.metadata;
   return finalizers.length > 0 ? { ...rest, finalizers } : rest;
 }
 
 function describe(a: RollAction): string {
   switch (a.verb) {
-    case 'scaleGroup': return `scale node group ${a.group} to ${a.to}`;
-    case 'holdRebalance': return `hold node group ${a.group}'s own zone rebalancing`;
-    case 'releaseRebalance': return `release node group ${a.group}'s own zone rebalancing`;
-    case 'cordon': return `cordon node ${a.node}`;
-    case 'evict': return `evict pod ${a.namespace}/${a.pod} from node ${a.node}`;
-    case 'terminate': return `terminate node ${a.node} through ${a.group}${a.shrink ? ' (the group shrinks by one)' : ' (the group replaces it)'}`;
-    case 'addFinalizer': return 'add the finalizer that gives the group\'s rebalancing back should the roll be deleted';
-    case 'removeFinalizer': return 'remove the roll\'s finalizer';
+    case 'scaleGroup':
+      return `scale node group ${a.group} to ${a.to}`;
+    case 'holdRebalance':
+      return `hold node group ${a.group}'s own zone rebalancing`;
+    case 'releaseRebalance':
+      return `release node group ${a.group}'s own zone rebalancing`;
+    case 'cordon':
+      return `cordon node ${a.node}`;
+    case 'evict':
+      return `evict pod ${a.namespace}/${a.pod} from node ${a.node}`;
+    case 'terminate':
+      return `terminate node ${a.node} through ${a.group}${a.shrink ? ' (the group shrinks by one)' : ' (the group replaces it)'}`;
+    case 'addFinalizer':
+      return "add the finalizer that gives the group's rebalancing back should the roll be deleted";
+    case 'removeFinalizer':
+      return "remove the roll's finalizer";
   }
 }

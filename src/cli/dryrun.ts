@@ -13,7 +13,17 @@ import { Command, Option } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { API_VERSION, KIND, PLAN_KIND } from '../api/types.ts';
-import { buildSnapshot, decide, generatedUid, planJson, planTree, serviceMembers, servicePlans, viewPlan, withAnnotations } from '../engine/index.ts';
+import {
+  buildSnapshot,
+  decide,
+  generatedUid,
+  planJson,
+  planTree,
+  serviceMembers,
+  servicePlans,
+  viewPlan,
+  withAnnotations,
+} from '../engine/index.ts';
 import type { Action, Decision, PlanJson, PlanView, SizedNode, SnapshotSource } from '../engine/index.ts';
 import type { NodeRoll } from '../api/noderoll.ts';
 import { NODEROLL_KIND } from '../api/noderoll.ts';
@@ -110,10 +120,17 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
     if (doc.errors.length > 0) throw new InputError(`${where}: ${firstLine(doc.errors[0].message)}`);
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) return; // an empty document
-    if (!isObject(value)) throw new InputError(`${where}: expected a Kubernetes object, got ${Array.isArray(value) ? 'a list' : typeof value}`);
-    const items: unknown[] = value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items))
-      ? (Array.isArray(value.items) ? value.items : [])
-      : [value];
+    if (!isObject(value))
+      throw new InputError(
+        `${where}: expected a Kubernetes object, got ${Array.isArray(value) ? 'a list' : typeof value}`,
+      );
+    const items: unknown[] =
+      value.kind === 'List' ||
+      (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items))
+        ? Array.isArray(value.items)
+          ? value.items
+          : []
+        : [value];
     items.forEach((item, j) => {
       const at = items.length > 1 || item !== value ? `${where}: item ${j + 1}` : where;
       if (!isObject(item)) throw new InputError(`${at}: expected a Kubernetes object`);
@@ -141,7 +158,8 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
       } else if (apiVersion === 'v1' && kind === 'Pod') {
         pods.push(withMetadataDefaults(obj as unknown as Pod, now));
       } else if (apiVersion === API_VERSION && kind === PLAN_KIND) {
-        if (!isObject(obj.spec) || !Array.isArray(obj.spec.phases)) throw new InputError(`${at}: Plan "${name}": spec.phases is required`);
+        if (!isObject(obj.spec) || !Array.isArray(obj.spec.phases))
+          throw new InputError(`${at}: Plan "${name}": spec.phases is required`);
         plans.push(withMetadataDefaults(obj as unknown as PlanResource, now));
       } else if (apiVersion === API_VERSION && kind === NODEROLL_KIND) {
         if (!isObject(obj.spec)) throw new InputError(`${at}: NodeRoll "${name}": spec is required`);
@@ -151,21 +169,31 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
       } else if (apiVersion === 'v1' && kind === 'Node') {
         nodes.push(obj as unknown as SizedNode);
       } else {
-        throw new InputError(`${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment, Plan or NodeRoll, apps/v1 ReplicaSet, v1 Pod or Node`);
+        throw new InputError(
+          `${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment, Plan or NodeRoll, apps/v1 ReplicaSet, v1 Pod or Node`,
+        );
       }
     });
   });
   if (rolls.length > 0) {
     // A node roll: the one decided is the first, or the one --name picks; the rest is what it acts on.
     const roll = pick === undefined ? rolls[0] : rolls.find((r) => r.metadata.name === pick);
-    if (!roll) throw new InputError(`${source}: no ${API_VERSION} NodeRoll "${pick}" (found ${rolls.map((r) => r.metadata.name).join(', ')})`);
+    if (!roll)
+      throw new InputError(
+        `${source}: no ${API_VERSION} NodeRoll "${pick}" (found ${rolls.map((r) => r.metadata.name).join(', ')})`,
+      );
     return { others: [], replicaSets: [], pods: [], plans: [], roll, all: { nodes, pods, deployments, replicaSets } };
   }
   if (deployments.length === 0) throw new InputError(`${source}: no ${API_VERSION} Deployment or NodeRoll found`);
   let deployment = deployments[0];
   if (pick !== undefined) {
-    const found = deployments.find((d) => d.metadata.name === pick || deploymentKey(d.metadata.namespace, d.metadata.name) === pick);
-    if (!found) throw new InputError(`${source}: no ${API_VERSION} Deployment "${pick}" (found ${deployments.map((d) => deploymentKey(d.metadata.namespace, d.metadata.name)).join(', ')})`);
+    const found = deployments.find(
+      (d) => d.metadata.name === pick || deploymentKey(d.metadata.namespace, d.metadata.name) === pick,
+    );
+    if (!found)
+      throw new InputError(
+        `${source}: no ${API_VERSION} Deployment "${pick}" (found ${deployments.map((d) => deploymentKey(d.metadata.namespace, d.metadata.name)).join(', ')})`,
+      );
     deployment = found;
   }
   const ns = deployment.metadata.namespace;
@@ -191,8 +219,15 @@ function printedAction(a: Action): PrintedAction {
 
 /** `others` with the annotation patches of `actions` applied (force and cancel stamp other apps). */
 function patched(others: readonly Deployment[], actions: readonly Action[]): Deployment[] {
-  return others.map((x) => actions.reduce((out, a) =>
-    (a.verb === 'patch' && a.namespace === (x.metadata.namespace ?? 'default') && a.name === x.metadata.name ? withAnnotations(out, a.annotations) : out), x));
+  return others.map((x) =>
+    actions.reduce(
+      (out, a) =>
+        a.verb === 'patch' && a.namespace === (x.metadata.namespace ?? 'default') && a.name === x.metadata.name
+          ? withAnnotations(out, a.annotations)
+          : out,
+      x,
+    ),
+  );
 }
 
 /** The printed form of a decision; `others` (further Deployments of the input) are printed back, with the stamps it puts on them. */
@@ -219,18 +254,28 @@ function inputSource(parsed: Parsed): SnapshotSource {
     deployment: (key) => byKey.get(key),
     deployments: () => all,
     plans: () => parsed.plans,
-    ...(parsed.others.length > 0 ? { dependents: (key: string) => parsed.others.filter((x) => dependencyKeys(x).includes(key)) } : {}),
+    ...(parsed.others.length > 0
+      ? { dependents: (key: string) => parsed.others.filter((x) => dependencyKeys(x).includes(key)) }
+      : {}),
   };
 }
 
 function describeAction(a: Action): string {
   switch (a.verb) {
-    case 'create': return `create ReplicaSet ${a.name} with ${a.replicas} replicas`;
-    case 'scale': return `scale ReplicaSet ${a.name} from ${a.from} to ${a.replicas}`;
-    case 'delete': return `delete ReplicaSet ${a.name}`;
-    case 'updateStatus': return `update status of Deployment ${a.name}`;
-    case 'update': return `update ${a.kind} ${a.name}`;
-    case 'patch': return `annotate Deployment ${a.namespace}/${a.name}: ${Object.entries(a.annotations).map(([k, v]) => (v === null ? `${k}-` : `${k}=${v}`)).join(' ')}`;
+    case 'create':
+      return `create ReplicaSet ${a.name} with ${a.replicas} replicas`;
+    case 'scale':
+      return `scale ReplicaSet ${a.name} from ${a.from} to ${a.replicas}`;
+    case 'delete':
+      return `delete ReplicaSet ${a.name}`;
+    case 'updateStatus':
+      return `update status of Deployment ${a.name}`;
+    case 'update':
+      return `update ${a.kind} ${a.name}`;
+    case 'patch':
+      return `annotate Deployment ${a.namespace}/${a.name}: ${Object.entries(a.annotations)
+        .map(([k, v]) => (v === null ? `${k}-` : `${k}=${v}`))
+        .join(' ')}`;
   }
 }
 
@@ -240,13 +285,19 @@ function text(decision: Decision): string {
   for (const a of decision.actions) {
     lines.push(`  ${describeAction(a)}`);
     if (a.event) lines.push(`    event ${a.event.type} ${a.event.reason}: ${a.event.message}`);
-    if (a.verb === 'updateStatus') for (const e of a.events ?? []) lines.push(`    event ${e.type} ${e.reason}: ${e.message}`);
+    if (a.verb === 'updateStatus')
+      for (const e of a.events ?? []) lines.push(`    event ${e.type} ${e.reason}: ${e.message}`);
   }
   for (const e of decision.events) lines.push(`  event ${e.type} ${e.reason}: ${e.message}`);
   const s = decision.status;
-  lines.push(`Status: ready ${s.ready ?? '-'}, up-to-date ${s.updatedReplicas ?? 0}, available ${s.availableReplicas ?? 0}`);
-  for (const c of s.conditions ?? []) lines.push(`  ${c.type}=${c.status} ${c.reason ?? ''}${c.message ? `: ${c.message}` : ''}`);
-  lines.push(`Requeue: ${decision.requeueAfterSeconds === null ? 'not needed' : `after ${decision.requeueAfterSeconds}s`}`);
+  lines.push(
+    `Status: ready ${s.ready ?? '-'}, up-to-date ${s.updatedReplicas ?? 0}, available ${s.availableReplicas ?? 0}`,
+  );
+  for (const c of s.conditions ?? [])
+    lines.push(`  ${c.type}=${c.status} ${c.reason ?? ''}${c.message ? `: ${c.message}` : ''}`);
+  lines.push(
+    `Requeue: ${decision.requeueAfterSeconds === null ? 'not needed' : `after ${decision.requeueAfterSeconds}s`}`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -255,7 +306,14 @@ function servicePlanViews(parsed: Parsed, now: number): PlanView[] {
   const d = parsed.deployment!;
   const all = [d, ...parsed.others];
   const members = serviceMembers(all, d.metadata.namespace ?? 'default', d.metadata.name ?? '');
-  const plans = servicePlans({ deployments: members, namespaceDeployments: all, replicaSets: parsed.replicaSets, pods: parsed.pods, plans: parsed.plans, now });
+  const plans = servicePlans({
+    deployments: members,
+    namespaceDeployments: all,
+    replicaSets: parsed.replicaSets,
+    pods: parsed.pods,
+    plans: parsed.plans,
+    now,
+  });
   // The recovery plan tells what the ReplicaSets and the kubelet do: nothing a file shows.
   return plans.filter((p) => p.name !== 'recovery').map((p) => viewPlan(p));
 }
@@ -275,7 +333,8 @@ export function runPlan(input: string, source: string, opts: PlanOptions = {}): 
   let nowMs: number;
   if (opts.now !== undefined) {
     nowMs = parseRfc3339(opts.now);
-    if (Number.isNaN(nowMs)) return { code: 2, stdout: '', stderr: `error: --now: not an RFC 3339 time: "${opts.now}"\n` };
+    if (Number.isNaN(nowMs))
+      return { code: 2, stdout: '', stderr: `error: --now: not an RFC 3339 time: "${opts.now}"\n` };
   } else {
     nowMs = Date.now();
   }
@@ -289,16 +348,29 @@ export function runPlan(input: string, source: string, opts: PlanOptions = {}): 
   }
   if (parsed.roll) {
     const { doc, text: words } = rollPlanDocument({ roll: parsed.roll, ...parsed.all!, now: nowMs });
-    return { code: 0, stdout: output === 'text' ? words : output === 'yaml' ? stringify(doc) : `${JSON.stringify(doc, null, 2)}\n`, stderr: '' };
+    return {
+      code: 0,
+      stdout: output === 'text' ? words : output === 'yaml' ? stringify(doc) : `${JSON.stringify(doc, null, 2)}\n`,
+      stderr: '',
+    };
   }
   const decision = decide(buildSnapshot(parsed.deployment!, inputSource(parsed), nowMs));
   const views = servicePlanViews(parsed, nowMs);
-  const doc = { ...planDocument(decision, parsed.others), plans: views.map((v) => ({ name: v.name, plan: planJson(v, servicePlanScope(parsed)) })) };
+  const doc = {
+    ...planDocument(decision, parsed.others),
+    plans: views.map((v) => ({ name: v.name, plan: planJson(v, servicePlanScope(parsed)) })),
+  };
   let stdout: string;
   if (output === 'text') {
-    stdout = `${text(decision)}${views.map((v, i) => `${i === 0 ? 'Plan of its service' : 'Custom plan'}:\n${planTree(v).map((l) => `  ${l}\n`).join('')}`).join('')}`;
-  }
-  else if (output === 'yaml') stdout = stringify(doc);
+    stdout = `${text(decision)}${views
+      .map(
+        (v, i) =>
+          `${i === 0 ? 'Plan of its service' : 'Custom plan'}:\n${planTree(v)
+            .map((l) => `  ${l}\n`)
+            .join('')}`,
+      )
+      .join('')}`;
+  } else if (output === 'yaml') stdout = stringify(doc);
   else stdout = `${JSON.stringify(doc, null, 2)}\n`;
   return { code: 0, stdout, stderr: '' };
 }
@@ -306,16 +378,31 @@ export function runPlan(input: string, source: string, opts: PlanOptions = {}): 
 /** `pacer plan [-f FILE | -f -] [--name NAME] [--now RFC3339] [-o json|yaml|text]` */
 export function planCommand(): Command {
   return new Command('plan')
-    .description('Show what Pacer would do with a Deployment and its ReplicaSets and Pods, given the Deployments it depends on, or with a NodeRoll and the Nodes, Pods and workloads it acts on (one reconcile pass, no cluster)')
+    .description(
+      'Show what Pacer would do with a Deployment and its ReplicaSets and Pods, given the Deployments it depends on, or with a NodeRoll and the Nodes, Pods and workloads it acts on (one reconcile pass, no cluster)',
+    )
     .option('-f, --filename <file>', 'YAML or JSON input; "-" reads stdin', '-')
-    .option('--name <name>', 'the Deployment to decide (name or namespace/name) when the input holds several; the others are its dependencies and dependents; or the NodeRoll, when the input holds NodeRolls. Default: the first')
+    .option(
+      '--name <name>',
+      'the Deployment to decide (name or namespace/name) when the input holds several; the others are its dependencies and dependents; or the NodeRoll, when the input holds NodeRolls. Default: the first',
+    )
     .option('--now <time>', 'the clock of this pass (RFC 3339); default: the current time')
-    .addOption(new Option('-o, --output <format>', 'output format (default: json, or text on a terminal)').choices(['json', 'yaml', 'text']))
+    .addOption(
+      new Option('-o, --output <format>', 'output format (default: json, or text on a terminal)').choices([
+        'json',
+        'yaml',
+        'text',
+      ]),
+    )
     .action((opts: { filename: string; name?: string; now?: string; output?: PlanOutput }) => {
       const output = opts.output ?? (process.stdout.isTTY ? 'text' : 'json');
-      runOnFile(opts.filename, (input, source) => runPlan(input, source, {
-        ...(opts.now !== undefined ? { now: opts.now } : {}), ...(opts.name !== undefined ? { name: opts.name } : {}), output,
-      }));
+      runOnFile(opts.filename, (input, source) =>
+        runPlan(input, source, {
+          ...(opts.now !== undefined ? { now: opts.now } : {}),
+          ...(opts.name !== undefined ? { name: opts.name } : {}),
+          output,
+        }),
+      );
     });
 }
 

@@ -11,6 +11,10 @@ process.once('SIGINT', () => {
 });
 process.once('SIGTERM', () => interrupt.abort());
 
-const code = await runPlugin(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }, interrupt.signal);
+const code = await runPlugin(
+  process.argv.slice(2),
+  { stdout: process.stdout, stderr: process.stderr },
+  interrupt.signal,
+);
 // Exit once stdout is flushed: idle keep-alive connections must not hold the process open.
 process.stdout.write('', () => process.exit(code));

@@ -11,9 +11,27 @@ import type { PlanResult } from './dryrun.ts';
 import type { FieldError } from '../api/fielderrors.ts';
 import { jsonTypeName } from '../api/fielderrors.ts';
 import {
-  OPERATIONS, PHASE_STRATEGIES, PLAN_STRATEGIES, STEP_STATUSES, applyOperation, buildPhase, buildPlan, coordinate, planTree, viewPlan,
+  OPERATIONS,
+  PHASE_STRATEGIES,
+  PLAN_STRATEGIES,
+  STEP_STATUSES,
+  applyOperation,
+  buildPhase,
+  buildPlan,
+  coordinate,
+  planTree,
+  viewPlan,
 } from '../engine/index.ts';
-import type { Operation, OperationName, Phase, Plan, PlanView, PodRequirement, Step, StepStatus } from '../engine/index.ts';
+import type {
+  Operation,
+  OperationName,
+  Phase,
+  Plan,
+  PlanView,
+  PodRequirement,
+  Step,
+  StepStatus,
+} from '../engine/index.ts';
 
 export type SimulateOutput = 'text' | 'json' | 'yaml';
 
@@ -51,8 +69,21 @@ class Checker {
     this.errors.push({ field: path, type: 'Required', detail: 'Required value' });
   }
   typed(path: string, v: unknown, want: 'string' | 'boolean' | 'integer' | 'object' | 'array'): boolean {
-    const ok = want === 'integer' ? Number.isInteger(v) : want === 'array' ? Array.isArray(v) : want === 'object' ? isObj(v) : typeof v === want;
-    if (!ok) this.errors.push({ field: path, type: 'Invalid', value: v, detail: `Invalid value: "${jsonTypeName(v)}": ${path} in body must be of type ${want}` });
+    const ok =
+      want === 'integer'
+        ? Number.isInteger(v)
+        : want === 'array'
+          ? Array.isArray(v)
+          : want === 'object'
+            ? isObj(v)
+            : typeof v === want;
+    if (!ok)
+      this.errors.push({
+        field: path,
+        type: 'Invalid',
+        value: v,
+        detail: `Invalid value: "${jsonTypeName(v)}": ${path} in body must be of type ${want}`,
+      });
     return ok;
   }
   string(o: Obj, key: string, path: string): string | undefined {
@@ -67,7 +98,12 @@ class Checker {
     const v = this.string(o, key, path);
     if (v === undefined) return undefined;
     if (!(values as readonly string[]).includes(v)) {
-      this.errors.push({ field: `${path}.${key}`, type: 'NotSupported', value: v, detail: `Unsupported value: "${v}": supported values: ${values.map((x) => `"${x}"`).join(', ')}` });
+      this.errors.push({
+        field: `${path}.${key}`,
+        type: 'NotSupported',
+        value: v,
+        detail: `Unsupported value: "${v}": supported values: ${values.map((x) => `"${x}"`).join(', ')}`,
+      });
       return undefined;
     }
     return v as T;
@@ -82,7 +118,8 @@ class Checker {
   }
   unknown(o: Obj, path: string, known: readonly string[]): void {
     for (const k of Object.keys(o)) {
-      if (!known.includes(k)) this.errors.push({ field: `${path}.${k}`, type: 'Invalid', detail: `unknown field "${k}"` });
+      if (!known.includes(k))
+        this.errors.push({ field: `${path}.${k}`, type: 'Invalid', detail: `unknown field "${k}"` });
     }
   }
 }
@@ -91,7 +128,14 @@ class Checker {
 export function requirementOf(name: string): PodRequirement | undefined {
   const m = /^(.+)-(\d+):\[(.*)\]$/.exec(name);
   if (!m) return undefined;
-  return { pod: m[1], index: Number(m[2]), tasks: m[3].split(',').map((t) => t.trim()).filter((t) => t !== '') };
+  return {
+    pod: m[1],
+    index: Number(m[2]),
+    tasks: m[3]
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => t !== ''),
+  };
 }
 
 function parseStep(c: Checker, v: unknown, path: string): Step | undefined {
@@ -104,7 +148,13 @@ function parseStep(c: Checker, v: unknown, path: string): Step | undefined {
   const errors = c.strings(o, 'errors', path);
   if (name === undefined || status === undefined) return undefined;
   const requirement = requirementOf(name);
-  return { name, status, ...(interrupted ? { interrupted } : {}), ...(errors.length ? { errors } : {}), ...(requirement ? { requirement } : {}) };
+  return {
+    name,
+    status,
+    ...(interrupted ? { interrupted } : {}),
+    ...(errors.length ? { errors } : {}),
+    ...(requirement ? { requirement } : {}),
+  };
 }
 
 function parsePhase(c: Checker, v: unknown, path: string): Phase | undefined {
@@ -117,14 +167,33 @@ function parsePhase(c: Checker, v: unknown, path: string): Phase | undefined {
   let requiredProceeds: number | undefined;
   if (o.requiredProceeds !== undefined && c.typed(`${path}.requiredProceeds`, o.requiredProceeds, 'integer')) {
     requiredProceeds = o.requiredProceeds as number;
-    if (requiredProceeds < 1) c.errors.push({ field: `${path}.requiredProceeds`, type: 'Invalid', value: requiredProceeds, detail: `Invalid value: ${requiredProceeds}: must be greater than or equal to 1` });
-    else if (strategy !== undefined && !strategy.endsWith('-canary')) c.errors.push({ field: `${path}.requiredProceeds`, type: 'Forbidden', detail: `Forbidden: only for a canary strategy (serial-canary or parallel-canary), not ${strategy}` });
+    if (requiredProceeds < 1)
+      c.errors.push({
+        field: `${path}.requiredProceeds`,
+        type: 'Invalid',
+        value: requiredProceeds,
+        detail: `Invalid value: ${requiredProceeds}: must be greater than or equal to 1`,
+      });
+    else if (strategy !== undefined && !strategy.endsWith('-canary'))
+      c.errors.push({
+        field: `${path}.requiredProceeds`,
+        type: 'Forbidden',
+        detail: `Forbidden: only for a canary strategy (serial-canary or parallel-canary), not ${strategy}`,
+      });
   }
   const interrupted = c.flag(o, 'interrupted', path);
   const errors = c.strings(o, 'errors', path);
-  const steps = o.steps === undefined ? [] : c.typed(`${path}.steps`, o.steps, 'array') ? (o.steps as unknown[]).map((s, i) => parseStep(c, s, `${path}.steps[${i}]`)) : [];
+  const steps =
+    o.steps === undefined
+      ? []
+      : c.typed(`${path}.steps`, o.steps, 'array')
+        ? (o.steps as unknown[]).map((s, i) => parseStep(c, s, `${path}.steps[${i}]`))
+        : [];
   if (name === undefined || strategy === undefined || steps.some((s) => s === undefined)) return undefined;
-  const phase = buildPhase(name, strategy, steps as Step[], { ...(requiredProceeds !== undefined ? { requiredProceeds } : {}), errors });
+  const phase = buildPhase(name, strategy, steps as Step[], {
+    ...(requiredProceeds !== undefined ? { requiredProceeds } : {}),
+    errors,
+  });
   return interrupted ? { ...phase, state: { ...phase.state, interrupted: true } } : phase;
 }
 
@@ -136,7 +205,12 @@ function parsePlan(c: Checker, v: unknown, path: string): Plan | undefined {
   const strategy = c.oneOf(o, 'strategy', path, PLAN_STRATEGIES, 'serial');
   const interrupted = c.flag(o, 'interrupted', path);
   const errors = c.strings(o, 'errors', path);
-  const phases = o.phases === undefined ? [] : c.typed(`${path}.phases`, o.phases, 'array') ? (o.phases as unknown[]).map((p, i) => parsePhase(c, p, `${path}.phases[${i}]`)) : [];
+  const phases =
+    o.phases === undefined
+      ? []
+      : c.typed(`${path}.phases`, o.phases, 'array')
+        ? (o.phases as unknown[]).map((p, i) => parsePhase(c, p, `${path}.phases[${i}]`))
+        : [];
   if (name === undefined || strategy === undefined || phases.some((p) => p === undefined)) return undefined;
   return buildPlan(name, strategy, phases as Phase[], { errors, interrupted });
 }
@@ -148,7 +222,11 @@ function parseEntry(c: Checker, v: unknown, path: string, plans: readonly Plan[]
   const o = v as Obj;
   const keys = Object.keys(o);
   if (keys.length !== 1) {
-    c.errors.push({ field: path, type: 'Invalid', detail: `expected exactly one of ${[...OPERATIONS, 'step', 'advance'].map((k) => `"${k}"`).join(', ')}, got ${keys.length === 0 ? 'none' : keys.map((k) => `"${k}"`).join(', ')}` });
+    c.errors.push({
+      field: path,
+      type: 'Invalid',
+      detail: `expected exactly one of ${[...OPERATIONS, 'step', 'advance'].map((k) => `"${k}"`).join(', ')}, got ${keys.length === 0 ? 'none' : keys.map((k) => `"${k}"`).join(', ')}`,
+    });
     return undefined;
   }
   const key = keys[0];
@@ -157,20 +235,30 @@ function parseEntry(c: Checker, v: unknown, path: string, plans: readonly Plan[]
     if (!c.typed(at, o.advance, 'integer')) return undefined;
     const times = o.advance as number;
     if (times < 1) {
-      c.errors.push({ field: at, type: 'Invalid', value: times, detail: `Invalid value: ${times}: must be greater than or equal to 1` });
+      c.errors.push({
+        field: at,
+        type: 'Invalid',
+        value: times,
+        detail: `Invalid value: ${times}: must be greater than or equal to 1`,
+      });
       return undefined;
     }
     return { kind: 'advance', times };
   }
   if (!(OPERATIONS as readonly string[]).includes(key) && key !== 'step') {
-    c.errors.push({ field: at, type: 'NotSupported', detail: `Unsupported value: "${key}": supported values: ${[...OPERATIONS, 'step', 'advance'].map((k) => `"${k}"`).join(', ')}` });
+    c.errors.push({
+      field: at,
+      type: 'NotSupported',
+      detail: `Unsupported value: "${key}": supported values: ${[...OPERATIONS, 'step', 'advance'].map((k) => `"${k}"`).join(', ')}`,
+    });
     return undefined;
   }
   const body = o[key] ?? {};
   if (!c.typed(at, body, 'object')) return undefined;
   const b = body as Obj;
   const plan = b.plan === undefined ? plans[0]?.name : c.string(b, 'plan', at);
-  if (plan !== undefined && !plans.some((p) => p.name === plan)) c.errors.push({ field: `${at}.plan`, type: 'Invalid', value: plan, detail: `Plan ${plan} not found` });
+  if (plan !== undefined && !plans.some((p) => p.name === plan))
+    c.errors.push({ field: `${at}.plan`, type: 'Invalid', value: plan, detail: `Plan ${plan} not found` });
   if (key === 'step') {
     c.unknown(b, at, STEP_KEYS);
     const phase = c.string(b, 'phase', at);
@@ -180,7 +268,9 @@ function parseEntry(c: Checker, v: unknown, path: string, plans: readonly Plan[]
     return { kind: 'step', plan, phase, step, status };
   }
   c.unknown(b, at, ['plan', 'phase', 'step', 'parameters']);
-  const op: { op: OperationName; phase?: string; step?: string; parameters?: Record<string, string> } = { op: key as OperationName };
+  const op: { op: OperationName; phase?: string; step?: string; parameters?: Record<string, string> } = {
+    op: key as OperationName,
+  };
   if (b.phase !== undefined) op.phase = c.string(b, 'phase', at);
   if (b.step !== undefined) op.step = c.string(b, 'step', at);
   if (b.parameters !== undefined && c.typed(`${at}.parameters`, b.parameters, 'object')) {
@@ -205,7 +295,8 @@ export function parseSimulation(input: string): { plans: Plan[]; entries: Entry[
   const o = doc as Obj;
   c.unknown(o, '<root>', ['plan', 'plans', 'operations']);
   let rawPlans: unknown[] = [];
-  if (o.plan !== undefined && o.plans !== undefined) c.errors.push({ field: 'plans', type: 'Forbidden', detail: 'Forbidden: give either plan or plans, not both' });
+  if (o.plan !== undefined && o.plans !== undefined)
+    c.errors.push({ field: 'plans', type: 'Forbidden', detail: 'Forbidden: give either plan or plans, not both' });
   else if (o.plan !== undefined) rawPlans = [o.plan];
   else if (o.plans !== undefined && c.typed('plans', o.plans, 'array')) rawPlans = o.plans as unknown[];
   else if (o.plans === undefined) c.required('plans');
@@ -213,18 +304,30 @@ export function parseSimulation(input: string): { plans: Plan[]; entries: Entry[
   const plans = rawPlans.map((p, i) => parsePlan(c, p, where(i)));
   const seen = new Set<string>();
   plans.forEach((p, i) => {
-    if (p && seen.has(p.name)) c.errors.push({ field: `${where(i)}.name`, type: 'Invalid', value: p.name, detail: `Duplicate value: "${p.name}"` });
+    if (p && seen.has(p.name))
+      c.errors.push({
+        field: `${where(i)}.name`,
+        type: 'Invalid',
+        value: p.name,
+        detail: `Duplicate value: "${p.name}"`,
+      });
     if (p) seen.add(p.name);
   });
   const ok = plans.filter((p): p is Plan => p !== undefined);
-  const raw = o.operations === undefined ? [] : c.typed('operations', o.operations, 'array') ? (o.operations as unknown[]) : [];
+  const raw =
+    o.operations === undefined ? [] : c.typed('operations', o.operations, 'array') ? (o.operations as unknown[]) : [];
   const entries = raw.map((e, i) => parseEntry(c, e, `operations[${i}]`, ok));
   if (c.errors.length > 0) throw new InputError(c.errors);
   return { plans: ok, entries: entries as Entry[] };
 }
 
 /** The next status of a step being worked on: offers evaluated, launched, running, ready. */
-const NEXT: Partial<Record<StepStatus, StepStatus>> = { PENDING: 'PREPARED', PREPARED: 'STARTING', STARTING: 'STARTED', STARTED: 'COMPLETE' };
+const NEXT: Partial<Record<StepStatus, StepStatus>> = {
+  PENDING: 'PREPARED',
+  PREPARED: 'STARTING',
+  STARTING: 'STARTED',
+  STARTED: 'COMPLETE',
+};
 
 /**
  * One tick of work: the steps the coordinator hands out move one status on, and launched steps
@@ -251,7 +354,10 @@ function frame(event: string, plans: readonly Plan[], answer?: { code: number; m
   return {
     event,
     ...(answer ? { answer } : {}),
-    plans: plans.map((p) => ({ ...viewPlan(p, picked.get(p.name) ?? []), candidates: (picked.get(p.name) ?? []).map((s) => `${phaseOf(p, s)}/${s.name}`) })),
+    plans: plans.map((p) => ({
+      ...viewPlan(p, picked.get(p.name) ?? []),
+      candidates: (picked.get(p.name) ?? []).map((s) => `${phaseOf(p, s)}/${s.name}`),
+    })),
   };
 }
 
@@ -262,7 +368,11 @@ function phaseOf(plan: Plan, step: Step): string {
 function describe(e: Entry): string {
   if (e.kind === 'advance') return `advance ${e.times}`;
   if (e.kind === 'step') return `step ${e.plan}/${e.phase}/${e.step} ${e.status}`;
-  const params = e.op.parameters ? ` ${Object.entries(e.op.parameters).map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
+  const params = e.op.parameters
+    ? ` ${Object.entries(e.op.parameters)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`
+    : '';
   return [e.op.op, e.plan, e.op.phase, e.op.step].filter((x) => x !== undefined).join(' ') + params;
 }
 
@@ -277,9 +387,22 @@ export function simulate(plans: Plan[], entries: readonly Entry[]): SimulateFram
       plans = plans.map((p) => {
         if (p.name !== e.plan) return p;
         const phase = p.phases.find((ph) => ph.name === e.phase);
-        if (!phase) { answer = { code: 404, message: `Phase ${e.phase} not found` }; return p; }
-        if (!phase.steps.some((s) => s.name === e.step)) { answer = { code: 404, message: `Step ${e.step} not found` }; return p; }
-        return { ...p, phases: p.phases.map((ph) => (ph === phase ? { ...ph, steps: ph.steps.map((s) => (s.name === e.step ? { ...s, status: e.status } : s)) } : ph)) };
+        if (!phase) {
+          answer = { code: 404, message: `Phase ${e.phase} not found` };
+          return p;
+        }
+        if (!phase.steps.some((s) => s.name === e.step)) {
+          answer = { code: 404, message: `Step ${e.step} not found` };
+          return p;
+        }
+        return {
+          ...p,
+          phases: p.phases.map((ph) =>
+            ph === phase
+              ? { ...ph, steps: ph.steps.map((s) => (s.name === e.step ? { ...s, status: e.status } : s)) }
+              : ph,
+          ),
+        };
       });
       frames.push(frame(describe(e), plans, answer));
     } else {
@@ -313,10 +436,16 @@ export function runSimulate(input: string, source: string, output: SimulateOutpu
   try {
     const { plans, entries } = parseSimulation(input);
     const frames = simulate(plans, entries);
-    const stdout = output === 'text' ? text(frames) : output === 'yaml' ? stringify(frames) : `${JSON.stringify(frames, null, 2)}\n`;
+    const stdout =
+      output === 'text' ? text(frames) : output === 'yaml' ? stringify(frames) : `${JSON.stringify(frames, null, 2)}\n`;
     return { code: 0, stdout, stderr: '' };
   } catch (e) {
-    if (e instanceof InputError) return { code: 2, stdout: '', stderr: e.errors.map((x) => `error: ${source}: ${x.field ? `${x.field}: ` : ''}${x.detail}\n`).join('') };
+    if (e instanceof InputError)
+      return {
+        code: 2,
+        stdout: '',
+        stderr: e.errors.map((x) => `error: ${source}: ${x.field ? `${x.field}: ` : ''}${x.detail}\n`).join(''),
+      };
     throw e;
   }
 }
@@ -324,9 +453,13 @@ export function runSimulate(input: string, source: string, output: SimulateOutpu
 /** `pacer plans simulate -f FILE [-o text|json|yaml]` */
 export function plansCommand(): Command {
   const simulateCmd = new Command('simulate')
-    .description('Show what a DC/OS-style plan does, step by step, under operations and step progress (no cluster): docs/plans-simulate.md')
+    .description(
+      'Show what a DC/OS-style plan does, step by step, under operations and step progress (no cluster): docs/plans-simulate.md',
+    )
     .option('-f, --filename <file>', 'YAML or JSON input; "-" reads stdin', '-')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
-    .action((opts: { filename: string; output: SimulateOutput }) => runOnFile(opts.filename, (input, source) => runSimulate(input, source, opts.output)));
+    .action((opts: { filename: string; output: SimulateOutput }) =>
+      runOnFile(opts.filename, (input, source) => runSimulate(input, source, opts.output)),
+    );
   return new Command('plans').description('DC/OS SDK plans: plan → phases → steps').addCommand(simulateCmd);
 }

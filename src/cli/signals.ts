@@ -6,7 +6,10 @@ export function stopOnSignals(stop: () => Promise<void>, opts: { prefix?: string
   const onSignal = (sig: string): void => {
     if (++signals > 1) process.exit(1);
     if (!opts.quiet) process.stderr.write(`${opts.prefix ?? ''}received ${sig}, stopping\n`);
-    stop().then(() => process.exit(0), () => process.exit(1));
+    stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -47,7 +47,9 @@ export function simConfig(f: SimFlags): SimConfig | { error: string } {
   if (typeof podsPerNode === 'string') return { error: podsPerNode };
   const zones = f.zones.split(',').map((z) => z.trim());
   if (zones.length === 0 || zones.some((z) => !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(z))) {
-    return { error: `--zones must be a comma-separated list of zone names (lower-case letters, digits, '-', '.'), got "${f.zones}"` };
+    return {
+      error: `--zones must be a comma-separated list of zone names (lower-case letters, digits, '-', '.'), got "${f.zones}"`,
+    };
   }
   const cfg: SimConfig = { kubeconfigPath: resolve(f.kubeconfig), port, nodes, zones, podsPerNode };
   if (f.podStartMs !== undefined) {
@@ -89,7 +91,11 @@ export function simCommand(): Command {
         return;
       }
       const sim = await startSim({
-        port: cfg.port, kubeconfigPath: cfg.kubeconfigPath, nodes: cfg.nodes, zones: cfg.zones, podsPerNode: cfg.podsPerNode,
+        port: cfg.port,
+        kubeconfigPath: cfg.kubeconfigPath,
+        nodes: cfg.nodes,
+        zones: cfg.zones,
+        podsPerNode: cfg.podsPerNode,
         ...(cfg.podStartMs !== undefined ? { podStartMs: cfg.podStartMs } : {}),
         ...(cfg.podReadyMs !== undefined ? { podReadyMs: cfg.podReadyMs } : {}),
         ...(cfg.faults !== undefined ? { faults: cfg.faults } : {}),

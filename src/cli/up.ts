@@ -126,7 +126,11 @@ export class LiveStatus {
   private last: string | undefined;
   private stopped = false;
 
-  constructor(out: NodeJS.WritableStream, read: () => readonly Deployment[], opts: { inPlace: boolean; intervalMs: number }) {
+  constructor(
+    out: NodeJS.WritableStream,
+    read: () => readonly Deployment[],
+    opts: { inPlace: boolean; intervalMs: number },
+  ) {
     this.out = out;
     this.read = read;
     this.inPlace = opts.inPlace;
@@ -200,13 +204,15 @@ function applyToSim(sim: SimCluster, ref: ResourceRef, obj: KubeObject, namespac
 
 export async function runUp(o: UpOptions): Promise<Up> {
   const kubeconfig = o.kubeconfig ?? process.env.KUBECONFIG;
-  const wantFile = o.logger === undefined && !o.logToStderr ? (o.logFile ?? (kubeconfig ? undefined : DEFAULT_LOG_FILE)) : undefined;
+  const wantFile =
+    o.logger === undefined && !o.logToStderr ? (o.logFile ?? (kubeconfig ? undefined : DEFAULT_LOG_FILE)) : undefined;
   const logFile = wantFile !== undefined ? resolve(wantFile) : undefined;
   const logStream = logFile !== undefined ? openLogFile(logFile) : undefined;
   const closeLog = async (): Promise<void> => {
     if (logStream) await new Promise<void>((done) => logStream.end(done));
   };
-  const logger = o.logger ?? createLogger({ level: o.logLevel, format: o.logFormat, ...(logStream ? { stream: logStream } : {}) });
+  const logger =
+    o.logger ?? createLogger({ level: o.logLevel, format: o.logFormat, ...(logStream ? { stream: logStream } : {}) });
   const common = {
     metricsBindAddress: o.metricsBindAddress,
     healthProbeBindAddress: o.healthProbeBindAddress,
@@ -216,7 +222,11 @@ export async function runUp(o: UpOptions): Promise<Up> {
   if (kubeconfig) {
     let controller: RunningController;
     try {
-      controller = await runController({ ...common, kubeconfig, ...(o.webhookBindAddress ? { webhookBindAddress: o.webhookBindAddress } : {}) });
+      controller = await runController({
+        ...common,
+        kubeconfig,
+        ...(o.webhookBindAddress ? { webhookBindAddress: o.webhookBindAddress } : {}),
+      });
     } catch (err) {
       await closeLog();
       throw err;
@@ -246,11 +256,23 @@ export async function runUp(o: UpOptions): Promise<Up> {
   try {
     for (const crd of await readManifests(join(ROOT, 'crds'))) applyToSim(sim, REF.customresourcedefinitions, crd);
     // Pacer's own namespace, as the install manifests make it: the freeze switch lives there.
-    applyToSim(sim, REF.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: PACER_NAMESPACE } } as KubeObject);
-    const controller = await runController({ ...common, kubeconfigText: sim.kubeconfig, webhookBindAddress: o.webhookBindAddress ?? '127.0.0.1:0' });
+    applyToSim(sim, REF.namespaces, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: PACER_NAMESPACE },
+    } as KubeObject);
+    const controller = await runController({
+      ...common,
+      kubeconfigText: sim.kubeconfig,
+      webhookBindAddress: o.webhookBindAddress ?? '127.0.0.1:0',
+    });
     // The simulated API server calls the lock like a real one would (plain HTTP on loopback).
     if (controller.webhookPort !== undefined) {
-      sim.store.create(REF.validatingwebhookconfigurations, undefined, webhookConfiguration(`http://127.0.0.1:${controller.webhookPort}${WEBHOOK_PATH}`));
+      sim.store.create(
+        REF.validatingwebhookconfigurations,
+        undefined,
+        webhookConfiguration(`http://127.0.0.1:${controller.webhookPort}${WEBHOOK_PATH}`),
+      );
     }
     const applied: string[] = [];
     for (const obj of await readManifests(o.examples)) {
@@ -260,32 +282,50 @@ export async function runUp(o: UpOptions): Promise<Up> {
     }
     const out = o.out ?? process.stdout;
     const plugin = join(ROOT, 'bin', 'kubectl-pacer.js');
-    out.write([
-      `pacer: simulated cluster serving at ${sim.url}`,
-      `pacer: controller running; ${[
-        controller.metricsPort !== undefined ? `metrics http://127.0.0.1:${controller.metricsPort}/metrics` : 'metrics off',
-        controller.healthPort !== undefined ? `health http://127.0.0.1:${controller.healthPort}/healthz` : 'health probes off',
-        controller.apiPort !== undefined ? `deployments view http://127.0.0.1:${controller.apiPort}/v2/deployments` : 'deployments view off',
-      ].join(', ')}`,
-      `pacer: applied examples: ${applied.join(', ') || '(none)'}`,
-      ...(o.logger ? [] : [`pacer: controller logs: ${logFile !== undefined ? `${logFile} (tail -f it; -v or --log-to-stderr shows them here)` : 'on stderr'}`]),
-      `pacer: in another terminal:`,
-      `  export KUBECONFIG=${sim.kubeconfigPath}`,
-      `  kubectl get pdeploy,rs,pods`,
-      `  ln -sf ${plugin} ~/.local/bin/kubectl-pacer   # the kubectl plugin, on your PATH`,
-      `  kubectl pacer rollout status web`,
-      `  kubectl pacer set image web nginx=nginx:1.28`,
-      `  kubectl pacer get web -w`,
-      `  kubectl pacer deployments   # or GET /v2/deployments on ${common.apiBindAddress}`,
-      `pacer: Ctrl-C stops everything`,
-      '',
-    ].join('\n'));
-    const status = o.status === false ? undefined : new LiveStatus(
-      out,
-      () => sim.store.list(DEPLOYMENTS, undefined, { shared: true }).items as unknown as Deployment[],
-      // In place only when nothing else writes to the terminal meanwhile.
-      { inPlace: (out as { isTTY?: boolean }).isTTY === true && logStream !== undefined, intervalMs: o.statusIntervalMs ?? 1000 },
+    out.write(
+      [
+        `pacer: simulated cluster serving at ${sim.url}`,
+        `pacer: controller running; ${[
+          controller.metricsPort !== undefined
+            ? `metrics http://127.0.0.1:${controller.metricsPort}/metrics`
+            : 'metrics off',
+          controller.healthPort !== undefined
+            ? `health http://127.0.0.1:${controller.healthPort}/healthz`
+            : 'health probes off',
+          controller.apiPort !== undefined
+            ? `deployments view http://127.0.0.1:${controller.apiPort}/v2/deployments`
+            : 'deployments view off',
+        ].join(', ')}`,
+        `pacer: applied examples: ${applied.join(', ') || '(none)'}`,
+        ...(o.logger
+          ? []
+          : [
+              `pacer: controller logs: ${logFile !== undefined ? `${logFile} (tail -f it; -v or --log-to-stderr shows them here)` : 'on stderr'}`,
+            ]),
+        `pacer: in another terminal:`,
+        `  export KUBECONFIG=${sim.kubeconfigPath}`,
+        `  kubectl get pdeploy,rs,pods`,
+        `  ln -sf ${plugin} ~/.local/bin/kubectl-pacer   # the kubectl plugin, on your PATH`,
+        `  kubectl pacer rollout status web`,
+        `  kubectl pacer set image web nginx=nginx:1.28`,
+        `  kubectl pacer get web -w`,
+        `  kubectl pacer deployments   # or GET /v2/deployments on ${common.apiBindAddress}`,
+        `pacer: Ctrl-C stops everything`,
+        '',
+      ].join('\n'),
     );
+    const status =
+      o.status === false
+        ? undefined
+        : new LiveStatus(
+            out,
+            () => sim.store.list(DEPLOYMENTS, undefined, { shared: true }).items as unknown as Deployment[],
+            // In place only when nothing else writes to the terminal meanwhile.
+            {
+              inPlace: (out as { isTTY?: boolean }).isTTY === true && logStream !== undefined,
+              intervalMs: o.statusIntervalMs ?? 1000,
+            },
+          );
     return {
       sim,
       controller,
@@ -306,25 +346,39 @@ export async function runUp(o: UpOptions): Promise<Up> {
 }
 
 function parsePort(v: string): number {
-  if (!/^\d+$/.test(v) || Number(v) > 65535) throw new CliError(`--port: must be an integer from 0 to 65535, got ${JSON.stringify(v)}`, 2);
+  if (!/^\d+$/.test(v) || Number(v) > 65535)
+    throw new CliError(`--port: must be an integer from 0 to 65535, got ${JSON.stringify(v)}`, 2);
   return Number(v);
 }
 
 export function upCommand(): Command {
   return new Command('up')
     .description('Run Pacer: on the embedded simulated cluster, or against a cluster when a kubeconfig is given')
-    .option('--kubeconfig <file>', 'run the controller against this cluster (default: $KUBECONFIG; without either, a simulated cluster)')
-    .option('--sim-kubeconfig <file>', 'where to write the simulated cluster\'s kubeconfig', 'pacer-sim.kubeconfig')
+    .option(
+      '--kubeconfig <file>',
+      'run the controller against this cluster (default: $KUBECONFIG; without either, a simulated cluster)',
+    )
+    .option('--sim-kubeconfig <file>', "where to write the simulated cluster's kubeconfig", 'pacer-sim.kubeconfig')
     .option('--port <n>', 'port of the simulated cluster (0 = any free port)', '0')
     .option('--examples <dir>', 'Deployments to apply to the simulated cluster', join(ROOT, 'examples'))
     .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', '127.0.0.1:8080')
     .option('--health-probe-bind-address <addr>', 'address of /healthz and /readyz ("0" disables)', '127.0.0.1:8081')
-    .option('--api-bind-address <addr>', 'address of the read-only views, GET /v2/deployments ("0" disables)', '127.0.0.1:8082')
-    .option('--webhook-bind-address <addr>', 'address of the deployment lock\'s admission webhook ("0" disables; default: a free loopback port on the simulated cluster, ":9443" otherwise)')
+    .option(
+      '--api-bind-address <addr>',
+      'address of the read-only views, GET /v2/deployments ("0" disables)',
+      '127.0.0.1:8082',
+    )
+    .option(
+      '--webhook-bind-address <addr>',
+      'address of the deployment lock\'s admission webhook ("0" disables; default: a free loopback port on the simulated cluster, ":9443" otherwise)',
+    )
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .option('--log-format <format>', 'json or text', 'text')
-    .option('--log-file <file>', `the controller's log file (default on the simulated cluster: ${DEFAULT_LOG_FILE}; against a cluster: stderr)`)
-    .option('-v, --log-to-stderr', 'the controller\'s logs on stderr, also on the simulated cluster')
+    .option(
+      '--log-file <file>',
+      `the controller's log file (default on the simulated cluster: ${DEFAULT_LOG_FILE}; against a cluster: stderr)`,
+    )
+    .option('-v, --log-to-stderr', "the controller's logs on stderr, also on the simulated cluster")
     .action(async (o: Record<string, string | undefined>) => {
       let up: Up;
       try {

@@ -57,10 +57,15 @@ export const SELECTING_ALL_EVENT: EventRecord = {
 export function defaulted(d: Deployment): Deployment {
   const s = d.spec;
   const st = s?.strategy;
-  const complete = s !== undefined && s.replicas !== undefined && st?.type &&
+  const complete =
+    s !== undefined &&
+    s.replicas !== undefined &&
+    st?.type &&
     strategyNamed(st.type)?.needsDefaults(st) !== true && // an unknown type has no defaults: validation reports it
-    s.revisionHistoryLimit !== undefined && s.progressDeadlineSeconds !== undefined &&
-    s.minReadySeconds !== undefined && s.paused !== undefined;
+    s.revisionHistoryLimit !== undefined &&
+    s.progressDeadlineSeconds !== undefined &&
+    s.minReadySeconds !== undefined &&
+    s.paused !== undefined;
   return complete ? d : withDefaults(d);
 }
 
@@ -80,11 +85,18 @@ const validated = new WeakMap<Deployment, Validated>();
 function validate(stored: Deployment, d: Deployment): FieldError[] {
   const rv = stored.metadata.resourceVersion;
   const hit = validated.get(stored);
-  if (hit && rv !== undefined && hit.spec === stored.spec && hit.generation === stored.metadata.generation && hit.resourceVersion === rv) {
+  if (
+    hit &&
+    rv !== undefined &&
+    hit.spec === stored.spec &&
+    hit.generation === stored.metadata.generation &&
+    hit.resourceVersion === rv
+  ) {
     return hit.errors;
   }
   const errors = validateDeployment(d);
-  if (rv !== undefined) validated.set(stored, { spec: stored.spec, generation: stored.metadata.generation, resourceVersion: rv, errors });
+  if (rv !== undefined)
+    validated.set(stored, { spec: stored.spec, generation: stored.metadata.generation, resourceVersion: rv, errors });
   return errors;
 }
 
@@ -93,7 +105,11 @@ export function decide(snapshot: Snapshot, options: DecideOptions = {}): Decisio
   const request = decideRequests(snapshot);
   if (request && 'decision' in request) return request.decision;
   const decision = withDependentsFinalizer(snapshot, decidePass(snapshot, options));
-  if (request) decision.requeueAfterSeconds = Math.min(decision.requeueAfterSeconds ?? Number.POSITIVE_INFINITY, request.waitSeconds);
+  if (request)
+    decision.requeueAfterSeconds = Math.min(
+      decision.requeueAfterSeconds ?? Number.POSITIVE_INFINITY,
+      request.waitSeconds,
+    );
   return decision;
 }
 
@@ -106,13 +122,15 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
     const pass = startPass(d, [], snapshot.replicaSets, snapshot.pods, snapshot.now, limitsOf(d));
     removeCondition(pass.status, INVALID_SPEC);
     pass.events.push(SELECTING_ALL_EVENT);
-    if ((pass.status.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) pass.status.observedGeneration = d.metadata.generation;
+    if ((pass.status.observedGeneration ?? 0) < (d.metadata.generation ?? 0))
+      pass.status.observedGeneration = d.metadata.generation;
     return finish(pass, snapshot, ownedAsIs(d, snapshot.replicaSets), []);
   }
 
   const claim = claimReplicaSets(d, snapshot.replicaSets);
   const plans = snapshot.plans;
-  const hold = plans && customPlanHold(d, plans.plans, (name) => plans.deployments.find((x) => x.metadata.name === name));
+  const hold =
+    plans && customPlanHold(d, plans.plans, (name) => plans.deployments.find((x) => x.metadata.name === name));
   // What the strategy and the gates allow, resolved once for the whole pass (limits.ts).
   const pass = startPass(d, [...claim.owned], snapshot.replicaSets, snapshot.pods, snapshot.now, limitsOf(d, hold));
   removeCondition(pass.status, INVALID_SPEC);
@@ -154,7 +172,10 @@ function syncDeployment(snapshot: Snapshot, d: Deployment, pass: DecisionPass): 
 function frozenSync(pass: DecisionPass): void {
   const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, false);
   const all = [...oldRSs, newRS];
-  if (isScalingEvent(pass.d, all) && scalesUpOnly(deploymentReplicas(pass.d), activeReplicaSets(all).map(desiredReplicasOf))) {
+  if (
+    isScalingEvent(pass.d, all) &&
+    scalesUpOnly(deploymentReplicas(pass.d), activeReplicaSets(all).map(desiredReplicasOf))
+  ) {
     scale(pass, current(pass, newRS), currentAll(pass, oldRSs));
   }
   syncDeploymentStatus(pass, newRS);
@@ -167,7 +188,14 @@ function scalingEvent(pass: DecisionPass): boolean {
 
 /** syncDeploymentStatus: calculateStatus only, no progress estimation. */
 function syncDeploymentStatus(pass: DecisionPass, newRS: ReplicaSet | undefined): void {
-  pass.status = calculateStatus(pass.d, pass.rss, current(pass, newRS), pass.status, pass.now, pass.limits.maxUnavailable);
+  pass.status = calculateStatus(
+    pass.d,
+    pass.rss,
+    current(pass, newRS),
+    pass.status,
+    pass.now,
+    pass.limits.maxUnavailable,
+  );
 }
 
 function syncStatusOnly(pass: DecisionPass): void {
@@ -190,7 +218,12 @@ function rollback(pass: DecisionPass, revision: number): void {
 }
 
 /** Turns a finished pass into a Decision: Deployment update and status write come last. */
-function finish(pass: DecisionPass, snapshot: Snapshot, rss: readonly ReplicaSet[], released: readonly ReplicaSet[]): Decision {
+function finish(
+  pass: DecisionPass,
+  snapshot: Snapshot,
+  rss: readonly ReplicaSet[],
+  released: readonly ReplicaSet[],
+): Decision {
   const stored = snapshot.deployment;
   const name = stored.metadata.name ?? '';
   let deployment: Deployment = stored;
@@ -225,11 +258,19 @@ function finish(pass: DecisionPass, snapshot: Snapshot, rss: readonly ReplicaSet
  * The status write, carrying an event for each condition it changes, except one that repeats an
  * event the pass already records (ReplicaSetCreateError has its own upstream event).
  */
-function statusAction(name: string, before: DeploymentStatus | undefined, status: DeploymentStatus, actions: readonly Action[], loose: readonly EventRecord[]): Action {
+function statusAction(
+  name: string,
+  before: DeploymentStatus | undefined,
+  status: DeploymentStatus,
+  actions: readonly Action[],
+  loose: readonly EventRecord[],
+): Action {
   let events = conditionChangeEvents(before, status);
   if (events.length > 0) {
     const already = [...loose, ...actions.flatMap((a) => (a.event ? [a.event] : []))];
-    events = events.filter((e) => !already.some((x) => x.type === e.type && x.reason === e.reason && x.message === e.message));
+    events = events.filter(
+      (e) => !already.some((x) => x.type === e.type && x.reason === e.reason && x.message === e.message),
+    );
   }
   return { verb: 'updateStatus', kind: 'Deployment', name, status, ...(events.length > 0 ? { events } : {}) };
 }
@@ -239,7 +280,15 @@ function ownedAsIs(d: Deployment, candidates: readonly ReplicaSet[]): ReplicaSet
   return candidates.filter((rs) => d.metadata.uid !== undefined && controllerOf(rs)?.uid === d.metadata.uid);
 }
 
-function simpleDecision(snapshot: Snapshot, d: Deployment, status: DeploymentStatus, actions: Action[], events: EventRecord[], requeue: number | null, extra: ReplicaSet[] = []): Decision {
+function simpleDecision(
+  snapshot: Snapshot,
+  d: Deployment,
+  status: DeploymentStatus,
+  actions: Action[],
+  events: EventRecord[],
+  requeue: number | null,
+  extra: ReplicaSet[] = [],
+): Decision {
   const stored = snapshot.deployment;
   const changed = !statusEqual(stored.status, status);
   const final = changed ? status : (stored.status ?? {});
@@ -281,7 +330,8 @@ export function onCreateConflict(snapshot: Snapshot, existing: ReplicaSet): Deci
   const d = defaulted(snapshot.deployment);
   const stored = snapshot.deployment.status ?? {};
   const ours = d.metadata.uid !== undefined && controllerOf(existing)?.uid === d.metadata.uid;
-  const sameTemplate = existing.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] === templateHash(d, stored.collisionCount) ||
+  const sameTemplate =
+    existing.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] === templateHash(d, stored.collisionCount) ||
     equalIgnoreHash(d.spec.template, existing.spec.template);
   if (ours && sameTemplate) {
     return simpleDecision(snapshot, d, stored, [], [], 0, [existing]);

@@ -20,7 +20,9 @@ export interface Freeze {
 }
 
 /** The freeze a ConfigMap says (undefined: none, no ConfigMap). Any pacer-freeze ConfigMap freezes, whatever its data. */
-export function freezeOf(cm: { metadata: { name?: string }; data?: Record<string, string> } | undefined): Freeze | undefined {
+export function freezeOf(
+  cm: { metadata: { name?: string }; data?: Record<string, string> } | undefined,
+): Freeze | undefined {
   if (!cm || cm.metadata.name !== FREEZE_CONFIGMAP) return undefined;
   const reason = cm.data?.[FREEZE_REASON_KEY]?.trim() ?? '';
   const since = cm.data?.[FREEZE_SINCE_KEY];
@@ -37,7 +39,13 @@ export function freezeInWords(f: Freeze): string {
  * rollout is not complete (`complete` as stored before the pass), Unknown FreezeLifted once the
  * freeze is gone; a timeout is never overwritten. True when the condition changed.
  */
-export function checkFrozenConditions(d: Deployment, status: DeploymentStatus, freeze: Freeze | undefined, complete: boolean, now: number): boolean {
+export function checkFrozenConditions(
+  d: Deployment,
+  status: DeploymentStatus,
+  freeze: Freeze | undefined,
+  complete: boolean,
+  now: number,
+): boolean {
   if (!hasProgressDeadline(d)) return false;
   const c = getCondition(status, PROGRESSING);
   if (c?.reason === REASON.timedOut) return false;
@@ -47,7 +55,10 @@ export function checkFrozenConditions(d: Deployment, status: DeploymentStatus, f
   }
   if (freeze && frozenCondExists && c.message !== freezeInWords(freeze)) {
     // A new reason: the message follows, the transition time stays (setCondition keeps a condition of the same reason).
-    const cond = { ...newCondition(PROGRESSING, 'Unknown', REASON.frozen, freezeInWords(freeze), now), lastTransitionTime: c.lastTransitionTime };
+    const cond = {
+      ...newCondition(PROGRESSING, 'Unknown', REASON.frozen, freezeInWords(freeze), now),
+      lastTransitionTime: c.lastTransitionTime,
+    };
     status.conditions = (status.conditions ?? []).map((x) => (x.type === PROGRESSING ? cond : x));
     return true;
   }

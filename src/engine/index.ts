@@ -11,14 +11,24 @@ export { withAnnotations } from './kubernetes/annotations.ts';
 export type { SnapshotSource } from './snapshot.ts';
 
 // What the shell, the plugin and the servers read about a Deployment the way the engine does.
-export { CHANGE_CAUSE_ANNOTATION, LAST_APPLIED_CONFIG_ANNOTATION, REVISION_ANNOTATION, revisionOf } from './kubernetes/annotations.ts';
+export {
+  CHANGE_CAUSE_ANNOTATION,
+  LAST_APPLIED_CONFIG_ANNOTATION,
+  REVISION_ANNOTATION,
+  revisionOf,
+} from './kubernetes/annotations.ts';
 export { INVALID_SPEC, PROGRESSING, REASON, getCondition } from './kubernetes/conditions.ts';
 export { deploymentComplete } from './kubernetes/progress.ts';
 export { strategyNamed, strategyOf } from './strategies/index.ts';
 export { generatedUid } from './kubernetes/newreplicaset.ts';
 
 // Rollback (kubectl pacer rollout undo).
-export { ROLLBACK_MESSAGES, findRollbackTarget, rollbackAnnotations, templateWithoutHash } from './kubernetes/rollback.ts';
+export {
+  ROLLBACK_MESSAGES,
+  findRollbackTarget,
+  rollbackAnnotations,
+  templateWithoutHash,
+} from './kubernetes/rollback.ts';
 
 // Marathon: dependency order, the active deployment plans, locks and force.
 export { dependencyLevels, findDependencyCycle } from './marathon/dependencies.ts';
@@ -27,7 +37,16 @@ export type { DeploymentPlan } from './marathon/deploymentplans.ts';
 export { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, checkLock } from './marathon/locks.ts';
 export type { AdmissionOperation } from './marathon/locks.ts';
 export {
-  CANCEL_ANNOTATION, CANCEL_OUTCOME, CANCEL_REASON, CANCEL_REFUSED, CANCEL_REQUEST_ANNOTATION, cancelMessagePrefix, cancelOrder, formatCancel, invalidCancelAnnotation, runsTemplateOf,
+  CANCEL_ANNOTATION,
+  CANCEL_OUTCOME,
+  CANCEL_REASON,
+  CANCEL_REFUSED,
+  CANCEL_REQUEST_ANNOTATION,
+  cancelMessagePrefix,
+  cancelOrder,
+  formatCancel,
+  invalidCancelAnnotation,
+  runsTemplateOf,
 } from './marathon/cancel.ts';
 export type { CancelMode } from './marathon/cancel.ts';
 
@@ -46,10 +65,24 @@ export { deployPlan, newReplicaSetOf, phaseSummary, serviceMembers, slotPods } f
 export type { ServiceObjects } from './dcos/deploy.ts';
 export { recoveryPlan } from './dcos/recovery.ts';
 export { servicePlans } from './dcos/service.ts';
-export { PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, invalidPlanStateAnnotation, planInterruptedOf, planStateFor } from './dcos/gate.ts';
+export {
+  PLAN_INTERRUPTED_ANNOTATION,
+  PLAN_STATE_ANNOTATION,
+  invalidPlanStateAnnotation,
+  planInterruptedOf,
+  planStateFor,
+} from './dcos/gate.ts';
 export type { PlanState } from './dcos/gate.ts';
 export {
-  CUSTOM_PLAN_STATE_ANNOTATION, customPlan, customPlanStateFor, deploymentStepStatus, deploymentTarget, planStatusUpdate, planStepNames, planTargets, plansNaming,
+  CUSTOM_PLAN_STATE_ANNOTATION,
+  customPlan,
+  customPlanStateFor,
+  deploymentStepStatus,
+  deploymentTarget,
+  planStatusUpdate,
+  planStepNames,
+  planTargets,
+  plansNaming,
 } from './dcos/custom.ts';
 export type { CustomPlanState } from './dcos/custom.ts';
 

@@ -96,7 +96,8 @@ export function resolveLimits(strategy: StrategyBounds | undefined, d: Deploymen
         cap: planCap(d, newRS, hold),
         oldFloor: oldReplicasFloor(d, newRS, hold),
         available: countedAvailable(d, newRS),
-        hold: hold ?? (wait !== undefined ? { reason: REASON.planWaiting, message: MESSAGE.planWaiting(wait) } : undefined),
+        hold:
+          hold ?? (wait !== undefined ? { reason: REASON.planWaiting, message: MESSAGE.planWaiting(wait) } : undefined),
       };
       last = { newRS, limits };
       return limits;

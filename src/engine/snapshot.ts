@@ -56,7 +56,9 @@ export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number
   const plans = plansNaming(source.plans?.(ns) ?? [], d.metadata.name ?? '');
   if (plans.length > 0) {
     const names = new Set(plans.flatMap(planStepNames));
-    const deployments = [...names].map((n) => source.deployment(deploymentKey(ns, n))).filter((x): x is Deployment => x !== undefined);
+    const deployments = [...names]
+      .map((n) => source.deployment(deploymentKey(ns, n)))
+      .filter((x): x is Deployment => x !== undefined);
     snapshot.plans = { plans, deployments };
   }
   const dependents = source.dependents?.(key);

@@ -27,21 +27,61 @@ export interface ResourceType {
   namespaced: boolean;
 }
 
-export const DEPLOYMENTS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL, kind: 'Deployment', namespaced: true };
-export const REPLICASETS: ResourceType = { group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', namespaced: true };
+export const DEPLOYMENTS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: PLURAL,
+  kind: 'Deployment',
+  namespaced: true,
+};
+export const REPLICASETS: ResourceType = {
+  group: 'apps',
+  version: 'v1',
+  plural: 'replicasets',
+  kind: 'ReplicaSet',
+  namespaced: true,
+};
 export const PODS: ResourceType = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
 export const NODES: ResourceType = { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false };
 /** Node rolls (crds/noderolls.pacer.dev.yaml). */
-export const NODEROLLS: ResourceType = { group: GROUP, version: VERSION, plural: 'noderolls', kind: 'NodeRoll', namespaced: false };
+export const NODEROLLS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: 'noderolls',
+  kind: 'NodeRoll',
+  namespaced: false,
+};
 /** The simulated cluster's node groups (src/sim/control/nodegroups.ts). */
-export const SIM_NODEGROUPS: ResourceType = { group: 'sim.pacer.dev', version: 'v1', plural: 'nodegroups', kind: 'NodeGroup', namespaced: false };
+export const SIM_NODEGROUPS: ResourceType = {
+  group: 'sim.pacer.dev',
+  version: 'v1',
+  plural: 'nodegroups',
+  kind: 'NodeGroup',
+  namespaced: false,
+};
 /** Custom plans (crds/plans.pacer.dev.yaml). */
-export const PLANS: ResourceType = { group: GROUP, version: VERSION, plural: PLAN_PLURAL, kind: PLAN_KIND, namespaced: true };
+export const PLANS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: PLAN_PLURAL,
+  kind: PLAN_KIND,
+  namespaced: true,
+};
 /** The freeze switch is one of these (engine/freeze.ts). */
-export const CONFIGMAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
+export const CONFIGMAPS: ResourceType = {
+  group: '',
+  version: 'v1',
+  plural: 'configmaps',
+  kind: 'ConfigMap',
+  namespaced: true,
+};
 export const EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
 export const CRDS: ResourceType = {
-  group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false,
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
 };
 /** The name of Pacer's CRD. */
 export const DEPLOYMENT_CRD_NAME = `${PLURAL}.${GROUP}`;
@@ -226,7 +266,9 @@ export class KubeClient {
   private observe(method: HttpMethod, code: number | undefined, started?: number): void {
     if (!this.metrics) return;
     this.metrics.observe({
-      method: String(method), host: this.host, code: code === undefined ? '<error>' : String(code),
+      method: String(method),
+      host: this.host,
+      code: code === undefined ? '<error>' : String(code),
       ...(started !== undefined ? { seconds: (performance.now() - started) / 1000 } : {}),
     });
   }
@@ -251,7 +293,8 @@ export class KubeClient {
 
   /** One request; JSON in and out. `what` names the call in error messages. */
   async request<T>(
-    method: HttpMethod, path: string,
+    method: HttpMethod,
+    path: string,
     opts: { body?: unknown; contentType?: string; signal?: AbortSignal; what?: string; background?: boolean } = {},
   ): Promise<T> {
     const what = opts.what ?? `${method} ${path}`;
@@ -296,7 +339,9 @@ export class KubeClient {
   // ---- generic verbs ----------------------------------------------------------------------------
 
   async get<T>(t: ResourceType, namespace: string | undefined, name: string, subresource?: string): Promise<T> {
-    return this.request<T>(HttpMethod.GET, resourcePath(t, namespace, name, subresource), { what: `get ${describe(t, namespace, name)}` });
+    return this.request<T>(HttpMethod.GET, resourcePath(t, namespace, name, subresource), {
+      what: `get ${describe(t, namespace, name)}`,
+    });
   }
 
   /**
@@ -304,14 +349,25 @@ export class KubeClient {
    * (the API server serves every page of a list at that resourceVersion; were a later page newer,
    * a watch from it would miss the changes to the earlier pages' objects in between).
    */
-  async list<T>(t: ResourceType, namespace?: string, opts: TransformedListOptions<T> = {}, signal?: AbortSignal): Promise<KubeList<T>> {
+  async list<T>(
+    t: ResourceType,
+    namespace?: string,
+    opts: TransformedListOptions<T> = {},
+    signal?: AbortSignal,
+  ): Promise<KubeList<T>> {
     const items: T[] = [];
     let cont: string | undefined;
     let rv = '';
     do {
       const page = await this.request<{ items?: T[]; metadata?: { resourceVersion?: string; continue?: string } }>(
         HttpMethod.GET,
-        resourcePath(t, namespace) + qs({ labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.limit ?? 500, continue: cont }),
+        resourcePath(t, namespace) +
+          qs({
+            labelSelector: opts.labelSelector,
+            fieldSelector: opts.fieldSelector,
+            limit: opts.limit ?? 500,
+            continue: cont,
+          }),
         { signal, what: `list ${describe(t, namespace)}` },
       );
       for (const item of page.items ?? []) items.push(opts.transform ? opts.transform(item) : item);
@@ -322,24 +378,47 @@ export class KubeClient {
   }
 
   /** `background`: the request takes only a spare rate-limit token (TokenBucket.takeSpare). */
-  async create<T>(t: ResourceType, namespace: string | undefined, obj: T, opts: { background?: boolean } = {}): Promise<T> {
+  async create<T>(
+    t: ResourceType,
+    namespace: string | undefined,
+    obj: T,
+    opts: { background?: boolean } = {},
+  ): Promise<T> {
     const name = (obj as { metadata?: ObjectMeta }).metadata?.name;
-    return this.request<T>(HttpMethod.POST, resourcePath(t, namespace), { body: obj, background: opts.background, what: `create ${describe(t, namespace, name ?? '')}` });
+    return this.request<T>(HttpMethod.POST, resourcePath(t, namespace), {
+      body: obj,
+      background: opts.background,
+      what: `create ${describe(t, namespace, name ?? '')}`,
+    });
   }
 
   /** PUT: the object's metadata.resourceVersion is a precondition (409 Conflict when stale). */
-  async replace<T>(t: ResourceType, namespace: string | undefined, name: string, obj: T, subresource?: string): Promise<T> {
+  async replace<T>(
+    t: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    obj: T,
+    subresource?: string,
+  ): Promise<T> {
     return this.request<T>(HttpMethod.PUT, resourcePath(t, namespace, name, subresource), {
-      body: obj, what: `${subresource ? `update ${subresource} of` : 'update'} ${describe(t, namespace, name)}`,
+      body: obj,
+      what: `${subresource ? `update ${subresource} of` : 'update'} ${describe(t, namespace, name)}`,
     });
   }
 
   async patch<T>(
-    t: ResourceType, namespace: string | undefined, name: string, patch: unknown, type: PatchType, subresource?: string,
+    t: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    type: PatchType,
+    subresource?: string,
     opts: { background?: boolean } = {},
   ): Promise<T> {
     return this.request<T>(HttpMethod.PATCH, resourcePath(t, namespace, name, subresource), {
-      body: patch, contentType: PATCH_CONTENT_TYPES[type], background: opts.background,
+      body: patch,
+      contentType: PATCH_CONTENT_TYPES[type],
+      background: opts.background,
       what: `patch ${subresource ? `${subresource} of ` : ''}${describe(t, namespace, name)}`,
     });
   }
@@ -348,7 +427,10 @@ export class KubeClient {
     const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
     if (opts.preconditions) body.preconditions = opts.preconditions;
     if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
-    await this.request<unknown>(HttpMethod.DELETE, resourcePath(t, namespace, name), { body, what: `delete ${describe(t, namespace, name)}` });
+    await this.request<unknown>(HttpMethod.DELETE, resourcePath(t, namespace, name), {
+      body,
+      what: `delete ${describe(t, namespace, name)}`,
+    });
   }
 
   /**
@@ -357,13 +439,22 @@ export class KubeClient {
    * the stream) are handed to `onEvent` like any other: the caller decides what they mean.
    */
   async watch<T>(
-    t: ResourceType, namespace: string | undefined, opts: WatchOptions,
-    onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal,
+    t: ResourceType,
+    namespace: string | undefined,
+    opts: WatchOptions,
+    onEvent: (e: WatchEvent<T>) => void,
+    signal?: AbortSignal,
   ): Promise<void> {
-    const path = resourcePath(t, namespace) + qs({
-      watch: 'true', resourceVersion: opts.resourceVersion, allowWatchBookmarks: 'true',
-      labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, timeoutSeconds: opts.timeoutSeconds,
-    });
+    const path =
+      resourcePath(t, namespace) +
+      qs({
+        watch: 'true',
+        resourceVersion: opts.resourceVersion,
+        allowWatchBookmarks: 'true',
+        labelSelector: opts.labelSelector,
+        fieldSelector: opts.fieldSelector,
+        timeoutSeconds: opts.timeoutSeconds,
+      });
     const what = `watch ${describe(t, namespace)}`;
     try {
       await this.throttle(HttpMethod.GET, signal, false);
@@ -378,7 +469,10 @@ export class KubeClient {
     const arm = (): void => {
       if (timer) clearTimeout(timer);
       // Real time: bytes on a socket arrive in real time (see KubeClientOptions.clock).
-      timer = setTimeout(() => { inactive = true; local.abort(); }, inactivityMs);
+      timer = setTimeout(() => {
+        inactive = true;
+        local.abort();
+      }, inactivityMs);
       timer.unref?.();
     };
     const onOuterAbort = (): void => local.abort();
@@ -420,7 +514,10 @@ export class KubeClient {
       }
     } catch (err) {
       if (signal?.aborted) return;
-      if (inactive) throw new KubeError('Transient', `${what}: no data for ${Math.round(inactivityMs / 1000)}s`, { reason: 'WatchInactive' });
+      if (inactive)
+        throw new KubeError('Transient', `${what}: no data for ${Math.round(inactivityMs / 1000)}s`, {
+          reason: 'WatchInactive',
+        });
       throw toKubeError(err, what);
     } finally {
       if (timer) clearTimeout(timer);
@@ -438,7 +535,8 @@ export class KubeClient {
   async evictPod(namespace: string, name: string): Promise<boolean> {
     try {
       await this.request(HttpMethod.POST, resourcePath(PODS, namespace, name, 'eviction'), {
-        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } }, what: `evict pod ${namespace}/${name}`,
+        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+        what: `evict pod ${namespace}/${name}`,
       });
       return true;
     } catch (err) {
@@ -453,8 +551,19 @@ export class KubeClient {
   }
 
   /** Merge-patches labels/annotations/ownerReferences..., guarded by the resourceVersion the change was computed on. */
-  patchDeploymentMetadata(namespace: string, name: string, resourceVersion: string | undefined, metadata: Partial<ObjectMeta>): Promise<Deployment> {
-    return this.patch<Deployment>(DEPLOYMENTS, namespace, name, { metadata: { ...metadata, resourceVersion } }, 'merge');
+  patchDeploymentMetadata(
+    namespace: string,
+    name: string,
+    resourceVersion: string | undefined,
+    metadata: Partial<ObjectMeta>,
+  ): Promise<Deployment> {
+    return this.patch<Deployment>(
+      DEPLOYMENTS,
+      namespace,
+      name,
+      { metadata: { ...metadata, resourceVersion } },
+      'merge',
+    );
   }
 
   /** A merge patch of the Deployment (only what changed), guarded by a metadata.resourceVersion inside `patch`. */
@@ -475,13 +584,36 @@ export class KubeClient {
    * Writes status through /status with a merge patch guarded by `resourceVersion`. Conditions are
    * a list, which a merge patch replaces whole: exactly what the engine computed.
    */
-  patchDeploymentStatus(namespace: string, name: string, resourceVersion: string | undefined, status: DeploymentStatus): Promise<Deployment> {
+  patchDeploymentStatus(
+    namespace: string,
+    name: string,
+    resourceVersion: string | undefined,
+    status: DeploymentStatus,
+  ): Promise<Deployment> {
     // Fields the engine dropped must be removed, not left as they were: null deletes in a merge patch.
     const body: Record<string, unknown> = { ...status };
-    for (const k of ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount', 'conditions', 'selector', 'ready']) {
+    for (const k of [
+      'observedGeneration',
+      'replicas',
+      'updatedReplicas',
+      'readyReplicas',
+      'availableReplicas',
+      'unavailableReplicas',
+      'collisionCount',
+      'conditions',
+      'selector',
+      'ready',
+    ]) {
       if (!(k in body)) body[k] = null;
     }
-    return this.patch<Deployment>(DEPLOYMENTS, namespace, name, { metadata: { resourceVersion }, status: body }, 'merge', 'status');
+    return this.patch<Deployment>(
+      DEPLOYMENTS,
+      namespace,
+      name,
+      { metadata: { resourceVersion }, status: body },
+      'merge',
+      'status',
+    );
   }
 
   /** PUT /status of the Deployment as read (its resourceVersion is the precondition) with `status`. */
@@ -498,7 +630,11 @@ export class KubeClient {
     return this.replace<ReplicaSet>(REPLICASETS, rs.metadata.namespace, rs.metadata.name!, rs);
   }
 
-  deleteReplicaSet(namespace: string, name: string, preconditions?: { uid?: string; resourceVersion?: string }): Promise<void> {
+  deleteReplicaSet(
+    namespace: string,
+    name: string,
+    preconditions?: { uid?: string; resourceVersion?: string },
+  ): Promise<void> {
     return this.delete(REPLICASETS, namespace, name, { preconditions, propagationPolicy: 'Background' });
   }
 

@@ -24,7 +24,14 @@ export interface Status {
   message?: string;
   reason?: string;
   code?: number;
-  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: Array<{ reason?: string; message?: string; field?: string }>; retryAfterSeconds?: number };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: Array<{ reason?: string; message?: string; field?: string }>;
+    retryAfterSeconds?: number;
+  };
 }
 
 export class KubeError extends Error {
@@ -34,7 +41,11 @@ export class KubeError extends Error {
   /** The Status reason (`AlreadyExists`, `Expired`, ...), or the socket error code (`ECONNREFUSED`). */
   readonly reason?: string;
   readonly status?: Status;
-  constructor(kind: KubeErrorKind, message: string, opts: { code?: number; reason?: string; status?: Status; cause?: unknown } = {}) {
+  constructor(
+    kind: KubeErrorKind,
+    message: string,
+    opts: { code?: number; reason?: string; status?: Status; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'KubeError';
     this.kind = kind;
@@ -58,13 +69,30 @@ export function kindOf(code: number, reason?: string): KubeErrorKind {
 // Socket and DNS failures that mean "no API server answered". Resets mid-request are Transient:
 // a server was there and may answer the retry.
 const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN',
-  'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID', 'SELF_SIGNED_CERT_IN_CHAIN',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'SELF_SIGNED_CERT_IN_CHAIN',
 ]);
 const TRANSIENT_CODES = new Set([
-  'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CLOSED', 'UND_ERR_ABORTED', 'ERR_STREAM_PREMATURE_CLOSE',
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
+  'UND_ERR_ABORTED',
+  'ERR_STREAM_PREMATURE_CLOSE',
 ]);
 
 /** A KubeError from an HTTP answer: `body` is the response text (a Status, usually). */
@@ -133,7 +161,10 @@ export const JSON_PATCH_NOT_APPLIED = 'the server rejected our request due to an
  * JSON patch that no longer applies, or a Conflict. The caller reads again and plans again.
  */
 export function isStalePatch(err: unknown): boolean {
-  return err instanceof KubeError && (err.kind === 'Conflict' || (err.code === 422 && err.status?.message === JSON_PATCH_NOT_APPLIED));
+  return (
+    err instanceof KubeError &&
+    (err.kind === 'Conflict' || (err.code === 422 && err.status?.message === JSON_PATCH_NOT_APPLIED))
+  );
 }
 
 export function isKind(err: unknown, kind: KubeErrorKind): boolean {
@@ -142,5 +173,7 @@ export function isKind(err: unknown, kind: KubeErrorKind): boolean {
 
 /** Errors worth retrying with backoff without alarm (the cluster is busy or briefly away). */
 export function isRetryable(err: unknown): boolean {
-  return err instanceof KubeError && (err.kind === 'Conflict' || err.kind === 'Transient' || err.kind === 'Unreachable');
+  return (
+    err instanceof KubeError && (err.kind === 'Conflict' || err.kind === 'Transient' || err.kind === 'Unreachable')
+  );
 }

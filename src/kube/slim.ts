@@ -42,20 +42,30 @@ export function slimPod<T>(pod: T): T {
   if (spec) {
     out.spec = {
       ...pick(spec, ['nodeName']),
-      ...(spec.containers !== undefined ? {
-        containers: each(spec.containers, (c) => {
-          const kept = pick(c, ['name', 'image']) ?? {};
-          const requests = (c as { resources?: { requests?: unknown } } | undefined)?.resources?.requests;
-          return requests !== undefined ? { ...kept, resources: { requests } } : kept;
-        }),
-      } : {}),
+      ...(spec.containers !== undefined
+        ? {
+            containers: each(spec.containers, (c) => {
+              const kept = pick(c, ['name', 'image']) ?? {};
+              const requests = (c as { resources?: { requests?: unknown } } | undefined)?.resources?.requests;
+              return requests !== undefined ? { ...kept, resources: { requests } } : kept;
+            }),
+          }
+        : {}),
     };
   }
   if (status) {
     out.status = {
       ...pick(status, ['phase', 'reason', 'startTime']),
-      ...(status.conditions !== undefined ? { conditions: each(status.conditions, (c) => pick(c, ['type', 'status', 'reason', 'lastTransitionTime'])) } : {}),
-      ...(status.containerStatuses !== undefined ? { containerStatuses: each(status.containerStatuses, (c) => pick(c, ['name', 'ready', 'started', 'restartCount', 'state', 'lastState'])) } : {}),
+      ...(status.conditions !== undefined
+        ? { conditions: each(status.conditions, (c) => pick(c, ['type', 'status', 'reason', 'lastTransitionTime'])) }
+        : {}),
+      ...(status.containerStatuses !== undefined
+        ? {
+            containerStatuses: each(status.containerStatuses, (c) =>
+              pick(c, ['name', 'ready', 'started', 'restartCount', 'state', 'lastState']),
+            ),
+          }
+        : {}),
     };
   }
   return out as T;

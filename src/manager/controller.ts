@@ -98,15 +98,21 @@ export class Controller implements Runnable {
       const result = await this.opts.reconcile(key, log, stats);
       const outcome = result.requeueAfterMs !== undefined ? 'requeue_after' : result.requeue ? 'requeue' : 'success';
       log.log(stats.writes > 0 || outcome === 'requeue' ? 'info' : 'debug', 'reconcile finished', {
-        duration: duration(), result: outcome, writes: stats.writes,
+        duration: duration(),
+        result: outcome,
+        writes: stats.writes,
         ...(result.requeueAfterMs !== undefined ? { requeueAfterMs: result.requeueAfterMs } : {}),
       });
       return result;
     } catch (err) {
       const e = err as { kind?: string; message?: string };
       log.error('reconcile failed', {
-        duration: duration(), result: 'error', writes: stats.writes, kind: e.kind ?? 'Other',
-        error: e.message ?? String(err), retries: this.queue.numRequeues(key),
+        duration: duration(),
+        result: 'error',
+        writes: stats.writes,
+        kind: e.kind ?? 'Other',
+        error: e.message ?? String(err),
+        retries: this.queue.numRequeues(key),
       });
       throw err;
     }

@@ -52,7 +52,14 @@ export interface CoreEvent {
   apiVersion: 'v1';
   kind: 'Event';
   metadata: { name: string; namespace: string };
-  involvedObject: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string; resourceVersion?: string };
+  involvedObject: {
+    apiVersion?: string;
+    kind?: string;
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+  };
   reason: string;
   message: string;
   type: 'Normal' | 'Warning';
@@ -148,7 +155,11 @@ export class EventRecorder {
     if (this.closed) return;
     if (this.queued >= this.maxQueued) {
       if (this.droppedInOverflow++ === 0) {
-        this.logger?.warn('event queue full: dropping Events until it has room', { queued: this.queued, reason, object: `${obj.metadata.namespace ?? 'default'}/${obj.metadata.name}` });
+        this.logger?.warn('event queue full: dropping Events until it has room', {
+          queued: this.queued,
+          reason,
+          object: `${obj.metadata.namespace ?? 'default'}/${obj.metadata.name}`,
+        });
       }
       this.onDrop?.();
       return;
@@ -159,12 +170,18 @@ export class EventRecorder {
     }
     this.queued++;
     const at = this.now();
-    this.tail = this.tail.then(() => this.write(obj, type, reason, message, at)).catch((err: unknown) => {
-      // A replica that just lost its Lease refuses its own writes: one line for each would only repeat that.
-      this.logger?.log(isKind(err, 'NotLeader') ? 'debug' : 'warn', 'could not record event', { reason, error: err instanceof Error ? err.message : String(err) });
-    }).finally(() => {
-      this.queued--;
-    });
+    this.tail = this.tail
+      .then(() => this.write(obj, type, reason, message, at))
+      .catch((err: unknown) => {
+        // A replica that just lost its Lease refuses its own writes: one line for each would only repeat that.
+        this.logger?.log(isKind(err, 'NotLeader') ? 'debug' : 'warn', 'could not record event', {
+          reason,
+          error: err instanceof Error ? err.message : String(err),
+        });
+      })
+      .finally(() => {
+        this.queued--;
+      });
   }
 
   /** Resolves once every queued Event has been written (or has failed). */
@@ -179,7 +196,9 @@ export class EventRecorder {
    */
   async drain(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), ms); });
+    const expired = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), ms);
+    });
     const done = await Promise.race([this.tail.then(() => false), expired]);
     clearTimeout(timer);
     this.closed = true;
@@ -190,9 +209,24 @@ export class EventRecorder {
    * EventAggregator: the event as it is to be written and the key it is deduplicated under. Under
    * the limit it is itself; from the 10th distinct message on, the combined event.
    */
-  private aggregate(obj: InvolvedObject, type: string, reason: string, message: string, at: number): { key: string; message: string } {
+  private aggregate(
+    obj: InvolvedObject,
+    type: string,
+    reason: string,
+    message: string,
+    at: number,
+  ): { key: string; message: string } {
     const m = obj.metadata;
-    const similarKey = JSON.stringify([EVENT_SOURCE_COMPONENT, obj.apiVersion, obj.kind, m.namespace ?? 'default', m.name, m.uid, type, reason]);
+    const similarKey = JSON.stringify([
+      EVENT_SOURCE_COMPONENT,
+      obj.apiVersion,
+      obj.kind,
+      m.namespace ?? 'default',
+      m.name,
+      m.uid,
+      type,
+      reason,
+    ]);
     let rec = this.similar.get(similarKey);
     if (!rec || at - rec.lastAt > this.windowMs) rec = { messages: new Set(), lastAt: at };
     rec.messages.add(message);
@@ -207,7 +241,14 @@ export class EventRecorder {
   /** EventSourceObjectSpamFilter: may another event about `obj` be written now? Takes a token. */
   private allowed(obj: InvolvedObject, at: number): boolean {
     const m = obj.metadata;
-    const key = JSON.stringify([EVENT_SOURCE_COMPONENT, obj.apiVersion, obj.kind, m.namespace ?? 'default', m.name, m.uid]);
+    const key = JSON.stringify([
+      EVENT_SOURCE_COMPONENT,
+      obj.apiVersion,
+      obj.kind,
+      m.namespace ?? 'default',
+      m.name,
+      m.uid,
+    ]);
     const b = this.spam.get(key) ?? { tokens: SPAM_BURST, at };
     b.tokens = Math.min(SPAM_BURST, b.tokens + (at - b.at) / SPAM_REFILL_MS);
     b.at = at;
@@ -217,7 +258,13 @@ export class EventRecorder {
     return ok;
   }
 
-  private async write(obj: InvolvedObject, type: 'Normal' | 'Warning', reason: string, original: string, at: number): Promise<void> {
+  private async write(
+    obj: InvolvedObject,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    original: string,
+    at: number,
+  ): Promise<void> {
     if (this.closed) return;
     const m = obj.metadata;
     const namespace = m.namespace ?? 'default';
@@ -238,14 +285,22 @@ export class EventRecorder {
         // Deleted (the Event TTL): create it again under its name, the count carried on, as client-go does.
       }
     }
-    const name = prev?.name ?? `${m.name}.${(BigInt(at) * 1_000_000n + BigInt(this.serial++ % 1_000_000)).toString(16)}`;
+    const name =
+      prev?.name ?? `${m.name}.${(BigInt(at) * 1_000_000n + BigInt(this.serial++ % 1_000_000)).toString(16)}`;
     const count = prev ? prev.count + 1 : 1;
     const firstTimestamp = prev?.firstTimestamp ?? eventTime(at);
     const event: CoreEvent = {
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name, namespace },
-      involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name: m.name, namespace, uid: m.uid, resourceVersion: m.resourceVersion },
+      involvedObject: {
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        name: m.name,
+        namespace,
+        uid: m.uid,
+        resourceVersion: m.resourceVersion,
+      },
       reason,
       message,
       type,

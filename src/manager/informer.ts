@@ -27,7 +27,12 @@ export interface ObjectWithMeta {
 export interface ListWatchSource<T> {
   list(signal: AbortSignal): Promise<{ items: T[]; resourceVersion: string }>;
   /** Resolves on a clean close; rejects with a KubeError on failure. */
-  watch(resourceVersion: string, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal, onOpen?: () => void): Promise<void>;
+  watch(
+    resourceVersion: string,
+    onEvent: (e: WatchEvent<T>) => void,
+    signal: AbortSignal,
+    onOpen?: () => void,
+  ): Promise<void>;
 }
 
 export interface InformerHandlers<T> {
@@ -58,7 +63,11 @@ export interface InformerOptions {
  * page and every watched object before anything keeps it: only its result is ever held.
  */
 export function kubeSource<T extends ObjectWithMeta>(
-  client: KubeClient, type: ResourceType, namespace?: string, fieldSelector?: string, transform?: (obj: T) => T,
+  client: KubeClient,
+  type: ResourceType,
+  namespace?: string,
+  fieldSelector?: string,
+  transform?: (obj: T) => T,
 ): ListWatchSource<T> {
   const only = fieldSelector !== undefined ? { fieldSelector } : {};
   return {
@@ -66,8 +75,25 @@ export function kubeSource<T extends ObjectWithMeta>(
     // Like client-go's reflector: a random 5–10 minute server-side timeout, so watches end cleanly
     // and spread out instead of all reconnecting together.
     watch: (resourceVersion, onEvent, signal, onOpen) =>
-      client.watch<T>(type, namespace, { ...only, resourceVersion, timeoutSeconds: 300 + Math.floor(Math.random() * 300), ...(onOpen ? { onOpen } : {}) },
-        transform ? (e) => onEvent(e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED' ? { ...e, object: transform(e.object) } : e) : onEvent, signal),
+      client.watch<T>(
+        type,
+        namespace,
+        {
+          ...only,
+          resourceVersion,
+          timeoutSeconds: 300 + Math.floor(Math.random() * 300),
+          ...(onOpen ? { onOpen } : {}),
+        },
+        transform
+          ? (e) =>
+              onEvent(
+                e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED'
+                  ? { ...e, object: transform(e.object) }
+                  : e,
+              )
+          : onEvent,
+        signal,
+      ),
   };
 }
 
@@ -393,7 +419,8 @@ export class Informer<T extends ObjectWithMeta> {
           // The resourceVersion is too old: relist at once, unless that keeps happening with nothing
           // in between (some servers answer every watch with 410: docs/simulated-api-server.md#what-clients-rely-on).
           needList = true;
-          if (++this.goneStreak > 1) await this.sleep(retryDelay(this.goneStreak - 2, this.opts.backoffBaseMs, this.opts.backoffMaxMs));
+          if (++this.goneStreak > 1)
+            await this.sleep(retryDelay(this.goneStreak - 2, this.opts.backoffBaseMs, this.opts.backoffMaxMs));
           continue;
         }
         this.failingSince ??= this.clock.now();
@@ -439,32 +466,39 @@ export class Informer<T extends ObjectWithMeta> {
     let errorEvent: Status | undefined;
     let events = 0;
     try {
-      await this.source.watch(this.lastRV, (e) => {
-        if (ac.signal.aborted) return;
-        this.lastEventAt = this.clock.now();
-        this.attempt = 0;
-        events++;
-        if (e.type === 'ERROR') {
-          // Stop reading: a watch that reported an error delivers nothing trustworthy after it.
-          errorEvent = (e.object as unknown as Status) ?? { message: 'unknown' };
-          ac.abort();
-          return;
-        }
-        const rv = e.object?.metadata?.resourceVersion;
-        if (rv) this.lastRV = rv;
-        if (e.type === 'BOOKMARK') return;
-        this.goneStreak = 0;
-        const obj = e.object;
-        const key = keyOf(obj);
-        if (e.type === 'DELETED') {
-          const old = this.remove(key);
-          this.emit((h) => h.delete?.(old ?? obj));
-        } else {
-          const old = this.put(obj);
-          if (old) this.emit((h) => h.update?.(old, obj));
-          else this.emit((h) => h.add?.(obj));
-        }
-      }, ac.signal, () => { this.failingSince = undefined; });
+      await this.source.watch(
+        this.lastRV,
+        (e) => {
+          if (ac.signal.aborted) return;
+          this.lastEventAt = this.clock.now();
+          this.attempt = 0;
+          events++;
+          if (e.type === 'ERROR') {
+            // Stop reading: a watch that reported an error delivers nothing trustworthy after it.
+            errorEvent = (e.object as unknown as Status) ?? { message: 'unknown' };
+            ac.abort();
+            return;
+          }
+          const rv = e.object?.metadata?.resourceVersion;
+          if (rv) this.lastRV = rv;
+          if (e.type === 'BOOKMARK') return;
+          this.goneStreak = 0;
+          const obj = e.object;
+          const key = keyOf(obj);
+          if (e.type === 'DELETED') {
+            const old = this.remove(key);
+            this.emit((h) => h.delete?.(old ?? obj));
+          } else {
+            const old = this.put(obj);
+            if (old) this.emit((h) => h.update?.(old, obj));
+            else this.emit((h) => h.add?.(obj));
+          }
+        },
+        ac.signal,
+        () => {
+          this.failingSince = undefined;
+        },
+      );
     } catch (err) {
       // Our own abort (stop, a timer's rebuild, an ERROR event) is not a failure of the watch.
       if (!ac.signal.aborted) throw err;
@@ -474,7 +508,11 @@ export class Informer<T extends ObjectWithMeta> {
     }
     if (errorEvent) {
       if (isGoneStatus(errorEvent)) throw new Relist();
-      throw new KubeError('Transient', `${this.name}: watch error event: ${errorEvent.message ?? 'unknown'}`, { code: errorEvent.code, reason: errorEvent.reason, status: errorEvent });
+      throw new KubeError('Transient', `${this.name}: watch error event: ${errorEvent.message ?? 'unknown'}`, {
+        code: errorEvent.code,
+        reason: errorEvent.reason,
+        status: errorEvent,
+      });
     }
     return events;
   }

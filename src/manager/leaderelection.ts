@@ -60,14 +60,23 @@ export function kubeLeaseStore(client: KubeClient, namespace: string, name: stri
     name,
     async get(signal) {
       try {
-        return await client.request<Lease>(HttpMethod.GET, `${path}/${encodeURIComponent(name)}`, { signal, what: `get ${what}` });
+        return await client.request<Lease>(HttpMethod.GET, `${path}/${encodeURIComponent(name)}`, {
+          signal,
+          what: `get ${what}`,
+        });
       } catch (err) {
         if (toKubeError(err).kind === 'NotFound') return undefined;
         throw err;
       }
     },
-    create: (lease, signal) => client.request<Lease>(HttpMethod.POST, path, { body: lease, signal, what: `create ${what}` }),
-    update: (lease, signal) => client.request<Lease>(HttpMethod.PUT, `${path}/${encodeURIComponent(name)}`, { body: lease, signal, what: `update ${what}` }),
+    create: (lease, signal) =>
+      client.request<Lease>(HttpMethod.POST, path, { body: lease, signal, what: `create ${what}` }),
+    update: (lease, signal) =>
+      client.request<Lease>(HttpMethod.PUT, `${path}/${encodeURIComponent(name)}`, {
+        body: lease,
+        signal,
+        what: `update ${what}`,
+      }),
   };
 }
 
@@ -100,14 +109,17 @@ export interface LeaderElectorOptions {
 
 /** Checks the three durations as client-go's NewLeaderElector does; returns the error, if any. */
 export function checkDurations(leaseMs: number, renewMs: number, retryMs: number): string | undefined {
-  if (!(leaseMs > renewMs)) return `the lease duration (${leaseMs / 1000}s) must be greater than the renew deadline (${renewMs / 1000}s)`;
-  if (!(renewMs > JITTER_FACTOR * retryMs)) return `the renew deadline (${renewMs / 1000}s) must be greater than ${JITTER_FACTOR} × the retry period (${retryMs / 1000}s)`;
+  if (!(leaseMs > renewMs))
+    return `the lease duration (${leaseMs / 1000}s) must be greater than the renew deadline (${renewMs / 1000}s)`;
+  if (!(renewMs > JITTER_FACTOR * retryMs))
+    return `the renew deadline (${renewMs / 1000}s) must be greater than ${JITTER_FACTOR} × the retry period (${retryMs / 1000}s)`;
   if (!(retryMs >= 1)) return 'the retry period must be positive';
   return undefined;
 }
 
 export class LeaderElector {
-  private readonly o: Required<Omit<LeaderElectorOptions, 'onNewLeader' | 'onError'>> & Pick<LeaderElectorOptions, 'onNewLeader' | 'onError'>;
+  private readonly o: Required<Omit<LeaderElectorOptions, 'onNewLeader' | 'onError'>> &
+    Pick<LeaderElectorOptions, 'onNewLeader' | 'onError'>;
   private observed?: LeaseSpec;
   private observedRV?: string;
   /** When (own clock) the observed record last changed. */
@@ -203,7 +215,9 @@ export class LeaderElector {
       }
       if (signal.aborted) return;
       if (!renewed) {
-        this.o.onError?.(`failed to renew ${describe(this.o.store)} within ${renewDeadlineMs / 1000}s: stopped leading`);
+        this.o.onError?.(
+          `failed to renew ${describe(this.o.store)} within ${renewDeadlineMs / 1000}s: stopped leading`,
+        );
         return;
       }
     }
@@ -243,10 +257,15 @@ export class LeaderElector {
     }
     if (!current) {
       try {
-        const made = await store.create({
-          apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
-          metadata: { name: store.name, namespace: store.namespace }, spec: mine,
-        }, signal);
+        const made = await store.create(
+          {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name: store.name, namespace: store.namespace },
+            spec: mine,
+          },
+          signal,
+        );
         this.noteRecord(made.spec ?? mine, made.metadata.resourceVersion);
         return true;
       } catch (err) {
@@ -288,10 +307,15 @@ export class LeaderElector {
       leaseTransitions: this.observed.leaseTransitions ?? 0,
     };
     try {
-      const updated = await this.o.store.update({
-        apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
-        metadata: { name: this.o.store.name, namespace: this.o.store.namespace, resourceVersion: this.observedRV }, spec,
-      }, AbortSignal.timeout(this.o.renewDeadlineMs));
+      const updated = await this.o.store.update(
+        {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name: this.o.store.name, namespace: this.o.store.namespace, resourceVersion: this.observedRV },
+          spec,
+        },
+        AbortSignal.timeout(this.o.renewDeadlineMs),
+      );
       this.noteRecord(updated.spec ?? spec, updated.metadata.resourceVersion);
     } catch (err) {
       this.o.onError?.(`cannot release the lease: ${toKubeError(err).message}`);

@@ -119,7 +119,9 @@ export class Manager {
     this.metrics = opts.metrics;
     this.clock = opts.clock ?? realClock;
     this.namespace = opts.namespace;
-    this.done = new Promise<void>((resolve, reject) => { this.settleDone = { resolve, reject }; });
+    this.done = new Promise<void>((resolve, reject) => {
+      this.settleDone = { resolve, reject };
+    });
     this.done.catch(() => undefined); // observed by whoever awaits it; never an unhandled rejection
     const le = opts.leaderElection;
     this.leading = !le;
@@ -136,7 +138,11 @@ export class Manager {
         clock: this.clock,
         onStartedLeading: () => this.startLeading(),
         onStoppedLeading: () => this.stopLeading(),
-        onNewLeader: (id) => log.info(id === '' ? 'the lease was released' : 'new leader', { leader: id, me: id === this.elector?.identity }),
+        onNewLeader: (id) =>
+          log.info(id === '' ? 'the lease was released' : 'new leader', {
+            leader: id,
+            me: id === this.elector?.identity,
+          }),
         onError: (message) => log.warn(message),
       });
       opts.metrics?.leaderElection.set({ name: le.id }, 0);
@@ -149,17 +155,27 @@ export class Manager {
    * selector if it has one (the freeze switch: one ConfigMap in Pacer's own namespace). It keeps
    * objects as kube/slim.ts transforms them: pods slimmed, nothing with managedFields.
    */
-  informer<T extends ObjectWithMeta>(type: ResourceType, scope: { namespace?: string; fieldSelector?: string } = {}): Informer<T> {
+  informer<T extends ObjectWithMeta>(
+    type: ResourceType,
+    scope: { namespace?: string; fieldSelector?: string } = {},
+  ): Informer<T> {
     const namespace = scope.namespace ?? this.namespace;
     const key = `${type.group}/${type.version}/${type.plural}${scope.namespace !== undefined || scope.fieldSelector !== undefined ? `/${namespace ?? ''}?${scope.fieldSelector ?? ''}` : ''}`;
     let inf = this.informers.get(key);
     if (!inf) {
       if (this.started) throw new Error(`informer for ${type.plural} requested after the manager started`);
       const name = type.plural;
-      inf = new Informer<ObjectWithMeta>(kubeSource(this.client, type, namespace, scope.fieldSelector, cacheTransform(type)), {
-        name, resyncMs: this.opts.resyncMs, watchdogMs: this.opts.watchdogMs, clock: this.clock,
-        onError: (err: KubeError, msg: string) => this.logger.warn(msg, { informer: name, kind: err.kind, error: err.message }),
-      });
+      inf = new Informer<ObjectWithMeta>(
+        kubeSource(this.client, type, namespace, scope.fieldSelector, cacheTransform(type)),
+        {
+          name,
+          resyncMs: this.opts.resyncMs,
+          watchdogMs: this.opts.watchdogMs,
+          clock: this.clock,
+          onError: (err: KubeError, msg: string) =>
+            this.logger.warn(msg, { informer: name, kind: err.kind, error: err.message }),
+        },
+      );
       this.informers.set(key, inf);
     }
     return inf as unknown as Informer<T>;
@@ -171,7 +187,11 @@ export class Manager {
    * have stopped.
    */
   eventRecorder(): EventRecorder {
-    this.recorder ??= new EventRecorder(this.client, { logger: this.logger, now: () => this.clock.now(), onDrop: () => this.metrics?.eventsDropped.inc() });
+    this.recorder ??= new EventRecorder(this.client, {
+      logger: this.logger,
+      now: () => this.clock.now(),
+      onDrop: () => this.metrics?.eventsDropped.inc(),
+    });
     return this.recorder;
   }
 
@@ -200,7 +220,9 @@ export class Manager {
     const unsynced = [...this.informers.values()].filter((i) => !i.hasSynced()).map((i) => i.name);
     if (unsynced.length > 0) return `caches not synced: ${unsynced.join(', ')}`;
     const after = this.opts.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
-    const stale = [...this.informers.values()].filter((i) => i.failingFor() >= after).map((i) => `${i.name} (${Math.round(i.failingFor() / 1000)} s)`);
+    const stale = [...this.informers.values()]
+      .filter((i) => i.failingFor() >= after)
+      .map((i) => `${i.name} (${Math.round(i.failingFor() / 1000)} s)`);
     if (stale.length > 0) return `caches stale, the API server failing for: ${stale.join(', ')}`;
     return undefined;
   }
@@ -212,21 +234,27 @@ export class Manager {
   /** Why a write is refused now, or undefined (KubeClient's writeGate). */
   writeRefusal(): string | undefined {
     if (this.leading) return undefined;
-    return this.lost ? `this replica lost the leader election lease ${this.leaseName}` : 'this replica is not the leader';
+    return this.lost
+      ? `this replica lost the leader election lease ${this.leaseName}`
+      : 'this replica is not the leader';
   }
 
   start(): void {
     if (this.started) return;
     this.started = true;
     for (const inf of this.informers.values()) inf.start();
-    for (const r of this.runnables) if (!r.needLeaderElection) this.otherRuns.push(this.runGuarded(r, this.everyone.signal));
+    for (const r of this.runnables)
+      if (!r.needLeaderElection) this.otherRuns.push(this.runGuarded(r, this.everyone.signal));
     void this.waitForSync().then(() => {
       if (this.stopRequested) return;
       if (!this.elector) {
         this.startLeading();
         return;
       }
-      this.logger.info('caches synced; campaigning for leadership', { identity: this.elector.identity, lease: this.leaseName });
+      this.logger.info('caches synced; campaigning for leadership', {
+        identity: this.elector.identity,
+        lease: this.leaseName,
+      });
       this.electing = this.elector.run(this.electionAbort.signal);
     });
   }
@@ -242,7 +270,10 @@ export class Manager {
     this.leading = true;
     if (this.leaseName) {
       this.metrics?.leaderElection.set({ name: this.leaseName }, 1);
-      this.logger.info('became the leader; starting workers', { identity: this.elector?.identity, lease: this.leaseName });
+      this.logger.info('became the leader; starting workers', {
+        identity: this.elector?.identity,
+        lease: this.leaseName,
+      });
     }
     this.leaders = new AbortController();
     const signal = this.leaders.signal;
@@ -259,7 +290,10 @@ export class Manager {
     if (lostNow) {
       this.leading = false;
       this.lost = true;
-      this.logger.error('leader election lost: stopping workers', { identity: this.elector?.identity, lease: this.leaseName });
+      this.logger.error('leader election lost: stopping workers', {
+        identity: this.elector?.identity,
+        lease: this.leaseName,
+      });
     }
     this.leaders?.abort();
     await Promise.all(this.leaderRuns);
@@ -267,7 +301,10 @@ export class Manager {
     await this.recorder?.drain(EVENTS_DRAIN_MS);
     this.leading = false;
     if (this.leaseName) this.metrics?.leaderElection.set({ name: this.leaseName }, 0);
-    if (lostNow) void this.stopAll(new LeaderElectionLost(`leader election lost (lease ${this.opts.leaderElection?.namespace}/${this.leaseName})`));
+    if (lostNow)
+      void this.stopAll(
+        new LeaderElectionLost(`leader election lost (lease ${this.opts.leaderElection?.namespace}/${this.leaseName})`),
+      );
   }
 
   /** Graceful stop: leader-only runnables, the Lease, then the caches and everything else. */

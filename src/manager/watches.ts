@@ -50,7 +50,13 @@ export function watch<T>(source: EventSource<T>, spec: WatchSpec<NoInfer<T>>): W
       };
       source.on({
         ...(on.has('add') ? { add: (obj: T) => wake({ type: 'add', obj }) } : {}),
-        ...(on.has('update') ? { update: (old: T, obj: T) => { if (spec.changed?.(old, obj) ?? true) wake({ type: 'update', obj, old }); } } : {}),
+        ...(on.has('update')
+          ? {
+              update: (old: T, obj: T) => {
+                if (spec.changed?.(old, obj) ?? true) wake({ type: 'update', obj, old });
+              },
+            }
+          : {}),
         ...(on.has('delete') ? { delete: (obj: T) => wake({ type: 'delete', obj }) } : {}),
       });
     },

@@ -88,7 +88,10 @@ export class WorkQueue {
   /** When a worker took each key being processed (ms). */
   private readonly startedAt = new Map<string, number>();
 
-  constructor(name: string, opts: { backoff?: BackoffOptions; hooks?: WorkQueueHooks; metrics?: QueueMetricsProvider; clock?: Clock } = {}) {
+  constructor(
+    name: string,
+    opts: { backoff?: BackoffOptions; hooks?: WorkQueueHooks; metrics?: QueueMetricsProvider; clock?: Clock } = {},
+  ) {
     this.name = name;
     this.backoff = opts.backoff ?? DEFAULT_BACKOFF;
     this.hooks = opts.hooks ?? {};

@@ -27,9 +27,14 @@ const textFormat = winston.format.printf((info) => {
 });
 
 export function createLogger(opts: LoggerOptions = {}): Logger {
-  const format = opts.format === 'text'
-    ? winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: false }), textFormat)
-    : winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: false }), winston.format.json());
+  const format =
+    opts.format === 'text'
+      ? winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: false }), textFormat)
+      : winston.format.combine(
+          winston.format.timestamp(),
+          winston.format.errors({ stack: false }),
+          winston.format.json(),
+        );
   const transport = opts.stream
     ? new winston.transports.Stream({ stream: opts.stream })
     : new winston.transports.Console({ stderrLevels: [...LOG_LEVELS] });

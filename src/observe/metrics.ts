@@ -14,8 +14,8 @@ import type { RequestObserver } from '../kube/client.ts';
 
 /** controller-runtime's controller_runtime_reconcile_time_seconds buckets. */
 export const RECONCILE_TIME_BUCKETS = [
-  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
-  1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75,
+  2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ];
 /** client-go's workqueue buckets: ExponentialBuckets(10e-9, 10, 12), 10 ns to 1000 s. */
 export const WORKQUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1)));
@@ -34,9 +34,23 @@ export type RolloutResult = (typeof ROLLOUT_RESULTS)[number];
  * the label's cardinality bounded whatever a condition says.
  */
 export const CONDITION_REASONS = new Set([
-  'ReplicaSetUpdated', 'ReplicaSetCreateError', 'NewReplicaSetCreated', 'FoundNewReplicaSet', 'NewReplicaSetAvailable',
-  'ProgressDeadlineExceeded', 'DeploymentPaused', 'DeploymentResumed', 'MinimumReplicasAvailable',
-  'MinimumReplicasUnavailable', 'InvalidSpec', 'PlanWaiting', 'PlanPending', 'PlanContinued', 'Frozen', 'FreezeLifted', '',
+  'ReplicaSetUpdated',
+  'ReplicaSetCreateError',
+  'NewReplicaSetCreated',
+  'FoundNewReplicaSet',
+  'NewReplicaSetAvailable',
+  'ProgressDeadlineExceeded',
+  'DeploymentPaused',
+  'DeploymentResumed',
+  'MinimumReplicasAvailable',
+  'MinimumReplicasUnavailable',
+  'InvalidSpec',
+  'PlanWaiting',
+  'PlanPending',
+  'PlanContinued',
+  'Frozen',
+  'FreezeLifted',
+  '',
 ]);
 /** kube-state-metrics writes one series per possible status, valued 1 for the current one. */
 const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
@@ -105,36 +119,86 @@ export interface DeploymentSeries {
 type Labels = Record<string, string>;
 
 /** The pacer_deployment_* families: name, help, extra labels and the samples of one Deployment. */
-const DEPLOYMENT_FAMILIES: Array<{ name: string; help: string; labels: string[]; samples(d: Deployment, base: Labels): Array<[Labels, number]> }> = [
-  { name: 'pacer_deployment_spec_replicas', help: 'Number of desired pods for a deployment.', labels: [],
-    samples: (d, base) => [[base, d.spec?.replicas ?? 1]] },
-  { name: 'pacer_deployment_status_replicas', help: 'The number of replicas per deployment.', labels: [],
-    samples: (d, base) => [[base, d.status?.replicas ?? 0]] },
-  { name: 'pacer_deployment_status_replicas_updated', help: 'The number of updated replicas per deployment.', labels: [],
-    samples: (d, base) => [[base, d.status?.updatedReplicas ?? 0]] },
-  { name: 'pacer_deployment_status_replicas_ready', help: 'The number of ready replicas per deployment.', labels: [],
-    samples: (d, base) => [[base, d.status?.readyReplicas ?? 0]] },
-  { name: 'pacer_deployment_status_replicas_available', help: 'The number of available replicas per deployment.', labels: [],
-    samples: (d, base) => [[base, d.status?.availableReplicas ?? 0]] },
-  { name: 'pacer_deployment_status_replicas_unavailable', help: 'The number of unavailable replicas per deployment.', labels: [],
-    samples: (d, base) => [[base, d.status?.unavailableReplicas ?? 0]] },
-  { name: 'pacer_deployment_metadata_generation', help: 'Sequence number representing a specific generation of the desired state.', labels: [],
-    samples: (d, base) => [[base, d.metadata.generation ?? 0]] },
-  { name: 'pacer_deployment_status_observed_generation', help: 'The generation observed by the deployment controller.', labels: [],
-    samples: (d, base) => [[base, d.status?.observedGeneration ?? 0]] },
-  { name: 'pacer_deployment_spec_paused', help: 'Whether the deployment is paused and will not be processed by the deployment controller.', labels: [],
-    samples: (d, base) => [[base, d.spec?.paused ? 1 : 0]] },
-  { name: 'pacer_deployment_info', help: 'Information about a deployment.', labels: ['strategy'],
-    samples: (d, base) => [[{ ...base, strategy: strategyTypeOf(d) }, 1]] },
-  { name: 'pacer_deployment_status_condition', help: 'The current status conditions of a deployment.', labels: ['condition', 'status', 'reason'],
+const DEPLOYMENT_FAMILIES: Array<{
+  name: string;
+  help: string;
+  labels: string[];
+  samples(d: Deployment, base: Labels): Array<[Labels, number]>;
+}> = [
+  {
+    name: 'pacer_deployment_spec_replicas',
+    help: 'Number of desired pods for a deployment.',
+    labels: [],
+    samples: (d, base) => [[base, d.spec?.replicas ?? 1]],
+  },
+  {
+    name: 'pacer_deployment_status_replicas',
+    help: 'The number of replicas per deployment.',
+    labels: [],
+    samples: (d, base) => [[base, d.status?.replicas ?? 0]],
+  },
+  {
+    name: 'pacer_deployment_status_replicas_updated',
+    help: 'The number of updated replicas per deployment.',
+    labels: [],
+    samples: (d, base) => [[base, d.status?.updatedReplicas ?? 0]],
+  },
+  {
+    name: 'pacer_deployment_status_replicas_ready',
+    help: 'The number of ready replicas per deployment.',
+    labels: [],
+    samples: (d, base) => [[base, d.status?.readyReplicas ?? 0]],
+  },
+  {
+    name: 'pacer_deployment_status_replicas_available',
+    help: 'The number of available replicas per deployment.',
+    labels: [],
+    samples: (d, base) => [[base, d.status?.availableReplicas ?? 0]],
+  },
+  {
+    name: 'pacer_deployment_status_replicas_unavailable',
+    help: 'The number of unavailable replicas per deployment.',
+    labels: [],
+    samples: (d, base) => [[base, d.status?.unavailableReplicas ?? 0]],
+  },
+  {
+    name: 'pacer_deployment_metadata_generation',
+    help: 'Sequence number representing a specific generation of the desired state.',
+    labels: [],
+    samples: (d, base) => [[base, d.metadata.generation ?? 0]],
+  },
+  {
+    name: 'pacer_deployment_status_observed_generation',
+    help: 'The generation observed by the deployment controller.',
+    labels: [],
+    samples: (d, base) => [[base, d.status?.observedGeneration ?? 0]],
+  },
+  {
+    name: 'pacer_deployment_spec_paused',
+    help: 'Whether the deployment is paused and will not be processed by the deployment controller.',
+    labels: [],
+    samples: (d, base) => [[base, d.spec?.paused ? 1 : 0]],
+  },
+  {
+    name: 'pacer_deployment_info',
+    help: 'Information about a deployment.',
+    labels: ['strategy'],
+    samples: (d, base) => [[{ ...base, strategy: strategyTypeOf(d) }, 1]],
+  },
+  {
+    name: 'pacer_deployment_status_condition',
+    help: 'The current status conditions of a deployment.',
+    labels: ['condition', 'status', 'reason'],
     samples: (d, base) => {
       const out: Array<[Labels, number]> = [];
       for (const c of d.status?.conditions ?? []) {
         const reason = CONDITION_REASONS.has(c.reason ?? '') ? (c.reason ?? '') : 'unknown';
-        for (const st of CONDITION_STATUSES) out.push([{ ...base, condition: c.type, status: st.toLowerCase(), reason }, c.status === st ? 1 : 0]);
+        for (const st of CONDITION_STATUSES)
+          out.push([{ ...base, condition: c.type, status: st.toLowerCase(), reason }, c.status === st ? 1 : 0]);
       }
       return out;
-    } },
+    },
+  },
 ];
 
 /**
@@ -145,7 +209,10 @@ const DEPLOYMENT_FAMILIES: Array<{ name: string; help: string; labels: string[];
 class ComputedGauge extends Gauge<string> {
   private readonly compute: () => Array<{ labels: Labels; value: number }>;
 
-  constructor(config: ConstructorParameters<typeof Gauge<string>>[0], compute: () => Array<{ labels: Labels; value: number }>) {
+  constructor(
+    config: ConstructorParameters<typeof Gauge<string>>[0],
+    compute: () => Array<{ labels: Labels; value: number }>,
+  ) {
     super(config);
     this.compute = compute;
   }
@@ -167,7 +234,9 @@ function oncePerScrape<T>(fn: () => T): () => T {
   return () => {
     if (!cached) {
       cached = { value: fn() };
-      queueMicrotask(() => { cached = undefined; });
+      queueMicrotask(() => {
+        cached = undefined;
+      });
     }
     return cached.value;
   };
@@ -180,7 +249,9 @@ function baseLabels(d: Deployment): Labels {
 /** Every pacer_deployment_* sample of one Deployment (what a scrape shows for it). */
 export function deploymentSeries(d: Deployment): DeploymentSeries[] {
   const base = baseLabels(d);
-  return DEPLOYMENT_FAMILIES.flatMap((f) => f.samples(d, base).map(([labels, value]) => ({ name: f.name, labels, value })));
+  return DEPLOYMENT_FAMILIES.flatMap((f) =>
+    f.samples(d, base).map(([labels, value]) => ({ name: f.name, labels, value })),
+  );
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): ControllerMetrics {
@@ -190,61 +261,99 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
 
   // ---- controller-runtime: pkg/internal/controller/metrics --------------------------------------
   const reconcileTotal = new Counter({
-    name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller',
-    labelNames: ['controller', 'result'] as const, registers,
+    name: 'controller_runtime_reconcile_total',
+    help: 'Total number of reconciliations per controller',
+    labelNames: ['controller', 'result'] as const,
+    registers,
   });
   const reconcileErrors = new Counter({
-    name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller',
-    labelNames: ['controller'] as const, registers,
+    name: 'controller_runtime_reconcile_errors_total',
+    help: 'Total number of reconciliation errors per controller',
+    labelNames: ['controller'] as const,
+    registers,
   });
   const reconcileTime = new Histogram({
-    name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller',
-    labelNames: ['controller'] as const, buckets: RECONCILE_TIME_BUCKETS, registers,
+    name: 'controller_runtime_reconcile_time_seconds',
+    help: 'Length of time per reconciliation per controller',
+    labelNames: ['controller'] as const,
+    buckets: RECONCILE_TIME_BUCKETS,
+    registers,
   });
   const maxConcurrentReconciles = new Gauge({
-    name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller',
-    labelNames: ['controller'] as const, registers,
+    name: 'controller_runtime_max_concurrent_reconciles',
+    help: 'Maximum number of concurrent reconciles per controller',
+    labelNames: ['controller'] as const,
+    registers,
   });
   const activeWorkers = new Gauge({
-    name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller',
-    labelNames: ['controller'] as const, registers,
+    name: 'controller_runtime_active_workers',
+    help: 'Number of currently used workers per controller',
+    labelNames: ['controller'] as const,
+    registers,
   });
 
   // ---- client-go workqueue, as controller-runtime registers it ({name, controller}) -------------
   const states: Array<{ labels: { name: string; controller: string }; state: QueueState }> = [];
   const queueLabels = ['name', 'controller'] as const;
   new Gauge({
-    name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: queueLabels, registers,
+    name: 'workqueue_depth',
+    help: 'Current depth of workqueue',
+    labelNames: queueLabels,
+    registers,
     collect() {
       for (const q of states) this.set(q.labels, q.state.depth());
     },
   });
-  const adds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: queueLabels, registers });
+  const adds = new Counter({
+    name: 'workqueue_adds_total',
+    help: 'Total number of adds handled by workqueue',
+    labelNames: queueLabels,
+    registers,
+  });
   const latency = new Histogram({
-    name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested',
-    labelNames: queueLabels, buckets: WORKQUEUE_BUCKETS, registers,
+    name: 'workqueue_queue_duration_seconds',
+    help: 'How long in seconds an item stays in workqueue before being requested',
+    labelNames: queueLabels,
+    buckets: WORKQUEUE_BUCKETS,
+    registers,
   });
   const workDuration = new Histogram({
-    name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes.',
-    labelNames: queueLabels, buckets: WORKQUEUE_BUCKETS, registers,
+    name: 'workqueue_work_duration_seconds',
+    help: 'How long in seconds processing an item from workqueue takes.',
+    labelNames: queueLabels,
+    buckets: WORKQUEUE_BUCKETS,
+    registers,
   });
   new Gauge({
     name: 'workqueue_unfinished_work_seconds',
-    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. " +
+    help:
+      "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. " +
       'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.',
-    labelNames: queueLabels, registers,
+    labelNames: queueLabels,
+    registers,
     collect() {
-      for (const q of states) this.set(q.labels, q.state.processingSeconds().reduce((a, b) => a + b, 0));
+      for (const q of states)
+        this.set(
+          q.labels,
+          q.state.processingSeconds().reduce((a, b) => a + b, 0),
+        );
     },
   });
   new Gauge({
-    name: 'workqueue_longest_running_processor_seconds', help: 'How many seconds has the longest running processor for workqueue been running.',
-    labelNames: queueLabels, registers,
+    name: 'workqueue_longest_running_processor_seconds',
+    help: 'How many seconds has the longest running processor for workqueue been running.',
+    labelNames: queueLabels,
+    registers,
     collect() {
       for (const q of states) this.set(q.labels, Math.max(0, ...q.state.processingSeconds()));
     },
   });
-  const retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: queueLabels, registers });
+  const retries = new Counter({
+    name: 'workqueue_retries_total',
+    help: 'Total number of retries handled by workqueue',
+    labelNames: queueLabels,
+    registers,
+  });
   const queues: QueueMetricsProvider = {
     // controller-runtime names each queue after its controller and sets both labels to that name.
     forQueue(name: string, state: QueueState): QueueMetrics {
@@ -265,16 +374,24 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
 
   // ---- client-go rest client -------------------------------------------------------------------
   const requests = new Counter({
-    name: 'rest_client_requests_total', help: 'Number of HTTP requests, partitioned by status code, method, and host.',
-    labelNames: ['code', 'method', 'host'] as const, registers,
+    name: 'rest_client_requests_total',
+    help: 'Number of HTTP requests, partitioned by status code, method, and host.',
+    labelNames: ['code', 'method', 'host'] as const,
+    registers,
   });
   const requestDuration = new Histogram({
-    name: 'rest_client_request_duration_seconds', help: 'Request latency in seconds. Broken down by verb, and host.',
-    labelNames: ['verb', 'host'] as const, buckets: REST_CLIENT_BUCKETS, registers,
+    name: 'rest_client_request_duration_seconds',
+    help: 'Request latency in seconds. Broken down by verb, and host.',
+    labelNames: ['verb', 'host'] as const,
+    buckets: REST_CLIENT_BUCKETS,
+    registers,
   });
   const rateLimiterDuration = new Histogram({
-    name: 'rest_client_rate_limiter_duration_seconds', help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
-    labelNames: ['verb', 'host'] as const, buckets: REST_CLIENT_BUCKETS, registers,
+    name: 'rest_client_rate_limiter_duration_seconds',
+    help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
+    labelNames: ['verb', 'host'] as const,
+    buckets: REST_CLIENT_BUCKETS,
+    registers,
   });
   const restClient: RequestObserver = {
     observe({ method, host, code, seconds }) {
@@ -293,49 +410,81 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
   for (const f of DEPLOYMENT_FAMILIES) {
     new ComputedGauge({ name: f.name, help: f.help, labelNames: ['namespace', 'name', ...f.labels], registers }, () => {
       const values: Array<{ labels: Labels; value: number }> = [];
-      for (const d of deployments()) for (const [labels, value] of f.samples(d, baseLabels(d))) values.push({ labels, value });
+      for (const d of deployments())
+        for (const [labels, value] of f.samples(d, baseLabels(d))) values.push({ labels, value });
       return values;
     });
   }
   const planSources: Array<() => Iterable<PlanPhaseSample>> = [];
   const planPhases = oncePerScrape(() => planSources.flatMap((list) => [...list()]));
-  new ComputedGauge({
-    name: 'pacer_plan_phase_status', help: 'The status of a Deployment\'s phase of its service\'s plan (1 for the current one).',
-    labelNames: ['namespace', 'name', 'plan', 'strategy', 'status'], registers,
-  }, () => planPhases().map((p) => ({ labels: { namespace: p.namespace, name: p.name, plan: p.plan, strategy: p.strategy, status: p.status }, value: 1 })));
-  new ComputedGauge({
-    name: 'pacer_plan_phase_steps', help: 'The steps of a Deployment\'s phase of its service\'s plan, by status.',
-    labelNames: ['namespace', 'name', 'plan', 'status'], registers,
-  }, () => planPhases().flatMap((p) => Object.entries(p.steps).map(([status, n]) => ({ labels: { namespace: p.namespace, name: p.name, plan: p.plan, status }, value: n }))));
+  new ComputedGauge(
+    {
+      name: 'pacer_plan_phase_status',
+      help: "The status of a Deployment's phase of its service's plan (1 for the current one).",
+      labelNames: ['namespace', 'name', 'plan', 'strategy', 'status'],
+      registers,
+    },
+    () =>
+      planPhases().map((p) => ({
+        labels: { namespace: p.namespace, name: p.name, plan: p.plan, strategy: p.strategy, status: p.status },
+        value: 1,
+      })),
+  );
+  new ComputedGauge(
+    {
+      name: 'pacer_plan_phase_steps',
+      help: "The steps of a Deployment's phase of its service's plan, by status.",
+      labelNames: ['namespace', 'name', 'plan', 'status'],
+      registers,
+    },
+    () =>
+      planPhases().flatMap((p) =>
+        Object.entries(p.steps).map(([status, n]) => ({
+          labels: { namespace: p.namespace, name: p.name, plan: p.plan, status },
+          value: n,
+        })),
+      ),
+  );
   const rollSources: Array<() => Iterable<NodeRollSample>> = [];
   new Gauge({
-    name: 'pacer_noderoll_phase', help: 'The phase of a NodeRoll (1 for the current one).',
-    labelNames: ['name', 'phase'], registers,
+    name: 'pacer_noderoll_phase',
+    help: 'The phase of a NodeRoll (1 for the current one).',
+    labelNames: ['name', 'phase'],
+    registers,
     collect() {
       this.reset();
       for (const list of rollSources) for (const r of list()) this.set({ name: r.name, phase: r.phase }, 1);
     },
   });
   new Gauge({
-    name: 'pacer_noderoll_paused', help: 'A NodeRoll paused for a human after a wait timed out (1), with the wait and the node; 0 otherwise.',
-    labelNames: ['name', 'wait', 'node'], registers,
+    name: 'pacer_noderoll_paused',
+    help: 'A NodeRoll paused for a human after a wait timed out (1), with the wait and the node; 0 otherwise.',
+    labelNames: ['name', 'wait', 'node'],
+    registers,
     collect() {
       this.reset();
-      for (const list of rollSources) for (const r of list()) this.set({ name: r.name, wait: r.paused?.wait ?? '', node: r.paused?.node ?? '' }, r.paused ? 1 : 0);
+      for (const list of rollSources)
+        for (const r of list())
+          this.set({ name: r.name, wait: r.paused?.wait ?? '', node: r.paused?.node ?? '' }, r.paused ? 1 : 0);
     },
   });
   new Gauge({
-    name: 'pacer_noderoll_nodes', help: 'The original nodes of a NodeRoll, by step.',
-    labelNames: ['name', 'step'], registers,
+    name: 'pacer_noderoll_nodes',
+    help: 'The original nodes of a NodeRoll, by step.',
+    labelNames: ['name', 'step'],
+    registers,
     collect() {
       this.reset();
-      for (const list of rollSources) for (const r of list()) for (const [step, n] of Object.entries(r.steps)) this.set({ name: r.name, step }, n);
+      for (const list of rollSources)
+        for (const r of list()) for (const [step, n] of Object.entries(r.steps)) this.set({ name: r.name, step }, n);
     },
   });
   const freezeSources: Array<() => { reason: string } | undefined> = [];
   new Gauge({
-    name: 'pacer_frozen', help: 'The freeze switch (kubectl pacer freeze): 1 while on, with its reason; 0 while off.',
-    labelNames: ['reason'], registers,
+    name: 'pacer_frozen',
+    help: 'The freeze switch (kubectl pacer freeze): 1 while on, with its reason; 0 while off.',
+    labelNames: ['reason'],
+    registers,
     collect() {
       this.reset();
       for (const frozen of freezeSources) {
@@ -345,25 +494,32 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     },
   });
   const rolloutsTotal = new Counter({
-    name: 'pacer_rollouts_total', help: 'Rollouts that ended, by result (complete, deadline_exceeded, superseded).',
-    labelNames: ['result'] as const, registers,
+    name: 'pacer_rollouts_total',
+    help: 'Rollouts that ended, by result (complete, deadline_exceeded, superseded).',
+    labelNames: ['result'] as const,
+    registers,
   });
   for (const result of ROLLOUT_RESULTS) rolloutsTotal.inc({ result }, 0);
   const rolloutDuration = new Histogram({
-    name: 'pacer_rollout_duration_seconds', help: 'How long rollouts took from the new revision to their end, by strategy and result.',
-    labelNames: ['strategy', 'result'] as const, buckets: ROLLOUT_DURATION_BUCKETS, registers,
+    name: 'pacer_rollout_duration_seconds',
+    help: 'How long rollouts took from the new revision to their end, by strategy and result.',
+    labelNames: ['strategy', 'result'] as const,
+    buckets: ROLLOUT_DURATION_BUCKETS,
+    registers,
   });
 
   const eventsDropped = new Counter({
-    name: 'pacer_events_dropped_total', registers,
-    help: 'Kubernetes Events not written because 1,000 were already waiting to be (client-go\'s maxQueuedEvents).',
+    name: 'pacer_events_dropped_total',
+    registers,
+    help: "Kubernetes Events not written because 1,000 were already waiting to be (client-go's maxQueuedEvents).",
   });
 
   // ---- client-go leader election -----------------------------------------------------------------
   const leaderElection = new Gauge({
     name: 'leader_election_master_status',
     help: '1 while this replica holds the lease named by the name label (it leads), 0 while it stands by.',
-    labelNames: ['name'] as const, registers,
+    labelNames: ['name'] as const,
+    registers,
   });
 
   return {
@@ -399,7 +555,8 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     },
     observeRollout(result, strategy, seconds) {
       rolloutsTotal.inc({ result });
-      if (seconds !== undefined && Number.isFinite(seconds) && seconds >= 0) rolloutDuration.observe({ strategy, result }, seconds);
+      if (seconds !== undefined && Number.isFinite(seconds) && seconds >= 0)
+        rolloutDuration.observe({ strategy, result }, seconds);
     },
   };
 }

@@ -17,8 +17,22 @@ import type { KubeClient, ResourceType } from '../kube/client.ts';
 import { KubeError, isKind } from '../kube/errors.ts';
 import { metaTime } from '../kube/clock.ts';
 import {
-  CUSTOM_PLAN_STATE_ANNOTATION, PLAN_INTERRUPTED_ANNOTATION, PLAN_STATE_ANNOTATION, applyOperation, customPlan, customPlanStateFor, deployPlan,
-  newReplicaSetOf, planInterruptedOf, planStateFor, planStepNames, planTargets, recoveryPlan, serviceMembers, slotPods, viewPlan,
+  CUSTOM_PLAN_STATE_ANNOTATION,
+  PLAN_INTERRUPTED_ANNOTATION,
+  PLAN_STATE_ANNOTATION,
+  applyOperation,
+  customPlan,
+  customPlanStateFor,
+  deployPlan,
+  newReplicaSetOf,
+  planInterruptedOf,
+  planStateFor,
+  planStepNames,
+  planTargets,
+  recoveryPlan,
+  serviceMembers,
+  slotPods,
+  viewPlan,
 } from '../engine/index.ts';
 import type { CustomPlanState } from '../engine/index.ts';
 import type { Plan, ServiceObjects } from '../engine/index.ts';
@@ -49,13 +63,17 @@ export interface OperationResult {
 }
 
 export const RESTARTED_AT_ANNOTATION = 'kubectl.kubernetes.io/restartedAt';
-export const RECOVERY_ONLY_RESTART = 'the recovery plan shows what the ReplicaSets and the kubelet do: only "restart SERVICE recovery PHASE STEP" (the step\'s pod replaced) acts on it';
+export const RECOVERY_ONLY_RESTART =
+  'the recovery plan shows what the ReplicaSets and the kubelet do: only "restart SERVICE recovery PHASE STEP" (the step\'s pod replaced) acts on it';
 
 /** A service's objects, and whether the cluster serves Plan resources (custom plans). */
 export type ServiceView = ServiceObjects & { plansServed: boolean };
 
 /** The objects of the service `name` (a member Deployment's name), read fresh; kubectl's NotFound without it. */
-export async function serviceObjects(s: Pick<Target, 'client' | 'namespace' | 'now'>, name: string): Promise<ServiceView> {
+export async function serviceObjects(
+  s: Pick<Target, 'client' | 'namespace' | 'now'>,
+  name: string,
+): Promise<ServiceView> {
   await s.client.getDeployment(s.namespace, name);
   const [deployments, replicaSets, pods, plans] = await Promise.all([
     s.client.list<Deployment>(DEPLOYMENTS, s.namespace),
@@ -68,21 +86,39 @@ export async function serviceObjects(s: Pick<Target, 'client' | 'namespace' | 'n
     }),
   ]);
   return {
-    deployments: serviceMembers(deployments.items, s.namespace, name), namespaceDeployments: deployments.items,
-    replicaSets: replicaSets.items, pods: pods.items, plans: plans?.items ?? [], plansServed: plans !== undefined, now: s.now?.() ?? Date.now(),
+    deployments: serviceMembers(deployments.items, s.namespace, name),
+    namespaceDeployments: deployments.items,
+    replicaSets: replicaSets.items,
+    pods: pods.items,
+    plans: plans?.items ?? [],
+    plansServed: plans !== undefined,
+    now: s.now?.() ?? Date.now(),
   };
 }
 
-
 /** `template` with kubectl.kubernetes.io/restartedAt = `now` (RFC 3339, UTC, whole seconds): a rollout restart. */
-export function restartedTemplate(template: Deployment['spec']['template'], now: number): NonNullable<Deployment['spec']['template']> {
+export function restartedTemplate(
+  template: Deployment['spec']['template'],
+  now: number,
+): NonNullable<Deployment['spec']['template']> {
   const at = metaTime(now);
-  return { ...template, metadata: { ...template?.metadata, annotations: { ...template?.metadata?.annotations, [RESTARTED_AT_ANNOTATION]: at } } };
+  return {
+    ...template,
+    metadata: {
+      ...template?.metadata,
+      annotations: { ...template?.metadata?.annotations, [RESTARTED_AT_ANNOTATION]: at },
+    },
+  };
 }
 
 /** The Event reason of each operation (on the Deployments it changed). */
 const OPERATION_REASON = {
-  start: 'PlanStart', stop: 'PlanStop', continue: 'PlanContinue', interrupt: 'PlanInterrupt', forceComplete: 'PlanForceComplete', restart: 'PlanRestart',
+  start: 'PlanStart',
+  stop: 'PlanStop',
+  continue: 'PlanContinue',
+  interrupt: 'PlanInterrupt',
+  forceComplete: 'PlanForceComplete',
+  restart: 'PlanRestart',
 } as const;
 export type PlanOperationName = keyof typeof OPERATION_REASON;
 
@@ -116,7 +152,12 @@ export function changesAfter(o: ServiceObjects, after: Plan): Change[] {
         interrupted: phase.state.interrupted === true,
         forced: phase.steps.flatMap((st, i) => (st.forced ? [i] : [])),
       };
-      const was = { revision: before.revision, proceeds: before.proceeds, interrupted: before.interrupted, forced: [...before.forced] };
+      const was = {
+        revision: before.revision,
+        proceeds: before.proceeds,
+        interrupted: before.interrupted,
+        forced: [...before.forced],
+      };
       if (JSON.stringify(state) !== JSON.stringify(was)) {
         annotations[PLAN_STATE_ANNOTATION] = JSON.stringify(state);
         revision = state.revision;
@@ -124,13 +165,17 @@ export function changesAfter(o: ServiceObjects, after: Plan): Change[] {
     }
     const interrupted = after.state.interrupted === true;
     if (interrupted !== planInterruptedOf(d)) annotations[PLAN_INTERRUPTED_ANNOTATION] = interrupted ? 'true' : null;
-    if (Object.keys(annotations).length > 0) out.push({ d, annotations, ...(revision !== undefined ? { revision } : {}) });
+    if (Object.keys(annotations).length > 0)
+      out.push({ d, annotations, ...(revision !== undefined ? { revision } : {}) });
   }
   return out;
 }
 
 /** `template` with `env` set on every container (start's parameters), or undefined when it already has them. */
-export function withParameters(template: Deployment['spec']['template'], env: Readonly<Record<string, string>>): NonNullable<Deployment['spec']['template']> | undefined {
+export function withParameters(
+  template: Deployment['spec']['template'],
+  env: Readonly<Record<string, string>>,
+): NonNullable<Deployment['spec']['template']> | undefined {
   const spec = (template?.spec ?? {}) as { containers?: Array<{ env?: Array<{ name: string; value?: string }> }> };
   let changed = false;
   const containers = (spec.containers ?? []).map((c) => {
@@ -158,7 +203,12 @@ export async function operate(s: Target, service: string, o: PlanCommand): Promi
     return customOperation(s, objects, custom, o);
   }
   const before = deployPlan(objects);
-  const out = applyOperation(before, { op, ...(phase !== undefined ? { phase } : {}), ...(step !== undefined ? { step } : {}), ...(parameters ? { parameters } : {}) });
+  const out = applyOperation(before, {
+    op,
+    ...(phase !== undefined ? { phase } : {}),
+    ...(step !== undefined ? { step } : {}),
+    ...(parameters ? { parameters } : {}),
+  });
   if (out.code !== 200) return { code: out.code, message: out.message, warnings: [] };
   const warnings: string[] = [];
   const where = `plan ${plan}${phase ? `, phase ${phase}` : ''}${step ? `, step ${step}` : ''}`;
@@ -178,7 +228,8 @@ export async function operate(s: Target, service: string, o: PlanCommand): Promi
       if (template) changeOf(d).template = template;
     }
   }
-  const restartAll = op === 'stop' || (op === 'start' && viewPlan(before).status === 'COMPLETE' && !changes.some((c) => c.template));
+  const restartAll =
+    op === 'stop' || (op === 'start' && viewPlan(before).status === 'COMPLETE' && !changes.some((c) => c.template));
   if ((op === 'restart' && step === undefined) || restartAll) {
     for (const d of phase === undefined ? objects.deployments : [byName.get(phase)!]) {
       const c = changeOf(d);
@@ -190,7 +241,10 @@ export async function operate(s: Target, service: string, o: PlanCommand): Promi
     await patchUnlessChanged(s, c);
     // forceComplete's and restart's answers name their target; the others do not.
     const what = op === 'continue' || op === 'interrupt' ? `${out.message}: ${where}` : out.message;
-    const how = [c.revision !== undefined ? `revision ${c.revision}` : '', restarted.has(c.d) ? 'a rollout restart' : c.template ? 'new pod template' : ''].filter((x) => x);
+    const how = [
+      c.revision !== undefined ? `revision ${c.revision}` : '',
+      restarted.has(c.d) ? 'a rollout restart' : c.template ? 'new pod template' : '',
+    ].filter((x) => x);
     await recordOperation(s, c.d, OPERATION_REASON[op], `${what}${how.length ? ` (${how.join(', ')})` : ''}`);
   }
   if (op === 'restart' && phase !== undefined && step !== undefined) {
@@ -212,9 +266,19 @@ export async function operate(s: Target, service: string, o: PlanCommand): Promi
  * The recovery plan shows the ReplicaSets' and the kubelet's work, so only a step's restart acts on
  * it (its pod replaced); its answers are the SDK's (404 for an unknown phase or step).
  */
-async function recoveryOperation(s: Target, o: ServiceObjects, op: PlanOperationName, phase: string | undefined, step: string | undefined): Promise<OperationResult> {
+async function recoveryOperation(
+  s: Target,
+  o: ServiceObjects,
+  op: PlanOperationName,
+  phase: string | undefined,
+  step: string | undefined,
+): Promise<OperationResult> {
   const plan = recoveryPlan(o);
-  const out = applyOperation(plan, { op, ...(phase !== undefined ? { phase } : {}), ...(step !== undefined ? { step } : {}) });
+  const out = applyOperation(plan, {
+    op,
+    ...(phase !== undefined ? { phase } : {}),
+    ...(step !== undefined ? { step } : {}),
+  });
   if (out.code === 404 || out.code === 400) return { code: out.code, message: out.message, warnings: [] };
   if (op !== 'restart' || step === undefined) return { code: 400, message: RECOVERY_ONLY_RESTART, warnings: [] };
   if (out.code === 208) return { code: 208, message: out.message, warnings: [] };
@@ -229,7 +293,12 @@ async function recoveryOperation(s: Target, o: ServiceObjects, op: PlanOperation
  * it was decided on is the spec and the plan annotations.
  */
 async function patchUnlessChanged(s: Target, c: Change): Promise<void> {
-  const decidedOn = (d: Deployment) => JSON.stringify([d.metadata.generation, d.metadata.annotations?.[PLAN_STATE_ANNOTATION], d.metadata.annotations?.[PLAN_INTERRUPTED_ANNOTATION]]);
+  const decidedOn = (d: Deployment) =>
+    JSON.stringify([
+      d.metadata.generation,
+      d.metadata.annotations?.[PLAN_STATE_ANNOTATION],
+      d.metadata.annotations?.[PLAN_INTERRUPTED_ANNOTATION],
+    ]);
   const patch = {
     metadata: Object.keys(c.annotations).length > 0 ? { annotations: c.annotations } : {},
     ...(c.template ? { spec: { template: c.template } } : {}),
@@ -244,13 +313,23 @@ async function patchUnlessChanged(s: Target, c: Change): Promise<void> {
  * otherwise the conflict stands (another operator changed it) and is reported.
  */
 async function patchGuarded<T extends { metadata: ObjectMeta }>(
-  s: Target, type: ResourceType, obj: T, patch: { metadata: Record<string, unknown> } & Record<string, unknown>, decidedOn: (x: T) => string,
+  s: Target,
+  type: ResourceType,
+  obj: T,
+  patch: { metadata: Record<string, unknown> } & Record<string, unknown>,
+  decidedOn: (x: T) => string,
 ): Promise<T> {
   const name = obj.metadata.name ?? '';
   let resourceVersion = obj.metadata.resourceVersion;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await s.client.patch<T>(type, s.namespace, name, { ...patch, metadata: { ...patch.metadata, resourceVersion } }, 'merge');
+      return await s.client.patch<T>(
+        type,
+        s.namespace,
+        name,
+        { ...patch, metadata: { ...patch.metadata, resourceVersion } },
+        'merge',
+      );
     } catch (err) {
       if (!(err instanceof KubeError) || err.kind !== 'Conflict' || attempt >= 4) throw err;
       // Read again by a list of the one name: the verbs the plan commands already need (list, patch).
@@ -262,15 +341,35 @@ async function patchGuarded<T extends { metadata: ObjectMeta }>(
 }
 
 /** An Event on `d` (a Deployment, a Plan, the freeze switch) for the operator's command; a user without the right to write Events is warned, the command stands. */
-export async function recordOperation(s: Target, d: { apiVersion?: string; kind?: string; metadata: ObjectMeta }, reason: string, message: string): Promise<void> {
+export async function recordOperation(
+  s: Target,
+  d: { apiVersion?: string; kind?: string; metadata: ObjectMeta },
+  reason: string,
+  message: string,
+): Promise<void> {
   const now = metaTime(s.now?.() ?? Date.now());
   const name = `${d.metadata.name}.${Date.now().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`;
   try {
     await s.client.createEvent(s.namespace, {
-      apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: s.namespace },
-      involvedObject: { apiVersion: d.apiVersion, kind: d.kind, name: d.metadata.name, namespace: s.namespace, uid: d.metadata.uid },
-      reason, message, type: 'Normal', source: { component: s.component }, firstTimestamp: now, lastTimestamp: now, count: 1,
-      reportingComponent: s.component, reportingInstance: s.component,
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace: s.namespace },
+      involvedObject: {
+        apiVersion: d.apiVersion,
+        kind: d.kind,
+        name: d.metadata.name,
+        namespace: s.namespace,
+        uid: d.metadata.uid,
+      },
+      reason,
+      message,
+      type: 'Normal',
+      source: { component: s.component },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+      reportingComponent: s.component,
+      reportingInstance: s.component,
     });
   } catch (err) {
     s.warn?.(`the ${reason} event was not recorded: ${(err as Error).message}`);
@@ -292,7 +391,12 @@ async function customOperation(s: Target, o: ServiceView, p: PlanResource, cmd: 
   const lookup = (name: string) => all.find((d) => d.metadata.name === name);
   const state = customPlanStateFor(p, planTargets(p, lookup));
   const before = customPlan(p, lookup, state);
-  const out = applyOperation(before, { op, ...(phase !== undefined ? { phase } : {}), ...(step !== undefined ? { step } : {}), ...(parameters ? { parameters } : {}) });
+  const out = applyOperation(before, {
+    op,
+    ...(phase !== undefined ? { phase } : {}),
+    ...(step !== undefined ? { step } : {}),
+    ...(parameters ? { parameters } : {}),
+  });
   if (out.code !== 200) return { code: out.code, message: out.message, warnings: [] };
   const names = before.phases.flatMap((ph) => ph.steps.map((st) => st.name));
   const templates = new Map<string, NonNullable<Deployment['spec']['template']>>();
@@ -303,10 +407,15 @@ async function customOperation(s: Target, o: ServiceView, p: PlanResource, cmd: 
       if (t) templates.set(name, t);
     }
   }
-  const restartAll = op === 'stop' || (op === 'start' && viewPlan(before).status === 'COMPLETE' && templates.size === 0);
+  const restartAll =
+    op === 'stop' || (op === 'start' && viewPlan(before).status === 'COMPLETE' && templates.size === 0);
   if (op === 'restart' || restartAll) {
-    const scope = restartAll || phase === undefined ? names
-      : step !== undefined ? [step] : before.phases.find((ph) => ph.name === phase)!.steps.map((st) => st.name);
+    const scope =
+      restartAll || phase === undefined
+        ? names
+        : step !== undefined
+          ? [step]
+          : before.phases.find((ph) => ph.name === phase)!.steps.map((st) => st.name);
     for (const name of scope) {
       const d = lookup(name);
       if (d) templates.set(name, restartedTemplate(templates.get(name) ?? d.spec.template, s.now?.() ?? Date.now()));
@@ -316,33 +425,57 @@ async function customOperation(s: Target, o: ServiceView, p: PlanResource, cmd: 
   // As stored: the API server defaults what a template leaves out, and the run is the stored template's.
   const written = new Map<string, Deployment>();
   for (const [name, template] of templates) {
-    written.set(name, await patchGuarded(s, DEPLOYMENTS, lookup(name)!, { metadata: {}, spec: { template } }, (x) => String(x.metadata.generation)));
+    written.set(
+      name,
+      await patchGuarded(s, DEPLOYMENTS, lookup(name)!, { metadata: {}, spec: { template } }, (x) =>
+        String(x.metadata.generation),
+      ),
+    );
   }
   // The run the Deployments now carry, and the overrides the operation leaves.
   const targets = planTargets(p, (name) => written.get(name) ?? lookup(name));
   const next: CustomPlanState = {
     targets,
     interrupted: out.plan.state.interrupted === true,
-    phases: Object.fromEntries(out.plan.phases.map((ph) => {
-      const canary = ph.canary ?? [];
-      const released = canary.filter((n) => ph.steps.find((st) => st.name === n)?.interrupted !== true).length;
-      // The canary stays as the SDK's strategy keeps it: a restart or stop does not arm it again.
-      return [ph.name, {
-        ...(ph.state.interrupted ? { interrupted: true } : {}),
-        ...(canary.length > 0 ? { proceeds: released, canary: [...canary] } : {}),
-      }];
-    })),
+    phases: Object.fromEntries(
+      out.plan.phases.map((ph) => {
+        const canary = ph.canary ?? [];
+        const released = canary.filter((n) => ph.steps.find((st) => st.name === n)?.interrupted !== true).length;
+        // The canary stays as the SDK's strategy keeps it: a restart or stop does not arm it again.
+        return [
+          ph.name,
+          {
+            ...(ph.state.interrupted ? { interrupted: true } : {}),
+            ...(canary.length > 0 ? { proceeds: released, canary: [...canary] } : {}),
+          },
+        ];
+      }),
+    ),
     // A restarted or re-run step is no longer forced.
-    forced: out.plan.phases.flatMap((ph) => ph.steps.filter((st) => st.forced && !templates.has(st.name)).map((st) => `${ph.name}/${st.name}`)),
+    forced: out.plan.phases.flatMap((ph) =>
+      ph.steps.filter((st) => st.forced && !templates.has(st.name)).map((st) => `${ph.name}/${st.name}`),
+    ),
   };
-  const decidedOn = (x: PlanResource) => JSON.stringify([x.metadata.generation, x.metadata.annotations?.[CUSTOM_PLAN_STATE_ANNOTATION]]);
-  await patchGuarded(s, PLANS, p, { metadata: { annotations: { [CUSTOM_PLAN_STATE_ANNOTATION]: JSON.stringify(next) } } }, decidedOn);
+  const decidedOn = (x: PlanResource) =>
+    JSON.stringify([x.metadata.generation, x.metadata.annotations?.[CUSTOM_PLAN_STATE_ANNOTATION]]);
+  await patchGuarded(
+    s,
+    PLANS,
+    p,
+    { metadata: { annotations: { [CUSTOM_PLAN_STATE_ANNOTATION]: JSON.stringify(next) } } },
+    decidedOn,
+  );
   const where = `plan ${p.metadata.name}${phase ? `, phase ${phase}` : ''}${step ? `, step ${step}` : ''}`;
   const what = op === 'continue' || op === 'interrupt' ? `${out.message}: ${where}` : out.message;
-  const how = templates.size > 0 ? ` (${op === 'start' && parameters && Object.keys(parameters).length > 0 ? 'new pod templates' : 'a rollout restart'}: ${[...templates.keys()].join(', ')})` : '';
+  const how =
+    templates.size > 0
+      ? ` (${op === 'start' && parameters && Object.keys(parameters).length > 0 ? 'new pod templates' : 'a rollout restart'}: ${[...templates.keys()].join(', ')})`
+      : '';
   await recordOperation(s, { ...p, apiVersion: API_VERSION, kind: PLAN_KIND }, OPERATION_REASON[op], `${what}${how}`);
   // A missing Deployment's target is '': its step is an ERROR that holds the plan.
-  const missing = Object.entries(targets).filter(([, hash]) => hash === '').map(([name]) => name);
+  const missing = Object.entries(targets)
+    .filter(([, hash]) => hash === '')
+    .map(([name]) => name);
   if (missing.length > 0) warnings.push(`the plan names Deployments that do not exist: ${missing.join(', ')}`);
   return { code: 200, message: out.message, warnings };
 }

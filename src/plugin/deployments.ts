@@ -13,7 +13,17 @@
 import type { Deployment } from '../api/types.ts';
 import { API_VERSION, KIND } from '../api/types.ts';
 import { DEPLOYMENTS, EVENTS } from '../kube/client.ts';
-import { activePlans, CANCEL_REASON, CANCEL_REFUSED, CANCEL_REQUEST_ANNOTATION, cancelMessagePrefix, cancelOrder, formatCancel, planById, unknownPlanMessage } from '../engine/index.ts';
+import {
+  activePlans,
+  CANCEL_REASON,
+  CANCEL_REFUSED,
+  CANCEL_REQUEST_ANNOTATION,
+  cancelMessagePrefix,
+  cancelOrder,
+  formatCancel,
+  planById,
+  unknownPlanMessage,
+} from '../engine/index.ts';
 import type { DeploymentPlan } from '../engine/index.ts';
 import { OBJECT_PREFIX, PluginError } from './errors.ts';
 import { sleep } from './watch.ts';
@@ -25,17 +35,22 @@ import { printData } from './options.ts';
 export function plansTable(active: readonly DeploymentPlan[]): string {
   const lines = [['ID', 'AFFECTED APPS', 'STEP', 'CURRENT ACTIONS'].join('\t')];
   for (const p of active) {
-    lines.push([
-      p.id,
-      p.affectedApps.join(','),
-      `${p.currentStep}/${p.totalSteps}`,
-      p.currentActions.map((a) => `${a.action} ${a.app}`).join(', '),
-    ].join('\t'));
+    lines.push(
+      [
+        p.id,
+        p.affectedApps.join(','),
+        `${p.currentStep}/${p.totalSteps}`,
+        p.currentActions.map((a) => `${a.action} ${a.app}`).join(', '),
+      ].join('\t'),
+    );
   }
   return tabwrite(`${lines.join('\n')}\n`, { minwidth: 6, padding: 3 });
 }
 
-async function listActive(s: Session, allNamespaces: boolean): Promise<{ items: Deployment[]; active: DeploymentPlan[] }> {
+async function listActive(
+  s: Session,
+  allNamespaces: boolean,
+): Promise<{ items: Deployment[]; active: DeploymentPlan[] }> {
   const list = await s.client.list<Deployment>(DEPLOYMENTS, allNamespaces ? undefined : s.namespace);
   return { items: list.items, active: activePlans(list.items, Date.now()) };
 }
@@ -47,7 +62,9 @@ export async function runPlanList(s: Session, o: { allNamespaces: boolean; outpu
     return 0;
   }
   if (active.length === 0) {
-    s.io.stderr.write(o.allNamespaces ? 'No active deployments found\n' : `No active deployments found in ${s.namespace} namespace.\n`);
+    s.io.stderr.write(
+      o.allNamespaces ? 'No active deployments found\n' : `No active deployments found in ${s.namespace} namespace.\n`,
+    );
     return 0;
   }
   s.io.stdout.write(plansTable(active));
@@ -98,7 +115,8 @@ async function outcomes(s: Session, id: string, apps: readonly Deployment[]): Pr
       const key = `${e.involvedObject?.namespace ?? ns}/${e.involvedObject?.name ?? ''}`;
       const at = e.lastTimestamp ?? e.eventTime ?? '';
       const seen = out.get(key);
-      if (!seen || seen.at <= at) out.set(key, { warning: e.type === 'Warning', text: e.message.slice(prefix.length), at });
+      if (!seen || seen.at <= at)
+        out.set(key, { warning: e.type === 'Warning', text: e.message.slice(prefix.length), at });
     }
   }
   return out;
@@ -114,11 +132,14 @@ export async function runPlanCancel(s: Session, id: string, o: CancelOptions): P
   const plan = planById(active, id);
   if (!plan) throw new PluginError(unknownPlanMessage(id));
   const apps = cancelOrder(items, plan);
-  if (apps.length === 0) throw new PluginError(`DeploymentPlan ${id} has no app left to cancel: every one is being deleted`);
+  if (apps.length === 0)
+    throw new PluginError(`DeploymentPlan ${id} has no app left to cancel: every one is being deleted`);
   const carrier = apps[0];
   const carrierName = carrier.metadata.name ?? '';
   const value = formatCancel({ mode: o.force ? 'stop' : 'rollback', id });
-  await s.client.patchDeployment(carrier.metadata.namespace ?? 'default', carrierName, { metadata: { annotations: { [CANCEL_REQUEST_ANNOTATION]: value } } });
+  await s.client.patchDeployment(carrier.metadata.namespace ?? 'default', carrierName, {
+    metadata: { annotations: { [CANCEL_REQUEST_ANNOTATION]: value } },
+  });
   if (!o.wait) {
     s.io.stdout.write(`${OBJECT_PREFIX}${carrierName} annotated ${CANCEL_REQUEST_ANNOTATION}=${value}\n`);
     return 0;
@@ -146,7 +167,9 @@ export async function runPlanCancel(s: Session, id: string, o: CancelOptions): P
   }
   const missing = apps.filter((d) => !found.has(keyOf(d)));
   if (code === 0 && missing.length > 0) {
-    throw new PluginError(`timed out waiting for the cancel of deployment plan ${id} on ${missing.map((d) => OBJECT_PREFIX + (d.metadata.name ?? '')).join(', ')} (is the controller running? the request stays on ${OBJECT_PREFIX}${carrierName})`);
+    throw new PluginError(
+      `timed out waiting for the cancel of deployment plan ${id} on ${missing.map((d) => OBJECT_PREFIX + (d.metadata.name ?? '')).join(', ')} (is the controller running? the request stays on ${OBJECT_PREFIX}${carrierName})`,
+    );
   }
   return code;
 }

@@ -9,7 +9,8 @@ export const RESOURCE = `${PLURAL}.${GROUP}`;
 /** The object prefix kubectl prints before a verb: `deployment.pacer.dev/web paused`. */
 export const OBJECT_PREFIX = `deployment.${GROUP}/`;
 
-export const CRD_MISSING = `the server doesn't have a resource type "${PLURAL}" in group "${GROUP}": Pacer's CRD is not installed ` +
+export const CRD_MISSING =
+  `the server doesn't have a resource type "${PLURAL}" in group "${GROUP}": Pacer's CRD is not installed ` +
   `(from a Pacer clone: kubectl apply -f crds/)`;
 
 /** A failure the plugin explains itself; printed as is (with `error: ` unless `raw`). */

@@ -15,7 +15,13 @@ import { PLUGIN_COMPONENT, printData } from './options.ts';
 interface ConfigMap {
   apiVersion?: string;
   kind?: string;
-  metadata: { name?: string; namespace?: string; uid?: string; labels?: Record<string, string>; creationTimestamp?: string };
+  metadata: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    creationTimestamp?: string;
+  };
   data?: Record<string, string>;
 }
 
@@ -34,11 +40,20 @@ async function getSwitch(s: Session, ns: string): Promise<ConfigMap | undefined>
 }
 
 const record = (s: Session, ns: string, cm: ConfigMap, reason: string, message: string) =>
-  recordOperation({ client: s.client, namespace: ns, component: PLUGIN_COMPONENT, warn: (m) => s.io.stderr.write(`Warning: ${m}\n`) },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: cm.metadata as { name: string } }, reason, message);
+  recordOperation(
+    { client: s.client, namespace: ns, component: PLUGIN_COMPONENT, warn: (m) => s.io.stderr.write(`Warning: ${m}\n`) },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: cm.metadata as { name: string } },
+    reason,
+    message,
+  );
 
 /** on: creates the switch, or gives it the new reason. */
-export async function runFreezeOn(s: Session, ns: string, reason: string | undefined, now = Date.now()): Promise<number> {
+export async function runFreezeOn(
+  s: Session,
+  ns: string,
+  reason: string | undefined,
+  now = Date.now(),
+): Promise<number> {
   const why = reason?.trim() ?? '';
   const before = await getSwitch(s, ns);
   if (before) {
@@ -53,13 +68,20 @@ export async function runFreezeOn(s: Session, ns: string, reason: string | undef
     return 0;
   }
   const created = await s.client.create<ConfigMap>(CONFIGMAPS, ns, {
-    apiVersion: 'v1', kind: 'ConfigMap',
-    metadata: { name: FREEZE_CONFIGMAP, namespace: ns, labels: { 'app.kubernetes.io/name': 'pacer', 'app.kubernetes.io/component': 'freeze' } },
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: FREEZE_CONFIGMAP,
+      namespace: ns,
+      labels: { 'app.kubernetes.io/name': 'pacer', 'app.kubernetes.io/component': 'freeze' },
+    },
     data: { ...(why !== '' ? { [FREEZE_REASON_KEY]: why } : {}), [FREEZE_SINCE_KEY]: metaTime(now) },
   });
   const f = freezeOf(created)!;
   await record(s, ns, created, 'Frozen', `frozen: ${f.reason}`);
-  s.io.stdout.write(`pacer frozen (${f.reason}): no new rollout step, eviction or node termination until "kubectl pacer freeze off"\n`);
+  s.io.stdout.write(
+    `pacer frozen (${f.reason}): no new rollout step, eviction or node termination until "kubectl pacer freeze off"\n`,
+  );
   return 0;
 }
 
@@ -81,7 +103,12 @@ export async function runFreezeOff(s: Session, ns: string): Promise<number> {
 }
 
 /** status: whether it is on, why and since when (-o json|yaml: the ConfigMap). */
-export async function runFreezeStatus(s: Session, ns: string, o: { output?: string }, now = Date.now()): Promise<number> {
+export async function runFreezeStatus(
+  s: Session,
+  ns: string,
+  o: { output?: string },
+  now = Date.now(),
+): Promise<number> {
   if (o.output) {
     // kubectl get's answer when it is off: the API server's NotFound.
     printData(s.io, o.output, await s.client.get<ConfigMap>(CONFIGMAPS, ns, FREEZE_CONFIGMAP));
@@ -94,6 +121,8 @@ export async function runFreezeStatus(s: Session, ns: string, o: { output?: stri
     return 0;
   }
   const since = Date.parse(f.since ?? cm!.metadata.creationTimestamp ?? '');
-  s.io.stdout.write(`pacer is frozen (${f.reason})${Number.isNaN(since) ? '' : ` for ${humanDuration(Math.max(0, now - since))}`}\n`);
+  s.io.stdout.write(
+    `pacer is frozen (${f.reason})${Number.isNaN(since) ? '' : ` for ${humanDuration(Math.max(0, now - since))}`}\n`,
+  );
   return 0;
 }

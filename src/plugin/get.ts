@@ -31,7 +31,9 @@ function byName<T extends { metadata: { name?: string } }>(a: T, b: T): number {
 }
 
 function images(template: Deployment['spec']['template']): string[] {
-  const spec = template?.spec as { containers?: Array<{ image?: string }>; initContainers?: Array<{ image?: string }> } | undefined;
+  const spec = template?.spec as
+    | { containers?: Array<{ image?: string }>; initContainers?: Array<{ image?: string }> }
+    | undefined;
   return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].map((c) => c.image ?? '');
 }
 
@@ -64,7 +66,10 @@ export function renderTree(o: TreeObjects, now: number): string[] {
   // Its phase of its service's deploy plan (kubectl pacer plan show draws the whole plan).
   const phase = phaseSummary(d, { replicaSets: o.replicaSets, pods: o.pods, now });
   const steps = STEP_ORDER.filter((st) => phase.steps[st]).map((st) => `${phase.steps[st]} ${st}`);
-  header.push(`Plan:\tdeploy, phase ${name} (${phase.strategy} strategy) (${phase.status})`, `  Steps:\t${steps.join(', ') || 'none'}`);
+  header.push(
+    `Plan:\tdeploy, phase ${name} (${phase.strategy} strategy) (${phase.status})`,
+    `  Steps:\t${steps.join(', ') || 'none'}`,
+  );
 
   // Newest revision first; a ReplicaSet without a parseable revision goes last.
   const owned = o.replicaSets.filter((rs) => controllerOf(rs)?.uid === d.metadata.uid);
@@ -72,7 +77,9 @@ export function renderTree(o: TreeObjects, now: number): string[] {
   const newest = rss.length > 0 ? rss[0] : undefined;
 
   const rows: string[] = ['NAME\tKIND\tSTATUS\tAGE\tINFO'];
-  rows.push(`${ICON.deployment} ${name}\tDeployment\t${SYMBOL[state.phase]} ${state.phase}\t${age(d.metadata.creationTimestamp, now)}\t`);
+  rows.push(
+    `${ICON.deployment} ${name}\tDeployment\t${SYMBOL[state.phase]} ${state.phase}\t${age(d.metadata.creationTimestamp, now)}\t`,
+  );
   rss.forEach((rs, i) => {
     const lastRs = i === rss.length - 1;
     const revision = revisionOf(rs);
@@ -81,19 +88,26 @@ export function renderTree(o: TreeObjects, now: number): string[] {
     const rst = replicaSetState(rs, rs === newest, state.phase);
     const st = rs.status ?? { replicas: 0 };
     const info = `replicas:${st.replicas ?? 0}/${rs.spec.replicas ?? 1} ready:${st.readyReplicas ?? 0} available:${st.availableReplicas ?? 0}`;
-    rows.push(`${inner}└──${ICON.replicaSet} ${rs.metadata.name ?? ''}\tReplicaSet\t${rst.symbol} ${rst.word}\t${age(rs.metadata.creationTimestamp, now)}\t${info}`);
+    rows.push(
+      `${inner}└──${ICON.replicaSet} ${rs.metadata.name ?? ''}\tReplicaSet\t${rst.symbol} ${rst.word}\t${age(rs.metadata.creationTimestamp, now)}\t${info}`,
+    );
     const pods = o.pods.filter((p) => controllerOf(p)?.uid === rs.metadata.uid).sort(byName);
     pods.forEach((p, j) => {
       const pst = podState(p);
       const r = podReadiness(p);
       const node = (p.spec as { nodeName?: string } | undefined)?.nodeName;
       const podInfo = `ready:${r.ready}/${r.total} restarts:${r.restarts}${node ? ` node:${node}` : ''}`;
-      rows.push(`${inner}   ${j === pods.length - 1 ? '└──' : '├──'}${ICON.pod} ${p.metadata.name ?? ''}\tPod\t${pst.symbol} ${pst.word}\t${age(p.metadata.creationTimestamp, now)}\t${podInfo}`);
+      rows.push(
+        `${inner}   ${j === pods.length - 1 ? '└──' : '├──'}${ICON.pod} ${p.metadata.name ?? ''}\tPod\t${pst.symbol} ${pst.word}\t${age(p.metadata.creationTimestamp, now)}\t${podInfo}`,
+      );
     });
   });
 
   const text = `${tabwrite(`${header.join('\n')}\n`, { padding: 2 })}\n${tabwrite(`${rows.join('\n')}\n`, { padding: 2 })}`;
-  return text.trimEnd().split('\n').map((l) => l.trimEnd());
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.trimEnd());
 }
 
 export interface GetOptions {
@@ -116,11 +130,18 @@ export async function runGet(s: Session, name: string, o: GetOptions): Promise<n
   const rsList = await s.client.list<ReplicaSet>(REPLICASETS, s.namespace, { labelSelector: selector });
   const podList = await s.client.listPods(s.namespace, { labelSelector: selector });
   if (o.output) {
-    printData(s.io, o.output, { apiVersion: 'v1', kind: 'List', metadata: {}, items: [first, ...rsList.items, ...podList.items] });
+    printData(s.io, o.output, {
+      apiVersion: 'v1',
+      kind: 'List',
+      metadata: {},
+      items: [first, ...rsList.items, ...podList.items],
+    });
     return 0;
   }
   if (!o.watch) {
-    s.io.stdout.write(`${renderTree({ deployment: first, replicaSets: rsList.items, pods: podList.items }, now()).join('\n')}\n`);
+    s.io.stdout.write(
+      `${renderTree({ deployment: first, replicaSets: rsList.items, pods: podList.items }, now()).join('\n')}\n`,
+    );
     return 0;
   }
 
@@ -154,17 +175,31 @@ export async function runGet(s: Session, name: string, o: GetOptions): Promise<n
   draw();
   try {
     await Promise.all([
-      follow<Deployment>(s.client, DEPLOYMENTS, s.namespace, { fieldSelector: `metadata.name=${name}` }, {
-        onList(items) {
-          deployment = items.find((i) => i.metadata.name === name) ?? deployment;
-          schedule();
+      follow<Deployment>(
+        s.client,
+        DEPLOYMENTS,
+        s.namespace,
+        { fieldSelector: `metadata.name=${name}` },
+        {
+          onList(items) {
+            deployment = items.find((i) => i.metadata.name === name) ?? deployment;
+            schedule();
+          },
+          onEvent(type, d) {
+            if (type !== 'DELETED') deployment = d;
+            schedule();
+          },
         },
-        onEvent(type, d) {
-          if (type !== 'DELETED') deployment = d;
-          schedule();
-        },
-      }, signal),
-      follow<ReplicaSet>(s.client, REPLICASETS, s.namespace, { labelSelector: selector }, intoMap(rss, schedule), signal),
+        signal,
+      ),
+      follow<ReplicaSet>(
+        s.client,
+        REPLICASETS,
+        s.namespace,
+        { labelSelector: selector },
+        intoMap(rss, schedule),
+        signal,
+      ),
       follow<Pod>(s.client, PODS, s.namespace, { labelSelector: selector }, intoMap(pods, schedule), signal),
     ]);
   } finally {

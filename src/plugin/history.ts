@@ -17,10 +17,11 @@ export interface Revision {
   replicaSet: ReplicaSet;
 }
 
-
 /** The ReplicaSets of `d` (controller reference to its uid), read fresh. */
 export async function ownedReplicaSets(s: Session, d: Deployment): Promise<ReplicaSet[]> {
-  const list = await s.client.list<ReplicaSet>(REPLICASETS, s.namespace, { labelSelector: selectorToString(d.spec.selector) });
+  const list = await s.client.list<ReplicaSet>(REPLICASETS, s.namespace, {
+    labelSelector: selectorToString(d.spec.selector),
+  });
   return list.items.filter((rs) => controllerOf(rs)?.uid === d.metadata.uid);
 }
 
@@ -62,7 +63,8 @@ function multi(indent: string, key: string, values: string[]): string[] {
 function probeText(p: Json): string {
   const delay = `delay=${Number(p.initialDelaySeconds ?? 0)}s timeout=${Number(p.timeoutSeconds ?? 1)}s period=${Number(p.periodSeconds ?? 10)}s #success=${Number(p.successThreshold ?? 1)} #failure=${Number(p.failureThreshold ?? 3)}`;
   const http = p.httpGet as Json | undefined;
-  if (http) return `http-get ${String(http.scheme ?? 'HTTP').toLowerCase()}://${String(http.host ?? '')}:${String(http.port ?? '')}${String(http.path ?? '')} ${delay}`;
+  if (http)
+    return `http-get ${String(http.scheme ?? 'HTTP').toLowerCase()}://${String(http.host ?? '')}:${String(http.port ?? '')}${String(http.path ?? '')} ${delay}`;
   const tcp = p.tcpSocket as Json | undefined;
   if (tcp) return `tcp-socket ${String(tcp.host ?? '')}:${String(tcp.port ?? '')} ${delay}`;
   const exec = p.exec as Json | undefined;
@@ -74,7 +76,12 @@ function probeText(p: Json): string {
 
 function resources(indent: string, title: string, r: Json | undefined): string[] {
   if (!r || Object.keys(r).length === 0) return [];
-  return [`${indent}${title}:`, ...Object.keys(r).sort().map((k) => `${indent}  ${k}:\t${String(r[k])}`)];
+  return [
+    `${indent}${title}:`,
+    ...Object.keys(r)
+      .sort()
+      .map((k) => `${indent}  ${k}:\t${String(r[k])}`),
+  ];
 }
 
 function containerLines(c: Json): string[] {
@@ -82,8 +89,24 @@ function containerLines(c: Json): string[] {
   const lines = [`   ${String(c.name)}:`];
   lines.push(`${i}Image:\t${String(c.image ?? '')}`);
   const ports = (c.ports as Json[] | undefined) ?? [];
-  lines.push(...multi(i, 'Port', ports.map((p) => `${String(p.containerPort)}/${String(p.protocol ?? 'TCP')}${p.name ? ` (${String(p.name)})` : ''}`)));
-  lines.push(...multi(i, 'Host Port', ports.map((p) => `${Number(p.hostPort ?? 0)}/${String(p.protocol ?? 'TCP')}${p.name ? ` (${String(p.name)})` : ''}`)));
+  lines.push(
+    ...multi(
+      i,
+      'Port',
+      ports.map(
+        (p) => `${String(p.containerPort)}/${String(p.protocol ?? 'TCP')}${p.name ? ` (${String(p.name)})` : ''}`,
+      ),
+    ),
+  );
+  lines.push(
+    ...multi(
+      i,
+      'Host Port',
+      ports.map(
+        (p) => `${Number(p.hostPort ?? 0)}/${String(p.protocol ?? 'TCP')}${p.name ? ` (${String(p.name)})` : ''}`,
+      ),
+    ),
+  );
   if (Array.isArray(c.command)) lines.push(`${i}Command:`, ...(c.command as string[]).map((a) => `${i}  ${a}`));
   if (Array.isArray(c.args)) lines.push(`${i}Args:`, ...(c.args as string[]).map((a) => `${i}  ${a}`));
   const res = (c.resources as Json | undefined) ?? {};
@@ -94,9 +117,19 @@ function containerLines(c: Json): string[] {
   if (c.startupProbe) lines.push(`${i}Startup:\t${probeText(c.startupProbe as Json)}`);
   const env = (c.env as Json[] | undefined) ?? [];
   if (env.length === 0) lines.push(`${i}Environment:\t<none>`);
-  else lines.push(`${i}Environment:`, ...env.map((e) => `${i}  ${String(e.name)}:\t${e.value !== undefined ? String(e.value) : '<set from a source>'}`));
+  else
+    lines.push(
+      `${i}Environment:`,
+      ...env.map((e) => `${i}  ${String(e.name)}:\t${e.value !== undefined ? String(e.value) : '<set from a source>'}`),
+    );
   const mounts = (c.volumeMounts as Json[] | undefined) ?? [];
-  lines.push(...multi(i, 'Mounts', mounts.map((m) => `${String(m.mountPath)} from ${String(m.name)} (${m.readOnly ? 'ro' : 'rw'})`)));
+  lines.push(
+    ...multi(
+      i,
+      'Mounts',
+      mounts.map((m) => `${String(m.mountPath)} from ${String(m.name)} (${m.readOnly ? 'ro' : 'rw'})`),
+    ),
+  );
   return lines;
 }
 
@@ -112,10 +145,24 @@ export function describeTemplate(t: PodTemplateSpec | undefined): string {
   if (init.length > 0) lines.push('  Init Containers:', ...init.flatMap(containerLines));
   lines.push('  Containers:', ...((spec.containers as Json[] | undefined) ?? []).flatMap(containerLines));
   const volumes = (spec.volumes as Json[] | undefined) ?? [];
-  lines.push(...multi('  ', 'Volumes', volumes.map((v) => String(v.name))));
+  lines.push(
+    ...multi(
+      '  ',
+      'Volumes',
+      volumes.map((v) => String(v.name)),
+    ),
+  );
   lines.push(...multi('  ', 'Node-Selectors', kv(spec.nodeSelector as Record<string, string> | undefined, '=')));
   const tolerations = (spec.tolerations as Json[] | undefined) ?? [];
-  lines.push(...multi('  ', 'Tolerations', tolerations.map((x) => `${String(x.key ?? '')}${x.value ? `=${String(x.value)}` : ''}${x.effect ? `:${String(x.effect)}` : ''}`)));
+  lines.push(
+    ...multi(
+      '  ',
+      'Tolerations',
+      tolerations.map(
+        (x) => `${String(x.key ?? '')}${x.value ? `=${String(x.value)}` : ''}${x.effect ? `:${String(x.effect)}` : ''}`,
+      ),
+    ),
+  );
   return tabwrite(`${lines.join('\n')}\n`, { minwidth: 0, padding: 2 });
 }
 
@@ -126,7 +173,11 @@ export function revisionDetail(name: string, revs: readonly Revision[], n: numbe
   return `${OBJECT_PREFIX}${name} with revision #${n}\n${describeTemplate(r.replicaSet.spec.template)}`;
 }
 
-export async function runRolloutHistory(s: Session, name: string, o: { revision: number; output?: string }): Promise<number> {
+export async function runRolloutHistory(
+  s: Session,
+  name: string,
+  o: { revision: number; output?: string },
+): Promise<number> {
   const d = await s.client.getDeployment(s.namespace, name);
   const warnings: string[] = [];
   const revs = revisions(await ownedReplicaSets(s, d), warnings);

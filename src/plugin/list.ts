@@ -11,8 +11,11 @@ import { deploymentState } from './state.ts';
 
 /** The table for `items` (sorted by namespace, then name); `allNamespaces` adds NAMESPACE. */
 export function listTable(items: readonly Deployment[], allNamespaces: boolean): string {
-  const sorted = [...items].sort((a, b) =>
-    (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  const sorted = [...items].sort(
+    (a, b) =>
+      (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
+      (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+  );
   const head = ['NAME', 'STRATEGY', 'DESIRED', 'UPDATED', 'AVAILABLE', 'STATUS'];
   const lines = [(allNamespaces ? ['NAMESPACE', ...head] : head).join('\t')];
   for (const d of sorted) {
@@ -32,7 +35,12 @@ export function listTable(items: readonly Deployment[], allNamespaces: boolean):
 export async function runList(s: Session, o: { allNamespaces: boolean; output?: string }): Promise<number> {
   const list = await s.client.list<Deployment>(DEPLOYMENTS, o.allNamespaces ? undefined : s.namespace);
   if (o.output) {
-    printData(s.io, o.output, { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: list.resourceVersion }, items: list.items });
+    printData(s.io, o.output, {
+      apiVersion: 'v1',
+      kind: 'List',
+      metadata: { resourceVersion: list.resourceVersion },
+      items: list.items,
+    });
     return 0;
   }
   if (list.items.length === 0) {

@@ -10,7 +10,17 @@ import type { NodeRoll } from '../api/noderoll.ts';
 import { NODEROLL_PLURAL } from '../api/noderoll.ts';
 import { GROUP } from '../api/types.ts';
 import { humanDuration } from '../api/duration.ts';
-import { NODE_ROLL_PLAN, RESUME_ANNOTATION, SKIP_ANNOTATION, checkpointOf, planJson, planTree, rollPlan, skipNode, viewPlan } from '../engine/index.ts';
+import {
+  NODE_ROLL_PLAN,
+  RESUME_ANNOTATION,
+  SKIP_ANNOTATION,
+  checkpointOf,
+  planJson,
+  planTree,
+  rollPlan,
+  skipNode,
+  viewPlan,
+} from '../engine/index.ts';
 import { NODEROLLS } from '../kube/client.ts';
 import { PluginError } from './errors.ts';
 import { tabwrite } from './format.ts';
@@ -32,11 +42,20 @@ export function describeRoll(roll: NodeRoll, now: number): string {
   const lines = [`NodeRoll ${roll.metadata.name}: ${st.phase ?? 'Pending'}`];
   if (st.message) lines.push(`  ${st.message}`);
   const mode = spec.mode ?? 'Replace';
-  lines.push(`Mode: ${mode}, ${spec.nodesAtATime ?? 1} node(s) at a time, group ${spec.nodeGroup ?? '(none)'}${mode === 'Replace' ? ` to ${spec.desiredNodes} new node(s)` : ''}${spec.paused ? ', paused (spec.paused)' : ''}`);
-  if (st.paused) lines.push(`Paused: ${st.paused.node ? `node ${st.paused.node}, ` : ''}${st.paused.wait}: ${st.paused.message}`);
+  lines.push(
+    `Mode: ${mode}, ${spec.nodesAtATime ?? 1} node(s) at a time, group ${spec.nodeGroup ?? '(none)'}${mode === 'Replace' ? ` to ${spec.desiredNodes} new node(s)` : ''}${spec.paused ? ', paused (spec.paused)' : ''}`,
+  );
+  if (st.paused)
+    lines.push(`Paused: ${st.paused.node ? `node ${st.paused.node}, ` : ''}${st.paused.wait}: ${st.paused.message}`);
   if (st.nodes && st.nodes.length > 0) {
     const skipped = new Set(st.skipped ?? []);
-    const rows = ['NODE\tSTEP\tSINCE', ...st.nodes.map((n) => `${n.name}\t${n.step}${skipped.has(n.name) ? ' (skipped)' : ''}\t${n.step === 'Pending' ? '-' : humanDuration(Math.max(0, now - Date.parse(n.since)))}`)];
+    const rows = [
+      'NODE\tSTEP\tSINCE',
+      ...st.nodes.map(
+        (n) =>
+          `${n.name}\t${n.step}${skipped.has(n.name) ? ' (skipped)' : ''}\t${n.step === 'Pending' ? '-' : humanDuration(Math.max(0, now - Date.parse(n.since)))}`,
+      ),
+    ];
     lines.push(tabwrite(`${rows.join('\n')}\n`).trimEnd());
   }
   return `${lines.join('\n')}\n`;
@@ -63,10 +82,16 @@ export async function runNodeRollResume(s: Session, name: string): Promise<numbe
   const roll = await getRoll(s, name);
   const st = roll.status ?? {};
   if (roll.spec.paused !== true && !st.paused) throw new PluginError(`${RESOURCE} "${name}" is not paused`);
-  await s.client.patch(NODEROLLS, undefined, name, {
-    ...(st.paused ? { metadata: { annotations: { [RESUME_ANNOTATION]: new Date().toISOString() } } } : {}),
-    ...(roll.spec.paused === true ? { spec: { paused: false } } : {}),
-  }, 'merge');
+  await s.client.patch(
+    NODEROLLS,
+    undefined,
+    name,
+    {
+      ...(st.paused ? { metadata: { annotations: { [RESUME_ANNOTATION]: new Date().toISOString() } } } : {}),
+      ...(roll.spec.paused === true ? { spec: { paused: false } } : {}),
+    },
+    'merge',
+  );
   s.io.stdout.write(`${PREFIX}${name} resumed\n`);
   return 0;
 }
@@ -78,7 +103,13 @@ export async function runNodeRollSkip(s: Session, name: string, node: string): P
   if (r.error) throw new PluginError(r.error);
   const already = roll.metadata.annotations?.[SKIP_ANNOTATION];
   const nodes = [...new Set([...(already ? already.split(',') : []), node])].join(',');
-  await s.client.patch(NODEROLLS, undefined, name, { metadata: { annotations: { [SKIP_ANNOTATION]: nodes } } }, 'merge');
+  await s.client.patch(
+    NODEROLLS,
+    undefined,
+    name,
+    { metadata: { annotations: { [SKIP_ANNOTATION]: nodes } } },
+    'merge',
+  );
   s.io.stdout.write(`${PREFIX}${name}: node ${node} skipped (revisited once the others are done)\n`);
   return 0;
 }
@@ -89,7 +120,12 @@ export function nodeRollRef(arg: string): string | undefined {
 }
 
 /** `plan show noderoll/NAME [node-roll]`: the roll as a plan (engine/noderoll/plan.ts), -w to follow it. */
-export async function runNodeRollPlan(s: Session, name: string, plan: string | undefined, o: { output?: string; watch?: boolean; timeoutMs?: number }): Promise<number> {
+export async function runNodeRollPlan(
+  s: Session,
+  name: string,
+  plan: string | undefined,
+  o: { output?: string; watch?: boolean; timeoutMs?: number },
+): Promise<number> {
   if (plan !== undefined && plan !== NODE_ROLL_PLAN) throw new PluginError(`Plan ${plan} not found`);
   const roll = await getRoll(s, name);
   const tree = (r: NodeRoll) => planTree(viewPlan(rollPlan(r.spec ?? {}, r.status))).join('\n');
@@ -98,8 +134,23 @@ export async function runNodeRollPlan(s: Session, name: string, plan: string | u
     return 0;
   }
   const seen = new Map<string, NodeRoll>([[name, roll]]);
-  return printFollowing(s, o, tree(roll), () => {
-    const r = seen.get(name);
-    return r && tree(r);
-  }, (changed, signal) => [follow<NodeRoll>(s.client, NODEROLLS, undefined, { fieldSelector: `metadata.name=${name}` }, intoMap(seen, changed), signal)]);
+  return printFollowing(
+    s,
+    o,
+    tree(roll),
+    () => {
+      const r = seen.get(name);
+      return r && tree(r);
+    },
+    (changed, signal) => [
+      follow<NodeRoll>(
+        s.client,
+        NODEROLLS,
+        undefined,
+        { fieldSelector: `metadata.name=${name}` },
+        intoMap(seen, changed),
+        signal,
+      ),
+    ],
+  );
 }

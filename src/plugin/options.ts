@@ -57,10 +57,12 @@ export function connect(o: CommonOptions, io: Streams, signal?: AbortSignal): Se
     throw new PluginError((err as Error).message);
   }
   if (o.context !== undefined) {
-    if (!kc.getContextObject(o.context)) throw new PluginError(`context was not found for specified context: ${o.context}`);
+    if (!kc.getContextObject(o.context))
+      throw new PluginError(`context was not found for specified context: ${o.context}`);
     kc.setCurrentContext(o.context);
   }
-  if (!kc.getCurrentCluster()) throw new PluginError(`the kubeconfig's context "${kc.getCurrentContext()}" has no cluster`);
+  if (!kc.getCurrentCluster())
+    throw new PluginError(`the kubeconfig's context "${kc.getCurrentContext()}" has no cluster`);
   const namespace = o.namespace || kc.getContextObject(kc.getCurrentContext())?.namespace || 'default';
   return { client: new KubeClient(kc, { userAgent: PLUGIN_USER_AGENT }), namespace, io, signal };
 }
@@ -68,7 +70,11 @@ export function connect(o: CommonOptions, io: Streams, signal?: AbortSignal): Se
 /** Does the API server serve pacer.dev deployments? (Discovery: readable by every user.) */
 export async function crdInstalled(client: KubeClient): Promise<boolean> {
   try {
-    const list = await client.request<{ resources?: Array<{ name?: string }> }>(HttpMethod.GET, `/apis/${GROUP}/${VERSION}`, { what: 'discovery' });
+    const list = await client.request<{ resources?: Array<{ name?: string }> }>(
+      HttpMethod.GET,
+      `/apis/${GROUP}/${VERSION}`,
+      { what: 'discovery' },
+    );
     return (list.resources ?? []).some((r) => r.name === PLURAL);
   } catch (err) {
     if (err instanceof KubeError && err.kind === 'NotFound') return false;
@@ -77,13 +83,19 @@ export async function crdInstalled(client: KubeClient): Promise<boolean> {
 }
 
 /** Runs `fn`, turning a failure into kubectl's one line on stderr; returns the exit code. */
-export async function reportErrors(io: Streams, name: string | undefined, getSession: () => Session | undefined, fn: () => Promise<number>): Promise<number> {
+export async function reportErrors(
+  io: Streams,
+  name: string | undefined,
+  getSession: () => Session | undefined,
+  fn: () => Promise<number>,
+): Promise<number> {
   try {
     return await fn();
   } catch (err) {
     const session = getSession();
     let crdMissing = false;
-    if (session && err instanceof KubeError && err.kind === 'NotFound') crdMissing = !(await crdInstalled(session.client));
+    if (session && err instanceof KubeError && err.kind === 'NotFound')
+      crdMissing = !(await crdInstalled(session.client));
     io.stderr.write(`${describeError(err, { server: session?.client.server, name, crdMissing })}\n`);
     return err instanceof PluginError ? err.exitCode : 1;
   }

@@ -13,10 +13,14 @@ export const PAUSE_MESSAGES = {
 } as const;
 
 /** The merge patch that sets spec.paused to `paused`, or kubectl's error when it already is. Pure. */
-export function pausePatch(d: Deployment, paused: boolean): { metadata: { resourceVersion?: string }; spec: { paused: boolean } } {
+export function pausePatch(
+  d: Deployment,
+  paused: boolean,
+): { metadata: { resourceVersion?: string }; spec: { paused: boolean } } {
   const name = d.metadata.name ?? '';
   const current = d.spec.paused === true;
-  if (current === paused) throw new PluginError(paused ? PAUSE_MESSAGES.alreadyPaused(name) : PAUSE_MESSAGES.notPaused(name));
+  if (current === paused)
+    throw new PluginError(paused ? PAUSE_MESSAGES.alreadyPaused(name) : PAUSE_MESSAGES.notPaused(name));
   return { metadata: { resourceVersion: d.metadata.resourceVersion }, spec: { paused } };
 }
 

@@ -16,7 +16,12 @@ import { PLUGIN_COMPONENT, printData } from './options.ts';
 import { follow, intoMap, printFollowing } from './watch.ts';
 import { nodeRollRef, runNodeRollPlan } from './noderoll.ts';
 
-const target = (s: Session) => ({ client: s.client, namespace: s.namespace, component: PLUGIN_COMPONENT, warn: (m: string) => s.io.stderr.write(`Warning: ${m}\n`) });
+const target = (s: Session) => ({
+  client: s.client,
+  namespace: s.namespace,
+  component: PLUGIN_COMPONENT,
+  warn: (m: string) => s.io.stderr.write(`Warning: ${m}\n`),
+});
 
 /** The plans of the service `name`, in the SDK's priority order. */
 async function readServicePlans(s: Session, name: string): Promise<Plan[]> {
@@ -36,7 +41,12 @@ function treeOf(plans: readonly Plan[], plan: string): string[] | undefined {
   return found && planTree(viewPlan(found, coordinate(plans).find((x) => x.plan === plan)?.steps ?? []));
 }
 
-export async function runPlanShow(s: Session, name: string, plan: string | undefined, o: { output?: string; watch?: boolean; timeoutMs?: number }): Promise<number> {
+export async function runPlanShow(
+  s: Session,
+  name: string,
+  plan: string | undefined,
+  o: { output?: string; watch?: boolean; timeoutMs?: number },
+): Promise<number> {
   const roll = nodeRollRef(name);
   if (roll !== undefined) return runNodeRollPlan(s, roll, plan, o);
   plan ??= 'deploy';
@@ -45,25 +55,50 @@ export async function runPlanShow(s: Session, name: string, plan: string | undef
   const found = plans.find((p) => p.name === plan);
   if (!found) throw new PluginError(`Plan ${plan} not found`);
   if (o.output) {
-    printData(s.io, o.output, planJson(viewPlan(found, coordinate(plans).find((x) => x.plan === plan)?.steps ?? []), `${s.namespace}/${name}`));
+    printData(
+      s.io,
+      o.output,
+      planJson(viewPlan(found, coordinate(plans).find((x) => x.plan === plan)?.steps ?? []), `${s.namespace}/${name}`),
+    );
     return 0;
   }
   // -w: follow the namespace's Deployments, ReplicaSets, pods (and Plans).
-  const maps = { d: new Map<string, Deployment>(), rs: new Map<string, ReplicaSet>(), pod: new Map<string, Pod>(), plan: new Map<string, PlanResource>() };
+  const maps = {
+    d: new Map<string, Deployment>(),
+    rs: new Map<string, ReplicaSet>(),
+    pod: new Map<string, Pod>(),
+    plan: new Map<string, PlanResource>(),
+  };
   for (const d of objects.namespaceDeployments ?? objects.deployments) maps.d.set(d.metadata.name ?? '', d);
-  return printFollowing(s, o, treeOf(plans, plan)!.join('\n'), () => {
-    const all = [...maps.d.values()];
-    if (!all.some((d) => d.metadata.name === name)) return undefined;
-    const members = serviceMembers(all, s.namespace, name);
-    return treeOf(servicePlans({
-      deployments: members, namespaceDeployments: all, replicaSets: [...maps.rs.values()], pods: [...maps.pod.values()], plans: [...maps.plan.values()], now: Date.now(),
-    }), plan)?.join('\n');
-  }, (changed, signal) => [
-    follow<Deployment>(s.client, DEPLOYMENTS, s.namespace, {}, intoMap(maps.d, changed), signal),
-    follow<ReplicaSet>(s.client, REPLICASETS, s.namespace, {}, intoMap(maps.rs, changed), signal),
-    follow<Pod>(s.client, PODS, s.namespace, {}, intoMap(maps.pod, changed), signal),
-    ...(objects.plansServed ? [follow<PlanResource>(s.client, PLANS, s.namespace, {}, intoMap(maps.plan, changed), signal)] : []),
-  ]);
+  return printFollowing(
+    s,
+    o,
+    treeOf(plans, plan)!.join('\n'),
+    () => {
+      const all = [...maps.d.values()];
+      if (!all.some((d) => d.metadata.name === name)) return undefined;
+      const members = serviceMembers(all, s.namespace, name);
+      return treeOf(
+        servicePlans({
+          deployments: members,
+          namespaceDeployments: all,
+          replicaSets: [...maps.rs.values()],
+          pods: [...maps.pod.values()],
+          plans: [...maps.plan.values()],
+          now: Date.now(),
+        }),
+        plan,
+      )?.join('\n');
+    },
+    (changed, signal) => [
+      follow<Deployment>(s.client, DEPLOYMENTS, s.namespace, {}, intoMap(maps.d, changed), signal),
+      follow<ReplicaSet>(s.client, REPLICASETS, s.namespace, {}, intoMap(maps.rs, changed), signal),
+      follow<Pod>(s.client, PODS, s.namespace, {}, intoMap(maps.pod, changed), signal),
+      ...(objects.plansServed
+        ? [follow<PlanResource>(s.client, PLANS, s.namespace, {}, intoMap(maps.plan, changed), signal)]
+        : []),
+    ],
+  );
 }
 
 /** One operator command: the SDK's answer on stdout (208 too), 400 and 404 as errors (exit 1). */

@@ -21,7 +21,13 @@ import { parseRevisionFlag, runRolloutStatus } from './status.ts';
 import { parseDryRun, runRolloutUndo } from './undo.ts';
 
 /** Boolean flags that may be written `--flag=true|false` (kubectl/pflag style). */
-const BOOL_FLAGS: Record<string, string> = { '--watch': 'watch', '-w': 'watch', '--wait': 'wait', '--all-namespaces': 'all-namespaces', '-A': 'all-namespaces' };
+const BOOL_FLAGS: Record<string, string> = {
+  '--watch': 'watch',
+  '-w': 'watch',
+  '--wait': 'wait',
+  '--all-namespaces': 'all-namespaces',
+  '-A': 'all-namespaces',
+};
 
 /** kubectl's global flags that take a value: accepted anywhere on the command line. */
 const GLOBAL_FLAGS = new Set(['--kubeconfig', '--context', '-n', '--namespace']);
@@ -66,7 +72,7 @@ export function durationFlag(flag: string, v: string | undefined): number {
   if (v === undefined) return 0;
   try {
     const ms = parseGoDuration(v);
-    return Math.max(ms , 0);
+    return Math.max(ms, 0);
   } catch (err) {
     throw new PluginError(`invalid argument "${v}" for "${flag}" flag: ${(err as Error).message}`);
   }
@@ -74,7 +80,10 @@ export function durationFlag(flag: string, v: string | undefined): number {
 
 function intFlag(flag: string, v: string | undefined): number {
   if (v === undefined) return 0;
-  if (!/^-?[0-9]+$/.test(v)) throw new PluginError(`invalid argument "${v}" for "${flag}" flag: strconv.ParseInt: parsing "${v}": invalid syntax`);
+  if (!/^-?[0-9]+$/.test(v))
+    throw new PluginError(
+      `invalid argument "${v}" for "${flag}" flag: strconv.ParseInt: parsing "${v}": invalid syntax`,
+    );
   return Number(v);
 }
 
@@ -89,183 +98,381 @@ export interface ProgramContext {
 /** The command tree; actions set `ctx.exitCode`. */
 export function pluginProgram(ctx: ProgramContext): Command {
   const { io } = ctx;
-  const run = async (name: string | undefined, o: CommonOptions, fn: (s: Session) => Promise<number>): Promise<void> => {
+  const run = async (
+    name: string | undefined,
+    o: CommonOptions,
+    fn: (s: Session) => Promise<number>,
+  ): Promise<void> => {
     let session: Session | undefined;
-    ctx.exitCode = await reportErrors(io, name, () => session, async () => {
-      session = connect(o, io, ctx.signal);
-      return fn(session);
-    });
+    ctx.exitCode = await reportErrors(
+      io,
+      name,
+      () => session,
+      async () => {
+        session = connect(o, io, ctx.signal);
+        return fn(session);
+      },
+    );
   };
 
   const program = new Command('kubectl pacer')
-    .description('Rollout commands for Pacer Deployments (deployments.pacer.dev): the `kubectl rollout` verbs, a live tree view, list and set image')
+    .description(
+      'Rollout commands for Pacer Deployments (deployments.pacer.dev): the `kubectl rollout` verbs, a live tree view, list and set image',
+    )
     .showHelpAfterError(false);
 
   const rollout = new Command('rollout').description('Manage the rollout of a Pacer Deployment (like kubectl rollout)');
   program.addCommand(rollout);
 
-  rollout.addCommand(addCommonOptions(new Command('status')
-    .description('Watch a rollout until it completes (exit 0) or misses its progress deadline (exit 1)')
-    .argument('<name>', 'the Deployment')
-    .option('-w, --watch', 'keep watching until the rollout finishes (--watch=false: print once)', true)
-    .option('--no-watch', 'print the status once and exit')
-    .option('--timeout <duration>', 'give up after this long (Go duration: 30s, 2m; 0 = forever)', '0s')
-    .option('--revision <n>', 'require this revision to be the one rolling out (0 = any)'))
-    .action((name: string, o: CommonOptions & { watch: boolean; timeout?: string; revision?: string }) =>
-      run(name, o, (s) => runRolloutStatus(s, name, { watch: o.watch, timeoutMs: durationFlag('--timeout', o.timeout), revision: parseRevisionFlag(o.revision) }))));
+  rollout.addCommand(
+    addCommonOptions(
+      new Command('status')
+        .description('Watch a rollout until it completes (exit 0) or misses its progress deadline (exit 1)')
+        .argument('<name>', 'the Deployment')
+        .option('-w, --watch', 'keep watching until the rollout finishes (--watch=false: print once)', true)
+        .option('--no-watch', 'print the status once and exit')
+        .option('--timeout <duration>', 'give up after this long (Go duration: 30s, 2m; 0 = forever)', '0s')
+        .option('--revision <n>', 'require this revision to be the one rolling out (0 = any)'),
+    ).action((name: string, o: CommonOptions & { watch: boolean; timeout?: string; revision?: string }) =>
+      run(name, o, (s) =>
+        runRolloutStatus(s, name, {
+          watch: o.watch,
+          timeoutMs: durationFlag('--timeout', o.timeout),
+          revision: parseRevisionFlag(o.revision),
+        }),
+      ),
+    ),
+  );
 
-  rollout.addCommand(addCommonOptions(new Command('history')
-    .description('The revisions of a Deployment, or one revision\'s pod template')
-    .argument('<name>', 'the Deployment')
-    .option('--revision <n>', 'show this revision\'s pod template'), { output: true })
-    .action((name: string, o: CommonOptions & { revision?: string }) =>
-      run(name, o, (s) => runRolloutHistory(s, name, { revision: intFlag('--revision', o.revision), output: o.output }))));
+  rollout.addCommand(
+    addCommonOptions(
+      new Command('history')
+        .description("The revisions of a Deployment, or one revision's pod template")
+        .argument('<name>', 'the Deployment')
+        .option('--revision <n>', "show this revision's pod template"),
+      { output: true },
+    ).action((name: string, o: CommonOptions & { revision?: string }) =>
+      run(name, o, (s) =>
+        runRolloutHistory(s, name, { revision: intFlag('--revision', o.revision), output: o.output }),
+      ),
+    ),
+  );
 
-  rollout.addCommand(addCommonOptions(new Command('undo')
-    .description('Roll back to the previous revision, or to --to-revision')
-    .argument('<name>', 'the Deployment')
-    .option('--to-revision <n>', 'the revision to roll back to (0 = the previous one)', '0')
-    .option('--dry-run <strategy>', '"none", "client" (print the template) or "server"', 'none'))
-    .action((name: string, o: CommonOptions & { toRevision?: string; dryRun?: string }) =>
-      run(name, o, (s) => runRolloutUndo(s, name, { toRevision: intFlag('--to-revision', o.toRevision), dryRun: parseDryRun(o.dryRun) }))));
+  rollout.addCommand(
+    addCommonOptions(
+      new Command('undo')
+        .description('Roll back to the previous revision, or to --to-revision')
+        .argument('<name>', 'the Deployment')
+        .option('--to-revision <n>', 'the revision to roll back to (0 = the previous one)', '0')
+        .option('--dry-run <strategy>', '"none", "client" (print the template) or "server"', 'none'),
+    ).action((name: string, o: CommonOptions & { toRevision?: string; dryRun?: string }) =>
+      run(name, o, (s) =>
+        runRolloutUndo(s, name, { toRevision: intFlag('--to-revision', o.toRevision), dryRun: parseDryRun(o.dryRun) }),
+      ),
+    ),
+  );
 
-  for (const [verb, paused] of [['pause', true], ['resume', false]] as const) {
-    rollout.addCommand(addCommonOptions(new Command(verb)
-      .description(paused ? 'Pause a rollout (spec.paused=true): template changes wait' : 'Resume a paused rollout')
-      .argument('<name>', 'the Deployment'))
-      .action((name: string, o: CommonOptions) => run(name, o, (s) => runPause(s, name, paused))));
+  for (const [verb, paused] of [
+    ['pause', true],
+    ['resume', false],
+  ] as const) {
+    rollout.addCommand(
+      addCommonOptions(
+        new Command(verb)
+          .description(paused ? 'Pause a rollout (spec.paused=true): template changes wait' : 'Resume a paused rollout')
+          .argument('<name>', 'the Deployment'),
+      ).action((name: string, o: CommonOptions) => run(name, o, (s) => runPause(s, name, paused))),
+    );
   }
 
-  rollout.addCommand(addCommonOptions(new Command('restart')
-    .description('Replace every pod through a rollout (pod-template annotation kubectl.kubernetes.io/restartedAt)')
-    .argument('<name>', 'the Deployment'))
-    .action((name: string, o: CommonOptions) => run(name, o, (s) => runRestart(s, name))));
+  rollout.addCommand(
+    addCommonOptions(
+      new Command('restart')
+        .description('Replace every pod through a rollout (pod-template annotation kubectl.kubernetes.io/restartedAt)')
+        .argument('<name>', 'the Deployment'),
+    ).action((name: string, o: CommonOptions) => run(name, o, (s) => runRestart(s, name))),
+  );
 
-  program.addCommand(addCommonOptions(new Command('get')
-    .description('A Deployment as a tree of revisions, ReplicaSets and pods; -w redraws on every change')
-    .argument('<name>', 'the Deployment')
-    .option('-w, --watch', 'keep redrawing until Ctrl-C', false)
-    .option('--no-watch', 'draw once')
-    .option('--timeout <duration>', 'with -w: stop after this long (Go duration; 0 = until Ctrl-C)', '0s'), { output: true })
-    .action((name: string, o: CommonOptions & { watch: boolean; timeout?: string }) =>
-      run(name, o, (s) => runGet(s, name, { watch: o.watch, timeoutMs: durationFlag('--timeout', o.timeout), output: o.output }))));
+  program.addCommand(
+    addCommonOptions(
+      new Command('get')
+        .description('A Deployment as a tree of revisions, ReplicaSets and pods; -w redraws on every change')
+        .argument('<name>', 'the Deployment')
+        .option('-w, --watch', 'keep redrawing until Ctrl-C', false)
+        .option('--no-watch', 'draw once')
+        .option('--timeout <duration>', 'with -w: stop after this long (Go duration; 0 = until Ctrl-C)', '0s'),
+      { output: true },
+    ).action((name: string, o: CommonOptions & { watch: boolean; timeout?: string }) =>
+      run(name, o, (s) =>
+        runGet(s, name, { watch: o.watch, timeoutMs: durationFlag('--timeout', o.timeout), output: o.output }),
+      ),
+    ),
+  );
 
-  program.addCommand(addCommonOptions(new Command('list')
-    .description('One line per Deployment: strategy, desired, updated, available and rollout state'), { output: true, allNamespaces: true })
-    .action((o: CommonOptions) => run(undefined, o, (s) => runList(s, { allNamespaces: o.allNamespaces === true, output: o.output }))));
+  program.addCommand(
+    addCommonOptions(
+      new Command('list').description(
+        'One line per Deployment: strategy, desired, updated, available and rollout state',
+      ),
+      { output: true, allNamespaces: true },
+    ).action((o: CommonOptions) =>
+      run(undefined, o, (s) => runList(s, { allNamespaces: o.allNamespaces === true, output: o.output })),
+    ),
+  );
 
-  program.addCommand(addCommonOptions(new Command('deployments')
-    .description('The active deployments, as Marathon shows them: the changed apps joined through their dependencies, step by step'), { output: true, allNamespaces: true })
-    .action((o: CommonOptions) => run(undefined, o, (s) => runPlanList(s, { allNamespaces: o.allNamespaces === true, output: o.output }))));
+  program.addCommand(
+    addCommonOptions(
+      new Command('deployments').description(
+        'The active deployments, as Marathon shows them: the changed apps joined through their dependencies, step by step',
+      ),
+      { output: true, allNamespaces: true },
+    ).action((o: CommonOptions) =>
+      run(undefined, o, (s) => runPlanList(s, { allNamespaces: o.allNamespaces === true, output: o.output })),
+    ),
+  );
 
-  const deployment = new Command('deployment').description('Act on one active deployment (the ID from kubectl pacer deployments)');
+  const deployment = new Command('deployment').description(
+    'Act on one active deployment (the ID from kubectl pacer deployments)',
+  );
   program.addCommand(deployment);
-  deployment.addCommand(addCommonOptions(new Command('cancel')
-    .description('Cancel a deployment: the controller rolls every affected app back to the revision it had before; with --force it only stops it (every affected app paused where it stands). One request, carried out on the server side')
-    .argument('<id>', 'the deployment ID')
-    .option('--force', 'only stop it: pause every affected app (spec.paused=true)', false)
-    .option('--wait', 'wait for the controller to carry the cancel out and print what it did to each app (--wait=false: return once it is requested)', true)
-    .option('--no-wait', 'return once the cancel is requested')
-    .option('--timeout <duration>', 'with --wait: give up after this long (Go duration; 0 = forever)', '60s'), { allNamespaces: true })
-    .action(async (id: string, o: CommonOptions & { force: boolean; wait: boolean; timeout?: string }) => {
-      await run(undefined, o, (s) => runPlanCancel(s, id, {
-        force: o.force === true, allNamespaces: o.allNamespaces === true, wait: o.wait, timeoutMs: durationFlag('--timeout', o.timeout),
-      }));
-    }));
+  deployment.addCommand(
+    addCommonOptions(
+      new Command('cancel')
+        .description(
+          'Cancel a deployment: the controller rolls every affected app back to the revision it had before; with --force it only stops it (every affected app paused where it stands). One request, carried out on the server side',
+        )
+        .argument('<id>', 'the deployment ID')
+        .option('--force', 'only stop it: pause every affected app (spec.paused=true)', false)
+        .option(
+          '--wait',
+          'wait for the controller to carry the cancel out and print what it did to each app (--wait=false: return once it is requested)',
+          true,
+        )
+        .option('--no-wait', 'return once the cancel is requested')
+        .option('--timeout <duration>', 'with --wait: give up after this long (Go duration; 0 = forever)', '60s'),
+      { allNamespaces: true },
+    ).action(async (id: string, o: CommonOptions & { force: boolean; wait: boolean; timeout?: string }) => {
+      await run(undefined, o, (s) =>
+        runPlanCancel(s, id, {
+          force: o.force === true,
+          allNamespaces: o.allNamespaces === true,
+          wait: o.wait,
+          timeoutMs: durationFlag('--timeout', o.timeout),
+        }),
+      );
+    }),
+  );
 
-  const plan = new Command('plan').description('A service\'s plans, as the DC/OS SDK shows them: plan → phases → steps with their statuses');
+  const plan = new Command('plan').description(
+    "A service's plans, as the DC/OS SDK shows them: plan → phases → steps with their statuses",
+  );
   program.addCommand(plan);
-  plan.addCommand(addCommonOptions(new Command('list')
-    .description('The plans of a service (a Deployment and those joined to it through spec.dependencies), in priority order')
-    .argument('<service>', 'a Deployment of the service'), { output: true })
-    .action((service: string, o: CommonOptions) => run(service, o, (s) => runPlanNames(s, service, { output: o.output }))));
-  plan.addCommand(addCommonOptions(new Command('show')
-    .alias('status')
-    .description('A plan as a tree with every element\'s status (-o json|yaml: the SDK\'s plan JSON)')
-    .argument('<service>', 'a Deployment of the service')
-    .argument('[plan]', 'the plan (default: deploy; node-roll for noderoll/NAME)')
-    .option('-w, --watch', 'print the tree again on every change, until Ctrl-C', false)
-    .option('--no-watch', 'print once')
-    .option('--timeout <duration>', 'with -w: stop after this long (Go duration; 0 = until Ctrl-C)', '0s'), { output: true })
-    .action((service: string, name: string | undefined, o: CommonOptions & { watch: boolean; timeout?: string }) =>
-      run(service, o, (s) => runPlanShow(s, service, name, { output: o.output, watch: o.watch, timeoutMs: durationFlag('--timeout', o.timeout) }))));
+  plan.addCommand(
+    addCommonOptions(
+      new Command('list')
+        .description(
+          'The plans of a service (a Deployment and those joined to it through spec.dependencies), in priority order',
+        )
+        .argument('<service>', 'a Deployment of the service'),
+      { output: true },
+    ).action((service: string, o: CommonOptions) =>
+      run(service, o, (s) => runPlanNames(s, service, { output: o.output })),
+    ),
+  );
+  plan.addCommand(
+    addCommonOptions(
+      new Command('show')
+        .alias('status')
+        .description("A plan as a tree with every element's status (-o json|yaml: the SDK's plan JSON)")
+        .argument('<service>', 'a Deployment of the service')
+        .argument('[plan]', 'the plan (default: deploy; node-roll for noderoll/NAME)')
+        .option('-w, --watch', 'print the tree again on every change, until Ctrl-C', false)
+        .option('--no-watch', 'print once')
+        .option('--timeout <duration>', 'with -w: stop after this long (Go duration; 0 = until Ctrl-C)', '0s'),
+      { output: true },
+    ).action((service: string, name: string | undefined, o: CommonOptions & { watch: boolean; timeout?: string }) =>
+      run(service, o, (s) =>
+        runPlanShow(s, service, name, {
+          output: o.output,
+          watch: o.watch,
+          timeoutMs: durationFlag('--timeout', o.timeout),
+        }),
+      ),
+    ),
+  );
   for (const [op, alias, what] of [
-    ['continue', 'resume', 'Continue a plan, or one phase: clears its interrupt; a canary phase releases its next canary step (a plan-level continue releases none)'],
-    ['interrupt', 'pause', 'Interrupt a plan, or one phase: no new step starts (steps under way carry on); ignored by a canary phase still waiting for its continues'],
+    [
+      'continue',
+      'resume',
+      'Continue a plan, or one phase: clears its interrupt; a canary phase releases its next canary step (a plan-level continue releases none)',
+    ],
+    [
+      'interrupt',
+      'pause',
+      'Interrupt a plan, or one phase: no new step starts (steps under way carry on); ignored by a canary phase still waiting for its continues',
+    ],
   ] as const) {
-    plan.addCommand(addCommonOptions(new Command(op)
-      .alias(alias)
-      .description(what)
-      .argument('<service>', 'a Deployment of the service')
-      .argument('[plan]', 'the plan', 'deploy')
-      .argument('[phase]', 'the phase (a Deployment of the service)'))
-      .action((service: string, name: string, phase: string | undefined, o: CommonOptions) => run(service, o, (s) => runPlanOperation(s, service, { op, plan: name, ...(phase !== undefined ? { phase } : {}) }))));
+    plan.addCommand(
+      addCommonOptions(
+        new Command(op)
+          .alias(alias)
+          .description(what)
+          .argument('<service>', 'a Deployment of the service')
+          .argument('[plan]', 'the plan', 'deploy')
+          .argument('[phase]', 'the phase (a Deployment of the service)'),
+      ).action((service: string, name: string, phase: string | undefined, o: CommonOptions) =>
+        run(service, o, (s) =>
+          runPlanOperation(s, service, { op, plan: name, ...(phase !== undefined ? { phase } : {}) }),
+        ),
+      ),
+    );
   }
-  plan.addCommand(addCommonOptions(new Command('start')
-    .description('Start a plan: clears its interrupt; -p parameters go into every pod template of the service as environment variables (a new rollout); a finished plan runs again (a rollout restart)')
-    .argument('<service>', 'a Deployment of the service')
-    .argument('[plan]', 'the plan', 'deploy')
-    .option('-p, --parameter <KEY=VALUE>', 'a parameter (repeatable)', (v: string, all: string[] = []) => [...all, v]))
-    .action((service: string, name: string, o: CommonOptions & { parameter?: string[] }) =>
-      run(service, o, (s) => runPlanOperation(s, service, { op: 'start', plan: name, parameters: parseParameters(o.parameter ?? []) }))));
-  plan.addCommand(addCommonOptions(new Command('stop')
-    .description('Stop a plan: interrupts it and starts every step again (a rollout restart of its Deployments), held until start or continue')
-    .argument('<service>', 'a Deployment of the service')
-    .argument('[plan]', 'the plan', 'deploy'))
-    .action((service: string, name: string, o: CommonOptions) => run(service, o, (s) => runPlanOperation(s, service, { op: 'stop', plan: name }))));
+  plan.addCommand(
+    addCommonOptions(
+      new Command('start')
+        .description(
+          'Start a plan: clears its interrupt; -p parameters go into every pod template of the service as environment variables (a new rollout); a finished plan runs again (a rollout restart)',
+        )
+        .argument('<service>', 'a Deployment of the service')
+        .argument('[plan]', 'the plan', 'deploy')
+        .option('-p, --parameter <KEY=VALUE>', 'a parameter (repeatable)', (v: string, all: string[] = []) => [
+          ...all,
+          v,
+        ]),
+    ).action((service: string, name: string, o: CommonOptions & { parameter?: string[] }) =>
+      run(service, o, (s) =>
+        runPlanOperation(s, service, { op: 'start', plan: name, parameters: parseParameters(o.parameter ?? []) }),
+      ),
+    ),
+  );
+  plan.addCommand(
+    addCommonOptions(
+      new Command('stop')
+        .description(
+          'Stop a plan: interrupts it and starts every step again (a rollout restart of its Deployments), held until start or continue',
+        )
+        .argument('<service>', 'a Deployment of the service')
+        .argument('[plan]', 'the plan', 'deploy'),
+    ).action((service: string, name: string, o: CommonOptions) =>
+      run(service, o, (s) => runPlanOperation(s, service, { op: 'stop', plan: name })),
+    ),
+  );
   for (const [cmd, op, alias, what] of [
-    ['force-complete', 'forceComplete', 'force', 'Mark a step, every step of a phase, or the whole plan COMPLETE: the gate moves on, and the rollout counts the forced pods as available'],
-    ['restart', 'restart', 'force-restart', 'Start a step again (its pod is replaced), or a phase or the plan (a rollout restart of its Deployments)'],
+    [
+      'force-complete',
+      'forceComplete',
+      'force',
+      'Mark a step, every step of a phase, or the whole plan COMPLETE: the gate moves on, and the rollout counts the forced pods as available',
+    ],
+    [
+      'restart',
+      'restart',
+      'force-restart',
+      'Start a step again (its pod is replaced), or a phase or the plan (a rollout restart of its Deployments)',
+    ],
   ] as const) {
-    plan.addCommand(addCommonOptions(new Command(cmd)
-      .alias(alias)
-      .description(what)
-      .argument('<service>', 'a Deployment of the service')
-      .argument('[plan]', 'the plan', 'deploy')
-      .argument('[phase]', 'the phase (a Deployment of the service)')
-      .argument('[step]', 'the step, e.g. web-0:[app] (needs its phase)'))
-      .action((service: string, name: string, phase: string | undefined, step: string | undefined, o: CommonOptions) =>
-        run(service, o, (s) => runPlanOperation(s, service, { op, plan: name, ...(phase !== undefined ? { phase } : {}), ...(step !== undefined ? { step } : {}) }))));
+    plan.addCommand(
+      addCommonOptions(
+        new Command(cmd)
+          .alias(alias)
+          .description(what)
+          .argument('<service>', 'a Deployment of the service')
+          .argument('[plan]', 'the plan', 'deploy')
+          .argument('[phase]', 'the phase (a Deployment of the service)')
+          .argument('[step]', 'the step, e.g. web-0:[app] (needs its phase)'),
+      ).action((service: string, name: string, phase: string | undefined, step: string | undefined, o: CommonOptions) =>
+        run(service, o, (s) =>
+          runPlanOperation(s, service, {
+            op,
+            plan: name,
+            ...(phase !== undefined ? { phase } : {}),
+            ...(step !== undefined ? { step } : {}),
+          }),
+        ),
+      ),
+    );
   }
 
-  const roll = new Command('node-roll').description('A NodeRoll (noderolls.pacer.dev): its progress, and the operator\'s levers');
+  const roll = new Command('node-roll').description(
+    "A NodeRoll (noderolls.pacer.dev): its progress, and the operator's levers",
+  );
   program.addCommand(roll);
-  roll.addCommand(addCommonOptions(new Command('status')
-    .description('Phase, what it does or waits for, each original node\'s step, the pause (-o json|yaml: the object)')
-    .argument('<name>', 'the NodeRoll'), { output: true })
-    .action((name: string, o: CommonOptions) => run(name, o, (s) => runNodeRollStatus(s, name, { output: o.output }))));
-  roll.addCommand(addCommonOptions(new Command('pause')
-    .description('Hold the roll where it is (spec.paused): nothing new is cordoned, evicted or terminated')
-    .argument('<name>', 'the NodeRoll'))
-    .action((name: string, o: CommonOptions) => run(name, o, (s) => runNodeRollPause(s, name))));
-  roll.addCommand(addCommonOptions(new Command('resume')
-    .description('Go on from the checkpoint: lifts spec.paused, or the pause a timeout set (every wait under way starts its clock again)')
-    .argument('<name>', 'the NodeRoll'))
-    .action((name: string, o: CommonOptions) => run(name, o, (s) => runNodeRollResume(s, name))));
-  roll.addCommand(addCommonOptions(new Command('skip')
-    .description('Move a blocked node to the end: the roll goes on with the others and comes back to it')
-    .argument('<name>', 'the NodeRoll')
-    .argument('<node>', 'an original node not yet terminated'))
-    .action((name: string, node: string, o: CommonOptions) => run(name, o, (s) => runNodeRollSkip(s, name, node))));
+  roll.addCommand(
+    addCommonOptions(
+      new Command('status')
+        .description(
+          "Phase, what it does or waits for, each original node's step, the pause (-o json|yaml: the object)",
+        )
+        .argument('<name>', 'the NodeRoll'),
+      { output: true },
+    ).action((name: string, o: CommonOptions) => run(name, o, (s) => runNodeRollStatus(s, name, { output: o.output }))),
+  );
+  roll.addCommand(
+    addCommonOptions(
+      new Command('pause')
+        .description('Hold the roll where it is (spec.paused): nothing new is cordoned, evicted or terminated')
+        .argument('<name>', 'the NodeRoll'),
+    ).action((name: string, o: CommonOptions) => run(name, o, (s) => runNodeRollPause(s, name))),
+  );
+  roll.addCommand(
+    addCommonOptions(
+      new Command('resume')
+        .description(
+          'Go on from the checkpoint: lifts spec.paused, or the pause a timeout set (every wait under way starts its clock again)',
+        )
+        .argument('<name>', 'the NodeRoll'),
+    ).action((name: string, o: CommonOptions) => run(name, o, (s) => runNodeRollResume(s, name))),
+  );
+  roll.addCommand(
+    addCommonOptions(
+      new Command('skip')
+        .description('Move a blocked node to the end: the roll goes on with the others and comes back to it')
+        .argument('<name>', 'the NodeRoll')
+        .argument('<node>', 'an original node not yet terminated'),
+    ).action((name: string, node: string, o: CommonOptions) => run(name, o, (s) => runNodeRollSkip(s, name, node))),
+  );
 
-  const freeze = new Command('freeze').description('The freeze switch: stop every new disruption Pacer would cause, rollouts and node rolls alike (-n: Pacer\'s namespace, default pacer-system)');
+  const freeze = new Command('freeze').description(
+    "The freeze switch: stop every new disruption Pacer would cause, rollouts and node rolls alike (-n: Pacer's namespace, default pacer-system)",
+  );
   program.addCommand(freeze);
-  freeze.addCommand(addCommonOptions(new Command('on')
-    .description('Freeze: no new rollout step, eviction or node termination (pods already starting finish; a larger spec.replicas still scales up)')
-    .option('--reason <text>', 'why, shown in every status the freeze holds'))
-    .action((o: CommonOptions & { reason?: string }) => run('', o, (s) => runFreezeOn(s, freezeNamespace(o.namespace), o.reason))));
-  freeze.addCommand(addCommonOptions(new Command('off').description('Lift the freeze: rollouts and node rolls go on (their waits start their clocks again)'))
-    .action((o: CommonOptions) => run('', o, (s) => runFreezeOff(s, freezeNamespace(o.namespace)))));
-  freeze.addCommand(addCommonOptions(new Command('status').description('Whether Pacer is frozen, why and for how long (-o json|yaml: the ConfigMap)'), { output: true })
-    .action((o: CommonOptions) => run('', o, (s) => runFreezeStatus(s, freezeNamespace(o.namespace), { output: o.output }))));
+  freeze.addCommand(
+    addCommonOptions(
+      new Command('on')
+        .description(
+          'Freeze: no new rollout step, eviction or node termination (pods already starting finish; a larger spec.replicas still scales up)',
+        )
+        .option('--reason <text>', 'why, shown in every status the freeze holds'),
+    ).action((o: CommonOptions & { reason?: string }) =>
+      run('', o, (s) => runFreezeOn(s, freezeNamespace(o.namespace), o.reason)),
+    ),
+  );
+  freeze.addCommand(
+    addCommonOptions(
+      new Command('off').description(
+        'Lift the freeze: rollouts and node rolls go on (their waits start their clocks again)',
+      ),
+    ).action((o: CommonOptions) => run('', o, (s) => runFreezeOff(s, freezeNamespace(o.namespace)))),
+  );
+  freeze.addCommand(
+    addCommonOptions(
+      new Command('status').description('Whether Pacer is frozen, why and for how long (-o json|yaml: the ConfigMap)'),
+      { output: true },
+    ).action((o: CommonOptions) =>
+      run('', o, (s) => runFreezeStatus(s, freezeNamespace(o.namespace), { output: o.output })),
+    ),
+  );
 
   const set = new Command('set').description('Change a Deployment (like kubectl set)');
   program.addCommand(set);
-  set.addCommand(addCommonOptions(new Command('image')
-    .description('Set container images: NAME CONTAINER=IMAGE ... (CONTAINER "*" = every container)')
-    .argument('<name>', 'the Deployment')
-    .argument('<container=image...>', 'the images to set'))
-    .action((name: string, images: string[], o: CommonOptions) => run(name, o, (s) => runSetImage(s, name, images))));
+  set.addCommand(
+    addCommonOptions(
+      new Command('image')
+        .description('Set container images: NAME CONTAINER=IMAGE ... (CONTAINER "*" = every container)')
+        .argument('<name>', 'the Deployment')
+        .argument('<container=image...>', 'the images to set'),
+    ).action((name: string, images: string[], o: CommonOptions) => run(name, o, (s) => runSetImage(s, name, images))),
+  );
 
   // addCommand() does not pass these settings down: every command writes to `io` and throws
   // instead of exiting (so tests and the entry point decide the exit code).
@@ -284,7 +491,8 @@ export async function runPlugin(args: readonly string[], io: Streams, signal?: A
   try {
     await program.parseAsync(normalizeArgs(args), { from: 'user' });
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.help' ? 0 : 1;
+    if (err instanceof CommanderError)
+      return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.help' ? 0 : 1;
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
   }

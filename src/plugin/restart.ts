@@ -24,8 +24,12 @@ export function restartPatch(d: Deployment, now: number, offsetMinutes?: number)
   const name = d.metadata.name ?? '';
   if (d.spec.paused) throw new PluginError(RESTART_MESSAGES.paused);
   const at = formatRFC3339(now, offsetMinutes);
-  if (d.spec.template?.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === at) throw new PluginError(RESTART_MESSAGES.tooSoon(name));
-  return { metadata: { resourceVersion: d.metadata.resourceVersion }, spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: at } } } } };
+  if (d.spec.template?.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === at)
+    throw new PluginError(RESTART_MESSAGES.tooSoon(name));
+  return {
+    metadata: { resourceVersion: d.metadata.resourceVersion },
+    spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: at } } } },
+  };
 }
 
 export async function runRestart(s: Session, name: string, now: () => number = Date.now): Promise<number> {

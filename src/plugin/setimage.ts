@@ -22,7 +22,10 @@ export function parseImageArgs(args: readonly string[]): Array<{ container: stri
 
 /** The JSON patch setting the images (empty when nothing changes); throws for an unknown container. Pure. */
 export function imagePatch(d: Deployment, updates: ReadonlyArray<{ container: string; image: string }>): JsonPatchOp[] {
-  const spec = (d.spec.template?.spec ?? {}) as { containers?: Array<{ name?: string; image?: string }>; initContainers?: Array<{ name?: string; image?: string }> };
+  const spec = (d.spec.template?.spec ?? {}) as {
+    containers?: Array<{ name?: string; image?: string }>;
+    initContainers?: Array<{ name?: string; image?: string }>;
+  };
   const ops: JsonPatchOp[] = [];
   for (const u of updates) {
     let found = false;
@@ -32,7 +35,10 @@ export function imagePatch(d: Deployment, updates: ReadonlyArray<{ container: st
         found = true;
         if (c.image === u.image) return;
         const base = `/spec/template/spec/${list}/${i}`;
-        ops.push({ op: 'test', path: `${base}/name`, value: c.name }, { op: 'replace', path: `${base}/image`, value: u.image });
+        ops.push(
+          { op: 'test', path: `${base}/name`, value: c.name },
+          { op: 'replace', path: `${base}/image`, value: u.image },
+        );
       });
     }
     if (!found) throw new PluginError(`unable to find container named "${u.container}"`);
@@ -46,7 +52,9 @@ export async function runSetImage(s: Session, name: string, args: readonly strin
   const patch = imagePatch(d, updates);
   if (patch.length > 0) {
     await s.client.request<Deployment>(HttpMethod.PATCH, resourcePath(DEPLOYMENTS, s.namespace, name), {
-      body: patch, contentType: 'application/json-patch+json', what: `patch ${RESOURCE} ${name}`,
+      body: patch,
+      contentType: 'application/json-patch+json',
+      what: `patch ${RESOURCE} ${name}`,
     });
   }
   s.io.stdout.write(`${OBJECT_PREFIX}${name} image updated\n`);

@@ -28,9 +28,11 @@ export interface DeploymentState {
 export function deploymentState(d: Deployment): DeploymentState {
   const conditions = d.status?.conditions ?? [];
   const invalid = conditions.find((c) => c.type === INVALID_SPEC && c.status === 'True');
-  if (invalid) return { phase: 'InvalidSpec', message: `${invalid.reason ?? REASON.invalidSpec}: ${invalid.message ?? ''}` };
+  if (invalid)
+    return { phase: 'InvalidSpec', message: `${invalid.reason ?? REASON.invalidSpec}: ${invalid.message ?? ''}` };
   const progressing = conditions.find((c) => c.type === PROGRESSING);
-  if (progressing?.reason === REASON.timedOut) return { phase: 'Degraded', message: `${REASON.timedOut}: ${progressing.message ?? ''}` };
+  if (progressing?.reason === REASON.timedOut)
+    return { phase: 'Degraded', message: `${REASON.timedOut}: ${progressing.message ?? ''}` };
   if (d.spec.paused) return { phase: 'Paused', message: 'DeploymentPaused: Deployment is paused' };
   const status = rolloutStatus(d);
   if (status.done) return { phase: 'Healthy', message: '' };
@@ -47,8 +49,10 @@ export function replicaSetState(rs: ReplicaSet, isNewest: boolean, phase: Deploy
   const spec = rs.spec.replicas ?? 1;
   const st = rs.status ?? { replicas: 0 };
   if (spec === 0 && (st.replicas ?? 0) === 0) return { symbol: SYMBOL.ScaledDown, word: 'ScaledDown' };
-  if (isNewest && phase === 'Degraded' && (st.availableReplicas ?? 0) < spec) return { symbol: SYMBOL.Degraded, word: 'Degraded' };
-  if ((st.replicas ?? 0) === spec && (st.availableReplicas ?? 0) >= spec) return { symbol: SYMBOL.Healthy, word: 'Healthy' };
+  if (isNewest && phase === 'Degraded' && (st.availableReplicas ?? 0) < spec)
+    return { symbol: SYMBOL.Degraded, word: 'Degraded' };
+  if ((st.replicas ?? 0) === spec && (st.availableReplicas ?? 0) >= spec)
+    return { symbol: SYMBOL.Healthy, word: 'Healthy' };
   return { symbol: SYMBOL.Progressing, word: 'Progressing' };
 }
 
@@ -63,7 +67,14 @@ function containerStatuses(p: Pod): ContainerStatus[] {
   return Array.isArray(cs) ? (cs as ContainerStatus[]) : [];
 }
 
-const BAD_WAITING = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'InvalidImageName', 'RunContainerError']);
+const BAD_WAITING = new Set([
+  'CrashLoopBackOff',
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'CreateContainerConfigError',
+  'InvalidImageName',
+  'RunContainerError',
+]);
 
 /** A pod in kubelet words (Running, ContainerCreating, CrashLoopBackOff, Terminating...) with a glyph. */
 export function podState(p: Pod): ObjectState {
@@ -76,7 +87,9 @@ export function podState(p: Pod): ObjectState {
   if (phase === 'Failed') return { symbol: SYMBOL.Degraded, word: 'Failed' };
   if (phase === 'Succeeded') return { symbol: SYMBOL.ScaledDown, word: 'Completed' };
   if (phase === 'Pending') {
-    const waiting = containerStatuses(p).map((c) => c.state?.waiting?.reason).find((r) => r);
+    const waiting = containerStatuses(p)
+      .map((c) => c.state?.waiting?.reason)
+      .find((r) => r);
     return { symbol: SYMBOL.Progressing, word: waiting ?? 'Pending' };
   }
   if (phase === 'Running') {
@@ -91,5 +104,9 @@ export function podReadiness(p: Pod): { ready: number; total: number; restarts: 
   const cs = containerStatuses(p);
   const spec = p.spec as { containers?: unknown[] } | undefined;
   const total = Math.max(cs.length, spec?.containers?.length ?? 0);
-  return { ready: cs.filter((c) => c.ready).length, total, restarts: cs.reduce((n, c) => n + (c.restartCount ?? 0), 0) };
+  return {
+    ready: cs.filter((c) => c.ready).length,
+    total,
+    restarts: cs.reduce((n, c) => n + (c.restartCount ?? 0), 0),
+  };
 }

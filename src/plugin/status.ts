@@ -17,12 +17,14 @@ export interface RolloutStatus {
 }
 
 export const STATUS_MESSAGES = {
-  revisionMismatch: (want: number, running: string) => `desired revision (${want}) is different from the running revision (${running})`,
+  revisionMismatch: (want: number, running: string) =>
+    `desired revision (${want}) is different from the running revision (${running})`,
   waitingObserved: 'Waiting for deployment spec update to be observed...\n',
   deadlineExceeded: (name: string) => `deployment "${name}" exceeded its progress deadline`,
   updated: (name: string, updated: number, desired: number) =>
     `Waiting for deployment "${name}" rollout to finish: ${updated} out of ${desired} new replicas have been updated...\n`,
-  oldPending: (name: string, n: number) => `Waiting for deployment "${name}" rollout to finish: ${n} old replicas are pending termination...\n`,
+  oldPending: (name: string, n: number) =>
+    `Waiting for deployment "${name}" rollout to finish: ${n} old replicas are pending termination...\n`,
   available: (name: string, available: number, updated: number) =>
     `Waiting for deployment "${name}" rollout to finish: ${available} of ${updated} updated replicas are available...\n`,
   done: (name: string) => `deployment "${name}" successfully rolled out\n`,
@@ -35,12 +37,15 @@ export function rolloutStatus(d: Deployment, revision = 0): RolloutStatus {
   const name = d.metadata.name ?? '';
   if (revision > 0) {
     const running = d.metadata.annotations?.[REVISION_ANNOTATION] ?? '';
-    if (running !== String(revision)) return { message: '', done: false, error: STATUS_MESSAGES.revisionMismatch(revision, running) };
+    if (running !== String(revision))
+      return { message: '', done: false, error: STATUS_MESSAGES.revisionMismatch(revision, running) };
   }
   const s = d.status ?? {};
-  if ((d.metadata.generation ?? 0) > (s.observedGeneration ?? 0)) return { message: STATUS_MESSAGES.waitingObserved, done: false };
+  if ((d.metadata.generation ?? 0) > (s.observedGeneration ?? 0))
+    return { message: STATUS_MESSAGES.waitingObserved, done: false };
   const progressing = s.conditions?.find((c) => c.type === PROGRESSING);
-  if (progressing?.reason === REASON.timedOut) return { message: '', done: false, error: STATUS_MESSAGES.deadlineExceeded(name) };
+  if (progressing?.reason === REASON.timedOut)
+    return { message: '', done: false, error: STATUS_MESSAGES.deadlineExceeded(name) };
   const desired = d.spec.replicas ?? 1;
   const updated = s.updatedReplicas ?? 0;
   const replicas = s.replicas ?? 0;
@@ -54,7 +59,10 @@ export function rolloutStatus(d: Deployment, revision = 0): RolloutStatus {
 /** A positive --revision, as kubectl validates it. */
 export function parseRevisionFlag(v: string | undefined): number {
   if (v === undefined) return 0;
-  if (!/^-?[0-9]+$/.test(v)) throw new PluginError(`invalid argument "${v}" for "--revision" flag: strconv.ParseInt: parsing "${v}": invalid syntax`);
+  if (!/^-?[0-9]+$/.test(v))
+    throw new PluginError(
+      `invalid argument "${v}" for "--revision" flag: strconv.ParseInt: parsing "${v}": invalid syntax`,
+    );
   const n = Number(v);
   if (n < 0) throw new PluginError(`revision must be a positive integer: ${v}`);
   return n;
@@ -77,7 +85,11 @@ export async function runRolloutStatus(s: Session, name: string, o: StatusOption
   const signals = [stop.signal, ...(s.signal ? [s.signal] : [])];
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
-  if (o.timeoutMs > 0) timer = setTimeout(() => { timedOut = true; stop.abort(); }, o.timeoutMs);
+  if (o.timeoutMs > 0)
+    timer = setTimeout(() => {
+      timedOut = true;
+      stop.abort();
+    }, o.timeoutMs);
   let result: number | undefined;
   let failure: unknown;
   const see = (d: Deployment): boolean => {
@@ -94,24 +106,31 @@ export async function runRolloutStatus(s: Session, name: string, o: StatusOption
     return false;
   };
   try {
-    await follow<Deployment>(s.client, DEPLOYMENTS, s.namespace, { fieldSelector: `metadata.name=${name}` }, {
-      onList(items) {
-        const d = items.find((i) => i.metadata.name === name);
-        if (!d) {
-          failure = new PluginError(STATUS_MESSAGES.deleted);
-          return true;
-        }
-        return see(d);
+    await follow<Deployment>(
+      s.client,
+      DEPLOYMENTS,
+      s.namespace,
+      { fieldSelector: `metadata.name=${name}` },
+      {
+        onList(items) {
+          const d = items.find((i) => i.metadata.name === name);
+          if (!d) {
+            failure = new PluginError(STATUS_MESSAGES.deleted);
+            return true;
+          }
+          return see(d);
+        },
+        onEvent(type, d) {
+          if (d.metadata.name !== name) return false;
+          if (type === 'DELETED') {
+            failure = new PluginError(STATUS_MESSAGES.deleted);
+            return true;
+          }
+          return see(d);
+        },
       },
-      onEvent(type, d) {
-        if (d.metadata.name !== name) return false;
-        if (type === 'DELETED') {
-          failure = new PluginError(STATUS_MESSAGES.deleted);
-          return true;
-        }
-        return see(d);
-      },
-    }, AbortSignal.any(signals));
+      AbortSignal.any(signals),
+    );
   } finally {
     if (timer) clearTimeout(timer);
   }

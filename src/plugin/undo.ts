@@ -7,7 +7,14 @@ import { HttpMethod } from '@kubernetes/client-node';
 import type { Deployment, ReplicaSet } from '../api/types.ts';
 import { DEPLOYMENTS, resourcePath } from '../kube/client.ts';
 import { isStalePatch } from '../kube/errors.ts';
-import { findRollbackTarget, LAST_APPLIED_CONFIG_ANNOTATION, ROLLBACK_MESSAGES, rollbackAnnotations, runsTemplateOf, templateWithoutHash } from '../engine/index.ts';
+import {
+  findRollbackTarget,
+  LAST_APPLIED_CONFIG_ANNOTATION,
+  ROLLBACK_MESSAGES,
+  rollbackAnnotations,
+  runsTemplateOf,
+  templateWithoutHash,
+} from '../engine/index.ts';
 import { OBJECT_PREFIX, PluginError, RESOURCE } from './errors.ts';
 import { describeTemplate, ownedReplicaSets } from './history.ts';
 import type { Session } from './options.ts';
@@ -40,7 +47,10 @@ export function planUndo(d: Deployment, rss: readonly ReplicaSet[], toRevision =
     // `replace` needs the member to exist; `add` sets it either way.
     { op: d.metadata.annotations ? 'replace' : 'add', path: '/metadata/annotations', value: annotations },
   ];
-  const warning = d.metadata.annotations?.[LAST_APPLIED_CONFIG_ANNOTATION] !== undefined ? UNDO_MESSAGES.lastAppliedWarning(name) : undefined;
+  const warning =
+    d.metadata.annotations?.[LAST_APPLIED_CONFIG_ANNOTATION] !== undefined
+      ? UNDO_MESSAGES.lastAppliedWarning(name)
+      : undefined;
   return { kind: 'patch', patch, target, ...(warning ? { warning } : {}) };
 }
 
@@ -61,14 +71,19 @@ export function parseDryRun(v: string | boolean | undefined): DryRun {
  * fresh read, up to five times. Returns the plan that was carried out (or skipped).
  */
 export async function patchAsPlanned(
-  s: Session, name: string, plan: (d: Deployment) => Promise<UndoPlan>, query = '',
+  s: Session,
+  name: string,
+  plan: (d: Deployment) => Promise<UndoPlan>,
+  query = '',
 ): Promise<UndoPlan> {
   for (let attempt = 1; ; attempt++) {
     const p = await plan(await s.client.getDeployment(s.namespace, name));
     if (p.kind === 'skip') return p;
     try {
       await s.client.request<Deployment>(HttpMethod.PATCH, resourcePath(DEPLOYMENTS, s.namespace, name) + query, {
-        body: p.patch, contentType: 'application/json-patch+json', what: `patch ${RESOURCE} ${name}`,
+        body: p.patch,
+        contentType: 'application/json-patch+json',
+        what: `patch ${RESOURCE} ${name}`,
       });
       return p;
     } catch (err) {
@@ -78,7 +93,11 @@ export async function patchAsPlanned(
   }
 }
 
-export async function runRolloutUndo(s: Session, name: string, o: { toRevision: number; dryRun: DryRun }): Promise<number> {
+export async function runRolloutUndo(
+  s: Session,
+  name: string,
+  o: { toRevision: number; dryRun: DryRun },
+): Promise<number> {
   if (o.dryRun === 'client') {
     const d = await s.client.getDeployment(s.namespace, name);
     const plan = planUndo(d, await ownedReplicaSets(s, d), o.toRevision);
@@ -91,14 +110,19 @@ export async function runRolloutUndo(s: Session, name: string, o: { toRevision: 
     return 0;
   }
   let warned = false;
-  const done = await patchAsPlanned(s, name, async (d) => {
-    const plan = planUndo(d, await ownedReplicaSets(s, d), o.toRevision);
-    if (plan.kind === 'patch' && plan.warning && !warned) {
-      s.io.stderr.write(`${plan.warning}\n`);
-      warned = true;
-    }
-    return plan;
-  }, o.dryRun === 'server' ? '?dryRun=All' : '');
+  const done = await patchAsPlanned(
+    s,
+    name,
+    async (d) => {
+      const plan = planUndo(d, await ownedReplicaSets(s, d), o.toRevision);
+      if (plan.kind === 'patch' && plan.warning && !warned) {
+        s.io.stderr.write(`${plan.warning}\n`);
+        warned = true;
+      }
+      return plan;
+    },
+    o.dryRun === 'server' ? '?dryRun=All' : '',
+  );
   if (done.kind === 'skip') {
     s.io.stdout.write(`${done.message}\n`);
     return 0;

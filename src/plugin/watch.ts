@@ -25,7 +25,14 @@ export interface FollowOptions {
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 /**
@@ -33,8 +40,12 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
  * (resolves), or a non-transient error (rejects with a KubeError).
  */
 export async function follow<T extends { metadata: ObjectMeta }>(
-  client: KubeClient, type: ResourceType, namespace: string | undefined, opts: FollowOptions,
-  handler: Follower<T>, signal?: AbortSignal,
+  client: KubeClient,
+  type: ResourceType,
+  namespace: string | undefined,
+  opts: FollowOptions,
+  handler: Follower<T>,
+  signal?: AbortSignal,
 ): Promise<void> {
   const local = new AbortController();
   const stopAll = (): void => local.abort();
@@ -44,7 +55,12 @@ export async function follow<T extends { metadata: ObjectMeta }>(
     relist: while (!local.signal.aborted) {
       let list: Awaited<ReturnType<typeof client.list<T>>>;
       try {
-        list = await client.list<T>(type, namespace, { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector }, local.signal);
+        list = await client.list<T>(
+          type,
+          namespace,
+          { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector },
+          local.signal,
+        );
       } catch (err) {
         if (local.signal.aborted) return;
         if (err instanceof KubeError && (err.kind === 'Transient' || err.kind === 'Gone')) {
@@ -61,23 +77,32 @@ export async function follow<T extends { metadata: ObjectMeta }>(
         let errorEvent: { code?: number; reason?: string; message?: string } | undefined;
         let stopped = false;
         try {
-          await client.watch<T>(type, namespace, {
-            resourceVersion: rv, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, timeoutSeconds: 300,
-          }, (e: WatchEvent<T>) => {
-            if (stopped || errorEvent) return;
-            if (e.type === 'ERROR') {
-              errorEvent = (e.object ?? {}) as { code?: number; reason?: string; message?: string };
-              one.abort();
-              return;
-            }
-            const objRv = e.object?.metadata?.resourceVersion;
-            if (objRv) rv = objRv;
-            if (e.type === 'BOOKMARK') return;
-            if (handler.onEvent(e.type, e.object)) {
-              stopped = true;
-              one.abort();
-            }
-          }, AbortSignal.any([local.signal, one.signal]));
+          await client.watch<T>(
+            type,
+            namespace,
+            {
+              resourceVersion: rv,
+              labelSelector: opts.labelSelector,
+              fieldSelector: opts.fieldSelector,
+              timeoutSeconds: 300,
+            },
+            (e: WatchEvent<T>) => {
+              if (stopped || errorEvent) return;
+              if (e.type === 'ERROR') {
+                errorEvent = (e.object ?? {}) as { code?: number; reason?: string; message?: string };
+                one.abort();
+                return;
+              }
+              const objRv = e.object?.metadata?.resourceVersion;
+              if (objRv) rv = objRv;
+              if (e.type === 'BOOKMARK') return;
+              if (handler.onEvent(e.type, e.object)) {
+                stopped = true;
+                one.abort();
+              }
+            },
+            AbortSignal.any([local.signal, one.signal]),
+          );
         } catch (err) {
           if (!(err instanceof KubeError) || (err.kind !== 'Transient' && err.kind !== 'Gone')) throw err;
           if (err.kind === 'Gone') continue relist;
@@ -85,8 +110,13 @@ export async function follow<T extends { metadata: ObjectMeta }>(
         }
         if (stopped || local.signal.aborted) return;
         if (errorEvent) {
-          if (errorEvent.code === 410 || errorEvent.reason === 'Expired' || errorEvent.reason === 'Gone') continue relist;
-          throw new KubeError('Other', `watch ${type.plural}: ${errorEvent.message ?? 'the server sent an error event'}`, { code: errorEvent.code, reason: errorEvent.reason });
+          if (errorEvent.code === 410 || errorEvent.reason === 'Expired' || errorEvent.reason === 'Gone')
+            continue relist;
+          throw new KubeError(
+            'Other',
+            `watch ${type.plural}: ${errorEvent.message ?? 'the server sent an error event'}`,
+            { code: errorEvent.code, reason: errorEvent.reason },
+          );
         }
       }
     }
@@ -96,7 +126,10 @@ export async function follow<T extends { metadata: ObjectMeta }>(
 }
 
 /** A Follower that keeps `m` (by name) as the list and its watch say, calling `changed` after each change. */
-export function intoMap<T extends { metadata: { name?: string } }>(m: Map<string, T>, changed: () => void): Follower<T> {
+export function intoMap<T extends { metadata: { name?: string } }>(
+  m: Map<string, T>,
+  changed: () => void,
+): Follower<T> {
   return {
     onList(items: T[]) {
       m.clear();
@@ -116,7 +149,10 @@ export function intoMap<T extends { metadata: { name?: string } }>(m: Map<string
  * line) whenever it changed, until Ctrl-C or --timeout.
  */
 export async function printFollowing(
-  s: Session, o: { watch?: boolean; timeoutMs?: number }, first: string, draw: () => string | undefined,
+  s: Session,
+  o: { watch?: boolean; timeoutMs?: number },
+  first: string,
+  draw: () => string | undefined,
   sources: (changed: () => void, signal: AbortSignal) => Array<Promise<void>>,
 ): Promise<number> {
   let last = first;

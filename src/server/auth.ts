@@ -58,7 +58,11 @@ export interface Verdict {
 }
 
 /** Authenticates the request's bearer token and authorises the caller for every access, in order. */
-export async function review(reviews: Reviews, req: http.IncomingMessage, access: ReadonlyArray<Access | PathAccess>): Promise<Verdict> {
+export async function review(
+  reviews: Reviews,
+  req: http.IncomingMessage,
+  access: ReadonlyArray<Access | PathAccess>,
+): Promise<Verdict> {
   const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
   if (!token) return { refused: { code: 401, message: 'Unauthorized' } };
   let caller: Caller | undefined;
@@ -75,7 +79,16 @@ export async function review(reviews: Reviews, req: http.IncomingMessage, access
     } catch (e) {
       return { caller, refused: { code: 503, message: `cannot authorise the caller: ${(e as Error).message}` } };
     }
-    if (!verdict.allowed) return { caller, refused: { code: 403, message: isPath(a) ? `Authorization denied for user ${caller.username}` : forbiddenMessage(caller, a, verdict.reason) } };
+    if (!verdict.allowed)
+      return {
+        caller,
+        refused: {
+          code: 403,
+          message: isPath(a)
+            ? `Authorization denied for user ${caller.username}`
+            : forbiddenMessage(caller, a, verdict.reason),
+        },
+      };
   }
   return { caller };
 }
@@ -84,10 +97,13 @@ export async function review(reviews: Reviews, req: http.IncomingMessage, access
 export function guarded(reviews: Reviews, handler: http.RequestListener): http.RequestListener {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    review(reviews, req, [{ path, verb: (req.method ?? 'GET').toLowerCase() }]).then(({ refused }) => {
-      if (refused) res.writeHead(refused.code, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`${refused.message}\n`);
-      else handler(req, res);
-    }, (e: unknown) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`${(e as Error).message}\n`));
+    review(reviews, req, [{ path, verb: (req.method ?? 'GET').toLowerCase() }]).then(
+      ({ refused }) => {
+        if (refused)
+          res.writeHead(refused.code, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`${refused.message}\n`);
+        else handler(req, res);
+      },
+      (e: unknown) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`${(e as Error).message}\n`),
+    );
   };
 }
-

@@ -56,17 +56,21 @@ const SUBJECT_ALT_NAME = '2.5.29.17';
 
 /** subjectAltName entries: a dNSName ([2]) for a name, an iPAddress ([7]) for an address. */
 function altNames(hosts: readonly string[]): Buffer {
-  return seq(...hosts.map((h) => {
-    const ip = isIP(h);
-    if (ip === 4) return der(0x87, Buffer.from(h.split('.').map(Number)));
-    if (ip === 6) {
-      const [head, tail = ''] = h.split('::');
-      const part = (s: string) => (s === '' ? [] : s.split(':').map((x) => parseInt(x, 16)));
-      const groups = h.includes('::') ? [...part(head), ...Array<number>(8 - part(head).length - part(tail).length).fill(0), ...part(tail)] : part(h);
-      return der(0x87, Buffer.from(groups.flatMap((g) => [g >> 8, g & 0xff])));
-    }
-    return der(0x82, Buffer.from(h, 'ascii'));
-  }));
+  return seq(
+    ...hosts.map((h) => {
+      const ip = isIP(h);
+      if (ip === 4) return der(0x87, Buffer.from(h.split('.').map(Number)));
+      if (ip === 6) {
+        const [head, tail = ''] = h.split('::');
+        const part = (s: string) => (s === '' ? [] : s.split(':').map((x) => parseInt(x, 16)));
+        const groups = h.includes('::')
+          ? [...part(head), ...Array<number>(8 - part(head).length - part(tail).length).fill(0), ...part(tail)]
+          : part(h);
+        return der(0x87, Buffer.from(groups.flatMap((g) => [g >> 8, g & 0xff])));
+      }
+      return der(0x82, Buffer.from(h, 'ascii'));
+    }),
+  );
 }
 
 export interface ServingCertificate {
@@ -86,7 +90,11 @@ export function readCertDir(certDir: string | undefined): ServingCertificate | u
 }
 
 /** A certificate for `hosts` (the first is also the common name), valid from an hour before `now` for `days` days. */
-export function selfSignedCertificate(hosts: readonly string[], now = Date.now(), days = 365): { cert: string; key: string } {
+export function selfSignedCertificate(
+  hosts: readonly string[],
+  now = Date.now(),
+  days = 365,
+): { cert: string; key: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const name = seq(set(seq(oid(COMMON_NAME), der(0x0c, Buffer.from(hosts[0] ?? 'pacer', 'utf8')))));
   const serial = randomBytes(16);
@@ -103,6 +111,7 @@ export function selfSignedCertificate(hosts: readonly string[], now = Date.now()
   );
   const signature = sign('sha256', tbs, privateKey);
   const cert = seq(tbs, seq(oid(ECDSA_WITH_SHA256)), der(0x03, Buffer.concat([Buffer.from([0]), signature])));
-  const pem = (label: string, body: Buffer) => `-----BEGIN ${label}-----\n${body.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END ${label}-----\n`;
+  const pem = (label: string, body: Buffer) =>
+    `-----BEGIN ${label}-----\n${body.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END ${label}-----\n`;
   return { cert: pem('CERTIFICATE', cert), key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
 }

@@ -28,7 +28,10 @@ export function parseBindAddress(s: string): BindAddress | null {
   const v = s.trim();
   if (v === '0') return null;
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(v);
-  if (!m) throw new Error(`"${s}" is not a bind address (expected [host]:port, e.g. ":8080" or "127.0.0.1:8080", or "0" to disable)`);
+  if (!m)
+    throw new Error(
+      `"${s}" is not a bind address (expected [host]:port, e.g. ":8080" or "127.0.0.1:8080", or "0" to disable)`,
+    );
   const port = Number(m[3]);
   if (port > 65535) throw new Error(`"${s}": port ${port} is out of range (0-65535)`);
   const host = m[1] ?? m[2];
@@ -84,7 +87,10 @@ export function metricsHandler(registry: Registry): http.RequestListener {
     }
     registry.metrics().then(
       (body) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(body),
-      (err: unknown) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`${err instanceof Error ? err.message : String(err)}\n`),
+      (err: unknown) =>
+        res
+          .writeHead(500, { 'Content-Type': 'text/plain' })
+          .end(`${err instanceof Error ? err.message : String(err)}\n`),
     );
   };
 }
@@ -111,7 +117,10 @@ export async function startServers(opts: ServersOptions): Promise<RunningServers
     if (opts.metrics) {
       const sec = opts.metricsSecurity;
       const s = sec
-        ? https.createServer({ ...sec.certificate, minVersion: 'TLSv1.2' }, guarded(sec.reviews, metricsHandler(opts.registry)))
+        ? https.createServer(
+            { ...sec.certificate, minVersion: 'TLSv1.2' },
+            guarded(sec.reviews, metricsHandler(opts.registry)),
+          )
         : http.createServer(metricsHandler(opts.registry));
       out.metricsPort = await listen(s, opts.metrics);
       out.metricsSecure = sec !== undefined;

@@ -18,7 +18,17 @@
 import type http from 'node:http';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { GROUP, PLAN_PLURAL, PLURAL } from '../api/types.ts';
-import { activePlans, coordinate, planById, planJson, planStepNames, serviceMembers, servicePlans, unknownPlanMessage, viewPlan } from '../engine/index.ts';
+import {
+  activePlans,
+  coordinate,
+  planById,
+  planJson,
+  planStepNames,
+  serviceMembers,
+  servicePlans,
+  unknownPlanMessage,
+  viewPlan,
+} from '../engine/index.ts';
 import { review } from './auth.ts';
 import type { Access, Caller, Reviews } from './auth.ts';
 
@@ -53,7 +63,11 @@ export interface ApiViews {
    * Carries out a plan operation (POST .../plans/<plan>/<op>): the SDK's code and message. Without
    * it POST is not served; without `authenticate` and `authorize` it is served to loopback callers only.
    */
-  operate?: (namespace: string, service: string, command: PlanOperationRequest) => Promise<{ code: number; message: string }>;
+  operate?: (
+    namespace: string,
+    service: string,
+    command: PlanOperationRequest,
+  ) => Promise<{ code: number; message: string }>;
   /** Told of every plan operation once answered (refused ones too): the audit log's entry. */
   audit?: (entry: AuditEntry) => void;
   /** Every cached pacer.dev Deployment. */
@@ -77,7 +91,13 @@ function text(res: http.ServerResponse, code: number, body: string): void {
 }
 
 /** GET /v1/service/<namespace>/<name>/plans[/<plan>]. */
-function planView(views: ApiViews, res: http.ServerResponse, namespace: string, name: string, plan: string | undefined): void {
+function planView(
+  views: ApiViews,
+  res: http.ServerResponse,
+  namespace: string,
+  name: string,
+  plan: string | undefined,
+): void {
   const members = serviceMembers(views.deployments(), namespace, name);
   if (members.length === 0) {
     text(res, 404, `Service ${name} not found`);
@@ -85,11 +105,19 @@ function planView(views: ApiViews, res: http.ServerResponse, namespace: string, 
   }
   const all = views.deployments().filter((d) => d.metadata.namespace === namespace);
   const plans = servicePlans({
-    deployments: members, namespaceDeployments: all, replicaSets: views.replicaSets!(namespace), pods: views.pods!(namespace),
-    plans: views.plans?.(namespace) ?? [], now: (views.now ?? Date.now)(),
+    deployments: members,
+    namespaceDeployments: all,
+    replicaSets: views.replicaSets!(namespace),
+    pods: views.pods!(namespace),
+    plans: views.plans?.(namespace) ?? [],
+    now: (views.now ?? Date.now)(),
   });
   if (plan === undefined) {
-    json(res, 200, plans.map((p) => p.name));
+    json(
+      res,
+      200,
+      plans.map((p) => p.name),
+    );
     return;
   }
   const built = plans.find((p) => p.name === plan);
@@ -97,7 +125,10 @@ function planView(views: ApiViews, res: http.ServerResponse, namespace: string, 
     text(res, 404, `Plan ${plan} not found`);
     return;
   }
-  const body = planJson(viewPlan(built, coordinate(plans).find((x) => x.plan === plan)?.steps ?? []), `${namespace}/${name}`);
+  const body = planJson(
+    viewPlan(built, coordinate(plans).find((x) => x.plan === plan)?.steps ?? []),
+    `${namespace}/${name}`,
+  );
   const code = body.errors.length > 0 ? 417 : body.status === 'COMPLETE' ? 200 : 202;
   res.writeHead(code, { 'Content-Type': 'application/json' }).end(JSON.stringify(body, null, 2));
 }
@@ -127,12 +158,23 @@ function readBody(req: http.IncomingMessage): Promise<string> {
  * What an operation may change, as RBAC names it: the Deployments of the service (a custom plan:
  * the Plan and every Deployment it names), and pods for a step's restart on the service's own plans.
  */
-export function operationAccess(views: Pick<ApiViews, 'deployments' | 'plans'>, namespace: string, service: string, c: PlanOperationRequest): Access[] {
+export function operationAccess(
+  views: Pick<ApiViews, 'deployments' | 'plans'>,
+  namespace: string,
+  service: string,
+  c: PlanOperationRequest,
+): Access[] {
   const deployment = (name: string): Access => ({ namespace, verb: 'update', group: GROUP, resource: PLURAL, name });
   const members = serviceMembers(views.deployments(), namespace, service).map((d) => d.metadata.name ?? '');
-  const custom = c.plan !== 'deploy' && c.plan !== 'recovery' ? views.plans?.(namespace).find((p) => p.metadata.name === c.plan) : undefined;
+  const custom =
+    c.plan !== 'deploy' && c.plan !== 'recovery'
+      ? views.plans?.(namespace).find((p) => p.metadata.name === c.plan)
+      : undefined;
   if (custom) {
-    return [{ namespace, verb: 'update', group: GROUP, resource: PLAN_PLURAL, name: c.plan }, ...planStepNames(custom).map(deployment)];
+    return [
+      { namespace, verb: 'update', group: GROUP, resource: PLAN_PLURAL, name: c.plan },
+      ...planStepNames(custom).map(deployment),
+    ];
   }
   const out = (members.length > 0 ? members : [service]).map(deployment);
   if (c.op === 'restart' && c.step !== undefined) out.push({ namespace, verb: 'delete', group: '', resource: 'pods' });
@@ -140,7 +182,12 @@ export function operationAccess(views: Pick<ApiViews, 'deployments' | 'plans'>, 
 }
 
 /** POST /v1/service/<namespace>/<name>/plans/<plan>/<op>[?phase=&step=] (start: a JSON object of parameters). */
-async function planOperation(views: ApiViews, req: http.IncomingMessage, res: http.ServerResponse, m: RegExpExecArray): Promise<void> {
+async function planOperation(
+  views: ApiViews,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  m: RegExpExecArray,
+): Promise<void> {
   const [namespace, service, plan, op] = [m[1], m[2], m[3], m[4]].map((x) => decodeURIComponent(x));
   const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
   const command: PlanOperationRequest = { op: op as PlanOperationRequest['op'], plan };
@@ -148,19 +195,35 @@ async function planOperation(views: ApiViews, req: http.IncomingMessage, res: ht
   if (query.get('step') !== null) command.step = query.get('step')!;
   // Every call is audited once answered, refused ones too: who, what, on which service, the answer.
   let caller: Caller | undefined;
-  res.once('finish', () => views.audit?.({
-    ...(caller ? { user: caller.username, groups: caller.groups ?? [] } : {}), remote: req.socket.remoteAddress ?? '',
-    namespace, service, op: command.op, plan: command.plan,
-    ...(command.phase !== undefined ? { phase: command.phase } : {}), ...(command.step !== undefined ? { step: command.step } : {}),
-    ...(command.parameters ? { parameterNames: Object.keys(command.parameters).sort() } : {}), code: res.statusCode,
-  }));
+  res.once('finish', () =>
+    views.audit?.({
+      ...(caller ? { user: caller.username, groups: caller.groups ?? [] } : {}),
+      remote: req.socket.remoteAddress ?? '',
+      namespace,
+      service,
+      op: command.op,
+      plan: command.plan,
+      ...(command.phase !== undefined ? { phase: command.phase } : {}),
+      ...(command.step !== undefined ? { step: command.step } : {}),
+      ...(command.parameters ? { parameterNames: Object.keys(command.parameters).sort() } : {}),
+      code: res.statusCode,
+    }),
+  );
   if (!views.authenticate || !views.authorize) {
     if (!isLoopback(req.socket.remoteAddress)) {
-      text(res, 403, 'plan operations are served to loopback callers only (this server does not authenticate its callers): use kubectl pacer plan');
+      text(
+        res,
+        403,
+        'plan operations are served to loopback callers only (this server does not authenticate its callers): use kubectl pacer plan',
+      );
       return;
     }
   } else {
-    const verdict = await review({ authenticate: views.authenticate, authorize: views.authorize }, req, operationAccess(views, namespace, service, command));
+    const verdict = await review(
+      { authenticate: views.authenticate, authorize: views.authorize },
+      req,
+      operationAccess(views, namespace, service, command),
+    );
     caller = verdict.caller;
     if (verdict.refused) {
       text(res, verdict.refused.code, verdict.refused.message);
@@ -176,8 +239,13 @@ async function planOperation(views: ApiViews, req: http.IncomingMessage, res: ht
       text(res, 400, `Couldn't parse parameters: ${(e as Error).message}`);
       return;
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
-      text(res, 400, 'Couldn\'t parse parameters: expected a JSON object of string values');
+    if (
+      typeof parsed !== 'object' ||
+      parsed === null ||
+      Array.isArray(parsed) ||
+      Object.values(parsed).some((v) => typeof v !== 'string')
+    ) {
+      text(res, 400, "Couldn't parse parameters: expected a JSON object of string values");
       return;
     }
     command.parameters = parsed as Record<string, string>;
@@ -191,7 +259,8 @@ async function planOperation(views: ApiViews, req: http.IncomingMessage, res: ht
     else text(res, err.code === 409 ? 409 : 500, err.message ?? String(e));
     return;
   }
-  if (out.code === 200) res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ message: out.message }, null, 2));
+  if (out.code === 200)
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ message: out.message }, null, 2));
   else text(res, out.code, out.message);
 }
 
@@ -202,7 +271,14 @@ async function planOperation(views: ApiViews, req: http.IncomingMessage, res: ht
 export function viewAccess(path: string): Access | undefined {
   if (/^\/v2\/deployments(?:\/[^/]+)?$/.test(path)) return { verb: 'list', group: GROUP, resource: PLURAL };
   const m = /^\/v1\/service\/([^/]+)\/([^/]+)\/plans(?:\/[^/]+)?$/.exec(path);
-  if (m) return { namespace: decodeURIComponent(m[1]), verb: 'get', group: GROUP, resource: PLURAL, name: decodeURIComponent(m[2]) };
+  if (m)
+    return {
+      namespace: decodeURIComponent(m[1]),
+      verb: 'get',
+      group: GROUP,
+      resource: PLURAL,
+      name: decodeURIComponent(m[2]),
+    };
   return undefined;
 }
 
@@ -218,10 +294,13 @@ export function apiHandler(views: ApiViews): http.RequestListener {
       serve(req, res);
       return;
     }
-    review(reviews, req, [access]).then(({ refused }) => {
-      if (refused) text(res, refused.code, refused.message);
-      else serve(req, res);
-    }, (e: unknown) => text(res, 500, (e as Error).message));
+    review(reviews, req, [access]).then(
+      ({ refused }) => {
+        if (refused) text(res, refused.code, refused.message);
+        else serve(req, res);
+      },
+      (e: unknown) => text(res, 500, (e as Error).message),
+    );
   };
 }
 
@@ -240,14 +319,25 @@ function viewsHandler(views: ApiViews): http.RequestListener {
     const plans = /^\/v1\/service\/([^/]+)\/([^/]+)\/plans(?:\/([^/]+))?$/.exec(path);
     if (plans && views.replicaSets && views.pods) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        json(res, 405, { message: `${req.method} is not supported here: operations are POST .../plans/<plan>/<operation>` }, { Allow: 'GET, HEAD' });
+        json(
+          res,
+          405,
+          { message: `${req.method} is not supported here: operations are POST .../plans/<plan>/<operation>` },
+          { Allow: 'GET, HEAD' },
+        );
         return;
       }
       if (!views.ready()) {
         json(res, 503, { message: 'caches not synced' });
         return;
       }
-      planView(views, res, decodeURIComponent(plans[1]), decodeURIComponent(plans[2]), plans[3] === undefined ? undefined : decodeURIComponent(plans[3]));
+      planView(
+        views,
+        res,
+        decodeURIComponent(plans[1]),
+        decodeURIComponent(plans[2]),
+        plans[3] === undefined ? undefined : decodeURIComponent(plans[3]),
+      );
       return;
     }
     const m = /^\/v2\/deployments(?:\/([^/]+))?$/.exec(path);
@@ -256,7 +346,14 @@ function viewsHandler(views: ApiViews): http.RequestListener {
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      json(res, 405, { message: `${req.method} is not supported: the views are read-only (kubectl pacer deployment cancel changes deployments)` }, { Allow: 'GET, HEAD' });
+      json(
+        res,
+        405,
+        {
+          message: `${req.method} is not supported: the views are read-only (kubectl pacer deployment cancel changes deployments)`,
+        },
+        { Allow: 'GET, HEAD' },
+      );
       return;
     }
     if (!views.ready()) {

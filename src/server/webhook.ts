@@ -64,9 +64,15 @@ export function review(body: AdmissionReview, source: WebhookSource): AdmissionR
   if (req.kind?.group !== GROUP || req.kind.kind !== 'Deployment' || (req.subResource ?? '') !== '') return allow;
   const object = req.object as Deployment | undefined;
   const oldObject = req.oldObject as Deployment | undefined;
-  const invalid = object ? invalidCancelAnnotation(oldObject, object) ?? invalidPlanStateAnnotation(oldObject, object) : undefined;
+  const invalid = object
+    ? (invalidCancelAnnotation(oldObject, object) ?? invalidPlanStateAnnotation(oldObject, object))
+    : undefined;
   if (invalid) {
-    return { apiVersion, kind: 'AdmissionReview', response: { uid: req.uid, allowed: false, status: { code: 422, reason: 'Invalid', message: invalid } } };
+    return {
+      apiVersion,
+      kind: 'AdmissionReview',
+      response: { uid: req.uid, allowed: false, status: { code: 422, reason: 'Invalid', message: invalid } },
+    };
   }
   const verdict = checkLock({
     operation: req.operation,
@@ -77,8 +83,13 @@ export function review(body: AdmissionReview, source: WebhookSource): AdmissionR
   });
   if (verdict.allowed) return allow;
   return {
-    apiVersion, kind: 'AdmissionReview',
-    response: { uid: req.uid, allowed: false, status: { code: verdict.code, reason: verdict.reason, message: verdict.message } },
+    apiVersion,
+    kind: 'AdmissionReview',
+    response: {
+      uid: req.uid,
+      allowed: false,
+      status: { code: verdict.code, reason: verdict.reason, message: verdict.message },
+    },
   };
 }
 
@@ -90,7 +101,8 @@ export function webhookHandler(source: WebhookSource): http.RequestListener {
   return (req, res) => {
     const p = (req.url ?? '/').split('?')[0];
     if (p !== WEBHOOK_PATH) return reply(res, 404, { message: `no webhook at ${p}` });
-    if (req.method !== 'POST') return reply(res, 405, { message: `${req.method} is not supported: POST an AdmissionReview` });
+    if (req.method !== 'POST')
+      return reply(res, 405, { message: `${req.method} is not supported: POST an AdmissionReview` });
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
@@ -117,7 +129,11 @@ export interface RunningWebhook {
 }
 
 /** Starts the webhook server on `addr` (HTTPS when `certDir` holds tls.crt and tls.key). */
-export function startWebhookServer(addr: BindAddress, source: WebhookSource, certDir?: string): Promise<RunningWebhook> {
+export function startWebhookServer(
+  addr: BindAddress,
+  source: WebhookSource,
+  certDir?: string,
+): Promise<RunningWebhook> {
   const certs = readCertDir(certDir);
   const handler = webhookHandler(source);
   const server = certs ? https.createServer({ ...certs, minVersion: 'TLSv1.2' }, handler) : http.createServer(handler);
@@ -128,10 +144,11 @@ export function startWebhookServer(addr: BindAddress, source: WebhookSource, cer
       resolve({
         port: (server.address() as AddressInfo).port,
         tls: certs !== undefined,
-        close: () => new Promise<void>((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
-        }),
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
       });
     });
   });
@@ -145,20 +162,33 @@ export const WEBHOOK_NAME = 'locks.pacer.dev';
  * failurePolicy Ignore: a controller that is down must not block users.
  */
 export function webhookConfiguration(url: string): {
-  apiVersion: string; kind: string; metadata: { name: string }; webhooks: object[];
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  webhooks: object[];
 } {
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingWebhookConfiguration',
     metadata: { name: 'pacer-locks' },
-    webhooks: [{
-      name: WEBHOOK_NAME,
-      clientConfig: { url },
-      rules: [{ operations: ['UPDATE'], apiGroups: [GROUP], apiVersions: ['v1alpha1'], resources: ['deployments'], scope: 'Namespaced' }],
-      failurePolicy: 'Ignore',
-      sideEffects: 'None',
-      admissionReviewVersions: ['v1'],
-      timeoutSeconds: 5,
-    }],
+    webhooks: [
+      {
+        name: WEBHOOK_NAME,
+        clientConfig: { url },
+        rules: [
+          {
+            operations: ['UPDATE'],
+            apiGroups: [GROUP],
+            apiVersions: ['v1alpha1'],
+            resources: ['deployments'],
+            scope: 'Namespaced',
+          },
+        ],
+        failurePolicy: 'Ignore',
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        timeoutSeconds: 5,
+      },
+    ],
   };
 }

@@ -36,7 +36,11 @@ export interface WebhookRule {
 
 export interface ValidatingWebhook {
   name: string;
-  clientConfig?: { url?: string; service?: { namespace?: string; name?: string; path?: string; port?: number }; caBundle?: string };
+  clientConfig?: {
+    url?: string;
+    service?: { namespace?: string; name?: string; path?: string; port?: number };
+    caBundle?: string;
+  };
   rules?: WebhookRule[];
   failurePolicy?: 'Fail' | 'Ignore';
   timeoutSeconds?: number;
@@ -54,10 +58,15 @@ export interface AdmissionAttributes {
   username: string;
 }
 
-const matches = (list: readonly string[] | undefined, value: string): boolean => (list ?? []).some((x) => x === '*' || x === value);
+const matches = (list: readonly string[] | undefined, value: string): boolean =>
+  (list ?? []).some((x) => x === '*' || x === value);
 
 /** Does a rule's resources list name this resource (and subresource)? `*` is every resource, `*\/*` every subresource too. */
-export function resourceMatches(patterns: readonly string[] | undefined, resource: string, subresource?: string): boolean {
+export function resourceMatches(
+  patterns: readonly string[] | undefined,
+  resource: string,
+  subresource?: string,
+): boolean {
   return (patterns ?? []).some((p) => {
     if (p === '*/*') return true;
     const [res, sub] = p.split('/');
@@ -67,7 +76,10 @@ export function resourceMatches(patterns: readonly string[] | undefined, resourc
 }
 
 /** Does `rule` cover this request? */
-export function ruleMatches(rule: WebhookRule, a: Pick<AdmissionAttributes, 'info' | 'subresource' | 'operation'>): boolean {
+export function ruleMatches(
+  rule: WebhookRule,
+  a: Pick<AdmissionAttributes, 'info' | 'subresource' | 'operation'>,
+): boolean {
   if (!(rule.operations ?? []).some((o) => o === '*' || o === a.operation)) return false;
   if (!matches(rule.apiGroups, a.info.group) || !matches(rule.apiVersions, a.info.version)) return false;
   if (!resourceMatches(rule.resources, a.info.resource, a.subresource)) return false;
@@ -76,7 +88,10 @@ export function ruleMatches(rule: WebhookRule, a: Pick<AdmissionAttributes, 'inf
 }
 
 /** The webhooks of `configurations` whose rules cover the request. */
-export function matchingWebhooks(configurations: readonly KubeObject[], a: Pick<AdmissionAttributes, 'info' | 'subresource' | 'operation'>): ValidatingWebhook[] {
+export function matchingWebhooks(
+  configurations: readonly KubeObject[],
+  a: Pick<AdmissionAttributes, 'info' | 'subresource' | 'operation'>,
+): ValidatingWebhook[] {
   const out: ValidatingWebhook[] = [];
   for (const c of configurations) {
     for (const w of (c.webhooks ?? []) as ValidatingWebhook[]) {
@@ -95,17 +110,24 @@ export function admissionReview(a: AdmissionAttributes, uid: string = randomUUID
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
     request: {
-      uid, kind: gvk, resource: gvr, ...(a.subresource ? { subResource: a.subresource } : {}),
-      requestKind: gvk, requestResource: gvr, ...(a.subresource ? { requestSubResource: a.subresource } : {}),
-      name: a.name, ...(a.namespace ? { namespace: a.namespace } : {}),
+      uid,
+      kind: gvk,
+      resource: gvr,
+      ...(a.subresource ? { subResource: a.subresource } : {}),
+      requestKind: gvk,
+      requestResource: gvr,
+      ...(a.subresource ? { requestSubResource: a.subresource } : {}),
+      name: a.name,
+      ...(a.namespace ? { namespace: a.namespace } : {}),
       operation: a.operation,
       userInfo: { username: a.username, groups: ['system:authenticated'] },
       object: a.object ?? null,
       oldObject: a.oldObject ?? null,
       dryRun: a.dryRun,
-      options: a.operation === 'DELETE'
-        ? { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' }
-        : { kind: a.operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions', apiVersion: 'meta.k8s.io/v1' },
+      options:
+        a.operation === 'DELETE'
+          ? { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' }
+          : { kind: a.operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions', apiVersion: 'meta.k8s.io/v1' },
     },
   };
 }
@@ -122,8 +144,13 @@ function post(url: string, body: object, timeoutMs: number): Promise<unknown> {
     }
     const text = JSON.stringify(body);
     const opts: https.RequestOptions = {
-      method: 'POST', timeout: timeoutMs,
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(text) },
+      method: 'POST',
+      timeout: timeoutMs,
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+        'Content-Length': Buffer.byteLength(text),
+      },
     };
     const onResponse = (res: http.IncomingMessage): void => {
       const chunks: Buffer[] = [];
@@ -168,7 +195,8 @@ async function call(w: ValidatingWebhook, a: AdmissionAttributes): Promise<Verdi
   const answer = await post(url, admissionReview(a, uid), Math.max(1, Math.min(30, w.timeoutSeconds ?? 10)) * 1000);
   const r = (answer as { response?: Verdict & { uid?: string } } | null)?.response;
   if (!r || typeof r.allowed !== 'boolean') throw new Error('webhook response was absent');
-  if (r.uid !== uid) throw new Error(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(r.uid ?? '')}`);
+  if (r.uid !== uid)
+    throw new Error(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(r.uid ?? '')}`);
   return r;
 }
 
@@ -176,7 +204,11 @@ async function call(w: ValidatingWebhook, a: AdmissionAttributes): Promise<Verdi
 export function denial(webhook: string, status: Verdict['status']): ApiError {
   const by = `admission webhook ${JSON.stringify(webhook)} denied the request`;
   const code = status?.code !== undefined && status.code >= 400 ? status.code : 403;
-  const message = status?.message ? `${by}: ${status.message}` : status?.reason ? `${by}: ${status.reason}` : `${by} without explanation`;
+  const message = status?.message
+    ? `${by}: ${status.message}`
+    : status?.reason
+      ? `${by}: ${status.reason}`
+      : `${by} without explanation`;
   return new ApiError(code, status?.reason ?? '', message);
 }
 
@@ -184,14 +216,29 @@ export function denial(webhook: string, status: Verdict['status']): ApiError {
  * Calls every webhook of `webhooks` (in parallel); throws the first denial (in configuration order)
  * or the first failure under failurePolicy Fail. Warnings from the answers go to `warnings`.
  */
-export async function validate(webhooks: readonly ValidatingWebhook[], a: AdmissionAttributes, warnings: string[]): Promise<void> {
-  const results = await Promise.all(webhooks.map((w) => call(w, a).then((v) => ({ v }), (e: unknown) => ({ e: e as Error }))));
+export async function validate(
+  webhooks: readonly ValidatingWebhook[],
+  a: AdmissionAttributes,
+  warnings: string[],
+): Promise<void> {
+  const results = await Promise.all(
+    webhooks.map((w) =>
+      call(w, a).then(
+        (v) => ({ v }),
+        (e: unknown) => ({ e: e as Error }),
+      ),
+    ),
+  );
   for (let i = 0; i < webhooks.length; i++) {
     const w = webhooks[i];
     const r = results[i];
     if ('e' in r) {
       if ((w.failurePolicy ?? 'Fail') === 'Ignore') continue;
-      throw new ApiError(500, 'InternalError', `Internal error occurred: failed calling webhook ${JSON.stringify(w.name)}: failed to call webhook: ${r.e.message}`);
+      throw new ApiError(
+        500,
+        'InternalError',
+        `Internal error occurred: failed calling webhook ${JSON.stringify(w.name)}: failed to call webhook: ${r.e.message}`,
+      );
     }
     warnings.push(...(r.v.warnings ?? []));
     if (!r.v.allowed) throw denial(w.name, r.v.status);

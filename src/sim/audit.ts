@@ -2,8 +2,7 @@
 // client did (which verbs on which resources, with which outcome), e.g. that Pacer's ClusterRole
 // covers every call it makes. Served as JSON on GET /sim/audit.
 
-export type AuditVerb =
-  | 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+export type AuditVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
 export interface AuditEntry {
   /** RFC 3339 with milliseconds. */
@@ -45,12 +44,17 @@ export class AuditLog {
 
   /** Entries in request order, optionally filtered. */
   entries(filter: AuditFilter = {}): AuditEntry[] {
-    return this.log.filter((e) =>
-      (filter.verb === undefined || e.verb === filter.verb)
-      && (filter.resource === undefined || e.resource === filter.resource)
-      && (filter.apiGroup === undefined || e.apiGroup === filter.apiGroup)
-      && (filter.userAgent === undefined
-        || (typeof filter.userAgent === 'string' ? e.userAgent.includes(filter.userAgent) : filter.userAgent.test(e.userAgent))))
+    return this.log
+      .filter(
+        (e) =>
+          (filter.verb === undefined || e.verb === filter.verb) &&
+          (filter.resource === undefined || e.resource === filter.resource) &&
+          (filter.apiGroup === undefined || e.apiGroup === filter.apiGroup) &&
+          (filter.userAgent === undefined ||
+            (typeof filter.userAgent === 'string'
+              ? e.userAgent.includes(filter.userAgent)
+              : filter.userAgent.test(e.userAgent))),
+      )
       .map((e) => ({ ...e }));
   }
 

@@ -25,8 +25,15 @@ interface UserInfo {
 /** The answer to a TokenReview's spec.token. */
 export function tokenReview(body: KubeObject): KubeObject {
   const token = String((body.spec as { token?: unknown } | undefined)?.token ?? '');
-  const status = token === '' ? { authenticated: false, error: 'token is empty' } : { authenticated: true, user: userOf(token) };
-  return { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: {}, spec: body.spec, status } as KubeObject;
+  const status =
+    token === '' ? { authenticated: false, error: 'token is empty' } : { authenticated: true, user: userOf(token) };
+  return {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenReview',
+    metadata: {},
+    spec: body.spec,
+    status,
+  } as KubeObject;
 }
 
 function userOf(name: string): UserInfo {
@@ -65,15 +72,24 @@ function nonResourceRuleMatches(r: Rule, a: NonResourceAttributes): boolean {
   const verbs = r.verbs ?? [];
   if (!verbs.includes('*') && !verbs.includes(a.verb ?? '')) return false;
   const path = a.path ?? '';
-  return (r.nonResourceURLs ?? []).some((u) => u === '*' || u === path || (u.endsWith('*') && path.startsWith(u.slice(0, -1))));
+  return (r.nonResourceURLs ?? []).some(
+    (u) => u === '*' || u === path || (u.endsWith('*') && path.startsWith(u.slice(0, -1))),
+  );
 }
 
-interface Subject { kind?: string; name?: string; namespace?: string }
-interface Binding extends KubeObject { subjects?: Subject[]; roleRef?: { kind?: string; name?: string } }
+interface Subject {
+  kind?: string;
+  name?: string;
+  namespace?: string;
+}
+interface Binding extends KubeObject {
+  subjects?: Subject[];
+  roleRef?: { kind?: string; name?: string };
+}
 
 function ruleMatches(r: Rule, a: ResourceAttributes): boolean {
   const has = (list: string[] | undefined, v: string) => (list ?? []).includes('*') || (list ?? []).includes(v);
-  const resource = a.subresource ? `${a.resource ?? ''}/${a.subresource}` : a.resource ?? '';
+  const resource = a.subresource ? `${a.resource ?? ''}/${a.subresource}` : (a.resource ?? '');
   if (!has(r.apiGroups, a.group ?? '') || !has(r.resources, resource) || !has(r.verbs, a.verb ?? '')) return false;
   return !r.resourceNames || r.resourceNames.length === 0 || r.resourceNames.includes(a.name ?? '');
 }
@@ -81,7 +97,8 @@ function ruleMatches(r: Rule, a: ResourceAttributes): boolean {
 function subjectMatches(s: Subject, user: UserInfo, bindingNamespace: string | undefined): boolean {
   if (s.kind === 'User') return s.name === user.username;
   if (s.kind === 'Group') return user.groups.includes(s.name ?? '');
-  if (s.kind === 'ServiceAccount') return user.username === `system:serviceaccount:${s.namespace ?? bindingNamespace}:${s.name}`;
+  if (s.kind === 'ServiceAccount')
+    return user.username === `system:serviceaccount:${s.namespace ?? bindingNamespace}:${s.name}`;
   return false;
 }
 
@@ -91,16 +108,33 @@ function subjectMatches(s: Subject, user: UserInfo, bindingNamespace: string | u
  * through ClusterRoleBindings (a Role cannot grant a path).
  */
 export function subjectAccessReview(store: StoreApi, body: KubeObject): KubeObject {
-  const spec = (body.spec ?? {}) as { user?: string; groups?: string[]; uid?: string; resourceAttributes?: ResourceAttributes; nonResourceAttributes?: NonResourceAttributes };
+  const spec = (body.spec ?? {}) as {
+    user?: string;
+    groups?: string[];
+    uid?: string;
+    resourceAttributes?: ResourceAttributes;
+    nonResourceAttributes?: NonResourceAttributes;
+  };
   const user: UserInfo = { username: spec.user ?? '', groups: spec.groups ?? [] };
   const a = spec.resourceAttributes;
   const path = spec.nonResourceAttributes;
-  const answer = (status: Record<string, unknown>): KubeObject => ({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec: body.spec, status } as KubeObject);
+  const answer = (status: Record<string, unknown>): KubeObject =>
+    ({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      metadata: {},
+      spec: body.spec,
+      status,
+    }) as KubeObject;
   if (user.groups.includes('system:masters')) return answer({ allowed: true });
   if (!a && !path) return answer({ allowed: false, reason: 'neither resourceAttributes nor nonResourceAttributes' });
   const bindings: Array<{ b: Binding; kind: string }> = [
-    ...store.list(REF.clusterrolebindings, undefined).items.map((b) => ({ b: b as Binding, kind: 'ClusterRoleBinding' })),
-    ...(a?.namespace ? store.list(REF.rolebindings, a.namespace).items.map((b) => ({ b: b as Binding, kind: 'RoleBinding' })) : []),
+    ...store
+      .list(REF.clusterrolebindings, undefined)
+      .items.map((b) => ({ b: b as Binding, kind: 'ClusterRoleBinding' })),
+    ...(a?.namespace
+      ? store.list(REF.rolebindings, a.namespace).items.map((b) => ({ b: b as Binding, kind: 'RoleBinding' }))
+      : []),
   ];
   const matches = (r: Rule) => (a ? ruleMatches(r, a) : nonResourceRuleMatches(r, path!));
   for (const { b, kind } of bindings) {
@@ -108,11 +142,18 @@ export function subjectAccessReview(store: StoreApi, body: KubeObject): KubeObje
     const subject = (b.subjects ?? []).find((s) => subjectMatches(s, user, ns));
     if (!subject) continue;
     const ref = b.roleRef ?? {};
-    const role = ref.kind === 'ClusterRole' ? store.get(REF.clusterroles, undefined, ref.name ?? '') : store.get(REF.roles, ns, ref.name ?? '');
-    const rules = ((role as { rules?: Rule[] } | undefined)?.rules ?? []);
+    const role =
+      ref.kind === 'ClusterRole'
+        ? store.get(REF.clusterroles, undefined, ref.name ?? '')
+        : store.get(REF.roles, ns, ref.name ?? '');
+    const rules = (role as { rules?: Rule[] } | undefined)?.rules ?? [];
     if (rules.some(matches)) {
-      const where = kind === 'RoleBinding' ? `RoleBinding "${b.metadata.name}/${ns}"` : `ClusterRoleBinding "${b.metadata.name}"`;
-      return answer({ allowed: true, reason: `RBAC: allowed by ${where} of ${ref.kind} "${ref.name}" to ${subject.kind} "${subject.name}"` });
+      const where =
+        kind === 'RoleBinding' ? `RoleBinding "${b.metadata.name}/${ns}"` : `ClusterRoleBinding "${b.metadata.name}"`;
+      return answer({
+        allowed: true,
+        reason: `RBAC: allowed by ${where} of ${ref.kind} "${ref.name}" to ${subject.kind} "${subject.name}"`,
+      });
     }
   }
   return answer({ allowed: false });

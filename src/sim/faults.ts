@@ -43,7 +43,10 @@ function parseFilter(text: string | undefined): FaultFilter {
   for (const part of text.split(',')) {
     const [k, v] = part.split('=');
     if (v === undefined || v === '') throw badSpec(`bad filter "${part}" (use verb=a|b or resource=x|y)`);
-    const values = v.split('|').map((s) => s.trim()).filter(Boolean);
+    const values = v
+      .split('|')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (k.trim() === 'verb') f.verbs = values;
     else if (k.trim() === 'resource') f.resources = values;
     else throw badSpec(`unknown filter "${k}" (verb or resource)`);
@@ -120,17 +123,35 @@ export function injectedError(code: number, r: FaultRequest): ApiError {
   const res = r.group ? `${r.resource}.${r.group}` : r.resource;
   switch (code) {
     case 409:
-      return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${res} "${r.name ?? ''}": the object has been modified; please apply your changes to the latest version and try again`, {
-        name: r.name ?? '', ...(r.group ? { group: r.group } : {}), kind: r.resource,
-      });
+      return new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${res} "${r.name ?? ''}": the object has been modified; please apply your changes to the latest version and try again`,
+        {
+          name: r.name ?? '',
+          ...(r.group ? { group: r.group } : {}),
+          kind: r.resource,
+        },
+      );
     case 429:
-      return new ApiError(429, 'TooManyRequests', 'the server has received too many requests and has asked us to try again later', { retryAfterSeconds: 1 });
+      return new ApiError(
+        429,
+        'TooManyRequests',
+        'the server has received too many requests and has asked us to try again later',
+        { retryAfterSeconds: 1 },
+      );
     case 503:
       return new ApiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request');
     case 504:
-      return new ApiError(504, 'Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request');
+      return new ApiError(
+        504,
+        'Timeout',
+        'the server was unable to return a response in the time allotted, but may still be processing the request',
+      );
     default:
-      return new ApiError(500, 'InternalError', 'Internal error occurred: injected fault', { causes: [{ message: 'injected fault' }] });
+      return new ApiError(500, 'InternalError', 'Internal error occurred: injected fault', {
+        causes: [{ message: 'injected fault' }],
+      });
   }
 }
 
@@ -158,8 +179,10 @@ export class Faults {
     this.specText = spec;
     this.random = rng(parsed.seed ?? this.seed);
     for (const r of this.ruleList) {
-      if (r.kind === 'drop-watches' && r.everyMs > 0) this.timers.push(setInterval(() => this.dropWatches(), r.everyMs).unref());
-      if (r.kind === 'expire' && r.everyMs > 0) this.timers.push(setInterval(() => this.expireResourceVersions(), r.everyMs).unref());
+      if (r.kind === 'drop-watches' && r.everyMs > 0)
+        this.timers.push(setInterval(() => this.dropWatches(), r.everyMs).unref());
+      if (r.kind === 'expire' && r.everyMs > 0)
+        this.timers.push(setInterval(() => this.expireResourceVersions(), r.everyMs).unref());
     }
   }
 

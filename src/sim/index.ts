@@ -74,7 +74,13 @@ export async function startSim(opts: SimOptions = {}): Promise<SimCluster> {
   }
   let stopped = false;
   return {
-    url, port, kubeconfig, ...(kubeconfigPath ? { kubeconfigPath } : {}), store, audit, faults,
+    url,
+    port,
+    kubeconfig,
+    ...(kubeconfigPath ? { kubeconfigPath } : {}),
+    store,
+    audit,
+    faults,
     async stop() {
       if (stopped) return;
       stopped = true;

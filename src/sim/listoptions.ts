@@ -43,33 +43,43 @@ export function readListOptions(q: URLSearchParams): ListOptions {
   const hasContinue = (q.get('continue') ?? '') !== '';
   const sendParam = q.has('sendInitialEvents') ? queryBool(q.get('sendInitialEvents')) : undefined;
   const causes: StatusCause[] = [];
-  const forbidden = (field: string, detail: string) => causes.push({ reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` });
-  const unsupported = (supported: string[]) => causes.push({
-    reason: 'FieldValueNotSupported', field: 'resourceVersionMatch',
-    message: `Unsupported value: "${match}": supported values: ${supported.map((s) => `"${s}"`).join(', ')}`,
-  });
+  const forbidden = (field: string, detail: string) =>
+    causes.push({ reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` });
+  const unsupported = (supported: string[]) =>
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: 'resourceVersionMatch',
+      message: `Unsupported value: "${match}": supported values: ${supported.map((s) => `"${s}"`).join(', ')}`,
+    });
   if (watch) {
     if (sendParam !== undefined && match !== NOT_OLDER_THAN) {
       forbidden('resourceVersionMatch', `sendInitialEvents requires setting resourceVersionMatch to ${NOT_OLDER_THAN}`);
     }
     if (match !== '') {
-      if (sendParam === undefined) forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+      if (sendParam === undefined)
+        forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        );
       if (match !== NOT_OLDER_THAN) unsupported([NOT_OLDER_THAN]);
       if (hasContinue) forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided');
     }
   } else {
     if (match !== '') {
-      if (resourceVersion === '') forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided');
+      if (resourceVersion === '')
+        forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided');
       if (hasContinue) forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided');
       if (match !== EXACT && match !== NOT_OLDER_THAN) unsupported([EXACT, NOT_OLDER_THAN, '']);
-      if (match === EXACT && resourceVersion === '0') forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
+      if (match === EXACT && resourceVersion === '0')
+        forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
     }
     if (sendParam !== undefined) forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list');
   }
   if (causes.length > 0) throw invalidError({ kind: 'ListOptions', group: 'meta.k8s.io' }, '', causes);
   const legacy = resourceVersion === '' || resourceVersion === '0';
   return {
-    watch, resourceVersion,
+    watch,
+    resourceVersion,
     ...(watch ? { sendInitialEvents: sendParam ?? (match === '' && legacy) } : {}),
     allowWatchBookmarks: queryBool(q.get('allowWatchBookmarks')),
   };

@@ -115,15 +115,25 @@ function strategyFor(path: string[]): ListStrategy | undefined {
   if (parent === 'metadata' || parent === 'status') {
     return LIST_STRATEGIES[`${parent}.${field}`];
   }
-  if (field === 'containers' || field === 'initContainers' || field === 'ephemeralContainers' || field === 'volumes'
-    || field === 'imagePullSecrets' || field === 'resourceClaims' || field === 'schedulingGates' || field === 'hostAliases'
-    || field === 'topologySpreadConstraints') {
+  if (
+    field === 'containers' ||
+    field === 'initContainers' ||
+    field === 'ephemeralContainers' ||
+    field === 'volumes' ||
+    field === 'imagePullSecrets' ||
+    field === 'resourceClaims' ||
+    field === 'schedulingGates' ||
+    field === 'hostAliases' ||
+    field === 'topologySpreadConstraints'
+  ) {
     return parent === 'spec' ? LIST_STRATEGIES[field] : undefined;
   }
   if (field === 'env' || field === 'ports' || field === 'volumeMounts' || field === 'volumeDevices') {
     // Container fields: the path runs through a containers list (array indexes are not in `path`).
     const grand = path[path.length - 2];
-    return grand === 'containers' || grand === 'initContainers' || grand === 'ephemeralContainers' ? LIST_STRATEGIES[field] : undefined;
+    return grand === 'containers' || grand === 'initContainers' || grand === 'ephemeralContainers'
+      ? LIST_STRATEGIES[field]
+      : undefined;
   }
   return undefined;
 }
@@ -160,7 +170,11 @@ function mergeList(orig: unknown, patch: unknown[], path: string[], order: unkno
     if (!isObject(pe)) throw badPatch(`map: ${JSON.stringify(pe)} does not contain declared merge key: ${mk}`);
     const k = keyOf(pe, mk);
     if (k === undefined) {
-      throw badPatch(`map: map[${Object.keys(pe).map((x) => `${x}:${JSON.stringify(pe[x])}`).join(' ')}] does not contain declared merge key: ${mk}`);
+      throw badPatch(
+        `map: map[${Object.keys(pe)
+          .map((x) => `${x}:${JSON.stringify(pe[x])}`)
+          .join(' ')}] does not contain declared merge key: ${mk}`,
+      );
     }
     const idx = out.findIndex((e) => keyOf(e, mk) === k);
     if (pe.$patch === 'delete') {
@@ -177,7 +191,11 @@ function mergeList(orig: unknown, patch: unknown[], path: string[], order: unkno
 function orderBy(items: unknown[], order: unknown[], key: (v: unknown) => string): unknown[] {
   const rank = new Map<string, number>();
   order.forEach((o, i) => {
-    const k = isObject(o) ? (Object.values(o).length > 0 ? JSON.stringify(Object.values(o)[0]) : '') : JSON.stringify(o);
+    const k = isObject(o)
+      ? Object.values(o).length > 0
+        ? JSON.stringify(Object.values(o)[0])
+        : ''
+      : JSON.stringify(o);
     rank.set(k, i);
   });
   const ranked = items.filter((v) => rank.has(key(v))).sort((a, b) => rank.get(key(a))! - rank.get(key(b))!);
@@ -190,7 +208,8 @@ function stripDirectives(v: unknown): unknown {
   if (!isObject(v)) return v;
   const out: JsonObject = {};
   for (const [k, x] of Object.entries(v)) {
-    if (k === '$patch' || k === '$retainKeys' || k.startsWith(SET_ORDER) || k.startsWith(DELETE_FROM_PRIMITIVE)) continue;
+    if (k === '$patch' || k === '$retainKeys' || k.startsWith(SET_ORDER) || k.startsWith(DELETE_FROM_PRIMITIVE))
+      continue;
     if (x === null) continue;
     out[k] = stripDirectives(x);
   }
@@ -206,7 +225,8 @@ function strategicMerge(orig: unknown, patch: unknown, path: string[]): unknown 
   const directive = patch.$patch;
   if (directive === 'replace') return stripDirectives(patch);
   if (directive === 'delete') return undefined;
-  if (directive !== undefined && directive !== 'merge') throw badPatch(`Unknown patch type: ${String(directive)} in map: ${JSON.stringify(patch)}`);
+  if (directive !== undefined && directive !== 'merge')
+    throw badPatch(`Unknown patch type: ${String(directive)} in map: ${JSON.stringify(patch)}`);
   const out: JsonObject = isObject(orig) ? { ...orig } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (k === '$patch' || k === '$retainKeys' || k.startsWith(SET_ORDER)) continue;
@@ -221,7 +241,10 @@ function strategicMerge(orig: unknown, patch: unknown, path: string[]): unknown 
       continue;
     }
     const childPath = [...path, k];
-    if (v === null) { delete out[k]; continue; }
+    if (v === null) {
+      delete out[k];
+      continue;
+    }
     if (Array.isArray(v)) {
       const order = patch[SET_ORDER + k];
       out[k] = mergeList(out[k], v, childPath, Array.isArray(order) ? order : undefined);
@@ -259,12 +282,21 @@ export function strategicMergePatch(target: Json, patch: Json): Json {
 }
 
 /** Applies a patch of the given type; `builtin` says whether strategic merge is allowed. */
-export function applyPatch(type: 'merge' | 'json' | 'strategic' | 'apply', target: Json, patch: Json, builtin: boolean): Json {
+export function applyPatch(
+  type: 'merge' | 'json' | 'strategic' | 'apply',
+  target: Json,
+  patch: Json,
+  builtin: boolean,
+): Json {
   switch (type) {
     case 'merge':
     case 'apply':
       if (!isObject(patch)) {
-        throw new ApiError(400, 'BadRequest', 'json: cannot unmarshal array into Go value of type map[string]interface {}');
+        throw new ApiError(
+          400,
+          'BadRequest',
+          'json: cannot unmarshal array into Go value of type map[string]interface {}',
+        );
       }
       return mergePatch(target, patch);
     case 'json':

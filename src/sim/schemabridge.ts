@@ -5,7 +5,12 @@
 import { compileCRD, defaultCRD, establishedStatus, resourceInfoFor, validateCRD } from './schema/crd.ts';
 import { admitCustomResource } from './schema/admit.ts';
 import { openApiGroupVersion, openApiRoot } from './schema/openapi.ts';
-import { OPENAPI_V2_PROTOBUF_ACCEPT, OPENAPI_V2_PROTOBUF_TYPE, openApiV2, openApiV2Protobuf } from './schema/openapiv2.ts';
+import {
+  OPENAPI_V2_PROTOBUF_ACCEPT,
+  OPENAPI_V2_PROTOBUF_TYPE,
+  openApiV2,
+  openApiV2Protobuf,
+} from './schema/openapiv2.ts';
 import { toTable } from './schema/table.ts';
 
 export type { CompiledCRD, ServedVersion } from './schema/crd.ts';

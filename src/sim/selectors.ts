@@ -33,11 +33,24 @@ function lex(s: string): Token[] {
   let i = 0;
   while (i < s.length) {
     const c = s[i];
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') { i++; continue; }
-    if (c === '=' && s[i + 1] === '=') { out.push({ t: 'op', v: '==' }); i += 2; continue; }
-    if (c === '!' && s[i + 1] === '=') { out.push({ t: 'op', v: '!=' }); i += 2; continue; }
+    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
+      i++;
+      continue;
+    }
+    if (c === '=' && s[i + 1] === '=') {
+      out.push({ t: 'op', v: '==' });
+      i += 2;
+      continue;
+    }
+    if (c === '!' && s[i + 1] === '=') {
+      out.push({ t: 'op', v: '!=' });
+      i += 2;
+      continue;
+    }
     if (c === '=' || c === '!' || c === '(' || c === ')' || c === ',' || c === '<' || c === '>') {
-      out.push({ t: 'op', v: c }); i++; continue;
+      out.push({ t: 'op', v: c });
+      i++;
+      continue;
     }
     let j = i;
     while (j < s.length && !SPECIAL.has(s[j])) j++;
@@ -98,11 +111,15 @@ export function parseLabelSelector(text: string): LabelRequirement[] {
   for (;;) {
     let negated = false;
     let tok = next();
-    if (tok.t === 'op' && tok.v === '!') { negated = true; tok = next(); }
+    if (tok.t === 'op' && tok.v === '!') {
+      negated = true;
+      tok = next();
+    }
     if (tok.t !== 'id') return fail(tok, 'identifier');
     const key = tok.v;
     const keyErr = labelKeyError(key);
-    if (keyErr) throw badRequest(`unable to parse requirement: <nil>: Invalid value: ${JSON.stringify(key)}: ${keyErr}`);
+    if (keyErr)
+      throw badRequest(`unable to parse requirement: <nil>: Invalid value: ${JSON.stringify(key)}: ${keyErr}`);
     const after = peek();
     if (negated || after.t === 'end' || (after.t === 'op' && after.v === ',')) {
       if (negated && !(after.t === 'end' || (after.t === 'op' && after.v === ','))) {
@@ -123,8 +140,10 @@ export function parseLabelSelector(text: string): LabelRequirement[] {
         if (!(open.t === 'op' && open.v === '(')) return fail(open, "'('");
         for (;;) {
           const v = peek();
-          if (v.t === 'id') { values.push(v.v); next(); }
-          else if (v.t === 'op' && (v.v === ',' || v.v === ')')) values.push('');
+          if (v.t === 'id') {
+            values.push(v.v);
+            next();
+          } else if (v.t === 'op' && (v.v === ',' || v.v === ')')) values.push('');
           else return fail(v, "',', ')' or identifier");
           const sep = next();
           if (sep.t === 'op' && sep.v === ')') break;
@@ -132,11 +151,15 @@ export function parseLabelSelector(text: string): LabelRequirement[] {
         }
       } else {
         const v = peek();
-        if (v.t === 'id') { values.push(v.v); next(); }
-        else if (v.t === 'end' || (v.t === 'op' && v.v === ',')) values.push('');
+        if (v.t === 'id') {
+          values.push(v.v);
+          next();
+        } else if (v.t === 'end' || (v.t === 'op' && v.v === ',')) values.push('');
         else return fail(v, 'identifier');
         if ((operator === 'gt' || operator === 'lt') && !/^-?\d+$/.test(values[0])) {
-          throw badRequest(`unable to parse requirement: <nil>: Invalid value: ${JSON.stringify(values[0])}: for 'Gt', 'Lt' operators, the value must be an integer`);
+          throw badRequest(
+            `unable to parse requirement: <nil>: Invalid value: ${JSON.stringify(values[0])}: for 'Gt', 'Lt' operators, the value must be an integer`,
+          );
         }
       }
       if (operator !== 'gt' && operator !== 'lt') {
@@ -158,12 +181,21 @@ export function requirementMatches(r: LabelRequirement, labels: Record<string, s
   const has = Object.hasOwn(labels, r.key);
   const v = labels[r.key];
   switch (r.operator) {
-    case '=': case '==': case 'in': return has && r.values.includes(v);
-    case '!=': case 'notin': return !has || !r.values.includes(v);
-    case 'exists': return has;
-    case '!': return !has;
-    case 'gt': return has && /^-?\d+$/.test(v) && Number(v) > Number(r.values[0]);
-    case 'lt': return has && /^-?\d+$/.test(v) && Number(v) < Number(r.values[0]);
+    case '=':
+    case '==':
+    case 'in':
+      return has && r.values.includes(v);
+    case '!=':
+    case 'notin':
+      return !has || !r.values.includes(v);
+    case 'exists':
+      return has;
+    case '!':
+      return !has;
+    case 'gt':
+      return has && /^-?\d+$/.test(v) && Number(v) > Number(r.values[0]);
+    case 'lt':
+      return has && /^-?\d+$/.test(v) && Number(v) < Number(r.values[0]);
   }
 }
 
@@ -192,8 +224,16 @@ function splitUnescaped(s: string, sep: string): string[] {
   let cur = '';
   for (let i = 0; i < s.length; i++) {
     const c = s[i];
-    if (c === '\\' && i + 1 < s.length) { cur += c + s[i + 1]; i++; continue; }
-    if (c === sep) { out.push(cur); cur = ''; continue; }
+    if (c === '\\' && i + 1 < s.length) {
+      cur += c + s[i + 1];
+      i++;
+      continue;
+    }
+    if (c === sep) {
+      out.push(cur);
+      cur = '';
+      continue;
+    }
     cur += c;
   }
   out.push(cur);
@@ -206,7 +246,11 @@ function unescapeFieldValue(v: string): string {
     const c = v[i];
     if (c === '\\') {
       const n = v[i + 1];
-      if (n === '\\' || n === ',' || n === '=') { out += n; i++; continue; }
+      if (n === '\\' || n === ',' || n === '=') {
+        out += n;
+        i++;
+        continue;
+      }
       throw badRequest(`invalid field selector: invalid escape sequence: \\${n ?? ''}`);
     }
     out += c;
@@ -223,10 +267,25 @@ export function parseFieldSelector(text: string): FieldRequirement[] {
     let idx = -1;
     let op: FieldRequirement['operator'] = '=';
     for (let i = 0; i < term.length; i++) {
-      if (term[i] === '\\') { i++; continue; }
-      if (term.startsWith('!=', i)) { idx = i; op = '!='; break; }
-      if (term.startsWith('==', i)) { idx = i; op = '=='; break; }
-      if (term[i] === '=') { idx = i; op = '='; break; }
+      if (term[i] === '\\') {
+        i++;
+        continue;
+      }
+      if (term.startsWith('!=', i)) {
+        idx = i;
+        op = '!=';
+        break;
+      }
+      if (term.startsWith('==', i)) {
+        idx = i;
+        op = '==';
+        break;
+      }
+      if (term[i] === '=') {
+        idx = i;
+        op = '=';
+        break;
+      }
     }
     if (idx < 0) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`);
     const field = term.slice(0, idx).trim();

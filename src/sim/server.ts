@@ -23,7 +23,13 @@ import type { Store } from './store.ts';
 import { ApiError } from './types.ts';
 import type { DeleteOptions, KubeObject, ResourceRef, WatchEventType } from './types.ts';
 
-export type EvictFn = (store: Store, namespace: string, name: string, body: unknown, now: number) => { code: number; body: object };
+export type EvictFn = (
+  store: Store,
+  namespace: string,
+  name: string,
+  body: unknown,
+  now: number,
+) => { code: number; body: object };
 
 export interface ServerDeps {
   store: Store;
@@ -35,13 +41,25 @@ export interface ServerDeps {
 }
 
 const VERSION_INFO = {
-  ...KUBE_VERSION, gitCommit: '0000000000000000000000000000000000000000',
-  gitTreeState: 'clean', buildDate: '2026-08-20T11:51:43Z', goVersion: 'go1.26.0', compiler: 'gc', platform: 'linux/amd64',
+  ...KUBE_VERSION,
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-08-20T11:51:43Z',
+  goVersion: 'go1.26.0',
+  compiler: 'gc',
+  platform: 'linux/amd64',
 };
 
 const TABLE_CONTENT_TYPE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 const DISCOVERY_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
-const BUILTIN_GROUP_ORDER = ['', 'apps', 'coordination.k8s.io', 'policy', 'admissionregistration.k8s.io', 'apiextensions.k8s.io'];
+const BUILTIN_GROUP_ORDER = [
+  '',
+  'apps',
+  'coordination.k8s.io',
+  'policy',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+];
 const MAX_BODY = 3 * 1024 * 1024;
 
 /** Kubernetes version priority: v1 > v1beta2 > v1beta1 > v1alpha1 > anything else (alphabetical). */
@@ -188,21 +206,35 @@ export class SimServer {
   }
 
   private sendError(ctx: RequestContext, e: unknown): void {
-    const err = e instanceof ApiError ? e
-      : new ApiError(500, 'InternalError', `Internal error occurred: ${(e as Error)?.message ?? String(e)}`, { causes: [{ message: (e as Error)?.message ?? String(e) }] });
+    const err =
+      e instanceof ApiError
+        ? e
+        : new ApiError(500, 'InternalError', `Internal error occurred: ${(e as Error)?.message ?? String(e)}`, {
+            causes: [{ message: (e as Error)?.message ?? String(e) }],
+          });
     if (ctx.res.headersSent) {
       ctx.res.end();
       return;
     }
     const headers: Record<string, string> = {};
-    if (err.code === 429 && err.details?.retryAfterSeconds) headers['Retry-After'] = String(err.details.retryAfterSeconds);
+    if (err.code === 429 && err.details?.retryAfterSeconds)
+      headers['Retry-After'] = String(err.details.retryAfterSeconds);
     this.sendJson(ctx, err.code, err.toStatus(), headers);
   }
 
-  private sendJson(ctx: RequestContext, code: number, body: unknown, headers: Record<string, string> = {}, contentType = 'application/json'): void {
+  private sendJson(
+    ctx: RequestContext,
+    code: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+    contentType = 'application/json',
+  ): void {
     const text = JSON.stringify(body);
     if (ctx.warnings.length > 0) {
-      ctx.res.setHeader('Warning', ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+      ctx.res.setHeader(
+        'Warning',
+        ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+      );
     }
     ctx.res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), ...headers });
     ctx.res.end(text);
@@ -220,15 +252,21 @@ export class SimServer {
     if (path === '/healthz' || path === '/readyz' || path === '/livez') return this.sendText(ctx, 200, 'ok');
     if (path.startsWith('/sim/')) return this.simEndpoint(ctx, path, method);
     if (path === '/openapi/v2') {
-      if (!String(ctx.req.headers.accept ?? '').includes(schema.OPENAPI_V2_PROTOBUF_ACCEPT)) return this.sendJson(ctx, 200, schema.openApiV2());
+      if (!String(ctx.req.headers.accept ?? '').includes(schema.OPENAPI_V2_PROTOBUF_ACCEPT))
+        return this.sendJson(ctx, 200, schema.openApiV2());
       const body = schema.openApiV2Protobuf();
       ctx.res.writeHead(200, { 'Content-Type': schema.OPENAPI_V2_PROTOBUF_TYPE, 'Content-Length': body.length });
       ctx.res.end(body);
       return;
     }
-    if (path === '/openapi/v3') return this.sendJson(ctx, 200, schema.openApiRoot(this.store.resources(), this.store.compiledCRDs()));
+    if (path === '/openapi/v3')
+      return this.sendJson(ctx, 200, schema.openApiRoot(this.store.resources(), this.store.compiledCRDs()));
     if (path.startsWith('/openapi/v3/')) {
-      const doc = schema.openApiGroupVersion(path.slice('/openapi/v3/'.length), this.store.resources(), this.store.compiledCRDs());
+      const doc = schema.openApiGroupVersion(
+        path.slice('/openapi/v3/'.length),
+        this.store.resources(),
+        this.store.compiledCRDs(),
+      );
       if (!doc) throw notFoundPath();
       return this.sendJson(ctx, 200, doc);
     }
@@ -267,7 +305,8 @@ export class SimServer {
       if (info.namespaced && rest.length > 1) throw notFoundPath();
       route = { info, name: rest[1], subresource: rest[2] };
     }
-    if (route.subresource !== undefined && !route.info.subresources.includes(route.subresource as never)) throw notFoundPath();
+    if (route.subresource !== undefined && !route.info.subresources.includes(route.subresource as never))
+      throw notFoundPath();
     ctx.route = route;
     return this.serveResource(ctx, route, method);
   }
@@ -302,7 +341,8 @@ export class SimServer {
       return;
     }
     this.sendJson(ctx, 200, {
-      kind: 'APIVersions', versions: ['v1'],
+      kind: 'APIVersions',
+      versions: ['v1'],
       serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${this.port}` }],
     });
   }
@@ -327,12 +367,19 @@ export class SimServer {
     this.sendJson(ctx, 200, { kind: 'APIGroup', apiVersion: 'v1', ...this.apiGroup(g) });
   }
 
-  private subresourceKind(r: ResourceInfo, sub: string): { group?: string; version?: string; kind: string; verbs: string[] } {
+  private subresourceKind(
+    r: ResourceInfo,
+    sub: string,
+  ): { group?: string; version?: string; kind: string; verbs: string[] } {
     switch (sub) {
-      case 'scale': return { group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] };
-      case 'eviction': return { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] };
-      case 'finalize': return { kind: r.kind, verbs: ['update'] };
-      default: return { kind: r.kind, verbs: ['get', 'patch', 'update'] };
+      case 'scale':
+        return { group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] };
+      case 'eviction':
+        return { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] };
+      case 'finalize':
+        return { kind: r.kind, verbs: ['update'] };
+      default:
+        return { kind: r.kind, verbs: ['get', 'patch', 'update'] };
     }
   }
 
@@ -340,7 +387,11 @@ export class SimServer {
     const resources: object[] = [];
     for (const r of infos) {
       resources.push({
-        name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs,
+        name: r.resource,
+        singularName: r.singular,
+        namespaced: r.namespaced,
+        kind: r.kind,
+        verbs: r.verbs,
         ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
         ...(r.categories.length ? { categories: r.categories } : {}),
         storageVersionHash: storageVersionHash(r),
@@ -348,38 +399,57 @@ export class SimServer {
       for (const sub of r.subresources) {
         const k = this.subresourceKind(r, sub);
         resources.push({
-          name: `${r.resource}/${sub}`, singularName: '', namespaced: r.namespaced,
-          ...(k.group !== undefined ? { group: k.group, version: k.version } : {}), kind: k.kind, verbs: k.verbs,
+          name: `${r.resource}/${sub}`,
+          singularName: '',
+          namespaced: r.namespaced,
+          ...(k.group !== undefined ? { group: k.group, version: k.version } : {}),
+          kind: k.kind,
+          verbs: k.verbs,
         });
       }
     }
-    return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
+    return {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: group ? `${group}/${version}` : version,
+      resources,
+    };
   }
 
   private aggregated(groups: Array<{ name: string; versions: string[] }>): object {
     const all = this.store.resources();
     return {
-      kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {},
+      kind: 'APIGroupDiscoveryList',
+      apiVersion: 'apidiscovery.k8s.io/v2',
+      metadata: {},
       items: groups.map((g) => ({
         metadata: { name: g.name, creationTimestamp: null },
         versions: g.versions.map((v) => ({
-          version: v, freshness: 'Current',
-          resources: all.filter((r) => r.group === g.name && r.version === v).map((r) => ({
-            resource: r.resource, responseKind: { group: r.group, version: r.version, kind: r.kind },
-            scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: r.verbs,
-            ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
-            ...(r.categories.length ? { categories: r.categories } : {}),
-            ...(r.subresources.length ? {
-              subresources: r.subresources.map((sub) => {
-                const k = this.subresourceKind(r, sub);
-                return {
-                  subresource: sub,
-                  responseKind: { group: k.group ?? r.group, version: k.version ?? r.version, kind: k.kind },
-                  verbs: k.verbs,
-                };
-              }),
-            } : {}),
-          })),
+          version: v,
+          freshness: 'Current',
+          resources: all
+            .filter((r) => r.group === g.name && r.version === v)
+            .map((r) => ({
+              resource: r.resource,
+              responseKind: { group: r.group, version: r.version, kind: r.kind },
+              scope: r.namespaced ? 'Namespaced' : 'Cluster',
+              singularResource: r.singular,
+              verbs: r.verbs,
+              ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
+              ...(r.categories.length ? { categories: r.categories } : {}),
+              ...(r.subresources.length
+                ? {
+                    subresources: r.subresources.map((sub) => {
+                      const k = this.subresourceKind(r, sub);
+                      return {
+                        subresource: sub,
+                        responseKind: { group: k.group ?? r.group, version: k.version ?? r.version, kind: k.kind },
+                        verbs: k.verbs,
+                      };
+                    }),
+                  }
+                : {}),
+            })),
         })),
       })),
     };
@@ -406,15 +476,25 @@ export class SimServer {
   }
 
   private contentType(ctx: RequestContext): string {
-    return String(ctx.req.headers['content-type'] ?? 'application/json').split(';')[0].trim().toLowerCase();
+    return String(ctx.req.headers['content-type'] ?? 'application/json')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
   }
 
   /** A JSON (or YAML) object body for create/update. */
   private async objectBody(ctx: RequestContext, optional = false): Promise<unknown> {
     const ct = this.contentType(ctx);
     const raw = await this.readBody(ctx);
-    if (ct === 'application/vnd.kubernetes.protobuf' || (raw.length >= 4 && raw.subarray(0, 4).toString('latin1') === 'k8s\0')) {
-      throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+    if (
+      ct === 'application/vnd.kubernetes.protobuf' ||
+      (raw.length >= 4 && raw.subarray(0, 4).toString('latin1') === 'k8s\0')
+    ) {
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+      );
     }
     if (raw.length === 0) {
       if (optional) return undefined;
@@ -432,10 +512,16 @@ export class SimServer {
   private writeOptions(ctx: RequestContext, sub?: 'status'): ServerWriteOptions {
     const q = ctx.url.searchParams;
     const dryRun = q.getAll('dryRun');
-    for (const d of dryRun) if (d !== 'All') throw new ApiError(400, 'BadRequest', `dryRun: Unsupported value: "${d}": supported values: "All"`);
+    for (const d of dryRun)
+      if (d !== 'All')
+        throw new ApiError(400, 'BadRequest', `dryRun: Unsupported value: "${d}": supported values: "All"`);
     const fv = q.get('fieldValidation') ?? undefined;
     if (fv !== undefined && fv !== 'Strict' && fv !== 'Warn' && fv !== 'Ignore') {
-      throw new ApiError(400, 'BadRequest', `fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Strict", "Warn"`);
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Strict", "Warn"`,
+      );
     }
     return {
       dryRun: dryRun.length > 0,
@@ -450,10 +536,14 @@ export class SimServer {
   private async deleteOptions(ctx: RequestContext): Promise<DeleteOptions & SharedResult> {
     const body = await this.objectBody(ctx, true);
     const q = ctx.url.searchParams;
-    const b = body !== null && typeof body === 'object' ? body as Record<string, unknown> : {};
+    const b = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
     const policy = (b.propagationPolicy ?? q.get('propagationPolicy') ?? undefined) as string | undefined;
     if (policy !== undefined && !['Background', 'Foreground', 'Orphan'].includes(policy)) {
-      throw new ApiError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`);
+      throw new ApiError(
+        422,
+        'Invalid',
+        `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`,
+      );
     }
     const orphan = b.orphanDependents ?? (q.has('orphanDependents') ? queryBool(q.get('orphanDependents')) : undefined);
     const graceRaw = b.gracePeriodSeconds ?? q.get('gracePeriodSeconds') ?? undefined;
@@ -461,7 +551,12 @@ export class SimServer {
     const dryRun = [...(Array.isArray(b.dryRun) ? b.dryRun.map(String) : []), ...q.getAll('dryRun')];
     const pre = b.preconditions as DeleteOptions['preconditions'] | undefined;
     return {
-      propagationPolicy: (policy ?? (orphan === true ? 'Orphan' : orphan === false ? 'Background' : undefined)) as DeleteOptions['propagationPolicy'],
+      propagationPolicy: (policy ??
+        (orphan === true
+          ? 'Orphan'
+          : orphan === false
+            ? 'Background'
+            : undefined)) as DeleteOptions['propagationPolicy'],
       ...(grace !== undefined && !Number.isNaN(grace) ? { gracePeriodSeconds: grace } : {}),
       ...(pre ? { preconditions: pre } : {}),
       dryRun: dryRun.includes('All'),
@@ -480,7 +575,12 @@ export class SimServer {
     return { group: info.group, version: info.version, resource: info.resource };
   }
 
-  private tableOf(ctx: RequestContext, info: ResourceInfo, objects: KubeObject[], extra: { resourceVersion?: string; continue?: string; noHeaders?: boolean }): object {
+  private tableOf(
+    ctx: RequestContext,
+    info: ResourceInfo,
+    objects: KubeObject[],
+    extra: { resourceVersion?: string; continue?: string; noHeaders?: boolean },
+  ): object {
     const include = ctx.url.searchParams.get('includeObject');
     const version = this.store.servedVersion(this.ref(info));
     return schema.toTable(info, objects, {
@@ -511,13 +611,17 @@ export class SimServer {
       throw methodNotAllowed();
     }
     switch (method) {
-      case 'GET': return 'get';
-      case 'PUT': return 'update';
-      case 'PATCH': return 'patch';
+      case 'GET':
+        return 'get';
+      case 'PUT':
+        return 'update';
+      case 'PATCH':
+        return 'patch';
       case 'DELETE':
         if (sub) throw methodNotAllowed();
         return 'delete';
-      default: throw methodNotAllowed();
+      default:
+        throw methodNotAllowed();
     }
   }
 
@@ -527,7 +631,12 @@ export class SimServer {
     const verb = this.verbFor(route, method, watch);
     ctx.verb = verb;
     if (!route.info.verbs.includes(verb) && !route.subresource) throw methodNotAllowed();
-    const injected = await this.faults.apply({ verb, resource: route.info.resource, group: route.info.group, ...(route.name ? { name: route.name } : {}) });
+    const injected = await this.faults.apply({
+      verb,
+      resource: route.info.resource,
+      group: route.info.group,
+      ...(route.name ? { name: route.name } : {}),
+    });
     if (injected) throw injected;
     const { info, namespace, name, subresource } = route;
     const ref = this.ref(info);
@@ -544,12 +653,20 @@ export class SimServer {
           shared: true,
         });
         if (this.wantsTable(ctx)) {
-          return this.sendJson(ctx, 200, this.tableOf(ctx, info, result.items, {
-            resourceVersion: result.resourceVersion, ...(result.continue ? { continue: result.continue } : {}),
-          }), {}, TABLE_CONTENT_TYPE);
+          return this.sendJson(
+            ctx,
+            200,
+            this.tableOf(ctx, info, result.items, {
+              resourceVersion: result.resourceVersion,
+              ...(result.continue ? { continue: result.continue } : {}),
+            }),
+            {},
+            TABLE_CONTENT_TYPE,
+          );
         }
         return this.sendJson(ctx, 200, {
-          kind: info.listKind, apiVersion: groupVersion(info),
+          kind: info.listKind,
+          apiVersion: groupVersion(info),
           metadata: {
             resourceVersion: result.resourceVersion,
             ...(result.continue ? { continue: result.continue, remainingItemCount: result.remainingItemCount } : {}),
@@ -564,33 +681,63 @@ export class SimServer {
         const body = await this.objectBody(ctx);
         // The review APIs answer and store nothing (authz.ts).
         if (info.resource === 'tokenreviews') return this.sendJson(ctx, 201, tokenReview(body as KubeObject));
-        if (info.resource === 'subjectaccessreviews') return this.sendJson(ctx, 201, subjectAccessReview(store, body as KubeObject));
+        if (info.resource === 'subjectaccessreviews')
+          return this.sendJson(ctx, 201, subjectAccessReview(store, body as KubeObject));
         const opts = this.writeOptions(ctx);
-        const created = await this.admitted(ctx, route, 'CREATE', (body as KubeObject)?.metadata?.name ?? '', opts,
-          (o) => store.create(ref, namespace, body as KubeObject, o), (x) => x);
+        const created = await this.admitted(
+          ctx,
+          route,
+          'CREATE',
+          (body as KubeObject)?.metadata?.name ?? '',
+          opts,
+          (o) => store.create(ref, namespace, body as KubeObject, o),
+          (x) => x,
+        );
         return this.sendJson(ctx, 201, created);
       }
       case 'get': {
         if (subresource === 'scale') return this.sendJson(ctx, 200, store.getScale(ref, namespace, name!));
         const obj = store.getOrThrow(ref, namespace, name!, { shared: true });
         if (this.wantsTable(ctx) && !subresource) {
-          return this.sendJson(ctx, 200, this.tableOf(ctx, info, [obj], { resourceVersion: obj.metadata.resourceVersion }), {}, TABLE_CONTENT_TYPE);
+          return this.sendJson(
+            ctx,
+            200,
+            this.tableOf(ctx, info, [obj], { resourceVersion: obj.metadata.resourceVersion }),
+            {},
+            TABLE_CONTENT_TYPE,
+          );
         }
         return this.sendJson(ctx, 200, obj);
       }
       case 'update': {
         const body = await this.objectBody(ctx);
-        if (subresource === 'scale') return this.sendJson(ctx, 200, store.updateScale(ref, namespace, name!, body, this.writeOptions(ctx)));
+        if (subresource === 'scale')
+          return this.sendJson(ctx, 200, store.updateScale(ref, namespace, name!, body, this.writeOptions(ctx)));
         // PUT …/namespaces/{name}/finalize takes spec.finalizers only; the simulator treats it as an update.
         const opts = this.writeOptions(ctx, subresource === 'status' ? 'status' : undefined);
-        return this.sendJson(ctx, 200, await this.admitted(ctx, route, 'UPDATE', name!, opts,
-          (o) => store.update(ref, namespace, name!, body as KubeObject, o), (x) => x));
+        return this.sendJson(
+          ctx,
+          200,
+          await this.admitted(
+            ctx,
+            route,
+            'UPDATE',
+            name!,
+            opts,
+            (o) => store.update(ref, namespace, name!, body as KubeObject, o),
+            (x) => x,
+          ),
+        );
       }
       case 'patch': {
         const ct = this.contentType(ctx);
         const type = PATCH_CONTENT_TYPES[ct];
         if (!type) {
-          throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml${store.servedVersion(ref) ? '' : ', application/strategic-merge-patch+json'}`);
+          throw new ApiError(
+            415,
+            'UnsupportedMediaType',
+            `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml${store.servedVersion(ref) ? '' : ', application/strategic-merge-patch+json'}`,
+          );
         }
         if (type === 'strategic' && store.servedVersion(ref)) throw strategicUnsupported();
         if (type === 'apply' && !q.get('fieldManager')) {
@@ -603,30 +750,65 @@ export class SimServer {
         } catch (e) {
           throw new ApiError(400, 'BadRequest', `error decoding patch: ${(e as Error).message}`);
         }
-        if (subresource === 'scale') return this.sendJson(ctx, 200, store.patchScale(ref, namespace, name!, type, body, this.writeOptions(ctx)));
+        if (subresource === 'scale')
+          return this.sendJson(ctx, 200, store.patchScale(ref, namespace, name!, type, body, this.writeOptions(ctx)));
         const opts = this.writeOptions(ctx, subresource === 'status' ? 'status' : undefined);
         const exists = store.peek(ref, namespace, name!) !== undefined;
-        const r = await this.admitted(ctx, route, exists ? 'UPDATE' : 'CREATE', name!, opts,
-          (o) => store.patchOrCreate(ref, namespace, name!, type, body, o), (x) => x.object);
+        const r = await this.admitted(
+          ctx,
+          route,
+          exists ? 'UPDATE' : 'CREATE',
+          name!,
+          opts,
+          (o) => store.patchOrCreate(ref, namespace, name!, type, body, o),
+          (x) => x.object,
+        );
         return this.sendJson(ctx, r.created ? 201 : 200, r.object);
       }
       case 'delete': {
         const opts = await this.deleteOptions(ctx);
-        const r = await this.admitted(ctx, route, 'DELETE', name!, opts,
-          (o) => (o.dryRun ? { object: store.getOrThrow(ref, namespace, name!), pending: false } : store.deleteWithResult(ref, namespace, name!, o)), () => undefined);
+        const r = await this.admitted(
+          ctx,
+          route,
+          'DELETE',
+          name!,
+          opts,
+          (o) =>
+            o.dryRun
+              ? { object: store.getOrThrow(ref, namespace, name!), pending: false }
+              : store.deleteWithResult(ref, namespace, name!, o),
+          () => undefined,
+        );
         if (r.pending || info.returnDeletedObject) return this.sendJson(ctx, 200, r.object);
         return this.sendJson(ctx, 200, {
-          kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success',
-          details: { name: r.object.metadata.name, ...(info.group ? { group: info.group } : {}), kind: info.resource, uid: r.object.metadata.uid },
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Success',
+          details: {
+            name: r.object.metadata.name,
+            ...(info.group ? { group: info.group } : {}),
+            kind: info.resource,
+            uid: r.object.metadata.uid,
+          },
         });
       }
       case 'deletecollection': {
         const opts = await this.deleteOptions(ctx);
-        const items = store.deleteCollection(ref, namespace, {
-          labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined,
-        }, opts);
+        const items = store.deleteCollection(
+          ref,
+          namespace,
+          {
+            labelSelector: q.get('labelSelector') ?? undefined,
+            fieldSelector: q.get('fieldSelector') ?? undefined,
+          },
+          opts,
+        );
         return this.sendJson(ctx, 200, {
-          kind: info.listKind, apiVersion: groupVersion(info), metadata: { resourceVersion: String(store.currentResourceVersion()) }, items,
+          kind: info.listKind,
+          apiVersion: groupVersion(info),
+          metadata: { resourceVersion: String(store.currentResourceVersion()) },
+          items,
         });
       }
     }
@@ -640,8 +822,13 @@ export class SimServer {
    * Without a matching webhook, `write` runs at once.
    */
   private async admitted<O extends { dryRun?: boolean; warnings?: string[] }, T>(
-    ctx: RequestContext, route: Route, operation: Operation, name: string, opts: O,
-    write: (opts: O) => T, objectOf: (result: T) => KubeObject | undefined,
+    ctx: RequestContext,
+    route: Route,
+    operation: Operation,
+    name: string,
+    opts: O,
+    write: (opts: O) => T,
+    objectOf: (result: T) => KubeObject | undefined,
   ): Promise<T> {
     const { info, namespace, subresource } = route;
     const ref = this.ref(info);
@@ -653,16 +840,30 @@ export class SimServer {
       const preview = write({ ...opts, dryRun: true, warnings: [] });
       const object = objectOf(preview);
       const auth = ctx.req.headers.authorization;
-      await validate(webhooks, {
-        info, ...(subresource ? { subresource } : {}), operation, namespace, name: object?.metadata?.name ?? name,
-        ...(object ? { object } : {}), ...(old ? { oldObject: old } : {}),
-        dryRun: opts.dryRun === true, username: auth?.startsWith('Bearer ') ? auth.slice(7) : 'kubernetes-admin',
-      }, ctx.warnings);
+      await validate(
+        webhooks,
+        {
+          info,
+          ...(subresource ? { subresource } : {}),
+          operation,
+          namespace,
+          name: object?.metadata?.name ?? name,
+          ...(object ? { object } : {}),
+          ...(old ? { oldObject: old } : {}),
+          dryRun: opts.dryRun === true,
+          username: auth?.startsWith('Bearer ') ? auth.slice(7) : 'kubernetes-admin',
+        },
+        ctx.warnings,
+      );
       if (opts.dryRun) return preview;
       const now = name === '' ? undefined : this.store.peek(ref, namespace, name);
       if (now?.metadata.resourceVersion === old?.metadata.resourceVersion) return write(opts);
       if (attempt >= 4) {
-        throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${info.resource}${info.group ? `.${info.group}` : ''} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+        throw new ApiError(
+          409,
+          'Conflict',
+          `Operation cannot be fulfilled on ${info.resource}${info.group ? `.${info.group}` : ''} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        );
       }
     }
   }
@@ -697,10 +898,19 @@ export class SimServer {
     let ended = false;
     let firstTable = true;
     const buffered: Array<string | Buffer> = [];
-    const lineKeys: Record<WatchEventType, string> = { ADDED: `ADDED ${apiVersion}`, MODIFIED: `MODIFIED ${apiVersion}`, DELETED: `DELETED ${apiVersion}` };
+    const lineKeys: Record<WatchEventType, string> = {
+      ADDED: `ADDED ${apiVersion}`,
+      MODIFIED: `MODIFIED ${apiVersion}`,
+      DELETED: `DELETED ${apiVersion}`,
+    };
     const line = (type: WatchEventType, c: Change): string | Buffer => {
       if (table) {
-        const t = this.tableOf(ctx, info, [c.object.apiVersion === apiVersion ? c.object : { ...c.object, apiVersion }], { noHeaders: !firstTable, resourceVersion: String(c.rv) });
+        const t = this.tableOf(
+          ctx,
+          info,
+          [c.object.apiVersion === apiVersion ? c.object : { ...c.object, apiVersion }],
+          { noHeaders: !firstTable, resourceVersion: String(c.rv) },
+        );
         firstTable = false;
         return `{"type":"${type}","object":${JSON.stringify(t)}}\n`;
       }
@@ -745,11 +955,18 @@ export class SimServer {
       res.write(bookmarkLine(false));
     };
     try {
-      stop = this.store.watchChanges(this.ref(info), namespace, {
-        resourceVersion, sendInitialEvents,
-        ...(labelSelector ? { labelSelector } : {}),
-        ...(fieldSelector ? { fieldSelector } : {}),
-      }, deliver, end);
+      stop = this.store.watchChanges(
+        this.ref(info),
+        namespace,
+        {
+          resourceVersion,
+          sendInitialEvents,
+          ...(labelSelector ? { labelSelector } : {}),
+          ...(fieldSelector ? { fieldSelector } : {}),
+        },
+        deliver,
+        end,
+      );
     } catch (e) {
       if (e instanceof ApiError && e.code === 410) {
         // As the real watch cache does: 200 and one ERROR event, then the end of the stream.
@@ -762,7 +979,10 @@ export class SimServer {
     // The initial state was delivered synchronously: a watch-list client learns that it has it all
     // from a bookmark at the state's resourceVersion (sent only to clients that allow bookmarks).
     if (sendInitialEvents && bookmarks) buffered.push(bookmarkLine(true));
-    res.writeHead(200, { 'Content-Type': table ? TABLE_CONTENT_TYPE : 'application/json', 'Transfer-Encoding': 'chunked' });
+    res.writeHead(200, {
+      'Content-Type': table ? TABLE_CONTENT_TYPE : 'application/json',
+      'Transfer-Encoding': 'chunked',
+    });
     res.flushHeaders();
     // A watch is audited when its response starts (the real server's ResponseStarted stage), not
     // when it ends: open watches are visible in the log.
@@ -773,10 +993,12 @@ export class SimServer {
     this.openWatches.add(end);
     res.on('close', end);
     if (timeoutSeconds && Number(timeoutSeconds) > 0) {
-      timers.push(setTimeout(() => {
-        if (bookmarks) bookmark();
-        end();
-      }, Number(timeoutSeconds) * 1000));
+      timers.push(
+        setTimeout(() => {
+          if (bookmarks) bookmark();
+          end();
+        }, Number(timeoutSeconds) * 1000),
+      );
     }
     if (bookmarks) {
       const every = (): void => {
@@ -805,7 +1027,7 @@ export class SimServer {
         return this.sendJson(ctx, 200, { spec: '', rules: [] });
       }
       if (method !== 'POST') throw methodNotAllowed();
-      const body = (await this.objectBody(ctx, true) ?? {}) as { spec?: string; action?: string };
+      const body = ((await this.objectBody(ctx, true)) ?? {}) as { spec?: string; action?: string };
       try {
         if (typeof body.spec === 'string') this.faults.set(body.spec);
       } catch (e) {
@@ -813,10 +1035,10 @@ export class SimServer {
       }
       if (body.action === 'drop-watches') this.faults.dropWatches();
       else if (body.action === 'expire') this.faults.expireResourceVersions();
-      else if (body.action !== undefined) throw new ApiError(400, 'BadRequest', `unknown action "${body.action}" (drop-watches, expire)`);
+      else if (body.action !== undefined)
+        throw new ApiError(400, 'BadRequest', `unknown action "${body.action}" (drop-watches, expire)`);
       return this.sendJson(ctx, 200, { spec: this.faults.spec(), rules: this.faults.rules() });
     }
     throw notFoundPath();
   }
 }
-

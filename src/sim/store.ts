@@ -20,8 +20,18 @@ import type { FieldSelectorFn, LabelSelectorFn } from './selectors.ts';
 import { fieldSelectorFor, labelKeyError, labelSelectorFn, labelValueError } from './selectors.ts';
 import { ApiError } from './types.ts';
 import type {
-  DeleteOptions, KubeObject, ListOptions, ListResult, PatchType, ResourceRef, StatusCause, StoreApi, StoreEvent,
-  WatchEventType, WatchOptions, WriteOptions,
+  DeleteOptions,
+  KubeObject,
+  ListOptions,
+  ListResult,
+  PatchType,
+  ResourceRef,
+  StatusCause,
+  StoreApi,
+  StoreEvent,
+  WatchEventType,
+  WatchOptions,
+  WriteOptions,
 } from './types.ts';
 
 export interface StoreOptions {
@@ -231,12 +241,18 @@ export function invalidError(info: { kind: string; group: string }, name: string
   const what = info.group ? `${info.kind}.${info.group}` : info.kind;
   const list = causes.length === 1 ? formatCause(causes[0]) : `[${causes.map(formatCause).join(', ')}]`;
   return new ApiError(422, 'Invalid', `${what} "${name}" is invalid: ${list}`, {
-    name, ...(info.group ? { group: info.group } : {}), kind: info.kind, causes,
+    name,
+    ...(info.group ? { group: info.group } : {}),
+    kind: info.kind,
+    causes,
   });
 }
 
 function goMap(m: Record<string, string>): string {
-  return `map[string]string{${Object.keys(m).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(m[k])}`).join(', ')}}`;
+  return `map[string]string{${Object.keys(m)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${JSON.stringify(m[k])}`)
+    .join(', ')}}`;
 }
 
 export class Store implements StoreApi {
@@ -322,7 +338,12 @@ export class Store implements StoreApi {
   }
 
   private conflict(info: ResourceInfo, name: string, detail: string): ApiError {
-    return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(info)} "${name}": ${detail}`, this.details(info, name));
+    return new ApiError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${qualifiedResource(info)} "${name}": ${detail}`,
+      this.details(info, name),
+    );
   }
 
   // ---- reads ----------------------------------------------------------------------------------
@@ -332,7 +353,7 @@ export class Store implements StoreApi {
   }
 
   private nsKey(info: ResourceInfo, namespace: string | undefined): string {
-    return info.namespaced ? namespace ?? '' : '';
+    return info.namespaced ? (namespace ?? '') : '';
   }
 
   /** The stored (shared, read-only) object. */
@@ -393,7 +414,10 @@ export class Store implements StoreApi {
    * starting after `after` ([namespace, name]); `visit` returns false to stop.
    */
   private scan(
-    info: ResourceInfo, namespace: string | undefined, opts: ListOptions, after: [string, string] | undefined,
+    info: ResourceInfo,
+    namespace: string | undefined,
+    opts: ListOptions,
+    after: [string, string] | undefined,
     visit: (o: KubeObject) => boolean,
   ): void {
     const label = labelSelectorFn(opts.labelSelector);
@@ -407,7 +431,8 @@ export class Store implements StoreApi {
       const from = after && ns === after[0] ? after[1] : undefined;
       if (field.name !== undefined) {
         const o = m.get(field.name);
-        if (o && (from === undefined || field.name > from) && label(o.metadata.labels) && field.matches(o) && !visit(o)) return;
+        if (o && (from === undefined || field.name > from) && label(o.metadata.labels) && field.matches(o) && !visit(o))
+          return;
         continue;
       }
       const names = this.nameOrder(st, ns);
@@ -426,7 +451,11 @@ export class Store implements StoreApi {
    * history still reaches back to `at` (else 410).
    */
   private scanAt(
-    info: ResourceInfo, namespace: string | undefined, opts: ListOptions, after: [string, string] | undefined, at: number,
+    info: ResourceInfo,
+    namespace: string | undefined,
+    opts: ListOptions,
+    after: [string, string] | undefined,
+    at: number,
     visit: (o: KubeObject) => boolean,
   ): void {
     const gr = grOf(info);
@@ -441,9 +470,16 @@ export class Store implements StoreApi {
     const label = labelSelectorFn(opts.labelSelector);
     const field = fieldSelectorFor(info, opts.fieldSelector, opts.labelSelector ?? '');
     const st = this.storage(info);
-    const order = (a: KubeObject, b: KubeObject) => compareKeys(a.metadata.namespace ?? '', a.metadata.name ?? '', b.metadata.namespace ?? '', b.metadata.name ?? '');
-    const isAfter = (o: KubeObject) => !after || compareKeys(o.metadata.namespace ?? '', o.metadata.name ?? '', after[0], after[1]) > 0;
-    const gone = [...then.values()].filter((o): o is KubeObject => !!o && !st.objects.get(o.metadata.namespace ?? '')?.has(o.metadata.name ?? '') && isAfter(o)).sort(order);
+    const order = (a: KubeObject, b: KubeObject) =>
+      compareKeys(a.metadata.namespace ?? '', a.metadata.name ?? '', b.metadata.namespace ?? '', b.metadata.name ?? '');
+    const isAfter = (o: KubeObject) =>
+      !after || compareKeys(o.metadata.namespace ?? '', o.metadata.name ?? '', after[0], after[1]) > 0;
+    const gone = [...then.values()]
+      .filter(
+        (o): o is KubeObject =>
+          !!o && !st.objects.get(o.metadata.namespace ?? '')?.has(o.metadata.name ?? '') && isAfter(o),
+      )
+      .sort(order);
     let g = 0;
     const offer = (o: KubeObject) => !(label(o.metadata.labels) && field.matches(o)) || visit(o);
     let stopped = false;
@@ -477,7 +513,10 @@ export class Store implements StoreApi {
   /** The matching stored objects, sorted by namespace and name (shared, read-only). */
   private select(info: ResourceInfo, namespace: string | undefined, opts: ListOptions): KubeObject[] {
     const out: KubeObject[] = [];
-    this.scan(info, namespace, opts, undefined, (o) => { out.push(o); return true; });
+    this.scan(info, namespace, opts, undefined, (o) => {
+      out.push(o);
+      return true;
+    });
     return out;
   }
 
@@ -495,7 +534,11 @@ export class Store implements StoreApi {
         throw new ApiError(400, 'BadRequest', 'continue key is not valid: illegal base64 data at input byte 0');
       }
       if (typeof token.rv !== 'number' || token.rv < Math.max(this.evictedUpTo, this.expireFloor)) {
-        throw new ApiError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+        throw new ApiError(
+          410,
+          'Expired',
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+        );
       }
       // "<namespace>/<name>" of the last item served; neither part can contain a slash.
       const key = String(token.key ?? '');
@@ -523,8 +566,11 @@ export class Store implements StoreApi {
     let cont: string | undefined;
     if (remaining > 0) {
       const last = items[items.length - 1];
-      if (unfiltered) remaining = this.countAfter(info, namespace, last.metadata.namespace ?? '', last.metadata.name ?? '');
-      cont = Buffer.from(JSON.stringify({ rv: listRv, key: `${last.metadata.namespace ?? ''}/${last.metadata.name}` })).toString('base64url');
+      if (unfiltered)
+        remaining = this.countAfter(info, namespace, last.metadata.namespace ?? '', last.metadata.name ?? '');
+      cont = Buffer.from(
+        JSON.stringify({ rv: listRv, key: `${last.metadata.namespace ?? ''}/${last.metadata.name}` }),
+      ).toString('base64url');
     }
     return {
       items: items.map((o) => this.result(info, o, opts)),
@@ -541,20 +587,36 @@ export class Store implements StoreApi {
 
   private checkNamespaceArg(info: ResourceInfo, namespace: string | undefined): string {
     if (!info.namespaced) return '';
-    if (!namespace) throw new ApiError(400, 'BadRequest', 'the server could not find the requested resource (namespace is required)');
+    if (!namespace)
+      throw new ApiError(400, 'BadRequest', 'the server could not find the requested resource (namespace is required)');
     return namespace;
   }
 
   private requireNamespace(namespace: string, forCreate: boolean): void {
     const ns = this.storages.get('/namespaces')!.objects.get('')?.get(namespace);
     if (!ns) {
-      throw new ApiError(404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' });
+      throw new ApiError(404, 'NotFound', `namespaces "${namespace}" not found`, {
+        name: namespace,
+        kind: 'namespaces',
+      });
     }
     if (forCreate && ns.metadata.deletionTimestamp) {
-      throw new ApiError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`, {
-        name: namespace, kind: 'namespaces',
-        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
-      });
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+        {
+          name: namespace,
+          kind: 'namespaces',
+          causes: [
+            {
+              reason: 'NamespaceTerminating',
+              message: `namespace ${namespace} is being terminated`,
+              field: 'metadata.namespace',
+            },
+          ],
+        },
+      );
     }
   }
 
@@ -562,14 +624,29 @@ export class Store implements StoreApi {
   private checkTypeMeta(info: ResourceInfo, o: KubeObject): void {
     const gv = groupVersion(info);
     if (o.apiVersion !== undefined && o.apiVersion !== '' && o.apiVersion !== gv) {
-      const other = this.isCustom(info) && typeof o.apiVersion === 'string' && o.apiVersion.startsWith(`${info.group}/`)
-        && this.servedVersion({ group: info.group, version: o.apiVersion.slice(info.group.length + 1), resource: info.resource });
+      const other =
+        this.isCustom(info) &&
+        typeof o.apiVersion === 'string' &&
+        o.apiVersion.startsWith(`${info.group}/`) &&
+        this.servedVersion({
+          group: info.group,
+          version: o.apiVersion.slice(info.group.length + 1),
+          resource: info.resource,
+        });
       if (!other) {
-        throw new ApiError(400, 'BadRequest', `the API version in the data (${String(o.apiVersion)}) does not match the expected API version (${gv})`);
+        throw new ApiError(
+          400,
+          'BadRequest',
+          `the API version in the data (${String(o.apiVersion)}) does not match the expected API version (${gv})`,
+        );
       }
     }
     if (o.kind !== undefined && o.kind !== '' && o.kind !== info.kind) {
-      throw new ApiError(400, 'BadRequest', `the kind in the data (${String(o.kind)}) does not match the expected kind (${info.kind})`);
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `the kind in the data (${String(o.kind)}) does not match the expected kind (${info.kind})`,
+      );
     }
     o.apiVersion = gv;
     o.kind = info.kind;
@@ -585,17 +662,35 @@ export class Store implements StoreApi {
       const msg = label
         ? "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
         : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-      causes.push({ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(name)}: ${name.length > max ? `must be no more than ${max} characters` : msg}` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'metadata.name',
+        message: `Invalid value: ${JSON.stringify(name)}: ${name.length > max ? `must be no more than ${max} characters` : msg}`,
+      });
     }
     const labels = o.metadata.labels;
     if (labels !== undefined && !isRecord(labels)) {
-      causes.push({ reason: 'FieldValueTypeInvalid', field: 'metadata.labels', message: 'Invalid value: must be a map of strings' });
+      causes.push({
+        reason: 'FieldValueTypeInvalid',
+        field: 'metadata.labels',
+        message: 'Invalid value: must be a map of strings',
+      });
     } else if (labels) {
       for (const [k, v] of Object.entries(labels)) {
         const ke = labelKeyError(k);
-        if (ke) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.labels', message: `Invalid value: ${JSON.stringify(k)}: ${ke}` });
+        if (ke)
+          causes.push({
+            reason: 'FieldValueInvalid',
+            field: 'metadata.labels',
+            message: `Invalid value: ${JSON.stringify(k)}: ${ke}`,
+          });
         const ve = typeof v === 'string' ? labelValueError(v) : 'must be a string';
-        if (ve) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.labels', message: `Invalid value: ${JSON.stringify(v)}: ${ve}` });
+        if (ve)
+          causes.push({
+            reason: 'FieldValueInvalid',
+            field: 'metadata.labels',
+            message: `Invalid value: ${JSON.stringify(v)}: ${ve}`,
+          });
       }
     }
     return causes;
@@ -641,18 +736,35 @@ export class Store implements StoreApi {
       case 'apps/replicasets': {
         const sel = spec.selector as LabelSelector | undefined;
         const tmplLabels = (at(o, 'spec.template.metadata.labels') ?? {}) as Record<string, string>;
-        if (!isRecord(sel)) causes.push({ reason: 'FieldValueRequired', field: 'spec.selector', message: 'Required value' });
+        if (!isRecord(sel))
+          causes.push({ reason: 'FieldValueRequired', field: 'spec.selector', message: 'Required value' });
         else if (isEmptySelector(sel)) {
-          causes.push({ reason: 'FieldValueInvalid', field: 'spec.selector', message: `Invalid value: "${selectorToString(sel)}": empty selector is invalid for deployment` });
+          causes.push({
+            reason: 'FieldValueInvalid',
+            field: 'spec.selector',
+            message: `Invalid value: "${selectorToString(sel)}": empty selector is invalid for deployment`,
+          });
         } else if (!selectorMatches(sel, tmplLabels)) {
-          causes.push({ reason: 'FieldValueInvalid', field: 'spec.template.metadata.labels', message: `Invalid value: ${goMap(tmplLabels)}: \`selector\` does not match template \`labels\`` });
+          causes.push({
+            reason: 'FieldValueInvalid',
+            field: 'spec.template.metadata.labels',
+            message: `Invalid value: ${goMap(tmplLabels)}: \`selector\` does not match template \`labels\``,
+          });
         }
         if (old && isRecord(sel) && !deepEqual(sel, at(old, 'spec.selector'))) {
-          causes.push({ reason: 'FieldValueInvalid', field: 'spec.selector', message: `Invalid value: ${JSON.stringify(sel)}: field is immutable` });
+          causes.push({
+            reason: 'FieldValueInvalid',
+            field: 'spec.selector',
+            message: `Invalid value: ${JSON.stringify(sel)}: field is immutable`,
+          });
         }
         const r = spec.replicas;
         if (r !== undefined && (typeof r !== 'number' || !Number.isInteger(r) || r < 0)) {
-          causes.push({ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(r)}: must be greater than or equal to 0` });
+          causes.push({
+            reason: 'FieldValueInvalid',
+            field: 'spec.replicas',
+            message: `Invalid value: ${JSON.stringify(r)}: must be greater than or equal to 0`,
+          });
         }
         break;
       }
@@ -662,13 +774,22 @@ export class Store implements StoreApi {
           causes.push({ reason: 'FieldValueRequired', field: 'spec.containers', message: 'Required value' });
         }
         if (old && at(old, 'spec.nodeName') && at(o, 'spec.nodeName') !== at(old, 'spec.nodeName')) {
-          causes.push({ reason: 'FieldValueForbidden', field: 'spec', message: 'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)' });
+          causes.push({
+            reason: 'FieldValueForbidden',
+            field: 'spec',
+            message:
+              'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+          });
         }
         break;
       }
       case 'policy/poddisruptionbudgets':
         if (spec.minAvailable !== undefined && spec.maxUnavailable !== undefined) {
-          causes.push({ reason: 'FieldValueInvalid', field: 'spec', message: `Invalid value: ${JSON.stringify(spec)}: minAvailable and maxUnavailable cannot be both set` });
+          causes.push({
+            reason: 'FieldValueInvalid',
+            field: 'spec',
+            message: `Invalid value: ${JSON.stringify(spec)}: minAvailable and maxUnavailable cannot be both set`,
+          });
         }
         break;
       case 'apiextensions.k8s.io/customresourcedefinitions':
@@ -689,16 +810,25 @@ export class Store implements StoreApi {
 
   /** Custom-resource admission (prune, default, validate) through the schema package. */
   private admitCustom(
-    info: ResourceInfo, o: KubeObject, old: KubeObject | undefined, opts: ServerWriteOptions,
+    info: ResourceInfo,
+    o: KubeObject,
+    old: KubeObject | undefined,
+    opts: ServerWriteOptions,
   ): KubeObject {
     const version = this.servedVersion(info);
     if (!version) return o;
     const res = schema.admitCustomResource(version, o, old, {
-      kind: info.kind, group: info.group, ...(opts.subresource ? { subresource: opts.subresource } : {}),
+      kind: info.kind,
+      group: info.group,
+      ...(opts.subresource ? { subresource: opts.subresource } : {}),
     });
     if (res.unknownFields.length > 0) {
       if (opts.fieldValidation === 'Strict') {
-        throw new ApiError(400, 'BadRequest', `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: strict decoding error: ${res.unknownFields.map((f) => `unknown field "${f}"`).join(', ')}`);
+        throw new ApiError(
+          400,
+          'BadRequest',
+          `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: strict decoding error: ${res.unknownFields.map((f) => `unknown field "${f}"`).join(', ')}`,
+        );
       }
       if (opts.fieldValidation === 'Warn') {
         for (const f of res.unknownFields) opts.warnings?.push(`unknown field "${f}"`);
@@ -718,7 +848,11 @@ export class Store implements StoreApi {
     const m = o.metadata;
     if (info.namespaced) {
       if (m.namespace && m.namespace !== ns) {
-        throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+        throw new ApiError(
+          400,
+          'BadRequest',
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       }
       m.namespace = ns;
     } else {
@@ -730,21 +864,44 @@ export class Store implements StoreApi {
       m.name = `${m.generateName}${suffix}`;
     }
     if (!m.name) {
-      throw invalidError(info, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+      throw invalidError(info, '', [
+        {
+          reason: 'FieldValueRequired',
+          field: 'metadata.name',
+          message: 'Required value: name or generateName is required',
+        },
+      ]);
     }
     if (info.namespaced) this.requireNamespace(ns, true);
-    for (const k of ['uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'creationTimestamp', 'selfLink', 'managedFields']) {
+    for (const k of [
+      'uid',
+      'resourceVersion',
+      'deletionTimestamp',
+      'deletionGracePeriodSeconds',
+      'generation',
+      'creationTimestamp',
+      'selfLink',
+      'managedFields',
+    ]) {
       delete m[k];
     }
     if (grOf(info) === 'apiextensions.k8s.io/customresourcedefinitions') o = schema.defaultCRD(o);
     this.prepareCreate(info, o);
-    const causes = [...this.metaCauses(info, o), ...(this.isCustom(info) ? [] : this.builtinCauses(info, o, undefined))];
+    const causes = [
+      ...this.metaCauses(info, o),
+      ...(this.isCustom(info) ? [] : this.builtinCauses(info, o, undefined)),
+    ];
     if (causes.length > 0) throw invalidError(info, o.metadata.name ?? '', causes);
     if (this.isCustom(info)) o = this.admitCustom(info, o, undefined, opts);
     const name = o.metadata.name!;
     const st = this.storage(info);
     if (st.objects.get(ns)?.has(name)) {
-      throw new ApiError(409, 'AlreadyExists', `${qualifiedResource(info)} "${name}" already exists`, this.details(info, name));
+      throw new ApiError(
+        409,
+        'AlreadyExists',
+        `${qualifiedResource(info)} "${name}" already exists`,
+        this.details(info, name),
+      );
     }
     o.metadata.uid = randomUUID();
     o.metadata.creationTimestamp = this.nowIso();
@@ -759,33 +916,57 @@ export class Store implements StoreApi {
   }
 
   update(
-    ref: ResourceRef, namespace: string | undefined, name: string, obj: KubeObject, opts: ServerWriteOptions = {},
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    obj: KubeObject,
+    opts: ServerWriteOptions = {},
   ): KubeObject {
     const info = this.resolve(ref);
     return this.updateInternal(info, this.nsKey(info, namespace), name, obj, opts, 'put');
   }
 
   private updateInternal(
-    info: ResourceInfo, ns: string, name: string, incoming: KubeObject, opts: ServerWriteOptions,
+    info: ResourceInfo,
+    ns: string,
+    name: string,
+    incoming: KubeObject,
+    opts: ServerWriteOptions,
     mode: 'put' | 'patch' | 'mutate',
   ): KubeObject {
     const sub = opts.subresource;
-    if (sub === 'status' && !info.statusSubresource) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+    if (sub === 'status' && !info.statusSubresource)
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
     const cur = this.storage(info).objects.get(ns)?.get(name);
     if (!cur) throw this.notFound(info, name);
     if (!isRecord(incoming)) throw new ApiError(400, 'BadRequest', 'the body of the request must be a JSON object');
     const inMeta = isRecord(incoming.metadata) ? incoming.metadata : {};
     if (mode !== 'mutate') {
       const rv = inMeta.resourceVersion;
-      if (rv !== undefined && rv !== '' && rv !== cur.metadata.resourceVersion) throw this.conflict(info, name, CONFLICT_DETAIL);
+      if (rv !== undefined && rv !== '' && rv !== cur.metadata.resourceVersion)
+        throw this.conflict(info, name, CONFLICT_DETAIL);
       if ((rv === undefined || rv === '') && mode === 'put' && this.isCustom(info)) {
-        throw invalidError(info, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
+        throw invalidError(info, name, [
+          {
+            reason: 'FieldValueInvalid',
+            field: 'metadata.resourceVersion',
+            message: 'Invalid value: 0x0: must be specified for an update',
+          },
+        ]);
       }
       if (inMeta.name !== undefined && inMeta.name !== name) {
-        throw new ApiError(400, 'BadRequest', `the name of the object (${String(inMeta.name)}) does not match the name on the URL (${name})`);
+        throw new ApiError(
+          400,
+          'BadRequest',
+          `the name of the object (${String(inMeta.name)}) does not match the name on the URL (${name})`,
+        );
       }
       if (info.namespaced && inMeta.namespace !== undefined && inMeta.namespace !== '' && inMeta.namespace !== ns) {
-        throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+        throw new ApiError(
+          400,
+          'BadRequest',
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       }
     }
     // A patch result is ours already (new nodes over frozen shared ones); what a caller passed in
@@ -826,23 +1007,30 @@ export class Store implements StoreApi {
       const before = new Set(cur.metadata.finalizers ?? []);
       const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f));
       if (added.length > 0) {
-        throw invalidError(info, name, [{
-          reason: 'FieldValueForbidden', field: 'metadata.finalizers',
-          message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
-        }]);
+        throw invalidError(info, name, [
+          {
+            reason: 'FieldValueForbidden',
+            field: 'metadata.finalizers',
+            message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+          },
+        ]);
       }
     }
     const isCrd = grOf(info) === 'apiextensions.k8s.io/customresourcedefinitions';
     if (isCrd && sub !== 'status') next = schema.defaultCRD(next);
-    const causes = [...this.metaCauses(info, next), ...(this.isCustom(info) ? [] : this.builtinCauses(info, next, cur))];
+    const causes = [
+      ...this.metaCauses(info, next),
+      ...(this.isCustom(info) ? [] : this.builtinCauses(info, next, cur)),
+    ];
     if (causes.length > 0) throw invalidError(info, name, causes);
     if (this.isCustom(info)) next = this.admitCustom(info, next, cur, opts);
     if (sub !== 'status' && (info.hasGeneration || this.isCustom(info)) && this.desiredChanged(info, cur, next)) {
       next.metadata.generation = (cur.metadata.generation ?? 0) + 1;
     }
     if (isCrd && sub !== 'status' && !deepEqual(cur.spec, next.spec)) {
-      const established = (at(cur, 'status.conditions') as Array<{ type?: string; lastTransitionTime?: string }> | undefined)
-        ?.find((c) => c.type === 'Established')?.lastTransitionTime;
+      const established = (
+        at(cur, 'status.conditions') as Array<{ type?: string; lastTransitionTime?: string }> | undefined
+      )?.find((c) => c.type === 'Established')?.lastTransitionTime;
       next.status = schema.establishedStatus(next, established ?? this.nowIso());
     }
     if (deepEqual(cur, next)) return this.result(info, cur, opts);
@@ -858,7 +1046,11 @@ export class Store implements StoreApi {
   }
 
   patch(
-    ref: ResourceRef, namespace: string | undefined, name: string, type: PatchType, body: unknown,
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    body: unknown,
     opts: ServerWriteOptions = {},
   ): KubeObject {
     return this.patchOrCreate(ref, namespace, name, type, body, opts).object;
@@ -866,7 +1058,11 @@ export class Store implements StoreApi {
 
   /** patch(), telling whether an apply patch created the object (HTTP 201). */
   patchOrCreate(
-    ref: ResourceRef, namespace: string | undefined, name: string, type: PatchType, body: unknown,
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    body: unknown,
     opts: ServerWriteOptions = {},
   ): { object: KubeObject; created: boolean } {
     const info = this.resolve(ref);
@@ -878,7 +1074,11 @@ export class Store implements StoreApi {
         if (!isRecord(base.metadata)) base.metadata = {};
         base.metadata.name ??= name;
         if (base.metadata.name !== name) {
-          throw new ApiError(400, 'BadRequest', `the name of the object (${String(base.metadata.name)}) does not match the name on the URL (${name})`);
+          throw new ApiError(
+            400,
+            'BadRequest',
+            `the name of the object (${String(base.metadata.name)}) does not match the name on the URL (${name})`,
+          );
         }
         return { object: this.create(ref, namespace, base, opts), created: true };
       }
@@ -892,7 +1092,10 @@ export class Store implements StoreApi {
   }
 
   mutate(
-    ref: ResourceRef, namespace: string | undefined, name: string, fn: (obj: KubeObject) => KubeObject | undefined,
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    fn: (obj: KubeObject) => KubeObject | undefined,
     opts: ServerWriteOptions = {},
   ): KubeObject | undefined {
     const info = this.resolve(ref);
@@ -917,16 +1120,21 @@ export class Store implements StoreApi {
     const s = this.scaleInfo(info);
     const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
     let selector: string | undefined;
-    if (grOf(info) === 'apps/replicasets') selector = selectorToString(at(o, 'spec.selector') as LabelSelector | undefined);
+    if (grOf(info) === 'apps/replicasets')
+      selector = selectorToString(at(o, 'spec.selector') as LabelSelector | undefined);
     else if (s.labelSelectorPath) {
       const v = at(o, s.labelSelectorPath);
       if (typeof v === 'string') selector = v;
     }
     return {
-      kind: 'Scale', apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
       metadata: {
-        name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
-        uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion, creationTimestamp: o.metadata.creationTimestamp,
+        name: o.metadata.name,
+        ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+        uid: o.metadata.uid,
+        resourceVersion: o.metadata.resourceVersion,
+        creationTimestamp: o.metadata.creationTimestamp,
       },
       spec: { replicas: num(at(o, s.specReplicasPath)) },
       status: { replicas: num(at(o, s.statusReplicasPath)), ...(selector !== undefined ? { selector } : {}) },
@@ -940,7 +1148,13 @@ export class Store implements StoreApi {
   }
 
   /** PUT …/scale: writes spec.replicas into the parent (a Scale RV is a precondition). */
-  updateScale(ref: ResourceRef, namespace: string | undefined, name: string, scale: unknown, opts: ServerWriteOptions = {}): Scale {
+  updateScale(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    scale: unknown,
+    opts: ServerWriteOptions = {},
+  ): Scale {
     const info = this.resolve(ref);
     const s = this.scaleInfo(info);
     const cur = this.getOrThrow(ref, namespace, name);
@@ -950,10 +1164,17 @@ export class Store implements StoreApi {
       throw new ApiError(400, 'BadRequest', `the spec replicas field "${s.specReplicasPath}" cannot be empty`);
     }
     if (!Number.isInteger(replicas) || replicas < 0) {
-      throw invalidError({ kind: 'Scale', group: 'autoscaling' }, name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${replicas}: must be greater than or equal to 0` }]);
+      throw invalidError({ kind: 'Scale', group: 'autoscaling' }, name, [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.replicas',
+          message: `Invalid value: ${replicas}: must be greater than or equal to 0`,
+        },
+      ]);
     }
     const rv = at(sc, 'metadata.resourceVersion');
-    if (typeof rv === 'string' && rv !== '' && rv !== cur.metadata.resourceVersion) throw this.conflict(info, name, CONFLICT_DETAIL);
+    if (typeof rv === 'string' && rv !== '' && rv !== cur.metadata.resourceVersion)
+      throw this.conflict(info, name, CONFLICT_DETAIL);
     const next = cur; // getOrThrow's copy
     setAt(next, s.specReplicasPath, replicas);
     const { subresource: _ignored, ...rest } = opts;
@@ -963,7 +1184,12 @@ export class Store implements StoreApi {
   }
 
   patchScale(
-    ref: ResourceRef, namespace: string | undefined, name: string, type: PatchType, body: unknown, opts: ServerWriteOptions = {},
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    body: unknown,
+    opts: ServerWriteOptions = {},
   ): Scale {
     const current = this.getScale(ref, namespace, name);
     const patched = applyPatch(type === 'strategic' || type === 'apply' ? 'merge' : type, current, body, true);
@@ -980,7 +1206,10 @@ export class Store implements StoreApi {
 
   /** delete(), telling whether the object is gone or only pending deletion. */
   deleteWithResult(
-    ref: ResourceRef, namespace: string | undefined, name: string, opts: DeleteOptions & SharedResult = {},
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    opts: DeleteOptions & SharedResult = {},
   ): { object: KubeObject; pending: boolean } {
     const info = this.resolve(ref);
     const ns = this.nsKey(info, namespace);
@@ -988,10 +1217,18 @@ export class Store implements StoreApi {
     if (!cur) throw this.notFound(info, name);
     const pre = opts.preconditions;
     if (pre?.uid && pre.uid !== cur.metadata.uid) {
-      throw this.conflict(info, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${cur.metadata.uid}`);
+      throw this.conflict(
+        info,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${cur.metadata.uid}`,
+      );
     }
     if (pre?.resourceVersion && pre.resourceVersion !== cur.metadata.resourceVersion) {
-      throw this.conflict(info, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${cur.metadata.resourceVersion}`);
+      throw this.conflict(
+        info,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${cur.metadata.resourceVersion}`,
+      );
     }
     const isPod = grOf(info) === '/pods';
     const grace = opts.gracePeriodSeconds;
@@ -1015,7 +1252,8 @@ export class Store implements StoreApi {
     const policy = opts.propagationPolicy;
     const finalizers = [...(m.finalizers ?? [])];
     const hasDependents = (this.ownerIndex.get(cur.metadata.uid ?? '')?.size ?? 0) > 0;
-    if (policy === 'Foreground' && hasDependents && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
+    if (policy === 'Foreground' && hasDependents && !finalizers.includes('foregroundDeletion'))
+      finalizers.push('foregroundDeletion');
     if (policy === 'Orphan' && hasDependents && !finalizers.includes('orphan')) finalizers.push('orphan');
     let pending = finalizers.length > 0;
     let graceSeconds = 0;
@@ -1024,7 +1262,10 @@ export class Store implements StoreApi {
       const scheduled = typeof at(cur, 'spec.nodeName') === 'string' && at(cur, 'spec.nodeName') !== '';
       const terminal = phase === 'Succeeded' || phase === 'Failed';
       const g = grace ?? (at(cur, 'spec.terminationGracePeriodSeconds') as number | undefined) ?? 30;
-      if (scheduled && !terminal && g > 0) { graceSeconds = g; pending = true; }
+      if (scheduled && !terminal && g > 0) {
+        graceSeconds = g;
+        pending = true;
+      }
     }
     if (info.resource === 'namespaces' && info.group === '') pending = true;
     if (!pending) {
@@ -1036,7 +1277,8 @@ export class Store implements StoreApi {
     m.deletionTimestamp = this.nowIso(graceSeconds);
     m.deletionGracePeriodSeconds = graceSeconds;
     if (m.generation !== undefined) m.generation = m.generation + 1;
-    if (info.resource === 'namespaces' && info.group === '') next.status = { ...(isRecord(next.status) ? next.status : {}), phase: 'Terminating' };
+    if (info.resource === 'namespaces' && info.group === '')
+      next.status = { ...(isRecord(next.status) ? next.status : {}), phase: 'Terminating' };
     if (opts.dryRun) return { object: this.result(info, next, opts), pending: true };
     this.commit(info, 'MODIFIED', ns, name, next, cur);
     if (info.resource === 'namespaces' && info.group === '') this.scheduleNamespaceCleanup(name);
@@ -1044,7 +1286,12 @@ export class Store implements StoreApi {
   }
 
   /** DELETE on a collection: every matching object, as a list of what was deleted. */
-  deleteCollection(ref: ResourceRef, namespace: string | undefined, listOpts: ListOptions, opts: DeleteOptions & SharedResult = {}): KubeObject[] {
+  deleteCollection(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    listOpts: ListOptions,
+    opts: DeleteOptions & SharedResult = {},
+  ): KubeObject[] {
     const info = this.resolve(ref);
     const items = this.select(info, namespace, listOpts);
     const out: KubeObject[] = [];
@@ -1109,7 +1356,10 @@ export class Store implements StoreApi {
     if (a === b || (b.length === 0 && a.length === 0)) return; // same (shared) list: nothing to re-index
     for (const r of b) {
       const s = this.ownerIndex.get(r.uid);
-      if (s) { s.delete(key); if (s.size === 0) this.ownerIndex.delete(r.uid); }
+      if (s) {
+        s.delete(key);
+        if (s.size === 0) this.ownerIndex.delete(r.uid);
+      }
     }
     for (const r of a) {
       let s = this.ownerIndex.get(r.uid);
@@ -1125,12 +1375,23 @@ export class Store implements StoreApi {
       const [gr, ns, name] = key.split('|');
       const st = this.storages.get(gr);
       if (!st) continue;
-      out.push({ ref: { group: st.info.group, version: st.info.version, resource: st.info.resource }, namespace: ns || undefined, name });
+      out.push({
+        ref: { group: st.info.group, version: st.info.version, resource: st.info.resource },
+        namespace: ns || undefined,
+        name,
+      });
     }
     return out;
   }
 
-  private commit(info: ResourceInfo, type: WatchEventType, ns: string, name: string, obj: KubeObject, old: KubeObject | undefined): void {
+  private commit(
+    info: ResourceInfo,
+    type: WatchEventType,
+    ns: string,
+    name: string,
+    obj: KubeObject,
+    old: KubeObject | undefined,
+  ): void {
     this.rv += 1;
     obj.metadata.resourceVersion = String(this.rv);
     deepFreeze(obj);
@@ -1218,7 +1479,15 @@ export class Store implements StoreApi {
         let shared: StoreEvent | undefined;
         for (const [l, readonly] of this.listeners) {
           try {
-            if (readonly) l(shared ??= Object.freeze({ type: c.type, ref: Object.freeze(ref), object: c.object, resourceVersion: c.rv }));
+            if (readonly)
+              l(
+                (shared ??= Object.freeze({
+                  type: c.type,
+                  ref: Object.freeze(ref),
+                  object: c.object,
+                  resourceVersion: c.rv,
+                })),
+              );
             else l({ type: c.type, ref: { ...ref }, object: cloneJson(c.object), resourceVersion: c.rv });
           } catch {
             // A listener's failure is its own.
@@ -1267,8 +1536,11 @@ export class Store implements StoreApi {
    * type went away, or close()).
    */
   watchChanges(
-    ref: ResourceRef, namespace: string | undefined, opts: WatchOptions,
-    deliver: (type: WatchEventType, change: Change) => void, onClose: () => void = () => {},
+    ref: ResourceRef,
+    namespace: string | undefined,
+    opts: WatchOptions,
+    deliver: (type: WatchEventType, change: Change) => void,
+    onClose: () => void = () => {},
   ): () => void {
     const info = this.resolve(ref);
     const gr = grOf(info);
@@ -1282,10 +1554,25 @@ export class Store implements StoreApi {
     };
     const rvText = opts.resourceVersion ?? '';
     const fromNow = rvText === '' || rvText === '0';
-    if (!fromNow && !/^\d+$/.test(rvText)) throw new ApiError(400, 'BadRequest', `resourceVersion: Invalid value: "${rvText}": must be a non-negative integer`);
+    if (!fromNow && !/^\d+$/.test(rvText))
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `resourceVersion: Invalid value: "${rvText}": must be a non-negative integer`,
+      );
     if (opts.sendInitialEvents ?? fromNow) {
-      for (const o of this.select(info, w.namespace, { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector })) {
-        deliver('ADDED', { type: 'ADDED', gr, namespace: o.metadata.namespace ?? '', name: o.metadata.name!, object: o, rv: Number(o.metadata.resourceVersion) });
+      for (const o of this.select(info, w.namespace, {
+        labelSelector: opts.labelSelector,
+        fieldSelector: opts.fieldSelector,
+      })) {
+        deliver('ADDED', {
+          type: 'ADDED',
+          gr,
+          namespace: o.metadata.namespace ?? '',
+          name: o.metadata.name!,
+          object: o,
+          rv: Number(o.metadata.resourceVersion),
+        });
       }
     } else if (!fromNow) {
       const from = Number(rvText);
@@ -1307,7 +1594,12 @@ export class Store implements StoreApi {
     };
   }
 
-  watch(ref: ResourceRef, namespace: string | undefined, opts: WatchOptions, listener: (e: StoreEvent) => void): () => void {
+  watch(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    opts: WatchOptions,
+    listener: (e: StoreEvent) => void,
+  ): () => void {
     const info = this.resolve(ref);
     const r = { group: info.group, version: info.version, resource: info.resource };
     return this.watchChanges(ref, namespace, opts, (type, c) => {

@@ -68,12 +68,7 @@ export class ApiError extends Error {
     causes?: StatusCause[];
     retryAfterSeconds?: number;
   };
-  constructor(
-    code: number,
-    reason: string,
-    message: string,
-    details?: ApiError['details'],
-  ) {
+  constructor(code: number, reason: string, message: string, details?: ApiError['details']) {
     super(message);
     this.code = code;
     this.reason = reason;
@@ -149,11 +144,18 @@ export interface StoreApi {
   create(ref: ResourceRef, namespace: string | undefined, obj: KubeObject, opts?: WriteOptions): KubeObject;
   /** PUT semantics; a metadata.resourceVersion in `obj` is a precondition (409 on mismatch). */
   update(
-    ref: ResourceRef, namespace: string | undefined, name: string, obj: KubeObject,
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    obj: KubeObject,
     opts?: WriteOptions & { subresource?: 'status' },
   ): KubeObject;
   patch(
-    ref: ResourceRef, namespace: string | undefined, name: string, type: PatchType, body: unknown,
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    body: unknown,
     opts?: WriteOptions & { subresource?: 'status' },
   ): KubeObject;
   /**
@@ -161,7 +163,9 @@ export interface StoreApi {
    * stored object and returns the object to store (or undefined to leave it as it is).
    */
   mutate(
-    ref: ResourceRef, namespace: string | undefined, name: string,
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
     fn: (obj: KubeObject) => KubeObject | undefined,
     opts?: WriteOptions & { subresource?: 'status' },
   ): KubeObject | undefined;
@@ -179,7 +183,9 @@ export interface StoreApi {
    * throws ApiError 410 Expired when that version is older than the history kept.
    */
   watch(
-    ref: ResourceRef, namespace: string | undefined, opts: WatchOptions,
+    ref: ResourceRef,
+    namespace: string | undefined,
+    opts: WatchOptions,
     listener: (e: StoreEvent) => void,
   ): () => void;
 }

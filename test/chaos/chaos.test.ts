@@ -14,16 +14,27 @@ describe('chaos: Deployments of every strategy under API faults and controller k
 
   it('keeps every promise at every sample, and every rollout converges once the chaos stops', async () => {
     const f = await runChaos({
-      deployments: 28, kills: 8, churnMs: 40_000, changesPerSecond: 8, seed: Number(process.env.PACER_CHAOS_SEED ?? 20261124),
-      faults: 'error=500@0.05;error=429@0.03;error=409@0.02:verb=update|patch;latency=0ms-5ms;drop-watches=7s;expire=11s',
+      deployments: 28,
+      kills: 8,
+      churnMs: 40_000,
+      changesPerSecond: 8,
+      seed: Number(process.env.PACER_CHAOS_SEED ?? 20261124),
+      faults:
+        'error=500@0.05;error=429@0.03;error=409@0.02:verb=update|patch;latency=0ms-5ms;drop-watches=7s;expire=11s',
       convergeTimeoutMs: 120_000,
     });
     expect(f.kills, 'kills').to.equal(8);
     expect(f.changes, 'changes').to.be.greaterThan(250);
-    expect(Object.values(f.faults.errors).reduce((a, b) => a + b, 0), 'errors injected').to.be.greaterThan(0);
+    expect(
+      Object.values(f.faults.errors).reduce((a, b) => a + b, 0),
+      'errors injected',
+    ).to.be.greaterThan(0);
     expect(f.faults.watchDrops, 'watches dropped').to.be.greaterThan(0);
     expect(f.samples, 'samples').to.be.greaterThan(1000);
-    expect(Object.keys(f.operations).filter((k) => k.endsWith(' 200')), 'plan commands carried out').to.not.be.empty;
+    expect(
+      Object.keys(f.operations).filter((k) => k.endsWith(' 200')),
+      'plan commands carried out',
+    ).to.not.be.empty;
     expect(f.violations, 'promises broken').to.deep.equal([]);
     expect(f.unconverged, 'not converged').to.deep.equal([]);
     expect(f.endState, 'end state').to.deep.equal([]);
@@ -32,8 +43,14 @@ describe('chaos: Deployments of every strategy under API faults and controller k
 
   it('the same with two replicas electing a leader: the kills move leadership, no promise broken', async () => {
     const f = await runChaos({
-      deployments: 14, replicas: 2, kills: 6, churnMs: 25_000, changesPerSecond: 5, seed: Number(process.env.PACER_CHAOS_SEED ?? 20261124) + 1,
-      faults: 'error=500@0.05;error=429@0.03;error=409@0.02:verb=update|patch;latency=0ms-5ms;drop-watches=7s;expire=11s',
+      deployments: 14,
+      replicas: 2,
+      kills: 6,
+      churnMs: 25_000,
+      changesPerSecond: 5,
+      seed: Number(process.env.PACER_CHAOS_SEED ?? 20261124) + 1,
+      faults:
+        'error=500@0.05;error=429@0.03;error=409@0.02:verb=update|patch;latency=0ms-5ms;drop-watches=7s;expire=11s',
       convergeTimeoutMs: 120_000,
     });
     expect(f.kills).to.equal(6);

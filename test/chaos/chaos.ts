@@ -32,7 +32,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Deployment, DeploymentPlanSpec, DeploymentSpec, PlanResource, Pod, ReplicaSet } from '../../src/api/types.ts';
+import type {
+  Deployment,
+  DeploymentPlanSpec,
+  DeploymentSpec,
+  PlanResource,
+  Pod,
+  ReplicaSet,
+} from '../../src/api/types.ts';
 import { operate, restartedTemplate } from '../../src/planops/service.ts';
 import type { PlanCommand } from '../../src/planops/service.ts';
 import { ANN_DELETE_NODE } from '../../src/sim/control/nodegroups.ts';
@@ -103,11 +110,19 @@ const STRATEGIES: Array<NonNullable<DeploymentSpec['strategy']>> = [
   { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 1 } },
 ];
 /** The deploy-plan gates the rolling Deployments take in turn (none, then each phase strategy). */
-const PLAN_GATES: Array<DeploymentPlanSpec | undefined> = [undefined, { strategy: 'serial' }, { strategy: 'parallel' }, { strategy: 'serial-canary', requiredProceeds: 1 }];
+const PLAN_GATES: Array<DeploymentPlanSpec | undefined> = [
+  undefined,
+  { strategy: 'serial' },
+  { strategy: 'parallel' },
+  { strategy: 'serial-canary', requiredProceeds: 1 },
+];
 
 const key = (d: { metadata: { name?: string } }) => d.metadata.name ?? '';
-const controllerUid = (o: { metadata: { ownerReferences?: Array<{ uid: string; controller?: boolean }> } }) => o.metadata.ownerReferences?.find((r) => r.controller)?.uid;
-const isReady = (p: Pod) => !p.metadata.deletionTimestamp && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+const controllerUid = (o: { metadata: { ownerReferences?: Array<{ uid: string; controller?: boolean }> } }) =>
+  o.metadata.ownerReferences?.find((r) => r.controller)?.uid;
+const isReady = (p: Pod) =>
+  !p.metadata.deletionTimestamp &&
+  p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 const isLive = (p: Pod) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed';
 
 export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
@@ -119,17 +134,55 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'pacer-chaos-'));
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, sim.kubeconfig);
-  sim.store.create(REF.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } as KubeObject);
+  sim.store.create(REF.namespaces, undefined, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: NS },
+  } as KubeObject);
 
   const controllers = o.replicas ?? 1;
   const children: Array<ChildProcess | undefined> = [];
-  const electing = controllers > 1
-    ? ['--leader-elect=true', '--leader-election-namespace', NS, '--leader-election-lease-duration', '2s', '--leader-election-renew-deadline', '1500ms', '--leader-election-retry-period', '500ms']
-    : ['--leader-elect=false'];
+  const electing =
+    controllers > 1
+      ? [
+          '--leader-elect=true',
+          '--leader-election-namespace',
+          NS,
+          '--leader-election-lease-duration',
+          '2s',
+          '--leader-election-renew-deadline',
+          '1500ms',
+          '--leader-election-retry-period',
+          '500ms',
+        ]
+      : ['--leader-elect=false'];
   const start = (i: number) => {
-    children[i] = spawn(process.execPath, [FIXTURE, 'controller', '--kubeconfig', kubeconfig, '--metrics-bind-address', '0', '--health-probe-bind-address', '0',
-      '--api-bind-address', '0', '--webhook-bind-address', '0', ...electing, '--kube-api-qps', '200', '--kube-api-burst', '400'],
-    { stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'], env: { ...process.env, KUBECONFIG: '' } });
+    children[i] = spawn(
+      process.execPath,
+      [
+        FIXTURE,
+        'controller',
+        '--kubeconfig',
+        kubeconfig,
+        '--metrics-bind-address',
+        '0',
+        '--health-probe-bind-address',
+        '0',
+        '--api-bind-address',
+        '0',
+        '--webhook-bind-address',
+        '0',
+        ...electing,
+        '--kube-api-qps',
+        '200',
+        '--kube-api-burst',
+        '400',
+      ],
+      {
+        stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'],
+        env: { ...process.env, KUBECONFIG: '' },
+      },
+    );
   };
   const kill = async (i: number) => {
     const c = children[i];
@@ -142,8 +195,17 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
   const list = <T>(ref: ResourceRef): T[] => sim.store.list(ref, NS).items as unknown as T[];
   const deployments = () => list<Deployment>(DEPLOYMENTS_REF);
   const figures: ChaosFigures = {
-    deployments: o.deployments, kills: 0, changes: 0, faults: { errors: {} as Record<number, number>, watchDrops: 0, expiries: 0 }, samples: 0,
-    violations: [], unconverged: [], endState: [], churnMs: o.churnMs, operations: {}, roll: { replaced: 0 },
+    deployments: o.deployments,
+    kills: 0,
+    changes: 0,
+    faults: { errors: {} as Record<number, number>, watchDrops: 0, expiries: 0 },
+    samples: 0,
+    violations: [],
+    unconverged: [],
+    endState: [],
+    churnMs: o.churnMs,
+    operations: {},
+    roll: { replaced: 0 },
   };
   const violation = (what: string) => {
     if (figures.violations.length < 50) figures.violations.push(`${new Date().toISOString()} ${what}`);
@@ -162,7 +224,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     const rss = list<ReplicaSet>(REF.replicasets);
     const pods = list<Pod>(REF.pods);
     checkGroup(pods);
-    if (churnStart > 0 && rollCompleteAt === undefined && (sim.store.get(NODEROLLS_REF, undefined, 'chaos') as { status?: { phase?: string } } | undefined)?.status?.phase === 'Complete') {
+    if (
+      churnStart > 0 &&
+      rollCompleteAt === undefined &&
+      (sim.store.get(NODEROLLS_REF, undefined, 'chaos') as { status?: { phase?: string } } | undefined)?.status
+        ?.phase === 'Complete'
+    ) {
       rollCompleteAt = Date.now() - churnStart;
     }
     for (const raw of deployments()) {
@@ -183,8 +250,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
             const of = live.filter((p) => p.metadata.labels?.['pod-template-hash'] === h);
             const rs = owned.find((r) => r.metadata.labels?.['pod-template-hash'] === h);
             const st = rs?.status;
-            return `${h}: ${of.length} pods (${of.filter((p) => p.metadata.deletionTimestamp).length} terminating), ReplicaSet spec ${rs?.spec.replicas} ` +
-              `generation ${rs?.metadata.generation} status ${st?.replicas}/${st?.terminatingReplicas ?? '-'} observed ${st?.observedGeneration}`;
+            return (
+              `${h}: ${of.length} pods (${of.filter((p) => p.metadata.deletionTimestamp).length} terminating), ReplicaSet spec ${rs?.spec.replicas} ` +
+              `generation ${rs?.metadata.generation} status ${st?.replicas}/${st?.terminatingReplicas ?? '-'} observed ${st?.observedGeneration}`
+            );
           });
           violation(`${name}: Recreate runs pods of ${hashes.size} templates at once: ${per.join('; ')}`);
         }
@@ -205,11 +274,25 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       // ReplicaSet then records the new size; the rollout's next pass scales old ones down (a
       // paused Deployment's, once resumed), however long it takes to come (a killed controller,
       // backoff after injected errors). The end-state convergence check still requires that it does.
-      const leftAboveLoweredBound = (withinBound.get(name) ?? 0) > bound && before !== undefined && total <= before &&
-        owned.every((rs) => (rs.spec.replicas ?? 0) === 0 || rs.metadata.annotations?.['pacer.dev/desired-replicas'] === String(replicas));
+      const leftAboveLoweredBound =
+        (withinBound.get(name) ?? 0) > bound &&
+        before !== undefined &&
+        total <= before &&
+        owned.every(
+          (rs) =>
+            (rs.spec.replicas ?? 0) === 0 ||
+            rs.metadata.annotations?.['pacer.dev/desired-replicas'] === String(replicas),
+        );
       if (observed && !waiting && total > bound && !leftAboveLoweredBound) {
-        const sizes = owned.map((rs) => `${key(rs)}=${rs.spec.replicas} (rev ${rs.metadata.annotations?.['pacer.dev/revision']}, desired ${rs.metadata.annotations?.['pacer.dev/desired-replicas']})`).join(', ');
-        violation(`${name}: ReplicaSets sized ${total} > replicas ${replicas} + maxSurge ${maxSurge(d)}: ${sizes}; generation ${d.metadata.generation}${d.spec.paused ? ', paused' : ''}`);
+        const sizes = owned
+          .map(
+            (rs) =>
+              `${key(rs)}=${rs.spec.replicas} (rev ${rs.metadata.annotations?.['pacer.dev/revision']}, desired ${rs.metadata.annotations?.['pacer.dev/desired-replicas']})`,
+          )
+          .join(', ');
+        violation(
+          `${name}: ReplicaSets sized ${total} > replicas ${replicas} + maxSurge ${maxSurge(d)}: ${sizes}; generation ${d.metadata.generation}${d.spec.paused ? ', paused' : ''}`,
+        );
       }
       const ready = mine.filter(isReady).length;
       if (wholeAt.get(name) !== replicas) {
@@ -221,21 +304,33 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     }
   };
 
-  const groupNodes = () => sim.store.list(REF.nodes, undefined).items.filter((n) => n.metadata.labels?.['sim.pacer.dev/node-group'] === GROUP).map((n) => n.metadata.name ?? '').sort();
+  const groupNodes = () =>
+    sim.store
+      .list(REF.nodes, undefined)
+      .items.filter((n) => n.metadata.labels?.['sim.pacer.dev/node-group'] === GROUP)
+      .map((n) => n.metadata.name ?? '')
+      .sort();
   const rollConverged = (): string | undefined => {
-    const roll = sim.store.get(NODEROLLS_REF, undefined, 'chaos') as { status?: { phase?: string; message?: string } } | undefined;
+    const roll = sim.store.get(NODEROLLS_REF, undefined, 'chaos') as
+      | { status?: { phase?: string; message?: string } }
+      | undefined;
     if (!roll) return 'node roll: lost';
-    if (roll.status?.phase !== 'Complete') return `node roll: ${roll.status?.phase ?? 'not started'}${roll.status?.message ? ` (${roll.status.message})` : ''}`;
+    if (roll.status?.phase !== 'Complete')
+      return `node roll: ${roll.status?.phase ?? 'not started'}${roll.status?.message ? ` (${roll.status.message})` : ''}`;
     const left = originals.filter((n) => groupNodes().includes(n));
     return left.length > 0 ? `node roll: Complete but ${left.join(', ')} still there` : undefined;
   };
   /** The group at its desired size with its own rebalancing given back. */
   const groupEndState = (): string[] => {
-    const group = sim.store.get(REF.nodegroups, undefined, GROUP) as { metadata: { annotations?: Record<string, string> }; spec: { replicas: number; rebalance?: boolean } } | undefined;
+    const group = sim.store.get(REF.nodegroups, undefined, GROUP) as
+      | { metadata: { annotations?: Record<string, string> }; spec: { replicas: number; rebalance?: boolean } }
+      | undefined;
     if (!group) return [`node group ${GROUP} lost`];
     const out: string[] = [];
-    if (group.spec.replicas !== GROUP_NODES) out.push(`node group ${GROUP} asks for ${group.spec.replicas} nodes, not ${GROUP_NODES}`);
-    if (group.spec.rebalance !== true || group.metadata.annotations?.['pacer.dev/rebalance-held-by'] !== undefined) out.push(`node group ${GROUP}: its rebalancing not given back`);
+    if (group.spec.replicas !== GROUP_NODES)
+      out.push(`node group ${GROUP} asks for ${group.spec.replicas} nodes, not ${GROUP_NODES}`);
+    if (group.spec.rebalance !== true || group.metadata.annotations?.['pacer.dev/rebalance-held-by'] !== undefined)
+      out.push(`node group ${GROUP}: its rebalancing not given back`);
     return out;
   };
 
@@ -243,11 +338,19 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
   const checkGroup = (pods: readonly Pod[]) => {
     const group = sim.store.get(REF.nodegroups, undefined, GROUP) as { spec: { replicas: number } } | undefined;
     const most = (originals.length || GROUP_NODES) + GROUP_NODES + 1;
-    if (group && group.spec.replicas > most) violation(`node group ${GROUP} asked for ${group.spec.replicas} nodes > ${most} (originals + desired + one zone move)`);
+    if (group && group.spec.replicas > most)
+      violation(
+        `node group ${GROUP} asked for ${group.spec.replicas} nodes > ${most} (originals + desired + one zone move)`,
+      );
     for (const node of sim.store.list(REF.nodes, undefined).items) {
       if (node.metadata.annotations?.[ANN_DELETE_NODE] === undefined) continue;
-      const left = pods.filter((p) => p.spec?.nodeName === node.metadata.name && isLive(p) && !p.metadata.deletionTimestamp);
-      if (left.length > 0) violation(`node ${node.metadata.name} terminated with ${left.length} pod(s) not evicted: ${left.map(key).join(', ')}`);
+      const left = pods.filter(
+        (p) => p.spec?.nodeName === node.metadata.name && isLive(p) && !p.metadata.deletionTimestamp,
+      );
+      if (left.length > 0)
+        violation(
+          `node ${node.metadata.name} terminated with ${left.length} pod(s) not evicted: ${left.map(key).join(', ')}`,
+        );
     }
   };
 
@@ -255,9 +358,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
   // the faulty API server like any client (a failed command is counted, as a person would retry).
   const pending = new Set<Promise<void>>();
   const command = (service: string, cmd: PlanCommand) => {
-    const tally = (answer: string) => { figures.operations[`${cmd.op} ${answer}`] = (figures.operations[`${cmd.op} ${answer}`] ?? 0) + 1; };
+    const tally = (answer: string) => {
+      figures.operations[`${cmd.op} ${answer}`] = (figures.operations[`${cmd.op} ${answer}`] ?? 0) + 1;
+    };
     const p: Promise<void> = operate({ client, namespace: NS, component: 'chaos' }, service, cmd)
-      .then((r) => tally(String(r.code)), () => tally('error'))
+      .then(
+        (r) => tally(String(r.code)),
+        () => tally('error'),
+      )
       .finally(() => pending.delete(p));
     pending.add(p);
     return p;
@@ -281,10 +389,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
    * its pods off the cordoned node through its own surge.
    */
   const operatorFinishes = async () => {
-    const held = deployments().filter((d) => d.status?.conditions?.some((c) => c.type === 'Progressing' && c.reason === 'PlanWaiting'));
+    const held = deployments().filter((d) =>
+      d.status?.conditions?.some((c) => c.type === 'Progressing' && c.reason === 'PlanWaiting'),
+    );
     await Promise.all(held.map((d) => command(key(d), waitingFor(d))));
     const roll = sim.store.get(NODEROLLS_REF, undefined, 'chaos') as { status?: { message?: string } } | undefined;
-    for (const [, name] of (roll?.status?.message ?? '').matchAll(new RegExp(`deployment ${NS}/(\\S+) would fall below its minimum`, 'g'))) {
+    for (const [, name] of (roll?.status?.message ?? '').matchAll(
+      new RegExp(`deployment ${NS}/(\\S+) would fall below its minimum`, 'g'),
+    )) {
       sim.store.mutate(DEPLOYMENTS_REF, NS, name, (x) => {
         const dep = structuredClone(x) as unknown as Deployment;
         dep.spec.template = restartedTemplate(dep.spec.template, Date.now());
@@ -296,7 +408,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
 
   /** Until `done`, the operator doing what is asked of them every second; false at the timeout. */
   const settle = async (done: () => boolean, timeoutMs: number): Promise<boolean> => {
-    for (const end = Date.now() + timeoutMs; Date.now() < end;) {
+    for (const end = Date.now() + timeoutMs; Date.now() < end; ) {
       await operatorFinishes();
       if (await until(done, Math.min(1000, end - Date.now()))) return true;
     }
@@ -315,13 +427,20 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     }
     sim.store.mutate(DEPLOYMENTS_REF, NS, name, (x) => {
       const dep = structuredClone(x) as unknown as Deployment;
-      const image = (dep.spec.template?.spec as { containers?: Array<{ image?: string }> } | undefined)?.containers?.[0]?.image ?? 'app:1';
+      const image =
+        (dep.spec.template?.spec as { containers?: Array<{ image?: string }> } | undefined)?.containers?.[0]?.image ??
+        'app:1';
       const version = Number(/:(\d+)$/.exec(image)?.[1] ?? 1);
       if (action < 0.5) dep.spec.template = podTemplate(name, `app:${version + 1}`);
       else if (action < 0.63) dep.spec.replicas = 1 + Math.floor(random() * 6);
       else if (action < 0.72) dep.spec.paused = !dep.spec.paused;
-      else if (action < 0.82) dep.spec.template = podTemplate(name, `app:${Math.max(1, version - 1)}`); // back to the previous image
-      else dep.spec.template = { ...podTemplate(name, image), metadata: { labels: { app: name }, annotations: { 'pacer.dev/restartedAt': new Date().toISOString() } } };
+      else if (action < 0.82)
+        dep.spec.template = podTemplate(name, `app:${Math.max(1, version - 1)}`); // back to the previous image
+      else
+        dep.spec.template = {
+          ...podTemplate(name, image),
+          metadata: { labels: { app: name }, annotations: { 'pacer.dev/restartedAt': new Date().toISOString() } },
+        };
       return dep as unknown as KubeObject;
     });
   };
@@ -335,34 +454,73 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       const strategy = STRATEGIES[i % STRATEGIES.length];
       const d = deploymentManifest(NS, name, { replicas: 2 + Math.floor(random() * 4), image: 'app:1', strategy });
       if (i % 5 === 4) d.spec.dependencies = [`d${i - 1}`];
-      const gate = strategy.type === 'RollingUpdate' && i >= PLAN_STEPS.length ? PLAN_GATES[(i + Math.floor(i / STRATEGIES.length)) % PLAN_GATES.length] : undefined;
+      const gate =
+        strategy.type === 'RollingUpdate' && i >= PLAN_STEPS.length
+          ? PLAN_GATES[(i + Math.floor(i / STRATEGIES.length)) % PLAN_GATES.length]
+          : undefined;
       if (gate) d.spec.plan = gate;
       if (i % 4 === 1) d.metadata.labels = { gate: 'yes' };
       sim.store.create(DEPLOYMENTS_REF, NS, d as unknown as KubeObject);
     }
     sim.store.create(REF.nodegroups, undefined, {
-      apiVersion: 'sim.pacer.dev/v1', kind: 'NodeGroup', metadata: { name: GROUP },
-      spec: { replicas: GROUP_NODES, zones: ['a', 'b', 'c'], rebalance: true, launchDelayMs: 200, deregistrationDelayMs: 200 },
+      apiVersion: 'sim.pacer.dev/v1',
+      kind: 'NodeGroup',
+      metadata: { name: GROUP },
+      spec: {
+        replicas: GROUP_NODES,
+        zones: ['a', 'b', 'c'],
+        rebalance: true,
+        launchDelayMs: 200,
+        deregistrationDelayMs: 200,
+      },
     } as KubeObject);
     for (let i = 0; i < controllers; i++) start(i);
     const sampler = setInterval(sample, 10);
     try {
       // Warm up without faults: everything converges once before the chaos (the canary-gated
       // Deployments' first rollouts wait for an operator too).
-      const warm = await settle(() => deployments().every((d) => converged(d, list<ReplicaSet>(REF.replicasets), list<Pod>(REF.pods)) === undefined), o.convergeTimeoutMs);
-      if (!warm) throw new Error(`the fleet did not converge before the chaos: ${deployments().map((d) => converged(d, list<ReplicaSet>(REF.replicasets), list<Pod>(REF.pods))).filter(Boolean).join('; ')}`);
+      const warm = await settle(
+        () =>
+          deployments().every(
+            (d) => converged(d, list<ReplicaSet>(REF.replicasets), list<Pod>(REF.pods)) === undefined,
+          ),
+        o.convergeTimeoutMs,
+      );
+      if (!warm)
+        throw new Error(
+          `the fleet did not converge before the chaos: ${deployments()
+            .map((d) => converged(d, list<ReplicaSet>(REF.replicasets), list<Pod>(REF.pods)))
+            .filter(Boolean)
+            .join('; ')}`,
+        );
       originals = groupNodes();
       // The Plan comes once its Deployments are complete (a new Plan's run starts interrupted: it
       // would hold them), the roll with the churn.
       sim.store.create(PLANS_REF, NS, {
-        apiVersion: 'pacer.dev/v1alpha1', kind: 'Plan', metadata: { name: PLAN, namespace: NS },
-        spec: { phases: [{ name: 'canary', strategy: 'serial-canary', requiredProceeds: 1, steps: PLAN_STEPS.slice(0, 1) }, { name: 'rest', strategy: 'parallel', steps: PLAN_STEPS.slice(1) }] },
+        apiVersion: 'pacer.dev/v1alpha1',
+        kind: 'Plan',
+        metadata: { name: PLAN, namespace: NS },
+        spec: {
+          phases: [
+            { name: 'canary', strategy: 'serial-canary', requiredProceeds: 1, steps: PLAN_STEPS.slice(0, 1) },
+            { name: 'rest', strategy: 'parallel', steps: PLAN_STEPS.slice(1) },
+          ],
+        },
       } as unknown as KubeObject);
       sim.store.create(NODEROLLS_REF, undefined, {
-        apiVersion: 'pacer.dev/v1alpha1', kind: 'NodeRoll', metadata: { name: 'chaos' },
-        spec: { nodeSelector: { matchLabels: { 'sim.pacer.dev/node-group': GROUP } }, nodeGroup: GROUP, desiredNodes: GROUP_NODES, healthGate: { selector: { matchLabels: { gate: 'yes' } } } },
+        apiVersion: 'pacer.dev/v1alpha1',
+        kind: 'NodeRoll',
+        metadata: { name: 'chaos' },
+        spec: {
+          nodeSelector: { matchLabels: { 'sim.pacer.dev/node-group': GROUP } },
+          nodeGroup: GROUP,
+          desiredNodes: GROUP_NODES,
+          healthGate: { selector: { matchLabels: { gate: 'yes' } } },
+        },
       } as KubeObject);
-      log(`fleet of ${o.deployments} converged; churn for ${o.churnMs} ms with ${o.kills} kills, rolling nodes ${originals.join(', ')}`);
+      log(
+        `fleet of ${o.deployments} converged; churn for ${o.churnMs} ms with ${o.kills} kills, rolling nodes ${originals.join(', ')}`,
+      );
       sim.faults.set(o.faults);
       const t0 = Date.now();
       churnStart = t0;
@@ -391,21 +549,34 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       await Promise.all([...pending]);
       // Unpause what the churn left paused: a paused Deployment does not roll, by design.
       for (const d of deployments().filter((x) => x.spec.paused)) {
-        sim.store.mutate(DEPLOYMENTS_REF, NS, key(d), (x) => ({ ...x, spec: { ...(x.spec as object), paused: false } }) as KubeObject);
+        sim.store.mutate(
+          DEPLOYMENTS_REF,
+          NS,
+          key(d),
+          (x) => ({ ...x, spec: { ...(x.spec as object), paused: false } }) as KubeObject,
+        );
       }
       const t1 = Date.now();
       const notConverged = () => {
         const rss = list<ReplicaSet>(REF.replicasets);
         const pods = list<Pod>(REF.pods);
-        return [...deployments().map((d) => converged(d, rss, pods)), planConverged(list<PlanResource>(PLANS_REF)), rollConverged()].filter((x): x is string => x !== undefined);
+        return [
+          ...deployments().map((d) => converged(d, rss, pods)),
+          planConverged(list<PlanResource>(PLANS_REF)),
+          rollConverged(),
+        ].filter((x): x is string => x !== undefined);
       };
       const done = await settle(() => notConverged().length === 0, o.convergeTimeoutMs);
       if (done) figures.convergedMs = Date.now() - t1;
       figures.unconverged = notConverged();
-      figures.endState = [...endState(deployments(), list<ReplicaSet>(REF.replicasets), o.deployments), ...groupEndState()];
+      figures.endState = [
+        ...endState(deployments(), list<ReplicaSet>(REF.replicasets), o.deployments),
+        ...groupEndState(),
+      ];
       const roll = sim.store.get(NODEROLLS_REF, undefined, 'chaos') as { status?: { phase?: string } } | undefined;
       figures.roll = {
-        ...(roll?.status?.phase ? { phase: roll.status.phase } : {}), replaced: originals.filter((n) => !groupNodes().includes(n)).length,
+        ...(roll?.status?.phase ? { phase: roll.status.phase } : {}),
+        replaced: originals.filter((n) => !groupNodes().includes(n)).length,
         ...(rollCompleteAt !== undefined ? { completeAtMs: rollCompleteAt } : {}),
       };
     } finally {
@@ -426,7 +597,9 @@ function waitingFor(d: Deployment): PlanCommand {
   const m = /kubectl pacer plan (start|continue) (\S+) (\S+)(?: (\S+))?/.exec(message);
   if (m) return { op: m[1] as 'start' | 'continue', plan: m[3], ...(m[4] ? { phase: m[4] } : {}) };
   // The deploy plan: interrupted as a whole, or its phase (interrupted, or a canary step waiting).
-  return /deploy plan is interrupted/.test(message) ? { op: 'continue', plan: 'deploy' } : { op: 'continue', plan: 'deploy', phase: key(d) };
+  return /deploy plan is interrupted/.test(message)
+    ? { op: 'continue', plan: 'deploy' }
+    : { op: 'continue', plan: 'deploy', phase: key(d) };
 }
 
 /** Why the Plan is not COMPLETE, or undefined. */
@@ -441,7 +614,8 @@ function converged(d: Deployment, rss: readonly ReplicaSet[], pods: readonly Pod
   const name = key(d);
   const replicas = d.spec.replicas ?? 1;
   const st = d.status ?? {};
-  if ((st.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) return `${name}: generation ${d.metadata.generation} not observed (${st.observedGeneration ?? 0})`;
+  if ((st.observedGeneration ?? 0) < (d.metadata.generation ?? 0))
+    return `${name}: generation ${d.metadata.generation} not observed (${st.observedGeneration ?? 0})`;
   if (st.updatedReplicas !== replicas || st.replicas !== replicas || st.availableReplicas !== replicas) {
     return `${name}: ${st.updatedReplicas ?? 0} updated, ${st.replicas ?? 0} total, ${st.availableReplicas ?? 0} available of ${replicas}`;
   }
@@ -460,10 +634,16 @@ function endState(all: readonly Deployment[], rss: readonly ReplicaSet[], expect
   const uids = new Set(all.map((d) => d.metadata.uid));
   for (const rs of rss) if (!uids.has(controllerUid(rs))) out.push(`ReplicaSet ${key(rs)} has no Deployment`);
   for (const d of all) {
-    const revisions = rss.filter((rs) => controllerUid(rs) === d.metadata.uid).map((rs) => Number(rs.metadata.annotations?.['pacer.dev/revision'] ?? NaN));
-    if (new Set(revisions).size !== revisions.length) out.push(`${key(d)}: revisions repeated (${revisions.join(', ')})`);
+    const revisions = rss
+      .filter((rs) => controllerUid(rs) === d.metadata.uid)
+      .map((rs) => Number(rs.metadata.annotations?.['pacer.dev/revision'] ?? NaN));
+    if (new Set(revisions).size !== revisions.length)
+      out.push(`${key(d)}: revisions repeated (${revisions.join(', ')})`);
     const newest = Math.max(...revisions);
-    if (String(newest) !== d.metadata.annotations?.['pacer.dev/revision']) out.push(`${key(d)}: revision ${d.metadata.annotations?.['pacer.dev/revision']} is not its newest ReplicaSet's ${newest}`);
+    if (String(newest) !== d.metadata.annotations?.['pacer.dev/revision'])
+      out.push(
+        `${key(d)}: revision ${d.metadata.annotations?.['pacer.dev/revision']} is not its newest ReplicaSet's ${newest}`,
+      );
   }
   return out;
 }

@@ -47,7 +47,11 @@ export interface Recording {
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** What a finished command left: its exit code and its output. */
-export interface CommandResult { code: number; stdout: string; stderr: string }
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** One change to an example: the first match of `from` (which must be there) becomes `to`. */
 export type Edit = [from: string | RegExp, to: string];
@@ -128,7 +132,8 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
   const commands = new WeakMap<CommandResult, string>();
 
   const started = () => {
-    if (dir === undefined || (sim === undefined && real === undefined)) throw new Error('kubectlEnv: start() has not run');
+    if (dir === undefined || (sim === undefined && real === undefined))
+      throw new Error('kubectlEnv: start() has not run');
     return { dir };
   };
   const kubectlFile = async (name: string, objects: object[]): Promise<void> => {
@@ -143,11 +148,17 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
   };
   const exec = (cmd: string, args: string[], label: string): Promise<CommandResult> =>
     new Promise((resolve) => {
-      track(execFile(cmd, args, { env, timeout }, (err, stdout, stderr) => {
-        const result = { code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) };
-        commands.set(result, label);
-        resolve(result);
-      }));
+      track(
+        execFile(cmd, args, { env, timeout }, (err, stdout, stderr) => {
+          const result = {
+            code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+            stdout: String(stdout),
+            stderr: String(stderr),
+          };
+          commands.set(result, label);
+          resolve(result);
+        }),
+      );
     });
   const kubectlArgs = (args: string[]): string[] => {
     const d = started().dir;
@@ -158,7 +169,9 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
 
   return {
     bed,
-    get dir() { return started().dir; },
+    get dir() {
+      return started().dir;
+    },
     get sim() {
       if (!sim) throw new Error(`kubectlEnv: no simulated cluster on the ${bed} bed`);
       return sim;
@@ -167,8 +180,12 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
       if (!real) throw new Error(`kubectlEnv: no real control plane on the ${bed} bed`);
       return real;
     },
-    get env() { return env; },
-    get controller() { return controller; },
+    get env() {
+      return env;
+    },
+    get controller() {
+      return controller;
+    },
 
     async start(suite) {
       requireTool(suite, 'kubectl', KUBECTL_HOW);
@@ -187,8 +204,10 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
       }
       const o = options.sim;
       real = await startRealBed({
-        ...(o.nodes !== undefined ? { nodes: o.nodes } : {}), ...(o.zones ? { zones: o.zones } : {}),
-        ...(o.podStartMs !== undefined ? { podStartMs: o.podStartMs } : {}), ...(o.podReadyMs !== undefined ? { podReadyMs: o.podReadyMs } : {}),
+        ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
+        ...(o.zones ? { zones: o.zones } : {}),
+        ...(o.podStartMs !== undefined ? { podStartMs: o.podStartMs } : {}),
+        ...(o.podReadyMs !== undefined ? { podReadyMs: o.podReadyMs } : {}),
       });
       await writeFile(kubeconfigPath, await readFile(real.info.kubeconfig, 'utf8'), { mode: 0o600 });
     },
@@ -204,8 +223,14 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
       let forbidden: string[] = [];
       if (real?.info.auditLog) forbidden = await real.forbidden();
       else if (real && controller) {
-        const counted = samples(parseExposition(await controller.metrics.registry.metrics()), 'rest_client_requests_total', { code: '403' });
-        forbidden = counted.filter((c) => c.value > 0).map((c) => `${c.value} ${c.labels.method} requests answered 403`);
+        const counted = samples(
+          parseExposition(await controller.metrics.registry.metrics()),
+          'rest_client_requests_total',
+          { code: '403' },
+        );
+        forbidden = counted
+          .filter((c) => c.value > 0)
+          .map((c) => `${c.value} ${c.labels.method} requests answered 403`);
       }
       await real?.stop();
       if (dir) await rm(dir, { recursive: true, force: true });
@@ -241,7 +266,11 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
       const webhook = opts.webhookBindAddress !== undefined && opts.webhookBindAddress !== '0';
       controller = await runController({
         kubeconfigText: real ? await real.controllerKubeconfig() : sim!.kubeconfig,
-        metricsBindAddress: '0', healthProbeBindAddress: '0', apiBindAddress: '0', webhookBindAddress: '0', logger: silentLogger(),
+        metricsBindAddress: '0',
+        healthProbeBindAddress: '0',
+        apiBindAddress: '0',
+        webhookBindAddress: '0',
+        logger: silentLogger(),
         ...(real && webhook ? { webhookCertDir: real.info.webhookCertDir } : {}),
         ...opts,
       });
@@ -255,7 +284,8 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
       const config = webhookConfiguration(`${scheme}://127.0.0.1:${c.webhookPort}${WEBHOOK_PATH}`);
       if (real) {
         const ca = (await readFile(real.info.ca)).toString('base64');
-        for (const w of config.webhooks as Array<{ clientConfig: Record<string, string> }>) w.clientConfig.caBundle = ca;
+        for (const w of config.webhooks as Array<{ clientConfig: Record<string, string> }>)
+          w.clientConfig.caBundle = ca;
       }
       await kubectlFile('webhook.json', [config]);
     },
@@ -271,7 +301,9 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
         recordings.push(() => t.stop());
         return { timeline: async () => t };
       }
-      const client = new KubeClient(loadKubeConfig({ kubeconfig: join(started().dir, 'kubeconfig') }), { userAgent: TEST_USER_AGENT });
+      const client = new KubeClient(loadKubeConfig({ kubeconfig: join(started().dir, 'kubeconfig') }), {
+        userAgent: TEST_USER_AGENT,
+      });
       const rec = new ChangeRecorder(client, namespace, [DEPLOYMENTS, REPLICASETS, PODS, EVENTS]);
       recordings.push(() => rec.stop());
       return { timeline: () => rec.timeline(setup) };

@@ -16,11 +16,19 @@ const WIDGETS = { group: 'example.com', version: 'v1', resource: 'widgets' };
 
 describe('e2e: kubectl against the simulated cluster', function () {
   this.timeout(60_000);
-  const k = kubectlEnv({ tmpPrefix: 'pacer-sim-e2e-', sim: { controlPlane: true, nodes: 2, podStartMs: 50, podReadyMs: 50 } });
+  const k = kubectlEnv({
+    tmpPrefix: 'pacer-sim-e2e-',
+    sim: { controlPlane: true, nodes: 2, podStartMs: 50, podReadyMs: 50 },
+  });
   const { kubectl } = k;
 
   /** Starts a long-running kubectl and collects its stdout lines. */
-  function kubectlStream(...a: string[]): { child: ChildProcess; lines: string[]; waitFor(n: number): Promise<void>; exit: Promise<number> } {
+  function kubectlStream(...a: string[]): {
+    child: ChildProcess;
+    lines: string[];
+    waitFor(n: number): Promise<void>;
+    exit: Promise<number>;
+  } {
     const child = k.track(spawn('kubectl', k.kubectlArgs(a), { stdio: ['ignore', 'pipe', 'pipe'] }));
     const lines: string[] = [];
     let buf = '';
@@ -37,13 +45,18 @@ describe('e2e: kubectl against the simulated cluster', function () {
       const deadline = Date.now() + 20_000;
       while (lines.length < n) {
         if (Date.now() > deadline) throw new Error(`waited for ${n} lines, got ${JSON.stringify(lines)}`);
-        await new Promise<void>((r) => { waiters.push(r); setTimeout(r, 200); });
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 200);
+        });
       }
     };
     return { child, lines, waitFor, exit };
   }
 
-  before(function () { return k.start(this); });
+  before(function () {
+    return k.start(this);
+  });
 
   after(() => k.stop());
 
@@ -83,13 +96,21 @@ describe('e2e: kubectl against the simulated cluster', function () {
   });
 
   it('apply of a changed ReplicaSet sends a strategic merge patch that the server merges', async () => {
-    const changed = (await import('node:fs')).readFileSync(join(FIXTURES, 'replicaset.yaml'), 'utf8')
-      .replace('replicas: 2', 'replicas: 3').replace('image: nginx', 'image: nginx:2');
+    const changed = (await import('node:fs'))
+      .readFileSync(join(FIXTURES, 'replicaset.yaml'), 'utf8')
+      .replace('replicas: 2', 'replicas: 3')
+      .replace('image: nginx', 'image: nginx:2');
     const file = join(k.dir, 'rs2.yaml');
     await writeFile(file, changed);
     const r = await kubectl('apply', '-f', file);
     expect(r.stdout).to.equal('replicaset.apps/rs1 configured\n');
-    const got = await kubectl('get', 'rs', 'rs1', '-o', 'jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.generation}');
+    const got = await kubectl(
+      'get',
+      'rs',
+      'rs1',
+      '-o',
+      'jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.generation}',
+    );
     expect(got.stdout).to.equal('3 nginx:2 2');
   });
 
@@ -107,7 +128,9 @@ describe('e2e: kubectl against the simulated cluster', function () {
 
   it('scale writes through the scale subresource', async () => {
     expect((await kubectl('scale', 'widget', 'w1', '--replicas=5')).stdout).to.equal('widget.example.com/w1 scaled\n');
-    expect((await kubectl('scale', 'widget', 'w1', '--replicas=6', '--current-replicas=5')).stdout).to.equal('widget.example.com/w1 scaled\n');
+    expect((await kubectl('scale', 'widget', 'w1', '--replicas=6', '--current-replicas=5')).stdout).to.equal(
+      'widget.example.com/w1 scaled\n',
+    );
     const stale = await kubectl('scale', 'widget', 'w1', '--replicas=7', '--resource-version=1');
     expect(stale.stderr).to.match(/^error: Expected resource version to be 1, was \d+\n$/);
     const g = await kubectl('get', 'widget', 'w1', '-o', 'jsonpath={.spec.replicas} {.metadata.generation}');
@@ -119,36 +142,73 @@ describe('e2e: kubectl against the simulated cluster', function () {
     const w = kubectlStream('wait', '--for=condition=Ready', 'widget/w1', '--timeout=20s');
     await new Promise((r) => setTimeout(r, 500));
     const cur = k.sim.store.get(WIDGETS, 'default', 'w1')!;
-    k.sim.store.patch(WIDGETS, 'default', 'w1', 'merge', {
-      status: { replicas: 6, conditions: [{ type: 'Ready', status: 'True', observedGeneration: cur.metadata.generation }] },
-    }, { subresource: 'status' });
+    k.sim.store.patch(
+      WIDGETS,
+      'default',
+      'w1',
+      'merge',
+      {
+        status: {
+          replicas: 6,
+          conditions: [{ type: 'Ready', status: 'True', observedGeneration: cur.metadata.generation }],
+        },
+      },
+      { subresource: 'status' },
+    );
     expect(await w.exit).to.equal(0);
     expect(w.lines).to.deep.equal(['widget.example.com/w1 condition met']);
   });
 
   it('patch --type=merge and --type=json; the default strategic patch is refused for a CR', async () => {
-    expect((await kubectl('patch', 'widget', 'w1', '--type=merge', '-p', '{"spec":{"size":"large"}}')).stdout).to.equal('widget.example.com/w1 patched\n');
-    expect((await kubectl('patch', 'widget', 'w1', '--type=merge', '-p', '{"spec":{"size":"large"}}')).stdout).to.equal('widget.example.com/w1 patched (no change)\n');
-    expect((await kubectl('patch', 'widget', 'w1', '--type=json', '-p', '[{"op":"replace","path":"/spec/replicas","value":10}]')).stdout).to.equal('widget.example.com/w1 patched\n');
+    expect((await kubectl('patch', 'widget', 'w1', '--type=merge', '-p', '{"spec":{"size":"large"}}')).stdout).to.equal(
+      'widget.example.com/w1 patched\n',
+    );
+    expect((await kubectl('patch', 'widget', 'w1', '--type=merge', '-p', '{"spec":{"size":"large"}}')).stdout).to.equal(
+      'widget.example.com/w1 patched (no change)\n',
+    );
+    expect(
+      (
+        await kubectl(
+          'patch',
+          'widget',
+          'w1',
+          '--type=json',
+          '-p',
+          '[{"op":"replace","path":"/spec/replicas","value":10}]',
+        )
+      ).stdout,
+    ).to.equal('widget.example.com/w1 patched\n');
     const smp = await kubectl('patch', 'widget', 'w1', '-p', '{"spec":{"size":"small"}}');
     expect(smp.code).to.equal(1);
-    expect(smp.stderr).to.equal('error: application/strategic-merge-patch+json is not supported by example.com/v1, Kind=Widget: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml\n');
+    expect(smp.stderr).to.equal(
+      'error: application/strategic-merge-patch+json is not supported by example.com/v1, Kind=Widget: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml\n',
+    );
   });
 
   it('replace with a stale resourceVersion prints the 409', async () => {
     const file = join(k.dir, 'stale.yaml');
-    await writeFile(file, 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\n  resourceVersion: "1"\nspec:\n  replicas: 1\n  size: small\n');
+    await writeFile(
+      file,
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\n  resourceVersion: "1"\nspec:\n  replicas: 1\n  size: small\n',
+    );
     const r = await kubectl('replace', '-f', file);
     expect(r.code).to.equal(1);
-    expect(r.stderr).to.equal(`Error from server (Conflict): error when replacing "${file}": Operation cannot be fulfilled on widgets.example.com "w1": the object has been modified; please apply your changes to the latest version and try again\n`);
+    expect(r.stderr).to.equal(
+      `Error from server (Conflict): error when replacing "${file}": Operation cannot be fulfilled on widgets.example.com "w1": the object has been modified; please apply your changes to the latest version and try again\n`,
+    );
   });
 
   it('an invalid object is a 422 naming the field', async () => {
     const file = join(k.dir, 'invalid.yaml');
-    await writeFile(file, 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: invalid-x\nspec:\n  replicas: "string"\n  size: small\n');
+    await writeFile(
+      file,
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: invalid-x\nspec:\n  replicas: "string"\n  size: small\n',
+    );
     const r = await kubectl('create', '-f', file);
     expect(r.code).to.equal(1);
-    expect(r.stderr).to.equal('The Widget "invalid-x" is invalid: spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"\n');
+    expect(r.stderr).to.equal(
+      'The Widget "invalid-x" is invalid: spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"\n',
+    );
   });
 
   it('a missing object is a 404 with the upstream message', async () => {
@@ -163,8 +223,15 @@ describe('e2e: kubectl against the simulated cluster', function () {
 
   it('a watch from a too-old resourceVersion gets a 410 Expired event', async () => {
     k.sim.faults.expireResourceVersions();
-    const r = await kubectl('get', '--raw', '/apis/example.com/v1/namespaces/default/widgets?watch=true&resourceVersion=1');
-    const event = JSON.parse(r.stdout.trim()) as { type: string; object: { code: number; reason: string; message: string } };
+    const r = await kubectl(
+      'get',
+      '--raw',
+      '/apis/example.com/v1/namespaces/default/widgets?watch=true&resourceVersion=1',
+    );
+    const event = JSON.parse(r.stdout.trim()) as {
+      type: string;
+      object: { code: number; reason: string; message: string };
+    };
     expect(event.type).to.equal('ERROR');
     expect(event.object.code).to.equal(410);
     expect(event.object.reason).to.equal('Expired');
@@ -181,7 +248,10 @@ describe('e2e: kubectl against the simulated cluster', function () {
 
   it('delete waits for finalizers and for the DELETED event', async () => {
     const file = join(k.dir, 'wf.yaml');
-    await writeFile(file, 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: wf\n  finalizers: [example.com/cleanup]\nspec:\n  size: small\n');
+    await writeFile(
+      file,
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: wf\n  finalizers: [example.com/cleanup]\nspec:\n  size: small\n',
+    );
     expect((await kubectl('create', '-f', file)).stdout).to.equal('widget.example.com/wf created\n');
     const d = kubectlStream('delete', 'widget', 'wf', '--timeout=20s');
     await d.waitFor(1);
@@ -197,7 +267,10 @@ describe('e2e: kubectl against the simulated cluster', function () {
     const fg = await kubectl('delete', 'rs', 'rs1', '--cascade=foreground', '--timeout=20s');
     expect(fg.stdout).to.equal('replicaset.apps "rs1" deleted from default namespace\n');
     const deadline = Date.now() + 10_000;
-    while (k.sim.store.list({ group: '', version: 'v1', resource: 'pods' }, 'default', { labelSelector: 'app=web' }).items.length > 0) {
+    while (
+      k.sim.store.list({ group: '', version: 'v1', resource: 'pods' }, 'default', { labelSelector: 'app=web' }).items
+        .length > 0
+    ) {
       if (Date.now() > deadline) throw new Error('pods of rs1 were not deleted');
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -205,8 +278,13 @@ describe('e2e: kubectl against the simulated cluster', function () {
 
   it('drain cordons a node and evicts its pods through the eviction subresource', async () => {
     const file = join(k.dir, 'rs-drain.yaml');
-    await writeFile(file, (await import('node:fs')).readFileSync(join(FIXTURES, 'replicaset.yaml'), 'utf8')
-      .replace('name: rs1', 'name: rs-drain').replaceAll('app: web', 'app: drain'));
+    await writeFile(
+      file,
+      (await import('node:fs'))
+        .readFileSync(join(FIXTURES, 'replicaset.yaml'), 'utf8')
+        .replace('name: rs1', 'name: rs-drain')
+        .replaceAll('app: web', 'app: drain'),
+    );
     expect((await kubectl('apply', '-f', file)).stdout).to.equal('replicaset.apps/rs-drain created\n');
     await kubectl('wait', '--for=jsonpath={.status.readyReplicas}=2', 'rs/rs-drain', '--timeout=20s');
     const node = (await kubectl('get', 'pods', '-l', 'app=drain', '-o', 'jsonpath={.items[0].spec.nodeName}')).stdout;
@@ -216,7 +294,9 @@ describe('e2e: kubectl against the simulated cluster', function () {
     expect(r.stdout).to.include(`node/${node} cordoned\n`);
     expect(r.stdout).to.include(`pod/${pod} evicted\n`);
     expect(r.stdout).to.include(`node/${node} drained\n`);
-    expect(k.sim.audit.entries({ resource: 'pods' }).some((e) => e.subresource === 'eviction' && e.code === 201)).to.equal(true);
+    expect(
+      k.sim.audit.entries({ resource: 'pods' }).some((e) => e.subresource === 'eviction' && e.code === 201),
+    ).to.equal(true);
     expect((await kubectl('uncordon', node)).stdout).to.equal(`node/${node} uncordoned\n`);
   });
 
@@ -226,7 +306,9 @@ describe('e2e: kubectl against the simulated cluster', function () {
     // kubectl still has widgets in its discovery cache, so it asks and gets the 404 of a path
     // that is no longer served, exactly as with a real server.
     const g = await kubectl('get', 'widgets');
-    expect(g.stderr).to.equal('Error from server (NotFound): Unable to list "example.com/v1, Resource=widgets": the server could not find the requested resource\n');
+    expect(g.stderr).to.equal(
+      'Error from server (NotFound): Unable to list "example.com/v1, Resource=widgets": the server could not find the requested resource\n',
+    );
     const discovery = await kubectl('api-resources', '--api-group=example.com', '--no-headers');
     expect(discovery.stdout).to.equal('');
   });

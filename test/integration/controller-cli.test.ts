@@ -13,11 +13,20 @@ import { eventually } from './fixtures/cluster.ts';
 const FIXTURE = new URL('./fixtures/pacer-controller.ts', import.meta.url).pathname;
 const CRD_FILE = new URL('../../crds/deployments.pacer.dev.yaml', import.meta.url).pathname;
 
-interface Run { code: number | null; stderr: string }
+interface Run {
+  code: number | null;
+  stderr: string;
+}
 
-function run(args: string[], opts: { until?: (stderr: string) => boolean; signal?: NodeJS.Signals } = {}): Promise<Run> {
+function run(
+  args: string[],
+  opts: { until?: (stderr: string) => boolean; signal?: NodeJS.Signals } = {},
+): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [FIXTURE, 'controller', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
+    const child = spawn(process.execPath, [FIXTURE, 'controller', ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, KUBECONFIG: '' },
+    });
     let stderr = '';
     let signalled = false;
     child.stderr.on('data', (b: Buffer) => {
@@ -28,7 +37,10 @@ function run(args: string[], opts: { until?: (stderr: string) => boolean; signal
       }
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stderr }); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
   });
 }
 
@@ -48,7 +60,16 @@ describe('pacer controller (process)', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const common = ['--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--api-bind-address', '0', '--webhook-bind-address', '0'];
+  const common = [
+    '--metrics-bind-address',
+    '0',
+    '--health-probe-bind-address',
+    '0',
+    '--api-bind-address',
+    '0',
+    '--webhook-bind-address',
+    '0',
+  ];
 
   const badFlags: Array<[string[], RegExp]> = [
     [['--workers', 'many'], /^error: --workers: must be an integer/m],
@@ -61,10 +82,22 @@ describe('pacer controller (process)', function () {
     [['--metrics-bind-address', 'nope'], /^error: --metrics-bind-address: /m],
     [['--leader-elect=maybe'], /^error: --leader-elect: must be true or false, got "maybe"$/m],
     [['--metrics-secure=perhaps'], /^error: --metrics-secure: must be true or false, got "perhaps"$/m],
-    [['--metrics-cert-dir', '/nonexistent/certs'], /^error: --metrics-cert-dir: "\/nonexistent\/certs" holds no tls.crt and tls.key$/m],
-    [['--leader-election-retry-period', 'soon'], /^error: --leader-election-retry-period: must be a positive duration such as 15s, 1m or 500ms, got "soon"$/m],
-    [['--leader-election-lease-duration', '5s'], /^error: --leader-election-lease-duration, --leader-election-renew-deadline, --leader-election-retry-period: the lease duration \(5s\) must be greater than the renew deadline \(10s\)$/m],
-    [['--leader-election-namespace', 'Pacer_System'], /^error: --leader-election-namespace: "Pacer_System" is not a valid namespace name/m],
+    [
+      ['--metrics-cert-dir', '/nonexistent/certs'],
+      /^error: --metrics-cert-dir: "\/nonexistent\/certs" holds no tls.crt and tls.key$/m,
+    ],
+    [
+      ['--leader-election-retry-period', 'soon'],
+      /^error: --leader-election-retry-period: must be a positive duration such as 15s, 1m or 500ms, got "soon"$/m,
+    ],
+    [
+      ['--leader-election-lease-duration', '5s'],
+      /^error: --leader-election-lease-duration, --leader-election-renew-deadline, --leader-election-retry-period: the lease duration \(5s\) must be greater than the renew deadline \(10s\)$/m,
+    ],
+    [
+      ['--leader-election-namespace', 'Pacer_System'],
+      /^error: --leader-election-namespace: "Pacer_System" is not a valid namespace name/m,
+    ],
     [['--no-such-flag'], /unknown option '--no-such-flag'/],
   ];
   for (const [args, msg] of badFlags) {
@@ -83,13 +116,19 @@ describe('pacer controller (process)', function () {
 
   it('SIGTERM after start → graceful stop, exit 0', async () => {
     const client = new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }));
-    const crd = parseYaml(readFileSync(CRD_FILE, 'utf8')) as { spec: { versions: Array<{ schema?: { openAPIV3Schema?: { properties?: Record<string, Record<string, unknown>> } } }> } };
+    const crd = parseYaml(readFileSync(CRD_FILE, 'utf8')) as {
+      spec: {
+        versions: Array<{ schema?: { openAPIV3Schema?: { properties?: Record<string, Record<string, unknown>> } } }>;
+      };
+    };
     await client.create(CRDS, undefined, crd);
     await eventually('the CRD to be served', async () => {
       await client.list(DEPLOYMENTS, 'default');
       return true;
     });
-    const r = await run(['--kubeconfig', kubeconfig, ...common, '--log-format', 'text'], { until: (s) => s.includes('caches synced') });
+    const r = await run(['--kubeconfig', kubeconfig, ...common, '--log-format', 'text'], {
+      until: (s) => s.includes('caches synced'),
+    });
     expect(r.stderr).to.contain('received SIGTERM, stopping');
     expect(r.code).to.equal(0);
   });

@@ -8,7 +8,15 @@ import { expect } from 'chai';
 import type { Deployment } from '../../src/api/types.ts';
 import { DEPLOYMENTS } from '../../src/kube/client.ts';
 import type { KubeObject } from '../../src/sim/types.ts';
-import { CONTROLLER_AGENT_PREFIX, deploymentManifest, eventually, podTemplate, sleep, startCluster, waitComplete } from './fixtures/cluster.ts';
+import {
+  CONTROLLER_AGENT_PREFIX,
+  deploymentManifest,
+  eventually,
+  podTemplate,
+  sleep,
+  startCluster,
+  waitComplete,
+} from './fixtures/cluster.ts';
 import type { Cluster } from './fixtures/cluster.ts';
 
 const DEPLOYMENTS_REF = { group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' };
@@ -34,10 +42,22 @@ describe('a degraded API server: the controller backs off, reports stale caches,
     c.sim.faults.set('error=503@1');
     c.sim.faults.dropWatches();
     // Changed during the outage, behind the API (the store, which the faults do not touch).
-    c.sim.store.mutate(DEPLOYMENTS_REF, 'default', 'web', (x) => ({ ...x, spec: { ...(x.spec as object), template: podTemplate('web', 'nginx:2') } }) as KubeObject);
-    await eventually('not ready: caches stale', async () => (await readyz()).startsWith('503 caches stale, the API server failing for: '), 10_000);
+    c.sim.store.mutate(
+      DEPLOYMENTS_REF,
+      'default',
+      'web',
+      (x) => ({ ...x, spec: { ...(x.spec as object), template: podTemplate('web', 'nginx:2') } }) as KubeObject,
+    );
+    await eventually(
+      'not ready: caches stale',
+      async () => (await readyz()).startsWith('503 caches stale, the API server failing for: '),
+      10_000,
+    );
     await sleep(4000);
-    const during = c.sim.audit.entries().slice(before).filter((e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX));
+    const during = c.sim.audit
+      .entries()
+      .slice(before)
+      .filter((e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX));
     const failed = during.filter((e) => e.code === 503).length;
     expect(failed, 'the controller tried').to.be.greaterThan(0);
     // Backing off (200 ms doubling to 30 s, per informer and per key): a few dozen requests in
@@ -52,13 +72,22 @@ describe('a degraded API server: the controller backs off, reports stale caches,
 
   it('a storm of 429s with Retry-After: the controller waits it out and catches up', async () => {
     c.sim.faults.set('error=429@1');
-    c.sim.store.mutate(DEPLOYMENTS_REF, 'default', 'web', (x) => ({ ...x, spec: { ...(x.spec as object), replicas: 5 } }) as KubeObject);
+    c.sim.store.mutate(
+      DEPLOYMENTS_REF,
+      'default',
+      'web',
+      (x) => ({ ...x, spec: { ...(x.spec as object), replicas: 5 } }) as KubeObject,
+    );
     await sleep(3000);
     c.sim.faults.clear();
-    await eventually('web at 5', async () => {
-      const d = await c.client.get<Deployment>(DEPLOYMENTS, 'default', 'web');
-      return d.status?.availableReplicas === 5 && d.status.observedGeneration === d.metadata.generation;
-    }, 60_000);
+    await eventually(
+      'web at 5',
+      async () => {
+        const d = await c.client.get<Deployment>(DEPLOYMENTS, 'default', 'web');
+        return d.status?.availableReplicas === 5 && d.status.observedGeneration === d.metadata.generation;
+      },
+      60_000,
+    );
     expect(await readyz()).to.equal('200 ok');
   });
 });

@@ -7,7 +7,16 @@ import { expect } from 'chai';
 import type { Deployment } from '../../src/api/types.ts';
 import { DEPLOYMENTS } from '../../src/kube/client.ts';
 import { DEPENDENTS_FINALIZER, incompleteReason } from '../../src/engine/marathon/dependencies.ts';
-import { Timeline, condition, createNamespace, deploymentManifest, eventually, ownedReplicaSets, startCluster, waitComplete } from './fixtures/cluster.ts';
+import {
+  Timeline,
+  condition,
+  createNamespace,
+  deploymentManifest,
+  eventually,
+  ownedReplicaSets,
+  startCluster,
+  waitComplete,
+} from './fixtures/cluster.ts';
 import type { Cluster } from './fixtures/cluster.ts';
 
 const imagePatch = (image: string) => ({ spec: { template: { spec: { containers: [{ name: 'web', image }] } } } });
@@ -58,27 +67,35 @@ describe('integration: dependency-ordered Deployments (db ← app)', function ()
       await c.client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'db', { replicas: 3 }));
       await waitComplete(c.client, ns, 'db', '1');
       const app = await waitComplete(c.client, ns, 'app', '1');
-      expect(condition(app, 'DependenciesReady')).to.include({ status: 'True', reason: 'DependenciesReady', message: `${ns}/db is complete` });
+      expect(condition(app, 'DependenciesReady')).to.include({
+        status: 'True',
+        reason: 'DependenciesReady',
+        message: `${ns}/db is complete`,
+      });
       const firstApp = t.scalings.find((s) => isAppRS(s.rs))!;
       const dbDone = t.scalings.filter((s) => isDbRS(s.rs)).at(-1)!;
       expect(firstApp.rv, 'app starts after db has started').to.be.greaterThan(dbDone.rv);
       // db carries the dependents finalizer now that app depends on it.
       await eventually('db to carry the dependents finalizer', async () =>
-        (await c.client.getDeployment(ns, 'db')).metadata.finalizers?.includes(DEPENDENTS_FINALIZER));
+        (await c.client.getDeployment(ns, 'db')).metadata.finalizers?.includes(DEPENDENTS_FINALIZER),
+      );
 
       // Upgraded together (db's change stored first, as `kubectl apply` of one file does).
       const upgradeFrom = t.steps.at(-1)!.rv;
       await c.client.patchDeployment(ns, 'db', imagePatch('postgres:2'));
       await c.client.patchDeployment(ns, 'app', imagePatch('nginx:2'));
-      await eventually('app to wait for db\'s rollout', async () => {
+      await eventually("app to wait for db's rollout", async () => {
         const a = await c.client.getDeployment(ns, 'app');
-        return condition(a, 'DependenciesReady')?.status === 'False' || (await c.client.getDeployment(ns, 'db')).status?.updatedReplicas === 3;
+        return (
+          condition(a, 'DependenciesReady')?.status === 'False' ||
+          (await c.client.getDeployment(ns, 'db')).status?.updatedReplicas === 3
+        );
       });
       await waitComplete(c.client, ns, 'db', '2');
       await waitComplete(c.client, ns, 'app', '2');
       const dbNew = t.scalings.filter((s) => s.rv > upgradeFrom && isDbRS(s.rs));
       const appNew = t.scalings.filter((s) => s.rv > upgradeFrom && isAppRS(s.rs));
-      expect(appNew[0].rv, 'app\'s rollout begins after db\'s last step').to.be.greaterThan(dbNew.at(-1)!.rv);
+      expect(appNew[0].rv, "app's rollout begins after db's last step").to.be.greaterThan(dbNew.at(-1)!.rv);
 
       // Scaled together.
       const scaleFrom = t.steps.at(-1)!.rv;
@@ -86,7 +103,9 @@ describe('integration: dependency-ordered Deployments (db ← app)', function ()
       await c.client.patchDeployment(ns, 'app', { spec: { replicas: 5 } });
       await eventually('both at 5', async () => {
         const [db, a] = await Promise.all([c.client.getDeployment(ns, 'db'), c.client.getDeployment(ns, 'app')]);
-        return db.status?.availableReplicas === 5 && a.status?.availableReplicas === 5 && incompleteReason(a) === undefined;
+        return (
+          db.status?.availableReplicas === 5 && a.status?.availableReplicas === 5 && incompleteReason(a) === undefined
+        );
       });
       const dbUp = t.scalings.filter((s) => s.rv > scaleFrom && isDbRS(s.rs));
       const appUp = t.scalings.filter((s) => s.rv > scaleFrom && isAppRS(s.rs));
@@ -99,7 +118,12 @@ describe('integration: dependency-ordered Deployments (db ← app)', function ()
       const dbDeleting = await c.client.getDeployment(ns, 'db');
       expect(dbDeleting.metadata.deletionTimestamp, 'db is being deleted').to.be.a('string');
       await c.client.delete(DEPLOYMENTS, ns, 'app');
-      await eventually('both to be gone', () => t.deployments.size === 0 && t.steps.filter((s) => s.resource === 'deployments' && s.type === 'DELETED').length === 2);
+      await eventually(
+        'both to be gone',
+        () =>
+          t.deployments.size === 0 &&
+          t.steps.filter((s) => s.resource === 'deployments' && s.type === 'DELETED').length === 2,
+      );
       const deleted = t.steps.filter((s) => s.resource === 'deployments' && s.type === 'DELETED').map((s) => s.name);
       expect(deleted, 'app goes first').to.deep.equal(['app', 'db']);
       expect(t.violations).to.deep.equal([]);
@@ -133,6 +157,9 @@ describe('integration: dependency-ordered Deployments (db ← app)', function ()
 
     // web drops its dependency too: api loses the finalizer.
     await c.client.patchDeployment(ns, 'web', { spec: { dependencies: null } });
-    await eventually('api to lose the dependents finalizer', async () => (await c.client.getDeployment(ns, 'api')).metadata.finalizers === undefined);
+    await eventually(
+      'api to lose the dependents finalizer',
+      async () => (await c.client.getDeployment(ns, 'api')).metadata.finalizers === undefined,
+    );
   });
 });

@@ -7,7 +7,14 @@ import { expect } from 'chai';
 import type { Deployment } from '../../src/api/types.ts';
 import { DEPLOYMENTS } from '../../src/kube/client.ts';
 import type { DeploymentPlan } from '../../src/engine/marathon/deploymentplans.ts';
-import { createNamespace, deploymentManifest, eventually, sleep, startCluster, waitComplete } from './fixtures/cluster.ts';
+import {
+  createNamespace,
+  deploymentManifest,
+  eventually,
+  sleep,
+  startCluster,
+  waitComplete,
+} from './fixtures/cluster.ts';
 import type { Cluster } from './fixtures/cluster.ts';
 
 const imagePatch = (image: string) => ({ spec: { template: { spec: { containers: [{ name: 'web', image }] } } } });
@@ -18,9 +25,14 @@ describe('integration: GET /v2/deployments from the controller (db ← app)', fu
   const ns = 'view';
   // The simulated API server takes a token as its user: kubernetes-admin is in system:masters.
   const get = async (path: string, token = 'kubernetes-admin'): Promise<{ status: number; body: unknown }> => {
-    const res = await fetch(`http://127.0.0.1:${c.ctl.apiPort}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    const res = await fetch(`http://127.0.0.1:${c.ctl.apiPort}${path}`, {
+      headers: token ? { Authorization: `Bearer ${token}` } : {},
+    });
     const text = await res.text();
-    return { status: res.status, body: res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text };
+    return {
+      status: res.status,
+      body: res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text,
+    };
   };
   const list = async () => (await get('/v2/deployments')).body as DeploymentPlan[];
 
@@ -36,13 +48,17 @@ describe('integration: GET /v2/deployments from the controller (db ← app)', fu
   it('is read only by callers RBAC lets list pacer.dev Deployments: no token 401, an unbound ServiceAccount 403', async () => {
     expect(await get('/v2/deployments', '')).to.deep.equal({ status: 401, body: 'Unauthorized' });
     expect(await get('/v2/deployments', 'system:serviceaccount:view:nosy')).to.deep.equal({
-      status: 403, body: 'deployments.pacer.dev is forbidden: User "system:serviceaccount:view:nosy" cannot list resource "deployments" in API group "pacer.dev" at the cluster scope',
+      status: 403,
+      body: 'deployments.pacer.dev is forbidden: User "system:serviceaccount:view:nosy" cannot list resource "deployments" in API group "pacer.dev" at the cluster scope',
     });
   });
 
   it('shows the upgrade step by step under one id, then an empty list', async () => {
     const db = deploymentManifest(ns, 'db', { replicas: 2 });
-    const app: Deployment = { ...deploymentManifest(ns, 'app', { replicas: 2 }), spec: { ...deploymentManifest(ns, 'app', { replicas: 2 }).spec, dependencies: ['db'] } };
+    const app: Deployment = {
+      ...deploymentManifest(ns, 'app', { replicas: 2 }),
+      spec: { ...deploymentManifest(ns, 'app', { replicas: 2 }).spec, dependencies: ['db'] },
+    };
     await c.client.create(DEPLOYMENTS, ns, db);
     await c.client.create(DEPLOYMENTS, ns, app);
     await waitComplete(c.client, ns, 'db', '1');
@@ -76,7 +92,10 @@ describe('integration: GET /v2/deployments from the controller (db ← app)', fu
 
     // The one seen, by id: gone now, with Marathon's 404.
     const id = both[0].id;
-    expect(await get(`/v2/deployments/${id}`)).to.deep.equal({ status: 404, body: { message: `DeploymentPlan ${id} does not exist` } });
+    expect(await get(`/v2/deployments/${id}`)).to.deep.equal({
+      status: 404,
+      body: { message: `DeploymentPlan ${id} does not exist` },
+    });
     const [dbNow, appNow] = await Promise.all([c.client.getDeployment(ns, 'db'), c.client.getDeployment(ns, 'app')]);
     expect(dbNow.metadata.annotations?.['pacer.dev/revision']).to.equal('2');
     expect(appNow.metadata.annotations?.['pacer.dev/revision']).to.equal('2');

@@ -22,7 +22,15 @@ import type { Lease } from '../../src/manager/leaderelection.ts';
 import { kubeconfigYaml } from '../../src/sim/kubeconfig.ts';
 import type { SimCluster } from '../../src/sim/index.ts';
 import type { AuditEntry } from '../../src/sim/audit.ts';
-import { createNamespace, deploymentManifest, eventually, imageOf, ownedReplicaSets, startSimWithCrds, waitComplete } from './fixtures/cluster.ts';
+import {
+  createNamespace,
+  deploymentManifest,
+  eventually,
+  imageOf,
+  ownedReplicaSets,
+  startSimWithCrds,
+  waitComplete,
+} from './fixtures/cluster.ts';
 
 const FIXTURE = new URL('./fixtures/pacer-controller.ts', import.meta.url).pathname;
 const WRITES = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -59,10 +67,28 @@ describe('leader election: two pacer controller processes, one simulated cluster
   function startReplica(name: string): Replica {
     const kubeconfig = join(dir, `${name}.kubeconfig`);
     writeFileSync(kubeconfig, kubeconfigYaml(sim.url, name)); // the token names the replica in the audit log
-    const child = spawn(process.execPath, [
-      FIXTURE, 'controller', '--kubeconfig', kubeconfig, '--metrics-bind-address', '0', '--health-probe-bind-address', '0',
-      '--api-bind-address', '0', '--webhook-bind-address', '0', '--leader-election-retry-period', '1s', '--log-format', 'json',
-    ], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
+    const child = spawn(
+      process.execPath,
+      [
+        FIXTURE,
+        'controller',
+        '--kubeconfig',
+        kubeconfig,
+        '--metrics-bind-address',
+        '0',
+        '--health-probe-bind-address',
+        '0',
+        '--api-bind-address',
+        '0',
+        '--webhook-bind-address',
+        '0',
+        '--leader-election-retry-period',
+        '1s',
+        '--log-format',
+        'json',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, KUBECONFIG: '' } },
+    );
     const logs: string[] = [];
     const waiters: Array<{ msg: string; resolve(t: number): void }> = [];
     let buf = '';
@@ -74,7 +100,11 @@ describe('leader election: two pacer controller processes, one simulated cluster
         buf = buf.slice(nl + 1);
         logs.push(line);
         let msg: string | undefined;
-        try { msg = (JSON.parse(line) as { message?: string }).message; } catch { /* not a log line */ }
+        try {
+          msg = (JSON.parse(line) as { message?: string }).message;
+        } catch {
+          /* not a log line */
+        }
         for (const w of waiters.filter((x) => x.msg === msg)) {
           waiters.splice(waiters.indexOf(w), 1);
           w.resolve(Date.now());
@@ -83,11 +113,17 @@ describe('leader election: two pacer controller processes, one simulated cluster
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const r: Replica = {
-      name, child, logs, exited,
-      logged: (msg) => new Promise<number>((resolve, reject) => {
-        waiters.push({ msg, resolve });
-        void exited.then((code) => reject(new Error(`${name} exited (${code}) before logging "${msg}":\n${logs.slice(-20).join('\n')}`)));
-      }),
+      name,
+      child,
+      logs,
+      exited,
+      logged: (msg) =>
+        new Promise<number>((resolve, reject) => {
+          waiters.push({ msg, resolve });
+          void exited.then((code) =>
+            reject(new Error(`${name} exited (${code}) before logging "${msg}":\n${logs.slice(-20).join('\n')}`)),
+          );
+        }),
     };
     replicas.push(r);
     return r;
@@ -95,11 +131,16 @@ describe('leader election: two pacer controller processes, one simulated cluster
 
   /** Every write except the Lease's, by token, in the order the sim answered them. */
   function writes(): AuditEntry[] {
-    return sim.audit.entries().filter((e) => e.user !== undefined && e.user !== 'sim-token' && WRITES.has(e.verb) && e.resource !== 'leases');
+    return sim.audit
+      .entries()
+      .filter((e) => e.user !== undefined && e.user !== 'sim-token' && WRITES.has(e.verb) && e.resource !== 'leases');
   }
 
   async function lease(): Promise<Lease> {
-    return client.request<Lease>(HttpMethod.GET, '/apis/coordination.k8s.io/v1/namespaces/pacer-system/leases/pacer-controller');
+    return client.request<Lease>(
+      HttpMethod.GET,
+      '/apis/coordination.k8s.io/v1/namespaces/pacer-system/leases/pacer-controller',
+    );
   }
 
   async function newReplicaSet(d: Deployment, image: string): Promise<ReplicaSet | undefined> {
@@ -111,9 +152,14 @@ describe('leader election: two pacer controller processes, one simulated cluster
     await a.logged('became the leader; starting workers');
     const b = startReplica('replica-b');
     await b.logged('caches synced; campaigning for leadership');
-    await client.create(DEPLOYMENTS, NS, deploymentManifest(NS, 'web', {
-      replicas: 4, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
-    }));
+    await client.create(
+      DEPLOYMENTS,
+      NS,
+      deploymentManifest(NS, 'web', {
+        replicas: 4,
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      }),
+    );
     await waitComplete(client, NS, 'web', '1');
     const by = new Set(writes().map((e) => e.user));
     expect([...by]).to.deep.equal(['replica-a']);
@@ -124,44 +170,80 @@ describe('leader election: two pacer controller processes, one simulated cluster
   it('SIGKILL of the leader mid-rollout: the standby takes the Lease once it expires and finishes the rollout', async () => {
     const [a, b] = replicas;
     const before = await lease();
-    await client.patch(DEPLOYMENTS, NS, 'web', { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } }, 'merge');
+    await client.patch(
+      DEPLOYMENTS,
+      NS,
+      'web',
+      { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } },
+      'merge',
+    );
     const d = await client.getDeployment(NS, 'web');
-    await eventually('the rollout under way', async () => ((await newReplicaSet(d, 'nginx:2'))?.spec.replicas ?? 0) >= 1, 20_000);
+    await eventually(
+      'the rollout under way',
+      async () => ((await newReplicaSet(d, 'nginx:2'))?.spec.replicas ?? 0) >= 1,
+      20_000,
+    );
     const killedAt = Date.now();
     a!.child.kill('SIGKILL');
     await a!.exited;
     const old = (await ownedReplicaSets(client, d)).find((rs) => imageOf(rs) === 'nginx:1');
-    expect(old?.spec.replicas ?? 0, 'killed before the rollout ended: the old ReplicaSet still has replicas').to.be.greaterThan(0);
+    expect(
+      old?.spec.replicas ?? 0,
+      'killed before the rollout ended: the old ReplicaSet still has replicas',
+    ).to.be.greaterThan(0);
     const tookOver = await b!.logged('became the leader; starting workers');
     await waitComplete(client, NS, 'web', '2', 60_000);
     const after = await lease();
     expect(after.spec?.leaseTransitions).to.equal((before.spec?.leaseTransitions ?? 0) + 1);
     expect(after.spec?.holderIdentity).to.not.equal(before.spec?.holderIdentity);
-    console.log(`      (SIGKILL → standby leading: ${((tookOver - killedAt) / 1000).toFixed(1)} s; the lease duration is 15 s)`);
+    console.log(
+      `      (SIGKILL → standby leading: ${((tookOver - killedAt) / 1000).toFixed(1)} s; the lease duration is 15 s)`,
+    );
   });
 
   it('SIGTERM of the leader: it releases the Lease, and the standby takes over at its next try', async () => {
     const b = replicas[1]!;
     const c = startReplica('replica-c');
     await c.logged('caches synced; campaigning for leadership');
-    await client.patch(DEPLOYMENTS, NS, 'web', { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:3' }] } } } }, 'merge');
+    await client.patch(
+      DEPLOYMENTS,
+      NS,
+      'web',
+      { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:3' }] } } } },
+      'merge',
+    );
     await waitComplete(client, NS, 'web', '3', 60_000);
     const termAt = Date.now();
     b.child.kill('SIGTERM');
     expect(await b.exited, 'a graceful stop').to.equal(0);
-    const releasedAt = sim.audit.entries().findLastIndex((e) => e.user === 'replica-b' && e.resource === 'leases' && e.verb === 'update');
-    expect(sim.audit.entries()[releasedAt]?.code, 'the last Lease write of the stopped leader succeeded (the release)').to.equal(200);
+    const releasedAt = sim.audit
+      .entries()
+      .findLastIndex((e) => e.user === 'replica-b' && e.resource === 'leases' && e.verb === 'update');
+    expect(
+      sim.audit.entries()[releasedAt]?.code,
+      'the last Lease write of the stopped leader succeeded (the release)',
+    ).to.equal(200);
     const tookOver = await c.logged('became the leader; starting workers');
     // A released Lease is taken at the next try, not after the 15 s lease duration: the standby's
     // first read of the Lease after the release is followed by its acquiring write (waiting for the
     // Lease to expire would take some fifteen reads, one per retry period).
-    const cLease = sim.audit.entries().slice(releasedAt + 1).filter((e) => e.user === 'replica-c' && e.resource === 'leases');
-    expect(cLease.slice(0, 2).map((e) => `${e.verb} ${e.code}`), 'replica-c\'s Lease requests after the release').to.deep.equal(['get 200', 'update 200']);
+    const cLease = sim.audit
+      .entries()
+      .slice(releasedAt + 1)
+      .filter((e) => e.user === 'replica-c' && e.resource === 'leases');
+    expect(
+      cLease.slice(0, 2).map((e) => `${e.verb} ${e.code}`),
+      "replica-c's Lease requests after the release",
+    ).to.deep.equal(['get 200', 'update 200']);
     await client.patch(DEPLOYMENTS, NS, 'web', { spec: { replicas: 2 } }, 'merge');
-    await eventually('scaled to 2 by the new leader', async () => {
-      const x = await client.getDeployment(NS, 'web');
-      return x.status?.replicas === 2 && x.status.observedGeneration === x.metadata.generation;
-    }, 30_000);
+    await eventually(
+      'scaled to 2 by the new leader',
+      async () => {
+        const x = await client.getDeployment(NS, 'web');
+        return x.status?.replicas === 2 && x.status.observedGeneration === x.metadata.generation;
+      },
+      30_000,
+    );
     console.log(`      (SIGTERM → standby leading: ${((tookOver - termAt) / 1000).toFixed(1)} s; retry period 1 s)`);
   });
 
@@ -169,7 +251,11 @@ describe('leader election: two pacer controller processes, one simulated cluster
     const all = writes();
     const order: string[] = [];
     for (const e of all) if (order.at(-1) !== e.user) order.push(e.user!);
-    expect(order, 'each replica writes in one unbroken period, in the order they led').to.deep.equal(['replica-a', 'replica-b', 'replica-c']);
+    expect(order, 'each replica writes in one unbroken period, in the order they led').to.deep.equal([
+      'replica-a',
+      'replica-b',
+      'replica-c',
+    ]);
     const span = (who: string) => {
       const t = all.filter((e) => e.user === who).map((e) => Date.parse(e.time));
       return [Math.min(...t), Math.max(...t)] as const;

@@ -19,7 +19,12 @@ const SECRET = 's3cr3t-hunter2';
 const PROMETHEUS_SERIES = new Set(['up']);
 
 const imagePatch = (image: string, annotations?: Record<string, string>) => ({
-  spec: { template: { ...(annotations ? { metadata: { annotations } } : {}), spec: { containers: [{ name: 'web', image, env: [{ name: 'DB_PASSWORD', value: SECRET }] }] } } },
+  spec: {
+    template: {
+      ...(annotations ? { metadata: { annotations } } : {}),
+      spec: { containers: [{ name: 'web', image, env: [{ name: 'DB_PASSWORD', value: SECRET }] }] },
+    },
+  },
 });
 
 describe('observability: a controller on the simulated cluster', function () {
@@ -45,10 +50,17 @@ describe('observability: a controller on the simulated cluster', function () {
         buf = buf.slice(nl + 1);
       }
     });
-    c = await startCluster({}, {
-      metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', apiBindAddress: '0', webhookBindAddress: '0', workers: 2,
-      logger: createLogger({ level: 'info', format: 'json', stream }),
-    });
+    c = await startCluster(
+      {},
+      {
+        metricsBindAddress: '127.0.0.1:0',
+        healthProbeBindAddress: '127.0.0.1:0',
+        apiBindAddress: '0',
+        webhookBindAddress: '0',
+        workers: 2,
+        logger: createLogger({ level: 'info', format: 'json', stream }),
+      },
+    );
     createNamespace(c.sim, NS);
   });
   after(async () => {
@@ -65,7 +77,9 @@ describe('observability: a controller on the simulated cluster', function () {
 
   it('during rollouts: reconcile, work queue, API client, object and rollout metrics', async () => {
     const manifest = deploymentManifest(NS, 'web', { replicas: 3 });
-    manifest.spec.template!.spec = { containers: [{ name: 'web', image: 'nginx:1', env: [{ name: 'DB_PASSWORD', value: SECRET }] }] } as never;
+    manifest.spec.template!.spec = {
+      containers: [{ name: 'web', image: 'nginx:1', env: [{ name: 'DB_PASSWORD', value: SECRET }] }],
+    } as never;
     await c.client.create(DEPLOYMENTS, NS, manifest);
     await waitComplete(c.client, NS, 'web', '1');
     await c.client.patch(DEPLOYMENTS, NS, 'web', imagePatch('nginx:2'), 'merge');
@@ -78,7 +92,11 @@ describe('observability: a controller on the simulated cluster', function () {
     });
     const ctl = { controller: 'deployment' };
     expect(value(s, 'controller_runtime_reconcile_total', { ...ctl, result: 'success' })).to.be.greaterThan(0);
-    expect(samples(s, 'controller_runtime_reconcile_total', ctl).map((x) => x.labels.result).sort()).to.deep.equal(['error', 'requeue', 'requeue_after', 'success']);
+    expect(
+      samples(s, 'controller_runtime_reconcile_total', ctl)
+        .map((x) => x.labels.result)
+        .sort(),
+    ).to.deep.equal(['error', 'requeue', 'requeue_after', 'success']);
     expect(value(s, 'controller_runtime_reconcile_time_seconds_count', ctl)).to.be.greaterThan(0);
     expect(value(s, 'controller_runtime_max_concurrent_reconciles', ctl)).to.equal(2);
     expect(value(s, 'controller_runtime_active_workers', ctl)).to.be.within(0, 2);
@@ -88,9 +106,18 @@ describe('observability: a controller on the simulated cluster', function () {
     expect(value(s, 'workqueue_queue_duration_seconds_count', q)).to.be.greaterThan(0);
     expect(value(s, 'workqueue_depth', q)).to.be.at.least(0);
     const host = new URL(c.sim.url).host;
-    expect(value(s, 'rest_client_requests_total', { code: '201', method: 'POST', host }), 'ReplicaSets and Events created').to.be.greaterThan(0);
-    expect(value(s, 'rest_client_requests_total', { code: '200', method: 'PUT', host }), 'ReplicaSets scaled, status written').to.be.greaterThan(0);
-    expect(value(s, 'rest_client_requests_total', { code: '200', method: 'GET', host }), 'lists and watches').to.be.greaterThan(0);
+    expect(
+      value(s, 'rest_client_requests_total', { code: '201', method: 'POST', host }),
+      'ReplicaSets and Events created',
+    ).to.be.greaterThan(0);
+    expect(
+      value(s, 'rest_client_requests_total', { code: '200', method: 'PUT', host }),
+      'ReplicaSets scaled, status written',
+    ).to.be.greaterThan(0);
+    expect(
+      value(s, 'rest_client_requests_total', { code: '200', method: 'GET', host }),
+      'lists and watches',
+    ).to.be.greaterThan(0);
     expect(value(s, 'rest_client_request_duration_seconds_count', { verb: 'POST', host })).to.be.greaterThan(0);
 
     const web = { namespace: NS, name: 'web' };
@@ -98,13 +125,33 @@ describe('observability: a controller on the simulated cluster', function () {
     expect(value(s, 'pacer_deployment_status_replicas_available', web)).to.equal(3);
     expect(value(s, 'pacer_deployment_status_replicas_updated', web)).to.equal(3);
     expect(value(s, 'pacer_deployment_info', { ...web, strategy: 'RollingUpdate' })).to.equal(1);
-    expect(value(s, 'pacer_deployment_status_condition', { ...web, condition: 'Progressing', status: 'true', reason: 'NewReplicaSetAvailable' })).to.equal(1);
-    expect(value(s, 'pacer_deployment_status_condition', { ...web, condition: 'Progressing', status: 'false', reason: 'NewReplicaSetAvailable' })).to.equal(0);
-    expect(value(s, 'pacer_deployment_metadata_generation', web)).to.equal(value(s, 'pacer_deployment_status_observed_generation', web));
-    expect(value(s, 'pacer_rollout_duration_seconds_count', { strategy: 'RollingUpdate', result: 'complete' })).to.be.at.least(2);
+    expect(
+      value(s, 'pacer_deployment_status_condition', {
+        ...web,
+        condition: 'Progressing',
+        status: 'true',
+        reason: 'NewReplicaSetAvailable',
+      }),
+    ).to.equal(1);
+    expect(
+      value(s, 'pacer_deployment_status_condition', {
+        ...web,
+        condition: 'Progressing',
+        status: 'false',
+        reason: 'NewReplicaSetAvailable',
+      }),
+    ).to.equal(0);
+    expect(value(s, 'pacer_deployment_metadata_generation', web)).to.equal(
+      value(s, 'pacer_deployment_status_observed_generation', web),
+    );
+    expect(
+      value(s, 'pacer_rollout_duration_seconds_count', { strategy: 'RollingUpdate', result: 'complete' }),
+    ).to.be.at.least(2);
     expect(samples(s, 'process_cpu_seconds_total')).to.have.length(1);
     // Its phase of its service's deploy plan: parallel (no spec.plan), done, three steps COMPLETE.
-    expect(value(s, 'pacer_plan_phase_status', { ...web, plan: 'deploy', strategy: 'parallel', status: 'COMPLETE' })).to.equal(1);
+    expect(
+      value(s, 'pacer_plan_phase_status', { ...web, plan: 'deploy', strategy: 'parallel', status: 'COMPLETE' }),
+    ).to.equal(1);
     expect(samples(s, 'pacer_plan_phase_status').filter((x) => x.labels.name === 'web')).to.have.length(1);
     expect(value(s, 'pacer_plan_phase_steps', { ...web, plan: 'deploy', status: 'COMPLETE' })).to.equal(3);
   });
@@ -114,33 +161,61 @@ describe('observability: a controller on the simulated cluster', function () {
     const superseded0 = value(before, 'pacer_rollouts_total', { result: 'superseded' });
     const complete0 = value(before, 'pacer_rollouts_total', { result: 'complete' });
     // Pods of revision 3 take 4 s to become Ready: revision 4 arrives well before.
-    await c.client.patch(DEPLOYMENTS, NS, 'web', imagePatch('nginx:3', { 'sim.pacer.dev/ready-after-ms': '4000' }), 'merge');
-    await eventually('revision 3 written', async () => (await c.client.getDeployment(NS, 'web')).metadata.annotations?.['pacer.dev/revision'] === '3');
-    await c.client.patch(DEPLOYMENTS, NS, 'web', imagePatch('nginx:4', { 'sim.pacer.dev/ready-after-ms': '1' }), 'merge');
+    await c.client.patch(
+      DEPLOYMENTS,
+      NS,
+      'web',
+      imagePatch('nginx:3', { 'sim.pacer.dev/ready-after-ms': '4000' }),
+      'merge',
+    );
+    await eventually(
+      'revision 3 written',
+      async () => (await c.client.getDeployment(NS, 'web')).metadata.annotations?.['pacer.dev/revision'] === '3',
+    );
+    await c.client.patch(
+      DEPLOYMENTS,
+      NS,
+      'web',
+      imagePatch('nginx:4', { 'sim.pacer.dev/ready-after-ms': '1' }),
+      'merge',
+    );
     await waitComplete(c.client, NS, 'web', '4');
     const s = await eventually('revision 4 complete, revision 3 superseded', async () => {
       const x = await scrape();
       return value(x, 'pacer_rollouts_total', { result: 'complete' }) === complete0 + 1 && x;
     });
     expect(value(s, 'pacer_rollouts_total', { result: 'superseded' })).to.equal(superseded0 + 1);
-    expect(value(s, 'pacer_rollout_duration_seconds_count', { strategy: 'RollingUpdate', result: 'superseded' })).to.equal(1);
+    expect(
+      value(s, 'pacer_rollout_duration_seconds_count', { strategy: 'RollingUpdate', result: 'superseded' }),
+    ).to.equal(1);
   });
 
   it('every series the dashboard and the alerts name is exported', async () => {
     // A NodeRoll (one that selects no node: Invalid, nothing disrupted) so that its series exist.
     await c.client.create(NODEROLLS, undefined, {
-      apiVersion: 'pacer.dev/v1alpha1', kind: 'NodeRoll', metadata: { name: 'nothing' },
+      apiVersion: 'pacer.dev/v1alpha1',
+      kind: 'NodeRoll',
+      metadata: { name: 'nothing' },
       spec: { nodeSelector: { matchLabels: { group: 'none' } }, nodeGroup: 'none', desiredNodes: 1 },
     });
-    const roll = await eventually('the NodeRoll judged', async () => (await c.client.get<{ status?: { phase?: string; message?: string } }>(NODEROLLS, undefined, 'nothing')).status?.phase === 'Invalid'
-      && (await c.client.get<{ status: { message: string } }>(NODEROLLS, undefined, 'nothing')));
-    expect(roll.status.message).to.equal('spec.nodeSelector: Invalid value: {"matchLabels":{"group":"none"}}: matches no node');
+    const roll = await eventually(
+      'the NodeRoll judged',
+      async () =>
+        (await c.client.get<{ status?: { phase?: string; message?: string } }>(NODEROLLS, undefined, 'nothing')).status
+          ?.phase === 'Invalid' &&
+        (await c.client.get<{ status: { message: string } }>(NODEROLLS, undefined, 'nothing')),
+    );
+    expect(roll.status.message).to.equal(
+      'spec.nodeSelector: Invalid value: {"matchLabels":{"group":"none"}}: matches no node',
+    );
     const s = await scrape();
     const exported = new Set(s.map((x) => x.name));
     const wanted = new Set([...dashboardExpressions(), ...ruleExpressions()].flatMap(seriesNames));
     expect(wanted.size, 'the expressions were read').to.be.greaterThan(20);
     // A histogram may be named by its base name (histogram_count(), native histograms): its _count counts.
-    const missing = [...wanted].filter((n) => !PROMETHEUS_SERIES.has(n) && !exported.has(n) && !exported.has(`${n}_count`));
+    const missing = [...wanted].filter(
+      (n) => !PROMETHEUS_SERIES.has(n) && !exported.has(n) && !exported.has(`${n}_count`),
+    );
     expect(missing).to.deep.equal([]);
   });
 
@@ -164,36 +239,49 @@ describe('observability: a controller on the simulated cluster', function () {
       expect(r.duration).to.be.a('number');
       expect(r.result).to.be.oneOf(['success', 'requeue', 'requeue_after']);
     }
-    const ended = records.filter((r) => r.message === 'rollout ended' && r.namespace === NS).map((r) => `${r.revision} ${r.result}`);
+    const ended = records
+      .filter((r) => r.message === 'rollout ended' && r.namespace === NS)
+      .map((r) => `${r.revision} ${r.result}`);
     expect(ended).to.include.members(['1 complete', '2 complete', '3 superseded', '4 complete']);
   });
 
-  it('a deleted Deployment\'s series disappear', async () => {
-    const has = (s: Sample[]) => s.some((x) => x.name.startsWith('pacer_deployment_') && x.labels.namespace === NS && x.labels.name === 'web');
+  it("a deleted Deployment's series disappear", async () => {
+    const has = (s: Sample[]) =>
+      s.some((x) => x.name.startsWith('pacer_deployment_') && x.labels.namespace === NS && x.labels.name === 'web');
     expect(has(await scrape())).to.equal(true);
     await c.client.delete(DEPLOYMENTS, NS, 'web');
     await eventually('the series of observe/web to go', async () => !has(await scrape()));
     // The controller goes on exporting everything else.
-    expect(value(await scrape(), 'controller_runtime_max_concurrent_reconciles', { controller: 'deployment' })).to.equal(2);
+    expect(
+      value(await scrape(), 'controller_runtime_max_concurrent_reconciles', { controller: 'deployment' }),
+    ).to.equal(2);
   });
 
-  it('Events: a rollout\'s scaling steps are recorded on the Deployment, none of its conditions; a pause is', async () => {
+  it("Events: a rollout's scaling steps are recorded on the Deployment, none of its conditions; a pause is", async () => {
     const held = deploymentManifest(NS, 'held', { replicas: 1 });
     held.spec.paused = true;
     await c.client.create(DEPLOYMENTS, NS, held);
     const reasonsOf = async (name: string) => {
       await c.ctl.controller.recorder.flush(); // Events trail the writes
-      const items = (await c.client.list<{ involvedObject: { name?: string }; reason: string; type: string }>(EVENTS, NS)).items;
+      const items = (
+        await c.client.list<{ involvedObject: { name?: string }; reason: string; type: string }>(EVENTS, NS)
+      ).items;
       return new Set(items.filter((e) => e.involvedObject.name === name).map((e) => `${e.type} ${e.reason}`));
     };
-    await eventually('the paused Deployment\'s Event', async () => (await reasonsOf('held')).has('Normal DeploymentPaused'));
+    await eventually("the paused Deployment's Event", async () =>
+      (await reasonsOf('held')).has('Normal DeploymentPaused'),
+    );
     const web = await reasonsOf('web');
     expect(web.has('Normal ScalingReplicaSet')).to.equal(true);
     // Four rollouts that went as planned: their Progressing reasons and availability stayed in the status.
-    for (const r of ['NewReplicaSetCreated', 'ReplicaSetUpdated', 'NewReplicaSetAvailable', 'MinimumReplicasAvailable']) {
+    for (const r of [
+      'NewReplicaSetCreated',
+      'ReplicaSetUpdated',
+      'NewReplicaSetAvailable',
+      'MinimumReplicasAvailable',
+    ]) {
       expect(web.has(`Normal ${r}`), r).to.equal(false);
     }
     expect(web.has('Warning MinimumReplicasUnavailable')).to.equal(false);
   });
 });
-

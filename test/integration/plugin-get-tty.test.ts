@@ -21,10 +21,17 @@ describe('kubectl pacer get -w on a terminal', function () {
   let sim: SimCluster;
   before(async () => {
     sim = await startSim({ port: 0, controlPlane: false });
-    for (const crd of await readManifests(`${ROOT}crds`)) sim.store.create(REF.customresourcedefinitions, undefined, crd);
+    for (const crd of await readManifests(`${ROOT}crds`))
+      sim.store.create(REF.customresourcedefinitions, undefined, crd);
     sim.store.create(DEPLOYMENTS, 'default', {
-      apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', metadata: { name: 'web' },
-      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1' }] } } },
+      apiVersion: 'pacer.dev/v1alpha1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1' }] } },
+      },
     });
   });
   after(() => sim?.stop());

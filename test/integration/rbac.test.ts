@@ -18,7 +18,15 @@ import type { KubeClient, ResourceType } from '../../src/kube/client.ts';
 import { computeHash } from '../../src/engine/kubernetes/hash.ts';
 import type { AuditEntry } from '../../src/sim/audit.ts';
 import {
-  CONTROLLER_AGENT_PREFIX, condition, createNamespace, deploymentManifest, eventually, ownedReplicaSets, startSimWithCrds, startTestController, waitComplete,
+  CONTROLLER_AGENT_PREFIX,
+  condition,
+  createNamespace,
+  deploymentManifest,
+  eventually,
+  ownedReplicaSets,
+  startSimWithCrds,
+  startTestController,
+  waitComplete,
 } from './fixtures/cluster.ts';
 import { BEDS } from '../fixtures/beds.ts';
 import { PACER_USER, startRealCluster } from '../fixtures/realbed.ts';
@@ -26,7 +34,13 @@ import type { RealBed } from '../fixtures/realbed.ts';
 import { KUBECTL_HOW, requireTool } from '../fixtures/tools.ts';
 import { operatorToken } from '../fixtures/operator.ts';
 
-const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
+const NAMESPACES: ResourceType = {
+  group: '',
+  version: 'v1',
+  plural: 'namespaces',
+  kind: 'Namespace',
+  namespaced: false,
+};
 const RBAC_FILE = new URL('../../manifests/base/rbac.yaml', import.meta.url).pathname;
 /** How rbac.yaml marks a rule kept for a later feature (see the leases rule). */
 const RESERVED_MARK = /not used yet/i;
@@ -58,8 +72,11 @@ function policyRules(text: string): PolicyRule[] {
       const rule = (node as { toJSON(): Record<string, string[] | undefined> }).toJSON();
       const comment = (node as { commentBefore?: string | null }).commentBefore ?? '';
       out.push({
-        apiGroups: rule.apiGroups ?? [], resources: rule.resources ?? [], verbs: rule.verbs ?? [],
-        reserved: RESERVED_MARK.test(comment), comment: comment.trim(),
+        apiGroups: rule.apiGroups ?? [],
+        resources: rule.resources ?? [],
+        verbs: rule.verbs ?? [],
+        reserved: RESERVED_MARK.test(comment),
+        comment: comment.trim(),
         ...(obj.kind === 'Role' ? { namespace: obj.metadata?.namespace ?? 'default' } : {}),
       });
     }
@@ -78,7 +95,12 @@ interface RequestAttributes {
 }
 
 function attributesOf(e: AuditEntry): RequestAttributes {
-  return { apiGroup: e.apiGroup, resource: e.subresource ? `${e.resource}/${e.subresource}` : e.resource, verb: e.verb, ...(e.namespace ? { namespace: e.namespace } : {}) };
+  return {
+    apiGroup: e.apiGroup,
+    resource: e.subresource ? `${e.resource}/${e.subresource}` : e.resource,
+    verb: e.verb,
+    ...(e.namespace ? { namespace: e.namespace } : {}),
+  };
 }
 
 /**
@@ -91,18 +113,27 @@ function ruleAllows(rule: PolicyRule, a: RequestAttributes): boolean {
   return has(rule.apiGroups, a.apiGroup) && has(rule.resources, a.resource) && has(rule.verbs, a.verb);
 }
 
-const describePermission = (a: RequestAttributes) => `${a.verb} ${a.apiGroup === '' ? '' : `${a.apiGroup}/`}${a.resource}`;
+const describePermission = (a: RequestAttributes) =>
+  `${a.verb} ${a.apiGroup === '' ? '' : `${a.apiGroup}/`}${a.resource}`;
 
 /** Every (group, resource, verb) a rule grants. */
 function grantsOf(rule: PolicyRule): RequestAttributes[] {
-  return rule.apiGroups.flatMap((apiGroup) => rule.resources.flatMap((resource) => rule.verbs.map((verb) => ({ apiGroup, resource, verb }))));
+  return rule.apiGroups.flatMap((apiGroup) =>
+    rule.resources.flatMap((resource) => rule.verbs.map((verb) => ({ apiGroup, resource, verb }))),
+  );
 }
 
 describe('RBAC: manifests/base/rbac.yaml against what the controller does', function () {
   this.timeout(60_000);
 
   describe('rule matching (the checker itself)', () => {
-    const rule: PolicyRule = { apiGroups: ['apps'], resources: ['replicasets', 'deployments/status'], verbs: ['get', 'update'], reserved: false, comment: '' };
+    const rule: PolicyRule = {
+      apiGroups: ['apps'],
+      resources: ['replicasets', 'deployments/status'],
+      verbs: ['get', 'update'],
+      reserved: false,
+      comment: '',
+    };
     const rows: Array<[RequestAttributes, boolean]> = [
       [{ apiGroup: 'apps', resource: 'replicasets', verb: 'get' }, true],
       [{ apiGroup: 'apps', resource: 'replicasets', verb: 'list' }, false], // verb not granted
@@ -114,194 +145,341 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
     for (const [a, want] of rows) {
       it(`${describePermission(a)} → ${want ? 'allowed' : 'denied'}`, () => expect(ruleAllows(rule, a)).to.equal(want));
     }
-    it('a Role\'s rule holds in its namespace only', () => {
+    it("a Role's rule holds in its namespace only", () => {
       const inNs: PolicyRule = { ...rule, namespace: 'pacer-system' };
-      expect(ruleAllows(inNs, { apiGroup: 'apps', resource: 'replicasets', verb: 'get', namespace: 'pacer-system' })).to.equal(true);
-      expect(ruleAllows(inNs, { apiGroup: 'apps', resource: 'replicasets', verb: 'get', namespace: 'default' })).to.equal(false);
-      expect(ruleAllows(inNs, { apiGroup: 'apps', resource: 'replicasets', verb: 'get' }), 'across namespaces').to.equal(false);
+      expect(
+        ruleAllows(inNs, { apiGroup: 'apps', resource: 'replicasets', verb: 'get', namespace: 'pacer-system' }),
+      ).to.equal(true);
+      expect(
+        ruleAllows(inNs, { apiGroup: 'apps', resource: 'replicasets', verb: 'get', namespace: 'default' }),
+      ).to.equal(false);
+      expect(
+        ruleAllows(inNs, { apiGroup: 'apps', resource: 'replicasets', verb: 'get' }),
+        'across namespaces',
+      ).to.equal(false);
     });
     it('"*" matches any group, resource or verb', () => {
-      expect(ruleAllows({ ...rule, apiGroups: ['*'], resources: ['*'], verbs: ['*'] }, { apiGroup: 'x', resource: 'y/z', verb: 'watch' })).to.equal(true);
+      expect(
+        ruleAllows(
+          { ...rule, apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+          { apiGroup: 'x', resource: 'y/z', verb: 'watch' },
+        ),
+      ).to.equal(true);
     });
-    it('reads the comment above a rule and its reserved mark; a Role\'s rules carry its namespace', () => {
-      const rules = policyRules([
-        'kind: ClusterRole', 'metadata: {name: r}', 'rules:',
-        '  # Pods are read.', '  - apiGroups: [""]', '    resources: ["pods"]', '    verbs: ["get"]',
-        '  # LATER (not used yet): secrets.', '  - apiGroups: [""]', '    resources: ["secrets"]', '    verbs: ["get"]',
-        '---', 'kind: Role', 'metadata: {name: l, namespace: pacer-system}', 'rules:',
-        '  - apiGroups: ["coordination.k8s.io"]', '    resources: ["leases"]', '    verbs: ["get"]',
-      ].join('\n'));
-      expect(rules.map((r) => [r.resources[0], r.reserved, r.namespace])).to.deep.equal([['pods', false, undefined], ['secrets', true, undefined], ['leases', false, 'pacer-system']]);
+    it("reads the comment above a rule and its reserved mark; a Role's rules carry its namespace", () => {
+      const rules = policyRules(
+        [
+          'kind: ClusterRole',
+          'metadata: {name: r}',
+          'rules:',
+          '  # Pods are read.',
+          '  - apiGroups: [""]',
+          '    resources: ["pods"]',
+          '    verbs: ["get"]',
+          '  # LATER (not used yet): secrets.',
+          '  - apiGroups: [""]',
+          '    resources: ["secrets"]',
+          '    verbs: ["get"]',
+          '---',
+          'kind: Role',
+          'metadata: {name: l, namespace: pacer-system}',
+          'rules:',
+          '  - apiGroups: ["coordination.k8s.io"]',
+          '    resources: ["leases"]',
+          '    verbs: ["get"]',
+        ].join('\n'),
+      );
+      expect(rules.map((r) => [r.resources[0], r.reserved, r.namespace])).to.deep.equal([
+        ['pods', false, undefined],
+        ['secrets', true, undefined],
+        ['leases', false, 'pacer-system'],
+      ]);
     });
   });
 
-  for (const bed of BEDS) describe(`the recorded workload (${bed})`, () => {
-    let stop: () => Promise<void> = async () => {};
-    let used: RequestAttributes[];
-    let forbidden: string[] = [];
-    const ns = 'rbac';
+  for (const bed of BEDS)
+    describe(`the recorded workload (${bed})`, () => {
+      let stop: () => Promise<void> = async () => {};
+      let used: RequestAttributes[];
+      let forbidden: string[] = [];
+      const ns = 'rbac';
 
-    before(async function () {
-      if (bed === 'real') requireTool(this, 'kube-bed', KUBECTL_HOW);
-      let client: KubeClient;
-      let stopController: () => Promise<void>;
-      let apiPort = 0;
-      let requests: () => Promise<RequestAttributes[]>;
-      let realBed: RealBed | undefined;
-      if (bed === 'sim') {
-        const { sim, client: simClient } = await startSimWithCrds({ podStartMs: 20, podReadyMs: 30 });
-        createNamespace(sim, ns);
-        createNamespace(sim, LEASE_NAMESPACE);
-        const ctl = await startTestController(sim.kubeconfig, ELECTING).catch(async (err: unknown) => { await sim.stop(); throw err; });
-        const c = { sim, ctl };
-        apiPort = ctl.apiPort!;
-        stop = async () => { await ctl.stop(); await sim.stop(); };
-        client = simClient;
-        stopController = () => c.ctl.stop();
-        requests = async () => {
-          // The sim records a request when its response ends: the informers' watches appear once they close.
-          await eventually('the watches in the audit log', () => c.sim.audit.entries({ verb: 'watch', userAgent: CONTROLLER_AGENT_PREFIX }).length >= 3);
-          // From the controller's start: its informers' initial lists count too.
-          return c.sim.audit.entries().filter((e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX)).map(attributesOf);
-        };
-      } else {
-        const c = await startRealCluster({ podStartMs: 20, podReadyMs: 30 }, ELECTING);
-        realBed = c.bed;
-        apiPort = c.ctl.apiPort!;
-        stop = () => c.stop();
-        await c.client.create(NAMESPACES, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-        client = c.client;
-        stopController = () => c.ctl.stop();
-        // The real API server's audit log: every request of Pacer's ServiceAccount (discovery and
-        // other non-resource URLs have no objectRef: the default discovery roles grant them).
-        requests = async () => (await c.bed.audit())
-          .filter((e) => e.user.username === PACER_USER && e.objectRef?.resource)
-          .map((e) => ({
-            apiGroup: e.objectRef!.apiGroup ?? '', resource: e.objectRef!.subresource ? `${e.objectRef!.resource}/${e.objectRef!.subresource}` : e.objectRef!.resource!, verb: e.verb,
-            ...(e.objectRef!.namespace ? { namespace: e.objectRef!.namespace } : {}),
-          }));
-      }
-      // Create, roll out a new image, scale up and down and up again (the same Event message twice:
-      // the recorder patches the existing Event), pause and resume.
-      await client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'web', { replicas: 2 }));
-      await waitComplete(client, ns, 'web', '1');
-      await client.patch(DEPLOYMENTS, ns, 'web', { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } }, 'merge');
-      await waitComplete(client, ns, 'web', '2');
-      for (const replicas of [3, 2, 3]) {
-        await client.patch(DEPLOYMENTS, ns, 'web', { spec: { replicas } }, 'merge');
-        await eventually(`web at ${replicas}`, async () => {
-          const d = await client.getDeployment(ns, 'web');
-          return d.status?.availableReplicas === replicas && d.status.replicas === replicas && d.status.observedGeneration === d.metadata.generation;
+      before(async function () {
+        if (bed === 'real') requireTool(this, 'kube-bed', KUBECTL_HOW);
+        let client: KubeClient;
+        let stopController: () => Promise<void>;
+        let apiPort = 0;
+        let requests: () => Promise<RequestAttributes[]>;
+        let realBed: RealBed | undefined;
+        if (bed === 'sim') {
+          const { sim, client: simClient } = await startSimWithCrds({ podStartMs: 20, podReadyMs: 30 });
+          createNamespace(sim, ns);
+          createNamespace(sim, LEASE_NAMESPACE);
+          const ctl = await startTestController(sim.kubeconfig, ELECTING).catch(async (err: unknown) => {
+            await sim.stop();
+            throw err;
+          });
+          const c = { sim, ctl };
+          apiPort = ctl.apiPort!;
+          stop = async () => {
+            await ctl.stop();
+            await sim.stop();
+          };
+          client = simClient;
+          stopController = () => c.ctl.stop();
+          requests = async () => {
+            // The sim records a request when its response ends: the informers' watches appear once they close.
+            await eventually(
+              'the watches in the audit log',
+              () => c.sim.audit.entries({ verb: 'watch', userAgent: CONTROLLER_AGENT_PREFIX }).length >= 3,
+            );
+            // From the controller's start: its informers' initial lists count too.
+            return c.sim.audit
+              .entries()
+              .filter((e) => e.userAgent.startsWith(CONTROLLER_AGENT_PREFIX))
+              .map(attributesOf);
+          };
+        } else {
+          const c = await startRealCluster({ podStartMs: 20, podReadyMs: 30 }, ELECTING);
+          realBed = c.bed;
+          apiPort = c.ctl.apiPort!;
+          stop = () => c.stop();
+          await c.client.create(NAMESPACES, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+          client = c.client;
+          stopController = () => c.ctl.stop();
+          // The real API server's audit log: every request of Pacer's ServiceAccount (discovery and
+          // other non-resource URLs have no objectRef: the default discovery roles grant them).
+          requests = async () =>
+            (await c.bed.audit())
+              .filter((e) => e.user.username === PACER_USER && e.objectRef?.resource)
+              .map((e) => ({
+                apiGroup: e.objectRef!.apiGroup ?? '',
+                resource: e.objectRef!.subresource
+                  ? `${e.objectRef!.resource}/${e.objectRef!.subresource}`
+                  : e.objectRef!.resource!,
+                verb: e.verb,
+                ...(e.objectRef!.namespace ? { namespace: e.objectRef!.namespace } : {}),
+              }));
+        }
+        // Create, roll out a new image, scale up and down and up again (the same Event message twice:
+        // the recorder patches the existing Event), pause and resume.
+        await client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'web', { replicas: 2 }));
+        await waitComplete(client, ns, 'web', '1');
+        await client.patch(
+          DEPLOYMENTS,
+          ns,
+          'web',
+          { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } },
+          'merge',
+        );
+        await waitComplete(client, ns, 'web', '2');
+        for (const replicas of [3, 2, 3]) {
+          await client.patch(DEPLOYMENTS, ns, 'web', { spec: { replicas } }, 'merge');
+          await eventually(`web at ${replicas}`, async () => {
+            const d = await client.getDeployment(ns, 'web');
+            return (
+              d.status?.availableReplicas === replicas &&
+              d.status.replicas === replicas &&
+              d.status.observedGeneration === d.metadata.generation
+            );
+          });
+        }
+        await client.patch(DEPLOYMENTS, ns, 'web', { spec: { paused: true } }, 'merge');
+        await eventually(
+          'paused',
+          async () => condition(await client.getDeployment(ns, 'web'), 'Progressing')?.reason === 'DeploymentPaused',
+        );
+        await client.patch(DEPLOYMENTS, ns, 'web', { spec: { paused: false } }, 'merge');
+        await waitComplete(client, ns, 'web', '2');
+
+        // A plan operation over the controller's HTTP API, by an operator it authenticates and
+        // authorises (TokenReview, SubjectAccessReview): a step restarted (its pod deleted, an Event).
+        const token = await operatorToken(
+          client,
+          ns,
+          realBed &&
+            (async (sa) => {
+              const r = await realBed!.kubectl(['create', 'token', sa, '-n', ns, '--duration=1h']);
+              if (r.code !== 0) throw new Error(`kubectl create token: ${r.stderr}`);
+              return r.stdout.trim();
+            }),
+        );
+        const headers = { Authorization: `Bearer ${token}` };
+        const restart = await fetch(
+          `http://127.0.0.1:${apiPort}/v1/service/${ns}/web/plans/deploy/restart?phase=web&step=${encodeURIComponent('web-0:[web]')}`,
+          { method: 'POST', headers },
+        );
+        expect([restart.status, await restart.text()]).to.deep.equal([
+          200,
+          JSON.stringify({ message: 'Received cmd: restart for Plan: deploy, Phase: web, Step: web-0:[web]' }, null, 2),
+        ]);
+        await waitComplete(client, ns, 'web', '2');
+
+        // A custom plan over web: its status written (plans/status), a restart over HTTP (the Plan's
+        // overrides patched, web rollout-restarted, an Event on the Plan).
+        await client.create<PlanResource>(PLANS, ns, {
+          apiVersion: 'pacer.dev/v1alpha1',
+          kind: 'Plan',
+          metadata: { name: 'rollout', namespace: ns },
+          spec: { phases: [{ name: 'all', steps: ['web'] }] },
+        });
+        await eventually(
+          'the plan COMPLETE',
+          async () => (await client.get<PlanResource>(PLANS, ns, 'rollout')).status?.status === 'COMPLETE',
+        );
+        const rerun = await fetch(`http://127.0.0.1:${apiPort}/v1/service/${ns}/web/plans/rollout/restart`, {
+          method: 'POST',
+          headers,
+        });
+        expect([rerun.status, await rerun.text()]).to.deep.equal([
+          200,
+          JSON.stringify({ message: 'Received cmd: restart for Plan: rollout, Phase: null, Step: null' }, null, 2),
+        ]);
+        await waitComplete(client, ns, 'web', '3');
+
+        const web = await client.getDeployment(ns, 'web');
+        // Adoption of an orphan (a fresh read of the Deployment first, then the ReplicaSet update),
+        // and release of an owned ReplicaSet whose labels stop matching.
+        await client.create<ReplicaSet>(REPLICASETS, ns, {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: { name: 'web-orphan', namespace: ns, labels: { app: 'web', tier: 'x' } },
+          spec: {
+            replicas: 0,
+            selector: { matchLabels: { app: 'web', tier: 'x' } },
+            template: {
+              metadata: { labels: { app: 'web', tier: 'x' } },
+              spec: { containers: [{ name: 'web', image: 'nginx:0' }] },
+            },
+          },
+        });
+        await eventually(
+          'the orphan adopted',
+          async () =>
+            (await client.getReplicaSet(ns, 'web-orphan')).metadata.ownerReferences?.[0]?.uid === web.metadata.uid,
+        );
+        await client.patch(REPLICASETS, ns, 'web-orphan', { metadata: { labels: { app: 'other' } } }, 'merge');
+        await eventually(
+          'the ReplicaSet released',
+          async () => !(await client.getReplicaSet(ns, 'web-orphan')).metadata.ownerReferences?.length,
+        );
+
+        // History cleanup: the old ReplicaSet is deleted.
+        await client.patch(DEPLOYMENTS, ns, 'web', { spec: { revisionHistoryLimit: 0 } }, 'merge');
+        await eventually('the old ReplicaSets deleted', async () => (await ownedReplicaSets(client, web)).length === 1);
+
+        // A pod-template-hash collision: a foreign ReplicaSet already has the name Pacer wants. The
+        // create meets AlreadyExists, Pacer reads that ReplicaSet, bumps collisionCount and retries.
+        await client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'clash', { replicas: 1, paused: true }));
+        const clash = await eventually('clash observed', async () => {
+          const d = await client.getDeployment(ns, 'clash');
+          return d.status?.observedGeneration === d.metadata.generation && d;
+        });
+        await client.create<ReplicaSet>(REPLICASETS, ns, {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: { name: `clash-${computeHash(clash.spec.template)}`, namespace: ns, labels: { foreign: 'yes' } },
+          spec: {
+            replicas: 0,
+            selector: { matchLabels: { foreign: 'yes' } },
+            template: { metadata: { labels: { foreign: 'yes' } }, spec: { containers: [{ name: 'x', image: 'x' }] } },
+          },
+        });
+        await client.patch(DEPLOYMENTS, ns, 'clash', { spec: { paused: false } }, 'merge');
+        const resolved = await waitComplete(client, ns, 'clash', '1');
+        expect(resolved.status?.collisionCount, 'the collision happened').to.equal(1);
+
+        // Deletion: the Deployment goes, the garbage collector takes its ReplicaSets.
+        await client.delete(DEPLOYMENTS, ns, 'web');
+        await eventually(
+          'web gone',
+          async () => !(await client.list<Deployment>(DEPLOYMENTS, ns)).items.some((d) => d.metadata.name === 'web'),
+        );
+        // Stopped before reading the log, so that every request it made is there.
+        await stopController();
+        used = await requests();
+        if (realBed) forbidden = await realBed.forbidden();
+      });
+      after(() => stop());
+
+      it("records the controller's requests (the workload exercised it)", () => {
+        const kinds = new Set(used.map(describePermission));
+        for (const must of [
+          'create apps/replicasets',
+          'update apps/replicasets',
+          'delete apps/replicasets',
+          'get apps/replicasets',
+          'get pacer.dev/deployments',
+          'patch pacer.dev/deployments',
+          'update pacer.dev/deployments/status',
+          'watch pacer.dev/deployments',
+          'create events',
+          'patch events',
+          'get coordination.k8s.io/leases',
+          'create coordination.k8s.io/leases',
+          'update coordination.k8s.io/leases',
+          'watch pacer.dev/plans',
+          'update pacer.dev/plans/status',
+          'patch pacer.dev/plans',
+          'create authentication.k8s.io/tokenreviews',
+          'create authorization.k8s.io/subjectaccessreviews',
+        ]) {
+          expect([...kinds], must).to.include(must);
+        }
+      });
+
+      if (bed === 'real') {
+        it('the real API server, authorising the ServiceAccount with RBAC, forbade none of them', () => {
+          expect(used.length).to.be.greaterThan(0);
+          expect(forbidden).to.deep.equal([]);
         });
       }
-      await client.patch(DEPLOYMENTS, ns, 'web', { spec: { paused: true } }, 'merge');
-      await eventually('paused', async () => condition(await client.getDeployment(ns, 'web'), 'Progressing')?.reason === 'DeploymentPaused');
-      await client.patch(DEPLOYMENTS, ns, 'web', { spec: { paused: false } }, 'merge');
-      await waitComplete(client, ns, 'web', '2');
 
-      // A plan operation over the controller's HTTP API, by an operator it authenticates and
-      // authorises (TokenReview, SubjectAccessReview): a step restarted (its pod deleted, an Event).
-      const token = await operatorToken(client, ns, realBed && (async (sa) => {
-        const r = await realBed!.kubectl(['create', 'token', sa, '-n', ns, '--duration=1h']);
-        if (r.code !== 0) throw new Error(`kubectl create token: ${r.stderr}`);
-        return r.stdout.trim();
-      }));
-      const headers = { Authorization: `Bearer ${token}` };
-      const restart = await fetch(`http://127.0.0.1:${apiPort}/v1/service/${ns}/web/plans/deploy/restart?phase=web&step=${encodeURIComponent('web-0:[web]')}`, { method: 'POST', headers });
-      expect([restart.status, await restart.text()]).to.deep.equal([200, JSON.stringify({ message: 'Received cmd: restart for Plan: deploy, Phase: web, Step: web-0:[web]' }, null, 2)]);
-      await waitComplete(client, ns, 'web', '2');
-
-      // A custom plan over web: its status written (plans/status), a restart over HTTP (the Plan's
-      // overrides patched, web rollout-restarted, an Event on the Plan).
-      await client.create<PlanResource>(PLANS, ns, { apiVersion: 'pacer.dev/v1alpha1', kind: 'Plan', metadata: { name: 'rollout', namespace: ns }, spec: { phases: [{ name: 'all', steps: ['web'] }] } });
-      await eventually('the plan COMPLETE', async () => (await client.get<PlanResource>(PLANS, ns, 'rollout')).status?.status === 'COMPLETE');
-      const rerun = await fetch(`http://127.0.0.1:${apiPort}/v1/service/${ns}/web/plans/rollout/restart`, { method: 'POST', headers });
-      expect([rerun.status, await rerun.text()]).to.deep.equal([200, JSON.stringify({ message: 'Received cmd: restart for Plan: rollout, Phase: null, Step: null' }, null, 2)]);
-      await waitComplete(client, ns, 'web', '3');
-
-      const web = await client.getDeployment(ns, 'web');
-      // Adoption of an orphan (a fresh read of the Deployment first, then the ReplicaSet update),
-      // and release of an owned ReplicaSet whose labels stop matching.
-      await client.create<ReplicaSet>(REPLICASETS, ns, {
-        apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web-orphan', namespace: ns, labels: { app: 'web', tier: 'x' } },
-        spec: { replicas: 0, selector: { matchLabels: { app: 'web', tier: 'x' } }, template: { metadata: { labels: { app: 'web', tier: 'x' } }, spec: { containers: [{ name: 'web', image: 'nginx:0' }] } } },
+      it('(a) the roles allow every request the controller made', () => {
+        const rules = policyRules(readFileSync(RBAC_FILE, 'utf8'));
+        const denied = [
+          ...new Set(used.filter((a) => !rules.some((r) => ruleAllows(r, a))).map(describePermission)),
+        ].sort();
+        expect(denied, `requests the roles do not allow: ${denied.join(', ')}`).to.deep.equal([]);
       });
-      await eventually('the orphan adopted', async () => (await client.getReplicaSet(ns, 'web-orphan')).metadata.ownerReferences?.[0]?.uid === web.metadata.uid);
-      await client.patch(REPLICASETS, ns, 'web-orphan', { metadata: { labels: { app: 'other' } } }, 'merge');
-      await eventually('the ReplicaSet released', async () => !(await client.getReplicaSet(ns, 'web-orphan')).metadata.ownerReferences?.length);
 
-      // History cleanup: the old ReplicaSet is deleted.
-      await client.patch(DEPLOYMENTS, ns, 'web', { spec: { revisionHistoryLimit: 0 } }, 'merge');
-      await eventually('the old ReplicaSets deleted', async () => (await ownedReplicaSets(client, web)).length === 1);
-
-      // A pod-template-hash collision: a foreign ReplicaSet already has the name Pacer wants. The
-      // create meets AlreadyExists, Pacer reads that ReplicaSet, bumps collisionCount and retries.
-      await client.create(DEPLOYMENTS, ns, deploymentManifest(ns, 'clash', { replicas: 1, paused: true }));
-      const clash = await eventually('clash observed', async () => {
-        const d = await client.getDeployment(ns, 'clash');
-        return d.status?.observedGeneration === d.metadata.generation && d;
+      it('(b) every permission the roles grant was used, except rules marked "not used yet"', () => {
+        const rules = policyRules(readFileSync(RBAC_FILE, 'utf8'));
+        const usedKeys = new Set(used.map(describePermission));
+        const unused = rules
+          .filter((r) => !r.reserved)
+          .flatMap(grantsOf)
+          .filter((g) => {
+            // A wildcard grant is used if anything it covers was used.
+            if ([g.apiGroup, g.resource, g.verb].includes('*'))
+              return !used.some((a) =>
+                ruleAllows(
+                  { apiGroups: [g.apiGroup], resources: [g.resource], verbs: [g.verb], reserved: false, comment: '' },
+                  a,
+                ),
+              );
+            return !usedKeys.has(describePermission(g));
+          })
+          .map(describePermission);
+        expect(
+          unused,
+          `granted but never used (remove them, or mark the rule "not used yet" for a later feature): ${unused.join(', ')}`,
+        ).to.deep.equal([]);
       });
-      await client.create<ReplicaSet>(REPLICASETS, ns, {
-        apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: `clash-${computeHash(clash.spec.template)}`, namespace: ns, labels: { foreign: 'yes' } },
-        spec: { replicas: 0, selector: { matchLabels: { foreign: 'yes' } }, template: { metadata: { labels: { foreign: 'yes' } }, spec: { containers: [{ name: 'x', image: 'x' }] } } },
+
+      it('reserved rules say so in rbac.yaml, and are really unused', () => {
+        const rules = policyRules(readFileSync(RBAC_FILE, 'utf8'));
+        for (const r of rules.filter((x) => x.reserved)) {
+          const usedAnyway = grantsOf(r).filter((g) =>
+            used.some((a) =>
+              ruleAllows({ ...r, apiGroups: [g.apiGroup], resources: [g.resource], verbs: [g.verb] }, a),
+            ),
+          );
+          expect(
+            usedAnyway.map(describePermission),
+            `used although marked "not used yet" (${r.comment})`,
+          ).to.deep.equal([]);
+        }
       });
-      await client.patch(DEPLOYMENTS, ns, 'clash', { spec: { paused: false } }, 'merge');
-      const resolved = await waitComplete(client, ns, 'clash', '1');
-      expect(resolved.status?.collisionCount, 'the collision happened').to.equal(1);
-
-      // Deletion: the Deployment goes, the garbage collector takes its ReplicaSets.
-      await client.delete(DEPLOYMENTS, ns, 'web');
-      await eventually('web gone', async () => !(await client.list<Deployment>(DEPLOYMENTS, ns)).items.some((d) => d.metadata.name === 'web'));
-      // Stopped before reading the log, so that every request it made is there.
-      await stopController();
-      used = await requests();
-      if (realBed) forbidden = await realBed.forbidden();
     });
-    after(() => stop());
-
-    it('records the controller\'s requests (the workload exercised it)', () => {
-      const kinds = new Set(used.map(describePermission));
-      for (const must of [
-        'create apps/replicasets', 'update apps/replicasets', 'delete apps/replicasets', 'get apps/replicasets', 'get pacer.dev/deployments',
-        'patch pacer.dev/deployments', 'update pacer.dev/deployments/status', 'watch pacer.dev/deployments', 'create events', 'patch events',
-        'get coordination.k8s.io/leases', 'create coordination.k8s.io/leases', 'update coordination.k8s.io/leases',
-        'watch pacer.dev/plans', 'update pacer.dev/plans/status', 'patch pacer.dev/plans',
-        'create authentication.k8s.io/tokenreviews', 'create authorization.k8s.io/subjectaccessreviews',
-      ]) {
-        expect([...kinds], must).to.include(must);
-      }
-    });
-
-    if (bed === 'real') {
-      it('the real API server, authorising the ServiceAccount with RBAC, forbade none of them', () => {
-        expect(used.length).to.be.greaterThan(0);
-        expect(forbidden).to.deep.equal([]);
-      });
-    }
-
-    it('(a) the roles allow every request the controller made', () => {
-      const rules = policyRules(readFileSync(RBAC_FILE, 'utf8'));
-      const denied = [...new Set(used.filter((a) => !rules.some((r) => ruleAllows(r, a))).map(describePermission))].sort();
-      expect(denied, `requests the roles do not allow: ${denied.join(', ')}`).to.deep.equal([]);
-    });
-
-    it('(b) every permission the roles grant was used, except rules marked "not used yet"', () => {
-      const rules = policyRules(readFileSync(RBAC_FILE, 'utf8'));
-      const usedKeys = new Set(used.map(describePermission));
-      const unused = rules.filter((r) => !r.reserved).flatMap(grantsOf).filter((g) => {
-        // A wildcard grant is used if anything it covers was used.
-        if ([g.apiGroup, g.resource, g.verb].includes('*')) return !used.some((a) => ruleAllows({ apiGroups: [g.apiGroup], resources: [g.resource], verbs: [g.verb], reserved: false, comment: '' }, a));
-        return !usedKeys.has(describePermission(g));
-      }).map(describePermission);
-      expect(unused, `granted but never used (remove them, or mark the rule "not used yet" for a later feature): ${unused.join(', ')}`).to.deep.equal([]);
-    });
-
-    it('reserved rules say so in rbac.yaml, and are really unused', () => {
-      const rules = policyRules(readFileSync(RBAC_FILE, 'utf8'));
-      for (const r of rules.filter((x) => x.reserved)) {
-        const usedAnyway = grantsOf(r).filter((g) => used.some((a) => ruleAllows({ ...r, apiGroups: [g.apiGroup], resources: [g.resource], verbs: [g.verb] }, a)));
-        expect(usedAnyway.map(describePermission), `used although marked "not used yet" (${r.comment})`).to.deep.equal([]);
-      }
-    });
-  });
 });

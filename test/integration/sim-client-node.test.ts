@@ -11,7 +11,9 @@ import { startSim } from '../../src/sim/index.ts';
 import type { SimCluster } from '../../src/sim/index.ts';
 import type { KubeObject } from '../../src/sim/types.ts';
 
-const CRD = parse(readFileSync(fileURLToPath(new URL('../fixtures/sim/widget-crd.yaml', import.meta.url)), 'utf8')) as k8s.V1CustomResourceDefinition;
+const CRD = parse(
+  readFileSync(fileURLToPath(new URL('../fixtures/sim/widget-crd.yaml', import.meta.url)), 'utf8'),
+) as k8s.V1CustomResourceDefinition;
 const MERGE = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
 
 function pod(name: string, labels: Record<string, string> = { app: 'web' }): k8s.V1Pod {
@@ -55,12 +57,22 @@ describe('integration: client-node against the simulated cluster', function () {
     expect(list.items.map((p) => p.metadata?.name)).to.deep.equal(['p1']);
     expect(list.metadata?.resourceVersion).to.equal(String(sim.store.currentResourceVersion()));
     // The typed patch methods send application/json-patch+json by default.
-    const jp = await core.patchNamespacedPod({ namespace: 'default', name: 'p1', body: [{ op: 'add', path: '/metadata/labels/tier', value: 'front' }] });
+    const jp = await core.patchNamespacedPod({
+      namespace: 'default',
+      name: 'p1',
+      body: [{ op: 'add', path: '/metadata/labels/tier', value: 'front' }],
+    });
     expect(jp.metadata?.labels).to.deep.equal({ app: 'web', tier: 'front' });
-    const mp = await core.patchNamespacedPod({ namespace: 'default', name: 'p1', body: { metadata: { labels: { tier: null } } } }, MERGE);
+    const mp = await core.patchNamespacedPod(
+      { namespace: 'default', name: 'p1', body: { metadata: { labels: { tier: null } } } },
+      MERGE,
+    );
     expect(mp.metadata?.labels).to.deep.equal({ app: 'web' });
     const patches = sim.audit.entries({ verb: 'patch', resource: 'pods' });
-    expect(patches.map((e) => [e.name, e.code, e.user])).to.deep.equal([['p1', 200, 'sim-token'], ['p1', 200, 'sim-token']]);
+    expect(patches.map((e) => [e.name, e.code, e.user])).to.deep.equal([
+      ['p1', 200, 'sim-token'],
+      ['p1', 200, 'sim-token'],
+    ]);
   });
 
   it('a missing object is an ApiException with code 404 and a Status body', async () => {
@@ -71,13 +83,21 @@ describe('integration: client-node against the simulated cluster', function () {
       expect(e).to.be.instanceOf(k8s.ApiException);
       const ex = e as k8s.ApiException<string>;
       expect(ex.code).to.equal(404);
-      expect(JSON.parse(ex.body)).to.include({ kind: 'Status', reason: 'NotFound', message: 'pods "nosuch" not found', code: 404 });
+      expect(JSON.parse(ex.body)).to.include({
+        kind: 'Status',
+        reason: 'NotFound',
+        message: 'pods "nosuch" not found',
+        code: 404,
+      });
     }
   });
 
   it('a stale update is a 409 Conflict', async () => {
     const p = await core.readNamespacedPod({ namespace: 'default', name: 'p1' });
-    await core.patchNamespacedPod({ namespace: 'default', name: 'p1', body: { metadata: { annotations: { a: 'b' } } } }, MERGE);
+    await core.patchNamespacedPod(
+      { namespace: 'default', name: 'p1', body: { metadata: { annotations: { a: 'b' } } } },
+      MERGE,
+    );
     try {
       await core.replaceNamespacedPod({ namespace: 'default', name: 'p1', body: p });
       expect.fail('should throw');
@@ -89,12 +109,22 @@ describe('integration: client-node against the simulated cluster', function () {
   it('scales a ReplicaSet through AppsV1Api', async () => {
     await apps.createNamespacedReplicaSet({
       namespace: 'default',
-      body: { metadata: { name: 'rs1' }, spec: { replicas: 1, selector: { matchLabels: { app: 'rs1' } }, template: { metadata: { labels: { app: 'rs1' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } },
+      body: {
+        metadata: { name: 'rs1' },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'rs1' } },
+          template: { metadata: { labels: { app: 'rs1' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+        },
+      },
     });
     const scale = await apps.readNamespacedReplicaSetScale({ namespace: 'default', name: 'rs1' });
     expect(scale.spec?.replicas).to.equal(1);
     expect(scale.status?.selector).to.equal('app=rs1');
-    await apps.patchNamespacedReplicaSetScale({ namespace: 'default', name: 'rs1', body: { spec: { replicas: 4 } } }, MERGE);
+    await apps.patchNamespacedReplicaSetScale(
+      { namespace: 'default', name: 'rs1', body: { spec: { replicas: 4 } } },
+      MERGE,
+    );
     const rs = await apps.readNamespacedReplicaSet({ namespace: 'default', name: 'rs1' });
     expect([rs.spec?.replicas, rs.metadata?.generation]).to.deep.equal([4, 2]);
   });
@@ -103,21 +133,47 @@ describe('integration: client-node against the simulated cluster', function () {
     const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
     await ext.createCustomResourceDefinition({ body: CRD });
     const base = { group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets' };
-    await custom.createNamespacedCustomObject({ ...base, body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 'small', replicas: 1 } } });
-    const w = await custom.getNamespacedCustomObject({ ...base, name: 'w1' }) as { spec: { replicas: number }; metadata: { generation: number } };
+    await custom.createNamespacedCustomObject({
+      ...base,
+      body: {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name: 'w1' },
+        spec: { size: 'small', replicas: 1 },
+      },
+    });
+    const w = (await custom.getNamespacedCustomObject({ ...base, name: 'w1' })) as {
+      spec: { replicas: number };
+      metadata: { generation: number };
+    };
     expect([w.spec.replicas, w.metadata.generation]).to.deep.equal([1, 1]);
     await custom.patchNamespacedCustomObject({ ...base, name: 'w1', body: { spec: { replicas: 3 } } }, MERGE);
-    await custom.patchNamespacedCustomObjectStatus({ ...base, name: 'w1', body: { status: { replicas: 2, selector: 'app=w1' } } }, MERGE);
-    const scale = await custom.getNamespacedCustomObjectScale({ ...base, name: 'w1' }) as { spec: { replicas: number }; status: { replicas: number; selector: string } };
+    await custom.patchNamespacedCustomObjectStatus(
+      { ...base, name: 'w1', body: { status: { replicas: 2, selector: 'app=w1' } } },
+      MERGE,
+    );
+    const scale = (await custom.getNamespacedCustomObjectScale({ ...base, name: 'w1' })) as {
+      spec: { replicas: number };
+      status: { replicas: number; selector: string };
+    };
     expect(scale.spec.replicas).to.equal(3);
     expect(scale.status).to.deep.equal({ replicas: 2, selector: 'app=w1' });
-    const jp = await custom.patchNamespacedCustomObject({ ...base, name: 'w1', body: [{ op: 'replace', path: '/spec/size', value: 'large' }] }) as { spec: { size: string }; metadata: { generation: number } };
+    const jp = (await custom.patchNamespacedCustomObject({
+      ...base,
+      name: 'w1',
+      body: [{ op: 'replace', path: '/spec/size', value: 'large' }],
+    })) as { spec: { size: string }; metadata: { generation: number } };
     expect(jp.spec.size).to.equal('large');
     expect(jp.metadata.generation).to.equal(3);
   });
 
   it('an informer sees add, update and delete, and relists after a 410', async () => {
-    const informer = k8s.makeInformer(kc, '/api/v1/namespaces/default/pods', () => core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=inf' }), 'app=inf');
+    const informer = k8s.makeInformer(
+      kc,
+      '/api/v1/namespaces/default/pods',
+      () => core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=inf' }),
+      'app=inf',
+    );
     const seen: string[] = [];
     informer.on('add', (p) => seen.push(`add ${p.metadata?.name}`));
     informer.on('update', (p) => seen.push(`update ${p.metadata?.name}`));
@@ -127,11 +183,18 @@ describe('integration: client-node against the simulated cluster', function () {
     try {
       await core.createNamespacedPod({ namespace: 'default', body: pod('i1', { app: 'inf' }) });
       await eventually(() => seen.includes('add i1'), 'add');
-      await core.patchNamespacedPod({ namespace: 'default', name: 'i1', body: { metadata: { annotations: { x: 'y' } } } }, MERGE);
+      await core.patchNamespacedPod(
+        { namespace: 'default', name: 'i1', body: { metadata: { annotations: { x: 'y' } } } },
+        MERGE,
+      );
       await eventually(() => seen.includes('update i1'), 'update');
       await core.deleteNamespacedPod({ namespace: 'default', name: 'i1' });
       await eventually(() => seen.includes('delete i1'), 'delete');
-      sim.store.create({ group: '', version: 'v1', resource: 'pods' }, 'default', pod('i2', { app: 'inf' }) as KubeObject);
+      sim.store.create(
+        { group: '', version: 'v1', resource: 'pods' },
+        'default',
+        pod('i2', { app: 'inf' }) as KubeObject,
+      );
       await eventually(() => seen.includes('add i2'), 'add i2');
       // Expire every version and drop the watch: the re-watch gets 410 and the informer relists.
       const listsBefore = sim.audit.entries({ verb: 'list', resource: 'pods' }).length;

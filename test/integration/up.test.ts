@@ -75,24 +75,46 @@ describe('pacer up (the main job)', function () {
     expect(lines).to.include(`  export KUBECONFIG=${kubeconfig}`);
     expect(lines.find((l) => l.startsWith('pacer: applied examples: '))).to.include('web');
     expect(lines.some((l) => l.includes('kubectl pacer rollout status web'))).to.equal(true);
-    const examples = lines.find((l) => l.startsWith('pacer: applied examples: '))!.slice('pacer: applied examples: '.length).split(', ').length;
+    const examples = lines
+      .find((l) => l.startsWith('pacer: applied examples: '))!
+      .slice('pacer: applied examples: '.length)
+      .split(', ').length;
 
     // The examples roll out through the controller, as a user would see them with that kubeconfig.
     const client = new KubeClient(loadKubeConfig({ kubeconfig }));
-    const web = await eventually('web to be available', async () => {
-      const d = await client.get<Deployment>(DEPLOYMENTS, 'default', 'web');
-      return condition(d, 'Available')?.status === 'True' && (d.status?.availableReplicas ?? 0) === d.spec.replicas ? d : undefined;
-    }, 30_000);
+    const web = await eventually(
+      'web to be available',
+      async () => {
+        const d = await client.get<Deployment>(DEPLOYMENTS, 'default', 'web');
+        return condition(d, 'Available')?.status === 'True' && (d.status?.availableReplicas ?? 0) === d.spec.replicas
+          ? d
+          : undefined;
+      },
+      30_000,
+    );
     expect(web.status?.ready).to.equal('3/3');
     // Pacer's namespace is there, so the freeze switch works against the embedded cluster.
-    const freeze = await runPlugin(['freeze', 'on', '--reason', 'up', '--kubeconfig', kubeconfig], { stdout: { write: () => true }, stderr: { write: () => true } });
+    const freeze = await runPlugin(['freeze', 'on', '--reason', 'up', '--kubeconfig', kubeconfig], {
+      stdout: { write: () => true },
+      stderr: { write: () => true },
+    });
     expect(freeze, 'kubectl pacer freeze on').to.equal(0);
-    expect(await runPlugin(['freeze', 'off', '--kubeconfig', kubeconfig], { stdout: { write: () => true }, stderr: { write: () => true } })).to.equal(0);
+    expect(
+      await runPlugin(['freeze', 'off', '--kubeconfig', kubeconfig], {
+        stdout: { write: () => true },
+        stderr: { write: () => true },
+      }),
+    ).to.equal(0);
 
     // The status line, a plain line per change on a stream that is not a TTY: every example
     // Deployment counted, and it moves as they complete.
-    await eventually('a status line with a complete Deployment', async () => (/^pacer: \d+ Deployments: [1-9]\d* complete/m.test(out.text()) ? true : undefined));
-    const status = out.text().split('\n').filter((l) => /^pacer: \d+ Deployments?: /.test(l));
+    await eventually('a status line with a complete Deployment', async () =>
+      /^pacer: \d+ Deployments: [1-9]\d* complete/m.test(out.text()) ? true : undefined,
+    );
+    const status = out
+      .text()
+      .split('\n')
+      .filter((l) => /^pacer: \d+ Deployments?: /.test(l));
     expect(status[0]).to.equal(`pacer: ${examples} Deployments: 0 complete, ${examples} progressing`);
     expect(new Set(status).size, 'printed on change only').to.equal(status.length);
     await up.stop();
@@ -106,10 +128,23 @@ describe('pacer up (the main job)', function () {
   it('without a logger: the controller logs to the log file, and the instructions say where', async () => {
     const out = collect();
     const logFile = join(dir, 'logs', 'controller.log');
-    up = await withoutKubeconfigEnv(() => runUp({ ...common, logger: undefined, logLevel: 'info', logFile, simKubeconfig: join(dir, 'k'), out: out.stream }));
+    up = await withoutKubeconfigEnv(() =>
+      runUp({
+        ...common,
+        logger: undefined,
+        logLevel: 'info',
+        logFile,
+        simKubeconfig: join(dir, 'k'),
+        out: out.stream,
+      }),
+    );
     expect(up.logFile).to.equal(logFile);
-    expect(out.text().split('\n')).to.include(`pacer: controller logs: ${logFile} (tail -f it; -v or --log-to-stderr shows them here)`);
-    await eventually('the controller to log its start', async () => (existsSync(logFile) && readFileSync(logFile, 'utf8').includes('pacer controller started') ? true : undefined));
+    expect(out.text().split('\n')).to.include(
+      `pacer: controller logs: ${logFile} (tail -f it; -v or --log-to-stderr shows them here)`,
+    );
+    await eventually('the controller to log its start', async () =>
+      existsSync(logFile) && readFileSync(logFile, 'utf8').includes('pacer controller started') ? true : undefined,
+    );
     expect(out.text(), 'no log line among the instructions').to.not.include('pacer controller started');
     await up.stop();
     up = undefined;
@@ -120,10 +155,23 @@ describe('pacer up (the main job)', function () {
     const out = collect();
     const cwdDefault = join(process.cwd(), '.pacer', 'controller.log');
     const before = existsSync(cwdDefault) ? readFileSync(cwdDefault, 'utf8') : undefined;
-    up = await withoutKubeconfigEnv(() => runUp({ ...common, logger: undefined, logLevel: 'error', logToStderr: true, logFile: join(dir, 'never.log'), simKubeconfig: join(dir, 'k'), out: out.stream }));
+    up = await withoutKubeconfigEnv(() =>
+      runUp({
+        ...common,
+        logger: undefined,
+        logLevel: 'error',
+        logToStderr: true,
+        logFile: join(dir, 'never.log'),
+        simKubeconfig: join(dir, 'k'),
+        out: out.stream,
+      }),
+    );
     expect(up.logFile).to.equal(undefined);
     expect(existsSync(join(dir, 'never.log'))).to.equal(false);
-    expect(existsSync(cwdDefault) ? readFileSync(cwdDefault, 'utf8') : undefined, 'the default file untouched').to.equal(before);
+    expect(
+      existsSync(cwdDefault) ? readFileSync(cwdDefault, 'utf8') : undefined,
+      'the default file untouched',
+    ).to.equal(before);
     expect(out.text().split('\n')).to.include('pacer: controller logs: on stderr');
   });
 
@@ -134,9 +182,15 @@ describe('pacer up (the main job)', function () {
     const { writeFileSync } = await import('node:fs');
     writeFileSync(kubeconfig, cluster.sim.kubeconfig);
     try {
-      up = await runUp({ ...common, webhookBindAddress: '0', kubeconfig, simKubeconfig: join(dir, 'unused.kubeconfig'), out: collect().stream });
+      up = await runUp({
+        ...common,
+        webhookBindAddress: '0',
+        kubeconfig,
+        simKubeconfig: join(dir, 'unused.kubeconfig'),
+        out: collect().stream,
+      });
       expect(up.sim, 'no simulated cluster of its own').to.equal(undefined);
-      expect(up.status, 'no status line: the controller\'s logs are the output').to.equal(undefined);
+      expect(up.status, "no status line: the controller's logs are the output").to.equal(undefined);
       expect(existsSync(join(dir, 'unused.kubeconfig'))).to.equal(false);
       await eventually('the controller to sync', () => up!.controller.ready());
     } finally {

@@ -15,7 +15,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens. */
 function headingAnchor(heading: string): string {
   const text = heading.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-  return text.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 /** The anchors of a Markdown text's headings (a repeated one gets -1, -2, ... as on GitHub). */
@@ -58,25 +62,41 @@ function linksIn(file: string, text: string): Array<{ target: string; anchor?: s
 }
 
 function trackedFiles(): string[] {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
-  return listed.split('\n').filter((f) => /\.(ts|js|mjs|md|sh|go|yaml)$/.test(f) || f === 'Makefile')
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  return listed
+    .split('\n')
+    .filter((f) => /\.(ts|js|mjs|md|sh|go|yaml)$/.test(f) || f === 'Makefile')
     .filter((f) => !f.startsWith('test/fixtures/') && existsSync(join(ROOT, f)));
 }
 
 describe('links into docs/ resolve (files and headings)', () => {
-  it('a heading\'s anchor is GitHub\'s', () => {
-    expect(headingAnchor('A pass\'s limits')).to.equal('a-passs-limits');
-    expect(headingAnchor('Marathon\'s `/v2/deployments`')).to.equal('marathons-v2deployments');
-    expect(headingAnchor('The engine\'s contract')).to.equal('the-engines-contract');
-    expect([...anchorsOf('# Top\n## Notes\n```\n# not a heading\n```\n## Notes\n')]).to.deep.equal(['top', 'notes', 'notes-1']);
+  it("a heading's anchor is GitHub's", () => {
+    expect(headingAnchor("A pass's limits")).to.equal('a-passs-limits');
+    expect(headingAnchor("Marathon's `/v2/deployments`")).to.equal('marathons-v2deployments');
+    expect(headingAnchor("The engine's contract")).to.equal('the-engines-contract');
+    expect([...anchorsOf('# Top\n## Notes\n```\n# not a heading\n```\n## Notes\n')]).to.deep.equal([
+      'top',
+      'notes',
+      'notes-1',
+    ]);
   });
 
   it('finds the links of code and of Markdown', () => {
     expect(linksIn('src/x.ts', '// see docs/semantics/plans.md#the-gate-specplan and docs/testing.md.')).to.deep.equal([
-      { target: 'docs/semantics/plans.md', anchor: 'the-gate-specplan', line: 1 }, { target: 'docs/testing.md', line: 1 },
+      { target: 'docs/semantics/plans.md', anchor: 'the-gate-specplan', line: 1 },
+      { target: 'docs/testing.md', line: 1 },
     ]);
-    expect(linksIn('docs/semantics/node-roll.md', 'as [testing](../testing.md#chaos) and [here](#zones), [web](https://x.y/a.md#b)')).to.deep.equal([
-      { target: 'docs/testing.md', anchor: 'chaos', line: 1 }, { target: 'docs/semantics/node-roll.md', anchor: 'zones', line: 1 },
+    expect(
+      linksIn(
+        'docs/semantics/node-roll.md',
+        'as [testing](../testing.md#chaos) and [here](#zones), [web](https://x.y/a.md#b)',
+      ),
+    ).to.deep.equal([
+      { target: 'docs/testing.md', anchor: 'chaos', line: 1 },
+      { target: 'docs/semantics/node-roll.md', anchor: 'zones', line: 1 },
     ]);
   });
 
@@ -93,7 +113,8 @@ describe('links into docs/ resolve (files and headings)', () => {
         }
         if (link.anchor === undefined) continue;
         if (!anchors.has(link.target)) anchors.set(link.target, anchorsOf(readFileSync(path, 'utf8')));
-        if (!anchors.get(link.target)!.has(link.anchor)) broken.push(`${where}: ${link.target} has no heading #${link.anchor}`);
+        if (!anchors.get(link.target)!.has(link.anchor))
+          broken.push(`${where}: ${link.target} has no heading #${link.anchor}`);
       }
     }
     expect(broken).to.deep.equal([]);

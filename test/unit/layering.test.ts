@@ -75,9 +75,12 @@ function runtimeCycles(result: CruiseResult): string[][] {
 function importCycles(result: CruiseResult, withTypes: boolean): string[][] {
   const edges = new Map<string, string[]>();
   for (const m of result.modules) {
-    edges.set(m.source, m.dependencies
-      .filter((d) => !d.coreModule && !d.couldNotResolve && (withTypes || !d.dependencyTypes.includes('type-only')))
-      .map((d) => d.resolved));
+    edges.set(
+      m.source,
+      m.dependencies
+        .filter((d) => !d.coreModule && !d.couldNotResolve && (withTypes || !d.dependencyTypes.includes('type-only')))
+        .map((d) => d.resolved),
+    );
   }
   // Tarjan's algorithm.
   const index = new Map<string, number>();
@@ -147,10 +150,13 @@ describe('layering (dependency-cruiser)', function () {
 
     it('reports an import of an engine rule file from outside src/engine/ (only src/engine/index.ts is public)', () => {
       expect(found).to.include('engine-through-index: src/plugin/reach.ts -> src/engine/plan.ts');
-      expect(found.filter((f) => f.includes('src/server/view.ts')), 'through index.ts is allowed').to.be.empty;
+      expect(
+        found.filter((f) => f.includes('src/server/view.ts')),
+        'through index.ts is allowed',
+      ).to.be.empty;
     });
 
-    it('reports a rule file of the engine asking the strategy registry or a gate (rules take the pass\'s limits)', () => {
+    it("reports a rule file of the engine asking the strategy registry or a gate (rules take the pass's limits)", () => {
       expect(found).to.include('rules-take-limits: src/engine/kubernetes/rolling.ts -> src/engine/strategies/index.ts');
     });
 
@@ -159,12 +165,18 @@ describe('layering (dependency-cruiser)', function () {
     });
 
     it('reports src/manager or src/observe importing a controller (a type-only import too)', () => {
-      expect(found).to.include('runtime-not-to-controllers: src/manager/queue.ts -> src/controllers/deployment/loop.ts');
-      expect(found).to.include('runtime-not-to-controllers: src/observe/trace.ts -> src/controllers/deployment/loop.ts');
+      expect(found).to.include(
+        'runtime-not-to-controllers: src/manager/queue.ts -> src/controllers/deployment/loop.ts',
+      );
+      expect(found).to.include(
+        'runtime-not-to-controllers: src/observe/trace.ts -> src/controllers/deployment/loop.ts',
+      );
     });
 
     it('reports a controller folder importing another (its own folder and the manager are allowed)', () => {
-      expect(found).to.include('controllers-stand-alone: src/controllers/noderoll/roll.ts -> src/controllers/deployment/loop.ts');
+      expect(found).to.include(
+        'controllers-stand-alone: src/controllers/noderoll/roll.ts -> src/controllers/deployment/loop.ts',
+      );
       expect(found.filter((f) => f.includes('-> src/manager/') || f.includes('/ring'))).to.be.empty;
     });
 
@@ -187,13 +199,18 @@ describe('layering (dependency-cruiser)', function () {
     it('reports nothing else: bin/ -> cli, engine -> crypto, sim -> api/kube and a cycle through `import type` are allowed', () => {
       expect(found.filter((f) => !f.startsWith('no-runtime-cycle: '))).to.have.lengthOf(11);
       expect(found.filter((f) => f.includes('src/observe/log.ts') || f.includes('src/observe/metrics.ts'))).to.be.empty;
-      expect(found.filter((f) => f.includes('bin/') || f.includes('crypto') || f.includes('src/kube/client.ts'))).to.be.empty;
+      expect(found.filter((f) => f.includes('bin/') || f.includes('crypto') || f.includes('src/kube/client.ts'))).to.be
+        .empty;
     });
 
     it('the exact runtime-cycle check finds the planted cycles, the one no-runtime-cycle misses included, and not the type-only one', () => {
       expect(found.filter((f) => f.includes('/ring'))).to.be.empty;
       expect(runtimeCycles(result)).to.deep.equal([
-        ['src/controllers/deployment/ring1.ts', 'src/controllers/deployment/ring2.ts', 'src/controllers/deployment/ring3.ts'],
+        [
+          'src/controllers/deployment/ring1.ts',
+          'src/controllers/deployment/ring2.ts',
+          'src/controllers/deployment/ring3.ts',
+        ],
         ['src/server/a.ts', 'src/server/b.ts'],
       ]);
     });
@@ -234,8 +251,12 @@ describe('layering (dependency-cruiser)', function () {
     for (const file of tsFiles(join(ROOT, 'src'))) {
       const text = readFileSync(file, 'utf8');
       for (const m of text.matchAll(/^\s*(?:import|export)\s*\{([^}]*)\}\s*from\s*['"][^'"]+['"]/gm)) {
-        const names = m[1].split(',').map((s) => s.trim()).filter((s) => s.length > 0);
-        if (names.length > 0 && names.every((n) => /^type\s/.test(n))) bad.push(`${file.slice(ROOT.length)}: ${m[0].trim()}`);
+        const names = m[1]
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s.length > 0);
+        if (names.length > 0 && names.every((n) => /^type\s/.test(n)))
+          bad.push(`${file.slice(ROOT.length)}: ${m[0].trim()}`);
       }
     }
     expect(bad).to.deep.equal([]);

@@ -21,7 +21,9 @@ export const DEFAULT_STRATEGY_TYPE = rollingUpdateRules.name;
 /** The type names, sorted as apimachinery lists supported values. */
 export const STRATEGY_TYPES: readonly StrategyType[] = (Object.keys(STRATEGY_RULES) as StrategyType[]).sort();
 
-const BY_NAME: ReadonlyMap<unknown, StrategyRules> = new Map(Object.values(STRATEGY_RULES).map((r: StrategyRules) => [r.name, r]));
+const BY_NAME: ReadonlyMap<unknown, StrategyRules> = new Map(
+  Object.values(STRATEGY_RULES).map((r: StrategyRules) => [r.name, r]),
+);
 
 /** The rules of exactly this type (no default applied); undefined for one no module implements. */
 export function strategyRules(type: unknown): StrategyRules | undefined {

@@ -25,7 +25,8 @@ function validateShare(field: string, v: unknown, errs: FieldError[]): void {
     errs.push({ field, type: 'Invalid', value: t, detail: `${field} in body must be of type number: "${t}"` });
     return;
   }
-  if (v < 0 || v > 1) errs.push({ field, type: 'Invalid', value: v, detail: `got ${String(v)}, expected between 0.0 and 1.0` });
+  if (v < 0 || v > 1)
+    errs.push({ field, type: 'Invalid', value: v, detail: `got ${String(v)}, expected between 0.0 and 1.0` });
 }
 
 /** spec.strategy.minimumHealth. */

@@ -13,7 +13,11 @@ export const DEFAULT_MAX_UNAVAILABLE = '25%';
 const PERCENT_FORMAT = '[0-9]+%';
 const PERCENT = new RegExp(`^${PERCENT_FORMAT}$`);
 export const PERCENT_ERROR = regexError(
-  "a valid percent string must be a numeric string followed by an ending '%'", PERCENT_FORMAT, '1%', '93%');
+  "a valid percent string must be a numeric string followed by an ending '%'",
+  PERCENT_FORMAT,
+  '1%',
+  '93%',
+);
 
 /**
  * getIntOrPercentValue: a valid percentage gives its number, an int itself, and any other string
@@ -50,7 +54,12 @@ function validateRollingUpdate(s: DeploymentStrategy, field: string, errs: Field
   validateIntOrPercent(`${path}.maxUnavailable`, ru.maxUnavailable, errs);
   validateIntOrPercent(`${path}.maxSurge`, ru.maxSurge, errs);
   if (literalIntOrPercent(ru.maxUnavailable) === 0 && literalIntOrPercent(ru.maxSurge) === 0) {
-    errs.push({ field: `${path}.maxUnavailable`, type: 'Invalid', value: ru.maxUnavailable ?? 0, detail: 'may not be 0 when `maxSurge` is 0' });
+    errs.push({
+      field: `${path}.maxUnavailable`,
+      type: 'Invalid',
+      value: ru.maxUnavailable ?? 0,
+      detail: 'may not be 0 when `maxSurge` is 0',
+    });
   }
   const mu = ru.maxUnavailable;
   if (typeof mu === 'string' && PERCENT.test(mu) && Number.parseInt(mu.slice(0, -1), 10) > 100) {
@@ -66,6 +75,7 @@ export const rollingUpdateRules: StrategyRules<'RollingUpdate'> = {
     ru.maxUnavailable ??= DEFAULT_MAX_UNAVAILABLE;
     ru.maxSurge ??= DEFAULT_MAX_SURGE;
   },
-  needsDefaults: (strategy) => strategy.rollingUpdate?.maxSurge === undefined || strategy.rollingUpdate.maxUnavailable === undefined,
+  needsDefaults: (strategy) =>
+    strategy.rollingUpdate?.maxSurge === undefined || strategy.rollingUpdate.maxUnavailable === undefined,
   validate: validateRollingUpdate,
 };

@@ -25,7 +25,17 @@ import { controllerOf } from '../../api/owners.ts';
 import type { Engine, ReconcilerDeps } from './reconciler.ts';
 import { rolloutStartEstimate, rolloutStep, rolloutView } from './rolloutmetrics.ts';
 import type { InProgress } from './rolloutmetrics.ts';
-import { decide, deploymentStepStatus, deploymentTarget, onCreateConflict, onCreateError, planStepNames, plansNaming, REVISION_ANNOTATION, strategyOf } from '../../engine/index.ts';
+import {
+  decide,
+  deploymentStepStatus,
+  deploymentTarget,
+  onCreateConflict,
+  onCreateError,
+  planStepNames,
+  plansNaming,
+  REVISION_ANNOTATION,
+  strategyOf,
+} from '../../engine/index.ts';
 import type { Freeze } from '../../engine/index.ts';
 import { strategyTypeOf } from '../../api/strategies/index.ts';
 
@@ -73,7 +83,7 @@ export class DeploymentController {
   constructor(mgr: Manager, opts: DeploymentControllerOptions) {
     this.mgr = mgr;
     this.log = mgr.logger.child({ controller: CONTROLLER_NAME });
-    const deployments = this.deployments = mgr.informer<Deployment>(DEPLOYMENTS);
+    const deployments = (this.deployments = mgr.informer<Deployment>(DEPLOYMENTS));
     this.replicaSets = mgr.informer<ReplicaSet>(REPLICASETS);
     this.replicaSets.addIndex(BY_CONTROLLER, byController);
     this.pods = mgr.informer<Pod>(PODS);
@@ -95,8 +105,12 @@ export class DeploymentController {
     // The rollout metrics follow every Deployment change; they wake nothing.
     deployments.on({
       add: (d) => this.rolloutChanged(undefined, d),
-      update: (old, d) => { if (resourceVersionChanged(old, d)) this.rolloutChanged(old, d); },
-      delete: (d) => { this.rollouts.delete(d.metadata.uid ?? ''); },
+      update: (old, d) => {
+        if (resourceVersionChanged(old, d)) this.rolloutChanged(old, d);
+      },
+      delete: (d) => {
+        this.rollouts.delete(d.metadata.uid ?? '');
+      },
     });
     this.controller = register(mgr, {
       name: CONTROLLER_NAME,
@@ -124,7 +138,9 @@ export class DeploymentController {
     });
     this.queue = this.controller.queue;
     mgr.metrics?.trackDeployments(() => this.deployments.list());
-    mgr.metrics?.trackPlanPhases(() => planPhaseSamples(this.deployments.list(), this.replicaSets.list(), this.pods.list(), mgr.clock.now()));
+    mgr.metrics?.trackPlanPhases(() =>
+      planPhaseSamples(this.deployments.list(), this.replicaSets.list(), this.pods.list(), mgr.clock.now()),
+    );
   }
 
   /** The Deployment that controls `obj` (by controller ownerReference, uid-checked), if cached. */
@@ -137,9 +153,9 @@ export class DeploymentController {
 
   /** Deployments that could adopt an orphan ReplicaSet. */
   private adopters(rs: ReplicaSet): Deployment[] {
-    return this.deployments.list(rs.metadata.namespace).filter(
-      (d) => !isEmptySelector(d.spec?.selector) && selectorMatches(d.spec.selector, rs.metadata.labels),
-    );
+    return this.deployments
+      .list(rs.metadata.namespace)
+      .filter((d) => !isEmptySelector(d.spec?.selector) && selectorMatches(d.spec.selector, rs.metadata.labels));
   }
 
   /** Its controlling Deployment, or for an orphan those that may adopt it. */
@@ -167,7 +183,8 @@ export class DeploymentController {
     }
     out.push(...this.replicaSetDeployments(rs));
     // Labels changed on an orphan: Deployments that matched before may want to know too.
-    if (!newRef && JSON.stringify(old!.metadata.labels) !== JSON.stringify(rs.metadata.labels)) out.push(...this.adopters(old!));
+    if (!newRef && JSON.stringify(old!.metadata.labels) !== JSON.stringify(rs.metadata.labels))
+      out.push(...this.adopters(old!));
     return out.map(keyOf);
   }
 
@@ -196,17 +213,22 @@ export class DeploymentController {
       const strategy = strategyTypeOf(d);
       this.mgr.metrics?.observeRollout(end.result, strategy, seconds);
       this.log.info('rollout ended', {
-        namespace: d.metadata.namespace, name: d.metadata.name, revision: end.revision, result: end.result,
-        ...(seconds !== undefined ? { durationSeconds: Math.round(seconds * 1000) / 1000, estimated: end.startedAt === undefined } : {}),
+        namespace: d.metadata.namespace,
+        name: d.metadata.name,
+        revision: end.revision,
+        result: end.result,
+        ...(seconds !== undefined
+          ? { durationSeconds: Math.round(seconds * 1000) / 1000, estimated: end.startedAt === undefined }
+          : {}),
       });
     }
   }
 
   /** The ReplicaSet of `d` carrying `revision`. */
   private revisionReplicaSet(d: Deployment, revision: string): ReplicaSet | undefined {
-    return this.replicaSets.byIndex(BY_CONTROLLER, controllerIndexValue(d.metadata.namespace, d.metadata.uid)).find(
-      (rs) => rs.metadata.annotations?.[REVISION_ANNOTATION] === revision,
-    );
+    return this.replicaSets
+      .byIndex(BY_CONTROLLER, controllerIndexValue(d.metadata.namespace, d.metadata.uid))
+      .find((rs) => rs.metadata.annotations?.[REVISION_ANNOTATION] === revision);
   }
 
   /**
@@ -216,12 +238,17 @@ export class DeploymentController {
    */
   private relatedKeys({ type, obj: d, old }: Change<Deployment>): string[] {
     const gone = type === 'delete';
-    return [...this.dependencyIndex.update(keyOf(d), gone ? undefined : d), ...(gone ? this.planStepChanged(d, undefined) : this.planStepChanged(old, d))];
+    return [
+      ...this.dependencyIndex.update(keyOf(d), gone ? undefined : d),
+      ...(gone ? this.planStepChanged(d, undefined) : this.planStepChanged(old, d)),
+    ];
   }
 
   /** The Deployments `p` names in its namespace. */
   private planStepKeys(p: PlanResource, except?: string): string[] {
-    return planStepNames(p).filter((name) => name !== except).map((name) => `${p.metadata.namespace}/${name}`);
+    return planStepNames(p)
+      .filter((name) => name !== except)
+      .map((name) => `${p.metadata.namespace}/${name}`);
   }
 
   /**

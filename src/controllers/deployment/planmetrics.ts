@@ -7,7 +7,9 @@ import { controllerOf } from '../../api/owners.ts';
 import { phaseSummary } from '../../engine/index.ts';
 import type { PlanPhaseSample } from '../../observe/metrics.ts';
 
-function byController<T extends { metadata: Pick<ObjectMeta, 'ownerReferences'> }>(items: readonly T[]): Map<string, T[]> {
+function byController<T extends { metadata: Pick<ObjectMeta, 'ownerReferences'> }>(
+  items: readonly T[],
+): Map<string, T[]> {
   const out = new Map<string, T[]>();
   for (const x of items) {
     const uid = controllerOf(x)?.uid;
@@ -19,12 +21,21 @@ function byController<T extends { metadata: Pick<ObjectMeta, 'ownerReferences'> 
   return out;
 }
 
-export function planPhaseSamples(deployments: readonly Deployment[], replicaSets: readonly ReplicaSet[], pods: readonly Pod[], now: number): PlanPhaseSample[] {
+export function planPhaseSamples(
+  deployments: readonly Deployment[],
+  replicaSets: readonly ReplicaSet[],
+  pods: readonly Pod[],
+  now: number,
+): PlanPhaseSample[] {
   const rsBy = byController(replicaSets);
   const podsBy = byController(pods);
   return deployments.map((d) => {
     const owned = rsBy.get(d.metadata.uid ?? '') ?? [];
-    const summary = phaseSummary(d, { replicaSets: owned, pods: owned.flatMap((rs) => podsBy.get(rs.metadata.uid ?? '') ?? []), now });
+    const summary = phaseSummary(d, {
+      replicaSets: owned,
+      pods: owned.flatMap((rs) => podsBy.get(rs.metadata.uid ?? '') ?? []),
+      now,
+    });
     return { namespace: d.metadata.namespace ?? '', name: d.metadata.name ?? '', plan: 'deploy', ...summary };
   });
 }

@@ -36,7 +36,11 @@ export interface ReconcileClient {
   getReplicaSet(namespace: string, name: string): Promise<ReplicaSet>;
   createReplicaSet(rs: ReplicaSet): Promise<ReplicaSet>;
   replaceReplicaSet(rs: ReplicaSet): Promise<ReplicaSet>;
-  deleteReplicaSet(namespace: string, name: string, preconditions?: { uid?: string; resourceVersion?: string }): Promise<void>;
+  deleteReplicaSet(
+    namespace: string,
+    name: string,
+    preconditions?: { uid?: string; resourceVersion?: string },
+  ): Promise<void>;
 }
 
 export interface CacheReader<T> {
@@ -70,22 +74,31 @@ export interface ReconcilerDeps {
 }
 
 /** The controller's caches as the engine's snapshot source (engine/snapshot.ts). */
-export function cacheSource(deps: Pick<ReconcilerDeps, 'replicaSets' | 'pods' | 'deployments' | 'dependencyIndex' | 'plans' | 'freeze'>): SnapshotSource {
+export function cacheSource(
+  deps: Pick<ReconcilerDeps, 'replicaSets' | 'pods' | 'deployments' | 'dependencyIndex' | 'plans' | 'freeze'>,
+): SnapshotSource {
   const index = deps.dependencyIndex;
   const plans = deps.plans;
   return {
     ...(plans ? { plans: (ns: string) => plans.list(ns) } : {}),
     ...(deps.freeze ? { freeze: deps.freeze } : {}),
-    replicaSets: (ns, uid) => (uid !== undefined && deps.replicaSets.byIndex
-      ? deps.replicaSets.byIndex(BY_CONTROLLER, [controllerIndexValue(ns, uid), controllerIndexValue(ns, undefined)])
-      : deps.replicaSets.list(ns)),
+    replicaSets: (ns, uid) =>
+      uid !== undefined && deps.replicaSets.byIndex
+        ? deps.replicaSets.byIndex(BY_CONTROLLER, [controllerIndexValue(ns, uid), controllerIndexValue(ns, undefined)])
+        : deps.replicaSets.list(ns),
     pods: (ns) => deps.pods.list(ns),
     deployment: (key) => deps.deployments.get(key),
     deployments: () => deps.deployments.list(),
     // Without the index nobody knows the dependents: the engine then leaves the finalizer alone.
-    ...(index ? {
-      dependents: (key: string) => index.dependentsOf(key).map((k) => deps.deployments.get(k)).filter((x): x is Deployment => x !== undefined),
-    } : {}),
+    ...(index
+      ? {
+          dependents: (key: string) =>
+            index
+              .dependentsOf(key)
+              .map((k) => deps.deployments.get(k))
+              .filter((x): x is Deployment => x !== undefined),
+        }
+      : {}),
   };
 }
 
@@ -114,7 +127,10 @@ function isAdoption(action: Action, snapshot: Snapshot): boolean {
 }
 
 function isNamespaceTerminating(err: KubeError): boolean {
-  return !!err.status?.details?.causes?.some((c) => c.reason === 'NamespaceTerminating') || /because it is being terminated/.test(err.message);
+  return (
+    !!err.status?.details?.causes?.some((c) => c.reason === 'NamespaceTerminating') ||
+    /because it is being terminated/.test(err.message)
+  );
 }
 
 /** What a pass did, for the reconcile-finished log line. */
@@ -131,7 +147,12 @@ class Stop {
 }
 
 /** One pass for one Deployment key ("namespace/name"). */
-export async function reconcile(deps: ReconcilerDeps, key: string, log: Logger = deps.logger, stats: ReconcileStats = { writes: 0 }): Promise<ReconcileResult> {
+export async function reconcile(
+  deps: ReconcilerDeps,
+  key: string,
+  log: Logger = deps.logger,
+  stats: ReconcileStats = { writes: 0 },
+): Promise<ReconcileResult> {
   const cached = deps.deployments.get(key);
   if (!cached) {
     log.debug('deployment not found in cache; nothing to do');
@@ -196,7 +217,12 @@ class ActionWriter {
         if (err instanceof Stop) throw err;
         const e = toKubeError(err);
         if (e.kind === 'Conflict') {
-          this.log.debug('conflict writing; requeueing', { verb: action.verb, kind: action.kind, object: action.name, error: e.message });
+          this.log.debug('conflict writing; requeueing', {
+            verb: action.verb,
+            kind: action.kind,
+            object: action.name,
+            error: e.message,
+          });
           throw new Stop({ requeue: true });
         }
         throw e;
@@ -244,7 +270,10 @@ class ActionWriter {
     switch (action.verb) {
       case 'create': {
         try {
-          const created = await c.createReplicaSet({ ...action.object, metadata: { ...action.object.metadata, namespace: ns } });
+          const created = await c.createReplicaSet({
+            ...action.object,
+            metadata: { ...action.object.metadata, namespace: ns },
+          });
           this.noteRS(undefined, created);
           this.deps.replicaSets.assume?.(created);
           this.log.info('created replica set', { replicaSet: action.name, replicas: action.replicas });
@@ -264,7 +293,8 @@ class ActionWriter {
           try {
             await this.apply(next.actions, { onCreateConflict: false });
           } catch (statusErr) {
-            if (!(statusErr instanceof Stop)) this.log.debug('could not record the create failure in status', { error: String(statusErr) });
+            if (!(statusErr instanceof Stop))
+              this.log.debug('could not record the create failure in status', { error: String(statusErr) });
           }
           this.recordAll(next.events);
           throw e;
@@ -280,10 +310,14 @@ class ActionWriter {
         const rs = action.object as ReplicaSet;
         if (isAdoption(action, this.snapshot) && !(await this.canAdopt())) throw new Stop({});
         const before = this.rsVersion(rs);
-        const written = await c.replaceReplicaSet({ ...rs, metadata: { ...rs.metadata, namespace: ns, resourceVersion: before } });
+        const written = await c.replaceReplicaSet({
+          ...rs,
+          metadata: { ...rs.metadata, namespace: ns, resourceVersion: before },
+        });
         this.noteRS(before, written);
         this.deps.replicaSets.assume?.(written);
-        if (action.verb === 'scale') this.log.info('scaled replica set', { replicaSet: action.name, from: action.from, to: action.replicas });
+        if (action.verb === 'scale')
+          this.log.info('scaled replica set', { replicaSet: action.name, from: action.from, to: action.replicas });
         else this.log.info('updated replica set', { replicaSet: action.name });
         return;
       }
@@ -299,11 +333,17 @@ class ActionWriter {
       case 'patch': {
         // Force and cancel stamps, on this Deployment or another (engine/requests.ts).
         const own = action.namespace === ns && action.name === this.snapshot.deployment.metadata.name;
-        const metadata = { annotations: action.annotations, ...(action.resourceVersion !== undefined ? { resourceVersion: action.resourceVersion } : {}) };
+        const metadata = {
+          annotations: action.annotations,
+          ...(action.resourceVersion !== undefined ? { resourceVersion: action.resourceVersion } : {}),
+        };
         const written = await c.patchDeployment(action.namespace, action.name, { metadata });
         if (own) this.deployment = written;
         this.deps.deployments.assume?.(written);
-        this.log.info('annotated deployment', { deployment: `${action.namespace}/${action.name}`, annotations: action.annotations });
+        this.log.info('annotated deployment', {
+          deployment: `${action.namespace}/${action.name}`,
+          annotations: action.annotations,
+        });
         return;
       }
       case 'updateStatus': {
@@ -329,7 +369,9 @@ class ActionWriter {
       metadata: { labels: d.metadata.labels, annotations: d.metadata.annotations, finalizers: d.metadata.finalizers },
       spec: { template: d.spec?.template, paused: d.spec?.paused },
     });
-    const patch = mergePatchDiff(pick(this.snapshot.deployment), pick(target)) as Record<string, Record<string, unknown>> | undefined;
+    const patch = mergePatchDiff(pick(this.snapshot.deployment), pick(target)) as
+      | Record<string, Record<string, unknown>>
+      | undefined;
     if (!patch) return;
     patch.metadata = { ...(patch.metadata ?? {}), resourceVersion: this.deployment.metadata.resourceVersion };
     const d = this.deployment;

@@ -74,11 +74,20 @@ export function rolloutView(d: Deployment): RolloutView {
  * One stored change of a Deployment: `before` is the previous state (undefined when first seen:
  * creation, or the first list after a restart), `after` the new one, `now` the time it was seen.
  */
-export function rolloutStep(current: InProgress | undefined, before: RolloutView | undefined, after: RolloutView, now: number): RolloutStep {
+export function rolloutStep(
+  current: InProgress | undefined,
+  before: RolloutView | undefined,
+  after: RolloutView,
+  now: number,
+): RolloutStep {
   const ended: RolloutEnd[] = [];
   if (!before) {
-    const rolling = after.revision !== '' && terminal(after) === undefined &&
-      (after.oldReplicas > 0 || after.progressing?.reason === 'NewReplicaSetCreated' || after.progressing?.reason === 'FoundNewReplicaSet');
+    const rolling =
+      after.revision !== '' &&
+      terminal(after) === undefined &&
+      (after.oldReplicas > 0 ||
+        after.progressing?.reason === 'NewReplicaSetCreated' ||
+        after.progressing?.reason === 'FoundNewReplicaSet');
     return { ...(rolling ? { inProgress: { revision: after.revision } } : {}), ended };
   }
   let inProgress = current;
@@ -87,7 +96,12 @@ export function rolloutStep(current: InProgress | undefined, before: RolloutView
     inProgress = { revision: after.revision, startedAt: now };
   }
   const result = terminal(after);
-  if (inProgress && inProgress.revision === after.revision && result && !sameProgressing(before.progressing, after.progressing)) {
+  if (
+    inProgress &&
+    inProgress.revision === after.revision &&
+    result &&
+    !sameProgressing(before.progressing, after.progressing)
+  ) {
     ended.push({ result, ...inProgress });
     inProgress = undefined;
   }

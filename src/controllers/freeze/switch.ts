@@ -23,7 +23,10 @@ export class FreezeSwitch implements WatchedValue<Freeze | undefined> {
 
   constructor(mgr: Manager, namespace: string) {
     this.namespace = namespace;
-    this.informer = mgr.informer<ConfigMap>(CONFIGMAPS, { namespace, fieldSelector: `metadata.name=${FREEZE_CONFIGMAP}` });
+    this.informer = mgr.informer<ConfigMap>(CONFIGMAPS, {
+      namespace,
+      fieldSelector: `metadata.name=${FREEZE_CONFIGMAP}`,
+    });
     mgr.metrics?.trackFreeze(() => this.current());
   }
 
@@ -36,7 +39,9 @@ export class FreezeSwitch implements WatchedValue<Freeze | undefined> {
   on(h: InformerHandlers<ConfigMap>): void {
     this.informer.on({
       add: (cm) => h.add?.(cm),
-      update: (old, cm) => { if (resourceVersionChanged(old, cm)) h.update?.(old, cm); },
+      update: (old, cm) => {
+        if (resourceVersionChanged(old, cm)) h.update?.(old, cm);
+      },
       delete: (cm) => h.delete?.(cm),
     });
   }

@@ -38,7 +38,9 @@ export function rollSample(r: NodeRoll): NodeRollSample {
   const steps: Record<string, number> = {};
   for (const n of st.nodes ?? []) steps[n.step] = (steps[n.step] ?? 0) + 1;
   return {
-    name: r.metadata.name ?? '', phase: st.phase ?? 'Rolling', steps,
+    name: r.metadata.name ?? '',
+    phase: st.phase ?? 'Rolling',
+    steps,
     ...(st.paused ? { paused: { wait: st.paused.wait, ...(st.paused.node ? { node: st.paused.node } : {}) } } : {}),
   };
 }
@@ -91,8 +93,13 @@ export class NodeRollController {
     let roll = found;
     const freeze = this.freeze?.current();
     const pass = rollPass({
-      roll, nodes: this.nodes.list(), pods: this.pods.list() as SizedPod[], deployments: this.deployments.list(), replicaSets: this.replicaSets.list(),
-      ...(freeze ? { frozen: freezeInWords(freeze) } : {}), now: this.mgr.clock.now(),
+      roll,
+      nodes: this.nodes.list(),
+      pods: this.pods.list() as SizedPod[],
+      deployments: this.deployments.list(),
+      replicaSets: this.replicaSets.list(),
+      ...(freeze ? { frozen: freezeInWords(freeze) } : {}),
+      now: this.mgr.clock.now(),
     });
     for (const a of pass.actions) {
       // The finalizer's patches give a newer NodeRoll: the status is written over that one.
@@ -105,7 +112,13 @@ export class NodeRollController {
     if (!(await this.writeStatus(roll, pass.status, stats))) return { requeue: true };
     if (pass.handled.length > 0) {
       // Cleared once the checkpoint that carries them out is stored (again after a crash: no harm).
-      await this.mgr.client.patch(NODEROLLS, undefined, roll.metadata.name ?? '', { metadata: { annotations: Object.fromEntries(pass.handled.map((k) => [k, null])) } }, 'merge');
+      await this.mgr.client.patch(
+        NODEROLLS,
+        undefined,
+        roll.metadata.name ?? '',
+        { metadata: { annotations: Object.fromEntries(pass.handled.map((k) => [k, null])) } },
+        'merge',
+      );
       stats.writes++;
     }
     return pass.requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(1000, pass.requeueAfterMs) } : {};
@@ -121,7 +134,13 @@ export class NodeRollController {
         // The whole list, guarded by the resourceVersion: another writer's finalizer is kept (a 409 retries the pass).
         const finalizers = finalizersAfter(current.metadata.finalizers, a.verb);
         try {
-          const written = await client.patch<NodeRoll>(NODEROLLS, undefined, roll, { metadata: { resourceVersion: current.metadata.resourceVersion, finalizers } }, 'merge');
+          const written = await client.patch<NodeRoll>(
+            NODEROLLS,
+            undefined,
+            roll,
+            { metadata: { resourceVersion: current.metadata.resourceVersion, finalizers } },
+            'merge',
+          );
           // Not remembered once off: a deleted roll then goes, and the watch says so.
           if (a.verb === 'addFinalizer') this.rolls.assume(written);
           return written;
@@ -147,7 +166,8 @@ export class NodeRollController {
         return;
       case 'evict':
         // A PodDisruptionBudget may say not now (or the pod is gone): the next pass looks again.
-        if (await client.evictPod(a.namespace, a.pod)) log.info('evicted pod', { node: a.node, pod: `${a.namespace}/${a.pod}` });
+        if (await client.evictPod(a.namespace, a.pod))
+          log.info('evicted pod', { node: a.node, pod: `${a.namespace}/${a.pod}` });
         return;
       case 'terminate':
         await this.provider.terminate(a.group, a.node, a.shrink);
@@ -160,7 +180,13 @@ export class NodeRollController {
   private async writeStatus(roll: NodeRoll, status: NodeRollStatus, stats: { writes: number }): Promise<boolean> {
     if (semanticEqual(status, roll.status ?? {})) return true;
     try {
-      const written = await this.mgr.client.replace<NodeRoll>(NODEROLLS, undefined, roll.metadata.name ?? '', { ...roll, status }, 'status');
+      const written = await this.mgr.client.replace<NodeRoll>(
+        NODEROLLS,
+        undefined,
+        roll.metadata.name ?? '',
+        { ...roll, status },
+        'status',
+      );
       this.rolls.assume(written);
       stats.writes++;
       return true;

@@ -37,7 +37,10 @@ const GROUP_LABEL = 'sim.pacer.dev/node-group';
  */
 export function simNodeGroups(client: KubeClient): NodeGroupProvider {
   type Node = { metadata: { name?: string; annotations?: Record<string, string> } };
-  type Group = { metadata: { resourceVersion?: string; annotations?: Record<string, string> }; spec?: { rebalance?: boolean } };
+  type Group = {
+    metadata: { resourceVersion?: string; annotations?: Record<string, string> };
+    spec?: { rebalance?: boolean };
+  };
   return {
     async scale(group, to) {
       await client.patch(SIM_NODEGROUPS, undefined, group, { spec: { replicas: to } }, 'merge');
@@ -45,17 +48,37 @@ export function simNodeGroups(client: KubeClient): NodeGroupProvider {
     async holdRebalance(group, roll) {
       const g = await client.get<Group>(SIM_NODEGROUPS, undefined, group);
       if (g.metadata.annotations?.[REBALANCE_HELD_BY] !== undefined || g.spec?.rebalance !== true) return;
-      await client.patch(SIM_NODEGROUPS, undefined, group, { metadata: { resourceVersion: g.metadata.resourceVersion, annotations: { [REBALANCE_HELD_BY]: roll } }, spec: { rebalance: false } }, 'merge');
+      await client.patch(
+        SIM_NODEGROUPS,
+        undefined,
+        group,
+        {
+          metadata: { resourceVersion: g.metadata.resourceVersion, annotations: { [REBALANCE_HELD_BY]: roll } },
+          spec: { rebalance: false },
+        },
+        'merge',
+      );
     },
     async releaseRebalance(group, roll) {
       const g = await client.get<Group>(SIM_NODEGROUPS, undefined, group);
       if (g.metadata.annotations?.[REBALANCE_HELD_BY] !== roll) return;
-      await client.patch(SIM_NODEGROUPS, undefined, group, { metadata: { resourceVersion: g.metadata.resourceVersion, annotations: { [REBALANCE_HELD_BY]: null } }, spec: { rebalance: true } }, 'merge');
+      await client.patch(
+        SIM_NODEGROUPS,
+        undefined,
+        group,
+        {
+          metadata: { resourceVersion: g.metadata.resourceVersion, annotations: { [REBALANCE_HELD_BY]: null } },
+          spec: { rebalance: true },
+        },
+        'merge',
+      );
     },
     async terminate(group, node, shrink) {
       if (!shrink) {
         // The instance goes; the group, one short, launches its replacement.
-        await client.delete(NODES, undefined, node).catch((err: unknown) => { if (!isKind(err, 'NotFound')) throw err; });
+        await client.delete(NODES, undefined, node).catch((err: unknown) => {
+          if (!isKind(err, 'NotFound')) throw err;
+        });
         return;
       }
       for (let attempt = 0; ; attempt++) {
@@ -66,12 +89,24 @@ export function simNodeGroups(client: KubeClient): NodeGroupProvider {
         if (self.metadata.annotations?.[DELETE_NODE] === undefined) {
           await client.patch(NODES, undefined, node, { metadata: { annotations: { [DELETE_NODE]: 'true' } } }, 'merge');
         }
-        const marked = live.filter((n) => n.metadata.name === node || n.metadata.annotations?.[DELETE_NODE] !== undefined).length;
-        const g = await client.get<{ metadata: { resourceVersion?: string }; spec?: { replicas?: number } }>(SIM_NODEGROUPS, undefined, group);
+        const marked = live.filter(
+          (n) => n.metadata.name === node || n.metadata.annotations?.[DELETE_NODE] !== undefined,
+        ).length;
+        const g = await client.get<{ metadata: { resourceVersion?: string }; spec?: { replicas?: number } }>(
+          SIM_NODEGROUPS,
+          undefined,
+          group,
+        );
         const size = g.spec?.replicas ?? 0;
         if (size <= live.length - marked) return;
         try {
-          await client.patch(SIM_NODEGROUPS, undefined, group, { metadata: { resourceVersion: g.metadata.resourceVersion }, spec: { replicas: size - 1 } }, 'merge');
+          await client.patch(
+            SIM_NODEGROUPS,
+            undefined,
+            group,
+            { metadata: { resourceVersion: g.metadata.resourceVersion }, spec: { replicas: size - 1 } },
+            'merge',
+          );
           return;
         } catch (err) {
           if (!isKind(err, 'Conflict') || attempt >= 4) throw err;

@@ -28,7 +28,7 @@ export class PlanController {
   /** Registers the plan reconciler with `mgr`: the informers it reads, its watches, queue and worker. */
   constructor(mgr: Manager) {
     this.mgr = mgr;
-    const plans = this.plans = mgr.informer<PlanResource>(PLANS);
+    const plans = (this.plans = mgr.informer<PlanResource>(PLANS));
     this.deployments = mgr.informer<Deployment>(DEPLOYMENTS);
     this.controller = register(mgr, {
       name: PLAN_CONTROLLER_NAME,
@@ -36,7 +36,9 @@ export class PlanController {
       reconcile: (key, log, stats) => this.reconcile(key, log, stats),
       watches: [
         watch(plans, { on: ['add', 'update'], keys: ({ obj }) => [keyOf(obj)] }),
-        watch(this.deployments, { keys: ({ obj: d }) => plansNaming(plans.list(d.metadata.namespace), d.metadata.name ?? '').map(keyOf) }),
+        watch(this.deployments, {
+          keys: ({ obj: d }) => plansNaming(plans.list(d.metadata.namespace), d.metadata.name ?? '').map(keyOf),
+        }),
       ],
     });
   }
@@ -48,7 +50,13 @@ export class PlanController {
     const status = planStatusUpdate(p, (name) => this.deployments.get(`${ns}/${name}`));
     if (!status) return {};
     try {
-      const written = await this.mgr.client.replace<PlanResource>(PLANS, ns, p.metadata.name ?? '', { ...p, status }, 'status');
+      const written = await this.mgr.client.replace<PlanResource>(
+        PLANS,
+        ns,
+        p.metadata.name ?? '',
+        { ...p, status },
+        'status',
+      );
       stats.writes++;
       this.plans.assume(written);
       log.info('updated plan status', { status: status.status });

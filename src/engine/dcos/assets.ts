@@ -18,11 +18,15 @@ export function byPriority(plans: readonly Plan[]): Plan[] {
     const i = PLAN_PRIORITY.indexOf(p.name);
     return i < 0 ? PLAN_PRIORITY.length : i;
   };
-  return plans.map((p, i) => ({ p, i })).sort((a, b) => rank(a.p) - rank(b.p) || a.i - b.i).map((x) => x.p);
+  return plans
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => rank(a.p) - rank(b.p) || a.i - b.i)
+    .map((x) => x.p);
 }
 
 const steps = (plan: Plan): Step[] => plan.phases.flatMap((p) => p.steps);
-const requirements = (xs: readonly Step[]): PodRequirement[] => xs.flatMap((s) => (s.requirement ? [s.requirement] : []));
+const requirements = (xs: readonly Step[]): PodRequirement[] =>
+  xs.flatMap((s) => (s.requirement ? [s.requirement] : []));
 
 /** The steps each plan may work on now, in priority order, no pod given to two plans. */
 export function coordinate(plans: readonly Plan[]): Array<{ plan: string; steps: Step[] }> {

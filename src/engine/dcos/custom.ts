@@ -52,25 +52,46 @@ export function planTargets(p: PlanResource, lookup: DeploymentLookup): Record<s
   return Object.fromEntries(planStepNames(p).map((name) => [name, deploymentTarget(lookup(name))]));
 }
 
-const FRESH = (interrupted: boolean, targets: Readonly<Record<string, string>>): CustomPlanState => ({ targets, interrupted, phases: {}, forced: [] });
+const FRESH = (interrupted: boolean, targets: Readonly<Record<string, string>>): CustomPlanState => ({
+  targets,
+  interrupted,
+  phases: {},
+  forced: [],
+});
 
 /** The stored overrides, or why they cannot be read (then none: the run is as created). */
 export function parseCustomPlanState(p: PlanResource): { state?: CustomPlanState; error?: string } {
   const { value: v, error } = jsonAnnotation(p.metadata.annotations, CUSTOM_PLAN_STATE_ANNOTATION);
   if (error !== undefined || v === undefined) return error !== undefined ? { error } : {};
-  const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+  const isObject = (x: unknown): x is Record<string, unknown> =>
+    typeof x === 'object' && x !== null && !Array.isArray(x);
   const strings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === 'string');
   const o = isObject(v) ? v : undefined;
-  const ok = o && isObject(o.targets) && Object.values(o.targets).every((t) => typeof t === 'string')
-    && typeof (o.interrupted ?? false) === 'boolean' && isObject(o.phases ?? {}) && strings(o.forced ?? [])
-    && Object.values((o.phases ?? {}) as Record<string, unknown>).every((ph) => isObject(ph)
-      && typeof (ph.interrupted ?? false) === 'boolean' && Number.isInteger(ph.proceeds ?? 0) && (ph.proceeds as number ?? 0) >= 0
-      && strings(ph.canary ?? []));
-  if (!ok) return { error: `annotation ${CUSTOM_PLAN_STATE_ANNOTATION}: expected {"targets": {NAME: HASH}, "interrupted": bool, "phases": {NAME: {"interrupted": bool, "proceeds": N, "canary": [STEP]}}, "forced": ["PHASE/STEP"]}` };
+  const ok =
+    o &&
+    isObject(o.targets) &&
+    Object.values(o.targets).every((t) => typeof t === 'string') &&
+    typeof (o.interrupted ?? false) === 'boolean' &&
+    isObject(o.phases ?? {}) &&
+    strings(o.forced ?? []) &&
+    Object.values((o.phases ?? {}) as Record<string, unknown>).every(
+      (ph) =>
+        isObject(ph) &&
+        typeof (ph.interrupted ?? false) === 'boolean' &&
+        Number.isInteger(ph.proceeds ?? 0) &&
+        ((ph.proceeds as number) ?? 0) >= 0 &&
+        strings(ph.canary ?? []),
+    );
+  if (!ok)
+    return {
+      error: `annotation ${CUSTOM_PLAN_STATE_ANNOTATION}: expected {"targets": {NAME: HASH}, "interrupted": bool, "phases": {NAME: {"interrupted": bool, "proceeds": N, "canary": [STEP]}}, "forced": ["PHASE/STEP"]}`,
+    };
   return {
     state: {
-      targets: o.targets as Record<string, string>, interrupted: o.interrupted === true,
-      phases: (o.phases ?? {}) as Record<string, PhaseOverride>, forced: (o.forced ?? []) as string[],
+      targets: o.targets as Record<string, string>,
+      interrupted: o.interrupted === true,
+      phases: (o.phases ?? {}) as Record<string, PhaseOverride>,
+      forced: (o.forced ?? []) as string[],
     },
   };
 }
@@ -79,18 +100,25 @@ const sameTargets = (a: Readonly<Record<string, string>>, b: Readonly<Record<str
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
 /** The overrides for the run the Deployments carry now: the stored ones if they were given to it, else a new run, interrupted. */
-export function customPlanStateFor(p: PlanResource, targets: Readonly<Record<string, string>>): CustomPlanState & { current: boolean } {
+export function customPlanStateFor(
+  p: PlanResource,
+  targets: Readonly<Record<string, string>>,
+): CustomPlanState & { current: boolean } {
   const { state } = parseCustomPlanState(p);
   if (state && sameTargets(state.targets, targets)) return { ...state, current: true };
   return { ...FRESH(true, targets), current: false };
 }
 
 /** A step's status from its Deployment, with the reason it cannot succeed (ERROR). */
-export function deploymentStepStatus(name: string, d: Deployment | undefined): { status: StepStatus; errors?: string[] } {
+export function deploymentStepStatus(
+  name: string,
+  d: Deployment | undefined,
+): { status: StepStatus; errors?: string[] } {
   if (!d) return { status: 'ERROR', errors: [`deployments.pacer.dev "${name}" not found`] };
   if (d.metadata.deletionTimestamp) return { status: 'ERROR', errors: [`deployment ${name} is being deleted`] };
   const invalid = getCondition(d.status, INVALID_SPEC);
-  if (invalid?.status === 'True') return { status: 'ERROR', errors: [`deployment ${name}: ${invalid.message ?? 'invalid spec'}`] };
+  if (invalid?.status === 'True')
+    return { status: 'ERROR', errors: [`deployment ${name}: ${invalid.message ?? 'invalid spec'}`] };
   const st = d.status;
   if (!st || (st.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) return { status: 'PENDING' };
   const progressing = getCondition(st, PROGRESSING);
@@ -99,7 +127,8 @@ export function deploymentStepStatus(name: string, d: Deployment | undefined): {
   }
   const replicas = d.spec?.replicas ?? 1;
   const updated = st.updatedReplicas ?? 0;
-  if (updated === replicas && (st.replicas ?? 0) === replicas && (st.availableReplicas ?? 0) === replicas) return { status: 'COMPLETE' };
+  if (updated === replicas && (st.replicas ?? 0) === replicas && (st.availableReplicas ?? 0) === replicas)
+    return { status: 'COMPLETE' };
   return { status: updated > 0 ? 'STARTED' : 'PENDING' };
 }
 
@@ -107,12 +136,15 @@ export function deploymentStepStatus(name: string, d: Deployment | undefined): {
 export function planResourceErrors(p: PlanResource): string[] {
   const errs: string[] = [];
   const name = p.metadata.name ?? '';
-  if ((RESERVED_PLAN_NAMES as readonly string[]).includes(name)) errs.push(`plan name ${name} is reserved for the service's own plans`);
+  if ((RESERVED_PLAN_NAMES as readonly string[]).includes(name))
+    errs.push(`plan name ${name} is reserved for the service's own plans`);
   const strategy = p.spec?.strategy;
-  if (strategy !== undefined && !(PLAN_LEVEL_STRATEGIES as readonly string[]).includes(strategy)) errs.push(`spec.strategy: unsupported value "${strategy}"`);
+  if (strategy !== undefined && !(PLAN_LEVEL_STRATEGIES as readonly string[]).includes(strategy))
+    errs.push(`spec.strategy: unsupported value "${strategy}"`);
   const seen = new Map<string, string>();
   for (const ph of p.spec?.phases ?? []) {
-    if (ph.strategy !== undefined && !(PLAN_PHASE_STRATEGIES as readonly string[]).includes(ph.strategy)) errs.push(`phase ${ph.name}: unsupported strategy "${ph.strategy}"`);
+    if (ph.strategy !== undefined && !(PLAN_PHASE_STRATEGIES as readonly string[]).includes(ph.strategy))
+      errs.push(`phase ${ph.name}: unsupported strategy "${ph.strategy}"`);
     for (const step of ph.steps ?? []) {
       const other = seen.get(step);
       if (other !== undefined) errs.push(`deployment ${step} is a step of phase ${other} and of phase ${ph.name}`);
@@ -123,18 +155,34 @@ export function planResourceErrors(p: PlanResource): string[] {
 }
 
 /** The plan's tree now: statuses from the Deployments, overrides from the run's state. */
-export function customPlan(p: PlanResource, lookup: DeploymentLookup, state = customPlanStateFor(p, planTargets(p, lookup))): Plan {
+export function customPlan(
+  p: PlanResource,
+  lookup: DeploymentLookup,
+  state = customPlanStateFor(p, planTargets(p, lookup)),
+): Plan {
   const forced = new Set(state.forced);
   const phases = (p.spec?.phases ?? []).map((spec): Phase => {
     const steps: Step[] = (spec.steps ?? []).map((name) => {
       const own = deploymentStepStatus(name, lookup(name));
       const isForced = forced.has(`${spec.name}/${name}`) && own.status !== 'COMPLETE';
-      return { name, status: isForced ? 'COMPLETE' : own.status, ...(own.errors && !isForced ? { errors: own.errors } : {}), ...(isForced ? { forced: true } : {}) };
+      return {
+        name,
+        status: isForced ? 'COMPLETE' : own.status,
+        ...(own.errors && !isForced ? { errors: own.errors } : {}),
+        ...(isForced ? { forced: true } : {}),
+      };
     });
     const strategy = spec.strategy ?? 'serial';
-    const built = buildPhase(spec.name, strategy, steps, spec.requiredProceeds !== undefined ? { requiredProceeds: spec.requiredProceeds } : {});
+    const built = buildPhase(
+      spec.name,
+      strategy,
+      steps,
+      spec.requiredProceeds !== undefined ? { requiredProceeds: spec.requiredProceeds } : {},
+    );
     const override = state.phases[spec.name] ?? {};
-    const canary = built.canary ? (override.canary ?? built.canary).filter((n) => steps.some((s) => s.name === n)) : undefined;
+    const canary = built.canary
+      ? (override.canary ?? built.canary).filter((n) => steps.some((s) => s.name === n))
+      : undefined;
     const released = override.proceeds ?? 0;
     return {
       ...built,
@@ -146,7 +194,10 @@ export function customPlan(p: PlanResource, lookup: DeploymentLookup, state = cu
       }),
     };
   });
-  return buildPlan(p.metadata.name ?? '', p.spec?.strategy ?? 'serial', phases, { interrupted: state.interrupted, errors: planResourceErrors(p) });
+  return buildPlan(p.metadata.name ?? '', p.spec?.strategy ?? 'serial', phases, {
+    interrupted: state.interrupted,
+    errors: planResourceErrors(p),
+  });
 }
 
 /** A plan holding a rollout: Progressing's reason (an operator must act, or it is not its turn yet) and message. */
@@ -160,7 +211,11 @@ export interface PlanHold {
  * candidate. The first plan that holds it is named; only waiting for the steps before it needs
  * no operator (PlanPending).
  */
-export function customPlanHold(d: Deployment, plans: readonly PlanResource[], lookup: DeploymentLookup): PlanHold | undefined {
+export function customPlanHold(
+  d: Deployment,
+  plans: readonly PlanResource[],
+  lookup: DeploymentLookup,
+): PlanHold | undefined {
   const name = d.metadata.name ?? '';
   for (const p of plans) {
     const phaseSpec = (p.spec?.phases ?? []).find((ph) => (ph.steps ?? []).includes(name));
@@ -174,14 +229,23 @@ export function customPlanHold(d: Deployment, plans: readonly PlanResource[], lo
     const kubectl = (op: string, ...args: string[]) => ['kubectl pacer plan', op, name, plural, ...args].join(' ');
     const waiting = (message: string): PlanHold => ({ reason: 'PlanWaiting', message });
     if (plan.state.interrupted) {
-      return waiting(state.current
-        ? `Deployment waits for plan ${plural}, which is interrupted: ${kubectl('continue')}`
-        : `Deployment waits for plan ${plural} to be started: ${kubectl('start')}`);
+      return waiting(
+        state.current
+          ? `Deployment waits for plan ${plural}, which is interrupted: ${kubectl('continue')}`
+          : `Deployment waits for plan ${plural} to be started: ${kubectl('start')}`,
+      );
     }
     const errors = planErrors(plan);
-    if (errors.length > 0) return waiting(`Deployment waits for plan ${plural}, which has errors: ${errors.join('; ')}`);
-    if (step.interrupted) return waiting(`Deployment waits for plan ${plural}: canary step ${name} waits for ${kubectl('continue', phase.name)}`);
-    if (phase.state.interrupted) return waiting(`Deployment waits for plan ${plural}: phase ${phase.name} is interrupted (${kubectl('continue', phase.name)})`);
+    if (errors.length > 0)
+      return waiting(`Deployment waits for plan ${plural}, which has errors: ${errors.join('; ')}`);
+    if (step.interrupted)
+      return waiting(
+        `Deployment waits for plan ${plural}: canary step ${name} waits for ${kubectl('continue', phase.name)}`,
+      );
+    if (phase.state.interrupted)
+      return waiting(
+        `Deployment waits for plan ${plural}: phase ${phase.name} is interrupted (${kubectl('continue', phase.name)})`,
+      );
     return { reason: 'PlanPending', message: `Deployment waits for its turn in plan ${plural} (phase ${phase.name})` };
   }
   return undefined;
@@ -197,7 +261,11 @@ export function planResourceStatus(p: PlanResource, lookup: DeploymentLookup): P
     phases: v.phases.map((ph) => ({
       name: ph.name,
       status: ph.status,
-      steps: ph.steps.map((s) => ({ name: s.name, status: s.status, ...(s.forced ? { message: 'forced complete by an operator' } : {}) })),
+      steps: ph.steps.map((s) => ({
+        name: s.name,
+        status: s.status,
+        ...(s.forced ? { message: 'forced complete by an operator' } : {}),
+      })),
     })),
   };
 }

@@ -16,12 +16,17 @@ import type { Phase, Plan, Step, StepStatus } from './types.ts';
 /** Waiting reasons that mean the kubelet backs off (the SDK's DELAYED). */
 const BACK_OFF = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull']);
 
-interface ContainerStatusLite { state?: { waiting?: { reason?: string } } }
+interface ContainerStatusLite {
+  state?: { waiting?: { reason?: string } };
+}
 
 /** A pod's step status, `now` in ms. */
 export function podStepStatus(pod: Pod, minReadySeconds: number, now: number): StepStatus {
-  const statuses = Array.isArray(pod.status?.containerStatuses) ? (pod.status!.containerStatuses as ContainerStatusLite[]) : [];
-  if (statuses.some((c) => BACK_OFF.has(c.state?.waiting?.reason ?? '')) || pod.status?.phase === 'Failed') return 'DELAYED';
+  const statuses = Array.isArray(pod.status?.containerStatuses)
+    ? (pod.status!.containerStatuses as ContainerStatusLite[])
+    : [];
+  if (statuses.some((c) => BACK_OFF.has(c.state?.waiting?.reason ?? '')) || pod.status?.phase === 'Failed')
+    return 'DELAYED';
   if (!(pod.spec as { nodeName?: string } | undefined)?.nodeName) return 'PREPARED';
   if (pod.status?.phase !== 'Running') return pod.status?.phase === 'Succeeded' ? 'PENDING' : 'STARTING';
   const ready = pod.status.conditions?.find((c) => c.type === 'Ready');
@@ -40,12 +45,20 @@ export function serviceMembers(all: readonly Deployment[], namespace: string, na
   const link = (a: string, b: string) => (edges.get(a) ?? edges.set(a, new Set()).get(a)!).add(b);
   for (const [k, d] of byKey) {
     for (const dep of dependencyKeys(d)) {
-      if (byKey.has(dep)) { link(k, dep); link(dep, k); }
+      if (byKey.has(dep)) {
+        link(k, dep);
+        link(dep, k);
+      }
     }
   }
   const seen = new Set([start]);
   const queue = [start];
-  while (queue.length > 0) for (const n of edges.get(queue.shift()!) ?? []) if (!seen.has(n)) { seen.add(n); queue.push(n); }
+  while (queue.length > 0)
+    for (const n of edges.get(queue.shift()!) ?? [])
+      if (!seen.has(n)) {
+        seen.add(n);
+        queue.push(n);
+      }
   return [...seen].sort().map((k) => byKey.get(k)!);
 }
 
@@ -62,27 +75,47 @@ export interface ServiceObjects {
   readonly namespaceDeployments?: readonly Deployment[];
 }
 
-const owned = (d: Deployment, rs: ReplicaSet) => rs.metadata.ownerReferences?.some((o) => o.controller && o.uid === d.metadata.uid) === true;
+const owned = (d: Deployment, rs: ReplicaSet) =>
+  rs.metadata.ownerReferences?.some((o) => o.controller && o.uid === d.metadata.uid) === true;
 
 /** The ReplicaSet that runs `d`'s current template, among those it controls. */
 export function newReplicaSetOf(d: Deployment, o: Pick<ServiceObjects, 'replicaSets'>): ReplicaSet | undefined {
-  return findNewReplicaSet(d, o.replicaSets.filter((rs) => rs.metadata.namespace === d.metadata.namespace && owned(d, rs)));
+  return findNewReplicaSet(
+    d,
+    o.replicaSets.filter((rs) => rs.metadata.namespace === d.metadata.namespace && owned(d, rs)),
+  );
 }
 
 /** The pods filling `d`'s replica slots: its current template's pods, not being deleted, oldest first. */
-export function slotPods(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 'pods'>, newRS = newReplicaSetOf(d, o)): Pod[] {
+export function slotPods(
+  d: Deployment,
+  o: Pick<ServiceObjects, 'replicaSets' | 'pods'>,
+  newRS = newReplicaSetOf(d, o),
+): Pod[] {
   if (!newRS) return [];
   return o.pods
-    .filter((p) => p.metadata.namespace === d.metadata.namespace && !p.metadata.deletionTimestamp
-      && p.metadata.ownerReferences?.some((r) => r.controller && r.uid === newRS.metadata.uid))
-    .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    .filter(
+      (p) =>
+        p.metadata.namespace === d.metadata.namespace &&
+        !p.metadata.deletionTimestamp &&
+        p.metadata.ownerReferences?.some((r) => r.controller && r.uid === newRS.metadata.uid),
+    )
+    .sort(
+      (a, b) =>
+        (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+        (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+    );
 }
 
 /**
  * The phase of one Deployment (its own steps, strategy and overrides), from its ReplicaSets and
  * pods: `replicaSets` those it may own, `pods` those of its current template's ReplicaSet (or more).
  */
-export function phaseOf(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 'pods' | 'now'>, errors: readonly string[] = invalidSpecErrors(d)): Phase {
+export function phaseOf(
+  d: Deployment,
+  o: Pick<ServiceObjects, 'replicaSets' | 'pods' | 'now'>,
+  errors: readonly string[] = invalidSpecErrors(d),
+): Phase {
   const name = d.metadata.name ?? '';
   const replicas = d.spec.replicas ?? 1;
   const listed = d.spec.template?.spec?.containers;
@@ -113,7 +146,10 @@ export function phaseOf(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | '
   return {
     name,
     strategy,
-    state: { ...(state.interrupted ? { interrupted: true } : {}), ...(strategy.startsWith('serial') ? { order: steps.map((st) => st.name) } : {}) },
+    state: {
+      ...(state.interrupted ? { interrupted: true } : {}),
+      ...(strategy.startsWith('serial') ? { order: steps.map((st) => st.name) } : {}),
+    },
     ...(canary > 0 ? { canary: steps.slice(0, canary).map((st) => st.name) } : {}),
     steps: steps.map((st, i) => (i >= released && i < canary ? { ...st, interrupted: true } : st)),
   };
@@ -129,13 +165,17 @@ export function deployPlan(o: ServiceObjects): Plan {
   const { levels, cycles } = dependencyLevels(o.deployments);
   const key = (d: Deployment) => deploymentKey(d.metadata.namespace, d.metadata.name);
   const byKey = new Map(o.deployments.map((d) => [key(d), d]));
-  const ordered = levelGroups(levels).flat().map((k) => byKey.get(k)!);
+  const ordered = levelGroups(levels)
+    .flat()
+    .map((k) => byKey.get(k)!);
   const unlevelled = o.deployments.filter((d) => !levels.has(key(d))).sort((a, b) => key(a).localeCompare(key(b)));
   const phases = [...ordered, ...unlevelled].map((d) => {
     const errors = invalidSpecErrors(d);
     if (!levels.has(key(d))) {
       const cycle = cycles.find((c) => c.includes(key(d)));
-      errors.push(cycle ? `dependency cycle: ${formatCycle(cycle, d.metadata.namespace)}` : 'depends on a dependency cycle');
+      errors.push(
+        cycle ? `dependency cycle: ${formatCycle(cycle, d.metadata.namespace)}` : 'depends on a dependency cycle',
+      );
     }
     return phaseOf(d, o, errors);
   });
@@ -144,7 +184,10 @@ export function deployPlan(o: ServiceObjects): Plan {
 }
 
 /** One Deployment's phase as the metrics show it: strategy, aggregate status, steps by status. */
-export function phaseSummary(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 'pods' | 'now'>): { strategy: string; status: string; steps: Record<string, number> } {
+export function phaseSummary(
+  d: Deployment,
+  o: Pick<ServiceObjects, 'replicaSets' | 'pods' | 'now'>,
+): { strategy: string; status: string; steps: Record<string, number> } {
   const phase = phaseOf(d, o);
   const steps: Record<string, number> = {};
   for (const st of phase.steps) {

@@ -35,13 +35,24 @@ export function parsePlanState(d: Deployment): { state?: PlanState; error?: stri
   const o = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
   const whole = (x: unknown) => Number.isInteger(x) && (x as number) >= 0;
   const forced = o.forced ?? [];
-  if (!whole(o.revision) || !whole(o.proceeds ?? 0) || typeof (o.interrupted ?? false) !== 'boolean' || !Array.isArray(forced) || !forced.every(whole)) {
-    return { error: `annotation ${PLAN_STATE_ANNOTATION}: expected {"revision": N, "proceeds": N, "interrupted": bool, "forced": [N, ...]}` };
+  if (
+    !whole(o.revision) ||
+    !whole(o.proceeds ?? 0) ||
+    typeof (o.interrupted ?? false) !== 'boolean' ||
+    !Array.isArray(forced) ||
+    !forced.every(whole)
+  ) {
+    return {
+      error: `annotation ${PLAN_STATE_ANNOTATION}: expected {"revision": N, "proceeds": N, "interrupted": bool, "forced": [N, ...]}`,
+    };
   }
   return {
     state: {
-      revision: o.revision as number, proceeds: (o.proceeds as number | undefined) ?? 0, interrupted: o.interrupted === true,
-      planInterrupted: planInterruptedOf(d), forced: [...new Set(forced as number[])].sort((a, b) => a - b),
+      revision: o.revision as number,
+      proceeds: (o.proceeds as number | undefined) ?? 0,
+      interrupted: o.interrupted === true,
+      planInterrupted: planInterruptedOf(d),
+      forced: [...new Set(forced as number[])].sort((a, b) => a - b),
     },
   };
 }
@@ -52,10 +63,17 @@ export function planInterruptedOf(d: Deployment): boolean {
 
 /** The overrides for the rollout to `newRS` (the phase's: none for another revision; interrupted when unreadable). */
 export function planStateFor(d: Deployment, newRS: ReplicaSet | undefined): PlanState {
-  const revision = newRS ? revisionOf(newRS) ?? 0 : 0;
+  const revision = newRS ? (revisionOf(newRS) ?? 0) : 0;
   const { state, error } = parsePlanState(d);
   if (state && newRS && state.revision === revision) return state;
-  return { revision, proceeds: 0, interrupted: error !== undefined, planInterrupted: planInterruptedOf(d), forced: [], ...(error !== undefined ? { unreadable: error } : {}) };
+  return {
+    revision,
+    proceeds: 0,
+    interrupted: error !== undefined,
+    planInterrupted: planInterruptedOf(d),
+    forced: [],
+    ...(error !== undefined ? { unreadable: error } : {}),
+  };
 }
 
 /**
@@ -133,11 +151,13 @@ export function oldReplicasFloor(d: Deployment, newRS: ReplicaSet | undefined, h
 export function operatorWait(d: Deployment, newRS: ReplicaSet | undefined): string | undefined {
   const state = planStateFor(d, newRS);
   if (state.planInterrupted) return 'its deploy plan is interrupted (kubectl pacer plan continue)';
-  if (state.unreadable !== undefined) return `${state.unreadable}: its plan phase is held until kubectl pacer plan continue writes a fresh one`;
+  if (state.unreadable !== undefined)
+    return `${state.unreadable}: its plan phase is held until kubectl pacer plan continue writes a fresh one`;
   const canary = canarySlots(d);
   const released = releasedCanarySlots(d, newRS);
   if (released < canary) {
-    if (countedAvailable(d, newRS) >= released) return `canary step ${released + 1} of ${canary} waits for kubectl pacer plan continue`;
+    if (countedAvailable(d, newRS) >= released)
+      return `canary step ${released + 1} of ${canary} waits for kubectl pacer plan continue`;
     return undefined;
   }
   if (state.interrupted) return 'its plan phase is interrupted (kubectl pacer plan continue)';

@@ -9,7 +9,7 @@ import { phaseStatus, planStatus } from './tree.ts';
 import type { Phase, Plan, Step } from './types.ts';
 
 export const OPERATIONS = ['start', 'stop', 'interrupt', 'continue', 'forceComplete', 'restart'] as const;
-export type OperationName = typeof OPERATIONS[number];
+export type OperationName = (typeof OPERATIONS)[number];
 
 export interface Operation {
   readonly op: OperationName;
@@ -35,7 +35,9 @@ export function invalidParameterName(parameters: Readonly<Record<string, string>
 
 /** Parameters as the SDK prints them: {A=1, B=2}. */
 function formatParameters(p: Readonly<Record<string, string>>): string {
-  return `{${Object.entries(p).map(([k, v]) => `${k}=${v}`).join(', ')}}`;
+  return `{${Object.entries(p)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ')}}`;
 }
 
 const restartStep = (s: Step): Step => {
@@ -53,7 +55,11 @@ function withPhases(plan: Plan, names: ReadonlySet<string>, f: (p: Phase) => Pha
 export function applyOperation(plan: Plan, o: Operation): Outcome {
   const ok = (next: Plan, message: string): Outcome => ({ code: 200, message, plan: next });
   const already: Outcome = { code: 208, message: ALREADY_REPORTED, plan };
-  const notFound = (kind: 'Phase' | 'Step', name: string): Outcome => ({ code: 404, message: `${kind} ${name} not found`, plan });
+  const notFound = (kind: 'Phase' | 'Step', name: string): Outcome => ({
+    code: 404,
+    message: `${kind} ${name} not found`,
+    plan,
+  });
   const phases = o.phase === undefined ? [] : plan.phases.filter((p) => p.name === o.phase);
   if (o.phase !== undefined && phases.length === 0) return notFound('Phase', o.phase);
 
@@ -61,10 +67,18 @@ export function applyOperation(plan: Plan, o: Operation): Outcome {
     case 'start': {
       const params = o.parameters ?? {};
       const bad = invalidParameterName(params);
-      if (bad !== undefined) return { code: 400, message: `Couldn't parse parameters: ${bad} is not a valid environment variable name`, plan };
+      if (bad !== undefined)
+        return {
+          code: 400,
+          message: `Couldn't parse parameters: ${bad} is not a valid environment variable name`,
+          plan,
+        };
       let next: Plan = { ...plan, parameters: { ...params } };
       if (planStatus(next).status === 'COMPLETE') next = restartPlan(next);
-      return ok({ ...next, state: { ...next.state, interrupted: false } }, `Received cmd: start ${plan.name} with parameters: ${formatParameters(params)}`);
+      return ok(
+        { ...next, state: { ...next.state, interrupted: false } },
+        `Received cmd: start ${plan.name} with parameters: ${formatParameters(params)}`,
+      );
     }
     case 'stop':
       return ok(restartPlan({ ...plan, state: { ...plan.state, interrupted: true } }), 'Received cmd: stop');
@@ -74,7 +88,13 @@ export function applyOperation(plan: Plan, o: Operation): Outcome {
         if (isRunning(s) || s === 'COMPLETE') return already;
         return ok({ ...plan, state: { ...plan.state, interrupted: false } }, 'Received cmd: continue');
       }
-      if (phases.every((p) => { const s = phaseStatus(p).status; return isRunning(s) || s === 'COMPLETE'; })) return already;
+      if (
+        phases.every((p) => {
+          const s = phaseStatus(p).status;
+          return isRunning(s) || s === 'COMPLETE';
+        })
+      )
+        return already;
       return ok(withPhases(plan, new Set([o.phase]), proceedPhase), 'Received cmd: continue');
     }
     case 'interrupt': {
@@ -95,17 +115,30 @@ export function applyOperation(plan: Plan, o: Operation): Outcome {
       const message = `Received cmd: ${o.op} for Plan: ${plan.name}, Phase: ${o.phase ?? 'null'}, Step: ${o.step ?? 'null'}`;
       const status = step ? stepDisplayStatus(step) : phase ? phaseStatus(phase).status : planStatus(plan).status;
       // The first phase of that name only, as the SDK.
-      const onPhase = (f: (p: Phase) => Phase): Plan => ({ ...plan, phases: plan.phases.map((p) => (p === phase ? f(p) : p)) });
-      const onStep = (f: (s: Step) => Step) => (p: Phase): Phase => ({ ...p, steps: p.steps.map((s) => (s === step ? f(s) : s)) });
+      const onPhase = (f: (p: Phase) => Phase): Plan => ({
+        ...plan,
+        phases: plan.phases.map((p) => (p === phase ? f(p) : p)),
+      });
+      const onStep =
+        (f: (s: Step) => Step) =>
+        (p: Phase): Phase => ({ ...p, steps: p.steps.map((s) => (s === step ? f(s) : s)) });
       if (o.op === 'forceComplete') {
         if (status === 'COMPLETE') return already;
         if (step) return ok(onPhase(onStep(completeStep)), message);
-        if (phase) return ok(onPhase((p) => ({ ...p, steps: p.steps.map(completeStep) })), message);
+        if (phase)
+          return ok(
+            onPhase((p) => ({ ...p, steps: p.steps.map(completeStep) })),
+            message,
+          );
         return ok({ ...plan, phases: plan.phases.map((p) => ({ ...p, steps: p.steps.map(completeStep) })) }, message);
       }
       if (status === 'PENDING') return already;
       if (step) return ok(onPhase(onStep((s) => restartStep({ ...s, interrupted: false }))), message);
-      if (phase) return ok(onPhase((p) => restartPhase(proceedPhase(p))), message);
+      if (phase)
+        return ok(
+          onPhase((p) => restartPhase(proceedPhase(p))),
+          message,
+        );
       return ok(restartPlan({ ...plan, state: { ...plan.state, interrupted: false } }), message);
     }
   }

@@ -10,7 +10,10 @@ import { buildPhase } from './strategy.ts';
 import { buildPlan } from './tree.ts';
 import type { Phase, Plan } from './types.ts';
 
-interface ContainerStatusLite { name?: string; restartCount?: number }
+interface ContainerStatusLite {
+  name?: string;
+  restartCount?: number;
+}
 
 function restarts(p: Pod): number {
   const cs = Array.isArray(p.status?.containerStatuses) ? (p.status!.containerStatuses as ContainerStatusLite[]) : [];
@@ -26,14 +29,22 @@ function containersOf(rs: ReplicaSet): string[] {
 function recoveries(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 'pods' | 'now'>): Phase[] {
   const name = d.metadata.name ?? '';
   const minReady = d.spec.minReadySeconds ?? 0;
-  const owned = o.replicaSets.filter((rs) => rs.metadata.namespace === d.metadata.namespace && rs.metadata.ownerReferences?.some((r) => r.controller && r.uid === d.metadata.uid));
+  const owned = o.replicaSets.filter(
+    (rs) =>
+      rs.metadata.namespace === d.metadata.namespace &&
+      rs.metadata.ownerReferences?.some((r) => r.controller && r.uid === d.metadata.uid),
+  );
   const newRS = newReplicaSetOf(d, o);
   const slots = slotPods(d, o, newRS);
   const out: Phase[] = [];
   for (const rs of owned) {
     const current = rs === newRS;
     const tasks = containersOf(rs);
-    const pods = o.pods.filter((p) => !p.metadata.deletionTimestamp && p.metadata.ownerReferences?.some((r) => r.controller && r.uid === rs.metadata.uid));
+    const pods = o.pods.filter(
+      (p) =>
+        !p.metadata.deletionTimestamp &&
+        p.metadata.ownerReferences?.some((r) => r.controller && r.uid === rs.metadata.uid),
+    );
     for (const p of pods) {
       const status = podStepStatus(p, minReady, o.now);
       if (status === 'COMPLETE' || (current && restarts(p) === 0)) continue;
@@ -42,9 +53,10 @@ function recoveries(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 'pods
       // The pod instance it works on: a current-template pod is the deploy plan's slot (same asset);
       // an older revision's pod is an instance of that revision.
       const slot = slots.indexOf(p);
-      const requirement = current && slot >= 0
-        ? { pod: name, index: slot, tasks }
-        : { pod: `${name}@${revisionOf(rs) ?? '?'}`, index: pods.indexOf(p), tasks };
+      const requirement =
+        current && slot >= 0
+          ? { pod: name, index: slot, tasks }
+          : { pod: `${name}@${revisionOf(rs) ?? '?'}`, index: pods.indexOf(p), tasks };
       out.push(buildPhase(podName, 'serial', [{ name: `${podName}:[${tasks.join(', ')}]`, status, requirement }]));
     }
   }
@@ -53,5 +65,9 @@ function recoveries(d: Deployment, o: Pick<ServiceObjects, 'replicaSets' | 'pods
 
 /** The recovery plan of the service `objects.deployments` form. */
 export function recoveryPlan(o: ServiceObjects): Plan {
-  return buildPlan('recovery', 'parallel', o.deployments.flatMap((d) => recoveries(d, o)));
+  return buildPlan(
+    'recovery',
+    'parallel',
+    o.deployments.flatMap((d) => recoveries(d, o)),
+  );
 }

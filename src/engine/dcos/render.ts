@@ -14,15 +14,33 @@ export function planTree(v: PlanView): string[] {
     lines.push(`${lastPhase ? '└─' : '├─'} ${p.name} (${p.strategy} strategy) (${p.status})`);
     p.steps.forEach((s, j) => {
       const forced = s.forced ? ' (forced)' : '';
-      lines.push(`${lastPhase ? '   ' : '│  '}${j === p.steps.length - 1 ? '└─' : '├─'} ${s.name} (${s.status})${forced}`);
+      lines.push(
+        `${lastPhase ? '   ' : '│  '}${j === p.steps.length - 1 ? '└─' : '├─'} ${s.name} (${s.status})${forced}`,
+      );
     });
   });
   return lines;
 }
 
-export interface StepJson { id: string; status: string; name: string; message: string }
-export interface PhaseJson { id: string; name: string; steps: StepJson[]; strategy: string; status: string }
-export interface PlanJson { phases: PhaseJson[]; errors: string[]; status: string; strategy: string }
+export interface StepJson {
+  id: string;
+  status: string;
+  name: string;
+  message: string;
+}
+export interface PhaseJson {
+  id: string;
+  name: string;
+  steps: StepJson[];
+  strategy: string;
+  status: string;
+}
+export interface PlanJson {
+  phases: PhaseJson[];
+  errors: string[];
+  status: string;
+  strategy: string;
+}
 
 /** The SDK's plan JSON; `scope` (e.g. namespace/service) makes the ids unique across services. */
 export function planJson(v: PlanView, scope: string): PlanJson {
@@ -33,7 +51,12 @@ export function planJson(v: PlanView, scope: string): PlanJson {
       steps: p.steps.map((s) => {
         const id = generatedUid('plan', scope, v.name, p.name, s.name);
         const display = s.status !== s.stored ? ` (display:${s.status})` : '';
-        return { id, status: s.status, name: s.name, message: `DeploymentStep: '${s.name} [${id}]' has status: '${s.stored}'${display}${s.forced ? ', forced complete' : ''}` };
+        return {
+          id,
+          status: s.status,
+          name: s.name,
+          message: `DeploymentStep: '${s.name} [${id}]' has status: '${s.stored}'${display}${s.forced ? ', forced complete' : ''}`,
+        };
       }),
       strategy: p.strategy,
       status: p.status,

@@ -22,7 +22,10 @@ export function stepDisplayStatus(step: Step): Status {
  * order ERROR, DELAYED, PENDING, PREPARED, STARTING, STARTED; COMPLETE only when every task is.
  * `current` is kept when none of the rules applies.
  */
-export function stepStatusFromTasks(tasks: readonly StepStatus[], o: { errors?: boolean; prepared?: boolean; current?: StepStatus } = {}): StepStatus {
+export function stepStatusFromTasks(
+  tasks: readonly StepStatus[],
+  o: { errors?: boolean; prepared?: boolean; current?: StepStatus } = {},
+): StepStatus {
   if (o.errors) return 'ERROR';
   if (tasks.length === 0) return o.prepared ? 'PREPARED' : 'PENDING';
   for (const s of ['ERROR', 'DELAYED', 'PENDING', 'PREPARED', 'STARTING', 'STARTED'] as const) {

@@ -25,7 +25,12 @@ function eligible(c: Child, dirty: readonly PodRequirement[]): boolean {
 }
 
 /** The children a serial or parallel strategy picks (none while it is interrupted). */
-function pick(strategy: 'serial' | 'parallel', state: StrategyState, children: readonly Child[], dirty: readonly PodRequirement[]): Child[] {
+function pick(
+  strategy: 'serial' | 'parallel',
+  state: StrategyState,
+  children: readonly Child[],
+  dirty: readonly PodRequirement[],
+): Child[] {
   if (state.interrupted) return [];
   const ok = children.filter((c) => eligible(c, dirty));
   if (strategy === 'parallel') return ok;
@@ -78,7 +83,11 @@ export function stepCandidates(phase: Phase, dirty: readonly PodRequirement[] = 
 
 /** The phases a plan's strategy picks now, each seen with its aggregate status. */
 export function phaseCandidates(plan: Plan, statusOf: (p: Phase) => Status): Phase[] {
-  const children: Child[] = plan.phases.map((p) => ({ name: p.name, status: statusOf(p), interrupted: phaseInterrupted(p) }));
+  const children: Child[] = plan.phases.map((p) => ({
+    name: p.name,
+    status: statusOf(p),
+    interrupted: phaseInterrupted(p),
+  }));
   const names = new Set(pick(plan.strategy, plan.state, children, []).map((c) => c.name));
   return plan.phases.filter((p) => names.has(p.name));
 }
@@ -87,18 +96,29 @@ export function phaseCandidates(plan: Plan, statusOf: (p: Phase) => Status): Pha
  * A new phase as the strategy builds it: serial's order captured, and for a canary the first
  * `requiredProceeds` steps that are PENDING or interrupted interrupted (fewer when fewer are left).
  */
-export function buildPhase(name: string, strategy: PhaseStrategy, steps: readonly Step[], o: { requiredProceeds?: number; errors?: readonly string[] } = {}): Phase {
+export function buildPhase(
+  name: string,
+  strategy: PhaseStrategy,
+  steps: readonly Step[],
+  o: { requiredProceeds?: number; errors?: readonly string[] } = {},
+): Phase {
   let out = steps;
   let canary: string[] | undefined;
   if (isCanary(strategy)) {
     const n = o.requiredProceeds ?? 2;
-    canary = steps.filter((s) => s.status !== 'COMPLETE' && (s.status === 'PENDING' || s.interrupted)).slice(0, n).map((s) => s.name);
+    canary = steps
+      .filter((s) => s.status !== 'COMPLETE' && (s.status === 'PENDING' || s.interrupted))
+      .slice(0, n)
+      .map((s) => s.name);
     out = steps.map((s) => (canary!.includes(s.name) ? { ...s, interrupted: true } : s));
   }
   return {
     name,
     strategy,
-    state: innerStrategy(strategy) === 'serial' ? { order: captureOrder(out.map((s) => ({ name: s.name, status: stepDisplayStatus(s) }))) } : {},
+    state:
+      innerStrategy(strategy) === 'serial'
+        ? { order: captureOrder(out.map((s) => ({ name: s.name, status: stepDisplayStatus(s) }))) }
+        : {},
     ...(canary ? { canary } : {}),
     steps: out,
     ...(o.errors && o.errors.length > 0 ? { errors: o.errors } : {}),

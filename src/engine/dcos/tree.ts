@@ -41,8 +41,16 @@ export function planCandidates(plan: Plan, dirty: readonly PodRequirement[] = []
 }
 
 /** A new plan: serial captures the phases not COMPLETE now. */
-export function buildPlan(name: string, strategy: PlanStrategy, phases: readonly Phase[], o: { errors?: readonly string[]; interrupted?: boolean } = {}): Plan {
-  const order = strategy === 'serial' ? captureOrder(phases.map((p) => ({ name: p.name, status: phaseStatus(p).status }))) : undefined;
+export function buildPlan(
+  name: string,
+  strategy: PlanStrategy,
+  phases: readonly Phase[],
+  o: { errors?: readonly string[]; interrupted?: boolean } = {},
+): Plan {
+  const order =
+    strategy === 'serial'
+      ? captureOrder(phases.map((p) => ({ name: p.name, status: phaseStatus(p).status })))
+      : undefined;
   return {
     name,
     strategy,
@@ -101,7 +109,13 @@ export function viewPlan(plan: Plan, candidates: readonly Step[] = planCandidate
         status: a.status,
         rule: a.rule,
         interrupted: phaseInterrupted(p),
-        steps: p.steps.map((s) => ({ name: s.name, status: stepDisplayStatus(s), stored: s.errors?.length ? 'ERROR' : s.status, candidate: picked.has(s), forced: s.forced === true })),
+        steps: p.steps.map((s) => ({
+          name: s.name,
+          status: stepDisplayStatus(s),
+          stored: s.errors?.length ? 'ERROR' : s.status,
+          candidate: picked.has(s),
+          forced: s.forced === true,
+        })),
       };
     }),
   };

@@ -9,12 +9,30 @@ import { PLAN_LEVEL_STRATEGIES, PLAN_PHASE_STRATEGIES } from '../../api/types.ts
 import type { PlanPhaseStrategy, PlanStrategyName } from '../../api/types.ts';
 
 /** Every status an element can show (the SDK's Status). */
-export const STATUSES = ['ERROR', 'WAITING', 'PENDING', 'PREPARED', 'STARTING', 'STARTED', 'COMPLETE', 'IN_PROGRESS', 'DELAYED'] as const;
-export type Status = typeof STATUSES[number];
+export const STATUSES = [
+  'ERROR',
+  'WAITING',
+  'PENDING',
+  'PREPARED',
+  'STARTING',
+  'STARTED',
+  'COMPLETE',
+  'IN_PROGRESS',
+  'DELAYED',
+] as const;
+export type Status = (typeof STATUSES)[number];
 
 /** What a step stores: WAITING is display only, IN_PROGRESS is for parents only. */
 export type StepStatus = Exclude<Status, 'WAITING' | 'IN_PROGRESS'>;
-export const STEP_STATUSES: readonly StepStatus[] = ['ERROR', 'PENDING', 'PREPARED', 'STARTING', 'STARTED', 'COMPLETE', 'DELAYED'];
+export const STEP_STATUSES: readonly StepStatus[] = [
+  'ERROR',
+  'PENDING',
+  'PREPARED',
+  'STARTING',
+  'STARTED',
+  'COMPLETE',
+  'DELAYED',
+];
 
 /** The pod instance a step works on (the SDK's PodInstanceRequirement): the asset two plans must not share. */
 export interface PodRequirement {

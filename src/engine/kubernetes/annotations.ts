@@ -103,7 +103,8 @@ export function getNonNegativeInt32FromAnnotation(rs: ReplicaSet, key: string): 
   const v = rs.metadata.annotations?.[key];
   if (v === undefined) return { value: 0, valid: false };
   // strconv.ParseUint(v, 10, 32): digits only, at most uint32.
-  if (!/^[0-9]+$/.test(v)) return { value: 0, valid: false, error: `strconv.ParseUint: parsing "${v}": invalid syntax` };
+  if (!/^[0-9]+$/.test(v))
+    return { value: 0, valid: false, error: `strconv.ParseUint: parsing "${v}": invalid syntax` };
   const n = Number(v);
   if (n > UINT32_MAX) return { value: 0, valid: false, error: `strconv.ParseUint: parsing "${v}": value out of range` };
   if (n > INT32_MAX) return { value: 0, valid: false, error: `value ${n} is out of range (higher than ${INT32_MAX})` };
@@ -156,7 +157,11 @@ export function copyDeploymentAnnotations(d: Deployment, annotations: Record<str
 }
 
 /** Appends `oldRevision` to a comma-separated history, dropping the oldest entries to fit `limit` chars. */
-export function appendRevisionHistory(history: string | undefined, oldRevision: string, limit = MAX_REVISION_HISTORY_LENGTH): string | undefined {
+export function appendRevisionHistory(
+  history: string | undefined,
+  oldRevision: string,
+  limit = MAX_REVISION_HISTORY_LENGTH,
+): string | undefined {
   if (!history) return oldRevision;
   const entries = history.split(',');
   let total = history.length + oldRevision.length + 1;
@@ -223,7 +228,10 @@ export function withAnnotations(d: Deployment, patch: Readonly<Record<string, st
 }
 
 /** An annotation holding JSON: absent, its value, or why it is not JSON (a hand-edited one is reported, not guessed at). */
-export function jsonAnnotation(annotations: Readonly<Record<string, string>> | undefined, key: string): { value?: unknown; error?: string } {
+export function jsonAnnotation(
+  annotations: Readonly<Record<string, string>> | undefined,
+  key: string,
+): { value?: unknown; error?: string } {
   const raw = annotations?.[key];
   if (raw === undefined) return {};
   try {

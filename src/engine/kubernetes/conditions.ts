@@ -75,7 +75,13 @@ export function parseTime(t: string | undefined): number {
 }
 
 /** NewDeploymentCondition: both times are now. */
-export function newCondition(type: string, status: ConditionStatus, reason: string, message: string, now: number): DeploymentCondition {
+export function newCondition(
+  type: string,
+  status: ConditionStatus,
+  reason: string,
+  message: string,
+  now: number,
+): DeploymentCondition {
   const t = formatTime(now);
   return { type, status, lastUpdateTime: t, lastTransitionTime: t, reason, message };
 }
@@ -94,9 +100,10 @@ export function getCondition(status: DeploymentStatus | undefined, type: string)
 export function setCondition(status: DeploymentStatus, condition: DeploymentCondition): boolean {
   const current = getCondition(status, condition.type);
   if (current && current.status === condition.status && current.reason === condition.reason) return false;
-  const next = current && current.status === condition.status
-    ? { ...condition, lastTransitionTime: current.lastTransitionTime }
-    : condition;
+  const next =
+    current && current.status === condition.status
+      ? { ...condition, lastTransitionTime: current.lastTransitionTime }
+      : condition;
   status.conditions = [...(status.conditions ?? []).filter((c) => c.type !== condition.type), next];
   return true;
 }
@@ -121,11 +128,21 @@ export function replicaSetToDeploymentCondition(c: ReplicaSetCondition): Deploym
 }
 
 /** Conditions whose changes are announced with an Event. */
-export const EVENT_CONDITIONS: readonly string[] = [PROGRESSING, AVAILABLE, REPLICA_FAILURE, INVALID_SPEC, DEPENDENCIES_READY];
+export const EVENT_CONDITIONS: readonly string[] = [
+  PROGRESSING,
+  AVAILABLE,
+  REPLICA_FAILURE,
+  INVALID_SPEC,
+  DEPENDENCIES_READY,
+];
 
 /** Reasons that mean something is wrong: their condition events are Warnings (a cycle never resolves by waiting). */
 export const WARNING_REASONS: ReadonlySet<string> = new Set([
-  REASON.timedOut, REASON.failedRSCreate, REASON.minimumReplicasUnavailable, REASON.invalidSpec, 'DependencyCycle',
+  REASON.timedOut,
+  REASON.failedRSCreate,
+  REASON.minimumReplicasUnavailable,
+  REASON.invalidSpec,
+  'DependencyCycle',
 ]);
 
 /** Progressing's reasons while a rollout moves (True throughout). */
@@ -134,7 +151,9 @@ const IN_PROGRESS_REASONS: ReadonlySet<string> = new Set([REASON.newRSCreated, R
 /** A rollout moves: Progressing says so, or pods of an older template are still counted (Recreate's old pods terminating). */
 const rolling = (s: DeploymentStatus | undefined): boolean => {
   const p = getCondition(s, PROGRESSING);
-  return (p?.status === 'True' && IN_PROGRESS_REASONS.has(p.reason ?? '')) || (s?.replicas ?? 0) > (s?.updatedReplicas ?? 0);
+  return (
+    (p?.status === 'True' && IN_PROGRESS_REASONS.has(p.reason ?? '')) || (s?.replicas ?? 0) > (s?.updatedReplicas ?? 0)
+  );
 };
 
 /**
@@ -153,7 +172,10 @@ const rolling = (s: DeploymentStatus | undefined): boolean => {
  * has no reason to tell. Warning for the failure reasons above and for ReplicaFailure=True (the
  * ReplicaSet's own reason, e.g. FailedCreate), Normal otherwise.
  */
-export function conditionChangeEvents(before: DeploymentStatus | undefined, after: DeploymentStatus): Array<{ type: 'Normal' | 'Warning'; reason: string; message: string }> {
+export function conditionChangeEvents(
+  before: DeploymentStatus | undefined,
+  after: DeploymentStatus,
+): Array<{ type: 'Normal' | 'Warning'; reason: string; message: string }> {
   const out: Array<{ type: 'Normal' | 'Warning'; reason: string; message: string }> = [];
   for (const c of after.conditions ?? []) {
     if (!EVENT_CONDITIONS.includes(c.type)) continue;

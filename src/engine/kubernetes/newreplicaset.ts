@@ -3,7 +3,13 @@
 // creation exactly as upstream builds it (docs/semantics/kubernetes-deployments.md#the-pod-template-hash-and-the-new-replicaset).
 
 import type { Deployment, ReplicaSet } from '../../api/types.ts';
-import { maxRevision, parseInt64, setNewReplicaSetAnnotations, skipCopyAnnotation, REVISION_ANNOTATION } from './annotations.ts';
+import {
+  maxRevision,
+  parseInt64,
+  setNewReplicaSetAnnotations,
+  skipCopyAnnotation,
+  REVISION_ANNOTATION,
+} from './annotations.ts';
 import { PROGRESSING, MESSAGE, REASON, formatTime, getCondition, newCondition, setCondition } from './conditions.ts';
 import { newControllerRef } from './claim.ts';
 import { POD_TEMPLATE_HASH_LABEL, fnv1a32, replicaSetName, templateHashOf } from './hash.ts';
@@ -19,7 +25,10 @@ const encoder = new TextEncoder();
 export function generatedUid(...parts: string[]): string {
   const seed = encoder.encode(parts.join('/'));
   let hex = '';
-  for (let i = 0; hex.length < 32; i++) hex += fnv1a32(seed, fnv1a32(encoder.encode(String(i)))).toString(16).padStart(8, '0');
+  for (let i = 0; hex.length < 32; i++)
+    hex += fnv1a32(seed, fnv1a32(encoder.encode(String(i))))
+      .toString(16)
+      .padStart(8, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
@@ -100,7 +109,8 @@ export function getAllReplicaSetsAndSyncRevision(pass: DecisionPass, create: boo
   if (existing) {
     const copy: ReplicaSet = { ...existing };
     // The common case, nothing to sync, is checked without copying the annotations.
-    const annotationsUpdated = !annotationsInSync(d, existing, newRevision) &&
+    const annotationsUpdated =
+      !annotationsInSync(d, existing, newRevision) &&
       setNewReplicaSetAnnotations(d, copy, newRevision, true, replicas, maxReplicas);
     const minReadySeconds = d.spec.minReadySeconds ?? 0;
     if (annotationsUpdated || (existing.spec.minReadySeconds ?? 0) !== minReadySeconds) {
@@ -116,7 +126,16 @@ export function getAllReplicaSetsAndSyncRevision(pass: DecisionPass, create: boo
     }
     setDeploymentRevision(pass, copy.metadata.annotations?.[REVISION_ANNOTATION] ?? '');
     if (hasProgressDeadline(d) && !getCondition(pass.status, PROGRESSING)) {
-      setCondition(pass.status, newCondition(PROGRESSING, 'True', REASON.foundNewRS, MESSAGE.foundNewRS(existing.metadata.name ?? ''), pass.now));
+      setCondition(
+        pass.status,
+        newCondition(
+          PROGRESSING,
+          'True',
+          REASON.foundNewRS,
+          MESSAGE.foundNewRS(existing.metadata.name ?? ''),
+          pass.now,
+        ),
+      );
     }
     const result = { newRS: existing, oldRSs };
     pass.newAndOld = { actions: pass.actions.length, rss: pass.rss, result };
@@ -127,7 +146,9 @@ export function getAllReplicaSetsAndSyncRevision(pass: DecisionPass, create: boo
 
   const hash = templateHash(d, pass.status.collisionCount);
   const rs = buildNewReplicaSet(d, hash, pass.now);
-  const taken = pass.candidates.some((c) => c.metadata.name === rs.metadata.name) || pass.rss.some((c) => c.metadata.name === rs.metadata.name);
+  const taken =
+    pass.candidates.some((c) => c.metadata.name === rs.metadata.name) ||
+    pass.rss.some((c) => c.metadata.name === rs.metadata.name);
   if (taken) {
     // AlreadyExists with another template (ours with the same template would have been found):
     // a hash collision. Bump collisionCount; the next pass hashes with it.
@@ -141,7 +162,10 @@ export function getAllReplicaSetsAndSyncRevision(pass: DecisionPass, create: boo
   const created = createReplicaSet(pass, rs);
   setDeploymentRevision(pass, newRevision);
   if (hasProgressDeadline(d)) {
-    setCondition(pass.status, newCondition(PROGRESSING, 'True', REASON.newRSCreated, MESSAGE.newRSCreated(rs.metadata.name ?? ''), pass.now));
+    setCondition(
+      pass.status,
+      newCondition(PROGRESSING, 'True', REASON.newRSCreated, MESSAGE.newRSCreated(rs.metadata.name ?? ''), pass.now),
+    );
   }
   return { newRS: created, oldRSs };
 }

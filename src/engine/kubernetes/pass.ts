@@ -88,7 +88,11 @@ function replace(pass: DecisionPass, before: ReplicaSet, after: ReplicaSet): voi
 }
 
 /** A written ReplicaSet: spec changes bump metadata.generation as the API server does. */
-function withSpec(rs: ReplicaSet, spec: ReplicaSet['spec'], annotations: Record<string, string> | undefined): ReplicaSet {
+function withSpec(
+  rs: ReplicaSet,
+  spec: ReplicaSet['spec'],
+  annotations: Record<string, string> | undefined,
+): ReplicaSet {
   const metadata = { ...rs.metadata, annotations };
   if (metadata.generation !== undefined) metadata.generation += 1;
   return { ...rs, metadata, spec };
@@ -105,7 +109,11 @@ export function updateReplicaSet(pass: DecisionPass, before: ReplicaSet, after: 
  * scaleReplicaSet: writes the RS when its size or its desired-/max-replicas annotations need a
  * change. Returns whether the size changed (`scaled`) and the RS as written.
  */
-export function scaleReplicaSet(pass: DecisionPass, rs: ReplicaSet, newScale: number): { scaled: boolean; rs: ReplicaSet } {
+export function scaleReplicaSet(
+  pass: DecisionPass,
+  rs: ReplicaSet,
+  newScale: number,
+): { scaled: boolean; rs: ReplicaSet } {
   const current = specReplicas(rs);
   const desired = deploymentReplicas(pass.d);
   const annotations = { ...rs.metadata.annotations };
@@ -126,14 +134,22 @@ export function scaleReplicaSet(pass: DecisionPass, rs: ReplicaSet, newScale: nu
     from: current,
     replicas: newScale,
     object: after,
-    event: { type: 'Normal', reason: 'ScalingReplicaSet', message: `Scaled ${direction} replica set ${name} from ${current} to ${newScale}` },
+    event: {
+      type: 'Normal',
+      reason: 'ScalingReplicaSet',
+      message: `Scaled ${direction} replica set ${name} from ${current} to ${newScale}`,
+    },
   });
   replace(pass, rs, after);
   return { scaled: true, rs: after };
 }
 
 /** scaleReplicaSetAndRecordEvent: nothing when the size already matches. */
-export function scaleReplicaSetAndRecordEvent(pass: DecisionPass, rs: ReplicaSet, newScale: number): { scaled: boolean; rs: ReplicaSet } {
+export function scaleReplicaSetAndRecordEvent(
+  pass: DecisionPass,
+  rs: ReplicaSet,
+  newScale: number,
+): { scaled: boolean; rs: ReplicaSet } {
   if (specReplicas(rs) === newScale) return { scaled: false, rs };
   return scaleReplicaSet(pass, rs, newScale);
 }
@@ -149,7 +165,13 @@ export function createReplicaSet(pass: DecisionPass, rs: ReplicaSet): ReplicaSet
     replicas,
     object: rs,
     ...(replicas > 0
-      ? { event: { type: 'Normal' as const, reason: 'ScalingReplicaSet', message: `Scaled up replica set ${name} from 0 to ${replicas}` } }
+      ? {
+          event: {
+            type: 'Normal' as const,
+            reason: 'ScalingReplicaSet',
+            message: `Scaled up replica set ${name} from 0 to ${replicas}`,
+          },
+        }
       : {}),
   });
   pass.rss.push(rs);

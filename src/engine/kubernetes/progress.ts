@@ -32,20 +32,24 @@ export function hasProgressDeadline(d: Deployment): boolean {
 /** DeploymentComplete: every replica updated and available, and the spec observed. */
 export function deploymentComplete(d: Deployment, status: DeploymentStatus): boolean {
   const replicas = deploymentReplicas(d);
-  return (status.updatedReplicas ?? 0) === replicas &&
+  return (
+    (status.updatedReplicas ?? 0) === replicas &&
     (status.replicas ?? 0) === replicas &&
     (status.availableReplicas ?? 0) === replicas &&
-    (status.observedGeneration ?? 0) >= (d.metadata.generation ?? 0);
+    (status.observedGeneration ?? 0) >= (d.metadata.generation ?? 0)
+  );
 }
 
 /** DeploymentProgressing: more updated, fewer old, more ready or more available than before. */
 export function deploymentProgressing(old: DeploymentStatus, next: DeploymentStatus): boolean {
   const oldOld = (old.replicas ?? 0) - (old.updatedReplicas ?? 0);
   const newOld = (next.replicas ?? 0) - (next.updatedReplicas ?? 0);
-  return (next.updatedReplicas ?? 0) > (old.updatedReplicas ?? 0) ||
+  return (
+    (next.updatedReplicas ?? 0) > (old.updatedReplicas ?? 0) ||
     newOld < oldOld ||
     (next.readyReplicas ?? 0) > (old.readyReplicas ?? 0) ||
-    (next.availableReplicas ?? 0) > (old.availableReplicas ?? 0);
+    (next.availableReplicas ?? 0) > (old.availableReplicas ?? 0)
+  );
 }
 
 const timeMs = parseTime;
@@ -81,7 +85,10 @@ export function deploymentTimedOut(d: Deployment, status: DeploymentStatus, now:
 }
 
 /** The ReplicaFailure to report: the new RS's first, else the first of any RS. */
-export function replicaFailureCondition(allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet | undefined): DeploymentCondition | undefined {
+export function replicaFailureCondition(
+  allRSs: readonly (ReplicaSet | undefined)[],
+  newRS: ReplicaSet | undefined,
+): DeploymentCondition | undefined {
   const first = (rs: ReplicaSet | undefined) => rs?.status?.conditions?.find((c) => c.type === REPLICA_FAILURE);
   const own = first(newRS);
   if (own) return replicaSetToDeploymentCondition(own);
@@ -109,7 +116,8 @@ export function rolloutStatus(
   if (!deadline) removeCondition(next, PROGRESSING);
 
   const currentCond = getCondition(current, PROGRESSING);
-  const isComplete = (next.replicas ?? 0) === (next.updatedReplicas ?? 0) && currentCond?.reason === REASON.newRSAvailable;
+  const isComplete =
+    (next.replicas ?? 0) === (next.updatedReplicas ?? 0) && currentCond?.reason === REASON.newRSAvailable;
   const waiting = deadline && !isComplete && !deploymentComplete(d, next);
   const wait = waiting ? limits.forNew(newRS).hold : undefined;
   if (wait !== undefined) {

@@ -7,7 +7,6 @@ import type { DecisionPass } from './pass.ts';
 import { scaleReplicaSetAndRecordEvent } from './pass.ts';
 import { specReplicas, statusReplicaSum } from './replicasets.ts';
 
-
 /**
  * oldPodsRunning: old ReplicaSets still report replicas, or a pod controlled by one of the
  * Deployment's ReplicaSets other than the new one is not Failed or Succeeded. Pacer adds two
@@ -19,7 +18,12 @@ import { specReplicas, statusReplicaSum } from './replicasets.ts';
  * Upstream's check lets the new ReplicaSet start beside such pods (the chaos run caught both:
  * docs/testing.md#chaos).
  */
-export function oldPodsRunning(newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[], allRSs: readonly ReplicaSet[], pods: readonly Pod[]): boolean {
+export function oldPodsRunning(
+  newRS: ReplicaSet | undefined,
+  oldRSs: readonly ReplicaSet[],
+  allRSs: readonly ReplicaSet[],
+  pods: readonly Pod[],
+): boolean {
   if (statusReplicaSum(oldRSs) > 0) return true;
   if (oldRSs.some((rs) => (rs.status?.observedGeneration ?? 0) < (rs.metadata.generation ?? 0))) return true;
   if (oldRSs.some((rs) => (rs.status?.terminatingReplicas ?? 0) > 0)) return true;

@@ -74,7 +74,10 @@ export function sortByCreationNewestFirst(rss: readonly ReplicaSet[]): ReplicaSe
 // is changed in place (instead of replaced) would be answered from this memo.
 const templateMemo = new WeakMap<object, { against: object; equal: boolean }>();
 
-function templateMatches(rsTemplate: ReplicaSet['spec']['template'], dTemplate: Deployment['spec']['template']): boolean {
+function templateMatches(
+  rsTemplate: ReplicaSet['spec']['template'],
+  dTemplate: Deployment['spec']['template'],
+): boolean {
   if (!rsTemplate || !dTemplate) return equalIgnoreHash(rsTemplate, dTemplate);
   const hit = templateMemo.get(rsTemplate);
   if (hit && hit.against === dTemplate) return hit.equal;
@@ -97,8 +100,11 @@ export function findNewReplicaSet(d: Deployment, rss: readonly ReplicaSet[], has
   let found: ReplicaSet | undefined;
   for (const rs of rss) {
     if (found && compareByCreation(found, rs) <= 0) continue;
-    if ((hash !== undefined && rs.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] === hash) ||
-        templateMatches(rs.spec.template, d.spec.template)) found = rs;
+    if (
+      (hash !== undefined && rs.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] === hash) ||
+      templateMatches(rs.spec.template, d.spec.template)
+    )
+      found = rs;
   }
   return found;
 }
@@ -177,7 +183,10 @@ export function terminatingReplicaSum(rss: readonly (ReplicaSet | undefined)[]):
  * The one ReplicaSet to give all replicas to: the only active one; with none active, the new one
  * or else the newest old one; undefined when several are active.
  */
-export function findActiveOrLatest(newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[]): ReplicaSet | undefined {
+export function findActiveOrLatest(
+  newRS: ReplicaSet | undefined,
+  oldRSs: readonly ReplicaSet[],
+): ReplicaSet | undefined {
   if (!newRS && oldRSs.length === 0) return undefined;
   const newestFirst = sortByCreationNewestFirst(oldRSs);
   const active = activeReplicaSets([...newestFirst, newRS]);

@@ -12,16 +12,29 @@ export const ROLLBACK_MESSAGES = {
   revisionNotFound: (n: number | string) => `unable to find specified revision ${n} in history`,
   noHistory: (name: string) => `no rollout history found for deployment "${name}"`,
   paused: "you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again",
-  skipped: (name: string, n: number | string) => `deployment.apps/${name} skipped rollback (current template already matches revision ${n})`,
+  skipped: (name: string, n: number | string) =>
+    `deployment.apps/${name} skipped rollback (current template already matches revision ${n})`,
   rolledBack: (name: string) => `deployment.apps/${name} rolled back`,
   lastAppliedWarning: (resource: string) =>
     `Warning: resource ${resource} was previously managed with 'kubectl apply'. Rolling back will not update the kubectl.kubernetes.io/last-applied-configuration annotation, which may cause unexpected behavior on subsequent 'kubectl apply' operations.`,
 } as const;
 
 export const ROLLBACK_EVENTS = {
-  rolledBack: (d: string, n: number) => ({ type: 'Normal' as const, reason: 'DeploymentRollback', message: `Rolled back deployment "${d}" to revision ${n}` }),
-  lastRevisionNotFound: { type: 'Warning' as const, reason: 'DeploymentRollbackRevisionNotFound', message: 'Unable to find last revision.' },
-  revisionNotFound: { type: 'Warning' as const, reason: 'DeploymentRollbackRevisionNotFound', message: 'Unable to find the revision to rollback to.' },
+  rolledBack: (d: string, n: number) => ({
+    type: 'Normal' as const,
+    reason: 'DeploymentRollback',
+    message: `Rolled back deployment "${d}" to revision ${n}`,
+  }),
+  lastRevisionNotFound: {
+    type: 'Warning' as const,
+    reason: 'DeploymentRollbackRevisionNotFound',
+    message: 'Unable to find last revision.',
+  },
+  revisionNotFound: {
+    type: 'Warning' as const,
+    reason: 'DeploymentRollbackRevisionNotFound',
+    message: 'Unable to find the revision to rollback to.',
+  },
   templateUnchanged: (d: string) => ({
     type: 'Warning' as const,
     reason: 'DeploymentRollbackTemplateUnchanged',
@@ -73,7 +86,10 @@ export function templateWithoutHash(template: PodTemplateSpec | undefined): PodT
 }
 
 /** The Deployment's annotations after a rollback: its own skip-listed values plus the target's others. */
-export function rollbackAnnotations(deployment: Record<string, string> | undefined, target: Record<string, string> | undefined): Record<string, string> {
+export function rollbackAnnotations(
+  deployment: Record<string, string> | undefined,
+  target: Record<string, string> | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(deployment ?? {})) if (skipCopyAnnotation(k)) out[k] = v;
   for (const [k, v] of Object.entries(target ?? {})) if (!skipCopyAnnotation(k)) out[k] = v;

@@ -31,7 +31,12 @@ function gated(want: number, own: number, cap: number): number {
 }
 
 /** NewRSNewReplicas: the size the new ReplicaSet may have now, within the pass's limits. */
-export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet, limits: PassLimits): number {
+export function newRSNewReplicas(
+  d: Deployment,
+  allRSs: readonly (ReplicaSet | undefined)[],
+  newRS: ReplicaSet,
+  limits: PassLimits,
+): number {
   const replicas = deploymentReplicas(d);
   const own = specReplicas(newRS);
   const { cap } = limits.forNew(newRS);
@@ -44,7 +49,12 @@ export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | u
 }
 
 /** The size reconcileNewReplicaSet scales the new ReplicaSet to (its current size: nothing to do). */
-export function newReplicaSetTarget(d: Deployment, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet, limits: PassLimits): number {
+export function newReplicaSetTarget(
+  d: Deployment,
+  allRSs: readonly (ReplicaSet | undefined)[],
+  newRS: ReplicaSet,
+  limits: PassLimits,
+): number {
   const replicas = deploymentReplicas(d);
   const own = specReplicas(newRS);
   if (own === replicas) return own;
@@ -53,7 +63,11 @@ export function newReplicaSetTarget(d: Deployment, allRSs: readonly (ReplicaSet 
 }
 
 /** reconcileNewReplicaSet: true when the new ReplicaSet was scaled. */
-export function reconcileNewReplicaSet(pass: DecisionPass, allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet): boolean {
+export function reconcileNewReplicaSet(
+  pass: DecisionPass,
+  allRSs: readonly (ReplicaSet | undefined)[],
+  newRS: ReplicaSet,
+): boolean {
   return scaleReplicaSetAndRecordEvent(pass, newRS, newReplicaSetTarget(pass.d, allRSs, newRS, pass.limits)).scaled;
 }
 
@@ -64,7 +78,11 @@ class InvalidScaleDown extends Error {}
  * cleanupUnhealthyReplicas: scales old ReplicaSets (oldest first) down by their unavailable
  * replicas, at most `maxCleanupCount` in total. Returns the old ReplicaSets as updated and the count.
  */
-export function cleanupUnhealthyReplicas(pass: DecisionPass, oldRSs: readonly ReplicaSet[], maxCleanupCount: number): { oldRSs: ReplicaSet[]; count: number } {
+export function cleanupUnhealthyReplicas(
+  pass: DecisionPass,
+  oldRSs: readonly ReplicaSet[],
+  maxCleanupCount: number,
+): { oldRSs: ReplicaSet[]; count: number } {
   const sorted = sortByCreation(oldRSs);
   let total = 0;
   for (let i = 0; i < sorted.length; i++) {
@@ -74,7 +92,10 @@ export function cleanupUnhealthyReplicas(pass: DecisionPass, oldRSs: readonly Re
     if (spec === 0 || spec === availableReplicas(rs)) continue;
     const n = Math.min(maxCleanupCount - total, spec - availableReplicas(rs));
     const target = spec - n;
-    if (target > spec) throw new InvalidScaleDown(`when cleaning up unhealthy replicas, got invalid request to scale down ${rs.metadata.namespace}/${rs.metadata.name} ${spec} -> ${target}`);
+    if (target > spec)
+      throw new InvalidScaleDown(
+        `when cleaning up unhealthy replicas, got invalid request to scale down ${rs.metadata.namespace}/${rs.metadata.name} ${spec} -> ${target}`,
+      );
     sorted[i] = scaleReplicaSetAndRecordEvent(pass, rs, target).rs;
     total += n;
   }
@@ -87,7 +108,11 @@ export function cleanupUnhealthyReplicas(pass: DecisionPass, oldRSs: readonly Re
  * count scaled down.
  */
 export function scaleDownOldReplicaSetsForRollingUpdate(
-  pass: DecisionPass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], min = deploymentReplicas(pass.d) - pass.limits.maxUnavailable, limit = Infinity,
+  pass: DecisionPass,
+  allRSs: readonly ReplicaSet[],
+  oldRSs: readonly ReplicaSet[],
+  min = deploymentReplicas(pass.d) - pass.limits.maxUnavailable,
+  limit = Infinity,
 ): number {
   const available = availableReplicaSum(allRSs);
   if (available <= min) return 0;
@@ -99,7 +124,10 @@ export function scaleDownOldReplicaSetsForRollingUpdate(
     if (spec === 0) continue;
     const n = Math.min(spec, toScale - done);
     const target = spec - n;
-    if (target > spec) throw new InvalidScaleDown(`when scaling down old replica sets, got invalid request to scale down ${rs.metadata.namespace}/${rs.metadata.name} ${spec} -> ${target}`);
+    if (target > spec)
+      throw new InvalidScaleDown(
+        `when scaling down old replica sets, got invalid request to scale down ${rs.metadata.namespace}/${rs.metadata.name} ${spec} -> ${target}`,
+      );
     scaleReplicaSetAndRecordEvent(pass, rs, target);
     done += n;
   }
@@ -110,7 +138,12 @@ export function scaleDownOldReplicaSetsForRollingUpdate(
  * reconcileOldReplicaSets(allRSs, active old RSs, newRS): true when an old ReplicaSet was scaled
  * down. Errors inside are swallowed as upstream does (no scaling reported, writes already issued stay).
  */
-export function reconcileOldReplicaSets(pass: DecisionPass, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], newRS: ReplicaSet): boolean {
+export function reconcileOldReplicaSets(
+  pass: DecisionPass,
+  allRSs: readonly ReplicaSet[],
+  oldRSs: readonly ReplicaSet[],
+  newRS: ReplicaSet,
+): boolean {
   const oldPods = specReplicaSum(oldRSs);
   if (oldPods === 0) return false;
   const allPods = specReplicaSum(allRSs);
@@ -119,12 +152,21 @@ export function reconcileOldReplicaSets(pass: DecisionPass, allRSs: readonly Rep
   // slots not yet released.
   const forcedAvailable = pass.limits.forNew(newRS).available - availableReplicas(newRS);
   const newUnavailable = specReplicas(newRS) - availableReplicas(newRS) - forcedAvailable;
-  const maxScaledDown = Math.min(allPods - min - newUnavailable, oldPods - pass.limits.forNew(latest(pass, newRS) ?? newRS).oldFloor);
+  const maxScaledDown = Math.min(
+    allPods - min - newUnavailable,
+    oldPods - pass.limits.forNew(latest(pass, newRS) ?? newRS).oldFloor,
+  );
   if (maxScaledDown <= 0) return false;
   try {
     const cleanup = cleanupUnhealthyReplicas(pass, oldRSs, maxScaledDown);
     const current = latest(pass, newRS) ?? newRS;
-    const scaledDown = scaleDownOldReplicaSetsForRollingUpdate(pass, [...cleanup.oldRSs, current], cleanup.oldRSs, min - forcedAvailable, maxScaledDown - cleanup.count);
+    const scaledDown = scaleDownOldReplicaSetsForRollingUpdate(
+      pass,
+      [...cleanup.oldRSs, current],
+      cleanup.oldRSs,
+      min - forcedAvailable,
+      maxScaledDown - cleanup.count,
+    );
     return cleanup.count + scaledDown > 0;
   } catch (e) {
     if (e instanceof InvalidScaleDown) return false;

@@ -43,7 +43,13 @@ export function replicaSetFraction(rs: ReplicaSet, d: Deployment, maxSurge: numb
 }
 
 /** GetReplicaSetProportion: the fraction, bounded by what is still left to add (or remove). */
-export function replicaSetProportion(rs: ReplicaSet | undefined, d: Deployment, toAdd: number, added: number, maxSurge: number): number {
+export function replicaSetProportion(
+  rs: ReplicaSet | undefined,
+  d: Deployment,
+  toAdd: number,
+  added: number,
+  maxSurge: number,
+): number {
   if (!rs || specReplicas(rs) === 0 || toAdd === 0 || toAdd === added) return 0;
   const fraction = replicaSetFraction(rs, d, maxSurge);
   const allowed = toAdd - added;
@@ -63,7 +69,11 @@ export function sortForProportionalScaling(rss: readonly ReplicaSet[], scalingUp
  * The new sizes of the active ReplicaSets under proportional scaling, in the order upstream
  * writes them. `toAdd` 0 leaves every size as it is (the writes then only refresh annotations).
  */
-export function proportionalSizes(d: Deployment, active: readonly ReplicaSet[], maxSurge: number): Array<{ rs: ReplicaSet; replicas: number }> {
+export function proportionalSizes(
+  d: Deployment,
+  active: readonly ReplicaSet[],
+  maxSurge: number,
+): Array<{ rs: ReplicaSet; replicas: number }> {
   const replicas = deploymentReplicas(d);
   const allowed = replicas > 0 ? replicas + maxSurge : 0;
   const toAdd = allowed - specReplicaSum(active);
@@ -94,7 +104,8 @@ export function isScalingEvent(d: Deployment, allRSs: readonly (ReplicaSet | und
 /** Refreshes desired-/max-replicas on `rs` without resizing it (Pacer's departure, see scale()). */
 function refreshAnnotations(pass: DecisionPass, rs: ReplicaSet): void {
   const replicas = deploymentReplicas(pass.d);
-  if (replicasAnnotationsNeedUpdate(rs, replicas, replicas + pass.limits.maxSurge)) scaleReplicaSet(pass, rs, specReplicas(rs));
+  if (replicasAnnotationsNeedUpdate(rs, replicas, replicas + pass.limits.maxSurge))
+    scaleReplicaSet(pass, rs, specReplicas(rs));
 }
 
 /**
@@ -124,7 +135,11 @@ export function scale(pass: DecisionPass, newRS: ReplicaSet | undefined, oldRSs:
     return;
   }
   if (pass.limits.gradual) {
-    for (const { rs, replicas: size } of proportionalSizes(d, activeReplicaSets([...oldRSs, newRS]), pass.limits.maxSurge)) {
+    for (const { rs, replicas: size } of proportionalSizes(
+      d,
+      activeReplicaSets([...oldRSs, newRS]),
+      pass.limits.maxSurge,
+    )) {
       scaleReplicaSet(pass, latest(pass, rs) ?? rs, size);
     }
     return;

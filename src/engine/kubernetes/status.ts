@@ -44,9 +44,15 @@ export function calculateStatus(
   if (base.collisionCount !== undefined) status.collisionCount = base.collisionCount;
   if (base.conditions) status.conditions = base.conditions.filter((c) => c.type !== INVALID_SPEC);
   if (available >= replicas - maxUnavailable) {
-    setCondition(status, newCondition(AVAILABLE, 'True', REASON.minimumReplicasAvailable, MESSAGE.minimumAvailable, now));
+    setCondition(
+      status,
+      newCondition(AVAILABLE, 'True', REASON.minimumReplicasAvailable, MESSAGE.minimumAvailable, now),
+    );
   } else {
-    setCondition(status, newCondition(AVAILABLE, 'False', REASON.minimumReplicasUnavailable, MESSAGE.minimumUnavailable, now));
+    setCondition(
+      status,
+      newCondition(AVAILABLE, 'False', REASON.minimumReplicasUnavailable, MESSAGE.minimumUnavailable, now),
+    );
   }
   status.selector = selectorToString(d.spec.selector);
   status.ready = `${ready}/${replicas}`;
@@ -54,8 +60,14 @@ export function calculateStatus(
 }
 
 function conditionEqual(a: DeploymentCondition, b: DeploymentCondition): boolean {
-  return a.type === b.type && a.status === b.status && a.reason === b.reason && a.message === b.message &&
-    sameTime(a.lastUpdateTime, b.lastUpdateTime) && sameTime(a.lastTransitionTime, b.lastTransitionTime);
+  return (
+    a.type === b.type &&
+    a.status === b.status &&
+    a.reason === b.reason &&
+    a.message === b.message &&
+    sameTime(a.lastUpdateTime, b.lastUpdateTime) &&
+    sameTime(a.lastTransitionTime, b.lastTransitionTime)
+  );
 }
 
 /** Two timestamps are the same instant (at millisecond precision), whatever their spelling. */

@@ -70,7 +70,8 @@ export function equalIgnoreHash(a: PodTemplateSpec | undefined, b: PodTemplateSp
     const al = (am?.labels ?? {}) as Record<string, unknown>;
     const bl = (bm?.labels ?? {}) as Record<string, unknown>;
     if (!membersEqual(al, bl, POD_TEMPLATE_HASH_LABEL)) return false;
-    if (!membersEqual((am ?? {}) as Record<string, unknown>, (bm ?? {}) as Record<string, unknown>, 'labels')) return false;
+    if (!membersEqual((am ?? {}) as Record<string, unknown>, (bm ?? {}) as Record<string, unknown>, 'labels'))
+      return false;
   }
   // Anything beside metadata and spec on the template itself.
   const at = (a ?? {}) as Record<string, unknown>;

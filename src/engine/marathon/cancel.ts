@@ -11,7 +11,12 @@ import { CANCELLED_PLAN_ANNOTATION, FORCE_ANNOTATION, dependencyLevels } from '.
 import { POD_TEMPLATE_HASH_LABEL, templateHashOf } from '../kubernetes/hash.ts';
 import { activePlans, appId, planById } from './deploymentplans.ts';
 import type { DeploymentPlan } from './deploymentplans.ts';
-import { ROLLBACK_MESSAGES, findRollbackTarget, rollbackAnnotations, templateWithoutHash } from '../kubernetes/rollback.ts';
+import {
+  ROLLBACK_MESSAGES,
+  findRollbackTarget,
+  rollbackAnnotations,
+  templateWithoutHash,
+} from '../kubernetes/rollback.ts';
 import { equalIgnoreHash } from '../kubernetes/template.ts';
 import type { Action, EventRecord, PatchAction, Snapshot, UpdateAction } from '../types.ts';
 
@@ -58,12 +63,23 @@ export const CANCEL_OUTCOME = {
 
 export const CANCEL_EVENTS = {
   cancelling: (r: CancelRequest, apps: readonly string[]): EventRecord => ({
-    type: 'Normal', reason: CANCEL_REASON.cancelling, message: `${cancelMessagePrefix(r.id)}cancelling (${r.mode}) ${apps.join(', ')}`,
+    type: 'Normal',
+    reason: CANCEL_REASON.cancelling,
+    message: `${cancelMessagePrefix(r.id)}cancelling (${r.mode}) ${apps.join(', ')}`,
   }),
-  done: (id: string, outcome: string): EventRecord => ({ type: 'Normal', reason: CANCEL_REASON.cancelled, message: cancelMessagePrefix(id) + outcome }),
-  failed: (id: string, why: string): EventRecord => ({ type: 'Warning', reason: CANCEL_REASON.failed, message: cancelMessagePrefix(id) + why }),
+  done: (id: string, outcome: string): EventRecord => ({
+    type: 'Normal',
+    reason: CANCEL_REASON.cancelled,
+    message: cancelMessagePrefix(id) + outcome,
+  }),
+  failed: (id: string, why: string): EventRecord => ({
+    type: 'Warning',
+    reason: CANCEL_REASON.failed,
+    message: cancelMessagePrefix(id) + why,
+  }),
   invalid: (annotation: string, value: string): EventRecord => ({
-    type: 'Warning', reason: CANCEL_REASON.failed,
+    type: 'Warning',
+    reason: CANCEL_REASON.failed,
     message: `invalid ${annotation} "${value}": want "rollback:<id>" or "stop:<id>" (the ID from kubectl pacer deployments); removed`,
   }),
 } as const;
@@ -92,9 +108,18 @@ export function cancelOrder(all: readonly Deployment[], plan: DeploymentPlan): D
     .sort((a, b) => level(b) - level(a) || keyOf(a).localeCompare(keyOf(b)));
 }
 
-export function patch(d: Deployment, annotations: Record<string, string | null>, guarded = false, event?: EventRecord): PatchAction {
+export function patch(
+  d: Deployment,
+  annotations: Record<string, string | null>,
+  guarded = false,
+  event?: EventRecord,
+): PatchAction {
   return {
-    verb: 'patch', kind: 'Deployment', namespace: d.metadata.namespace ?? 'default', name: d.metadata.name ?? '', annotations,
+    verb: 'patch',
+    kind: 'Deployment',
+    namespace: d.metadata.namespace ?? 'default',
+    name: d.metadata.name ?? '',
+    annotations,
     ...(guarded && d.metadata.resourceVersion !== undefined ? { resourceVersion: d.metadata.resourceVersion } : {}),
     ...(event ? { event } : {}),
   };
@@ -110,7 +135,9 @@ export function fanOutCancel(d: Deployment, request: CancelRequest, all: readonl
   const members = plan ? cancelOrder(all, plan) : [];
   if (!plan?.affectedApps.includes(appOf(d))) {
     // Take back what an earlier, interrupted pass of this request stamped; then drop the request.
-    const undo = all.filter((m) => keyOf(m) !== keyOf(d) && m.metadata.annotations?.[CANCEL_ANNOTATION] === value).map((m) => patch(m, { [CANCEL_ANNOTATION]: null }));
+    const undo = all
+      .filter((m) => keyOf(m) !== keyOf(d) && m.metadata.annotations?.[CANCEL_ANNOTATION] === value)
+      .map((m) => patch(m, { [CANCEL_ANNOTATION]: null }));
     const why = plan ? CANCEL_FAILURES.notMember(appOf(d)) : CANCEL_FAILURES.gone;
     return [...undo, patch(d, { [CANCEL_REQUEST_ANNOTATION]: null }, true, CANCEL_EVENTS.failed(request.id, why))];
   }
@@ -119,7 +146,12 @@ export function fanOutCancel(d: Deployment, request: CancelRequest, all: readonl
     .map((m) => patch(m, { [CANCEL_ANNOTATION]: value }));
   // A carrier being deleted (it was live when the request was written) only loses its request.
   const own: Record<string, string> = d.metadata.deletionTimestamp ? {} : { [CANCEL_ANNOTATION]: value };
-  const last = patch(d, { [CANCEL_REQUEST_ANNOTATION]: null, ...own }, true, CANCEL_EVENTS.cancelling(request, members.map(appOf)));
+  const last = patch(
+    d,
+    { [CANCEL_REQUEST_ANNOTATION]: null, ...own },
+    true,
+    CANCEL_EVENTS.cancelling(request, members.map(appOf)),
+  );
   return [...stamps, last];
 }
 
@@ -165,7 +197,8 @@ export function carryOutCancel(snapshot: Snapshot, stamp: CancelRequest): Action
     return update(d, { ...withAnnotations(d, remove), spec: { ...d.spec, paused: true } }, done(CANCEL_OUTCOME.paused));
   }
   if (d.metadata.deletionTimestamp) return patch(d, remove, true, done(CANCEL_OUTCOME.deleting('rolled back')));
-  const failed = (why: string) => patch(d, remove, true, CANCEL_EVENTS.failed(stamp.id, CANCEL_OUTCOME.cannotRollBack(why)));
+  const failed = (why: string) =>
+    patch(d, remove, true, CANCEL_EVENTS.failed(stamp.id, CANCEL_OUTCOME.cannotRollBack(why)));
   if (d.spec.paused === true) return failed(ROLLBACK_MESSAGES.paused);
   const owned = snapshot.replicaSets.filter((rs) => controllerOf(rs)?.uid === d.metadata.uid);
   let target: ReplicaSet;
@@ -180,7 +213,15 @@ export function carryOutCancel(snapshot: Snapshot, stamp: CancelRequest): Action
   // Pacer's own requests are the app's, not the old revision's (a ReplicaSet may carry stale copies).
   for (const k of [CANCEL_ANNOTATION, CANCEL_REQUEST_ANNOTATION, FORCE_ANNOTATION]) delete annotations[k];
   annotations[CANCELLED_PLAN_ANNOTATION] = stamp.id;
-  return update(d, { ...d, metadata: { ...d.metadata, annotations }, spec: { ...d.spec, template: templateWithoutHash(target.spec.template) } }, done(CANCEL_OUTCOME.rolledBack(revision)));
+  return update(
+    d,
+    {
+      ...d,
+      metadata: { ...d.metadata, annotations },
+      spec: { ...d.spec, template: templateWithoutHash(target.spec.template) },
+    },
+    done(CANCEL_OUTCOME.rolledBack(revision)),
+  );
 }
 
 /**
@@ -203,7 +244,10 @@ export function invalidCancelAnnotation(oldObject: Deployment | undefined, objec
  * the cancel of the plan that holds the lock.
  */
 export function consumesCancelStamp(oldObject: Deployment, object: Deployment): boolean {
-  return oldObject.metadata.annotations?.[CANCEL_ANNOTATION] !== undefined && object.metadata.annotations?.[CANCEL_ANNOTATION] === undefined;
+  return (
+    oldObject.metadata.annotations?.[CANCEL_ANNOTATION] !== undefined &&
+    object.metadata.annotations?.[CANCEL_ANNOTATION] === undefined
+  );
 }
 
 function update(d: Deployment, object: Deployment, event: EventRecord): UpdateAction {

@@ -33,7 +33,11 @@ export const DEPENDENCY_REASON = {
 
 export type Gate =
   | { ready: true; reason: typeof DEPENDENCY_REASON.ready; message: string }
-  | { ready: false; reason: typeof DEPENDENCY_REASON.notReady | typeof DEPENDENCY_REASON.missing | typeof DEPENDENCY_REASON.cycle; message: string };
+  | {
+      ready: false;
+      reason: typeof DEPENDENCY_REASON.notReady | typeof DEPENDENCY_REASON.missing | typeof DEPENDENCY_REASON.cycle;
+      message: string;
+    };
 
 export interface ResolvedDependency {
   /** "namespace/name" */
@@ -82,7 +86,11 @@ export function formatCycle(cycle: readonly string[], namespace: string | undefi
  */
 export function dependencyGate(d: Deployment, deps: readonly ResolvedDependency[], cycle?: readonly string[]): Gate {
   if (cycle && cycle.length > 1) {
-    return { ready: false, reason: DEPENDENCY_REASON.cycle, message: `dependency cycle: ${formatCycle(cycle, d.metadata.namespace)}` };
+    return {
+      ready: false,
+      reason: DEPENDENCY_REASON.cycle,
+      message: `dependency cycle: ${formatCycle(cycle, d.metadata.namespace)}`,
+    };
   }
   const missing: string[] = [];
   const waiting: string[] = [];
@@ -94,13 +102,22 @@ export function dependencyGate(d: Deployment, deps: readonly ResolvedDependency[
     }
   }
   const cancelled = d.metadata.annotations?.[CANCELLED_PLAN_ANNOTATION];
-  if (missing.length > 0) return { ready: false, reason: DEPENDENCY_REASON.missing, message: [...missing, ...waiting].join('; ') };
+  if (missing.length > 0)
+    return { ready: false, reason: DEPENDENCY_REASON.missing, message: [...missing, ...waiting].join('; ') };
   if (waiting.length > 0 && cancelled) {
-    return { ready: true, reason: DEPENDENCY_REASON.ready, message: `deployment ${cancelled} was cancelled: not waiting for ${deps.map((x) => x.key).join(', ')}` };
+    return {
+      ready: true,
+      reason: DEPENDENCY_REASON.ready,
+      message: `deployment ${cancelled} was cancelled: not waiting for ${deps.map((x) => x.key).join(', ')}`,
+    };
   }
   if (waiting.length > 0) return { ready: false, reason: DEPENDENCY_REASON.notReady, message: waiting.join('; ') };
   const names = deps.map((x) => x.key).join(', ');
-  return { ready: true, reason: DEPENDENCY_REASON.ready, message: deps.length === 1 ? `${names} is complete` : `dependencies are complete: ${names}` };
+  return {
+    ready: true,
+    reason: DEPENDENCY_REASON.ready,
+    message: deps.length === 1 ? `${names} is complete` : `dependencies are complete: ${names}`,
+  };
 }
 
 /**
@@ -111,7 +128,12 @@ export function dependencyGate(d: Deployment, deps: readonly ResolvedDependency[
  * transition and kept in between: "True at the current generation" then says that the current
  * spec waited for its dependencies (the deployment plans, deploymentplans.ts, read it).
  */
-export function setDependenciesCondition(status: DeploymentStatus, gate: Gate | undefined, now: number, generation?: number): void {
+export function setDependenciesCondition(
+  status: DeploymentStatus,
+  gate: Gate | undefined,
+  now: number,
+  generation?: number,
+): void {
   const cur = getCondition(status, DEPENDENCIES_READY);
   const others = (status.conditions ?? []).filter((c) => c.type !== DEPENDENCIES_READY);
   if (!gate) {
@@ -156,7 +178,10 @@ export function checkDependencies(snapshot: Snapshot, d: Deployment, status: Dep
  * The shortest dependency cycle through `start` (keys, first = last = start), or undefined.
  * `dependenciesOf` gives a known Deployment's dependency keys (undefined when not known).
  */
-export function findDependencyCycle(start: string, dependenciesOf: (key: string) => readonly string[] | undefined): string[] | undefined {
+export function findDependencyCycle(
+  start: string,
+  dependenciesOf: (key: string) => readonly string[] | undefined,
+): string[] | undefined {
   const parent = new Map<string, string>();
   const queue: string[] = [start];
   for (let i = 0; i < queue.length; i++) {
@@ -263,9 +288,20 @@ export function withDependentsFinalizer(snapshot: Snapshot, decision: Decision):
   const actions: Action[] = [...decision.actions];
   const i = actions.findIndex((a) => a.verb === 'update' && a.kind === 'Deployment');
   const current = i >= 0 ? actions[i] : undefined;
-  if (current?.verb === 'update') actions[i] = { ...current, object: withFinalizers(current.object as Deployment, finalizers) };
-  else actions.push({ verb: 'update', kind: 'Deployment', name: snapshot.deployment.metadata.name ?? '', object: withFinalizers(snapshot.deployment, finalizers) });
-  return { ...decision, actions, objects: { ...decision.objects, deployment: withFinalizers(decision.objects.deployment, finalizers) } };
+  if (current?.verb === 'update')
+    actions[i] = { ...current, object: withFinalizers(current.object as Deployment, finalizers) };
+  else
+    actions.push({
+      verb: 'update',
+      kind: 'Deployment',
+      name: snapshot.deployment.metadata.name ?? '',
+      object: withFinalizers(snapshot.deployment, finalizers),
+    });
+  return {
+    ...decision,
+    actions,
+    objects: { ...decision.objects, deployment: withFinalizers(decision.objects.deployment, finalizers) },
+  };
 }
 
 /** `d` with its finalizer list replaced (removed when empty). */

@@ -54,7 +54,12 @@ export function appId(namespace: string | undefined, name: string | undefined): 
   return `/${namespace ?? 'default'}/${name ?? ''}`;
 }
 
-const ROLLOUT_REASONS: ReadonlySet<string> = new Set([REASON.newRSCreated, REASON.foundNewRS, REASON.rsUpdated, REASON.timedOut]);
+const ROLLOUT_REASONS: ReadonlySet<string> = new Set([
+  REASON.newRSCreated,
+  REASON.foundNewRS,
+  REASON.rsUpdated,
+  REASON.timedOut,
+]);
 
 /** Is a change to `d` not yet carried out? (docs/semantics/marathon.md#the-view-in-pacer: in motion) */
 export function inMotion(d: Deployment): boolean {
@@ -135,7 +140,10 @@ function components(nodes: readonly string[], edges: ReadonlyArray<readonly [str
 /** A UUID-shaped id (version 8, RFC 9562 variant) from the members and their generations. */
 export function planId(members: readonly Deployment[]): string {
   const lines = members
-    .map((d) => `${deploymentKey(d.metadata.namespace, d.metadata.name)} ${d.metadata.uid ?? ''} ${d.metadata.generation ?? 0}`)
+    .map(
+      (d) =>
+        `${deploymentKey(d.metadata.namespace, d.metadata.name)} ${d.metadata.uid ?? ''} ${d.metadata.generation ?? 0}`,
+    )
     .sort();
   const h = createHash('sha256').update(lines.join('\n')).digest();
   h[6] = (h[6] & 0x0f) | 0x80;
@@ -182,7 +190,12 @@ export function activePlans(deployments: readonly Deployment[], now: number): De
       if (!target) continue;
       if (members.has(dep)) edges.push([m.key, dep]);
       else if (!m.d.metadata.deletionTimestamp && waitedForDependencies(m.d)) {
-        members.set(dep, { key: dep, app: appId(target.metadata.namespace, target.metadata.name), d: target, moving: false });
+        members.set(dep, {
+          key: dep,
+          app: appId(target.metadata.namespace, target.metadata.name),
+          d: target,
+          moving: false,
+        });
         edges.push([m.key, dep]);
       }
     }
@@ -204,8 +217,14 @@ export function activePlans(deployments: readonly Deployment[], now: number): De
         stop.push({ action: { action: 'StopApplication', app: m.app }, done: false });
         continue;
       }
-      const { start: isStart, action } = m.moving ? { start: isNewApp(m.d), action: appAction(m.d) } : finishedAction(m.d);
-      if (isStart) start.push({ action: { action: 'StartApplication', app: m.app }, done: !m.moving || (m.d.status?.observedGeneration ?? 0) >= 1 });
+      const { start: isStart, action } = m.moving
+        ? { start: isNewApp(m.d), action: appAction(m.d) }
+        : finishedAction(m.d);
+      if (isStart)
+        start.push({
+          action: { action: 'StartApplication', app: m.app },
+          done: !m.moving || (m.d.status?.observedGeneration ?? 0) >= 1,
+        });
       const entry = { action: { action, app: m.app }, done: !m.moving };
       const level = levels.get(m.key);
       if (level === undefined) unlevelled.push(entry);

@@ -45,7 +45,9 @@ export function isForced(d: Deployment | undefined): boolean {
 export function hasDependencyRelations(d: Deployment, all: readonly Deployment[]): boolean {
   if (dependencyKeys(d).length > 0) return true;
   const key = deploymentKey(d.metadata.namespace, d.metadata.name);
-  return all.some((x) => deploymentKey(x.metadata.namespace, x.metadata.name) !== key && dependencyKeys(x).includes(key));
+  return all.some(
+    (x) => deploymentKey(x.metadata.namespace, x.metadata.name) !== key && dependencyKeys(x).includes(key),
+  );
 }
 
 /** `all` with `d` in place of the stored Deployment of the same key (added when absent). */
@@ -63,12 +65,19 @@ export function checkLock(r: LockRequest): LockVerdict {
   if (isForced(r.object)) return { allowed: true };
   if (consumesCancelStamp(r.oldObject, r.object)) return { allowed: true };
   const stored = replacing(r.deployments, r.oldObject);
-  if (!hasDependencyRelations(r.oldObject, stored) && !hasDependencyRelations(r.object, stored)) return { allowed: true };
+  if (!hasDependencyRelations(r.oldObject, stored) && !hasDependencyRelations(r.object, stored))
+    return { allowed: true };
   const app = appId(r.oldObject.metadata.namespace, r.oldObject.metadata.name);
   const blocking = activePlans(stored, r.now).filter((x) => x.affectedApps.includes(app));
   if (blocking.length === 0) return { allowed: true };
   const ids = blocking.map((x) => x.id);
-  return { allowed: false, code: 409, reason: 'Conflict', message: lockedMessage(ids), deployments: ids.map((id) => ({ id })) };
+  return {
+    allowed: false,
+    code: 409,
+    reason: 'Conflict',
+    message: lockedMessage(ids),
+    deployments: ids.map((id) => ({ id })),
+  };
 }
 
 /** `d` as the forced change found it: the generation before that change, or the one observed when that is older (see below). */
@@ -101,7 +110,9 @@ export function planForce(x: Deployment, all: readonly Deployment[], now: number
   const before = beforeChange(x);
   const xKey = deploymentKey(x.metadata.namespace, x.metadata.name);
   const stored = replacing(all, before);
-  const plan = inMotion(before) ? planOfApp(activePlans(stored, now), appId(x.metadata.namespace, x.metadata.name)) : undefined;
+  const plan = inMotion(before)
+    ? planOfApp(activePlans(stored, now), appId(x.metadata.namespace, x.metadata.name))
+    : undefined;
   if (!plan) return { stamp: [], consume: true };
   const byApp = new Map(stored.map((m) => [appId(m.metadata.namespace, m.metadata.name), m]));
   const stamp: string[] = [];
@@ -141,16 +152,30 @@ export function forceActions(x: Deployment, all: readonly Deployment[], now: num
   if (plan.consume) {
     const id = plan.cancelled?.id;
     const stamps: PatchAction[] = plan.stamp.map((key) => ({
-      verb: 'patch', kind: 'Deployment', namespace: key.slice(0, key.indexOf('/')), name: key.slice(key.indexOf('/') + 1),
+      verb: 'patch',
+      kind: 'Deployment',
+      namespace: key.slice(0, key.indexOf('/')),
+      name: key.slice(key.indexOf('/') + 1),
       annotations: { [CANCELLED_PLAN_ANNOTATION]: id! },
-      event: { type: 'Normal', reason: 'DeploymentCancelled', message: `Forced change: deployment ${id} cancelled, ${key} no longer waits on its members` },
+      event: {
+        type: 'Normal',
+        reason: 'DeploymentCancelled',
+        message: `Forced change: deployment ${id} cancelled, ${key} no longer waits on its members`,
+      },
     }));
-    return [...stamps, {
-      verb: 'patch', kind: 'Deployment', namespace, name,
-      annotations: { [FORCE_ANNOTATION]: null, ...(id ? { [CANCELLED_PLAN_ANNOTATION]: id } : {}) },
-      ...(x.metadata.resourceVersion !== undefined ? { resourceVersion: x.metadata.resourceVersion } : {}),
-    }];
+    return [
+      ...stamps,
+      {
+        verb: 'patch',
+        kind: 'Deployment',
+        namespace,
+        name,
+        annotations: { [FORCE_ANNOTATION]: null, ...(id ? { [CANCELLED_PLAN_ANNOTATION]: id } : {}) },
+        ...(x.metadata.resourceVersion !== undefined ? { resourceVersion: x.metadata.resourceVersion } : {}),
+      },
+    ];
   }
-  if (shouldClearCancelled(x)) return [{ verb: 'patch', kind: 'Deployment', namespace, name, annotations: { [CANCELLED_PLAN_ANNOTATION]: null } }];
+  if (shouldClearCancelled(x))
+    return [{ verb: 'patch', kind: 'Deployment', namespace, name, annotations: { [CANCELLED_PLAN_ANNOTATION]: null } }];
   return [];
 }

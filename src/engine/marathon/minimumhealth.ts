@@ -35,7 +35,13 @@ export interface MarathonRestart {
  * Marathon's restart strategy, steps 1–5, for an app without persistent volumes: `healthy` (H) is the
  * number of current instances considered healthy, `current` (C) the number of all current instances.
  */
-export function marathonRestart(replicas: number, minimumHealthCapacity: number, maximumOverCapacity: number, healthy: number, current: number): MarathonRestart {
+export function marathonRestart(
+  replicas: number,
+  minimumHealthCapacity: number,
+  maximumOverCapacity: number,
+  healthy: number,
+  current: number,
+): MarathonRestart {
   const minHealthy = minimumHealthy(replicas, minimumHealthCapacity);
   let maxCapacity = maximumCapacity(replicas, maximumOverCapacity);
   let killImmediately = Math.max(0, healthy - minHealthy);

@@ -5,7 +5,15 @@
 
 import type { Deployment } from '../../api/types.ts';
 import {
-  CANCEL_ANNOTATION, CANCEL_EVENTS, CANCEL_REQUEST_ANNOTATION, carryOutCancel, fanOutCancel, fanOutPending, formatCancel, parseCancel, patch,
+  CANCEL_ANNOTATION,
+  CANCEL_EVENTS,
+  CANCEL_REQUEST_ANNOTATION,
+  carryOutCancel,
+  fanOutCancel,
+  fanOutPending,
+  formatCancel,
+  parseCancel,
+  patch,
 } from './cancel.ts';
 import { withAnnotations } from '../kubernetes/annotations.ts';
 import { controllerOf } from '../../api/owners.ts';
@@ -18,7 +26,10 @@ export const FAN_OUT_WAIT_SECONDS = 1;
 /** Does `d` carry a request that needs every Deployment known (Snapshot.deployments)? */
 export function needsPeers(d: Deployment): boolean {
   const a = d.metadata.annotations;
-  return a !== undefined && (a[FORCE_ANNOTATION] === 'true' || a[CANCEL_REQUEST_ANNOTATION] !== undefined || a[CANCEL_ANNOTATION] !== undefined);
+  return (
+    a !== undefined &&
+    (a[FORCE_ANNOTATION] === 'true' || a[CANCEL_REQUEST_ANNOTATION] !== undefined || a[CANCEL_ANNOTATION] !== undefined)
+  );
 }
 
 export type RequestOutcome =
@@ -51,7 +62,11 @@ export function decideRequests(snapshot: Snapshot): RequestOutcome {
 /** A value that is not `<mode>:<id>` (written past the webhook) is removed with a Warning. */
 function dropInvalid(snapshot: Snapshot, key: string): RequestOutcome {
   const d = snapshot.deployment;
-  return { decision: requestDecision(snapshot, [patch(d, { [key]: null }, true, CANCEL_EVENTS.invalid(key, d.metadata.annotations?.[key] ?? ''))]) };
+  return {
+    decision: requestDecision(snapshot, [
+      patch(d, { [key]: null }, true, CANCEL_EVENTS.invalid(key, d.metadata.annotations?.[key] ?? '')),
+    ]),
+  };
 }
 
 /** A pass made of a request's writes: the status stays as stored, the ReplicaSets as they are. */
@@ -61,7 +76,8 @@ function requestDecision(snapshot: Snapshot, actions: Action[]): Decision {
   let after: Deployment = d;
   for (const a of actions) {
     if (a.verb === 'update' && a.kind === 'Deployment') after = a.object as Deployment;
-    if (a.verb === 'patch' && a.namespace === ns && a.name === d.metadata.name) after = withAnnotations(after, a.annotations);
+    if (a.verb === 'patch' && a.namespace === ns && a.name === d.metadata.name)
+      after = withAnnotations(after, a.annotations);
   }
   return {
     deployment: `${ns}/${d.metadata.name ?? ''}`,
@@ -69,6 +85,9 @@ function requestDecision(snapshot: Snapshot, actions: Action[]): Decision {
     status: d.status ?? {},
     requeueAfterSeconds: null,
     events: [],
-    objects: { deployment: after, replicaSets: snapshot.replicaSets.filter((rs) => controllerOf(rs)?.uid === d.metadata.uid) },
+    objects: {
+      deployment: after,
+      replicaSets: snapshot.replicaSets.filter((rs) => controllerOf(rs)?.uid === d.metadata.uid),
+    },
   };
 }

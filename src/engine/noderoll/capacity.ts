@@ -19,13 +19,15 @@ import { drainablePods } from './cluster.ts';
 import type { RollNode, RollPod } from './types.ts';
 
 const DIMENSIONS = ['pods', 'cpu', 'memory'] as const;
-type Dimension = typeof DIMENSIONS[number];
+type Dimension = (typeof DIMENSIONS)[number];
 type Amounts = Record<Dimension, number>;
 
 /** A node with what it allocates to pods. */
 export type SizedNode = RollNode & { status?: { allocatable?: Record<string, string> } };
 /** A pod with its containers' requests. */
-export type SizedPod = RollPod & { spec?: { containers?: Array<{ resources?: { requests?: Record<string, string> } }> } };
+export type SizedPod = RollPod & {
+  spec?: { containers?: Array<{ resources?: { requests?: Record<string, string> } }> };
+};
 
 export interface CapacityInput {
   mode: NodeRollMode;
@@ -52,7 +54,8 @@ function requests(p: SizedPod): Amounts {
   return out;
 }
 
-const isDaemon = (p: RollPod) => p.metadata.ownerReferences?.some((r) => r.controller && r.kind === 'DaemonSet') === true;
+const isDaemon = (p: RollPod) =>
+  p.metadata.ownerReferences?.some((r) => r.controller && r.kind === 'DaemonSet') === true;
 
 const say = (d: Dimension, v: number): string => {
   if (d === 'pods') return `${v} pods`;
@@ -71,7 +74,9 @@ export function capacityShortfall(i: CapacityInput): CapacityError | undefined {
     for (const n of i.nodes) {
       const v = parseQuantity(n.status?.allocatable?.[d]);
       if (v !== undefined) least = least === undefined ? v : Math.min(least, v);
-      const onNode = i.pods.filter((p) => p.spec?.nodeName === n.metadata.name && isDaemon(p)).reduce((sum, p) => sum + requests(p)[d], 0);
+      const onNode = i.pods
+        .filter((p) => p.spec?.nodeName === n.metadata.name && isDaemon(p))
+        .reduce((sum, p) => sum + requests(p)[d], 0);
       daemons = Math.max(daemons, onNode);
     }
     if (least !== undefined) perNode[d] = least - daemons;
@@ -87,10 +92,15 @@ export function capacityShortfall(i: CapacityInput): CapacityError | undefined {
     if (room >= needed) continue;
     const what = `the group's nodes run ${moving.length} pod(s) needing ${say(d, need[d])}; a node like theirs holds ${say(d, Math.max(0, size))}`;
     if (i.mode === 'Replace') {
-      return { field: 'spec.desiredNodes', value: i.desiredNodes, detail: `too few new nodes: ${what}, so at least ${Number.isFinite(needed) ? needed : 'more'} are needed` };
+      return {
+        field: 'spec.desiredNodes',
+        value: i.desiredNodes,
+        detail: `too few new nodes: ${what}, so at least ${Number.isFinite(needed) ? needed : 'more'} are needed`,
+      };
     }
     return {
-      field: 'spec.nodesAtATime', value: i.nodesAtATime,
+      field: 'spec.nodesAtATime',
+      value: i.nodesAtATime,
       detail: `too many nodes at a time: ${what}, so ${Number.isFinite(needed) ? needed : 'more'} of the ${i.nodes.length} must stay up while the others drain`,
     };
   }

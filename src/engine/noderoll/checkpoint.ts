@@ -23,40 +23,70 @@ const names = (xs: unknown): string[] => (Array.isArray(xs) ? [...new Set(xs.fil
  * terminating are safe to repeat: a node already gone is then Done); steps of nodes not in the roll
  * are dropped; a scale-up already asked for is kept, so the group is never scaled twice.
  */
-export function repairCheckpoint(status: NodeRollStatus | undefined, now: number): { checkpoint: RollCheckpoint; repaired: string[] } {
+export function repairCheckpoint(
+  status: NodeRollStatus | undefined,
+  now: number,
+): { checkpoint: RollCheckpoint; repaired: string[] } {
   const s = status ?? {};
   const repaired: string[] = [];
   const originals = s.originalNodes === undefined ? undefined : names(s.originalNodes);
-  if (s.originalNodes !== undefined && (!Array.isArray(s.originalNodes) || originals!.length !== s.originalNodes.length)) repaired.push('status.originalNodes: not a list of distinct node names');
+  if (
+    s.originalNodes !== undefined &&
+    (!Array.isArray(s.originalNodes) || originals!.length !== s.originalNodes.length)
+  )
+    repaired.push('status.originalNodes: not a list of distinct node names');
   // Zone moves come after every original node: without them there can be none.
   if (s.zoneMoves && !originals) repaired.push('status.zoneMoves: recorded before the roll started: dropped');
   const zoneMoves = originals ? s.zoneMoves : undefined;
   const moved = zoneMoves ? names(zoneMoves.moved) : [];
-  const steps = new Map((Array.isArray(s.nodes) ? s.nodes : []).filter((n) => n && isName(n.name)).map((n) => [n.name, n]));
-  const nodes = originals && [...originals, ...moved.filter((m) => !originals.includes(m))].map((name) => {
-    const n = steps.get(name);
-    if (n && NODE_ROLL_STEPS.includes(n.step)) return { name, step: n.step, since: msOf(n.since, now) };
-    repaired.push(`status.nodes: node ${name} ${n ? `had an unknown step ${JSON.stringify(n.step)}` : 'had no step'}: Pending again`);
-    return { name, step: 'Pending' as const, since: now };
-  });
+  const steps = new Map(
+    (Array.isArray(s.nodes) ? s.nodes : []).filter((n) => n && isName(n.name)).map((n) => [n.name, n]),
+  );
+  const nodes =
+    originals &&
+    [...originals, ...moved.filter((m) => !originals.includes(m))].map((name) => {
+      const n = steps.get(name);
+      if (n && NODE_ROLL_STEPS.includes(n.step)) return { name, step: n.step, since: msOf(n.since, now) };
+      repaired.push(
+        `status.nodes: node ${name} ${n ? `had an unknown step ${JSON.stringify(n.step)}` : 'had no step'}: Pending again`,
+      );
+      return { name, step: 'Pending' as const, since: now };
+    });
   const scaled = typeof s.scaledUpTo === 'number' && Number.isInteger(s.scaledUpTo) && s.scaledUpTo >= 0;
-  if (s.scaledUpTo !== undefined && !scaled) repaired.push(`status.scaledUpTo: ${JSON.stringify(s.scaledUpTo)} is not a group size: the scale-up counts as asked for`);
-  const planned = zoneMoves && Number.isInteger(zoneMoves.planned) && zoneMoves.planned >= 0 ? zoneMoves.planned : moved.length;
+  if (s.scaledUpTo !== undefined && !scaled)
+    repaired.push(
+      `status.scaledUpTo: ${JSON.stringify(s.scaledUpTo)} is not a group size: the scale-up counts as asked for`,
+    );
+  const planned =
+    zoneMoves && Number.isInteger(zoneMoves.planned) && zoneMoves.planned >= 0 ? zoneMoves.planned : moved.length;
   return {
     checkpoint: {
       ...(originals ? { originalNodes: originals, nodes: nodes! } : {}),
       // An unreadable size still means the scale-up was asked for: the group is left as it is.
-      ...(s.scaledUpTo !== undefined ? { scaledUpTo: scaled ? s.scaledUpTo : 0, scaledUpAt: msOf(s.scaledUpAt, now) } : {}),
+      ...(s.scaledUpTo !== undefined
+        ? { scaledUpTo: scaled ? s.scaledUpTo : 0, scaledUpAt: msOf(s.scaledUpAt, now) }
+        : {}),
       ...(s.skipped ? { skipped: names(s.skipped) } : {}),
       ...(s.paused ? { paused: s.paused } : {}),
       ...(s.frozenSince !== undefined ? { frozenAt: msOf(s.frozenSince, now) } : {}),
       ...(s.zones ? { zones: names(s.zones) } : {}),
-      ...(zoneMoves ? {
-        zoneMoves: {
-          planned, moved,
-          ...(zoneMoves.launch ? { launch: { before: names(zoneMoves.launch.nodesBefore), at: msOf(zoneMoves.launch.at, now), from: String(zoneMoves.launch.from ?? '') } } : {}),
-        },
-      } : {}),
+      ...(zoneMoves
+        ? {
+            zoneMoves: {
+              planned,
+              moved,
+              ...(zoneMoves.launch
+                ? {
+                    launch: {
+                      before: names(zoneMoves.launch.nodesBefore),
+                      at: msOf(zoneMoves.launch.at, now),
+                      from: String(zoneMoves.launch.from ?? ''),
+                    },
+                  }
+                : {}),
+            },
+          }
+        : {}),
       ...(s.done ? { done: true } : {}),
     },
     repaired,
@@ -68,16 +98,39 @@ export function checkpointOf(status: NodeRollStatus | undefined, now: number): R
   return repairCheckpoint(status, now).checkpoint;
 }
 
-const WAIT_REASON: Record<NodeRollWait, string> = { scaleUp: 'ScaleUpTimeout', drain: 'DrainTimeout', deregister: 'DeregisterTimeout', healthy: 'HealthTimeout' };
+const WAIT_REASON: Record<NodeRollWait, string> = {
+  scaleUp: 'ScaleUpTimeout',
+  drain: 'DrainTimeout',
+  deregister: 'DeregisterTimeout',
+  healthy: 'HealthTimeout',
+};
 
 /** The status to store after a decision; conditions keep their transition time while they hold. */
-export function statusOf(prev: NodeRollStatus | undefined, generation: number | undefined, d: RollDecision, operatorPaused: boolean, now: number): NodeRollStatus {
+export function statusOf(
+  prev: NodeRollStatus | undefined,
+  generation: number | undefined,
+  d: RollDecision,
+  operatorPaused: boolean,
+  now: number,
+): NodeRollStatus {
   const cp = d.checkpoint;
-  const phase = cp.done ? 'Complete' : cp.frozenAt !== undefined ? 'Frozen' : cp.paused || operatorPaused ? 'Paused' : 'Rolling';
+  const phase = cp.done
+    ? 'Complete'
+    : cp.frozenAt !== undefined
+      ? 'Frozen'
+      : cp.paused || operatorPaused
+        ? 'Paused'
+        : 'Rolling';
   const condition = (type: string, on: boolean, reason: string, message: string) => {
     const before = prev?.conditions?.find((c) => c.type === type);
-    const status = on ? 'True' as const : 'False' as const;
-    return { type, status, reason, message, lastTransitionTime: before && before.status === status ? before.lastTransitionTime : metaTime(now) };
+    const status = on ? ('True' as const) : ('False' as const);
+    return {
+      type,
+      status,
+      reason,
+      message,
+      lastTransitionTime: before && before.status === status ? before.lastTransitionTime : metaTime(now),
+    };
   };
   return {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
@@ -90,19 +143,45 @@ export function statusOf(prev: NodeRollStatus | undefined, generation: number | 
     ...(cp.paused ? { paused: cp.paused } : {}),
     ...(cp.frozenAt !== undefined ? { frozenSince: metaTime(cp.frozenAt) } : {}),
     ...(cp.zones ? { zones: cp.zones } : {}),
-    ...(cp.zoneMoves ? {
-      zoneMoves: {
-        planned: cp.zoneMoves.planned, moved: cp.zoneMoves.moved,
-        ...(cp.zoneMoves.launch ? { launch: { nodesBefore: cp.zoneMoves.launch.before, at: metaTime(cp.zoneMoves.launch.at), from: cp.zoneMoves.launch.from } } : {}),
-      },
-    } : {}),
+    ...(cp.zoneMoves
+      ? {
+          zoneMoves: {
+            planned: cp.zoneMoves.planned,
+            moved: cp.zoneMoves.moved,
+            ...(cp.zoneMoves.launch
+              ? {
+                  launch: {
+                    nodesBefore: cp.zoneMoves.launch.before,
+                    at: metaTime(cp.zoneMoves.launch.at),
+                    from: cp.zoneMoves.launch.from,
+                  },
+                }
+              : {}),
+          },
+        }
+      : {}),
     ...(cp.done ? { done: true } : {}),
     conditions: [
       cp.paused
         ? condition('Paused', true, WAIT_REASON[cp.paused.wait], cp.paused.message)
-        : condition('Paused', operatorPaused, operatorPaused ? 'PausedByOperator' : 'Rolling', operatorPaused ? 'spec.paused is true' : d.message),
-      condition('Frozen', cp.frozenAt !== undefined, cp.frozenAt !== undefined ? 'Frozen' : 'NotFrozen', cp.frozenAt !== undefined ? d.message : 'the freeze switch is off'),
-      condition('Complete', cp.done === true, cp.done ? 'AllNodesReplaced' : 'InProgress', cp.done ? d.message : 'not every original node is replaced yet'),
+        : condition(
+            'Paused',
+            operatorPaused,
+            operatorPaused ? 'PausedByOperator' : 'Rolling',
+            operatorPaused ? 'spec.paused is true' : d.message,
+          ),
+      condition(
+        'Frozen',
+        cp.frozenAt !== undefined,
+        cp.frozenAt !== undefined ? 'Frozen' : 'NotFrozen',
+        cp.frozenAt !== undefined ? d.message : 'the freeze switch is off',
+      ),
+      condition(
+        'Complete',
+        cp.done === true,
+        cp.done ? 'AllNodesReplaced' : 'InProgress',
+        cp.done ? d.message : 'not every original node is replaced yet',
+      ),
     ],
   };
 }
@@ -112,7 +191,9 @@ export function restartClocks(cp: RollCheckpoint, now: number): RollCheckpoint {
   return {
     ...cp,
     ...(cp.scaledUpAt !== undefined ? { scaledUpAt: now } : {}),
-    ...(cp.nodes ? { nodes: cp.nodes.map((n) => (n.step === 'Pending' || n.step === 'Done' ? n : { ...n, since: now })) } : {}),
+    ...(cp.nodes
+      ? { nodes: cp.nodes.map((n) => (n.step === 'Pending' || n.step === 'Done' ? n : { ...n, since: now })) }
+      : {}),
     ...(cp.zoneMoves?.launch ? { zoneMoves: { ...cp.zoneMoves, launch: { ...cp.zoneMoves.launch, at: now } } } : {}),
   };
 }

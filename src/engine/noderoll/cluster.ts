@@ -11,9 +11,11 @@ export function isReady(n: RollNode): boolean {
 }
 
 /** A pod a drain leaves alone: DaemonSet-managed (its controller puts it back), a mirror pod, or finished. */
-const drainIgnores = (p: RollPod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed'
-  || p.metadata.ownerReferences?.some((r) => r.controller && r.kind === 'DaemonSet') === true
-  || p.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined;
+const drainIgnores = (p: RollPod) =>
+  p.status?.phase === 'Succeeded' ||
+  p.status?.phase === 'Failed' ||
+  p.metadata.ownerReferences?.some((r) => r.controller && r.kind === 'DaemonSet') === true ||
+  p.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined;
 
 /** The pods a drain evicts: not DaemonSet-managed, not mirror pods, not finished, not already going. */
 export function drainablePods(pods: readonly RollPod[], node: string): RollPod[] {
@@ -26,7 +28,9 @@ export function drainablePods(pods: readonly RollPod[], node: string): RollPod[]
  * they are gone, so no pod's graceful shutdown is cut short by its node's termination.
  */
 export function stoppingPods(pods: readonly RollPod[], node: string): RollPod[] {
-  return pods.filter((p) => p.spec?.nodeName === node && p.metadata.deletionTimestamp !== undefined && !drainIgnores(p));
+  return pods.filter(
+    (p) => p.spec?.nodeName === node && p.metadata.deletionTimestamp !== undefined && !drainIgnores(p),
+  );
 }
 
 /**
@@ -40,8 +44,12 @@ export function stoppingInWords(pods: readonly RollPod[], now: number): string {
   const shown = sorted.slice(0, 3).map((p) => {
     const over = late(p);
     const grace = p.metadata.deletionGracePeriodSeconds;
-    const why = over >= 1000 ? `still running ${Math.round(over / 1000)} s after its grace period ended`
-      : grace !== undefined ? `grace period ${grace} s` : 'stopping';
+    const why =
+      over >= 1000
+        ? `still running ${Math.round(over / 1000)} s after its grace period ended`
+        : grace !== undefined
+          ? `grace period ${grace} s`
+          : 'stopping';
     return `${p.metadata.namespace ?? ''}/${nameOf(p)} (${why})`;
   });
   return `${shown.join(', ')}${sorted.length > 3 ? ` and ${sorted.length - 3} more` : ''}`;

@@ -30,7 +30,16 @@ export interface RollContext {
 }
 
 export function newContext(i: RollInput, cp: RollCheckpoint): RollContext {
-  return { i, cp, actions: [], byName: new Map(i.nodes.map((n) => [nameOf(n), n])), originals: new Set(), progress: new Map(), words: [], spent: new Map() };
+  return {
+    i,
+    cp,
+    actions: [],
+    byName: new Map(i.nodes.map((n) => [nameOf(n), n])),
+    originals: new Set(),
+    progress: new Map(),
+    words: [],
+    spent: new Map(),
+  };
 }
 
 /** The pass's decision: its actions and checkpoint, `message`, and when to look again. */

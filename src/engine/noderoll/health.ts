@@ -18,17 +18,26 @@ import { withDefaults } from '../../api/defaults.ts';
 import { minAvailable } from '../fenceposts.ts';
 import { deploymentComplete } from '../kubernetes/progress.ts';
 
-const key = (o: { metadata: { namespace?: string; name?: string } }) => deploymentKey(o.metadata.namespace, o.metadata.name);
+const key = (o: { metadata: { namespace?: string; name?: string } }) =>
+  deploymentKey(o.metadata.namespace, o.metadata.name);
 
 /** A rollout in progress: its spec not yet observed, or pods not all of the current template, or more or fewer than wanted. */
 function rollingOut(d: Deployment): boolean {
   const st = d.status ?? {};
   const replicas = d.spec?.replicas ?? 1;
-  return (st.updatedReplicas ?? 0) !== replicas || (st.replicas ?? 0) !== replicas || (st.observedGeneration ?? 0) < (d.metadata.generation ?? 0);
+  return (
+    (st.updatedReplicas ?? 0) !== replicas ||
+    (st.replicas ?? 0) !== replicas ||
+    (st.observedGeneration ?? 0) < (d.metadata.generation ?? 0)
+  );
 }
 
 /** The workloads of the gate that are not healthy, each in words (empty: all healthy). */
-export function unhealthyWorkloads(deployments: readonly Deployment[], replicaSets: readonly ReplicaSet[], selector?: LabelSelector): string[] {
+export function unhealthyWorkloads(
+  deployments: readonly Deployment[],
+  replicaSets: readonly ReplicaSet[],
+  selector?: LabelSelector,
+): string[] {
   const inGate = (labels: Record<string, string> | undefined) => !selector || selectorMatches(selector, labels);
   const out: string[] = [];
   for (const d of deployments) {
@@ -36,9 +45,11 @@ export function unhealthyWorkloads(deployments: readonly Deployment[], replicaSe
     const st = d.status ?? {};
     if (deploymentComplete(withDefaults(d), st)) continue;
     const replicas = d.spec?.replicas ?? 1;
-    out.push(rollingOut(d)
-      ? `deployment ${key(d)}: rollout in progress (${st.updatedReplicas ?? 0} of ${replicas} updated)`
-      : `deployment ${key(d)}: ${st.availableReplicas ?? 0} of ${replicas} available`);
+    out.push(
+      rollingOut(d)
+        ? `deployment ${key(d)}: rollout in progress (${st.updatedReplicas ?? 0} of ${replicas} updated)`
+        : `deployment ${key(d)}: ${st.availableReplicas ?? 0} of ${replicas} available`,
+    );
   }
   for (const rs of replicaSets) {
     if (!inGate(rs.metadata.labels)) continue;
@@ -58,7 +69,9 @@ export interface PodBudget {
   readonly why?: string;
 }
 
-interface Owned { metadata: { namespace?: string; ownerReferences?: Array<{ uid?: string; kind: string; controller?: boolean }> } }
+interface Owned {
+  metadata: { namespace?: string; ownerReferences?: Array<{ uid?: string; kind: string; controller?: boolean }> };
+}
 
 /** A pod as the budget counts it: its owner, whether it is going, whether it is ready. */
 export interface BudgetPod extends Owned {
@@ -77,14 +90,19 @@ const isReady = (p: BudgetPod) => p.status?.conditions?.some((c) => c.type === '
  * What it may lose is then its healthy pods less its minimum, healthy being the fewer of its
  * status' available replicas and its ready pods that stay (per ReplicaSet, at most its size).
  */
-export function pacerBudgets(deployments: readonly Deployment[], replicaSets: readonly ReplicaSet[], pods: readonly BudgetPod[] = []): (pod: Owned) => PodBudget | undefined {
+export function pacerBudgets(
+  deployments: readonly Deployment[],
+  replicaSets: readonly ReplicaSet[],
+  pods: readonly BudgetPod[] = [],
+): (pod: Owned) => PodBudget | undefined {
   const rsByUid = new Map(replicaSets.map((rs) => [rs.metadata.uid ?? '', rs]));
   const dByUid = new Map(deployments.map((d) => [d.metadata.uid ?? '', d]));
   const controller = (o: Owned) => o.metadata.ownerReferences?.find((r) => r.controller);
   const podsByRs = new Map<string, BudgetPod[]>();
   for (const p of pods) {
     const ref = controller(p);
-    if (ref?.kind === 'ReplicaSet' && ref.uid) (podsByRs.get(ref.uid) ?? podsByRs.set(ref.uid, []).get(ref.uid)!).push(p);
+    if (ref?.kind === 'ReplicaSet' && ref.uid)
+      (podsByRs.get(ref.uid) ?? podsByRs.set(ref.uid, []).get(ref.uid)!).push(p);
   }
   const rsOf = new Map<string, ReplicaSet[]>();
   for (const rs of replicaSets) {
@@ -103,17 +121,36 @@ export function pacerBudgets(deployments: readonly Deployment[], replicaSets: re
     const available = d.status?.availableReplicas ?? 0;
     const none = (why: string): PodBudget => ({ workload, allowed: 0, why });
     if (min === 0) return { workload, allowed: available }; // Recreate promises none
-    if (rollingOut(d)) return none(`${workload} is rolling out (${d.status?.updatedReplicas ?? 0} of ${d.spec.replicas ?? 1} updated, ${available} available)`);
+    if (rollingOut(d))
+      return none(
+        `${workload} is rolling out (${d.status?.updatedReplicas ?? 0} of ${d.spec.replicas ?? 1} updated, ${available} available)`,
+      );
     const owned = rsOf.get(d.metadata.uid ?? '') ?? [];
-    if (owned.some((x) => (x.status?.replicas ?? 0) !== (x.spec?.replicas ?? 1) || (x.status?.observedGeneration ?? 0) < (x.metadata.generation ?? 0))) {
+    if (
+      owned.some(
+        (x) =>
+          (x.status?.replicas ?? 0) !== (x.spec?.replicas ?? 1) ||
+          (x.status?.observedGeneration ?? 0) < (x.metadata.generation ?? 0),
+      )
+    ) {
       return none(`${workload} is being scaled`);
     }
     const mine = owned.map((x) => ({ size: x.spec?.replicas ?? 1, pods: podsByRs.get(x.metadata.uid ?? '') ?? [] }));
     const going = mine.reduce((n, x) => n + x.pods.filter((p) => p.metadata.deletionTimestamp).length, 0);
     if (going > 0) return none(`${workload} has ${going} pod(s) terminating`);
-    const ready = mine.reduce((n, x) => n + Math.min(x.size, x.pods.filter((p) => isReady(p) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed').length), 0);
+    const ready = mine.reduce(
+      (n, x) =>
+        n +
+        Math.min(
+          x.size,
+          x.pods.filter((p) => isReady(p) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed').length,
+        ),
+      0,
+    );
     const healthy = Math.min(available, ready);
     const allowed = Math.max(0, healthy - min);
-    return allowed > 0 ? { workload, allowed } : none(`${workload} would fall below its minimum of ${min} available (${healthy} available)`);
+    return allowed > 0
+      ? { workload, allowed }
+      : none(`${workload} would fall below its minimum of ${min} available (${healthy} available)`);
   };
 }

@@ -61,7 +61,10 @@ export const NODEROLL_FINALIZER = 'pacer.dev/noderoll';
 export const hasFinalizer = (roll: NodeRoll) => roll.metadata.finalizers?.includes(NODEROLL_FINALIZER) === true;
 
 /** The roll's finalizers once a finalizer action is carried out (another writer's are kept, in order). */
-export function finalizersAfter(current: readonly string[] | undefined, verb: 'addFinalizer' | 'removeFinalizer'): string[] {
+export function finalizersAfter(
+  current: readonly string[] | undefined,
+  verb: 'addFinalizer' | 'removeFinalizer',
+): string[] {
   const others = (current ?? []).filter((f) => f !== NODEROLL_FINALIZER);
   return verb === 'addFinalizer' ? [...others, NODEROLL_FINALIZER] : others;
 }
@@ -70,19 +73,38 @@ export function finalizersAfter(current: readonly string[] | undefined, verb: 'a
 function deleted(roll: NodeRoll, frozen: string | undefined): RollPass {
   const prev = roll.status ?? {};
   if (!hasFinalizer(roll)) return { status: prev, actions: [], events: [], handled: [], message: prev.message ?? '' };
-  if (frozen !== undefined) return { status: prev, actions: [], events: [], handled: [], message: `deleted; frozen: ${frozen}: the group's rebalancing is given back once the freeze is lifted` };
+  if (frozen !== undefined)
+    return {
+      status: prev,
+      actions: [],
+      events: [],
+      handled: [],
+      message: `deleted; frozen: ${frozen}: the group's rebalancing is given back once the freeze is lifted`,
+    };
   const group = roll.spec?.nodeGroup;
   const actions: RollAction[] = [];
   // Whatever the checkpoint says: the hold is carried out before the status recording the start is
   // stored, so a roll deleted in between holds it with no trace in its status.
   if (!prev.done && typeof group === 'string' && group !== '') actions.push({ verb: 'releaseRebalance', group });
   actions.push({ verb: 'removeFinalizer' });
-  return { status: prev, actions, events: [], handled: [], message: prev.done ? 'deleted' : 'deleted before it ended: the group\'s rebalancing given back' };
+  return {
+    status: prev,
+    actions,
+    events: [],
+    handled: [],
+    message: prev.done ? 'deleted' : "deleted before it ended: the group's rebalancing given back",
+  };
 }
 
 function invalid(roll: NodeRoll, message: string): RollPass {
   const prev = roll.status ?? {};
-  return { status: { ...prev, observedGeneration: roll.metadata.generation, phase: 'Invalid', message }, actions: [], events: [], handled: [], message };
+  return {
+    status: { ...prev, observedGeneration: roll.metadata.generation, phase: 'Invalid', message },
+    actions: [],
+    events: [],
+    handled: [],
+    message,
+  };
 }
 
 /** The pass over `i.roll`; a Complete roll is left as it is. */
@@ -91,7 +113,14 @@ export function rollPass(i: RollPassInput): RollPass {
   const prev = roll.status;
   if (roll.metadata.deletionTimestamp) return deleted(roll, i.frozen);
   // Done: the finalizer off, should a crash have come between the release and its removal.
-  if (prev?.done) return { status: prev, actions: hasFinalizer(roll) ? [{ verb: 'removeFinalizer' }] : [], events: [], handled: [], message: prev.message ?? '' };
+  if (prev?.done)
+    return {
+      status: prev,
+      actions: hasFinalizer(roll) ? [{ verb: 'removeFinalizer' }] : [],
+      events: [],
+      handled: [],
+      message: prev.message ?? '',
+    };
   const errors = validateNodeRoll(roll).map(formatFieldError);
   if (errors.length > 0) return invalid(roll, errors.join('; '));
   const spec = nodeRollDefaults(roll.spec);
@@ -99,22 +128,47 @@ export function rollPass(i: RollPassInput): RollPass {
   if (!prev?.originalNodes) {
     // Nothing to roll is a mistake to report, not a roll that is done; and a roll that would leave
     // too little room for what the group runs is refused before it disrupts anything.
-    if (matching.length === 0) return invalid(roll, `spec.nodeSelector: Invalid value: ${JSON.stringify(spec.nodeSelector)}: matches no node`);
-    const short = capacityShortfall({ mode: spec.mode, desiredNodes: spec.desiredNodes ?? 0, nodesAtATime: spec.nodesAtATime, nodes: matching, pods: i.pods });
-    if (short) return invalid(roll, formatFieldError({ field: short.field, type: 'Invalid', value: short.value, detail: short.detail }));
+    if (matching.length === 0)
+      return invalid(roll, `spec.nodeSelector: Invalid value: ${JSON.stringify(spec.nodeSelector)}: matches no node`);
+    const short = capacityShortfall({
+      mode: spec.mode,
+      desiredNodes: spec.desiredNodes ?? 0,
+      nodesAtATime: spec.nodesAtATime,
+      nodes: matching,
+      pods: i.pods,
+    });
+    if (short)
+      return invalid(
+        roll,
+        formatFieldError({ field: short.field, type: 'Invalid', value: short.value, detail: short.detail }),
+      );
   }
   const events: EventRecord[] = [];
   // A checkpoint edited or partly deleted by hand is repaired (and said so), not blindly re-run.
   const stored = repairCheckpoint(prev, now);
-  if (stored.repaired.length > 0) events.push({ type: 'Warning', reason: 'NodeRollCheckpointRepaired', message: stored.repaired.join('; ') });
+  if (stored.repaired.length > 0)
+    events.push({ type: 'Warning', reason: 'NodeRollCheckpointRepaired', message: stored.repaired.join('; ') });
   // The operator's requests (kubectl pacer node-roll resume|skip), carried out on the checkpoint.
   const requests = applyRequests(stored.checkpoint, roll.metadata.annotations, now);
   for (const e of requests.errors) events.push({ type: 'Warning', reason: 'NodeRollRequestRefused', message: e });
   const decision = decideRoll({
-    mode: spec.mode, nodeGroup: spec.nodeGroup ?? '', desiredNodes: spec.desiredNodes ?? 0, nodesAtATime: spec.nodesAtATime, cordonFirst: spec.cordonFirst,
-    timeoutsMs: Object.fromEntries(NODE_ROLL_WAITS.map((w) => [w, parseGoDuration(spec.timeouts[w])])) as Record<NodeRollWait, number>,
-    paused: spec.paused, ...(i.frozen !== undefined ? { frozen: i.frozen } : {}), checkpoint: requests.checkpoint, nodes: matching, pods: i.pods,
-    unhealthy: unhealthyWorkloads(i.deployments, i.replicaSets, spec.healthGate?.selector), budget: pacerBudgets(i.deployments, i.replicaSets, i.pods), now,
+    mode: spec.mode,
+    nodeGroup: spec.nodeGroup ?? '',
+    desiredNodes: spec.desiredNodes ?? 0,
+    nodesAtATime: spec.nodesAtATime,
+    cordonFirst: spec.cordonFirst,
+    timeoutsMs: Object.fromEntries(NODE_ROLL_WAITS.map((w) => [w, parseGoDuration(spec.timeouts[w])])) as Record<
+      NodeRollWait,
+      number
+    >,
+    paused: spec.paused,
+    ...(i.frozen !== undefined ? { frozen: i.frozen } : {}),
+    checkpoint: requests.checkpoint,
+    nodes: matching,
+    pods: i.pods,
+    unhealthy: unhealthyWorkloads(i.deployments, i.replicaSets, spec.healthGate?.selector),
+    budget: pacerBudgets(i.deployments, i.replicaSets, i.pods),
+    now,
   });
   const status = statusOf(prev, roll.metadata.generation, decision, spec.paused, now);
   const actions = [...decision.actions];
@@ -123,12 +177,19 @@ export function rollPass(i: RollPassInput): RollPass {
   } else if (status.originalNodes && !hasFinalizer(roll)) {
     actions.unshift({ verb: 'addFinalizer' });
   }
-  if (status.paused && !prev?.paused) events.push({ type: 'Warning', reason: 'NodeRollPaused', message: status.paused.message });
-  if (status.frozenSince !== undefined && prev?.frozenSince === undefined) events.push({ type: 'Normal', reason: 'NodeRollFrozen', message: decision.message });
-  if (status.frozenSince === undefined && prev?.frozenSince !== undefined) events.push({ type: 'Normal', reason: 'NodeRollThawed', message: 'the freeze switch is off: the roll goes on' });
+  if (status.paused && !prev?.paused)
+    events.push({ type: 'Warning', reason: 'NodeRollPaused', message: status.paused.message });
+  if (status.frozenSince !== undefined && prev?.frozenSince === undefined)
+    events.push({ type: 'Normal', reason: 'NodeRollFrozen', message: decision.message });
+  if (status.frozenSince === undefined && prev?.frozenSince !== undefined)
+    events.push({ type: 'Normal', reason: 'NodeRollThawed', message: 'the freeze switch is off: the roll goes on' });
   if (status.done) events.push({ type: 'Normal', reason: 'NodeRollComplete', message: decision.message });
   return {
-    status, actions, events, handled: requests.handled, message: decision.message,
+    status,
+    actions,
+    events,
+    handled: requests.handled,
+    message: decision.message,
     ...(decision.requeueAfterMs !== undefined ? { requeueAfterMs: decision.requeueAfterMs } : {}),
   };
 }

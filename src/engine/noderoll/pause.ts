@@ -51,8 +51,11 @@ export function held(i: RollInput): { decision: RollDecision } | { checkpoint: R
     const { frozenAt: _frozenAt, ...thawed } = restartClocks(cp, i.now);
     cp = thawed;
   }
-  if (i.paused || cp.paused) return nothing(cp, cp.paused ? `paused: ${cp.paused.message}` : 'paused by an operator (spec.paused)');
+  if (i.paused || cp.paused)
+    return nothing(cp, cp.paused ? `paused: ${cp.paused.message}` : 'paused by an operator (spec.paused)');
   return { checkpoint: cp };
 }
 
-const nothing = (checkpoint: RollCheckpoint, message: string): { decision: RollDecision } => ({ decision: { actions: [], checkpoint, message } });
+const nothing = (checkpoint: RollCheckpoint, message: string): { decision: RollDecision } => ({
+  decision: { actions: [], checkpoint, message },
+});

@@ -38,7 +38,11 @@ export function awaitNewNodes(c: RollContext): RollDecision | undefined {
   const ready = newNodes(c).filter(isReady).length;
   const started = cp.nodes!.some((n) => n.step !== 'Pending');
   if (!started && ready < i.desiredNodes) {
-    const t = overdue(c, { wait: 'scaleUp', since: cp.scaledUpAt ?? i.now, why: () => `${ready} of ${i.desiredNodes} new nodes registered and Ready after the scale-up` });
+    const t = overdue(c, {
+      wait: 'scaleUp',
+      since: cp.scaledUpAt ?? i.now,
+      why: () => `${ready} of ${i.desiredNodes} new nodes registered and Ready after the scale-up`,
+    });
     if ('paused' in t) return t.paused;
     return decision(c, `waiting for new nodes: ${ready} of ${i.desiredNodes} registered and Ready`, t.leftMs);
   }
@@ -70,10 +74,14 @@ export function nodeWork(c: RollContext): RollDecision | undefined {
   markGone(c);
   startNodes(c, order);
   for (const p of [...c.progress.values()]) {
-    const paused = p.step === 'Draining' ? drain(c, p)
-      : p.step === 'Terminating' ? awaitDeregistered(c, p)
-        : p.step === 'Deregistered' ? awaitHealthy(c, p)
-          : undefined;
+    const paused =
+      p.step === 'Draining'
+        ? drain(c, p)
+        : p.step === 'Terminating'
+          ? awaitDeregistered(c, p)
+          : p.step === 'Deregistered'
+            ? awaitHealthy(c, p)
+            : undefined;
     if (paused) {
       recordSteps(c);
       return paused;
@@ -91,14 +99,16 @@ function recordSteps(c: RollContext): void {
 /** A node that has left the cluster is Deregistered, whatever step it was at (a Pending one is Done: startNodes). */
 function markGone(c: RollContext): void {
   for (const p of c.progress.values()) {
-    if (p.step !== 'Done' && p.step !== 'Deregistered' && !c.byName.has(p.name) && p.step !== 'Pending') setStep(c, p.name, 'Deregistered');
+    if (p.step !== 'Done' && p.step !== 'Deregistered' && !c.byName.has(p.name) && p.step !== 'Pending')
+      setStep(c, p.name, 'Deregistered');
   }
 }
 
 /** Nodes draining, terminating or awaiting health. */
 function underWay(c: RollContext): number {
   let n = 0;
-  for (const p of c.progress.values()) if (p.step === 'Draining' || p.step === 'Terminating' || p.step === 'Deregistered') n++;
+  for (const p of c.progress.values())
+    if (p.step === 'Draining' || p.step === 'Terminating' || p.step === 'Deregistered') n++;
   return n;
 }
 
@@ -116,7 +126,8 @@ export function startNodes(c: RollContext, order: readonly NodeProgress[]): void
       continue;
     }
     if (i.unhealthy.length > 0) break;
-    if (i.mode === 'Drain' || i.cordonFirst === false || !c.originals.has(p.name)) c.actions.push({ verb: 'cordon', node: p.name });
+    if (i.mode === 'Drain' || i.cordonFirst === false || !c.originals.has(p.name))
+      c.actions.push({ verb: 'cordon', node: p.name });
     setStep(c, p.name, 'Draining');
   }
 }
@@ -144,7 +155,9 @@ function refusal(c: RollContext, pod: RollPod): string | undefined {
 /** Evict the pods the node still runs, as far as their budgets allow. */
 export function evict(c: RollContext, p: NodeProgress, left: readonly RollPod[]): RollDecision | undefined {
   const t = overdue(c, {
-    wait: 'drain', since: p.since, node: p.name,
+    wait: 'drain',
+    since: p.since,
+    node: p.name,
     why: (waited) => {
       const why = left.map((pod) => c.i.budget(pod)).find((b) => b && b.allowed === 0)?.why;
       return `node ${p.name}: ${left.length} pod(s) not evicted after ${Math.round(waited / 1000)} s${why ? ` (${why})` : ''}`;
@@ -154,10 +167,13 @@ export function evict(c: RollContext, p: NodeProgress, left: readonly RollPod[])
   const held: string[] = [];
   for (const pod of left) {
     const no = refusal(c, pod);
-    if (no === undefined) c.actions.push({ verb: 'evict', node: p.name, namespace: pod.metadata.namespace ?? '', pod: nameOf(pod) });
+    if (no === undefined)
+      c.actions.push({ verb: 'evict', node: p.name, namespace: pod.metadata.namespace ?? '', pod: nameOf(pod) });
     else if (!held.includes(no)) held.push(no);
   }
-  c.words.push(`draining ${p.name}: ${left.length} pod(s) left${held.length > 0 ? `, waiting because ${held.join('; ')}` : ''}`);
+  c.words.push(
+    `draining ${p.name}: ${left.length} pod(s) left${held.length > 0 ? `, waiting because ${held.join('; ')}` : ''}`,
+  );
   waitAtMost(c, t.leftMs);
   return undefined;
 }
@@ -165,8 +181,11 @@ export function evict(c: RollContext, p: NodeProgress, left: readonly RollPod[])
 /** Wait until every pod evicted from the node has stopped: the node goes once they have, not before. */
 export function awaitStopped(c: RollContext, p: NodeProgress, stopping: readonly RollPod[]): RollDecision | undefined {
   const t = overdue(c, {
-    wait: 'drain', since: p.since, node: p.name,
-    why: (waited) => `node ${p.name}: ${stopping.length} evicted pod(s) not gone after ${Math.round(waited / 1000)} s: ${stoppingInWords(stopping, c.i.now)}`,
+    wait: 'drain',
+    since: p.since,
+    node: p.name,
+    why: (waited) =>
+      `node ${p.name}: ${stopping.length} evicted pod(s) not gone after ${Math.round(waited / 1000)} s: ${stoppingInWords(stopping, c.i.now)}`,
   });
   if ('paused' in t) return t.paused;
   c.words.push(`draining ${p.name}: waiting for ${stopping.length} evicted pod(s) to stop`);
@@ -184,7 +203,12 @@ export function terminate(c: RollContext, p: NodeProgress): void {
 
 /** Wait until the terminated node has left the cluster. */
 export function awaitDeregistered(c: RollContext, p: NodeProgress): RollDecision | undefined {
-  const t = overdue(c, { wait: 'deregister', since: p.since, node: p.name, why: (waited) => `node ${p.name} still registered after ${Math.round(waited / 1000)} s` });
+  const t = overdue(c, {
+    wait: 'deregister',
+    since: p.since,
+    node: p.name,
+    why: (waited) => `node ${p.name} still registered after ${Math.round(waited / 1000)} s`,
+  });
   if ('paused' in t) return t.paused;
   c.words.push(`waiting for ${p.name} to leave the cluster`);
   waitAtMost(c, t.leftMs);
@@ -198,7 +222,12 @@ export function awaitHealthy(c: RollContext, p: NodeProgress): RollDecision | un
     setStep(c, p.name, 'Done');
     return undefined;
   }
-  const t = overdue(c, { wait: 'healthy', since: p.since, node: p.name, why: () => `after ${p.name}: ${unhealthy.join('; ')}` });
+  const t = overdue(c, {
+    wait: 'healthy',
+    since: p.since,
+    node: p.name,
+    why: () => `after ${p.name}: ${unhealthy.join('; ')}`,
+  });
   if ('paused' in t) return t.paused;
   c.words.push(`after ${p.name}, waiting for: ${unhealthy.join('; ')}`);
   waitAtMost(c, t.leftMs);
@@ -221,5 +250,8 @@ export function done(c: RollContext): RollDecision {
   c.cp.done = true;
   c.actions.push({ verb: 'releaseRebalance', group: c.i.nodeGroup });
   const moved = c.cp.zoneMoves?.moved.length ?? 0;
-  return decision(c, `every original node has been replaced; ${zonesInWords(newNodes(c), c.cp.zones)}${moved > 0 ? `; ${moved} zone move(s) made` : ''}`);
+  return decision(
+    c,
+    `every original node has been replaced; ${zonesInWords(newNodes(c), c.cp.zones)}${moved > 0 ? `; ${moved} zone move(s) made` : ''}`,
+  );
 }

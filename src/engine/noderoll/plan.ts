@@ -21,7 +21,13 @@ import type { Phase, Plan, Step, StepStatus } from '../dcos/types.ts';
 
 export const NODE_ROLL_PLAN = 'node-roll';
 
-const STEP_STATUS: Record<NodeStep, StepStatus> = { Pending: 'PENDING', Draining: 'STARTING', Terminating: 'STARTED', Deregistered: 'STARTED', Done: 'COMPLETE' };
+const STEP_STATUS: Record<NodeStep, StepStatus> = {
+  Pending: 'PENDING',
+  Draining: 'STARTING',
+  Terminating: 'STARTED',
+  Deregistered: 'STARTED',
+  Done: 'COMPLETE',
+};
 
 /** The roll's plan. */
 export function rollPlan(spec: NodeRollSpec, status: NodeRollStatus | undefined): Plan {
@@ -29,9 +35,17 @@ export function rollPlan(spec: NodeRollSpec, status: NodeRollStatus | undefined)
   const replace = (spec.mode ?? 'Replace') === 'Replace';
   const byNode = new Map((st.nodes ?? []).map((n) => [n.name, n]));
   const pausedOn = st.paused?.node;
-  const step = (name: string, status: StepStatus, error?: string): Step => ({ name, status: error ? 'ERROR' : status, ...(error ? { errors: [error] } : {}) });
+  const step = (name: string, status: StepStatus, error?: string): Step => ({
+    name,
+    status: error ? 'ERROR' : status,
+    ...(error ? { errors: [error] } : {}),
+  });
   const nodeStep = (stepName: string, node: string): Step =>
-    step(stepName, st.done ? 'COMPLETE' : STEP_STATUS[byNode.get(node)?.step ?? 'Pending'], pausedOn === node ? st.paused!.message : undefined);
+    step(
+      stepName,
+      st.done ? 'COMPLETE' : STEP_STATUS[byNode.get(node)?.step ?? 'Pending'],
+      pausedOn === node ? st.paused!.message : undefined,
+    );
   const phases: Phase[] = [];
   if (replace) {
     const started = (st.nodes ?? []).some((n) => n.step !== 'Pending') || st.done === true;
@@ -55,7 +69,8 @@ export function rollPlan(spec: NodeRollSpec, status: NodeRollStatus | undefined)
         const name = `move-${i + 1}`;
         const node = zm.moved[i];
         if (node !== undefined) return nodeStep(name, node);
-        if (i === zm.moved.length && zm.launch) return step(name, 'STARTING', st.paused?.wait === 'scaleUp' ? st.paused.message : undefined);
+        if (i === zm.moved.length && zm.launch)
+          return step(name, 'STARTING', st.paused?.wait === 'scaleUp' ? st.paused.message : undefined);
         return step(name, st.done ? 'COMPLETE' : 'PENDING');
       });
     }

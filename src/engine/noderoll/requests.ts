@@ -20,10 +20,15 @@ export function resumeRoll(cp: RollCheckpoint, now: number): RollCheckpoint {
  * stays cordoned; what it still runs stays); the roll goes on with the others and comes back to it.
  * Only a node not yet terminated can be skipped.
  */
-export function skipNode(cp: RollCheckpoint, node: string, now: number): { checkpoint?: RollCheckpoint; error?: string } {
+export function skipNode(
+  cp: RollCheckpoint,
+  node: string,
+  now: number,
+): { checkpoint?: RollCheckpoint; error?: string } {
   const p = cp.nodes?.find((n) => n.name === node);
   if (!p) return { error: `node ${node} is not one of the roll's original nodes` };
-  if (p.step !== 'Pending' && p.step !== 'Draining') return { error: `node ${node} is already ${p.step === 'Done' ? 'done' : 'being terminated'}` };
+  if (p.step !== 'Pending' && p.step !== 'Draining')
+    return { error: `node ${node} is already ${p.step === 'Done' ? 'done' : 'being terminated'}` };
   const resumed = cp.paused?.node === node ? resumeRoll(cp, now) : cp;
   return {
     checkpoint: {
@@ -38,14 +43,21 @@ export function skipNode(cp: RollCheckpoint, node: string, now: number): { check
  * The checkpoint after the operator's requests (resume; skip of the nodes named, comma-separated),
  * and what could not be done. Carrying a request out twice changes nothing more.
  */
-export function applyRequests(cp: RollCheckpoint, annotations: Readonly<Record<string, string>> | undefined, now: number): { checkpoint: RollCheckpoint; errors: string[]; handled: string[] } {
+export function applyRequests(
+  cp: RollCheckpoint,
+  annotations: Readonly<Record<string, string>> | undefined,
+  now: number,
+): { checkpoint: RollCheckpoint; errors: string[]; handled: string[] } {
   let out = cp;
   const errors: string[] = [];
   const handled: string[] = [];
   const skip = annotations?.[SKIP_ANNOTATION];
   if (skip !== undefined) {
     handled.push(SKIP_ANNOTATION);
-    for (const node of skip.split(',').map((x) => x.trim()).filter((x) => x !== '')) {
+    for (const node of skip
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '')) {
       const r = skipNode(out, node, now);
       if (r.checkpoint) out = r.checkpoint;
       else errors.push(r.error!);

@@ -14,7 +14,14 @@ export interface RollNode {
 
 /** A pod, as far as a drain reads it. */
 export interface RollPod {
-  metadata: { name?: string; namespace?: string; deletionTimestamp?: string; deletionGracePeriodSeconds?: number; ownerReferences?: Array<{ uid?: string; kind: string; controller?: boolean }>; annotations?: Record<string, string> };
+  metadata: {
+    name?: string;
+    namespace?: string;
+    deletionTimestamp?: string;
+    deletionGracePeriodSeconds?: number;
+    ownerReferences?: Array<{ uid?: string; kind: string; controller?: boolean }>;
+    annotations?: Record<string, string>;
+  };
   spec?: { nodeName?: string };
   status?: { phase?: string; conditions?: ReadonlyArray<{ type: string; status: string }> };
 }

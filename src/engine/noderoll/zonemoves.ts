@@ -15,7 +15,9 @@ import type { ZoneMove } from './zones.ts';
 export function zoneMoves(c: RollContext): RollDecision | undefined {
   const nodes = newNodes(c);
   const moves = rebalanceMoves(zoneCounts(nodes, c.cp.zones));
-  const zm: ZoneMoves = c.cp.zoneMoves ? { ...c.cp.zoneMoves, moved: [...c.cp.zoneMoves.moved] } : { planned: moves.length, moved: [] };
+  const zm: ZoneMoves = c.cp.zoneMoves
+    ? { ...c.cp.zoneMoves, moved: [...c.cp.zoneMoves.moved] }
+    : { planned: moves.length, moved: [] };
   c.cp.zoneMoves = zm;
   if (zm.launch) return awaitLaunched(c, zm, nodes);
   if (zm.moved.length >= zm.planned || moves.length === 0) return undefined;
@@ -26,15 +28,28 @@ export function zoneMoves(c: RollContext): RollDecision | undefined {
 function launch(c: RollContext, zm: ZoneMoves, nodes: readonly RollNode[], move: ZoneMove): RollDecision {
   zm.launch = { before: nodes.map(nameOf).sort(), at: c.i.now, from: move.from };
   c.actions.push({ verb: 'scaleGroup', group: c.i.nodeGroup, to: nodes.length + 1 });
-  return decision(c, `zone move ${zm.moved.length + 1} of ${zm.planned}: launching a node for zone ${move.to || '(no zone)'}, then one of zone ${move.from || '(no zone)'} goes`, c.i.timeoutsMs.scaleUp);
+  return decision(
+    c,
+    `zone move ${zm.moved.length + 1} of ${zm.planned}: launching a node for zone ${move.to || '(no zone)'}, then one of zone ${move.from || '(no zone)'} goes`,
+    c.i.timeoutsMs.scaleUp,
+  );
 }
 
 /** Wait until a node that was not there before the launch is Ready (the scaleUp timeout); then a node goes. */
 function awaitLaunched(c: RollContext, zm: ZoneMoves, nodes: readonly RollNode[]): RollDecision {
   const before = new Set(zm.launch!.before);
-  if (nodes.some((x) => !before.has(nameOf(x)) && isReady(x))) return takeOut(c, zm, nodes.filter((x) => before.has(nameOf(x))));
+  if (nodes.some((x) => !before.has(nameOf(x)) && isReady(x)))
+    return takeOut(
+      c,
+      zm,
+      nodes.filter((x) => before.has(nameOf(x))),
+    );
   const n = zm.moved.length + 1;
-  const t = overdue(c, { wait: 'scaleUp', since: zm.launch!.at, why: () => `zone move ${n} of ${zm.planned}: the node launched is not registered and Ready` });
+  const t = overdue(c, {
+    wait: 'scaleUp',
+    since: zm.launch!.at,
+    why: () => `zone move ${n} of ${zm.planned}: the node launched is not registered and Ready`,
+  });
   if ('paused' in t) return t.paused;
   return decision(c, `zone move ${n} of ${zm.planned}: waiting for the node launched`, t.leftMs);
 }
@@ -48,7 +63,11 @@ function takeOut(c: RollContext, zm: ZoneMoves, older: readonly RollNode[]): Rol
   const counts = zoneCounts(older);
   const fullest = Object.keys(counts).sort((a, b) => counts[b] - counts[a])[0];
   const from = counts[zm.launch!.from] ? zm.launch!.from : fullest;
-  const out = older.filter((x) => (x.metadata.labels?.[ZONE_LABEL] ?? '') === from).map(nameOf).sort().pop()!;
+  const out = older
+    .filter((x) => (x.metadata.labels?.[ZONE_LABEL] ?? '') === from)
+    .map(nameOf)
+    .sort()
+    .pop()!;
   delete zm.launch;
   zm.moved.push(out);
   c.cp.nodes = [...c.cp.nodes!, { name: out, step: 'Pending', since: c.i.now }];

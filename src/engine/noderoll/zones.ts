@@ -58,7 +58,10 @@ export function afterMoves(counts: ZoneCounts, moves: readonly ZoneMove[]): Reco
 }
 
 /** The node counts per zone of `nodes` (by their topology.kubernetes.io/zone label; "" without one). */
-export function zoneCounts(nodes: ReadonlyArray<{ metadata: { labels?: Record<string, string> } }>, zones: readonly string[] = []): Record<string, number> {
+export function zoneCounts(
+  nodes: ReadonlyArray<{ metadata: { labels?: Record<string, string> } }>,
+  zones: readonly string[] = [],
+): Record<string, number> {
   const out: Record<string, number> = Object.fromEntries(zones.map((z) => [z, 0]));
   for (const n of nodes) {
     const z = n.metadata.labels?.[ZONE_LABEL] ?? '';
@@ -71,9 +74,15 @@ export function zoneCounts(nodes: ReadonlyArray<{ metadata: { labels?: Record<st
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 
 /** The group's zones in words: "zones a 2, b 2, c 2 (balanced)", or the moves that would balance them. */
-export function zonesInWords(nodes: ReadonlyArray<{ metadata: { labels?: Record<string, string> } }>, zones: readonly string[] = []): string {
+export function zonesInWords(
+  nodes: ReadonlyArray<{ metadata: { labels?: Record<string, string> } }>,
+  zones: readonly string[] = [],
+): string {
   const counts = zoneCounts(nodes, zones);
-  const list = Object.keys(counts).sort().map((z) => `${z || '(no zone)'} ${counts[z]}`).join(', ');
+  const list = Object.keys(counts)
+    .sort()
+    .map((z) => `${z || '(no zone)'} ${counts[z]}`)
+    .join(', ');
   if (isBalanced(counts)) return `zones ${list} (balanced)`;
   const moves = rebalanceMoves(counts);
   return `zones ${list}: ${moves.length} move(s) would balance them (${moves.map((m) => `${m.from} → ${m.to}`).join(', ')})`;

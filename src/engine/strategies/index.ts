@@ -22,7 +22,10 @@ export const DEFAULT_STRATEGY: RolloutStrategy = STRATEGIES[DEFAULT_STRATEGY_TYP
 
 // The lookup runs several times per pass (every maxSurge / maxUnavailable): a scan of a handful
 // of names, the default first, costs less than a Map's hashing.
-const LIST: readonly RolloutStrategy[] = [DEFAULT_STRATEGY, ...Object.values(STRATEGIES).filter((s) => s !== DEFAULT_STRATEGY)];
+const LIST: readonly RolloutStrategy[] = [
+  DEFAULT_STRATEGY,
+  ...Object.values(STRATEGIES).filter((s) => s !== DEFAULT_STRATEGY),
+];
 
 /** The module of exactly this type name; undefined for one no module implements. */
 export function strategyNamed(type: unknown): RolloutStrategy | undefined {

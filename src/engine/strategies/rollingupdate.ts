@@ -20,7 +20,11 @@ import type { RolloutStrategy } from './types.ts';
  * ResolveFenceposts: surge rounds up, unavailable rounds down, and both at 0 would deadlock a
  * rollout, so unavailable becomes 1. Throws on an unparseable value (validation rejects those first).
  */
-export function resolveFenceposts(maxSurge: IntOrString | undefined, maxUnavailable: IntOrString | undefined, desired: number): Fenceposts {
+export function resolveFenceposts(
+  maxSurge: IntOrString | undefined,
+  maxUnavailable: IntOrString | undefined,
+  desired: number,
+): Fenceposts {
   const surge = scaledValue(maxSurge ?? 0, desired, true);
   let unavailable = scaledValue(maxUnavailable ?? 0, desired, false);
   if (surge === 0 && unavailable === 0) unavailable = 1;
@@ -42,7 +46,8 @@ function rollingUpdateFenceposts(d: Deployment): Fenceposts {
   const ru = d.spec.strategy?.rollingUpdate;
   const replicas = deploymentReplicas(d);
   const hit = cache.get(d.spec);
-  if (hit && hit.replicas === replicas && hit.maxSurge === ru?.maxSurge && hit.maxUnavailable === ru?.maxUnavailable) return hit.result;
+  if (hit && hit.replicas === replicas && hit.maxSurge === ru?.maxSurge && hit.maxUnavailable === ru?.maxUnavailable)
+    return hit.result;
   let result: Fenceposts;
   try {
     result = resolveFenceposts(ru?.maxSurge, ru?.maxUnavailable, replicas);

@@ -104,11 +104,16 @@ export class ClusterCache {
 
   private kind(ref: ResourceRef): KindIndex | undefined {
     switch (refKey(ref)) {
-      case '/pods': return this.pods;
-      case 'apps/replicasets': return this.replicasets;
-      case '/nodes': return this.nodes;
-      case 'policy/poddisruptionbudgets': return this.pdbs;
-      default: return undefined;
+      case '/pods':
+        return this.pods;
+      case 'apps/replicasets':
+        return this.replicasets;
+      case '/nodes':
+        return this.nodes;
+      case 'policy/poddisruptionbudgets':
+        return this.pdbs;
+      default:
+        return undefined;
     }
   }
 
@@ -117,8 +122,14 @@ export class ClusterCache {
 
   /** The nodes in natural order of their names (the scheduler's order of preference on ties). */
   nodesInOrder(): KubeObject[] {
-    this.nodeOrder ??= this.nodes.all().map((n) => n.metadata.name ?? '').sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-    return this.byKeys(this.nodes, this.nodeOrder.map((n) => `/${n}`));
+    this.nodeOrder ??= this.nodes
+      .all()
+      .map((n) => n.metadata.name ?? '')
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    return this.byKeys(
+      this.nodes,
+      this.nodeOrder.map((n) => `/${n}`),
+    );
   }
 
   /** Applies one change; returns the previous version of the object when the cache held it. */
@@ -202,7 +213,8 @@ export class ClusterCache {
     const out: KubeObject[] = [];
     for (const dep of this.dependents.get(uid) ?? []) {
       const n = this.gcNodes.get(dep);
-      if (!n || refKey(n.ref) !== 'apps/replicasets' || !n.owners.some((o) => o.uid === uid && o.controller === true)) continue;
+      if (!n || refKey(n.ref) !== 'apps/replicasets' || !n.owners.some((o) => o.uid === uid && o.controller === true))
+        continue;
       const rs = this.replicasets.get(n.namespace, n.name);
       if (rs) out.push(rs);
     }

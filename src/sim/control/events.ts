@@ -24,25 +24,34 @@ export function eventRecorder(store: StoreApi, now: () => number, cap = 5000): E
       const name = `${obj.metadata.name}.${(BigInt(t) * 1_000_000n + BigInt(seq++ % 1_000_000)).toString(16)}`;
       const ts = isoTime(t);
       try {
-        store.create(REF.events, namespace, {
-          apiVersion: 'v1',
-          kind: 'Event',
-          metadata: { name, namespace },
-          involvedObject: {
-            kind: obj.kind, namespace, name: obj.metadata.name, uid: obj.metadata.uid,
-            apiVersion: obj.apiVersion, resourceVersion: obj.metadata.resourceVersion,
+        store.create(
+          REF.events,
+          namespace,
+          {
+            apiVersion: 'v1',
+            kind: 'Event',
+            metadata: { name, namespace },
+            involvedObject: {
+              kind: obj.kind,
+              namespace,
+              name: obj.metadata.name,
+              uid: obj.metadata.uid,
+              apiVersion: obj.apiVersion,
+              resourceVersion: obj.metadata.resourceVersion,
+            },
+            reason,
+            message,
+            source: { component },
+            firstTimestamp: ts,
+            lastTimestamp: ts,
+            count: 1,
+            type,
+            eventTime: null,
+            reportingComponent: component,
+            reportingInstance: '',
           },
-          reason,
-          message,
-          source: { component },
-          firstTimestamp: ts,
-          lastTimestamp: ts,
-          count: 1,
-          type,
-          eventTime: null,
-          reportingComponent: component,
-          reportingInstance: '',
-        }, { actor: `sim/${component}` });
+          { actor: `sim/${component}` },
+        );
       } catch {
         return; // e.g. the namespace is terminating: events are best effort
       }

@@ -9,7 +9,8 @@ import { isDeleting, isPodReady, isoTime, phaseOf, type Condition } from './util
 
 const ACTOR = 'sim/eviction';
 export const VIOLATION_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget.";
-export const MULTIPLE_PDBS_MESSAGE = 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.';
+export const MULTIPLE_PDBS_MESSAGE =
+  'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.';
 /** Upstream refuses evictions once this many are waiting for the PDB controller. */
 export const MAX_DISRUPTED_PODS = 2000;
 
@@ -19,12 +20,16 @@ export interface EvictionResult {
 }
 
 function tooManyRequests(cause: string): ApiError {
-  return new ApiError(429, 'TooManyRequests', VIOLATION_MESSAGE, { causes: [{ reason: 'DisruptionBudget', message: cause }] });
+  return new ApiError(429, 'TooManyRequests', VIOLATION_MESSAGE, {
+    causes: [{ reason: 'DisruptionBudget', message: cause }],
+  });
 }
 
 function forbiddenPdb(name: string, why: string): ApiError {
   return new ApiError(403, 'Forbidden', `poddisruptionbudget.policy "${name}" is forbidden: ${why}`, {
-    name, group: 'policy', kind: 'poddisruptionbudget',
+    name,
+    group: 'policy',
+    kind: 'poddisruptionbudget',
   });
 }
 
@@ -59,7 +64,9 @@ export function checkBudget(pdb: KubeObject): ApiError | undefined {
     return forbiddenPdb(name, 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
   }
   if (allowed === 0) {
-    return tooManyRequests(`The disruption budget ${name} needs ${st.desiredHealthy ?? 0} healthy pods and has ${st.currentHealthy ?? 0} currently`);
+    return tooManyRequests(
+      `The disruption budget ${name} needs ${st.desiredHealthy ?? 0} healthy pods and has ${st.currentHealthy ?? 0} currently`,
+    );
   }
   return undefined;
 }
@@ -72,7 +79,11 @@ export function decrementedStatus(pdb: KubeObject, podName: string, now: number)
     const list = st.conditions ?? [];
     const old = list.find((c) => c.type === 'DisruptionAllowed');
     const cond: Condition = {
-      ...(old ?? {}), type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods', message: '',
+      ...(old ?? {}),
+      type: 'DisruptionAllowed',
+      status: 'False',
+      reason: 'InsufficientPods',
+      message: '',
       lastTransitionTime: old?.status === 'False' && old.lastTransitionTime ? old.lastTransitionTime : isoTime(now),
     };
     st.conditions = old ? list.map((c) => (c === old ? cond : c)) : [...list, cond];
@@ -85,7 +96,11 @@ function deleteOptionsOf(body: Record<string, any>): DeleteOptions {
   const d = (body.deleteOptions ?? {}) as Record<string, any>;
   const opts: DeleteOptions = { actor: ACTOR };
   if (typeof d.gracePeriodSeconds === 'number') opts.gracePeriodSeconds = d.gracePeriodSeconds;
-  if (d.propagationPolicy === 'Background' || d.propagationPolicy === 'Foreground' || d.propagationPolicy === 'Orphan') {
+  if (
+    d.propagationPolicy === 'Background' ||
+    d.propagationPolicy === 'Foreground' ||
+    d.propagationPolicy === 'Orphan'
+  ) {
     opts.propagationPolicy = d.propagationPolicy;
   }
   if (d.preconditions && typeof d.preconditions === 'object') opts.preconditions = { ...d.preconditions };
@@ -118,28 +133,43 @@ export function evictPod(store: StoreApi, namespace: string, name: string, body:
     const pod = store.get(REF.pods, namespace, name);
     if (!pod) throw new ApiError(404, 'NotFound', `pods "${name}" not found`, { name, kind: 'pods' });
     if (canIgnorePdb(pod)) return remove(store, namespace, name, opts);
-    const pdbs = store.list(REF.poddisruptionbudgets, namespace).items
-      .filter((p) => selectorMatches((p.spec as { selector?: LabelSelector } | undefined)?.selector, pod.metadata.labels));
+    const pdbs = store
+      .list(REF.poddisruptionbudgets, namespace)
+      .items.filter((p) =>
+        selectorMatches((p.spec as { selector?: LabelSelector } | undefined)?.selector, pod.metadata.labels),
+      );
     if (pdbs.length === 0) return remove(store, namespace, name, opts);
     if (pdbs.length > 1) {
-      throw new ApiError(500, 'InternalError', `Internal error occurred: ${MULTIPLE_PDBS_MESSAGE}`, { causes: [{ message: MULTIPLE_PDBS_MESSAGE }] });
+      throw new ApiError(500, 'InternalError', `Internal error occurred: ${MULTIPLE_PDBS_MESSAGE}`, {
+        causes: [{ message: MULTIPLE_PDBS_MESSAGE }],
+      });
     }
     const pdb = pdbs[0];
     const spec = (pdb.spec as { unhealthyPodEvictionPolicy?: string } | undefined) ?? {};
     const st = (pdb.status as PdbStatus | undefined) ?? {};
     if (!isPodReady(pod)) {
       // An unready pod does not count as healthy, so letting it go costs the budget nothing.
-      const guarded = { ...opts, preconditions: { ...(opts.preconditions ?? {}), resourceVersion: pod.metadata.resourceVersion } };
+      const guarded = {
+        ...opts,
+        preconditions: { ...(opts.preconditions ?? {}), resourceVersion: pod.metadata.resourceVersion },
+      };
       if (spec.unhealthyPodEvictionPolicy === 'AlwaysAllow') return remove(store, namespace, name, guarded);
-      if ((st.desiredHealthy ?? 0) > 0 && (st.currentHealthy ?? 0) >= (st.desiredHealthy ?? 0)) return remove(store, namespace, name, guarded);
+      if ((st.desiredHealthy ?? 0) > 0 && (st.currentHealthy ?? 0) >= (st.desiredHealthy ?? 0))
+        return remove(store, namespace, name, guarded);
     }
     const refusal = checkBudget(pdb);
     if (refusal) throw refusal;
     if (!opts.dryRun) {
-      store.mutate(REF.poddisruptionbudgets, namespace, pdb.metadata.name ?? '', (o) => {
-        o.status = decrementedStatus(o, name, now);
-        return o;
-      }, { subresource: 'status', actor: ACTOR });
+      store.mutate(
+        REF.poddisruptionbudgets,
+        namespace,
+        pdb.metadata.name ?? '',
+        (o) => {
+          o.status = decrementedStatus(o, name, now);
+          return o;
+        },
+        { subresource: 'status', actor: ACTOR },
+      );
     }
     return remove(store, namespace, name, opts);
   } catch (err) {

@@ -68,29 +68,49 @@ export function syncDependent(ctx: ControlContext, uid: string): void {
   for (const o of dep.owners) states.set(o.uid, ownerState(ctx.cache.gcNodes.get(o.uid)));
   const action = dependentAction(dep, states, (ctx.cache.dependents.get(uid)?.size ?? 0) > 0);
   if (action.kind === 'removeOwners') {
-    ignoreNotFound(() => ctx.store.mutate(dep.ref, dep.namespace, dep.name, (o) => {
-      if (o.metadata.uid !== uid) return undefined;
-      const refs = o.metadata.ownerReferences ?? [];
-      const kept = refs.filter((r) => !action.uids.includes(r.uid));
-      if (kept.length === refs.length) return undefined;
-      o.metadata.ownerReferences = kept;
-      return o;
-    }, { actor: ACTOR }));
+    ignoreNotFound(() =>
+      ctx.store.mutate(
+        dep.ref,
+        dep.namespace,
+        dep.name,
+        (o) => {
+          if (o.metadata.uid !== uid) return undefined;
+          const refs = o.metadata.ownerReferences ?? [];
+          const kept = refs.filter((r) => !action.uids.includes(r.uid));
+          if (kept.length === refs.length) return undefined;
+          o.metadata.ownerReferences = kept;
+          return o;
+        },
+        { actor: ACTOR },
+      ),
+    );
   } else if (action.kind === 'delete') {
-    ignoreNotFound(() => ctx.store.delete(dep.ref, dep.namespace, dep.name, {
-      propagationPolicy: action.policy, preconditions: { uid }, actor: ACTOR,
-    }));
+    ignoreNotFound(() =>
+      ctx.store.delete(dep.ref, dep.namespace, dep.name, {
+        propagationPolicy: action.policy,
+        preconditions: { uid },
+        actor: ACTOR,
+      }),
+    );
   }
 }
 
 function removeFinalizer(ctx: ControlContext, node: GcNode, finalizer: string): void {
-  ignoreNotFound(() => ctx.store.mutate(node.ref, node.namespace, node.name, (o) => {
-    if (o.metadata.uid !== node.uid) return undefined;
-    const f = o.metadata.finalizers ?? [];
-    if (!f.includes(finalizer)) return undefined;
-    o.metadata.finalizers = f.filter((x) => x !== finalizer);
-    return o;
-  }, { actor: ACTOR }));
+  ignoreNotFound(() =>
+    ctx.store.mutate(
+      node.ref,
+      node.namespace,
+      node.name,
+      (o) => {
+        if (o.metadata.uid !== node.uid) return undefined;
+        const f = o.metadata.finalizers ?? [];
+        if (!f.includes(finalizer)) return undefined;
+        o.metadata.finalizers = f.filter((x) => x !== finalizer);
+        return o;
+      },
+      { actor: ACTOR },
+    ),
+  );
 }
 
 /** Works on an owner being deleted with the orphan or foregroundDeletion finalizer. */
@@ -102,12 +122,20 @@ export function syncDeletingOwner(ctx: ControlContext, uid: string): void {
     .filter((d): d is GcNode => !!d);
   if (owner.finalizers.includes(ORPHAN)) {
     for (const d of dependents) {
-      ignoreNotFound(() => ctx.store.mutate(d.ref, d.namespace, d.name, (o) => {
-        const refs = o.metadata.ownerReferences ?? [];
-        if (!refs.some((r) => r.uid === uid)) return undefined;
-        o.metadata.ownerReferences = refs.filter((r) => r.uid !== uid);
-        return o;
-      }, { actor: ACTOR }));
+      ignoreNotFound(() =>
+        ctx.store.mutate(
+          d.ref,
+          d.namespace,
+          d.name,
+          (o) => {
+            const refs = o.metadata.ownerReferences ?? [];
+            if (!refs.some((r) => r.uid === uid)) return undefined;
+            o.metadata.ownerReferences = refs.filter((r) => r.uid !== uid);
+            return o;
+          },
+          { actor: ACTOR },
+        ),
+      );
     }
     removeFinalizer(ctx, owner, ORPHAN);
     return;
@@ -122,7 +150,9 @@ export function syncDeletingOwner(ctx: ControlContext, uid: string): void {
 /** The resource of a CRD, at its storage version (or its first served one). */
 export function crdRef(crd: KubeObject): ResourceRef | undefined {
   const spec = (crd.spec as Record<string, any> | undefined) ?? {};
-  const versions: Array<{ name: string; served?: boolean; storage?: boolean }> = Array.isArray(spec.versions) ? spec.versions : [];
+  const versions: Array<{ name: string; served?: boolean; storage?: boolean }> = Array.isArray(spec.versions)
+    ? spec.versions
+    : [];
   const v = versions.find((x) => x.storage) ?? versions.find((x) => x.served) ?? versions[0];
   if (!v || !spec.group || !spec.names?.plural) return undefined;
   return { group: spec.group, version: v.name, resource: spec.names.plural };

@@ -60,7 +60,9 @@ export const DEFAULT_POD_READY_MS = 300;
 function defaultOnError(key: string, err: unknown): void {
   // Conflicts and vanished objects are normal races; anything else is worth seeing.
   if (err instanceof ApiError && (err.code === 404 || err.code === 409)) return;
-  process.stderr.write(`sim control plane: ${key}: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(
+    `sim control plane: ${key}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
 }
 
 function splitKey(rest: string): [string, string] {
@@ -143,14 +145,30 @@ class Runner {
     const kind = slash < 0 ? key : key.slice(0, slash);
     const rest = slash < 0 ? '' : key.slice(slash + 1);
     switch (kind) {
-      case 'rs': syncReplicaSet(this.ctx, ...splitKey(rest)); return;
-      case 'sched': schedulePending(this.ctx); return;
-      case 'pod': syncPod(this.ctx, this.kubelet, ...splitKey(rest)); return;
-      case 'node': syncNode(this.ctx, rest); return;
-      case 'pdb': syncPdb(this.ctx, ...splitKey(rest)); return;
-      case 'gc': syncDependent(this.ctx, rest); return;
-      case 'gcowner': syncDeletingOwner(this.ctx, rest); return;
-      case 'ng': syncNodeGroup(this.ctx, rest); return;
+      case 'rs':
+        syncReplicaSet(this.ctx, ...splitKey(rest));
+        return;
+      case 'sched':
+        schedulePending(this.ctx);
+        return;
+      case 'pod':
+        syncPod(this.ctx, this.kubelet, ...splitKey(rest));
+        return;
+      case 'node':
+        syncNode(this.ctx, rest);
+        return;
+      case 'pdb':
+        syncPdb(this.ctx, ...splitKey(rest));
+        return;
+      case 'gc':
+        syncDependent(this.ctx, rest);
+        return;
+      case 'gcowner':
+        syncDeletingOwner(this.ctx, rest);
+        return;
+      case 'ng':
+        syncNodeGroup(this.ctx, rest);
+        return;
     }
   }
 
@@ -164,9 +182,15 @@ class Runner {
     const obj = e.object;
     const deleted = e.type === 'DELETED';
     switch (refKey(e.ref)) {
-      case '/pods': this.onPod(deleted, old, obj); break;
-      case 'apps/replicasets': this.onReplicaSet(deleted, old, obj); break;
-      case '/nodes': this.onNode(deleted, old, obj); break;
+      case '/pods':
+        this.onPod(deleted, old, obj);
+        break;
+      case 'apps/replicasets':
+        this.onReplicaSet(deleted, old, obj);
+        break;
+      case '/nodes':
+        this.onNode(deleted, old, obj);
+        break;
       case 'policy/poddisruptionbudgets':
         if (!deleted) this.queue.add(keys.pdb(obj.metadata.namespace ?? '', obj.metadata.name ?? ''));
         break;
@@ -223,10 +247,15 @@ class Runner {
 
   private onNode(deleted: boolean, old: KubeObject | undefined, node: KubeObject): void {
     const name = node.metadata.name ?? '';
-    const changed = deleted || !old || isNodeReady(old) !== isNodeReady(node) ||
-      !jsonEqual(old.spec, node.spec) || !jsonEqual(old.metadata.annotations, node.metadata.annotations) ||
-      !jsonEqual(old.metadata.labels, node.metadata.labels) || !jsonEqual((old.status as any)?.allocatable, (node.status as any)?.allocatable);
-    if (changed || !((node.status as any)?.conditions)) this.queue.add(keys.node(name));
+    const changed =
+      deleted ||
+      !old ||
+      isNodeReady(old) !== isNodeReady(node) ||
+      !jsonEqual(old.spec, node.spec) ||
+      !jsonEqual(old.metadata.annotations, node.metadata.annotations) ||
+      !jsonEqual(old.metadata.labels, node.metadata.labels) ||
+      !jsonEqual((old.status as any)?.allocatable, (node.status as any)?.allocatable);
+    if (changed || !(node.status as any)?.conditions) this.queue.add(keys.node(name));
     // Its group counts its members.
     const group = node.metadata.labels?.[NODE_GROUP_LABEL];
     if (group && changed) this.queue.add(keys.nodeGroup(group));
@@ -239,7 +268,11 @@ class Runner {
     if (deleted) {
       // Its dependents may have lost their last owner.
       for (const d of this.cache.dependents.get(uid) ?? []) this.queue.add(keys.gcDependent(d));
-    } else if (cur && cur.owners.length > 0 && (!prev || !jsonEqual(prev.owners, cur.owners) || prev.deleting !== cur.deleting)) {
+    } else if (
+      cur &&
+      cur.owners.length > 0 &&
+      (!prev || !jsonEqual(prev.owners, cur.owners) || prev.deleting !== cur.deleting)
+    ) {
       this.queue.add(keys.gcDependent(uid));
     }
     // Owners that wait for dependents, and the ones this object stopped pointing at.

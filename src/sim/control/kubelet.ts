@@ -11,8 +11,24 @@ import { ApiError, type KubeObject } from '../types.ts';
 import { keys, type ControlContext } from './context.ts';
 import { isNodeReady, nodeInternalIP } from './nodes.ts';
 import {
-  ANN_CRASH_LOOP, ANN_NEVER_READY, ANN_READY_AFTER, ANN_START_DELAY, ANN_STOP_AFTER, annotationMs, annotationTrue, isDeleting,
-  isPodReady, isTerminal, isoTime, jsonEqual, nodeNameOf, phaseOf, podSpec, podStatus, setCondition, type Condition,
+  ANN_CRASH_LOOP,
+  ANN_NEVER_READY,
+  ANN_READY_AFTER,
+  ANN_START_DELAY,
+  ANN_STOP_AFTER,
+  annotationMs,
+  annotationTrue,
+  isDeleting,
+  isPodReady,
+  isTerminal,
+  isoTime,
+  jsonEqual,
+  nodeNameOf,
+  phaseOf,
+  podSpec,
+  podStatus,
+  setCondition,
+  type Condition,
 } from './util.ts';
 
 const ACTOR = 'sim/kubelet';
@@ -46,7 +62,11 @@ export function behaviourOf(pod: KubeObject, defaults: { podStartMs: number; pod
   };
 }
 
-interface Container { name: string; image?: string; resources?: { requests?: object; limits?: object } }
+interface Container {
+  name: string;
+  image?: string;
+  resources?: { requests?: object; limits?: object };
+}
 
 function containersOf(pod: KubeObject): Container[] {
   const c = podSpec(pod).containers;
@@ -69,7 +89,11 @@ export interface KubeletView {
  * Conditions keep their lastTransitionTime while their status holds.
  */
 export function kubeletStatus(
-  pod: KubeObject, t: PodTimeline, b: KubeletBehaviour, hostIP: string, now: number,
+  pod: KubeObject,
+  t: PodTimeline,
+  b: KubeletBehaviour,
+  hostIP: string,
+  now: number,
 ): KubeletView {
   const old = podStatus(pod);
   const startAt = t.boundAt + b.startDelayMs;
@@ -99,14 +123,30 @@ export function kubeletStatus(
     const lastStart = startAt + (restarts - 1) * CRASH_PERIOD_MS;
     return {
       ...base,
-      state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off 10s restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${uid})` } },
-      lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: isoTime(lastStart), finishedAt: isoTime(lastStart + CRASH_PERIOD_MS / 2), containerID: base.containerID } },
+      state: {
+        waiting: {
+          reason: 'CrashLoopBackOff',
+          message: `back-off 10s restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${uid})`,
+        },
+      },
+      lastState: {
+        terminated: {
+          exitCode: 1,
+          reason: 'Error',
+          startedAt: isoTime(lastStart),
+          finishedAt: isoTime(lastStart + CRASH_PERIOD_MS / 2),
+          containerID: base.containerID,
+        },
+      },
     };
   });
 
   const unready = containers.filter(() => !ready).map((c) => c.name);
   const nowIso = isoTime(now);
-  const notReadyFields = { reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` };
+  const notReadyFields = {
+    reason: 'ContainersNotReady',
+    message: `containers with unready status: [${unready.join(' ')}]`,
+  };
   let conditions: Condition[] = Array.isArray(old.conditions) ? old.conditions : [];
   const set = (c: Condition) => {
     conditions = setCondition(conditions, { ...c, lastProbeTime: null, lastTransitionTime: nowIso });
@@ -114,7 +154,11 @@ export function kubeletStatus(
   set({ type: 'PodReadyToStartContainers', status: 'True' });
   set({ type: 'Initialized', status: 'True' });
   set(ready ? { type: 'Ready', status: 'True' } : { type: 'Ready', status: 'False', ...notReadyFields });
-  set(ready ? { type: 'ContainersReady', status: 'True' } : { type: 'ContainersReady', status: 'False', ...notReadyFields });
+  set(
+    ready
+      ? { type: 'ContainersReady', status: 'True' }
+      : { type: 'ContainersReady', status: 'False', ...notReadyFields },
+  );
   set({ type: 'PodScheduled', status: 'True' });
   conditions = orderConditions(conditions);
 
@@ -149,7 +193,10 @@ export function notReadyOnNode(pod: KubeObject, now: number): Record<string, unk
   const list: Array<Record<string, any>> = Array.isArray(st.conditions) ? st.conditions : [];
   const ready = list.find((c) => c.type === 'Ready');
   if (!ready || ready.status === 'False') return undefined;
-  return { ...st, conditions: list.map((c) => (c.type === 'Ready' ? { ...c, status: 'False', lastTransitionTime: isoTime(now) } : c)) };
+  return {
+    ...st,
+    conditions: list.map((c) => (c.type === 'Ready' ? { ...c, status: 'False', lastTransitionTime: isoTime(now) } : c)),
+  };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -197,22 +244,34 @@ export function stopDelayMs(pod: KubeObject): number {
 function forceDelete(ctx: ControlContext, pod: KubeObject): void {
   try {
     ctx.store.delete(REF.pods, pod.metadata.namespace, pod.metadata.name ?? '', {
-      gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid }, actor: ACTOR,
+      gracePeriodSeconds: 0,
+      preconditions: { uid: pod.metadata.uid },
+      actor: ACTOR,
     });
   } catch (err) {
     if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err;
   }
 }
 
-function writeStatus(ctx: ControlContext, pod: KubeObject, compute: (p: KubeObject) => Record<string, unknown> | undefined): void {
+function writeStatus(
+  ctx: ControlContext,
+  pod: KubeObject,
+  compute: (p: KubeObject) => Record<string, unknown> | undefined,
+): void {
   try {
-    ctx.store.mutate(REF.pods, pod.metadata.namespace, pod.metadata.name ?? '', (p) => {
-      if (p.metadata.uid !== pod.metadata.uid) return undefined;
-      const next = compute(p);
-      if (!next || jsonEqual(next, p.status ?? {})) return undefined;
-      p.status = next;
-      return p;
-    }, { subresource: 'status', actor: ACTOR });
+    ctx.store.mutate(
+      REF.pods,
+      pod.metadata.namespace,
+      pod.metadata.name ?? '',
+      (p) => {
+        if (p.metadata.uid !== pod.metadata.uid) return undefined;
+        const next = compute(p);
+        if (!next || jsonEqual(next, p.status ?? {})) return undefined;
+        p.status = next;
+        return p;
+      },
+      { subresource: 'status', actor: ACTOR },
+    );
   } catch (err) {
     if (!(err instanceof ApiError && err.code === 404)) throw err;
   }

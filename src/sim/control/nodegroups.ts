@@ -39,7 +39,11 @@ export interface NodeGroupSpec {
   rebalance?: boolean;
 }
 
-interface Launch { zone: string; at: number; name: string }
+interface Launch {
+  zone: string;
+  at: number;
+  name: string;
+}
 
 export interface NodeGroupStatus {
   replicas: number;
@@ -61,12 +65,24 @@ function emptiest(zones: readonly string[], count: (z: string) => number): strin
 function victims(live: KubeObject[], zones: readonly string[], n: number): KubeObject[] {
   const left = [...live];
   const out: KubeObject[] = [];
-  const take = (v: KubeObject) => { out.push(v); left.splice(left.indexOf(v), 1); };
-  for (const v of live.filter((x) => x.metadata.annotations?.[ANN_DELETE_NODE] !== undefined)) if (out.length < n) take(v);
+  const take = (v: KubeObject) => {
+    out.push(v);
+    left.splice(left.indexOf(v), 1);
+  };
+  for (const v of live.filter((x) => x.metadata.annotations?.[ANN_DELETE_NODE] !== undefined))
+    if (out.length < n) take(v);
   while (out.length < n && left.length > 0) {
     const count = (z: string) => left.filter((x) => zoneOfNode(x) === z).length;
-    const fullest = [...new Set([...zones, ...left.map(zoneOfNode)])].sort((a, b) => count(b) - count(a) || a.localeCompare(b))[0];
-    const inZone = left.filter((x) => zoneOfNode(x) === fullest).sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '') || (b.metadata.name ?? '').localeCompare(a.metadata.name ?? ''));
+    const fullest = [...new Set([...zones, ...left.map(zoneOfNode)])].sort(
+      (a, b) => count(b) - count(a) || a.localeCompare(b),
+    )[0];
+    const inZone = left
+      .filter((x) => zoneOfNode(x) === fullest)
+      .sort(
+        (a, b) =>
+          (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '') ||
+          (b.metadata.name ?? '').localeCompare(a.metadata.name ?? ''),
+      );
     take(inZone[0] ?? left[0]);
   }
   return out;
@@ -94,24 +110,50 @@ export function syncNodeGroup(ctx: ControlContext, name: string): void {
   let nextOrdinal = prev.nextOrdinal ?? 1;
   // Launches that are due register their node.
   for (const l of launching.filter((x) => x.at <= now)) {
-    const labels: Record<string, string> = { [LABEL_HOSTNAME]: l.name, [NODE_GROUP_LABEL]: name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', ...(l.zone ? { [LABEL_ZONE]: l.zone } : {}) };
-    if (!ctx.cache.nodes.get(undefined, l.name)) ctx.store.create(REF.nodes, undefined, { apiVersion: 'v1', kind: 'Node', metadata: { name: l.name, labels }, spec: {} }, { actor: ACTOR });
+    const labels: Record<string, string> = {
+      [LABEL_HOSTNAME]: l.name,
+      [NODE_GROUP_LABEL]: name,
+      'kubernetes.io/os': 'linux',
+      'kubernetes.io/arch': 'amd64',
+      ...(l.zone ? { [LABEL_ZONE]: l.zone } : {}),
+    };
+    if (!ctx.cache.nodes.get(undefined, l.name))
+      ctx.store.create(
+        REF.nodes,
+        undefined,
+        { apiVersion: 'v1', kind: 'Node', metadata: { name: l.name, labels }, spec: {} },
+        { actor: ACTOR },
+      );
     live.push({ metadata: { name: l.name, labels } } as KubeObject);
   }
   launching = launching.filter((x) => x.at > now);
-  const count = (z: string) => live.filter((n) => zoneOfNode(n) === z).length + launching.filter((l) => l.zone === z).length;
+  const count = (z: string) =>
+    live.filter((n) => zoneOfNode(n) === z).length + launching.filter((l) => l.zone === z).length;
   const terminate = (n: KubeObject) => {
-    ctx.store.mutate(REF.nodes, undefined, n.metadata.name ?? '', (x) => {
-      x.metadata.annotations = { ...(x.metadata.annotations ?? {}), [ANN_TERMINATED_AT]: String(now), [ANN_NODE_NOT_READY]: 'true' };
-      return x;
-    }, { actor: ACTOR });
+    ctx.store.mutate(
+      REF.nodes,
+      undefined,
+      n.metadata.name ?? '',
+      (x) => {
+        x.metadata.annotations = {
+          ...(x.metadata.annotations ?? {}),
+          [ANN_TERMINATED_AT]: String(now),
+          [ANN_NODE_NOT_READY]: 'true',
+        };
+        return x;
+      },
+      { actor: ACTOR },
+    );
     live.splice(live.indexOf(n), 1);
     ctx.wakeAt(keys.nodeGroup(name), now + dereg);
   };
   let have = live.length + launching.length;
   if (have > want) {
     // Scale down: pending launches first, then victims.
-    while (have > want && launching.length > 0) { launching.pop(); have--; }
+    while (have > want && launching.length > 0) {
+      launching.pop();
+      have--;
+    }
     for (const v of victims(live, zones, have - want)) terminate(v);
   } else if (have < want) {
     for (; have < want; have++) {
@@ -135,6 +177,9 @@ export function syncNodeGroup(ctx: ControlContext, name: string): void {
     nextOrdinal,
   };
   if (JSON.stringify(status) !== JSON.stringify(prev)) {
-    ctx.store.mutate(REF.nodegroups, undefined, name, (g) => ({ ...g, status }), { subresource: 'status', actor: ACTOR });
+    ctx.store.mutate(REF.nodegroups, undefined, name, (g) => ({ ...g, status }), {
+      subresource: 'status',
+      actor: ACTOR,
+    });
   }
 }

@@ -52,16 +52,42 @@ export function nodeInternalIP(node: KubeObject): string | undefined {
 
 function readyCondition(ready: boolean, nowIso: string): Record<string, unknown> {
   return ready
-    ? { type: 'Ready', status: 'True', lastHeartbeatTime: nowIso, lastTransitionTime: nowIso, reason: 'KubeletReady', message: 'kubelet is posting ready status' }
-    : { type: 'Ready', status: 'Unknown', lastHeartbeatTime: nowIso, lastTransitionTime: nowIso, reason: NODE_UNKNOWN_REASON, message: NODE_UNKNOWN_MESSAGE };
+    ? {
+        type: 'Ready',
+        status: 'True',
+        lastHeartbeatTime: nowIso,
+        lastTransitionTime: nowIso,
+        reason: 'KubeletReady',
+        message: 'kubelet is posting ready status',
+      }
+    : {
+        type: 'Ready',
+        status: 'Unknown',
+        lastHeartbeatTime: nowIso,
+        lastTransitionTime: nowIso,
+        reason: NODE_UNKNOWN_REASON,
+        message: NODE_UNKNOWN_MESSAGE,
+      };
 }
 
 /** The status a freshly registered kubelet posts. */
-export function registeredNodeStatus(name: string, ip: string, podsPerNode: number, ready: boolean, now: number): Record<string, unknown> {
+export function registeredNodeStatus(
+  name: string,
+  ip: string,
+  podsPerNode: number,
+  ready: boolean,
+  now: number,
+): Record<string, unknown> {
   const t = isoTime(now);
   const resources = { cpu: '4', memory: '16Gi', 'ephemeral-storage': '100Gi', pods: String(podsPerNode) };
-  const pressure = (type: string, reason: string, message: string) =>
-    ({ type, status: 'False', lastHeartbeatTime: t, lastTransitionTime: t, reason, message });
+  const pressure = (type: string, reason: string, message: string) => ({
+    type,
+    status: 'False',
+    lastHeartbeatTime: t,
+    lastTransitionTime: t,
+    reason,
+    message,
+  });
   return {
     capacity: { ...resources },
     allocatable: { ...resources },
@@ -71,12 +97,22 @@ export function registeredNodeStatus(name: string, ip: string, podsPerNode: numb
       pressure('PIDPressure', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
       readyCondition(ready, t),
     ],
-    addresses: [{ type: 'InternalIP', address: ip }, { type: 'Hostname', address: name }],
+    addresses: [
+      { type: 'InternalIP', address: ip },
+      { type: 'Hostname', address: name },
+    ],
     daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
     nodeInfo: {
-      machineID: name, systemUUID: name, bootID: name,
-      kernelVersion: '6.1.0-sim', osImage: 'Pacer simulated node', containerRuntimeVersion: 'containerd://1.7.24',
-      kubeletVersion: KUBELET_VERSION, kubeProxyVersion: KUBELET_VERSION, operatingSystem: 'linux', architecture: 'amd64',
+      machineID: name,
+      systemUUID: name,
+      bootID: name,
+      kernelVersion: '6.1.0-sim',
+      osImage: 'Pacer simulated node',
+      containerRuntimeVersion: 'containerd://1.7.24',
+      kubeletVersion: KUBELET_VERSION,
+      kubeProxyVersion: KUBELET_VERSION,
+      operatingSystem: 'linux',
+      architecture: 'amd64',
     },
   };
 }
@@ -93,11 +129,28 @@ export function createNodes(store: StoreApi, config: ControlConfig, now: number)
     };
     const zone = zoneOf(i, config.zones);
     if (zone) labels[LABEL_ZONE] = zone;
-    store.create(REF.nodes, undefined, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels }, spec: {} }, { actor: ACTOR });
-    store.mutate(REF.nodes, undefined, name, (n) => {
-      n.status = registeredNodeStatus(name, nodeIP(i), config.podsPerNode, !annotationTrue(n, ANN_NODE_NOT_READY), now);
-      return n;
-    }, { subresource: 'status', actor: ACTOR });
+    store.create(
+      REF.nodes,
+      undefined,
+      { apiVersion: 'v1', kind: 'Node', metadata: { name, labels }, spec: {} },
+      { actor: ACTOR },
+    );
+    store.mutate(
+      REF.nodes,
+      undefined,
+      name,
+      (n) => {
+        n.status = registeredNodeStatus(
+          name,
+          nodeIP(i),
+          config.podsPerNode,
+          !annotationTrue(n, ANN_NODE_NOT_READY),
+          now,
+        );
+        return n;
+      },
+      { subresource: 'status', actor: ACTOR },
+    );
   }
 }
 
@@ -128,10 +181,16 @@ export function syncNode(ctx: ControlContext, name: string): void {
     while (used.has(nodeIP(ordinal))) ordinal++;
     next = (n) => {
       if (findCondition(n, 'Ready')) return undefined;
-      n.status = { ...registeredNodeStatus(name, nodeIP(ordinal), ctx.config.podsPerNode, wantReady, now), ...(n.status ?? {}) };
+      n.status = {
+        ...registeredNodeStatus(name, nodeIP(ordinal), ctx.config.podsPerNode, wantReady, now),
+        ...(n.status ?? {}),
+      };
       const st = n.status as Record<string, any>;
       if (!Array.isArray(st.conditions) || !st.conditions.some((c: { type: string }) => c.type === 'Ready')) {
-        st.conditions = [...(Array.isArray(st.conditions) ? st.conditions : []), readyCondition(wantReady, isoTime(now))];
+        st.conditions = [
+          ...(Array.isArray(st.conditions) ? st.conditions : []),
+          readyCondition(wantReady, isoTime(now)),
+        ];
       }
       return n;
     };
@@ -151,7 +210,9 @@ export function syncNode(ctx: ControlContext, name: string): void {
 function replaceReady(n: KubeObject, cond: Record<string, unknown>): KubeObject {
   const st = (n.status ?? {}) as Record<string, any>;
   const list: Array<Record<string, unknown>> = Array.isArray(st.conditions) ? st.conditions : [];
-  st.conditions = list.some((c) => c.type === 'Ready') ? list.map((c) => (c.type === 'Ready' ? cond : c)) : [...list, cond];
+  st.conditions = list.some((c) => c.type === 'Ready')
+    ? list.map((c) => (c.type === 'Ready' ? cond : c))
+    : [...list, cond];
   n.status = st;
   return n;
 }
@@ -160,32 +221,50 @@ function replaceReady(n: KubeObject, cond: Record<string, unknown>): KubeObject 
 // Helpers for tests and tools (kubectl does the same through the API)
 
 export function cordon(store: StoreApi, name: string): KubeObject | undefined {
-  return store.mutate(REF.nodes, undefined, name, (n) => {
-    const spec = (n.spec ?? {}) as Record<string, unknown>;
-    if (spec.unschedulable === true) return undefined;
-    n.spec = { ...spec, unschedulable: true };
-    return n;
-  }, { actor: 'sim/cordon' });
+  return store.mutate(
+    REF.nodes,
+    undefined,
+    name,
+    (n) => {
+      const spec = (n.spec ?? {}) as Record<string, unknown>;
+      if (spec.unschedulable === true) return undefined;
+      n.spec = { ...spec, unschedulable: true };
+      return n;
+    },
+    { actor: 'sim/cordon' },
+  );
 }
 
 export function uncordon(store: StoreApi, name: string): KubeObject | undefined {
-  return store.mutate(REF.nodes, undefined, name, (n) => {
-    const spec = { ...((n.spec ?? {}) as Record<string, unknown>) };
-    if (spec.unschedulable !== true) return undefined;
-    delete spec.unschedulable;
-    n.spec = spec;
-    return n;
-  }, { actor: 'sim/cordon' });
+  return store.mutate(
+    REF.nodes,
+    undefined,
+    name,
+    (n) => {
+      const spec = { ...((n.spec ?? {}) as Record<string, unknown>) };
+      if (spec.unschedulable !== true) return undefined;
+      delete spec.unschedulable;
+      n.spec = spec;
+      return n;
+    },
+    { actor: 'sim/cordon' },
+  );
 }
 
 /** Marks a node NotReady (or Ready again) through the `sim.pacer.dev/not-ready` annotation. */
 export function setNodeNotReady(store: StoreApi, name: string, notReady: boolean): KubeObject | undefined {
-  return store.mutate(REF.nodes, undefined, name, (n) => {
-    const ann = { ...(n.metadata.annotations ?? {}) };
-    if (notReady === (ann[ANN_NODE_NOT_READY] === 'true')) return undefined;
-    if (notReady) ann[ANN_NODE_NOT_READY] = 'true';
-    else delete ann[ANN_NODE_NOT_READY];
-    n.metadata.annotations = ann;
-    return n;
-  }, { actor: 'sim/node-lifecycle' });
+  return store.mutate(
+    REF.nodes,
+    undefined,
+    name,
+    (n) => {
+      const ann = { ...(n.metadata.annotations ?? {}) };
+      if (notReady === (ann[ANN_NODE_NOT_READY] === 'true')) return undefined;
+      if (notReady) ann[ANN_NODE_NOT_READY] = 'true';
+      else delete ann[ANN_NODE_NOT_READY];
+      n.metadata.annotations = ann;
+      return n;
+    },
+    { actor: 'sim/node-lifecycle' },
+  );
 }

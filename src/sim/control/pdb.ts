@@ -34,7 +34,11 @@ export interface PdbNumbers {
  * matching pod; a percentage, or maxUnavailable, expects the controllers' scale (`scaleOf`), and
  * both round up.
  */
-export function desiredHealthy(spec: PdbSpec, matchingPods: number, scaleOf: () => number): { expected: number; desired: number } {
+export function desiredHealthy(
+  spec: PdbSpec,
+  matchingPods: number,
+  scaleOf: () => number,
+): { expected: number; desired: number } {
   if (spec.maxUnavailable !== undefined && spec.maxUnavailable !== null) {
     const expected = scaleOf();
     const maxUnavailable = scaledValue(spec.maxUnavailable, expected, true);
@@ -51,7 +55,7 @@ export function desiredHealthy(spec: PdbSpec, matchingPods: number, scaleOf: () 
 /** The numbers of a PDB's status over the pods its selector matches. */
 export function pdbNumbers(pdb: KubeObject, pods: KubeObject[], scaleOf: () => number, now: number): PdbNumbers {
   const spec = (pdb.spec as PdbSpec | undefined) ?? {};
-  const old = ((pdb.status as { disruptedPods?: Record<string, string> } | undefined)?.disruptedPods) ?? {};
+  const old = (pdb.status as { disruptedPods?: Record<string, string> } | undefined)?.disruptedPods ?? {};
   const disruptedPods: Record<string, string> = {};
   let recheckAt: number | undefined;
   for (const p of pods) {
@@ -83,7 +87,12 @@ export function pdbNumbers(pdb: KubeObject, pods: KubeObject[], scaleOf: () => n
 
 /** The DisruptionAllowed condition, keeping lastTransitionTime while its status holds. */
 export function disruptionAllowedCondition(
-  old: Condition | undefined, status: 'True' | 'False', reason: string, message: string, generation: number, now: number,
+  old: Condition | undefined,
+  status: 'True' | 'False',
+  reason: string,
+  message: string,
+  generation: number,
+  now: number,
 ): Condition {
   return {
     type: 'DisruptionAllowed',
@@ -102,11 +111,14 @@ function withCondition(conditions: unknown, cond: Condition): Condition[] {
 
 export function pdbStatus(pdb: KubeObject, n: PdbNumbers, now: number): Record<string, unknown> {
   const old = (pdb.status as Record<string, any> | undefined) ?? {};
-  const oldCond = (Array.isArray(old.conditions) ? old.conditions : []).find((c: Condition) => c.type === 'DisruptionAllowed');
+  const oldCond = (Array.isArray(old.conditions) ? old.conditions : []).find(
+    (c: Condition) => c.type === 'DisruptionAllowed',
+  );
   const generation = pdb.metadata.generation ?? 0;
-  const cond = n.disruptionsAllowed > 0
-    ? disruptionAllowedCondition(oldCond, 'True', 'SufficientPods', '', generation, now)
-    : disruptionAllowedCondition(oldCond, 'False', 'InsufficientPods', '', generation, now);
+  const cond =
+    n.disruptionsAllowed > 0
+      ? disruptionAllowedCondition(oldCond, 'True', 'SufficientPods', '', generation, now)
+      : disruptionAllowedCondition(oldCond, 'False', 'InsufficientPods', '', generation, now);
   const status: Record<string, unknown> = {
     ...old,
     observedGeneration: generation,
@@ -127,7 +139,9 @@ export function pdbStatus(pdb: KubeObject, n: PdbNumbers, now: number): Record<s
  */
 export function failSafeStatus(pdb: KubeObject, message: string, now: number): Record<string, unknown> {
   const old = (pdb.status as Record<string, any> | undefined) ?? {};
-  const oldCond = (Array.isArray(old.conditions) ? old.conditions : []).find((c: Condition) => c.type === 'DisruptionAllowed');
+  const oldCond = (Array.isArray(old.conditions) ? old.conditions : []).find(
+    (c: Condition) => c.type === 'DisruptionAllowed',
+  );
   const cond = disruptionAllowedCondition(oldCond, 'False', 'SyncFailed', message, old.observedGeneration ?? 0, now);
   return { ...old, disruptionsAllowed: 0, conditions: withCondition(old.conditions, cond) };
 }
@@ -184,11 +198,17 @@ export function syncPdb(ctx: ControlContext, namespace: string, name: string): v
   }
   if (!jsonEqual(status, pdb.status ?? {})) {
     try {
-      ctx.store.mutate(REF.poddisruptionbudgets, namespace, name, (o) => {
-        if (o.metadata.uid !== pdb.metadata.uid) return undefined;
-        o.status = status;
-        return o;
-      }, { subresource: 'status', actor: ACTOR });
+      ctx.store.mutate(
+        REF.poddisruptionbudgets,
+        namespace,
+        name,
+        (o) => {
+          if (o.metadata.uid !== pdb.metadata.uid) return undefined;
+          o.status = status;
+          return o;
+        },
+        { subresource: 'status', actor: ACTOR },
+      );
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }

@@ -9,8 +9,21 @@ import { REF } from '../resources.ts';
 import { ApiError, type KubeObject } from '../types.ts';
 import { keys, type ControlContext } from './context.ts';
 import {
-  controllerRef, isActivePod, isDeleting, isoTime, isPodAvailable, isPodReady, isTerminal, jsonEqual, maxRestartCount,
-  nodeNameOf, parseTime, phaseOf, podReadySince, randomSuffix, ANN_POD_DELETION_COST,
+  controllerRef,
+  isActivePod,
+  isDeleting,
+  isoTime,
+  isPodAvailable,
+  isPodReady,
+  isTerminal,
+  jsonEqual,
+  maxRestartCount,
+  nodeNameOf,
+  parseTime,
+  phaseOf,
+  podReadySince,
+  randomSuffix,
+  ANN_POD_DELETION_COST,
 } from './util.ts';
 
 const COMPONENT = 'replicaset-controller';
@@ -88,7 +101,13 @@ export function compareForDeletion(a: RankedPod, b: RankedPod, now: number): num
   const xa = maxRestartCount(a.pod);
   const xb = maxRestartCount(b.pod);
   if (xa !== xb) return xb - xa;
-  return compareTimes(parseTime(a.pod.metadata.creationTimestamp), parseTime(b.pod.metadata.creationTimestamp), now, uidA, uidB);
+  return compareTimes(
+    parseTime(a.pod.metadata.creationTimestamp),
+    parseTime(b.pod.metadata.creationTimestamp),
+    now,
+    uidA,
+    uidB,
+  );
 }
 
 /**
@@ -130,7 +149,11 @@ function templateLabels(rs: KubeObject): Record<string, string> {
  * succeeds.
  */
 export function replicaSetStatus(
-  rs: KubeObject, pods: KubeObject[], now: number, manageError?: { reason: 'FailedCreate' | 'FailedDelete'; message: string }, terminating = 0,
+  rs: KubeObject,
+  pods: KubeObject[],
+  now: number,
+  manageError?: { reason: 'FailedCreate' | 'FailedDelete'; message: string },
+  terminating = 0,
 ): ReplicaSetStatusResult {
   const spec = (rs.spec as Record<string, any> | undefined) ?? {};
   const minReadySeconds = typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0;
@@ -159,8 +182,11 @@ export function replicaSetStatus(
   const failure = conditions.find((c) => c.type === 'ReplicaFailure');
   if (manageError && !failure) {
     conditions.push({
-      type: 'ReplicaFailure', status: 'True', lastTransitionTime: isoTime(now),
-      reason: manageError.reason, message: manageError.message,
+      type: 'ReplicaFailure',
+      status: 'True',
+      lastTransitionTime: isoTime(now),
+      reason: manageError.reason,
+      message: manageError.message,
     });
   } else if (!manageError && failure) {
     conditions = conditions.filter((c) => c !== failure);
@@ -188,10 +214,16 @@ export function podFromTemplate(rs: KubeObject, name: string): KubeObject {
     generateName: `${rs.metadata.name}-`,
     namespace: rs.metadata.namespace,
     labels: { ...(tmeta.labels ?? {}) },
-    ownerReferences: [{
-      apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs.metadata.name ?? '', uid: rs.metadata.uid ?? '',
-      controller: true, blockOwnerDeletion: true,
-    }],
+    ownerReferences: [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        name: rs.metadata.name ?? '',
+        uid: rs.metadata.uid ?? '',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ],
   };
   if (tmeta.annotations && Object.keys(tmeta.annotations).length > 0) metadata.annotations = { ...tmeta.annotations };
   if (Array.isArray(tmeta.finalizers) && tmeta.finalizers.length > 0) metadata.finalizers = [...tmeta.finalizers];
@@ -236,14 +268,27 @@ function claimPods(ctx: ControlContext, rs: KubeObject): KubeObject[] {
 
 function adopt(ctx: ControlContext, pod: KubeObject, rs: KubeObject): KubeObject | undefined {
   try {
-    return ctx.store.mutate(REF.pods, pod.metadata.namespace, pod.metadata.name ?? '', (p) => {
-      if (controllerRef(p) || isDeleting(p)) return undefined;
-      p.metadata.ownerReferences = [...(p.metadata.ownerReferences ?? []), {
-        apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs.metadata.name ?? '', uid: rs.metadata.uid ?? '',
-        controller: true, blockOwnerDeletion: true,
-      }];
-      return p;
-    }, { actor: ACTOR });
+    return ctx.store.mutate(
+      REF.pods,
+      pod.metadata.namespace,
+      pod.metadata.name ?? '',
+      (p) => {
+        if (controllerRef(p) || isDeleting(p)) return undefined;
+        p.metadata.ownerReferences = [
+          ...(p.metadata.ownerReferences ?? []),
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: rs.metadata.name ?? '',
+            uid: rs.metadata.uid ?? '',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ];
+        return p;
+      },
+      { actor: ACTOR },
+    );
   } catch (err) {
     if (err instanceof ApiError && err.code === 404) return undefined;
     throw err;
@@ -252,12 +297,18 @@ function adopt(ctx: ControlContext, pod: KubeObject, rs: KubeObject): KubeObject
 
 function release(ctx: ControlContext, pod: KubeObject, uid: string): void {
   try {
-    ctx.store.mutate(REF.pods, pod.metadata.namespace, pod.metadata.name ?? '', (p) => {
-      const refs = p.metadata.ownerReferences ?? [];
-      if (!refs.some((r) => r.uid === uid)) return undefined;
-      p.metadata.ownerReferences = refs.filter((r) => r.uid !== uid);
-      return p;
-    }, { actor: ACTOR });
+    ctx.store.mutate(
+      REF.pods,
+      pod.metadata.namespace,
+      pod.metadata.name ?? '',
+      (p) => {
+        const refs = p.metadata.ownerReferences ?? [];
+        if (!refs.some((r) => r.uid === uid)) return undefined;
+        p.metadata.ownerReferences = refs.filter((r) => r.uid !== uid);
+        return p;
+      },
+      { actor: ACTOR },
+    );
   } catch (err) {
     if (!(err instanceof ApiError && err.code === 404)) throw err;
   }
@@ -332,12 +383,18 @@ export function syncReplicaSet(ctx: ControlContext, namespace: string, name: str
   const { status, recheckAt } = replicaSetStatus(cur, pods, now, manageError, terminating);
   if (!jsonEqual(status, cur.status ?? {})) {
     try {
-      ctx.store.mutate(REF.replicasets, namespace, name, (o) => {
-        const next = replicaSetStatus(o, pods, now, manageError, terminating).status;
-        if (jsonEqual(next, o.status ?? {})) return undefined;
-        o.status = next;
-        return o;
-      }, { subresource: 'status', actor: ACTOR });
+      ctx.store.mutate(
+        REF.replicasets,
+        namespace,
+        name,
+        (o) => {
+          const next = replicaSetStatus(o, pods, now, manageError, terminating).status;
+          if (jsonEqual(next, o.status ?? {})) return undefined;
+          o.status = next;
+          return o;
+        },
+        { subresource: 'status', actor: ACTOR },
+      );
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
@@ -360,6 +417,7 @@ function terminatingPods(ctx: ControlContext, rs: KubeObject): number {
 /** The active pods the ReplicaSet owns now (after its own creates and deletes). */
 function claimedNow(ctx: ControlContext, rs: KubeObject): KubeObject[] {
   const selector = rsSelector(rs);
-  return ctx.cache.podsOf(ctx.cache.podsByController, rs.metadata.uid ?? '')
+  return ctx.cache
+    .podsOf(ctx.cache.podsByController, rs.metadata.uid ?? '')
     .filter((p) => isActivePod(p) && selectorMatches(selector, p.metadata.labels));
 }

@@ -8,15 +8,33 @@ import { ApiError, type KubeObject } from '../types.ts';
 import type { ControlContext } from './context.ts';
 import { isCordoned, isNodeReady, podCapacity } from './nodes.ts';
 import {
-  LABEL_ZONE, controllerRef, isActivePod, isDeleting, isTerminal, isoTime, nodeNameOf, parseTime, podSpec, setCondition,
+  LABEL_ZONE,
+  controllerRef,
+  isActivePod,
+  isDeleting,
+  isTerminal,
+  isoTime,
+  nodeNameOf,
+  parseTime,
+  podSpec,
+  setCondition,
   type Condition,
 } from './util.ts';
 
 const COMPONENT = 'default-scheduler';
 const ACTOR = 'sim/scheduler';
 
-export interface Taint { key: string; value?: string; effect: string }
-interface Toleration { key?: string; operator?: string; value?: string; effect?: string }
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+}
+interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+}
 
 export const NOT_READY_TAINT: Taint = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
 
@@ -66,7 +84,8 @@ function filterNode(pod: PodConstraints, info: NodeInfo): { reason: string; reso
   info.taints ??= nodeTaints(info.node);
   for (const t of info.taints) {
     if (t.effect !== 'NoSchedule' && t.effect !== 'NoExecute') continue;
-    if (!tolerates(tols, t)) return { reason: `node(s) had untolerated taint {${t.key}: ${t.value ?? ''}}`, resolvable: false };
+    if (!tolerates(tols, t))
+      return { reason: `node(s) had untolerated taint {${t.key}: ${t.value ?? ''}}`, resolvable: false };
   }
   const labels = info.node.metadata.labels ?? {};
   if (pod.nodeSelector.some(([k, v]) => labels[k] !== v)) {
@@ -77,7 +96,7 @@ function filterNode(pod: PodConstraints, info: NodeInfo): { reason: string; reso
 }
 
 function nodeTaints(node: KubeObject): Taint[] {
-  const taints: Taint[] = [...(((node.spec as { taints?: Taint[] } | undefined)?.taints) ?? [])];
+  const taints: Taint[] = [...((node.spec as { taints?: Taint[] } | undefined)?.taints ?? [])];
   if (!isNodeReady(node) && !taints.some((t) => t.key === NOT_READY_TAINT.key)) taints.push(NOT_READY_TAINT);
   return taints;
 }
@@ -86,15 +105,22 @@ function nodeTaints(node: KubeObject): Taint[] {
 function histogram(reasons: string[]): string {
   const counts = new Map<string, number>();
   for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
-  return [...counts].map(([r, n]) => `${n} ${r}`).sort().join(', ');
+  return [...counts]
+    .map(([r, n]) => `${n} ${r}`)
+    .sort()
+    .join(', ');
 }
 
 /** The FailedScheduling message: filter reasons, then what preemption found. */
 export function unschedulableMessage(total: number, failures: Array<{ reason: string; resolvable: boolean }>): string {
   if (total === 0) return 'no nodes available to schedule pods';
-  const preemption = failures.map((f) => (f.resolvable ? 'No preemption victims found for incoming pod' : 'Preemption is not helpful for scheduling'));
-  return `0/${total} nodes are available: ${histogram(failures.map((f) => f.reason))}. ` +
-    `preemption: 0/${total} nodes are available: ${histogram(preemption)}.`;
+  const preemption = failures.map((f) =>
+    f.resolvable ? 'No preemption victims found for incoming pod' : 'Preemption is not helpful for scheduling',
+  );
+  return (
+    `0/${total} nodes are available: ${histogram(failures.map((f) => f.reason))}. ` +
+    `preemption: 0/${total} nodes are available: ${histogram(preemption)}.`
+  );
 }
 
 /**
@@ -106,7 +132,11 @@ export function placePod(pod: KubeObject, nodes: NodeInfo[], siblingsOnNode: (no
   return placeWith(constraintsOf(pod), nodes, siblingsOnNode);
 }
 
-function placeWith(constraints: PodConstraints, nodes: NodeInfo[], siblingsOnNode: (node: string) => number): Placement {
+function placeWith(
+  constraints: PodConstraints,
+  nodes: NodeInfo[],
+  siblingsOnNode: (node: string) => number,
+): Placement {
   const feasible: Array<{ info: NodeInfo; siblings: number }> = [];
   const failures: Array<{ reason: string; resolvable: boolean }> = [];
   const zoneLoad = new Map<string, { siblings: number; pods: number }>();
@@ -143,11 +173,11 @@ export function schedulePending(ctx: ControlContext): void {
   const { cache } = ctx;
   if (cache.unscheduled.size === 0) return;
   const nodes: NodeInfo[] = cache.nodesInOrder().map((node) => ({
-      node,
-      zone: node.metadata.labels?.[LABEL_ZONE] ?? '',
-      pods: cache.livePodsByNode.get(node.metadata.name ?? '') ?? 0,
-      capacity: podCapacity(node, ctx.config.podsPerNode),
-    }));
+    node,
+    zone: node.metadata.labels?.[LABEL_ZONE] ?? '',
+    pods: cache.livePodsByNode.get(node.metadata.name ?? '') ?? 0,
+    capacity: podCapacity(node, ctx.config.podsPerNode),
+  }));
   const byName = new Map(nodes.map((n) => [n.node.metadata.name ?? '', n]));
   // Siblings per node, per workload, computed once per pass and kept current as pods are bound.
   const siblings = new Map<string, Map<string, number>>();
@@ -165,8 +195,13 @@ export function schedulePending(ctx: ControlContext): void {
     }
     return m;
   };
-  const pending = [...cache.unscheduled].map((k) => cache.podByKey(k)).filter((p): p is KubeObject => !!p)
-    .filter((p) => isActivePod(p) && !nodeNameOf(p) && ((podSpec(p).schedulerName ?? 'default-scheduler') === 'default-scheduler'))
+  const pending = [...cache.unscheduled]
+    .map((k) => cache.podByKey(k))
+    .filter((p): p is KubeObject => !!p)
+    .filter(
+      (p) =>
+        isActivePod(p) && !nodeNameOf(p) && (podSpec(p).schedulerName ?? 'default-scheduler') === 'default-scheduler',
+    )
     .sort((a, b) => (parseTime(a.metadata.creationTimestamp) ?? 0) - (parseTime(b.metadata.creationTimestamp) ?? 0));
   const now = ctx.now();
   // A pod that fits nowhere: every later pod with the same constraints fits nowhere either in this
@@ -184,7 +219,14 @@ export function schedulePending(ctx: ControlContext): void {
         sib.set(placement.node, (sib.get(placement.node) ?? 0) + 1);
       }
     } else {
-      const changed = setPodScheduled(ctx, pod, { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: isoTime(now), reason: 'Unschedulable', message: placement.unschedulable });
+      const changed = setPodScheduled(ctx, pod, {
+        type: 'PodScheduled',
+        status: 'False',
+        lastProbeTime: null,
+        lastTransitionTime: isoTime(now),
+        reason: 'Unschedulable',
+        message: placement.unschedulable,
+      });
       if (changed) ctx.events.record(pod, 'Warning', 'FailedScheduling', placement.unschedulable, COMPONENT);
     }
   }
@@ -195,17 +237,28 @@ function bind(ctx: ControlContext, pod: KubeObject, node: string, now: number): 
   const name = pod.metadata.name ?? '';
   let bound: KubeObject | undefined;
   try {
-    bound = ctx.store.mutate(REF.pods, ns, name, (p) => {
-      if (nodeNameOf(p) || isDeleting(p) || p.metadata.uid !== pod.metadata.uid) return undefined;
-      p.spec = { ...podSpec(p), nodeName: node };
-      return p;
-    }, { actor: ACTOR });
+    bound = ctx.store.mutate(
+      REF.pods,
+      ns,
+      name,
+      (p) => {
+        if (nodeNameOf(p) || isDeleting(p) || p.metadata.uid !== pod.metadata.uid) return undefined;
+        p.spec = { ...podSpec(p), nodeName: node };
+        return p;
+      },
+      { actor: ACTOR },
+    );
   } catch (err) {
     if (err instanceof ApiError && err.code === 404) return false;
     throw err;
   }
   if (!bound || nodeNameOf(bound) !== node) return false;
-  setPodScheduled(ctx, bound, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: isoTime(now) });
+  setPodScheduled(ctx, bound, {
+    type: 'PodScheduled',
+    status: 'True',
+    lastProbeTime: null,
+    lastTransitionTime: isoTime(now),
+  });
   ctx.events.record(bound, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`, COMPONENT);
   return true;
 }
@@ -214,18 +267,25 @@ function bind(ctx: ControlContext, pod: KubeObject, node: string, now: number): 
 function setPodScheduled(ctx: ControlContext, pod: KubeObject, cond: Condition): boolean {
   let changed = false;
   try {
-    ctx.store.mutate(REF.pods, pod.metadata.namespace, pod.metadata.name ?? '', (p) => {
-      if (p.metadata.uid !== pod.metadata.uid) return undefined;
-      const st = { ...((p.status ?? {}) as Record<string, any>) };
-      const list = Array.isArray(st.conditions) ? st.conditions : [];
-      const old = list.find((c: { type: string }) => c.type === 'PodScheduled');
-      if (old && old.status === cond.status && old.reason === cond.reason && old.message === cond.message) return undefined;
-      st.conditions = setCondition(list, cond);
-      st.phase ??= 'Pending';
-      p.status = st;
-      changed = true;
-      return p;
-    }, { subresource: 'status', actor: ACTOR });
+    ctx.store.mutate(
+      REF.pods,
+      pod.metadata.namespace,
+      pod.metadata.name ?? '',
+      (p) => {
+        if (p.metadata.uid !== pod.metadata.uid) return undefined;
+        const st = { ...((p.status ?? {}) as Record<string, any>) };
+        const list = Array.isArray(st.conditions) ? st.conditions : [];
+        const old = list.find((c: { type: string }) => c.type === 'PodScheduled');
+        if (old && old.status === cond.status && old.reason === cond.reason && old.message === cond.message)
+          return undefined;
+        st.conditions = setCondition(list, cond);
+        st.phase ??= 'Pending';
+        p.status = st;
+        changed = true;
+        return p;
+      },
+      { subresource: 'status', actor: ACTOR },
+    );
   } catch (err) {
     if (!(err instanceof ApiError && err.code === 404)) throw err;
   }

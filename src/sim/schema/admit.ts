@@ -8,13 +8,29 @@ import type { ServedVersion } from './types.ts';
 import type { JSONSchemaProps, ValidationRule } from './types.ts';
 import { additionalPropertiesSchema, isPlainObject, itemsSchema } from './types.ts';
 import {
-  child, duplicate, forbidden, index, invalid, notSupported, required, tooLong, tooMany, typeInvalid,
+  child,
+  duplicate,
+  forbidden,
+  index,
+  invalid,
+  notSupported,
+  required,
+  tooLong,
+  tooMany,
+  typeInvalid,
 } from './fielderrors.ts';
 import { isDNS1123Subdomain } from './names.ts';
 import { compileCel, isTransitionRule, runCel, toCel } from './cel.ts';
 
-const BLOCKING = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
-const RULES_NOT_CHECKED = 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+const BLOCKING = new Set([
+  'FieldValueNotSupported',
+  'FieldValueRequired',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+  'FieldValueTypeInvalid',
+]);
+const RULES_NOT_CHECKED =
+  'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
 
 export interface AdmitResult {
   object: KubeObject;
@@ -24,7 +40,9 @@ export interface AdmitResult {
 }
 
 export function admitCustomResource(
-  version: ServedVersion, obj: KubeObject, old: KubeObject | undefined,
+  version: ServedVersion,
+  obj: KubeObject,
+  old: KubeObject | undefined,
   opts: { kind: string; group: string; subresource?: 'status' },
 ): AdmitResult {
   void opts; // apiVersion/kind mismatches are the HTTP layer's 400, before admission
@@ -39,7 +57,11 @@ export function admitCustomResource(
   if (hasRules(schema)) {
     // like the apiserver, rules do not run on an object whose shape is already wrong
     if (causes.some((c) => BLOCKING.has(c.reason ?? ''))) {
-      causes.push({ reason: 'FieldValueInvalid', field: '<nil>', message: `Invalid value: "null": ${RULES_NOT_CHECKED}` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: '<nil>',
+        message: `Invalid value: "null": ${RULES_NOT_CHECKED}`,
+      });
     } else {
       causes.push(...celValidate(object, old, schema));
     }
@@ -88,7 +110,13 @@ function pruneRoot(obj: Record<string, unknown>, s: JSONSchemaProps, dropped: st
   pruneObject(obj, s, '', dropped, true);
 }
 
-function pruneObject(obj: Record<string, unknown>, s: JSONSchemaProps, path: string, dropped: string[], resourceRoot: boolean): void {
+function pruneObject(
+  obj: Record<string, unknown>,
+  s: JSONSchemaProps,
+  path: string,
+  dropped: string[],
+  resourceRoot: boolean,
+): void {
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
   const add = s.additionalProperties;
   for (const k of Object.keys(obj)) {
@@ -106,12 +134,20 @@ function pruneObject(obj: Record<string, unknown>, s: JSONSchemaProps, path: str
 
 function pruneValue(v: unknown, s: JSONSchemaProps, path: string, dropped: string[]): void {
   if (isPlainObject(v)) {
-    if (s.type === 'object' || s.properties || s.additionalProperties !== undefined || s['x-kubernetes-preserve-unknown-fields']) {
+    if (
+      s.type === 'object' ||
+      s.properties ||
+      s.additionalProperties !== undefined ||
+      s['x-kubernetes-preserve-unknown-fields']
+    ) {
       pruneObject(v, s, path, dropped, s['x-kubernetes-embedded-resource'] === true);
     }
   } else if (Array.isArray(v)) {
     const items = itemsSchema(s);
-    if (items) v.forEach((x, i) => { pruneValue(x, items, index(path, i), dropped); });
+    if (items)
+      v.forEach((x, i) => {
+        pruneValue(x, items, index(path, i), dropped);
+      });
   }
 }
 
@@ -163,13 +199,20 @@ export function jsonTypeName(v: unknown): string {
 
 function typeMatches(type: string, v: unknown): boolean {
   switch (type) {
-    case 'object': return isPlainObject(v);
-    case 'array': return Array.isArray(v);
-    case 'string': return typeof v === 'string';
-    case 'integer': return typeof v === 'number' && Number.isInteger(v);
-    case 'number': return typeof v === 'number';
-    case 'boolean': return typeof v === 'boolean';
-    default: return true;
+    case 'object':
+      return isPlainObject(v);
+    case 'array':
+      return Array.isArray(v);
+    case 'string':
+      return typeof v === 'string';
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number';
+    case 'boolean':
+      return typeof v === 'boolean';
+    default:
+      return true;
   }
 }
 
@@ -178,7 +221,11 @@ function inBody(path: string): string {
 }
 
 function canonical(v: unknown): string {
-  if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  if (isPlainObject(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   return JSON.stringify(v);
 }
@@ -193,7 +240,9 @@ const formatChecks: Record<string, (s: string) => boolean> = {
   uuid: (s) => /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(s),
   ipv4: (s) => /^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/.test(s),
   ipv6: (s) => s.includes(':') && /^[0-9a-fA-F:.]+$/.test(s),
-  hostname: (s) => s.length <= 255 && /^[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*$/.test(s),
+  hostname: (s) =>
+    s.length <= 255 &&
+    /^[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*$/.test(s),
   email: (s) => /^[^@\s]+@[^@\s]+$/.test(s),
   duration: (s) => GO_DURATION.test(s),
 };
@@ -242,17 +291,26 @@ function validateNode(v: unknown, s: JSONSchemaProps, path: string, errs: Status
 function validateNumber(v: number, s: JSONSchemaProps, path: string, errs: StatusCause[]): void {
   if (s.minimum !== undefined) {
     if (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum) {
-      errs.push(invalid(path, v, `${inBody(path)} should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${s.minimum}`));
+      errs.push(
+        invalid(
+          path,
+          v,
+          `${inBody(path)} should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${s.minimum}`,
+        ),
+      );
     }
   }
   if (s.maximum !== undefined) {
     if (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum) {
-      errs.push(invalid(path, v, `${inBody(path)} should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${s.maximum}`));
+      errs.push(
+        invalid(path, v, `${inBody(path)} should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${s.maximum}`),
+      );
     }
   }
   if (s.multipleOf !== undefined && s.multipleOf > 0) {
     const q = v / s.multipleOf;
-    if (Math.abs(q - Math.round(q)) > 1e-9) errs.push(invalid(path, v, `${inBody(path)} should be a multiple of ${s.multipleOf}`));
+    if (Math.abs(q - Math.round(q)) > 1e-9)
+      errs.push(invalid(path, v, `${inBody(path)} should be a multiple of ${s.multipleOf}`));
   }
 }
 
@@ -282,7 +340,8 @@ function validateString(v: string, s: JSONSchemaProps, path: string, errs: Statu
   }
   if (s.format && !s['x-kubernetes-int-or-string']) {
     const check = formatChecks[s.format];
-    if (check && !check(v)) errs.push(typeInvalid(path, v, `${inBody(path)} must be of type ${s.format}: ${JSON.stringify(v)}`));
+    if (check && !check(v))
+      errs.push(typeInvalid(path, v, `${inBody(path)} must be of type ${s.format}: ${JSON.stringify(v)}`));
   }
 }
 
@@ -312,10 +371,19 @@ function validateArray(v: unknown[], s: JSONSchemaProps, path: string, errs: Sta
     });
   }
   const items = itemsSchema(s);
-  if (items) v.forEach((x, i) => { validateNode(x, items, index(path, i), errs, false); });
+  if (items)
+    v.forEach((x, i) => {
+      validateNode(x, items, index(path, i), errs, false);
+    });
 }
 
-function validateObject(v: Record<string, unknown>, s: JSONSchemaProps, path: string, errs: StatusCause[], resourceRoot: boolean): void {
+function validateObject(
+  v: Record<string, unknown>,
+  s: JSONSchemaProps,
+  path: string,
+  errs: StatusCause[],
+  resourceRoot: boolean,
+): void {
   const n = Object.keys(v).length;
   if (s.maxProperties !== undefined && n > s.maxProperties) errs.push(tooMany(path, n, s.maxProperties));
   if (s.minProperties !== undefined && n < s.minProperties) {
@@ -362,7 +430,13 @@ function validateJunctions(v: unknown, s: JSONSchemaProps, path: string, errs: S
   for (const sub of s.allOf ?? []) {
     if (sub.anyOf && s['x-kubernetes-int-or-string'] && isIntOrStringPattern(sub.anyOf)) continue;
     validateJunctions(v, sub, path, errs);
-    validateNode(v, { ...sub, allOf: undefined, anyOf: undefined, oneOf: undefined, not: undefined }, path, errs, false);
+    validateNode(
+      v,
+      { ...sub, allOf: undefined, anyOf: undefined, oneOf: undefined, not: undefined },
+      path,
+      errs,
+      false,
+    );
   }
   if (s.anyOf && !(s['x-kubernetes-int-or-string'] && isIntOrStringPattern(s.anyOf))) {
     const results = s.anyOf.map((sub) => validateValue(v, sub, path));
@@ -378,7 +452,13 @@ function validateJunctions(v: unknown, s: JSONSchemaProps, path: string, errs: S
       for (const r of results) errs.push(...r);
       errs.push(invalid(path, '', `${JSON.stringify(path)} must validate one and only one schema (oneOf)`));
     } else if (ok > 1) {
-      errs.push(invalid(path, '', `${JSON.stringify(path)} must validate one and only one schema (oneOf). Found ${ok} valid alternatives`));
+      errs.push(
+        invalid(
+          path,
+          '',
+          `${JSON.stringify(path)} must validate one and only one schema (oneOf). Found ${ok} valid alternatives`,
+        ),
+      );
     }
   }
   if (s.not && validateValue(v, s.not, path).length === 0) {
@@ -395,10 +475,11 @@ const rulesIn = new WeakMap<JSONSchemaProps, boolean>();
 export function hasRules(s: JSONSchemaProps): boolean {
   let r = rulesIn.get(s);
   if (r !== undefined) return r;
-  r = (s['x-kubernetes-validations']?.length ?? 0) > 0
-    || Object.values(s.properties ?? {}).some(hasRules)
-    || (itemsSchema(s) !== undefined && hasRules(itemsSchema(s)!))
-    || (additionalPropertiesSchema(s) !== undefined && hasRules(additionalPropertiesSchema(s)!));
+  r =
+    (s['x-kubernetes-validations']?.length ?? 0) > 0 ||
+    Object.values(s.properties ?? {}).some(hasRules) ||
+    (itemsSchema(s) !== undefined && hasRules(itemsSchema(s)!)) ||
+    (additionalPropertiesSchema(s) !== undefined && hasRules(additionalPropertiesSchema(s)!));
   rulesIn.set(s, r);
   return r;
 }
@@ -427,10 +508,14 @@ function joinFieldPath(base: string, fieldPath: string): string {
 function ruleCause(rule: ValidationRule, path: string, typeName: string, message: string): StatusCause {
   const field = rule.fieldPath ? joinFieldPath(path, rule.fieldPath) : path;
   switch (rule.reason) {
-    case 'FieldValueForbidden': return forbidden(field, message);
-    case 'FieldValueRequired': return required(field, message);
-    case 'FieldValueDuplicate': return duplicate(field, typeName);
-    default: return invalid(field, typeName, message);
+    case 'FieldValueForbidden':
+      return forbidden(field, message);
+    case 'FieldValueRequired':
+      return required(field, message);
+    case 'FieldValueDuplicate':
+      return duplicate(field, typeName);
+    default:
+      return invalid(field, typeName, message);
   }
 }
 
@@ -447,7 +532,13 @@ function ruleMessage(rule: ValidationRule, ctx: Record<string, unknown>): string
 }
 
 function celNode(
-  v: unknown, old: unknown, self: unknown, oldSelf: unknown, s: JSONSchemaProps, path: string, errs: StatusCause[],
+  v: unknown,
+  old: unknown,
+  self: unknown,
+  oldSelf: unknown,
+  s: JSONSchemaProps,
+  path: string,
+  errs: StatusCause[],
 ): void {
   if (v === null || v === undefined || !hasRules(s)) return;
   if (s.type && !typeMatches(s.type, v)) return; // already a type error; rules would only misfire

@@ -17,16 +17,26 @@ function listOrder(a: unknown, b: unknown): number {
 
 // The Kubernetes CEL list/string libraries that cel-js lacks and CRD authors use most.
 function kubernetesEnvironment(): Environment {
-  const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+  const env = new Environment({
+    unlistedVariablesAreDyn: true,
+    enableOptionalTypes: true,
+    homogeneousAggregateLiterals: false,
+  });
   env.registerVariable('self', 'dyn');
   env.registerVariable('oldSelf', 'dyn');
-  env.registerFunction('list.isSorted(): bool', (l: unknown[]) => l.every((x, i) => i === 0 || listOrder(l[i - 1], x) <= 0));
-  env.registerFunction('list.sum(): dyn', (l: unknown[]) => (l.length === 0 ? 0n : l.reduce((a, b) => (a as number) + (b as number))));
+  env.registerFunction('list.isSorted(): bool', (l: unknown[]) =>
+    l.every((x, i) => i === 0 || listOrder(l[i - 1], x) <= 0),
+  );
+  env.registerFunction('list.sum(): dyn', (l: unknown[]) =>
+    l.length === 0 ? 0n : l.reduce((a, b) => (a as number) + (b as number)),
+  );
   env.registerFunction('list.min(): dyn', (l: unknown[]) => [...l].sort(listOrder)[0]);
   env.registerFunction('list.max(): dyn', (l: unknown[]) => [...l].sort(listOrder)[l.length - 1]);
   env.registerFunction('list.indexOf(dyn): int', (l: unknown[], x: unknown) => BigInt(l.indexOf(x)));
   env.registerFunction('list.lastIndexOf(dyn): int', (l: unknown[], x: unknown) => BigInt(l.lastIndexOf(x)));
-  env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) => s.split(a).join(b));
+  env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) =>
+    s.split(a).join(b),
+  );
   env.registerFunction('string.format(list<dyn>): string', celFormat);
   return env;
 }
@@ -34,7 +44,10 @@ function kubernetesEnvironment(): Environment {
 /** A value as CEL's string() prints it (lists and maps as the strings library's %s does). */
 function celString(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(celString).join(', ')}]`;
-  if (isPlainObject(v)) return `{${Object.keys(v).map((k) => `${celString(k)}: ${celString(v[k])}`).join(', ')}}`;
+  if (isPlainObject(v))
+    return `{${Object.keys(v)
+      .map((k) => `${celString(k)}: ${celString(v[k])}`)
+      .join(', ')}}`;
   if (v === null || v === undefined) return 'null';
   return String(v);
 }
@@ -52,15 +65,22 @@ function celFormat(format: string, args: unknown[]): string {
   };
   return format.replace(/%(?:\.(\d+))?([a-zA-Z%])/g, (_, precision: string | undefined, verb: string) => {
     switch (verb) {
-      case '%': return '%';
-      case 's': return celString(arg(verb));
+      case '%':
+        return '%';
+      case 's':
+        return celString(arg(verb));
       case 'd': {
         const v = arg(verb);
-        if (typeof v !== 'bigint') throw new Error(`error during formatting: decimal clause can only be used on integers, was given ${typeof v}`);
+        if (typeof v !== 'bigint')
+          throw new Error(
+            `error during formatting: decimal clause can only be used on integers, was given ${typeof v}`,
+          );
         return String(v);
       }
-      case 'f': return Number(arg(verb)).toFixed(precision === undefined ? 6 : Number(precision));
-      default: throw new Error(`could not parse formatting clause: unrecognized formatting clause "${verb}"`);
+      case 'f':
+        return Number(arg(verb)).toFixed(precision === undefined ? 6 : Number(precision));
+      default:
+        throw new Error(`could not parse formatting clause: unrecognized formatting clause "${verb}"`);
     }
   });
 }

@@ -18,7 +18,14 @@ export interface CompiledCRD {
   name: string;
   group: string;
   scope: 'Namespaced' | 'Cluster';
-  names: { plural: string; singular: string; kind: string; listKind: string; shortNames: string[]; categories: string[] };
+  names: {
+    plural: string;
+    singular: string;
+    kind: string;
+    listKind: string;
+    shortNames: string[];
+    categories: string[];
+  };
   versions: ServedVersion[];
 }
 
@@ -81,14 +88,16 @@ export function validateCRD(crd: KubeObject, old?: KubeObject): StatusCause[] {
   if (!name) errs.push(required('metadata.name', 'name or generateName is required'));
   else {
     for (const msg of isDNS1123Subdomain(name)) errs.push(invalid('metadata.name', name, msg));
-    if (name !== `${plural}.${group}`) errs.push(invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
+    if (name !== `${plural}.${group}`)
+      errs.push(invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
   }
 
   if (!group) errs.push(required('spec.group'));
   else {
     const dnsErrs = isDNS1123Subdomain(group);
     if (dnsErrs.length) errs.push(invalid('spec.group', group, dnsErrs.join(',')));
-    else if (group.split('.').length < 2) errs.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
+    else if (group.split('.').length < 2)
+      errs.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
   }
 
   const scope = str(spec.scope);
@@ -131,11 +140,15 @@ function validateVersions(raw: unknown): StatusCause[] {
     else errs.push(...validateSchema(schema as JSONSchemaProps, child(vp, 'schema.openAPIV3Schema')));
     errs.push(...validateSubresources(v.subresources, child(vp, 'subresources')));
     const cols = Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : [];
-    cols.forEach((c, j) => { errs.push(...validateColumn(obj(c), index(child(vp, 'additionalPrinterColumns'), j))); });
+    cols.forEach((c, j) => {
+      errs.push(...validateColumn(obj(c), index(child(vp, 'additionalPrinterColumns'), j)));
+    });
   });
   if (!unique) errs.push(invalid(path, versionsSummary(versions), 'must contain unique version names'));
-  if (storage !== 1) errs.push(invalid(path, versionsSummary(versions), 'must have exactly one version marked as storage version'));
-  if (versions.length > 0 && served === 0) errs.push(invalid(path, versionsSummary(versions), 'must have at least one served version'));
+  if (storage !== 1)
+    errs.push(invalid(path, versionsSummary(versions), 'must have exactly one version marked as storage version'));
+  if (versions.length > 0 && served === 0)
+    errs.push(invalid(path, versionsSummary(versions), 'must have at least one served version'));
   return errs;
 }
 
@@ -151,14 +164,16 @@ function validateNames(names: Obj): StatusCause[] {
   for (const f of ['kind', 'listKind']) {
     const v = str(names[f]);
     const e = isDNS1035Label(v.toLowerCase());
-    if (v && e.length) errs.push(invalid(child(p, f), v, `may have mixed case, but should otherwise match: ${e.join(',')}`));
+    if (v && e.length)
+      errs.push(invalid(child(p, f), v, `may have mixed case, but should otherwise match: ${e.join(',')}`));
   }
   strings(names.shortNames).forEach((s, i) => {
     const e = isDNS1035Label(s);
     if (e.length) errs.push(invalid(index(child(p, 'shortNames'), i), s, e.join(',')));
   });
   const kind = str(names.kind);
-  if (kind && kind === names.listKind) errs.push(invalid(child(p, 'listKind'), kind, 'kind and listKind may not be the same'));
+  if (kind && kind === names.listKind)
+    errs.push(invalid(child(p, 'listKind'), kind, 'kind and listKind may not be the same'));
   strings(names.categories).forEach((s, i) => {
     const e = isDNS1035Label(s);
     if (e.length) errs.push(invalid(index(child(p, 'categories'), i), s, e.join(',')));
@@ -170,7 +185,8 @@ function validateConversion(raw: unknown): StatusCause[] {
   if (!isPlainObject(raw)) return [];
   const strategy = str(raw.strategy);
   if (!strategy) return [required('spec.conversion.strategy')];
-  if (!['None', 'Webhook'].includes(strategy)) return [notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook'])];
+  if (!['None', 'Webhook'].includes(strategy))
+    return [notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook'])];
   if (strategy === 'Webhook' && !isPlainObject(raw.webhook)) {
     return [required('spec.conversion.webhook', 'required when strategy is set to Webhook')];
   }
@@ -222,7 +238,8 @@ function validateColumn(c: Obj, path: string): StatusCause[] {
   if (!str(c.name)) errs.push(required(child(path, 'name')));
   const type = str(c.type);
   if (!type) errs.push(required(child(path, 'type'), `must be one of ${COLUMN_TYPES.join(',')}`));
-  else if (!COLUMN_TYPES.includes(type)) errs.push(invalid(child(path, 'type'), type, `must be one of ${COLUMN_TYPES.join(',')}`));
+  else if (!COLUMN_TYPES.includes(type))
+    errs.push(invalid(child(path, 'type'), type, `must be one of ${COLUMN_TYPES.join(',')}`));
   const format = str(c.format);
   if (format && !COLUMN_FORMATS.includes(format)) {
     errs.push(invalid(child(path, 'format'), format, `must be one of ${COLUMN_FORMATS.join(',')}`));
@@ -242,8 +259,9 @@ function validateUpdate(crd: KubeObject, old: KubeObject): StatusCause[] {
   };
   immutable('spec.group', spec.group, oldSpec.group);
   immutable('spec.names.plural', obj(spec.names).plural, obj(oldSpec.names).plural);
-  const established = (Array.isArray(obj(old.status).conditions) ? obj(old.status).conditions as unknown[] : [])
-    .some((c) => obj(c).type === 'Established' && obj(c).status === 'True');
+  const established = (Array.isArray(obj(old.status).conditions) ? (obj(old.status).conditions as unknown[]) : []).some(
+    (c) => obj(c).type === 'Established' && obj(c).status === 'True',
+  );
   if (established) {
     immutable('spec.scope', spec.scope, oldSpec.scope);
     immutable('spec.names.kind', obj(spec.names).kind, obj(oldSpec.names).kind);
@@ -272,8 +290,13 @@ const UNSUPPORTED: Array<[string, string]> = [
 ];
 
 function isIntOrStringAnyOf(branches: JSONSchemaProps[] | undefined): boolean {
-  return branches?.length === 2 && branches[0]?.type === 'integer' && branches[1]?.type === 'string'
-    && Object.keys(branches[0]!).length === 1 && Object.keys(branches[1]!).length === 1;
+  return (
+    branches?.length === 2 &&
+    branches[0]?.type === 'integer' &&
+    branches[1]?.type === 'string' &&
+    Object.keys(branches[0]!).length === 1 &&
+    Object.keys(branches[1]!).length === 1
+  );
 }
 
 function schemaNode(s: JSONSchemaProps, path: string, level: Level, errs: StatusCause[]): void {
@@ -283,29 +306,57 @@ function schemaNode(s: JSONSchemaProps, path: string, level: Level, errs: Status
   }
   for (const [f, msg] of UNSUPPORTED) if (s[f] !== undefined) errs.push(forbidden(child(path, f), msg));
   if (s.type === 'null') errs.push(forbidden(child(path, 'type'), 'type cannot be set to null'));
-  if (Array.isArray(s.items)) errs.push(forbidden(child(path, 'items'), 'items must be a schema object and not an array'));
+  if (Array.isArray(s.items))
+    errs.push(forbidden(child(path, 'items'), 'items must be a schema object and not an array'));
   if (s.uniqueItems === true) {
-    errs.push(forbidden(child(path, 'uniqueItems'), 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
+    errs.push(
+      forbidden(
+        child(path, 'uniqueItems'),
+        'uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
+      ),
+    );
   }
   const preserve = s['x-kubernetes-preserve-unknown-fields'];
   const intOrString = s['x-kubernetes-int-or-string'] === true;
   const embedded = s['x-kubernetes-embedded-resource'] === true;
-  if (preserve === false) errs.push(invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), false, 'must be true or undefined'));
+  if (preserve === false)
+    errs.push(invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), false, 'must be true or undefined'));
   if (intOrString && preserve) {
-    errs.push(invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), true, 'must be false if x-kubernetes-int-or-string is true'));
+    errs.push(
+      invalid(
+        child(path, 'x-kubernetes-preserve-unknown-fields'),
+        true,
+        'must be false if x-kubernetes-int-or-string is true',
+      ),
+    );
   }
   if (intOrString && embedded) {
-    errs.push(invalid(child(path, 'x-kubernetes-embedded-resource'), true, 'must be false if x-kubernetes-int-or-string is true'));
+    errs.push(
+      invalid(
+        child(path, 'x-kubernetes-embedded-resource'),
+        true,
+        'must be false if x-kubernetes-int-or-string is true',
+      ),
+    );
   }
 
   // properties and additionalProperties
   const props = isPlainObject(s.properties) ? s.properties : undefined;
   if (s.additionalProperties !== undefined) {
-    if (props && Object.keys(props).length > 0 && (s.additionalProperties === false || isPlainObject(s.additionalProperties))) {
-      errs.push(forbidden(child(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'));
+    if (
+      props &&
+      Object.keys(props).length > 0 &&
+      (s.additionalProperties === false || isPlainObject(s.additionalProperties))
+    ) {
+      errs.push(
+        forbidden(child(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'),
+      );
     }
     if (level === 'root') errs.push(forbidden(child(path, 'additionalProperties'), 'must not be used at the root'));
-    if (embedded) errs.push(forbidden(child(path, 'additionalProperties'), 'must not be used if x-kubernetes-embedded-resource is set'));
+    if (embedded)
+      errs.push(
+        forbidden(child(path, 'additionalProperties'), 'must not be used if x-kubernetes-embedded-resource is set'),
+      );
     const add = additionalPropertiesSchema(s);
     if (add) schemaNode(add, child(path, 'additionalProperties'), 'field', errs);
   }
@@ -315,47 +366,83 @@ function schemaNode(s: JSONSchemaProps, path: string, level: Level, errs: Status
     if (!s.type) errs.push(required(child(path, 'type'), 'must be object if x-kubernetes-embedded-resource is true'));
     else errs.push(invalid(child(path, 'type'), s.type, 'must be object if x-kubernetes-embedded-resource is true'));
   } else if (!s.type && !intOrString && preserve !== true) {
-    const detail = level === 'root' ? 'must not be empty at the root'
-      : level === 'item' ? 'must not be empty for specified array items' : 'must not be empty for specified object fields';
+    const detail =
+      level === 'root'
+        ? 'must not be empty at the root'
+        : level === 'item'
+          ? 'must not be empty for specified array items'
+          : 'must not be empty for specified object fields';
     errs.push(required(child(path, 'type'), detail));
   }
-  if (level === 'root' && s.type && s.type !== 'object') errs.push(invalid(child(path, 'type'), s.type, 'must be object at the root'));
+  if (level === 'root' && s.type && s.type !== 'object')
+    errs.push(invalid(child(path, 'type'), s.type, 'must be object at the root'));
   if (s.type === 'array' && s.items === undefined) errs.push(required(child(path, 'items'), 'must be specified'));
   if (embedded && preserve !== true && (!props || Object.keys(props).length === 0)) {
-    errs.push(required(child(path, 'properties'), 'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields'));
+    errs.push(
+      required(
+        child(path, 'properties'),
+        'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
+      ),
+    );
   }
 
   // apiVersion, kind and metadata at a resource root
   if (props && (level === 'root' || embedded)) {
-    if (props.kind && props.kind.type !== 'string') errs.push(invalid(child(key(child(path, 'properties'), 'kind'), 'type'), props.kind.type ?? '', 'must be string'));
+    if (props.kind && props.kind.type !== 'string')
+      errs.push(
+        invalid(child(key(child(path, 'properties'), 'kind'), 'type'), props.kind.type ?? '', 'must be string'),
+      );
     if (props.apiVersion && props.apiVersion.type !== 'string') {
-      errs.push(invalid(child(key(child(path, 'properties'), 'apiVersion'), 'type'), props.apiVersion.type ?? '', 'must be string'));
+      errs.push(
+        invalid(
+          child(key(child(path, 'properties'), 'apiVersion'), 'type'),
+          props.apiVersion.type ?? '',
+          'must be string',
+        ),
+      );
     }
     if (props.metadata && props.metadata.type !== 'object') {
-      errs.push(invalid(child(key(child(path, 'properties'), 'metadata'), 'type'), props.metadata.type ?? '', 'must be object'));
+      errs.push(
+        invalid(child(key(child(path, 'properties'), 'metadata'), 'type'), props.metadata.type ?? '', 'must be object'),
+      );
     }
   }
   if (props?.metadata && level === 'root' && !metadataIsNameOnly(props.metadata)) {
-    errs.push(forbidden(key(child(path, 'properties'), 'metadata'),
-      'must not specify anything other than name and generateName, but metadata is implicitly specified'));
+    errs.push(
+      forbidden(
+        key(child(path, 'properties'), 'metadata'),
+        'must not specify anything other than name and generateName, but metadata is implicitly specified',
+      ),
+    );
   }
 
   if (s.pattern !== undefined) {
     try {
       new RegExp(s.pattern, 'u');
     } catch (e) {
-      errs.push(invalid(child(path, 'pattern'), s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`));
+      errs.push(
+        invalid(
+          child(path, 'pattern'),
+          s.pattern,
+          `must be a valid regular expression, but isn't: ${(e as Error).message}`,
+        ),
+      );
     }
   }
 
   // value validations (anyOf, allOf, oneOf, not) may not specify structure
   const skipAnyOf = intOrString && isIntOrStringAnyOf(s.anyOf);
-  if (!skipAnyOf) (s.anyOf ?? []).forEach((x, i) => { nestedValueValidation(x, index(child(path, 'anyOf'), i), errs); });
+  if (!skipAnyOf)
+    (s.anyOf ?? []).forEach((x, i) => {
+      nestedValueValidation(x, index(child(path, 'anyOf'), i), errs);
+    });
   (s.allOf ?? []).forEach((x, i) => {
     const skip = i === 0 && intOrString && isIntOrStringAnyOf(x.anyOf);
     nestedValueValidation(skip ? { ...x, anyOf: undefined } : x, index(child(path, 'allOf'), i), errs);
   });
-  (s.oneOf ?? []).forEach((x, i) => { nestedValueValidation(x, index(child(path, 'oneOf'), i), errs); });
+  (s.oneOf ?? []).forEach((x, i) => {
+    nestedValueValidation(x, index(child(path, 'oneOf'), i), errs);
+  });
   if (s.not) nestedValueValidation(s.not, child(path, 'not'), errs);
 
   validateListType(s, path, errs);
@@ -385,30 +472,47 @@ function metadataIsNameOnly(m: JSONSchemaProps): boolean {
 function nestedValueValidation(s: JSONSchemaProps, path: string, errs: StatusCause[]): void {
   if (!isPlainObject(s)) return;
   if (s.type) errs.push(forbidden(child(path, 'type'), 'must be empty to be structural'));
-  if (s.additionalProperties !== undefined) errs.push(forbidden(child(path, 'additionalProperties'), 'must be undefined to be structural'));
+  if (s.additionalProperties !== undefined)
+    errs.push(forbidden(child(path, 'additionalProperties'), 'must be undefined to be structural'));
   if (s.default !== undefined) errs.push(forbidden(child(path, 'default'), 'must be undefined to be structural'));
   if (s.title) errs.push(forbidden(child(path, 'title'), 'must be empty to be structural'));
   if (s.description) errs.push(forbidden(child(path, 'description'), 'must be empty to be structural'));
   if (s.nullable) errs.push(forbidden(child(path, 'nullable'), 'must be false to be structural'));
-  for (const x of ['x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string']) {
+  for (const x of [
+    'x-kubernetes-preserve-unknown-fields',
+    'x-kubernetes-embedded-resource',
+    'x-kubernetes-int-or-string',
+  ]) {
     if (s[x]) errs.push(forbidden(child(path, x), 'must be false to be structural'));
   }
-  if (s['x-kubernetes-list-map-keys']?.length) errs.push(forbidden(child(path, 'x-kubernetes-list-map-keys'), 'must be empty to be structural'));
-  if (s['x-kubernetes-list-type'] !== undefined) errs.push(forbidden(child(path, 'x-kubernetes-list-type'), 'must be undefined to be structural'));
-  if (s.properties?.metadata) errs.push(forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'));
-  (s.anyOf ?? []).forEach((x, i) => { nestedValueValidation(x, index(child(path, 'anyOf'), i), errs); });
-  (s.allOf ?? []).forEach((x, i) => { nestedValueValidation(x, index(child(path, 'allOf'), i), errs); });
-  (s.oneOf ?? []).forEach((x, i) => { nestedValueValidation(x, index(child(path, 'oneOf'), i), errs); });
+  if (s['x-kubernetes-list-map-keys']?.length)
+    errs.push(forbidden(child(path, 'x-kubernetes-list-map-keys'), 'must be empty to be structural'));
+  if (s['x-kubernetes-list-type'] !== undefined)
+    errs.push(forbidden(child(path, 'x-kubernetes-list-type'), 'must be undefined to be structural'));
+  if (s.properties?.metadata)
+    errs.push(forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'));
+  (s.anyOf ?? []).forEach((x, i) => {
+    nestedValueValidation(x, index(child(path, 'anyOf'), i), errs);
+  });
+  (s.allOf ?? []).forEach((x, i) => {
+    nestedValueValidation(x, index(child(path, 'allOf'), i), errs);
+  });
+  (s.oneOf ?? []).forEach((x, i) => {
+    nestedValueValidation(x, index(child(path, 'oneOf'), i), errs);
+  });
   if (s.not) nestedValueValidation(s.not, child(path, 'not'), errs);
   if (s.items && !Array.isArray(s.items)) nestedValueValidation(s.items, child(path, 'items'), errs);
-  for (const [k, v] of Object.entries(s.properties ?? {})) nestedValueValidation(v, key(child(path, 'properties'), k), errs);
+  for (const [k, v] of Object.entries(s.properties ?? {}))
+    nestedValueValidation(v, key(child(path, 'properties'), k), errs);
 }
 
 function validateListType(s: JSONSchemaProps, path: string, errs: StatusCause[]): void {
   const lt = s['x-kubernetes-list-type'];
   if (lt === undefined) {
     if (s['x-kubernetes-list-map-keys'] !== undefined) {
-      errs.push(forbidden(child(path, 'x-kubernetes-list-map-keys'), 'must not be set if x-kubernetes-list-type is not map'));
+      errs.push(
+        forbidden(child(path, 'x-kubernetes-list-map-keys'), 'must not be set if x-kubernetes-list-type is not map'),
+      );
     }
     return;
   }
@@ -424,22 +528,43 @@ function validateListType(s: JSONSchemaProps, path: string, errs: StatusCause[])
   if (lt === 'map') {
     const keys = s['x-kubernetes-list-map-keys'] ?? [];
     if (keys.length === 0) {
-      errs.push(required(child(path, 'x-kubernetes-list-map-keys'), 'must not be empty if x-kubernetes-list-type is map'));
+      errs.push(
+        required(child(path, 'x-kubernetes-list-map-keys'), 'must not be empty if x-kubernetes-list-type is map'),
+      );
     }
     if (items && items.type !== 'object') {
-      errs.push(invalid(child(child(path, 'items'), 'type'), items.type ?? '', 'must be object if parent array\'s x-kubernetes-list-type is map'));
+      errs.push(
+        invalid(
+          child(child(path, 'items'), 'type'),
+          items.type ?? '',
+          "must be object if parent array's x-kubernetes-list-type is map",
+        ),
+      );
     } else if (items) {
       keys.forEach((k, i) => {
         const ks = items.properties?.[k];
-        if (!ks) errs.push(invalid(index(child(path, 'x-kubernetes-list-map-keys'), i), k, 'entries must all be names of item properties'));
+        if (!ks)
+          errs.push(
+            invalid(
+              index(child(path, 'x-kubernetes-list-map-keys'), i),
+              k,
+              'entries must all be names of item properties',
+            ),
+          );
         else if (!(items.required ?? []).includes(k) && ks.default === undefined) {
-          errs.push(required(child(key(child(child(path, 'items'), 'properties'), k), 'default'),
-            'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property'));
+          errs.push(
+            required(
+              child(key(child(child(path, 'items'), 'properties'), k), 'default'),
+              'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property',
+            ),
+          );
         }
       });
     }
   } else if (s['x-kubernetes-list-map-keys'] !== undefined) {
-    errs.push(forbidden(child(path, 'x-kubernetes-list-map-keys'), 'must not be set if x-kubernetes-list-type is not map'));
+    errs.push(
+      forbidden(child(path, 'x-kubernetes-list-map-keys'), 'must not be set if x-kubernetes-list-type is not map'),
+    );
   }
 }
 
@@ -460,18 +585,28 @@ function validateRules(s: JSONSchemaProps, path: string, errs: StatusCause[]): v
       if (!c.ok) errs.push(invalid(child(p, 'rule'), r.rule, `compilation failed: ${c.error}`));
     }
     if (r.message !== undefined) {
-      if (/[\r\n]/.test(r.message)) errs.push(invalid(child(p, 'message'), r.message, 'message must not contain line breaks'));
-      else if (r.message.trim() === '') errs.push(invalid(child(p, 'message'), r.message, 'message must be non-empty if specified'));
+      if (/[\r\n]/.test(r.message))
+        errs.push(invalid(child(p, 'message'), r.message, 'message must not contain line breaks'));
+      else if (r.message.trim() === '')
+        errs.push(invalid(child(p, 'message'), r.message, 'message must be non-empty if specified'));
     }
     if (r.messageExpression !== undefined) {
       if (r.messageExpression.trim() === '') {
         errs.push(required(child(p, 'messageExpression'), 'messageExpression must be non-empty if specified'));
       } else {
         const c = compileCel(r.messageExpression);
-        if (!c.ok) errs.push(invalid(child(p, 'messageExpression'), r.messageExpression, `messageExpression compilation failed: ${c.error}`));
+        if (!c.ok)
+          errs.push(
+            invalid(
+              child(p, 'messageExpression'),
+              r.messageExpression,
+              `messageExpression compilation failed: ${c.error}`,
+            ),
+          );
       }
     }
-    if (r.reason !== undefined && !RULE_REASONS.includes(r.reason)) errs.push(notSupported(child(p, 'reason'), r.reason, RULE_REASONS));
+    if (r.reason !== undefined && !RULE_REASONS.includes(r.reason))
+      errs.push(notSupported(child(p, 'reason'), r.reason, RULE_REASONS));
     if (r.fieldPath !== undefined && !fieldPathResolves(s, r.fieldPath)) {
       errs.push(invalid(child(p, 'fieldPath'), r.fieldPath, 'fieldPath must be a valid path'));
     }
@@ -517,7 +652,10 @@ function compileSubresources(raw: unknown): ServedVersion['subresources'] {
   if (!isPlainObject(raw)) return out;
   if (raw.status !== undefined && raw.status !== null) out.status = {};
   if (isPlainObject(raw.scale)) {
-    out.scale = { specReplicasPath: str(raw.scale.specReplicasPath), statusReplicasPath: str(raw.scale.statusReplicasPath) };
+    out.scale = {
+      specReplicasPath: str(raw.scale.specReplicasPath),
+      statusReplicasPath: str(raw.scale.statusReplicasPath),
+    };
     if (raw.scale.labelSelectorPath) out.scale.labelSelectorPath = str(raw.scale.labelSelectorPath);
   }
   return out;
@@ -534,7 +672,9 @@ export function compileCRD(crd: KubeObject): CompiledCRD {
       name: str(v.name),
       served: v.served === true,
       storage: v.storage === true,
-      schema: isPlainObject(schema) ? (schema as JSONSchemaProps) : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+      schema: isPlainObject(schema)
+        ? (schema as JSONSchemaProps)
+        : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
       subresources: compileSubresources(v.subresources),
       additionalPrinterColumns: compileColumns(v.additionalPrinterColumns),
     };
@@ -555,9 +695,17 @@ export function compileCRD(crd: KubeObject): CompiledCRD {
   };
 }
 
-function condition(type: string, status: 'True' | 'False', reason: string, message: string, nowIso: string, previous: unknown[]): Obj {
+function condition(
+  type: string,
+  status: 'True' | 'False',
+  reason: string,
+  message: string,
+  nowIso: string,
+  previous: unknown[],
+): Obj {
   const prev = previous.map(obj).find((c) => c.type === type);
-  const lastTransitionTime = prev && prev.status === status && typeof prev.lastTransitionTime === 'string' ? prev.lastTransitionTime : nowIso;
+  const lastTransitionTime =
+    prev && prev.status === status && typeof prev.lastTransitionTime === 'string' ? prev.lastTransitionTime : nowIso;
   return { type, status, lastTransitionTime, reason, message };
 }
 
@@ -582,7 +730,11 @@ function nameConflict(crd: CompiledCRD, others: CompiledCRD[]): [string, string]
  * With `others` (the other CRDs already established), names another CRD of the group uses are not
  * accepted: NamesAccepted=False and, for a CRD not yet established, Established=False (not served).
  */
-export function establishedStatus(crd: KubeObject, nowIso: string, others: CompiledCRD[] = []): Record<string, unknown> {
+export function establishedStatus(
+  crd: KubeObject,
+  nowIso: string,
+  others: CompiledCRD[] = [],
+): Record<string, unknown> {
   const compiled = compileCRD(crd);
   const status = obj(crd.status);
   const n = compiled.names;
@@ -597,7 +749,14 @@ export function establishedStatus(crd: KubeObject, nowIso: string, others: Compi
       conditions: [
         condition('NamesAccepted', 'False', conflict[0], conflict[1], nowIso, previous),
         wasEstablished
-          ? condition('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted', nowIso, previous)
+          ? condition(
+              'Established',
+              'True',
+              'InitialNamesAccepted',
+              'the initial names have been accepted',
+              nowIso,
+              previous,
+            )
           : condition('Established', 'False', 'NotAccepted', 'not all names are accepted', nowIso, previous),
       ],
       acceptedNames: isPlainObject(status.acceptedNames) ? status.acceptedNames : { plural: '', kind: '' },

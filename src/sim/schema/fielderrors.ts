@@ -22,7 +22,9 @@ function goSyntax(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   if (Array.isArray(v)) return `[]interface {}{${v.map(goSyntax).join(', ')}}`;
-  const entries = Object.keys(v as object).sort().map((k) => `${JSON.stringify(k)}:${goSyntax((v as Record<string, unknown>)[k])}`);
+  const entries = Object.keys(v as object)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${goSyntax((v as Record<string, unknown>)[k])}`);
   return `map[string]interface {}{${entries.join(', ')}}`;
 }
 
@@ -56,8 +58,14 @@ export function typeInvalid(field: string, value: unknown, detail?: string): Sta
 
 export function notSupported(field: string, value: unknown, valid: unknown[]): StatusCause {
   const quoted = valid.map((x) => JSON.stringify(typeof x === 'string' ? x : formatPlain(x)));
-  return cause('FieldValueNotSupported', field, withDetail(`Unsupported value: ${formatValue(value)}`,
-    quoted.length ? `supported values: ${quoted.join(', ')}` : ''));
+  return cause(
+    'FieldValueNotSupported',
+    field,
+    withDetail(
+      `Unsupported value: ${formatValue(value)}`,
+      quoted.length ? `supported values: ${quoted.join(', ')}` : '',
+    ),
+  );
 }
 
 export function forbidden(field: string, detail?: string): StatusCause {
@@ -73,7 +81,11 @@ export function tooLong(field: string, max: number): StatusCause {
 }
 
 export function tooMany(field: string, actual: number, max: number): StatusCause {
-  return cause('FieldValueTooMany', field, `Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}`);
+  return cause(
+    'FieldValueTooMany',
+    field,
+    `Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}`,
+  );
 }
 
 /** fmt.Sprint of a JSON value (enum values, jsonpath cells): `map[a:1]`, `[a b]`. */
@@ -83,7 +95,10 @@ export function formatPlain(v: unknown): string {
   if (typeof v !== 'object') return String(v);
   if (Array.isArray(v)) return `[${v.map(formatPlain).join(' ')}]`;
   const o = v as Record<string, unknown>;
-  return `map[${Object.keys(o).sort().map((k) => `${k}:${formatPlain(o[k])}`).join(' ')}]`;
+  return `map[${Object.keys(o)
+    .sort()
+    .map((k) => `${k}:${formatPlain(o[k])}`)
+    .join(' ')}]`;
 }
 
 /** `field: message` as kubectl and the Status message print one cause. */

@@ -44,7 +44,11 @@ function parse(path: string): Step[] | null {
         const f = /^\?\(@((?:\.[\w-]+)+)\s*(?:(==|!=)\s*(.+))?\)$/.exec(inner);
         if (!f) return null;
         const fpath = f[1]!.split('.').filter(Boolean);
-        steps.push(f[2] ? { kind: 'filter', path: fpath, op: f[2] as '==' | '!=', value: parseLiteral(f[3]!) } : { kind: 'filter', path: fpath, op: 'exists' });
+        steps.push(
+          f[2]
+            ? { kind: 'filter', path: fpath, op: f[2] as '==' | '!=', value: parseLiteral(f[3]!) }
+            : { kind: 'filter', path: fpath, op: 'exists' },
+        );
       }
       i = end + 1;
     } else {
@@ -80,7 +84,8 @@ export function findResults(root: unknown, path: string): unknown[] {
     const next: unknown[] = [];
     for (const v of current) {
       if (step.kind === 'field') {
-        if (typeof v === 'object' && v !== null && !Array.isArray(v) && step.name in v) next.push((v as Record<string, unknown>)[step.name]);
+        if (typeof v === 'object' && v !== null && !Array.isArray(v) && step.name in v)
+          next.push((v as Record<string, unknown>)[step.name]);
       } else if (step.kind === 'index') {
         if (Array.isArray(v)) {
           const at = step.at < 0 ? v.length + step.at : step.at;
@@ -93,7 +98,14 @@ export function findResults(root: unknown, path: string): unknown[] {
         const items = Array.isArray(v) ? v : [];
         for (const item of items) {
           const got = get(item, step.path);
-          if (step.op === 'exists' ? got !== undefined : step.op === '==' ? got === step.value : got !== undefined && got !== step.value) next.push(item);
+          if (
+            step.op === 'exists'
+              ? got !== undefined
+              : step.op === '=='
+                ? got === step.value
+                : got !== undefined && got !== step.value
+          )
+            next.push(item);
         }
       }
     }

@@ -17,8 +17,13 @@ export function isDNS1123Subdomain(v: string): string[] {
   const errs: string[] = [];
   if (v.length > 253) errs.push('must be no more than 253 characters');
   if (!subdomainRe.test(v)) {
-    errs.push(regexError('a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character',
-      DNS1123_SUBDOMAIN, 'example.com'));
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN,
+        'example.com',
+      ),
+    );
   }
   return errs;
 }
@@ -27,8 +32,14 @@ export function isDNS1035Label(v: string): string[] {
   const errs: string[] = [];
   if (v.length > 63) errs.push('must be no more than 63 characters');
   if (!dns1035Re.test(v)) {
-    errs.push(regexError('a DNS-1035 label must consist of lower case alphanumeric characters or \'-\', start with an alphabetic character, and end with an alphanumeric character',
-      DNS1035_LABEL, 'my-name', 'abc-123'));
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL,
+        'my-name',
+        'abc-123',
+      ),
+    );
   }
   return errs;
 }

@@ -21,7 +21,12 @@ export interface OpenApiV2Frame {
 }
 
 export function openApiV2(): OpenApiV2Frame {
-  return { swagger: '2.0', info: { title: 'Kubernetes', version: KUBE_VERSION.gitVersion }, paths: {}, definitions: {} };
+  return {
+    swagger: '2.0',
+    info: { title: 'Kubernetes', version: KUBE_VERSION.gitVersion },
+    paths: {},
+    definitions: {},
+  };
 }
 
 // Protocol buffers' wire format, as far as this document needs it: length-delimited fields

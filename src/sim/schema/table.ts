@@ -31,8 +31,10 @@ export interface TableOptions {
 type Obj = Record<string, unknown>;
 type Cell = unknown;
 
-const NAME_DESCRIPTION = 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
-const CREATION_DESCRIPTION = 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
+const NAME_DESCRIPTION =
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
+const CREATION_DESCRIPTION =
+  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
 
 function col(name: string, type: string, description: string, priority = 0, format = ''): TableColumn {
   return { name, type, format, description, priority };
@@ -94,8 +96,11 @@ function podCells(pod: KubeObject, now: number): Cell[] {
     if (terminated && n(terminated.exitCode) === 0) continue;
     initializing = true;
     if (terminated) {
-      reason = s(terminated.reason) ? `Init:${s(terminated.reason)}`
-        : n(terminated.signal) !== 0 ? `Init:Signal:${n(terminated.signal)}` : `Init:ExitCode:${n(terminated.exitCode)}`;
+      reason = s(terminated.reason)
+        ? `Init:${s(terminated.reason)}`
+        : n(terminated.signal) !== 0
+          ? `Init:Signal:${n(terminated.signal)}`
+          : `Init:ExitCode:${n(terminated.exitCode)}`;
     } else if (waiting && s(waiting.reason) && waiting.reason !== 'PodInitializing') {
       reason = `Init:${s(waiting.reason)}`;
     } else {
@@ -118,7 +123,8 @@ function podCells(pod: KubeObject, now: number): Cell[] {
       const terminated = isPlainObject(state.terminated) ? state.terminated : undefined;
       if (waiting && s(waiting.reason)) reason = s(waiting.reason);
       else if (terminated && s(terminated.reason)) reason = s(terminated.reason);
-      else if (terminated) reason = n(terminated.signal) !== 0 ? `Signal:${n(terminated.signal)}` : `ExitCode:${n(terminated.exitCode)}`;
+      else if (terminated)
+        reason = n(terminated.signal) !== 0 ? `Signal:${n(terminated.signal)}` : `ExitCode:${n(terminated.exitCode)}`;
       else if (c.ready === true && isPlainObject(state.running)) {
         hasRunning = true;
         readyContainers++;
@@ -132,7 +138,8 @@ function podCells(pod: KubeObject, now: number): Cell[] {
   else if (pod.metadata.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') reason = 'Terminating';
 
   let restartsCell = String(restarts);
-  if (restarts !== 0 && lastRestart > 0) restartsCell = `${restarts} (${ageSince(new Date(lastRestart).toISOString(), now)} ago)`;
+  if (restarts !== 0 && lastRestart > 0)
+    restartsCell = `${restarts} (${ageSince(new Date(lastRestart).toISOString(), now)} ago)`;
 
   const podIPs = arr(status.podIPs);
   const ip = s(podIPs[0]?.ip) || s(status.podIP);
@@ -140,12 +147,21 @@ function podCells(pod: KubeObject, now: number): Cell[] {
   let gatesCell = '<none>';
   if (gates.length > 0) {
     const conditions = arr(status.conditions);
-    const trueGates = gates.filter((g) => conditions.some((c) => c.type === g.conditionType && c.status === 'True')).length;
+    const trueGates = gates.filter((g) =>
+      conditions.some((c) => c.type === g.conditionType && c.status === 'True'),
+    ).length;
     gatesCell = `${trueGates}/${gates.length}`;
   }
   return [
-    pod.metadata.name ?? '', `${readyContainers}/${containers.length}`, reason, restartsCell, ageSince(pod.metadata.creationTimestamp, now),
-    orNone(ip), orNone(s(spec.nodeName)), orNone(s(status.nominatedNodeName)), gatesCell,
+    pod.metadata.name ?? '',
+    `${readyContainers}/${containers.length}`,
+    reason,
+    restartsCell,
+    ageSince(pod.metadata.creationTimestamp, now),
+    orNone(ip),
+    orNone(s(spec.nodeName)),
+    orNone(s(status.nominatedNodeName)),
+    gatesCell,
   ];
 }
 
@@ -158,11 +174,20 @@ export function formatLabelSelector(sel: unknown): string {
     const k = s(e.key);
     const values = (Array.isArray(e.values) ? e.values.map(String) : []).sort();
     switch (e.operator) {
-      case 'In': reqs.push([k, `${k} in (${values.join(',')})`]); break;
-      case 'NotIn': reqs.push([k, `${k} notin (${values.join(',')})`]); break;
-      case 'Exists': reqs.push([k, k]); break;
-      case 'DoesNotExist': reqs.push([k, `!${k}`]); break;
-      default: break;
+      case 'In':
+        reqs.push([k, `${k} in (${values.join(',')})`]);
+        break;
+      case 'NotIn':
+        reqs.push([k, `${k} notin (${values.join(',')})`]);
+        break;
+      case 'Exists':
+        reqs.push([k, k]);
+        break;
+      case 'DoesNotExist':
+        reqs.push([k, `!${k}`]);
+        break;
+      default:
+        break;
     }
   }
   reqs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
@@ -174,9 +199,14 @@ function replicaSetCells(rs: KubeObject, now: number): Cell[] {
   const status = o(rs.status);
   const containers = arr(o(o(spec.template).spec).containers);
   return [
-    rs.metadata.name ?? '', typeof spec.replicas === 'number' ? spec.replicas : 1, n(status.replicas), n(status.readyReplicas),
+    rs.metadata.name ?? '',
+    typeof spec.replicas === 'number' ? spec.replicas : 1,
+    n(status.replicas),
+    n(status.readyReplicas),
     ageSince(rs.metadata.creationTimestamp, now),
-    containers.map((c) => s(c.name)).join(','), containers.map((c) => s(c.image)).join(','), formatLabelSelector(spec.selector),
+    containers.map((c) => s(c.name)).join(','),
+    containers.map((c) => s(c.image)).join(','),
+    formatLabelSelector(spec.selector),
   ];
 }
 
@@ -200,9 +230,16 @@ function nodeCells(node: KubeObject, now: number): Cell[] {
   const address = (type: string): string => orNone(s(arr(status.addresses).find((a) => a.type === type)?.address));
   const unknown = (v: unknown): string => s(v) || '<unknown>';
   return [
-    node.metadata.name ?? '', parts.join(','), orNone(nodeRoles(node.metadata.labels ?? {}).join(',')),
-    ageSince(node.metadata.creationTimestamp, now), s(info.kubeletVersion),
-    address('InternalIP'), address('ExternalIP'), unknown(info.osImage), unknown(info.kernelVersion), unknown(info.containerRuntimeVersion),
+    node.metadata.name ?? '',
+    parts.join(','),
+    orNone(nodeRoles(node.metadata.labels ?? {}).join(',')),
+    ageSince(node.metadata.creationTimestamp, now),
+    s(info.kubeletVersion),
+    address('InternalIP'),
+    address('ExternalIP'),
+    unknown(info.osImage),
+    unknown(info.kernelVersion),
+    unknown(info.containerRuntimeVersion),
   ];
 }
 
@@ -224,7 +261,16 @@ function eventCells(ev: KubeObject, now: number): Cell[] {
   const host = s(source.host) || s(ev.reportingInstance);
   if (host) sourceCell = sourceCell ? `${sourceCell}, ${host}` : host;
   return [
-    last, s(ev.type), s(ev.reason), target, s(involved.fieldPath), sourceCell, s(ev.message).trim(), first, count, ev.metadata.name ?? '',
+    last,
+    s(ev.type),
+    s(ev.reason),
+    target,
+    s(involved.fieldPath),
+    sourceCell,
+    s(ev.message).trim(),
+    first,
+    count,
+    ev.metadata.name ?? '',
   ];
 }
 
@@ -245,11 +291,25 @@ const PRINTERS: Record<string, Printer> = {
       nameCol,
       col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
       col('Status', 'string', 'The aggregate status of the containers in this pod.'),
-      col('Restarts', 'string', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
+      col(
+        'Restarts',
+        'string',
+        'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+      ),
       ageCol,
-      col('IP', 'string', 'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', 1),
+      col(
+        'IP',
+        'string',
+        'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.',
+        1,
+      ),
       col('Node', 'string', 'NodeName is a request to schedule this pod onto a specific node.', 1),
-      col('Nominated Node', 'string', 'nominatedNodeName is set only when this pod preempts other pods on the node.', 1),
+      col(
+        'Nominated Node',
+        'string',
+        'nominatedNodeName is set only when this pod preempts other pods on the node.',
+        1,
+      ),
       col('Readiness Gates', 'string', 'If specified, all readiness gates will be evaluated for pod readiness.', 1),
     ],
     cells: podCells,
@@ -274,11 +334,36 @@ const PRINTERS: Record<string, Printer> = {
       col('Roles', 'string', 'The roles of the node'),
       ageCol,
       col('Version', 'string', 'Kubelet Version reported by the node.'),
-      col('Internal-IP', 'string', 'List of addresses reachable to the node. Queried from cloud provider, if available.', 1),
-      col('External-IP', 'string', 'List of addresses reachable to the node. Queried from cloud provider, if available.', 1),
-      col('OS-Image', 'string', 'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).', 1),
-      col('Kernel-Version', 'string', "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", 1),
-      col('Container-Runtime', 'string', 'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).', 1),
+      col(
+        'Internal-IP',
+        'string',
+        'List of addresses reachable to the node. Queried from cloud provider, if available.',
+        1,
+      ),
+      col(
+        'External-IP',
+        'string',
+        'List of addresses reachable to the node. Queried from cloud provider, if available.',
+        1,
+      ),
+      col(
+        'OS-Image',
+        'string',
+        'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).',
+        1,
+      ),
+      col(
+        'Kernel-Version',
+        'string',
+        "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).",
+        1,
+      ),
+      col(
+        'Container-Runtime',
+        'string',
+        'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).',
+        1,
+      ),
     ],
     cells: nodeCells,
   },
@@ -290,26 +375,56 @@ const PRINTERS: Record<string, Printer> = {
     columns: [
       col('Last Seen', 'string', 'The time at which the most recent occurrence of this event was recorded.'),
       col('Type', 'string', 'Type of this event (Normal, Warning), new types could be added in the future.'),
-      col('Reason', 'string', 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.'),
+      col(
+        'Reason',
+        'string',
+        "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+      ),
       col('Object', 'string', 'The object that this event is about.'),
       col('Subobject', 'string', 'The subobject that this event is about.', 1),
-      col('Source', 'string', 'The component reporting this event. Should be a short machine understandable string.', 1),
+      col(
+        'Source',
+        'string',
+        'The component reporting this event. Should be a short machine understandable string.',
+        1,
+      ),
       col('Message', 'string', 'A human-readable description of the status of this operation.'),
-      col('First Seen', 'string', 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)', 1),
+      col(
+        'First Seen',
+        'string',
+        'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
+        1,
+      ),
       col('Count', 'integer', 'The number of times this event has occurred.', 1),
       col('Name', 'string', NAME_DESCRIPTION, 1, 'name'),
     ],
     cells: eventCells,
   },
   'coordination.k8s.io/Lease': {
-    columns: [nameCol, col('Holder', 'string', 'HolderIdentity contains the identity of the holder of a current lease.'), ageCol],
-    cells: (x, now) => [x.metadata.name ?? '', s(o(x.spec).holderIdentity), ageSince(x.metadata.creationTimestamp, now)],
+    columns: [
+      nameCol,
+      col('Holder', 'string', 'HolderIdentity contains the identity of the holder of a current lease.'),
+      ageCol,
+    ],
+    cells: (x, now) => [
+      x.metadata.name ?? '',
+      s(o(x.spec).holderIdentity),
+      ageSince(x.metadata.creationTimestamp, now),
+    ],
   },
   'policy/PodDisruptionBudget': {
     columns: [
       nameCol,
-      col('Min Available', 'string', 'The minimum number of pods that must be available simultaneously.  This can be either an integer or a string specifying a percentage, e.g. "28%".'),
-      col('Max Unavailable', 'string', 'The maximum number of pods that may be unavailable simultaneously.  This can be either an integer or a string specifying a percentage, e.g. "28%".'),
+      col(
+        'Min Available',
+        'string',
+        'The minimum number of pods that must be available simultaneously.  This can be either an integer or a string specifying a percentage, e.g. "28%".',
+      ),
+      col(
+        'Max Unavailable',
+        'string',
+        'The maximum number of pods that may be unavailable simultaneously.  This can be either an integer or a string specifying a percentage, e.g. "28%".',
+      ),
       col('Allowed Disruptions', 'integer', 'Calculated number of pods that may be disrupted at this time.'),
       ageCol,
     ],
@@ -337,26 +452,51 @@ export function columnCell(column: PrinterColumn, obj: unknown, now: number): Ce
   const value = results[0];
   if (value === null || value === undefined) return null;
   switch (column.type) {
-    case 'string': return formatPlain(value);
-    case 'integer': return typeof value === 'number' ? Math.trunc(value) : null;
-    case 'number': return typeof value === 'number' ? value : null;
-    case 'boolean': return typeof value === 'boolean' ? value : null;
+    case 'string':
+      return formatPlain(value);
+    case 'integer':
+      return typeof value === 'number' ? Math.trunc(value) : null;
+    case 'number':
+      return typeof value === 'number' ? value : null;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : null;
     case 'date': {
       if (typeof value !== 'string') return null;
       if (value === '') return '<unknown>';
       return Number.isNaN(Date.parse(value)) ? '<invalid>' : ageSince(value, now);
     }
-    default: return null;
+    default:
+      return null;
   }
 }
 
 function customResourcePrinter(version: ServedVersion | undefined): Printer {
   const specified = version?.additionalPrinterColumns ?? [];
-  const columns: PrinterColumn[] = specified.length > 0 ? specified
-    : [{ name: 'Age', type: 'date', priority: 0, jsonPath: '.metadata.creationTimestamp', description: CREATION_DESCRIPTION }];
+  const columns: PrinterColumn[] =
+    specified.length > 0
+      ? specified
+      : [
+          {
+            name: 'Age',
+            type: 'date',
+            priority: 0,
+            jsonPath: '.metadata.creationTimestamp',
+            description: CREATION_DESCRIPTION,
+          },
+        ];
   return {
-    columns: [nameCol, ...columns.map((c) => col(c.name, c.type,
-      c.description || `Custom resource definition column (in JSONPath format): ${c.jsonPath}`, c.priority ?? 0, c.format ?? ''))],
+    columns: [
+      nameCol,
+      ...columns.map((c) =>
+        col(
+          c.name,
+          c.type,
+          c.description || `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
+          c.priority ?? 0,
+          c.format ?? '',
+        ),
+      ),
+    ],
     cells: (x, now) => [x.metadata.name ?? '', ...columns.map((c) => columnCell(c, x, now))],
   };
 }
@@ -373,7 +513,8 @@ export function toTable(info: ResourceInfo, objects: KubeObject[], opts: TableOp
   const rows = objects.map((x) => {
     const row: Obj = { cells: printer.cells(x, opts.now) };
     if (include === 'Object') row.object = x;
-    else if (include === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: x.metadata };
+    else if (include === 'Metadata')
+      row.object = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: x.metadata };
     return row;
   });
   const metadata: Obj = {};

@@ -9,8 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { compileCel, runCel } from '../../../src/sim/schema/cel.ts';
 import {
-  DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE, DEFAULT_MINIMUM_HEALTH_CAPACITY, DEFAULT_PROGRESS_DEADLINE_SECONDS, DEFAULT_REPLICAS,
-  DEFAULT_REVISION_HISTORY_LIMIT, withDefaults,
+  DEFAULT_MAX_SURGE,
+  DEFAULT_MAX_UNAVAILABLE,
+  DEFAULT_MINIMUM_HEALTH_CAPACITY,
+  DEFAULT_PROGRESS_DEADLINE_SECONDS,
+  DEFAULT_REPLICAS,
+  DEFAULT_REVISION_HISTORY_LIMIT,
+  withDefaults,
 } from '../../../src/api/defaults.ts';
 import { validateDeployment, formatFieldError, PERCENT_ERROR } from '../../../src/api/validation.ts';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../../../src/api/types.ts';
@@ -34,7 +39,13 @@ type Schema = {
   default?: unknown;
   'x-kubernetes-int-or-string'?: boolean;
   'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-validations'?: Array<{ rule: string; message: string; messageExpression?: string; fieldPath?: string; reason?: string }>;
+  'x-kubernetes-validations'?: Array<{
+    rule: string;
+    message: string;
+    messageExpression?: string;
+    fieldPath?: string;
+    reason?: string;
+  }>;
 };
 
 const crdPath = fileURLToPath(new URL('../../../crds/deployments.pacer.dev.yaml', import.meta.url));
@@ -94,10 +105,14 @@ function applyDefaults(s: Schema, v: unknown): unknown {
 function admissionErrors(s: Schema, v: unknown, old: unknown, path: string, out: string[]): string[] {
   if (v === undefined) return out;
   if (s.enum && !s.enum.includes(v)) out.push(`${path}: Unsupported value: ${JSON.stringify(v)}`);
-  if (s.minimum !== undefined && typeof v === 'number' && v < s.minimum) out.push(`${path}: should be greater than or equal to ${s.minimum}`);
-  if (s.maximum !== undefined && typeof v === 'number' && v > s.maximum) out.push(`${path}: should be less than or equal to ${s.maximum}`);
-  if (s.minItems !== undefined && Array.isArray(v) && v.length < s.minItems) out.push(`${path}: should have at least ${s.minItems} items`);
-  if (s.pattern !== undefined && typeof v === 'string' && !new RegExp(s.pattern).test(v)) out.push(`${path}: should match '${s.pattern}'`);
+  if (s.minimum !== undefined && typeof v === 'number' && v < s.minimum)
+    out.push(`${path}: should be greater than or equal to ${s.minimum}`);
+  if (s.maximum !== undefined && typeof v === 'number' && v > s.maximum)
+    out.push(`${path}: should be less than or equal to ${s.maximum}`);
+  if (s.minItems !== undefined && Array.isArray(v) && v.length < s.minItems)
+    out.push(`${path}: should have at least ${s.minItems} items`);
+  if (s.pattern !== undefined && typeof v === 'string' && !new RegExp(s.pattern).test(v))
+    out.push(`${path}: should match '${s.pattern}'`);
   for (const r of s.required ?? []) {
     if ((v as Record<string, unknown>)[r] === undefined) out.push(`${path}.${r}: Required value`);
   }
@@ -109,7 +124,8 @@ function admissionErrors(s: Schema, v: unknown, old: unknown, path: string, out:
       const ok = evaluate(rule.rule, ctx);
       // The API server prefers messageExpression's result when it gives a usable string.
       const message = rule.messageExpression ? evaluate(rule.messageExpression, ctx) : rule.message;
-      if (ok !== true) out.push(`${where}: ${typeof message === 'string' && message.trim() !== '' ? message : rule.message}`);
+      if (ok !== true)
+        out.push(`${where}: ${typeof message === 'string' && message.trim() !== '' ? message : rule.message}`);
     } catch (err) {
       out.push(`${where}: rule failed to evaluate: ${(err as Error).message.split('\n')[0]}`);
     }
@@ -117,14 +133,22 @@ function admissionErrors(s: Schema, v: unknown, old: unknown, path: string, out:
   const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
   const oo = (old && typeof old === 'object' ? old : {}) as Record<string, unknown>;
   for (const [k, child] of Object.entries(s.properties ?? {})) admissionErrors(child, o[k], oo[k], `${path}.${k}`, out);
-  if (Array.isArray(v) && s.items) v.forEach((x, i) => { admissionErrors(s.items!, x, undefined, `${path}[${i}]`, out); });
+  if (Array.isArray(v) && s.items)
+    v.forEach((x, i) => {
+      admissionErrors(s.items!, x, undefined, `${path}[${i}]`, out);
+    });
   return out;
 }
 
 function admit(d: unknown, old?: unknown): string[] {
   const defaulted = applyDefaults(root, structuredClone(d));
-  return admissionErrors(root, defaulted, old === undefined ? undefined : applyDefaults(root, structuredClone(old)), '', [])
-    .map((e) => e.replace(/^\./, ''));
+  return admissionErrors(
+    root,
+    defaulted,
+    old === undefined ? undefined : applyDefaults(root, structuredClone(old)),
+    '',
+    [],
+  ).map((e) => e.replace(/^\./, ''));
 }
 
 function web(): Deployment {
@@ -151,8 +175,12 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
     expect(crd.spec.group).to.equal(GROUP);
     expect(crd.spec.scope).to.equal('Namespaced');
     expect(crd.spec.names).to.deep.equal({
-      kind: KIND, listKind: 'DeploymentList', plural: PLURAL, singular: 'deployment',
-      shortNames: ['pdeploy'], categories: ['pacer'],
+      kind: KIND,
+      listKind: 'DeploymentList',
+      plural: PLURAL,
+      singular: 'deployment',
+      shortNames: ['pdeploy'],
+      categories: ['pacer'],
     });
   });
 
@@ -164,13 +192,20 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
   it('has the status and scale subresources, scale reading status.selector', () => {
     expect(version.subresources).to.deep.equal({
       status: {},
-      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' },
+      scale: {
+        specReplicasPath: '.spec.replicas',
+        statusReplicasPath: '.status.replicas',
+        labelSelectorPath: '.status.selector',
+      },
     });
   });
 
   it('prints READY, UP-TO-DATE, AVAILABLE, AGE like `kubectl get deploy`', () => {
-    const columns = version.additionalPrinterColumns.map((c: { name: string; type: string; jsonPath: string }) =>
-      [c.name.toUpperCase(), c.type, c.jsonPath]);
+    const columns = version.additionalPrinterColumns.map((c: { name: string; type: string; jsonPath: string }) => [
+      c.name.toUpperCase(),
+      c.type,
+      c.jsonPath,
+    ]);
     expect(columns).to.deep.equal([
       ['READY', 'string', '.status.ready'],
       ['UP-TO-DATE', 'integer', '.status.updatedReplicas'],
@@ -201,11 +236,29 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
 
   it('declares spec and status field for field as apps/v1 (plus status.selector and status.ready)', () => {
     expect(Object.keys(at('spec').properties!).sort()).to.deep.equal([
-      'dependencies', 'minReadySeconds', 'paused', 'plan', 'progressDeadlineSeconds', 'replicas', 'revisionHistoryLimit', 'selector', 'strategy', 'template',
+      'dependencies',
+      'minReadySeconds',
+      'paused',
+      'plan',
+      'progressDeadlineSeconds',
+      'replicas',
+      'revisionHistoryLimit',
+      'selector',
+      'strategy',
+      'template',
     ]);
     expect(Object.keys(at('status').properties!).sort()).to.deep.equal([
-      'availableReplicas', 'collisionCount', 'conditions', 'observedGeneration', 'ready', 'readyReplicas', 'replicas',
-      'selector', 'terminatingReplicas', 'unavailableReplicas', 'updatedReplicas',
+      'availableReplicas',
+      'collisionCount',
+      'conditions',
+      'observedGeneration',
+      'ready',
+      'readyReplicas',
+      'replicas',
+      'selector',
+      'terminatingReplicas',
+      'unavailableReplicas',
+      'updatedReplicas',
     ]);
     expect(at('spec').required).to.deep.equal(['selector', 'template']);
     expect(at('spec.template.spec')['x-kubernetes-preserve-unknown-fields']).to.equal(true);
@@ -218,7 +271,8 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
     expect(at('spec.minReadySeconds').default).to.equal(0);
     expect(at('spec.paused').default).to.equal(false);
     expect(at('spec.strategy').default).to.deep.equal({
-      type: 'RollingUpdate', rollingUpdate: { maxSurge: DEFAULT_MAX_SURGE, maxUnavailable: DEFAULT_MAX_UNAVAILABLE },
+      type: 'RollingUpdate',
+      rollingUpdate: { maxSurge: DEFAULT_MAX_SURGE, maxUnavailable: DEFAULT_MAX_UNAVAILABLE },
     });
     expect(at('spec.strategy.type').default).to.equal('RollingUpdate');
     expect(at('spec.strategy.rollingUpdate.maxSurge').default).to.equal(DEFAULT_MAX_SURGE);
@@ -259,34 +313,64 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
     expect([...used].filter((f) => !allowed.has(f))).to.deep.equal([]);
   });
 
-  it('states the percent format with upstream\'s exact message', () => {
+  it("states the percent format with upstream's exact message", () => {
     const rules = at('spec.strategy.rollingUpdate.maxSurge')['x-kubernetes-validations']!;
     expect(rules.map((r) => r.message)).to.include(PERCENT_ERROR);
   });
 });
 
 /** spec.dependencies[]: an optional DNS-1123 label and '/', then a DNS-1123 subdomain. */
-const DEPENDENCY_PATTERN = '^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+const DEPENDENCY_PATTERN =
+  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
 describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => {
   type Change = (d: Deployment) => void;
-  const set = (path: string, value: unknown): Change => (d) => {
-    const keys = path.split('.');
-    let o = d as unknown as Record<string, unknown>;
-    for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
-    if (value === undefined) delete o[keys.at(-1)!];
-    else o[keys.at(-1)!] = value;
-  };
+  const set =
+    (path: string, value: unknown): Change =>
+    (d) => {
+      const keys = path.split('.');
+      let o = d as unknown as Record<string, unknown>;
+      for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+      if (value === undefined) delete o[keys.at(-1)!];
+      else o[keys.at(-1)!] = value;
+    };
   const rows: Array<{ name: string; change: Change; errors: string[] }> = [
     { name: 'a plain web deployment is admitted', change: () => {}, errors: [] },
     { name: 'Recreate without rollingUpdate', change: set('spec.strategy', { type: 'Recreate' }), errors: [] },
-    { name: 'maxSurge 0 with maxUnavailable 1', change: set('spec.strategy', { rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } }), errors: [] },
-    { name: 'maxSurge 0 alone (maxUnavailable defaults to 25%)', change: set('spec.strategy', { rollingUpdate: { maxSurge: 0 } }), errors: [] },
-    { name: 'maxUnavailable 100%', change: set('spec.strategy', { rollingUpdate: { maxUnavailable: '100%' } }), errors: [] },
-    { name: 'maxUnavailable 007%', change: set('spec.strategy', { rollingUpdate: { maxUnavailable: '007%' } }), errors: [] },
+    {
+      name: 'maxSurge 0 with maxUnavailable 1',
+      change: set('spec.strategy', { rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } }),
+      errors: [],
+    },
+    {
+      name: 'maxSurge 0 alone (maxUnavailable defaults to 25%)',
+      change: set('spec.strategy', { rollingUpdate: { maxSurge: 0 } }),
+      errors: [],
+    },
+    {
+      name: 'maxUnavailable 100%',
+      change: set('spec.strategy', { rollingUpdate: { maxUnavailable: '100%' } }),
+      errors: [],
+    },
+    {
+      name: 'maxUnavailable 007%',
+      change: set('spec.strategy', { rollingUpdate: { maxUnavailable: '007%' } }),
+      errors: [],
+    },
     { name: 'maxSurge 150%', change: set('spec.strategy', { rollingUpdate: { maxSurge: '150%' } }), errors: [] },
-    { name: 'deadline above minReadySeconds', change: (d) => { d.spec.minReadySeconds = 10; d.spec.progressDeadlineSeconds = 11; }, errors: [] },
-    { name: 'selector by expression only', change: set('spec.selector', { matchExpressions: [{ key: 'app', operator: 'Exists' }] }), errors: [] },
+    {
+      name: 'deadline above minReadySeconds',
+      change: (d) => {
+        d.spec.minReadySeconds = 10;
+        d.spec.progressDeadlineSeconds = 11;
+      },
+      errors: [],
+    },
+    {
+      name: 'selector by expression only',
+      change: set('spec.selector', { matchExpressions: [{ key: 'app', operator: 'Exists' }] }),
+      errors: [],
+    },
     {
       name: 'maxSurge 0 and maxUnavailable 0',
       change: set('spec.strategy', { rollingUpdate: { maxSurge: 0, maxUnavailable: 0 } }),
@@ -334,7 +418,10 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
     },
     {
       name: 'deadline equal to minReadySeconds',
-      change: (d) => { d.spec.minReadySeconds = 30; d.spec.progressDeadlineSeconds = 30; },
+      change: (d) => {
+        d.spec.minReadySeconds = 30;
+        d.spec.progressDeadlineSeconds = 30;
+      },
       errors: ['spec.progressDeadlineSeconds: must be greater than minReadySeconds'],
     },
     {
@@ -374,13 +461,21 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
     },
     {
       name: 'In without values',
-      change: set('spec.selector', { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In' }] }),
+      change: set('spec.selector', {
+        matchLabels: { app: 'web' },
+        matchExpressions: [{ key: 'tier', operator: 'In' }],
+      }),
       errors: ["spec.selector.matchExpressions[0].values: must be specified when `operator` is 'In' or 'NotIn'"],
     },
     {
       name: 'Exists with values',
-      change: set('spec.selector', { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'Exists', values: ['a'] }] }),
-      errors: ["spec.selector.matchExpressions[0].values: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"],
+      change: set('spec.selector', {
+        matchLabels: { app: 'web' },
+        matchExpressions: [{ key: 'tier', operator: 'Exists', values: ['a'] }],
+      }),
+      errors: [
+        "spec.selector.matchExpressions[0].values: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+      ],
     },
     {
       name: 'restartPolicy OnFailure',
@@ -394,28 +489,30 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
     },
     {
       name: 'MinimumHealth 0.6 with maximumOverCapacity 0.2',
-      change: set('spec.strategy', { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.6, maximumOverCapacity: 0.2 } }),
+      change: set('spec.strategy', {
+        type: 'MinimumHealth',
+        minimumHealth: { minimumHealthCapacity: 0.6, maximumOverCapacity: 0.2 },
+      }),
       errors: [],
     },
     { name: 'MinimumHealth alone', change: set('spec.strategy', { type: 'MinimumHealth' }), errors: [] },
     {
       name: 'MinimumHealth at the bounds (integers 0 and 1)',
-      change: set('spec.strategy', { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0, maximumOverCapacity: 1 } }),
+      change: set('spec.strategy', {
+        type: 'MinimumHealth',
+        minimumHealth: { minimumHealthCapacity: 0, maximumOverCapacity: 1 },
+      }),
       errors: [],
     },
     {
       name: 'minimumHealthCapacity 1.2',
       change: set('spec.strategy', { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 1.2 } }),
-      errors: [
-        'spec.strategy.minimumHealth.minimumHealthCapacity: got 1.2, expected between 0.0 and 1.0',
-      ],
+      errors: ['spec.strategy.minimumHealth.minimumHealthCapacity: got 1.2, expected between 0.0 and 1.0'],
     },
     {
       name: 'negative maximumOverCapacity',
       change: set('spec.strategy', { type: 'MinimumHealth', minimumHealth: { maximumOverCapacity: -0.5 } }),
-      errors: [
-        'spec.strategy.minimumHealth.maximumOverCapacity: got -0.5, expected between 0.0 and 1.0',
-      ],
+      errors: ['spec.strategy.minimumHealth.maximumOverCapacity: got -0.5, expected between 0.0 and 1.0'],
     },
     {
       name: 'MinimumHealth with rollingUpdate',
@@ -437,14 +534,42 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
       change: set('spec.strategy', { type: 'Recreate', minimumHealth: {} }),
       errors: ["spec.strategy.minimumHealth: may not be specified when strategy `type` is 'Recreate'"],
     },
-    { name: 'dependencies by name and namespace/name', change: set('spec.dependencies', ['db', 'data/db']), errors: [] },
-    { name: 'a dependency in upper case', change: set('spec.dependencies', ['Db']), errors: [`spec.dependencies[0]: should match '${DEPENDENCY_PATTERN}'`] },
-    { name: 'a dependency with two slashes', change: set('spec.dependencies', ['db', 'a/b/c']), errors: [`spec.dependencies[1]: should match '${DEPENDENCY_PATTERN}'`] },
-    { name: 'a serial-canary plan of three proceeds', change: set('spec.plan', { strategy: 'serial-canary', requiredProceeds: 3 }), errors: [] },
+    {
+      name: 'dependencies by name and namespace/name',
+      change: set('spec.dependencies', ['db', 'data/db']),
+      errors: [],
+    },
+    {
+      name: 'a dependency in upper case',
+      change: set('spec.dependencies', ['Db']),
+      errors: [`spec.dependencies[0]: should match '${DEPENDENCY_PATTERN}'`],
+    },
+    {
+      name: 'a dependency with two slashes',
+      change: set('spec.dependencies', ['db', 'a/b/c']),
+      errors: [`spec.dependencies[1]: should match '${DEPENDENCY_PATTERN}'`],
+    },
+    {
+      name: 'a serial-canary plan of three proceeds',
+      change: set('spec.plan', { strategy: 'serial-canary', requiredProceeds: 3 }),
+      errors: [],
+    },
     { name: 'a parallel plan', change: set('spec.plan', { strategy: 'parallel' }), errors: [] },
-    { name: 'a plan strategy "canary"', change: set('spec.plan', { strategy: 'canary' }), errors: ['spec.plan.strategy: Unsupported value: "canary"'] },
-    { name: 'requiredProceeds 0', change: set('spec.plan', { strategy: 'parallel-canary', requiredProceeds: 0 }), errors: ['spec.plan.requiredProceeds: should be greater than or equal to 1'] },
-    { name: 'requiredProceeds with a serial plan', change: set('spec.plan', { strategy: 'serial', requiredProceeds: 2 }), errors: ['spec.plan.requiredProceeds: may not be set when `strategy` is not serial-canary or parallel-canary'] },
+    {
+      name: 'a plan strategy "canary"',
+      change: set('spec.plan', { strategy: 'canary' }),
+      errors: ['spec.plan.strategy: Unsupported value: "canary"'],
+    },
+    {
+      name: 'requiredProceeds 0',
+      change: set('spec.plan', { strategy: 'parallel-canary', requiredProceeds: 0 }),
+      errors: ['spec.plan.requiredProceeds: should be greater than or equal to 1'],
+    },
+    {
+      name: 'requiredProceeds with a serial plan',
+      change: set('spec.plan', { strategy: 'serial', requiredProceeds: 2 }),
+      errors: ['spec.plan.requiredProceeds: may not be set when `strategy` is not serial-canary or parallel-canary'],
+    },
     {
       name: 'pod template without containers',
       change: set('spec.template.spec', {}),
@@ -459,7 +584,7 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
     });
   }
 
-  describe('the schema and Pacer\'s own validation agree on what is refused', () => {
+  describe("the schema and Pacer's own validation agree on what is refused", () => {
     for (const row of rows) {
       it(row.name, () => {
         const d = web();
@@ -474,10 +599,20 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
 
   describe('updates: the selector is immutable (transition rule)', () => {
     const updates: Array<{ name: string; change: Change; errors: string[] }> = [
-      { name: 'replicas and template may change', change: (d) => { d.spec.replicas = 5; d.spec.template!.metadata!.labels!.v = '2'; }, errors: [] },
+      {
+        name: 'replicas and template may change',
+        change: (d) => {
+          d.spec.replicas = 5;
+          d.spec.template!.metadata!.labels!.v = '2';
+        },
+        errors: [],
+      },
       {
         name: 'a selector change is refused',
-        change: (d) => { d.spec.selector = { matchLabels: { app: 'web', v: '2' } }; d.spec.template!.metadata!.labels!.v = '2'; },
+        change: (d) => {
+          d.spec.selector = { matchLabels: { app: 'web', v: '2' } };
+          d.spec.template!.metadata!.labels!.v = '2';
+        },
         errors: ['spec.selector: field is immutable'],
       },
     ];
@@ -513,7 +648,10 @@ describe('examples/: every example is a valid pacer.dev Deployment', () => {
       file: 'minimum-health.yaml',
       check: (d) => {
         expect(d.spec.replicas).to.equal(10);
-        expect(d.spec.strategy).to.deep.equal({ type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.6, maximumOverCapacity: 0.2 } });
+        expect(d.spec.strategy).to.deep.equal({
+          type: 'MinimumHealth',
+          minimumHealth: { minimumHealthCapacity: 0.6, maximumOverCapacity: 0.2 },
+        });
       },
     },
     {

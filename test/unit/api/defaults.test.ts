@@ -70,7 +70,7 @@ describe('api/defaults: withDefaults (apps/v1 SetDefaults_Deployment)', () => {
       },
     },
     {
-      name: 'MinimumHealth without minimumHealth gets Marathon\'s minimumHealthCapacity 1.0 and no rollingUpdate',
+      name: "MinimumHealth without minimumHealth gets Marathon's minimumHealthCapacity 1.0 and no rollingUpdate",
       spec: { strategy: { type: 'MinimumHealth' } },
       want: {
         replicas: 1,

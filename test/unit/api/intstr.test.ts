@@ -25,10 +25,19 @@ describe('api/intstr: GetScaledValueFromIntOrPercent', () => {
 
   const errors: Array<{ v: string; message: string }> = [
     { v: '5', message: 'invalid value for IntOrString: invalid type: string is not a percentage' },
-    { v: 'a%', message: 'invalid value for IntOrString: invalid value "a%": strconv.Atoi: parsing "a": invalid syntax' },
+    {
+      v: 'a%',
+      message: 'invalid value for IntOrString: invalid value "a%": strconv.Atoi: parsing "a": invalid syntax',
+    },
     { v: '%', message: 'invalid value for IntOrString: invalid value "%": strconv.Atoi: parsing "": invalid syntax' },
-    { v: '40%%', message: 'invalid value for IntOrString: invalid value "40%%": strconv.Atoi: parsing "40%": invalid syntax' },
-    { v: '#%', message: 'invalid value for IntOrString: invalid value "#%": strconv.Atoi: parsing "#": invalid syntax' },
+    {
+      v: '40%%',
+      message: 'invalid value for IntOrString: invalid value "40%%": strconv.Atoi: parsing "40%": invalid syntax',
+    },
+    {
+      v: '#%',
+      message: 'invalid value for IntOrString: invalid value "#%": strconv.Atoi: parsing "#": invalid syntax',
+    },
   ];
   for (const { v, message } of errors) {
     it(`${JSON.stringify(v)} is an error: ${message}`, () => {

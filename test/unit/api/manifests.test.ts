@@ -12,7 +12,12 @@ import { KUBECTL_HOW, requireTool } from '../../fixtures/tools.ts';
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (p: string): string => readFileSync(join(repo, p), 'utf8');
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [k: string]: any };
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [k: string]: any;
+};
 
 function documents(p: string): Obj[] {
   return parseAllDocuments(read(p)).map((doc) => {
@@ -37,23 +42,47 @@ describe('manifests/: the kustomize base', () => {
     expect(kustomization.kind).to.equal('Kustomization');
     expect(kustomization.namespace).to.equal('pacer-system');
     expect(kustomization.resources).to.include('../../crds');
-    for (const r of kustomization.resources as string[]) expect(existsSync(join(repo, 'manifests', 'base', r)), r).to.equal(true);
+    for (const r of kustomization.resources as string[])
+      expect(existsSync(join(repo, 'manifests', 'base', r)), r).to.equal(true);
     const crds = parseYaml(read('crds/Kustomization'));
-    expect(crds.resources).to.deep.equal(['deployments.pacer.dev.yaml', 'plans.pacer.dev.yaml', 'noderolls.pacer.dev.yaml']);
+    expect(crds.resources).to.deep.equal([
+      'deployments.pacer.dev.yaml',
+      'plans.pacer.dev.yaml',
+      'noderolls.pacer.dev.yaml',
+    ]);
   });
 
   it('holds a Namespace, ServiceAccount, ClusterRole, Role (leases), their bindings, Deployment, PodDisruptionBudget, Service and NetworkPolicy', () => {
-    expect(objects.map((o) => o.kind).sort()).to.deep.equal(
-      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Namespace', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
+    expect(objects.map((o) => o.kind).sort()).to.deep.equal([
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'Deployment',
+      'Namespace',
+      'NetworkPolicy',
+      'PodDisruptionBudget',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+    ]);
     expect(find('Namespace').metadata.name).to.equal('pacer-system');
     expect(find('ServiceAccount').metadata).to.include({ name: 'pacer-controller', namespace: 'pacer-system' });
   });
 
-  it('binds the roles to the controller\'s ServiceAccount', () => {
-    for (const [bindingKind, roleKind] of [['ClusterRoleBinding', 'ClusterRole'], ['RoleBinding', 'Role']]) {
+  it("binds the roles to the controller's ServiceAccount", () => {
+    for (const [bindingKind, roleKind] of [
+      ['ClusterRoleBinding', 'ClusterRole'],
+      ['RoleBinding', 'Role'],
+    ]) {
       const binding = find(bindingKind!);
-      expect(binding.roleRef, bindingKind).to.deep.equal({ apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: find(roleKind!).metadata.name });
-      expect(binding.subjects, bindingKind).to.deep.equal([{ kind: 'ServiceAccount', name: 'pacer-controller', namespace: 'pacer-system' }]);
+      expect(binding.roleRef, bindingKind).to.deep.equal({
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: roleKind,
+        name: find(roleKind!).metadata.name,
+      });
+      expect(binding.subjects, bindingKind).to.deep.equal([
+        { kind: 'ServiceAccount', name: 'pacer-controller', namespace: 'pacer-system' },
+      ]);
     }
   });
 
@@ -76,15 +105,29 @@ describe('manifests/: the kustomize base', () => {
       expect(JSON.stringify(rules)).not.to.include('*');
     });
     it('nothing outside its own resource, ReplicaSets, pods and events (leases: the namespaced Role)', () => {
-      const resources = new Set(rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}`))));
+      const resources = new Set(
+        rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}`))),
+      );
       expect([...resources].sort()).to.deep.equal([
-        '/events', '/nodes', '/pods', '/pods/eviction', 'apps/replicasets', 'authentication.k8s.io/tokenreviews', 'authorization.k8s.io/subjectaccessreviews',
-        'pacer.dev/deployments', 'pacer.dev/deployments/status', 'pacer.dev/noderolls', 'pacer.dev/noderolls/status', 'pacer.dev/plans', 'pacer.dev/plans/status',
+        '/events',
+        '/nodes',
+        '/pods',
+        '/pods/eviction',
+        'apps/replicasets',
+        'authentication.k8s.io/tokenreviews',
+        'authorization.k8s.io/subjectaccessreviews',
+        'pacer.dev/deployments',
+        'pacer.dev/deployments/status',
+        'pacer.dev/noderolls',
+        'pacer.dev/noderolls/status',
+        'pacer.dev/plans',
+        'pacer.dev/plans/status',
         'sim.pacer.dev/nodegroups',
       ]);
     });
-    it('pods are only read, deleted one by one (a plan step\'s restart over the HTTP API) and evicted (a node roll\'s drain): no create, update or collection delete', () => {
-      for (const v of ['create', 'update', 'patch', 'deletecollection']) expect(allowed('', 'pods', v), v).to.equal(false);
+    it("pods are only read, deleted one by one (a plan step's restart over the HTTP API) and evicted (a node roll's drain): no create, update or collection delete", () => {
+      for (const v of ['create', 'update', 'patch', 'deletecollection'])
+        expect(allowed('', 'pods', v), v).to.equal(false);
       expect(allowed('', 'pods', 'delete')).to.equal(true);
       expect(allowed('', 'pods/eviction', 'create')).to.equal(true);
     });
@@ -98,14 +141,25 @@ describe('manifests/: the kustomize base', () => {
     it('runs pacer:latest as `controller` with the metrics and health addresses', () => {
       expect(pod.containers).to.have.length(1);
       expect(c.image).to.equal('pacer:latest');
-      expect(c.args).to.deep.equal(['controller', '--leader-elect=true', '--metrics-bind-address=:8080', '--metrics-secure=true', '--health-probe-bind-address=:8081', '--api-bind-address=:8082', '--webhook-bind-address=0']);
+      expect(c.args).to.deep.equal([
+        'controller',
+        '--leader-elect=true',
+        '--metrics-bind-address=:8080',
+        '--metrics-secure=true',
+        '--health-probe-bind-address=:8081',
+        '--api-bind-address=:8082',
+        '--webhook-bind-address=0',
+      ]);
       expect(pod.serviceAccountName).to.equal('pacer-controller');
       expect(d.metadata.namespace).to.equal('pacer-system');
     });
 
     it('two replicas, one leader: rolled one at a time, spread over nodes, a PodDisruptionBudget of one', () => {
       expect(d.spec.replicas).to.equal(2);
-      expect(d.spec.strategy).to.deep.equal({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } });
+      expect(d.spec.strategy).to.deep.equal({
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: 1, maxUnavailable: 0 },
+      });
       const term = pod.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm;
       expect(term.topologyKey).to.equal('kubernetes.io/hostname');
       expect(term.labelSelector.matchLabels).to.deep.equal(d.spec.selector.matchLabels);
@@ -123,7 +177,11 @@ describe('manifests/: the kustomize base', () => {
       expect(pod.securityContext.runAsNonRoot).to.equal(true);
       expect(pod.securityContext.runAsUser).to.be.a('number').and.above(0);
       expect(pod.securityContext.seccompProfile).to.deep.equal({ type: 'RuntimeDefault' });
-      expect(c.securityContext).to.deep.include({ runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+      expect(c.securityContext).to.deep.include({
+        runAsNonRoot: true,
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+      });
       expect(c.securityContext.capabilities).to.deep.equal({ drop: ['ALL'] });
     });
 
@@ -151,15 +209,28 @@ describe('manifests/: the kustomize base', () => {
     });
   });
 
-  it('a NetworkPolicy selects the controller\'s pods and admits only metrics (8080), the webhook (9443) and the views (8082), each from labelled namespaces', () => {
+  it("a NetworkPolicy selects the controller's pods and admits only metrics (8080), the webhook (9443) and the views (8082), each from labelled namespaces", () => {
     const np = find('NetworkPolicy');
     const d = find('Deployment');
-    for (const [k, v] of Object.entries(np.spec.podSelector.matchLabels as Record<string, string>)) expect(d.spec.template.metadata.labels[k], k).to.equal(v);
+    for (const [k, v] of Object.entries(np.spec.podSelector.matchLabels as Record<string, string>))
+      expect(d.spec.template.metadata.labels[k], k).to.equal(v);
     expect(np.spec.policyTypes).to.deep.equal(['Ingress']);
-    const rules = (np.spec.ingress as Array<{ from: Array<{ namespaceSelector: { matchLabels: Record<string, string> } }>; ports: Array<{ port: number }> }>)
-      .map((r) => `${r.ports.map((p) => p.port).join(',')} from ${JSON.stringify(r.from[0].namespaceSelector.matchLabels)}`);
-    expect(rules).to.deep.equal(['8080 from {"metrics":"enabled"}', '9443 from {"webhook":"enabled"}', '8082 from {"pacer-api":"enabled"}']);
-    const ports = (d.spec.template.spec.containers[0].ports as Array<{ name: string; containerPort: number }>).map((p) => p.containerPort);
+    const rules = (
+      np.spec.ingress as Array<{
+        from: Array<{ namespaceSelector: { matchLabels: Record<string, string> } }>;
+        ports: Array<{ port: number }>;
+      }>
+    ).map(
+      (r) => `${r.ports.map((p) => p.port).join(',')} from ${JSON.stringify(r.from[0].namespaceSelector.matchLabels)}`,
+    );
+    expect(rules).to.deep.equal([
+      '8080 from {"metrics":"enabled"}',
+      '9443 from {"webhook":"enabled"}',
+      '8082 from {"pacer-api":"enabled"}',
+    ]);
+    const ports = (d.spec.template.spec.containers[0].ports as Array<{ name: string; containerPort: number }>).map(
+      (p) => p.containerPort,
+    );
     expect(ports, 'the health port is left to the kubelet').to.include.members([8080, 8081, 8082]);
   });
 
@@ -167,9 +238,32 @@ describe('manifests/: the kustomize base', () => {
     requireTool(this, 'kubectl', KUBECTL_HOW);
     const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests')], { encoding: 'utf8' });
     const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
-    expect(built.map((o) => o.kind).sort()).to.deep.equal(
-      ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'Deployment', 'Namespace', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
-    for (const o of built.filter((x) => ['Deployment', 'Service', 'ServiceAccount', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'NetworkPolicy'].includes(x.kind))) {
+    expect(built.map((o) => o.kind).sort()).to.deep.equal([
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
+      'Deployment',
+      'Namespace',
+      'NetworkPolicy',
+      'PodDisruptionBudget',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+    ]);
+    for (const o of built.filter((x) =>
+      [
+        'Deployment',
+        'Service',
+        'ServiceAccount',
+        'PodDisruptionBudget',
+        'Role',
+        'RoleBinding',
+        'NetworkPolicy',
+      ].includes(x.kind),
+    )) {
       expect(o.metadata.namespace, o.kind).to.equal('pacer-system');
     }
   });
@@ -179,20 +273,42 @@ describe('manifests/: the kustomize base', () => {
     const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests', 'webhook')], { encoding: 'utf8' });
     const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
     expect(built.map((o) => o.kind).sort()).to.deep.equal([
-      'Certificate', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'Deployment', 'Issuer', 'Namespace',
-      'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration',
+      'Certificate',
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
+      'Deployment',
+      'Issuer',
+      'Namespace',
+      'NetworkPolicy',
+      'PodDisruptionBudget',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'Service',
+      'ServiceAccount',
+      'ValidatingWebhookConfiguration',
     ]);
     const d = built.find((o) => o.kind === 'Deployment')!;
     const c = d.spec.template.spec.containers[0];
     expect(c.args).to.include.members(['--webhook-bind-address=:9443', '--webhook-cert-dir=/etc/pacer/webhook']);
     expect(c.volumeMounts.map((m: { mountPath: string }) => m.mountPath)).to.include('/etc/pacer/webhook');
-    const secret = d.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'webhook-cert').secret.secretName;
+    const secret = d.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'webhook-cert').secret
+      .secretName;
     expect(built.find((o) => o.kind === 'Certificate')!.spec.secretName).to.equal(secret);
     const vwc = built.find((o) => o.kind === 'ValidatingWebhookConfiguration')!;
     const hook = vwc.webhooks[0];
-    expect([hook.name, hook.failurePolicy, hook.clientConfig.service.name, hook.clientConfig.service.path]).to.deep.equal(
-      ['locks.pacer.dev', 'Ignore', 'pacer-webhook', '/validate-pacer-dev-v1alpha1-deployment']);
-    expect((vwc.metadata as { annotations?: Record<string, string> }).annotations?.['cert-manager.io/inject-ca-from']).to.equal('pacer-system/pacer-webhook');
+    expect([
+      hook.name,
+      hook.failurePolicy,
+      hook.clientConfig.service.name,
+      hook.clientConfig.service.path,
+    ]).to.deep.equal(['locks.pacer.dev', 'Ignore', 'pacer-webhook', '/validate-pacer-dev-v1alpha1-deployment']);
+    expect(
+      (vwc.metadata as { annotations?: Record<string, string> }).annotations?.['cert-manager.io/inject-ca-from'],
+    ).to.equal('pacer-system/pacer-webhook');
     const svc = built.find((o) => o.kind === 'Service' && o.metadata.name === 'pacer-webhook')!;
     expect(svc.spec.ports[0].targetPort).to.equal('webhook');
     expect(c.ports.find((p: { name: string }) => p.name === 'webhook').containerPort).to.equal(9443);
@@ -200,8 +316,12 @@ describe('manifests/: the kustomize base', () => {
 });
 
 describe('Dockerfile and .dockerignore', () => {
-  const lines = read('Dockerfile').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
-  const instruction = (name: string): string[] => lines.filter((l) => l.startsWith(`${name} `)).map((l) => l.slice(name.length + 1));
+  const lines = read('Dockerfile')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  const instruction = (name: string): string[] =>
+    lines.filter((l) => l.startsWith(`${name} `)).map((l) => l.slice(name.length + 1));
 
   it('builds on node:24-slim with production dependencies only', () => {
     expect(instruction('FROM')).to.deep.equal(['node:24-slim']);
@@ -215,13 +335,18 @@ describe('Dockerfile and .dockerignore', () => {
 
   it('runs as the non-root user node, `node bin/pacer.js controller`', () => {
     expect(instruction('USER')).to.deep.equal(['node']);
-    expect(lines.indexOf(`USER node`)).to.be.above(lines.findLastIndex((l) => l.startsWith('RUN ') || l.startsWith('COPY ')));
+    expect(lines.indexOf(`USER node`)).to.be.above(
+      lines.findLastIndex((l) => l.startsWith('RUN ') || l.startsWith('COPY ')),
+    );
     expect(JSON.parse(instruction('ENTRYPOINT')[0])).to.deep.equal(['node', 'bin/pacer.js']);
     expect(JSON.parse(instruction('CMD')[0])).to.deep.equal(['controller']);
   });
 
   it('keeps node_modules, .git and tests out of the build context', () => {
-    const rules = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const rules = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     expect(rules[0]).to.equal('*');
     const included = rules.filter((r) => r.startsWith('!')).map((r) => r.slice(1));
     expect(included.sort()).to.deep.equal(['bin/', 'crds/', 'package-lock.json', 'package.json', 'src/']);

@@ -7,12 +7,21 @@ import { formatFieldError } from '../../../src/api/validation.ts';
 import { nodeRollDefaults, validateNodeRoll } from '../../../src/api/noderoll.ts';
 import type { NodeRollSpec } from '../../../src/api/noderoll.ts';
 
-const base: NodeRollSpec = { nodeSelector: { matchLabels: { 'pacer.dev/node-group': 'workers' } }, nodeGroup: 'workers', desiredNodes: 6 };
+const base: NodeRollSpec = {
+  nodeSelector: { matchLabels: { 'pacer.dev/node-group': 'workers' } },
+  nodeGroup: 'workers',
+  desiredNodes: 6,
+};
 const errors = (spec: NodeRollSpec) => validateNodeRoll({ metadata: { name: 'upgrade' }, spec }).map(formatFieldError);
 
 describe('api: the NodeRoll spec', () => {
   it('defaults: Replace, one node at a time, 10m for every wait, not paused', () => {
-    expect(nodeRollDefaults(base)).to.deep.include({ mode: 'Replace', nodesAtATime: 1, paused: false, timeouts: { scaleUp: '10m', drain: '10m', deregister: '10m', healthy: '10m' } });
+    expect(nodeRollDefaults(base)).to.deep.include({
+      mode: 'Replace',
+      nodesAtATime: 1,
+      paused: false,
+      timeouts: { scaleUp: '10m', drain: '10m', deregister: '10m', healthy: '10m' },
+    });
     expect(nodeRollDefaults({ ...base, timeouts: { drain: '30m' } }).timeouts.drain).to.equal('30m');
   });
 
@@ -22,16 +31,56 @@ describe('api: the NodeRoll spec', () => {
   });
 
   const rows: Array<[string, NodeRollSpec, string]> = [
-    ['no selector', { ...base, nodeSelector: undefined }, 'spec.nodeSelector: Required value: a non-empty selector is required: an empty one would select every node'],
-    ['an empty selector', { ...base, nodeSelector: {} }, 'spec.nodeSelector: Required value: a non-empty selector is required: an empty one would select every node'],
-    ['a selector that is not one', { ...base, nodeSelector: { matchExpressions: [{ key: 'zone', operator: 'In' }] } }, "spec.nodeSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"],
-    ['no node group', { ...base, nodeGroup: undefined }, 'spec.nodeGroup: Required value: the node group to scale and to terminate nodes through'],
-    ['Replace without a desired count', { ...base, desiredNodes: undefined }, 'spec.desiredNodes: Required value: Replace needs the number of new nodes'],
-    ['a desired count of 0', { ...base, desiredNodes: 0 }, 'spec.desiredNodes: Invalid value: 0: must be greater than or equal to 1'],
-    ['nodes at a time of 0', { ...base, nodesAtATime: 0 }, 'spec.nodesAtATime: Invalid value: 0: must be greater than or equal to 1'],
-    ['an unknown mode', { ...base, mode: 'Recycle' as never }, 'spec.mode: Unsupported value: "Recycle": supported values: "Replace", "Drain"'],
-    ['a timeout that is no duration', { ...base, timeouts: { drain: '10' } }, 'spec.timeouts.drain: Invalid value: "10": time: missing unit in duration "10"'],
-    ['a timeout of zero', { ...base, timeouts: { healthy: '0s' } }, 'spec.timeouts.healthy: Invalid value: "0s": must be greater than 0'],
+    [
+      'no selector',
+      { ...base, nodeSelector: undefined },
+      'spec.nodeSelector: Required value: a non-empty selector is required: an empty one would select every node',
+    ],
+    [
+      'an empty selector',
+      { ...base, nodeSelector: {} },
+      'spec.nodeSelector: Required value: a non-empty selector is required: an empty one would select every node',
+    ],
+    [
+      'a selector that is not one',
+      { ...base, nodeSelector: { matchExpressions: [{ key: 'zone', operator: 'In' }] } },
+      "spec.nodeSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+    ],
+    [
+      'no node group',
+      { ...base, nodeGroup: undefined },
+      'spec.nodeGroup: Required value: the node group to scale and to terminate nodes through',
+    ],
+    [
+      'Replace without a desired count',
+      { ...base, desiredNodes: undefined },
+      'spec.desiredNodes: Required value: Replace needs the number of new nodes',
+    ],
+    [
+      'a desired count of 0',
+      { ...base, desiredNodes: 0 },
+      'spec.desiredNodes: Invalid value: 0: must be greater than or equal to 1',
+    ],
+    [
+      'nodes at a time of 0',
+      { ...base, nodesAtATime: 0 },
+      'spec.nodesAtATime: Invalid value: 0: must be greater than or equal to 1',
+    ],
+    [
+      'an unknown mode',
+      { ...base, mode: 'Recycle' as never },
+      'spec.mode: Unsupported value: "Recycle": supported values: "Replace", "Drain"',
+    ],
+    [
+      'a timeout that is no duration',
+      { ...base, timeouts: { drain: '10' } },
+      'spec.timeouts.drain: Invalid value: "10": time: missing unit in duration "10"',
+    ],
+    [
+      'a timeout of zero',
+      { ...base, timeouts: { healthy: '0s' } },
+      'spec.timeouts.healthy: Invalid value: "0s": must be greater than 0',
+    ],
   ];
   for (const [what, spec, message] of rows) {
     it(`refuses ${what}: ${message}`, () => expect(errors(spec)).to.include(message));

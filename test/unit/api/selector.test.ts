@@ -5,22 +5,72 @@ import type { LabelSelector } from '../../../src/api/types.ts';
 const labels = { app: 'web', tier: 'front' };
 
 describe('api/selector: matching template and pod labels', () => {
-  const rows: Array<{ name: string; selector: LabelSelector | undefined; labels?: Record<string, string>; match: boolean }> = [
+  const rows: Array<{
+    name: string;
+    selector: LabelSelector | undefined;
+    labels?: Record<string, string>;
+    match: boolean;
+  }> = [
     { name: 'no selector matches nothing', selector: undefined, labels, match: false },
     { name: 'an empty selector matches everything', selector: {}, labels, match: true },
     { name: 'matchLabels subset', selector: { matchLabels: { app: 'web' } }, labels, match: true },
     { name: 'matchLabels with another value', selector: { matchLabels: { app: 'api' } }, labels, match: false },
     { name: 'matchLabels key missing', selector: { matchLabels: { track: 'stable' } }, labels, match: false },
-    { name: 'matchLabels against no labels', selector: { matchLabels: { app: 'web' } }, labels: undefined, match: false },
-    { name: 'In listing the value', selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['back', 'front'] }] }, labels, match: true },
-    { name: 'In without the value', selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['back'] }] }, labels, match: false },
-    { name: 'In on a missing key', selector: { matchExpressions: [{ key: 'track', operator: 'In', values: ['x'] }] }, labels, match: false },
-    { name: 'NotIn listing the value', selector: { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['front'] }] }, labels, match: false },
-    { name: 'NotIn on a missing key', selector: { matchExpressions: [{ key: 'track', operator: 'NotIn', values: ['x'] }] }, labels, match: true },
+    {
+      name: 'matchLabels against no labels',
+      selector: { matchLabels: { app: 'web' } },
+      labels: undefined,
+      match: false,
+    },
+    {
+      name: 'In listing the value',
+      selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['back', 'front'] }] },
+      labels,
+      match: true,
+    },
+    {
+      name: 'In without the value',
+      selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['back'] }] },
+      labels,
+      match: false,
+    },
+    {
+      name: 'In on a missing key',
+      selector: { matchExpressions: [{ key: 'track', operator: 'In', values: ['x'] }] },
+      labels,
+      match: false,
+    },
+    {
+      name: 'NotIn listing the value',
+      selector: { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['front'] }] },
+      labels,
+      match: false,
+    },
+    {
+      name: 'NotIn on a missing key',
+      selector: { matchExpressions: [{ key: 'track', operator: 'NotIn', values: ['x'] }] },
+      labels,
+      match: true,
+    },
     { name: 'Exists', selector: { matchExpressions: [{ key: 'app', operator: 'Exists' }] }, labels, match: true },
-    { name: 'Exists on a missing key', selector: { matchExpressions: [{ key: 'track', operator: 'Exists' }] }, labels, match: false },
-    { name: 'DoesNotExist', selector: { matchExpressions: [{ key: 'track', operator: 'DoesNotExist' }] }, labels, match: true },
-    { name: 'DoesNotExist on a present key', selector: { matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }] }, labels, match: false },
+    {
+      name: 'Exists on a missing key',
+      selector: { matchExpressions: [{ key: 'track', operator: 'Exists' }] },
+      labels,
+      match: false,
+    },
+    {
+      name: 'DoesNotExist',
+      selector: { matchExpressions: [{ key: 'track', operator: 'DoesNotExist' }] },
+      labels,
+      match: true,
+    },
+    {
+      name: 'DoesNotExist on a present key',
+      selector: { matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }] },
+      labels,
+      match: false,
+    },
     {
       name: 'matchLabels and matchExpressions are ANDed',
       selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['back'] }] },

@@ -29,32 +29,44 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
   { name: 'a defaulted web deployment is valid', change: () => {}, errors: [] },
   {
     name: 'negative replicas',
-    change: (d) => { d.spec.replicas = -1; },
+    change: (d) => {
+      d.spec.replicas = -1;
+    },
     errors: ['spec.replicas: Invalid value: -1: must be greater than or equal to 0'],
   },
   {
     name: 'replicas given as a string',
-    change: (d) => { (d.spec as Record<string, unknown>).replicas = '3'; },
+    change: (d) => {
+      (d.spec as Record<string, unknown>).replicas = '3';
+    },
     errors: ['spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"'],
   },
   {
     name: 'negative minReadySeconds',
-    change: (d) => { d.spec.minReadySeconds = -5; },
+    change: (d) => {
+      d.spec.minReadySeconds = -5;
+    },
     errors: ['spec.minReadySeconds: Invalid value: -5: must be greater than or equal to 0'],
   },
   {
     name: 'revisionHistoryLimit 0 keeps no history and is valid',
-    change: (d) => { d.spec.revisionHistoryLimit = 0; },
+    change: (d) => {
+      d.spec.revisionHistoryLimit = 0;
+    },
     errors: [],
   },
   {
     name: 'negative revisionHistoryLimit',
-    change: (d) => { d.spec.revisionHistoryLimit = -1; },
+    change: (d) => {
+      d.spec.revisionHistoryLimit = -1;
+    },
     errors: ['spec.revisionHistoryLimit: Invalid value: -1: must be greater than or equal to 0'],
   },
   {
     name: 'negative progressDeadlineSeconds is also not above minReadySeconds',
-    change: (d) => { d.spec.progressDeadlineSeconds = -1; },
+    change: (d) => {
+      d.spec.progressDeadlineSeconds = -1;
+    },
     errors: [
       'spec.progressDeadlineSeconds: Invalid value: -1: must be greater than or equal to 0',
       'spec.progressDeadlineSeconds: Invalid value: -1: must be greater than minReadySeconds',
@@ -62,17 +74,25 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
   },
   {
     name: 'progressDeadlineSeconds equal to minReadySeconds',
-    change: (d) => { d.spec.minReadySeconds = 30; d.spec.progressDeadlineSeconds = 30; },
+    change: (d) => {
+      d.spec.minReadySeconds = 30;
+      d.spec.progressDeadlineSeconds = 30;
+    },
     errors: ['spec.progressDeadlineSeconds: Invalid value: 30: must be greater than minReadySeconds'],
   },
   {
     name: 'progressDeadlineSeconds one above minReadySeconds',
-    change: (d) => { d.spec.minReadySeconds = 30; d.spec.progressDeadlineSeconds = 31; },
+    change: (d) => {
+      d.spec.minReadySeconds = 30;
+      d.spec.progressDeadlineSeconds = 31;
+    },
     errors: [],
   },
   {
     name: 'missing selector: required, and the template cannot match it',
-    change: (d) => { delete d.spec.selector; },
+    change: (d) => {
+      delete d.spec.selector;
+    },
     errors: [
       'spec.selector: Required value',
       'spec.template.metadata.labels: Invalid value: {"app":"web","tier":"front"}: `selector` does not match template `labels`',
@@ -80,27 +100,41 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
   },
   {
     name: 'empty selector',
-    change: (d) => { d.spec.selector = {}; },
+    change: (d) => {
+      d.spec.selector = {};
+    },
     errors: ['spec.selector: Invalid value: {}: empty selector is invalid for deployment'],
   },
   {
     name: 'selector that the template labels do not satisfy',
-    change: (d) => { d.spec.selector = { matchLabels: { app: 'api' } }; },
-    errors: ['spec.template.metadata.labels: Invalid value: {"app":"web","tier":"front"}: `selector` does not match template `labels`'],
+    change: (d) => {
+      d.spec.selector = { matchLabels: { app: 'api' } };
+    },
+    errors: [
+      'spec.template.metadata.labels: Invalid value: {"app":"web","tier":"front"}: `selector` does not match template `labels`',
+    ],
   },
   {
     name: 'matchExpressions are matched against the template labels too',
-    change: (d) => { d.spec.selector = { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['front'] }] }; },
-    errors: ['spec.template.metadata.labels: Invalid value: {"app":"web","tier":"front"}: `selector` does not match template `labels`'],
+    change: (d) => {
+      d.spec.selector = { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['front'] }] };
+    },
+    errors: [
+      'spec.template.metadata.labels: Invalid value: {"app":"web","tier":"front"}: `selector` does not match template `labels`',
+    ],
   },
   {
     name: 'template without labels',
-    change: (d) => { delete d.spec.template!.metadata; },
+    change: (d) => {
+      delete d.spec.template!.metadata;
+    },
     errors: ['spec.template.metadata.labels: Invalid value: null: `selector` does not match template `labels`'],
   },
   {
     name: 'In without values makes the selector unusable',
-    change: (d) => { d.spec.selector = { matchExpressions: [{ key: 'app', operator: 'In' }] }; },
+    change: (d) => {
+      d.spec.selector = { matchExpressions: [{ key: 'app', operator: 'In' }] };
+    },
     errors: [
       "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
       'spec.selector: Invalid value: {"matchExpressions":[{"key":"app","operator":"In"}]}: invalid label selector',
@@ -108,7 +142,9 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
   },
   {
     name: 'Exists with values',
-    change: (d) => { d.spec.selector = { matchExpressions: [{ key: 'app', operator: 'Exists', values: ['web'] }] }; },
+    change: (d) => {
+      d.spec.selector = { matchExpressions: [{ key: 'app', operator: 'Exists', values: ['web'] }] };
+    },
     errors: [
       "spec.selector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
       'spec.selector: Invalid value: {"matchExpressions":[{"key":"app","operator":"Exists","values":["web"]}]}: invalid label selector',
@@ -116,7 +152,9 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
   },
   {
     name: 'unknown selector operator',
-    change: (d) => { d.spec.selector = { matchExpressions: [{ key: 'app', operator: 'Like' as 'In', values: ['web'] }] }; },
+    change: (d) => {
+      d.spec.selector = { matchExpressions: [{ key: 'app', operator: 'Like' as 'In', values: ['web'] }] };
+    },
     errors: [
       'spec.selector.matchExpressions[0].operator: Invalid value: "Like": not a valid selector operator',
       'spec.selector: Invalid value: {"matchExpressions":[{"key":"app","operator":"Like","values":["web"]}]}: invalid label selector',
@@ -124,88 +162,137 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
   },
   {
     name: 'selector label value that is not a label value',
-    change: (d) => { d.spec.selector = { matchLabels: { app: 'web!' } }; },
+    change: (d) => {
+      d.spec.selector = { matchLabels: { app: 'web!' } };
+    },
     errors: [
-      'spec.selector.matchLabels: Invalid value: "web!": a valid label must be an empty string or consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyValue\',  or \'my_value\',  or \'12345\', regex used for validation is \'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\')',
+      "spec.selector.matchLabels: Invalid value: \"web!\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
       'spec.selector: Invalid value: {"matchLabels":{"app":"web!"}}: invalid label selector',
     ],
   },
   {
     name: 'template label key with an upper-case prefix',
-    change: (d) => { d.spec.template!.metadata!.labels!['Example.com/team'] = 'a'; },
+    change: (d) => {
+      d.spec.template!.metadata!.labels!['Example.com/team'] = 'a';
+    },
     errors: [
       "spec.template.metadata.labels: Invalid value: \"Example.com/team\": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
     ],
   },
   {
     name: 'template label value longer than 63 characters',
-    change: (d) => { d.spec.template!.metadata!.labels!.team = 'a'.repeat(64); },
+    change: (d) => {
+      d.spec.template!.metadata!.labels!.team = 'a'.repeat(64);
+    },
     errors: [`spec.template.metadata.labels: Invalid value: "${'a'.repeat(64)}": must be no more than 63 characters`],
   },
   {
     name: 'missing template',
-    change: (d) => { delete d.spec.template; },
+    change: (d) => {
+      delete d.spec.template;
+    },
     errors: ['spec.template: Required value'],
   },
   {
     name: 'restartPolicy Always is the only one a Deployment takes',
-    change: (d) => { d.spec.template!.spec!.restartPolicy = 'Always'; },
+    change: (d) => {
+      d.spec.template!.spec!.restartPolicy = 'Always';
+    },
     errors: [],
   },
   {
     name: 'restartPolicy OnFailure',
-    change: (d) => { d.spec.template!.spec!.restartPolicy = 'OnFailure'; },
+    change: (d) => {
+      d.spec.template!.spec!.restartPolicy = 'OnFailure';
+    },
     errors: ['spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Always"'],
   },
   {
     name: 'activeDeadlineSeconds in the pod template',
-    change: (d) => { d.spec.template!.spec!.activeDeadlineSeconds = 60; },
-    errors: ['spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported'],
+    change: (d) => {
+      d.spec.template!.spec!.activeDeadlineSeconds = 60;
+    },
+    errors: [
+      'spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported',
+    ],
   },
   {
     name: 'unknown strategy type',
-    change: (d) => { d.spec.strategy = { type: 'BlueGreen' }; },
-    errors: ['spec.strategy: Unsupported value: {"Type":"BlueGreen","RollingUpdate":null}: supported values: "MinimumHealth", "Recreate", "RollingUpdate"'],
+    change: (d) => {
+      d.spec.strategy = { type: 'BlueGreen' };
+    },
+    errors: [
+      'spec.strategy: Unsupported value: {"Type":"BlueGreen","RollingUpdate":null}: supported values: "MinimumHealth", "Recreate", "RollingUpdate"',
+    ],
   },
   {
     name: 'Recreate alone is valid',
-    change: (d) => { d.spec.strategy = { type: 'Recreate' }; },
+    change: (d) => {
+      d.spec.strategy = { type: 'Recreate' };
+    },
     errors: [],
   },
   {
     name: 'Recreate with rollingUpdate',
-    change: (d) => { d.spec.strategy = { type: 'Recreate', rollingUpdate: { maxSurge: 1 } }; },
+    change: (d) => {
+      d.spec.strategy = { type: 'Recreate', rollingUpdate: { maxSurge: 1 } };
+    },
     errors: ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"],
   },
   // MinimumHealth (Marathon's upgradeStrategy): both shares between 0.0 and 1.0, Marathon's message.
   {
     name: 'MinimumHealth 0.6 with maximumOverCapacity 0.2 is valid',
-    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.6, maximumOverCapacity: 0.2 } }; },
+    change: (d) => {
+      d.spec.strategy = {
+        type: 'MinimumHealth',
+        minimumHealth: { minimumHealthCapacity: 0.6, maximumOverCapacity: 0.2 },
+      };
+    },
     errors: [],
   },
   {
     name: 'MinimumHealth at the bounds 0 and 1 is valid',
-    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0, maximumOverCapacity: 1 } }; },
+    change: (d) => {
+      d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0, maximumOverCapacity: 1 } };
+    },
     errors: [],
   },
   {
     name: 'MinimumHealth without minimumHealth is valid (capacity defaults to 1.0)',
-    change: (d) => { d.spec.strategy = { type: 'MinimumHealth' }; },
+    change: (d) => {
+      d.spec.strategy = { type: 'MinimumHealth' };
+    },
     errors: [],
   },
   {
     name: 'minimumHealthCapacity 1.2',
-    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 1.2 } }; },
-    errors: ['spec.strategy.minimumHealth.minimumHealthCapacity: Invalid value: 1.2: got 1.2, expected between 0.0 and 1.0'],
+    change: (d) => {
+      d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 1.2 } };
+    },
+    errors: [
+      'spec.strategy.minimumHealth.minimumHealthCapacity: Invalid value: 1.2: got 1.2, expected between 0.0 and 1.0',
+    ],
   },
   {
     name: 'negative maximumOverCapacity',
-    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.5, maximumOverCapacity: -0.1 } }; },
-    errors: ['spec.strategy.minimumHealth.maximumOverCapacity: Invalid value: -0.1: got -0.1, expected between 0.0 and 1.0'],
+    change: (d) => {
+      d.spec.strategy = {
+        type: 'MinimumHealth',
+        minimumHealth: { minimumHealthCapacity: 0.5, maximumOverCapacity: -0.1 },
+      };
+    },
+    errors: [
+      'spec.strategy.minimumHealth.maximumOverCapacity: Invalid value: -0.1: got -0.1, expected between 0.0 and 1.0',
+    ],
   },
   {
     name: 'both shares out of range: both reported, capacity first',
-    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 2, maximumOverCapacity: 1.5 } }; },
+    change: (d) => {
+      d.spec.strategy = {
+        type: 'MinimumHealth',
+        minimumHealth: { minimumHealthCapacity: 2, maximumOverCapacity: 1.5 },
+      };
+    },
     errors: [
       'spec.strategy.minimumHealth.minimumHealthCapacity: Invalid value: 2: got 2, expected between 0.0 and 1.0',
       'spec.strategy.minimumHealth.maximumOverCapacity: Invalid value: 1.5: got 1.5, expected between 0.0 and 1.0',
@@ -213,47 +300,73 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
   },
   {
     name: 'minimumHealthCapacity given as a string',
-    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: '0.5' as unknown as number } }; },
-    errors: ['spec.strategy.minimumHealth.minimumHealthCapacity: Invalid value: "string": spec.strategy.minimumHealth.minimumHealthCapacity in body must be of type number: "string"'],
+    change: (d) => {
+      d.spec.strategy = { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: '0.5' as unknown as number } };
+    },
+    errors: [
+      'spec.strategy.minimumHealth.minimumHealthCapacity: Invalid value: "string": spec.strategy.minimumHealth.minimumHealthCapacity in body must be of type number: "string"',
+    ],
   },
   {
     name: 'minimumHealth given as a number',
-    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', minimumHealth: 0.5 as unknown as object }; },
-    errors: ['spec.strategy.minimumHealth: Invalid value: "number": spec.strategy.minimumHealth in body must be of type object: "number"'],
+    change: (d) => {
+      d.spec.strategy = { type: 'MinimumHealth', minimumHealth: 0.5 as unknown as object };
+    },
+    errors: [
+      'spec.strategy.minimumHealth: Invalid value: "number": spec.strategy.minimumHealth in body must be of type object: "number"',
+    ],
   },
   {
     name: 'MinimumHealth with rollingUpdate',
-    change: (d) => { d.spec.strategy = { type: 'MinimumHealth', rollingUpdate: { maxSurge: 1 }, minimumHealth: { minimumHealthCapacity: 0.5 } }; },
+    change: (d) => {
+      d.spec.strategy = {
+        type: 'MinimumHealth',
+        rollingUpdate: { maxSurge: 1 },
+        minimumHealth: { minimumHealthCapacity: 0.5 },
+      };
+    },
     errors: ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'MinimumHealth'"],
   },
   {
     name: 'minimumHealth with type RollingUpdate',
-    change: (d) => { d.spec.strategy = { type: 'RollingUpdate', minimumHealth: { minimumHealthCapacity: 0.5 } }; },
+    change: (d) => {
+      d.spec.strategy = { type: 'RollingUpdate', minimumHealth: { minimumHealthCapacity: 0.5 } };
+    },
     errors: ["spec.strategy.minimumHealth: Forbidden: may not be specified when strategy `type` is 'RollingUpdate'"],
   },
   {
     name: 'minimumHealth without a type (defaulted to RollingUpdate)',
-    change: (d) => { d.spec.strategy = { minimumHealth: { minimumHealthCapacity: 0.5 } }; },
+    change: (d) => {
+      d.spec.strategy = { minimumHealth: { minimumHealthCapacity: 0.5 } };
+    },
     errors: ["spec.strategy.minimumHealth: Forbidden: may not be specified when strategy `type` is 'RollingUpdate'"],
   },
   {
     name: 'minimumHealth with type Recreate',
-    change: (d) => { d.spec.strategy = { type: 'Recreate', minimumHealth: {} }; },
+    change: (d) => {
+      d.spec.strategy = { type: 'Recreate', minimumHealth: {} };
+    },
     errors: ["spec.strategy.minimumHealth: Forbidden: may not be specified when strategy `type` is 'Recreate'"],
   },
   {
     name: 'maxSurge given as a bare number string',
-    change: (d) => { d.spec.strategy = { rollingUpdate: { maxSurge: '5' } }; },
+    change: (d) => {
+      d.spec.strategy = { rollingUpdate: { maxSurge: '5' } };
+    },
     errors: [`spec.strategy.rollingUpdate.maxSurge: Invalid value: "5": ${PERCENT}`],
   },
   {
     name: 'maxSurge "a%"',
-    change: (d) => { d.spec.strategy = { rollingUpdate: { maxSurge: 'a%', maxUnavailable: 1 } }; },
+    change: (d) => {
+      d.spec.strategy = { rollingUpdate: { maxSurge: 'a%', maxUnavailable: 1 } };
+    },
     errors: [`spec.strategy.rollingUpdate.maxSurge: Invalid value: "a%": ${PERCENT}`],
   },
   {
     name: 'maxUnavailable "%" counts as 0, so with maxSurge 0 both rules fire',
-    change: (d) => { d.spec.strategy = { rollingUpdate: { maxSurge: 0, maxUnavailable: '%' } }; },
+    change: (d) => {
+      d.spec.strategy = { rollingUpdate: { maxSurge: 0, maxUnavailable: '%' } };
+    },
     errors: [
       `spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "%": ${PERCENT}`,
       'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "%": may not be 0 when `maxSurge` is 0',
@@ -261,66 +374,107 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
   },
   {
     name: 'negative maxUnavailable',
-    change: (d) => { d.spec.strategy = { rollingUpdate: { maxUnavailable: -1 } }; },
+    change: (d) => {
+      d.spec.strategy = { rollingUpdate: { maxUnavailable: -1 } };
+    },
     errors: ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: -1: must be greater than or equal to 0'],
   },
   {
     name: 'maxSurge that is neither an integer nor a string',
-    change: (d) => { d.spec.strategy = { rollingUpdate: { maxSurge: 1.5 } }; },
+    change: (d) => {
+      d.spec.strategy = { rollingUpdate: { maxSurge: 1.5 } };
+    },
     errors: ["spec.strategy.rollingUpdate.maxSurge: Invalid value: 1.5: must be an integer or percentage (e.g '5%')"],
   },
   {
     name: 'maxUnavailable 100% is the ceiling',
-    change: (d) => { d.spec.strategy = { rollingUpdate: { maxUnavailable: '100%' } }; },
+    change: (d) => {
+      d.spec.strategy = { rollingUpdate: { maxUnavailable: '100%' } };
+    },
     errors: [],
   },
   {
     name: 'maxUnavailable above 100%',
-    change: (d) => { d.spec.strategy = { rollingUpdate: { maxUnavailable: '101%' } }; },
+    change: (d) => {
+      d.spec.strategy = { rollingUpdate: { maxUnavailable: '101%' } };
+    },
     errors: ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "101%": must not be greater than 100%'],
   },
   {
     name: 'maxSurge above 100% is allowed',
-    change: (d) => { d.spec.strategy = { rollingUpdate: { maxSurge: '200%' } }; },
+    change: (d) => {
+      d.spec.strategy = { rollingUpdate: { maxSurge: '200%' } };
+    },
     errors: [],
   },
   {
     name: 'maxSurge 0 and maxUnavailable 0',
-    change: (d) => { d.spec.strategy = { rollingUpdate: { maxSurge: 0, maxUnavailable: 0 } }; },
+    change: (d) => {
+      d.spec.strategy = { rollingUpdate: { maxSurge: 0, maxUnavailable: 0 } };
+    },
     errors: ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0'],
   },
   {
     name: '"0%" and 0 both count as zero',
-    change: (d) => { d.spec.strategy = { rollingUpdate: { maxSurge: '0%', maxUnavailable: '0%' } }; },
+    change: (d) => {
+      d.spec.strategy = { rollingUpdate: { maxSurge: '0%', maxUnavailable: '0%' } };
+    },
     errors: ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be 0 when `maxSurge` is 0'],
   },
   {
     name: 'a percentage that rounds to zero is still valid (only literals count)',
-    change: (d) => { d.spec.replicas = 1; d.spec.strategy = { rollingUpdate: { maxSurge: '1%', maxUnavailable: '1%' } }; },
+    change: (d) => {
+      d.spec.replicas = 1;
+      d.spec.strategy = { rollingUpdate: { maxSurge: '1%', maxUnavailable: '1%' } };
+    },
     errors: [],
   },
   {
     name: 'maxSurge 0 with maxUnavailable 1',
-    change: (d) => { d.spec.strategy = { rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } }; },
+    change: (d) => {
+      d.spec.strategy = { rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } };
+    },
     errors: [],
   },
-  { name: 'plan serial-canary with 3 proceeds', change: (d) => { d.spec.plan = { strategy: 'serial-canary', requiredProceeds: 3 }; }, errors: [] },
+  {
+    name: 'plan serial-canary with 3 proceeds',
+    change: (d) => {
+      d.spec.plan = { strategy: 'serial-canary', requiredProceeds: 3 };
+    },
+    errors: [],
+  },
   {
     name: 'plan strategy "canary" (the SDK\'s YAML alias is not an API value)',
-    change: (d) => { d.spec.plan = { strategy: 'canary' as never }; },
-    errors: ['spec.plan.strategy: Unsupported value: "canary": supported values: "serial", "parallel", "serial-canary", "parallel-canary"'],
+    change: (d) => {
+      d.spec.plan = { strategy: 'canary' as never };
+    },
+    errors: [
+      'spec.plan.strategy: Unsupported value: "canary": supported values: "serial", "parallel", "serial-canary", "parallel-canary"',
+    ],
   },
   {
     name: 'plan requiredProceeds 0',
-    change: (d) => { d.spec.plan = { strategy: 'serial-canary', requiredProceeds: 0 }; },
+    change: (d) => {
+      d.spec.plan = { strategy: 'serial-canary', requiredProceeds: 0 };
+    },
     errors: ['spec.plan.requiredProceeds: Invalid value: 0: must be greater than or equal to 1'],
   },
   {
     name: 'plan requiredProceeds without a canary strategy',
-    change: (d) => { d.spec.plan = { requiredProceeds: 2 }; },
-    errors: ['spec.plan.requiredProceeds: Forbidden: may not be set when `strategy` is not serial-canary or parallel-canary'],
+    change: (d) => {
+      d.spec.plan = { requiredProceeds: 2 };
+    },
+    errors: [
+      'spec.plan.requiredProceeds: Forbidden: may not be set when `strategy` is not serial-canary or parallel-canary',
+    ],
   },
-  { name: 'plan not an object', change: (d) => { (d.spec as { plan?: unknown }).plan = 'serial'; }, errors: ['spec.plan: Invalid value: "string": spec.plan in body must be of type object: "string"'] },
+  {
+    name: 'plan not an object',
+    change: (d) => {
+      (d.spec as { plan?: unknown }).plan = 'serial';
+    },
+    errors: ['spec.plan: Invalid value: "string": spec.plan in body must be of type object: "string"'],
+  },
 ];
 
 describe('api/validation: validateDeployment (apps/v1 rules and messages)', () => {
@@ -364,13 +518,27 @@ describe('api/validation: validateDeployment (apps/v1 rules and messages)', () =
   describe('updates: the selector is immutable', () => {
     const updates: Array<{ name: string; change: Change; errors: string[] }> = [
       { name: 'same selector', change: () => {}, errors: [] },
-      { name: 'same labels in another key order', change: (d) => { d.spec.selector = { matchLabels: { app: 'web' }, matchExpressions: [] }; }, errors: [] },
+      {
+        name: 'same labels in another key order',
+        change: (d) => {
+          d.spec.selector = { matchLabels: { app: 'web' }, matchExpressions: [] };
+        },
+        errors: [],
+      },
       {
         name: 'a label added to the selector',
-        change: (d) => { d.spec.selector = { matchLabels: { tier: 'front', app: 'web' } }; },
+        change: (d) => {
+          d.spec.selector = { matchLabels: { tier: 'front', app: 'web' } };
+        },
         errors: ['spec.selector: Invalid value: {"matchLabels":{"app":"web","tier":"front"}}: field is immutable'],
       },
-      { name: 'the template may change', change: (d) => { d.spec.template!.metadata!.labels!.version = 'v2'; }, errors: [] },
+      {
+        name: 'the template may change',
+        change: (d) => {
+          d.spec.template!.metadata!.labels!.version = 'v2';
+        },
+        errors: [],
+      },
     ];
     for (const row of updates) {
       it(row.name, () => {
@@ -385,20 +553,33 @@ describe('api/validation: validateDeployment (apps/v1 rules and messages)', () =
 
 describe('api/validation: formatFieldError prints values like apimachinery', () => {
   const rows: Array<{ error: Parameters<typeof formatFieldError>[0]; want: string }> = [
-    { error: { field: 'spec.replicas', type: 'Invalid', value: -1, detail: 'must be greater than or equal to 0' }, want: 'spec.replicas: Invalid value: -1: must be greater than or equal to 0' },
-    { error: { field: 'spec.x', type: 'Invalid', value: 'a"b', detail: 'd' }, want: 'spec.x: Invalid value: "a\\"b": d' },
-    { error: { field: 'spec.x', type: 'Invalid', value: { a: '<&>' }, detail: 'd' }, want: 'spec.x: Invalid value: {"a":"\\u003c\\u0026\\u003e"}: d' },
+    {
+      error: { field: 'spec.replicas', type: 'Invalid', value: -1, detail: 'must be greater than or equal to 0' },
+      want: 'spec.replicas: Invalid value: -1: must be greater than or equal to 0',
+    },
+    {
+      error: { field: 'spec.x', type: 'Invalid', value: 'a"b', detail: 'd' },
+      want: 'spec.x: Invalid value: "a\\"b": d',
+    },
+    {
+      error: { field: 'spec.x', type: 'Invalid', value: { a: '<&>' }, detail: 'd' },
+      want: 'spec.x: Invalid value: {"a":"\\u003c\\u0026\\u003e"}: d',
+    },
     { error: { field: 'spec.x', type: 'Invalid', detail: 'd' }, want: 'spec.x: Invalid value: null: d' },
     { error: { field: 'spec.selector', type: 'Required', detail: '' }, want: 'spec.selector: Required value' },
     { error: { field: 'spec.y', type: 'Forbidden', value: 'ignored', detail: 'no' }, want: 'spec.y: Forbidden: no' },
-    { error: { field: 'spec.z', type: 'NotSupported', value: 'B', detail: 'supported values: "A"' }, want: 'spec.z: Unsupported value: "B": supported values: "A"' },
+    {
+      error: { field: 'spec.z', type: 'NotSupported', value: 'B', detail: 'supported values: "A"' },
+      want: 'spec.z: Unsupported value: "B": supported values: "A"',
+    },
   ];
   for (const { error, want } of rows) {
     it(want, () => expect(formatFieldError(error)).to.equal(want));
   }
 
-  it('the percent message carries upstream\'s examples and regex', () => {
+  it("the percent message carries upstream's examples and regex", () => {
     expect(PERCENT_ERROR).to.equal(
-      "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')");
+      "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+    );
   });
 });

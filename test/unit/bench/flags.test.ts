@@ -1,12 +1,17 @@
 import { expect } from 'chai';
 import { FlagError, given, readNumber, readString } from '../../../bench/flags.ts';
 
-describe('bench/flags: the benches\' --name value flags', () => {
+describe("bench/flags: the benches' --name value flags", () => {
   const rows: Array<[string, string[], Parameters<typeof readNumber>[3], number | string]> = [
     ['absent: the fallback', [], {}, 7],
     ['a value anywhere on the line', ['--other', '1', '--n', '12'], {}, 12],
     ['a fraction where any number goes', ['--n', '0.5'], {}, 0.5],
-    ['a fraction where an integer is wanted', ['--n', '0.5'], { integer: true }, '--n: expected an integer of at least 0, got "0.5"'],
+    [
+      'a fraction where an integer is wanted',
+      ['--n', '0.5'],
+      { integer: true },
+      '--n: expected an integer of at least 0, got "0.5"',
+    ],
     ['below the minimum', ['--n', '0'], { integer: true, min: 1 }, '--n: expected an integer of at least 1, got "0"'],
     ['negative where 0 is the minimum', ['--n', '-3'], {}, '--n: expected a number of at least 0, got "-3"'],
     ['not a number', ['--n', 'ten'], {}, '--n: expected a number of at least 0, got "ten"'],

@@ -41,7 +41,13 @@ const dependenciesReady = (doc: PlanDocument) => doc.status.conditions?.find((c)
 const verbs = (doc: PlanDocument) => doc.actions.map((a) => `${a.verb} ${a.kind}`);
 
 describe('pacer plan: dependencies', () => {
-  const rows: Array<{ name: string; input: string; opts?: { name?: string }; verbs: string[]; condition?: { status: string; reason: string; message: string } }> = [
+  const rows: Array<{
+    name: string;
+    input: string;
+    opts?: { name?: string };
+    verbs: string[];
+    condition?: { status: string; reason: string; message: string };
+  }> = [
     {
       name: 'app alone: db is missing, app waits',
       input: manifest('app', ['db']),
@@ -52,7 +58,11 @@ describe('pacer plan: dependencies', () => {
       name: 'app with db starting: app waits, saying what for',
       input: `${manifest('app', ['db'])}---\n${manifest('db', [], dbStarting)}`,
       verbs: ['updateStatus Deployment'],
-      condition: { status: 'False', reason: 'DependenciesNotReady', message: 'waiting for default/db: 1 of 3 updated replicas are available' },
+      condition: {
+        status: 'False',
+        reason: 'DependenciesNotReady',
+        message: 'waiting for default/db: 1 of 3 updated replicas are available',
+      },
     },
     {
       name: 'app with db complete: app starts',
@@ -107,8 +117,21 @@ describe('pacer plan: dependencies', () => {
     const deployments = first.objects.filter((o): o is Deployment => o.kind === 'Deployment');
     const [active] = activePlans(deployments, Date.parse(NOW));
     const request = `rollback:${active.id}`;
-    const withRequest = deployments.map((d) => (d.metadata.name === 'app' ? { ...d, metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, 'pacer.dev/cancel-request': request } } } : d));
-    const r = runPlan(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: withRequest }), 'cancel.json', { now: NOW, output: 'text' });
+    const withRequest = deployments.map((d) =>
+      d.metadata.name === 'app'
+        ? {
+            ...d,
+            metadata: {
+              ...d.metadata,
+              annotations: { ...d.metadata.annotations, 'pacer.dev/cancel-request': request },
+            },
+          }
+        : d,
+    );
+    const r = runPlan(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: withRequest }), 'cancel.json', {
+      now: NOW,
+      output: 'text',
+    });
     expect(r.stderr).to.equal('');
     expect(r.stdout.split('\n').slice(0, 4)).to.deep.equal([
       'Deployment default/app',
@@ -122,25 +145,29 @@ describe('pacer plan: dependencies', () => {
   });
 });
 
-describe('pacer plan: the plan of the decided Deployment\'s service', () => {
-  it('text ends with the service\'s deploy plan, phases in dependency order; JSON carries the SDK\'s plan JSON', () => {
+describe("pacer plan: the plan of the decided Deployment's service", () => {
+  it("text ends with the service's deploy plan, phases in dependency order; JSON carries the SDK's plan JSON", () => {
     const input = `${manifest('db')}---\n${manifest('app', ['db'])}---\n${manifest('lone')}`;
     const text = runPlan(input, 'deps.yaml', { now: NOW, output: 'text', name: 'app' });
     expect(text.code).to.equal(0);
-    expect(text.stdout.split('Plan of its service:\n')[1]).to.equal([
-      '  deploy (serial strategy) (PENDING)',
-      '  ├─ db (parallel strategy) (PENDING)',
-      '  │  ├─ db-0:[db] (PENDING)',
-      '  │  ├─ db-1:[db] (PENDING)',
-      '  │  └─ db-2:[db] (PENDING)',
-      '  └─ app (parallel strategy) (PENDING)',
-      '     ├─ app-0:[app] (PENDING)',
-      '     ├─ app-1:[app] (PENDING)',
-      '     └─ app-2:[app] (PENDING)',
-      '',
-    ].join('\n'));
+    expect(text.stdout.split('Plan of its service:\n')[1]).to.equal(
+      [
+        '  deploy (serial strategy) (PENDING)',
+        '  ├─ db (parallel strategy) (PENDING)',
+        '  │  ├─ db-0:[db] (PENDING)',
+        '  │  ├─ db-1:[db] (PENDING)',
+        '  │  └─ db-2:[db] (PENDING)',
+        '  └─ app (parallel strategy) (PENDING)',
+        '     ├─ app-0:[app] (PENDING)',
+        '     ├─ app-1:[app] (PENDING)',
+        '     └─ app-2:[app] (PENDING)',
+        '',
+      ].join('\n'),
+    );
     const doc = JSON.parse(runPlan(input, 'deps.yaml', { now: NOW, name: 'lone' }).stdout) as PlanDocument;
-    expect(doc.plans!.map((p) => [p.name, p.plan.status, p.plan.phases.map((ph) => ph.name)])).to.deep.equal([['deploy', 'PENDING', ['lone']]]);
+    expect(doc.plans!.map((p) => [p.name, p.plan.status, p.plan.phases.map((ph) => ph.name)])).to.deep.equal([
+      ['deploy', 'PENDING', ['lone']],
+    ]);
   });
 });
 
@@ -153,27 +180,38 @@ spec:
     - {name: first, steps: [db]}
     - {name: then, steps: [lone]}
 `;
-  it('a Plan not yet started holds the decided Deployment\'s rollout (no pod for the new ReplicaSet); the text shows the plan', () => {
+  it("a Plan not yet started holds the decided Deployment's rollout (no pod for the new ReplicaSet); the text shows the plan", () => {
     // lone is new: its first rollout is held by the plan, which has never been started.
     const input = `${manifest('db', [], dbComplete)}---\n${manifest('lone')}---\n${plans}`;
     const text = runPlan(input, 'waves.yaml', { now: NOW, output: 'text', name: 'lone' });
     expect(text.stderr).to.equal('');
     expect(text.stdout).to.match(/\n {2}create ReplicaSet lone-\S+ with 0 replicas\n/);
-    expect(text.stdout).to.include('  Progressing=Unknown PlanWaiting: Deployment waits for plan waves to be started: kubectl pacer plan start lone waves\n');
-    expect(text.stdout.split('Custom plan:\n')[1]).to.equal([
-      '  waves (serial strategy) (WAITING)',
-      '  ├─ first (serial strategy) (COMPLETE)',
-      '  │  └─ db (COMPLETE)',
-      '  └─ then (serial strategy) (PENDING)',
-      '     └─ lone (PENDING)',
-      '',
-    ].join('\n'));
+    expect(text.stdout).to.include(
+      '  Progressing=Unknown PlanWaiting: Deployment waits for plan waves to be started: kubectl pacer plan start lone waves\n',
+    );
+    expect(text.stdout.split('Custom plan:\n')[1]).to.equal(
+      [
+        '  waves (serial strategy) (WAITING)',
+        '  ├─ first (serial strategy) (COMPLETE)',
+        '  │  └─ db (COMPLETE)',
+        '  └─ then (serial strategy) (PENDING)',
+        '     └─ lone (PENDING)',
+        '',
+      ].join('\n'),
+    );
     const doc = plan(input, { name: 'lone' });
-    expect(doc.plans!.map((p) => [p.name, p.plan.status])).to.deep.equal([['deploy', 'PENDING'], ['waves', 'WAITING']]);
+    expect(doc.plans!.map((p) => [p.name, p.plan.status])).to.deep.equal([
+      ['deploy', 'PENDING'],
+      ['waves', 'WAITING'],
+    ]);
   });
 
   it('a Plan without phases is refused, naming it', () => {
-    const r = runPlan(`${manifest('lone')}---\napiVersion: pacer.dev/v1alpha1\nkind: Plan\nmetadata: {name: p}\nspec: {}\n`, 'waves.yaml', { now: NOW });
+    const r = runPlan(
+      `${manifest('lone')}---\napiVersion: pacer.dev/v1alpha1\nkind: Plan\nmetadata: {name: p}\nspec: {}\n`,
+      'waves.yaml',
+      { now: NOW },
+    );
     expect([r.code, r.stderr]).to.deep.equal([2, 'error: waves.yaml: document 2: Plan "p": spec.phases is required\n']);
   });
 });

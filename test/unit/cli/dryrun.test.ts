@@ -33,7 +33,10 @@ function settled(doc: PlanDocument): string {
   const objs = doc.objects.map((o) => {
     if (o.kind !== 'ReplicaSet') return o;
     const n = (o as { spec: { replicas?: number } }).spec.replicas ?? 1;
-    return { ...o, status: { replicas: n, readyReplicas: n, availableReplicas: n, observedGeneration: o.metadata.generation } };
+    return {
+      ...o,
+      status: { replicas: n, readyReplicas: n, availableReplicas: n, observedGeneration: o.metadata.generation },
+    };
   });
   return JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objs });
 }
@@ -49,7 +52,12 @@ describe('cli/plan runPlan', () => {
     const rs = doc.objects[1];
     expect(rs.metadata).to.deep.include({ creationTimestamp: NOW, generation: 1, namespace: 'default' });
     expect(rs.metadata.uid).to.be.a('string');
-    expect(rs.metadata.ownerReferences![0]).to.deep.include({ kind: 'Deployment', name: 'web', controller: true, blockOwnerDeletion: true });
+    expect(rs.metadata.ownerReferences![0]).to.deep.include({
+      kind: 'Deployment',
+      name: 'web',
+      controller: true,
+      blockOwnerDeletion: true,
+    });
     expect(doc.status.conditions!.map((c) => c.lastUpdateTime)).to.deep.equal([NOW, NOW]);
   });
 
@@ -80,7 +88,12 @@ describe('cli/plan runPlan', () => {
     }
     expect(doc.actions).to.deep.equal([]);
     expect(seen).to.include('scale 3->2');
-    expect(doc.objects.filter((o) => o.kind === 'ReplicaSet').map((o) => (o as { spec: { replicas: number } }).spec.replicas).sort()).to.deep.equal([0, 3]);
+    expect(
+      doc.objects
+        .filter((o) => o.kind === 'ReplicaSet')
+        .map((o) => (o as { spec: { replicas: number } }).spec.replicas)
+        .sort(),
+    ).to.deep.equal([0, 3]);
   });
 
   it('reads multi-document YAML with ReplicaSets and Pods, and writes yaml and text', () => {
@@ -114,11 +127,27 @@ status: {phase: Running}
 
   describe('unusable input: exit 2 and one line naming file, document and problem', () => {
     const rows: Array<[string, string, RegExp]> = [
-      ['no Deployment', 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n', /^error: deploy\.yaml: no pacer\.dev\/v1alpha1 Deployment or NodeRoll found\n$/],
-      ['two Deployments', `${DEPLOYMENT}---\n${DEPLOYMENT}`, /^error: deploy\.yaml: document 2: more than one pacer\.dev\/v1alpha1 Deployment/],
-      ['an unsupported kind', `${DEPLOYMENT}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n`, /^error: deploy\.yaml: document 2: unsupported object apps\/v1 Deployment "x"/],
+      [
+        'no Deployment',
+        'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n',
+        /^error: deploy\.yaml: no pacer\.dev\/v1alpha1 Deployment or NodeRoll found\n$/,
+      ],
+      [
+        'two Deployments',
+        `${DEPLOYMENT}---\n${DEPLOYMENT}`,
+        /^error: deploy\.yaml: document 2: more than one pacer\.dev\/v1alpha1 Deployment/,
+      ],
+      [
+        'an unsupported kind',
+        `${DEPLOYMENT}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n`,
+        /^error: deploy\.yaml: document 2: unsupported object apps\/v1 Deployment "x"/,
+      ],
       ['broken YAML', `${DEPLOYMENT}---\nkind: [\n`, /^error: deploy\.yaml: document 2: /],
-      ['no name', 'apiVersion: pacer.dev/v1alpha1\nkind: Deployment\nmetadata: {}\nspec: {}\n', /^error: deploy\.yaml: document 1: pacer\.dev\/v1alpha1 Deployment: metadata\.name is required\n$/],
+      [
+        'no name',
+        'apiVersion: pacer.dev/v1alpha1\nkind: Deployment\nmetadata: {}\nspec: {}\n',
+        /^error: deploy\.yaml: document 1: pacer\.dev\/v1alpha1 Deployment: metadata\.name is required\n$/,
+      ],
       ['not an object', '- 1\n- 2\n', /^error: deploy\.yaml: document 1: expected a Kubernetes object/],
     ];
     for (const [name, input, want] of rows) {

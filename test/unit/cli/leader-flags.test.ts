@@ -9,8 +9,19 @@ import { DEFAULT_LEADER_ELECTION_NAMESPACE, durationMs, leaderElectionNamespace 
 
 describe('cli/controller: leader election flags', () => {
   const durations: Array<[string, number | undefined]> = [
-    ['15s', 15_000], ['10s', 10_000], ['2s', 2_000], ['500ms', 500], ['1m30s', 90_000], ['1.5s', 1_500], ['1h', 3_600_000],
-    ['15', undefined], ['s', undefined], ['-2s', undefined], ['2 s', undefined], ['fast', undefined], ['', undefined],
+    ['15s', 15_000],
+    ['10s', 10_000],
+    ['2s', 2_000],
+    ['500ms', 500],
+    ['1m30s', 90_000],
+    ['1.5s', 1_500],
+    ['1h', 3_600_000],
+    ['15', undefined],
+    ['s', undefined],
+    ['-2s', undefined],
+    ['2 s', undefined],
+    ['fast', undefined],
+    ['', undefined],
   ];
   for (const [text, ms] of durations) {
     it(`duration ${JSON.stringify(text)} → ${ms === undefined ? 'not a duration' : `${ms} ms`}`, () => {
@@ -20,14 +31,16 @@ describe('cli/controller: leader election flags', () => {
 
   describe('the Lease namespace', () => {
     let dir: string;
-    beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'pacer-ns-')); });
+    beforeEach(() => {
+      dir = mkdtempSync(join(tmpdir(), 'pacer-ns-'));
+    });
     afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
     it('the flag wins', () => {
       writeFileSync(join(dir, 'namespace'), 'from-pod\n');
       expect(leaderElectionNamespace('ops', join(dir, 'namespace'))).to.equal('ops');
     });
-    it('in a cluster: the pod\'s own namespace (its ServiceAccount\'s namespace file)', () => {
+    it("in a cluster: the pod's own namespace (its ServiceAccount's namespace file)", () => {
       writeFileSync(join(dir, 'namespace'), 'from-pod\n');
       expect(leaderElectionNamespace(undefined, join(dir, 'namespace'))).to.equal('from-pod');
     });

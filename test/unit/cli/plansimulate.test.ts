@@ -31,15 +31,21 @@ describe('pacer plans simulate', () => {
     expect(f[2].answer).to.deep.equal({ code: 200, message: 'Received cmd: continue' });
   });
 
-  it('the walk-through example: the SDK\'s statuses, plan and phase following the step', () => {
+  it("the walk-through example: the SDK's statuses, plan and phase following the step", () => {
     const f = frames(example('hello-world.yaml'));
-    expect(f.map((x) => [x.plans[0].status, x.plans[0].phases[0].status, x.plans[0].phases[0].steps[0].status].join(' '))).to.deep.equal([
-      'PENDING PENDING PENDING', 'IN_PROGRESS IN_PROGRESS PREPARED', 'STARTING STARTING STARTING', 'STARTED STARTED STARTED',
-      'IN_PROGRESS COMPLETE COMPLETE', 'COMPLETE COMPLETE COMPLETE',
+    expect(
+      f.map((x) => [x.plans[0].status, x.plans[0].phases[0].status, x.plans[0].phases[0].steps[0].status].join(' ')),
+    ).to.deep.equal([
+      'PENDING PENDING PENDING',
+      'IN_PROGRESS IN_PROGRESS PREPARED',
+      'STARTING STARTING STARTING',
+      'STARTED STARTED STARTED',
+      'IN_PROGRESS COMPLETE COMPLETE',
+      'COMPLETE COMPLETE COMPLETE',
     ]);
   });
 
-  it('text output draws the SDK\'s tree and the candidates', () => {
+  it("text output draws the SDK's tree and the candidates", () => {
     const r = runSimulate(example('hello-world.yaml'), 'x', 'text');
     expect(r.stdout.split('\n').slice(0, 8)).to.deep.equal([
       '== initial',
@@ -53,7 +59,7 @@ describe('pacer plans simulate', () => {
     ]);
   });
 
-  it('the plans API\'s answers: 404 for an unknown phase, 400 for a step without its phase, nothing changed', () => {
+  it("the plans API's answers: 404 for an unknown phase, 400 for a step without its phase, nothing changed", () => {
     const f = frames(`
 plan: {name: deploy, phases: [{name: a, steps: [{name: "a-0:[x]", status: STARTED}]}]}
 operations:
@@ -63,7 +69,9 @@ operations:
 - forceComplete: {phase: a, step: "a-0:[x]"}
 `);
     expect(f.slice(1).map((x) => `${x.answer!.code} ${x.answer!.message}`)).to.deep.equal([
-      '404 Phase b not found', '400 Missing phase', '400 Couldn\'t parse parameters: 9X is not a valid environment variable name',
+      '404 Phase b not found',
+      '400 Missing phase',
+      "400 Couldn't parse parameters: 9X is not a valid environment variable name",
       '200 Received cmd: forceComplete for Plan: deploy, Phase: a, Step: a-0:[x]',
     ]);
     expect(f[3].plans[0].phases[0].steps[0].status).to.equal('STARTED');
@@ -85,7 +93,8 @@ operations:
   });
 
   it('bad input: every error with its field path, exit 2', () => {
-    const r = runSimulate(`
+    const r = runSimulate(
+      `
 plan:
   name: deploy
   strategy: serial-canary
@@ -97,7 +106,10 @@ operations:
 - frobnicate: {}
 - {advance: 1, continue: {}}
 - advance: -1
-`, 'bad.yaml', 'text');
+`,
+      'bad.yaml',
+      'text',
+    );
     expect(r.code).to.equal(2);
     expect(r.stdout).to.equal('');
     expect(r.stderr.trim().split('\n')).to.deep.equal([
@@ -118,13 +130,24 @@ operations:
   it('malformed YAML and a missing file: one line naming the source, exit 2', () => {
     expect(runSimulate('plan: [1', 'x.yaml', 'text')).to.include({ code: 2, stdout: '' });
     expect(runSimulate('plan: [1', 'x.yaml', 'text').stderr).to.match(/^error: x\.yaml: Flow sequence/);
-    expect(runSimulate('- 1', 'x.yaml', 'text').stderr).to.equal('error: x.yaml: <root>: Invalid value: "array": <root> in body must be of type object\n');
-    const r = spawnSync(process.execPath, ['bin/pacer.js', 'plans', 'simulate', '-f', '/nonexistent/plan.yaml'], { encoding: 'utf8' });
-    expect([r.status, r.stderr]).to.deep.equal([2, 'error: /nonexistent/plan.yaml: ENOENT: no such file or directory, open \'/nonexistent/plan.yaml\'\n']);
+    expect(runSimulate('- 1', 'x.yaml', 'text').stderr).to.equal(
+      'error: x.yaml: <root>: Invalid value: "array": <root> in body must be of type object\n',
+    );
+    const r = spawnSync(process.execPath, ['bin/pacer.js', 'plans', 'simulate', '-f', '/nonexistent/plan.yaml'], {
+      encoding: 'utf8',
+    });
+    expect([r.status, r.stderr]).to.deep.equal([
+      2,
+      "error: /nonexistent/plan.yaml: ENOENT: no such file or directory, open '/nonexistent/plan.yaml'\n",
+    ]);
   });
 
   it('the pacer binary: -o yaml', () => {
-    const out = execFileSync(process.execPath, ['bin/pacer.js', 'plans', 'simulate', '-f', 'examples/plans/canary.yaml', '-o', 'yaml'], { encoding: 'utf8' });
+    const out = execFileSync(
+      process.execPath,
+      ['bin/pacer.js', 'plans', 'simulate', '-f', 'examples/plans/canary.yaml', '-o', 'yaml'],
+      { encoding: 'utf8' },
+    );
     expect(out).to.match(/^- event: initial\n/);
     expect(out).to.contain('status: WAITING');
   });

@@ -5,11 +5,25 @@ import { expect } from 'chai';
 import type { Deployment } from '../../../src/api/types.ts';
 import { LiveStatus, countDeployments, statusLine } from '../../../src/cli/up.ts';
 
-function deployment(name: string, o: { replicas?: number; generation?: number; status?: Deployment['status']; paused?: boolean; deleting?: boolean } = {}): Deployment {
+function deployment(
+  name: string,
+  o: {
+    replicas?: number;
+    generation?: number;
+    status?: Deployment['status'];
+    paused?: boolean;
+    deleting?: boolean;
+  } = {},
+): Deployment {
   return {
     apiVersion: 'pacer.dev/v1alpha1',
     kind: 'Deployment',
-    metadata: { name, namespace: 'default', generation: o.generation ?? 1, ...(o.deleting ? { deletionTimestamp: '2025-01-01T00:00:00Z' } : {}) },
+    metadata: {
+      name,
+      namespace: 'default',
+      generation: o.generation ?? 1,
+      ...(o.deleting ? { deletionTimestamp: '2025-01-01T00:00:00Z' } : {}),
+    },
     spec: { replicas: o.replicas ?? 2, ...(o.paused ? { paused: true } : {}) },
     ...(o.status ? { status: o.status } : {}),
   };
@@ -24,7 +38,15 @@ const deadline = {
 
 /** A stream that records what is written; `isTTY` as asked. */
 function sink(isTTY: boolean): NodeJS.WritableStream & { text: string } {
-  const s = { text: '', isTTY, columns: 80, write(chunk: string) { s.text += chunk; return true; } };
+  const s = {
+    text: '',
+    isTTY,
+    columns: 80,
+    write(chunk: string) {
+      s.text += chunk;
+      return true;
+    },
+  };
   return s as unknown as NodeJS.WritableStream & { text: string };
 }
 
@@ -43,12 +65,18 @@ describe('cli/up: the status line', () => {
   });
 
   it('reads as a sentence, naming paused and failed ones only when there are some', () => {
-    expect(statusLine({ total: 0, complete: 0, failed: 0, paused: 0, progressing: 0 })).to.equal('pacer: 0 Deployments: 0 complete, 0 progressing');
-    expect(statusLine({ total: 1, complete: 1, failed: 0, paused: 0, progressing: 0 })).to.equal('pacer: 1 Deployment: 1 complete, 0 progressing');
-    expect(statusLine({ total: 6, complete: 3, failed: 1, paused: 1, progressing: 1 }))
-      .to.equal('pacer: 6 Deployments: 3 complete, 1 progressing, 1 paused, 1 past its progress deadline');
-    expect(statusLine({ total: 2, complete: 0, failed: 2, paused: 0, progressing: 0 }))
-      .to.equal('pacer: 2 Deployments: 0 complete, 0 progressing, 2 past their progress deadline');
+    expect(statusLine({ total: 0, complete: 0, failed: 0, paused: 0, progressing: 0 })).to.equal(
+      'pacer: 0 Deployments: 0 complete, 0 progressing',
+    );
+    expect(statusLine({ total: 1, complete: 1, failed: 0, paused: 0, progressing: 0 })).to.equal(
+      'pacer: 1 Deployment: 1 complete, 0 progressing',
+    );
+    expect(statusLine({ total: 6, complete: 3, failed: 1, paused: 1, progressing: 1 })).to.equal(
+      'pacer: 6 Deployments: 3 complete, 1 progressing, 1 paused, 1 past its progress deadline',
+    );
+    expect(statusLine({ total: 2, complete: 0, failed: 2, paused: 0, progressing: 0 })).to.equal(
+      'pacer: 2 Deployments: 0 complete, 0 progressing, 2 past their progress deadline',
+    );
   });
 
   it('not a TTY: a plain line each time it changes, nothing when it does not', () => {
@@ -61,7 +89,9 @@ describe('cli/up: the status line', () => {
     status.refresh();
     status.stop();
     status.refresh();
-    expect(out.text).to.equal('pacer: 1 Deployment: 0 complete, 1 progressing\npacer: 1 Deployment: 1 complete, 0 progressing\n');
+    expect(out.text).to.equal(
+      'pacer: 1 Deployment: 0 complete, 1 progressing\npacer: 1 Deployment: 1 complete, 0 progressing\n',
+    );
   });
 
   it('on a TTY: one line rewritten in place, ended with a newline on stop', () => {
@@ -73,16 +103,22 @@ describe('cli/up: the status line', () => {
     expect(status.current).to.equal('pacer: 1 Deployment: 1 complete, 0 progressing');
     status.stop();
     status.stop();
-    expect(out.text).to.equal('\r\x1b[2Kpacer: 1 Deployment: 0 complete, 1 progressing\r\x1b[2Kpacer: 1 Deployment: 1 complete, 0 progressing\n');
+    expect(out.text).to.equal(
+      '\r\x1b[2Kpacer: 1 Deployment: 0 complete, 1 progressing\r\x1b[2Kpacer: 1 Deployment: 1 complete, 0 progressing\n',
+    );
   });
 
   it('a failed read keeps the last line', () => {
     let fail = false;
     const out = sink(false);
-    const status = new LiveStatus(out, () => {
-      if (fail) throw new Error('store stopped');
-      return [];
-    }, { inPlace: false, intervalMs: 60_000 });
+    const status = new LiveStatus(
+      out,
+      () => {
+        if (fail) throw new Error('store stopped');
+        return [];
+      },
+      { inPlace: false, intervalMs: 60_000 },
+    );
     fail = true;
     status.refresh();
     status.stop();

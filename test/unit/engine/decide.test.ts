@@ -17,7 +17,11 @@ function converge(s: Snapshot, max = 40): { passes: Decision[]; last: Snapshot }
 }
 
 function withSpec(d: Deployment, spec: Partial<Deployment['spec']>): Deployment {
-  return { ...d, metadata: { ...d.metadata, generation: (d.metadata.generation ?? 1) + 1 }, spec: { ...d.spec, ...spec } };
+  return {
+    ...d,
+    metadata: { ...d.metadata, generation: (d.metadata.generation ?? 1) + 1 },
+    spec: { ...d.spec, ...spec },
+  };
 }
 
 function progressingReason(d: Decision): string | undefined {
@@ -30,7 +34,11 @@ describe('engine/sync decide()', () => {
     expect(d.deployment).to.equal('default/web');
     expect(d.actions.map((a) => a.verb)).to.deep.equal(['create', 'update', 'updateStatus']);
     const create = d.actions[0];
-    expect(create.event).to.deep.equal({ type: 'Normal', reason: 'ScalingReplicaSet', message: `Scaled up replica set ${create.name} from 0 to 3` });
+    expect(create.event).to.deep.equal({
+      type: 'Normal',
+      reason: 'ScalingReplicaSet',
+      message: `Scaled up replica set ${create.name} from 0 to 3`,
+    });
     expect(d.objects.deployment.metadata.annotations!['pacer.dev/revision']).to.equal('1');
     expect(d.objects.replicaSets.map((r) => r.metadata.name)).to.deep.equal([create.name]);
     expect(d.requeueAfterSeconds).to.equal(600);
@@ -49,11 +57,12 @@ describe('engine/sync decide()', () => {
   it('a ReplicaSet whose template the API server defaulted stays the new ReplicaSet (found by its hash label)', () => {
     // The API server fills in pod defaults on a ReplicaSet's template, not on the template inside
     // the custom resource, so after the create the two never compare equal again.
-    const serverDefaults = (rss: readonly ReplicaSet[]): ReplicaSet[] => settle(rss).map((rs) => {
-      const t = structuredClone(rs.spec.template!);
-      t.spec = { ...t.spec, dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', terminationGracePeriodSeconds: 30 };
-      return { ...rs, spec: { ...rs.spec, template: t } };
-    });
+    const serverDefaults = (rss: readonly ReplicaSet[]): ReplicaSet[] =>
+      settle(rss).map((rs) => {
+        const t = structuredClone(rs.spec.template!);
+        t.spec = { ...t.spec, dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', terminationGracePeriodSeconds: 30 };
+        return { ...rs, spec: { ...rs.spec, template: t } };
+      });
     let s = snapshot(deployment({ replicas: 3 }), []);
     const created = new Set<string>();
     let last: Decision | undefined;
@@ -83,7 +92,9 @@ describe('engine/sync decide()', () => {
       expect(total).to.be.at.most(5);
     }
     const active = end.replicaSets.filter((r) => (r.spec.replicas ?? 0) > 0);
-    expect(active.map((r) => [r.spec.replicas, r.metadata.annotations!['pacer.dev/revision']])).to.deep.equal([[4, '2']]);
+    expect(active.map((r) => [r.spec.replicas, r.metadata.annotations!['pacer.dev/revision']])).to.deep.equal([
+      [4, '2'],
+    ]);
     expect(end.deployment.metadata.annotations!['pacer.dev/revision']).to.equal('2');
   });
 
@@ -114,8 +125,20 @@ describe('engine/sync decide()', () => {
     const p1 = decide(snapshot(d, [old]));
     expect(summary(p1)).to.deep.include('scale web-old 3->0');
     expect(p1.actions.some((a) => a.verb === 'create')).to.equal(false);
-    const scaledDown = p1.objects.replicaSets.map((r) => ({ ...r, status: { replicas: 0, availableReplicas: 0, observedGeneration: r.metadata.generation } }));
-    const running: Pod = { metadata: { name: 'p', labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-old', uid: 'uid-web-old', controller: true }] }, status: { phase: 'Running' } };
+    const scaledDown = p1.objects.replicaSets.map((r) => ({
+      ...r,
+      status: { replicas: 0, availableReplicas: 0, observedGeneration: r.metadata.generation },
+    }));
+    const running: Pod = {
+      metadata: {
+        name: 'p',
+        labels: { app: 'web' },
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-old', uid: 'uid-web-old', controller: true },
+        ],
+      },
+      status: { phase: 'Running' },
+    };
     const p2 = decide({ ...snapshot(p1.objects.deployment, scaledDown), pods: [running] });
     expect(p2.actions.some((a) => a.verb === 'create')).to.equal(false);
     const p3 = decide(snapshot(p1.objects.deployment, scaledDown));
@@ -125,20 +148,38 @@ describe('engine/sync decide()', () => {
 
   it('paused: template changes do not roll out, the Progressing condition says paused, scaling still works', () => {
     const { last } = converge(snapshot(deployment({ replicas: 2 }), []));
-    const s = { ...last, deployment: withSpec(last.deployment, { paused: true, template: template('nginx:2'), replicas: 3 }) };
+    const s = {
+      ...last,
+      deployment: withSpec(last.deployment, { paused: true, template: template('nginx:2'), replicas: 3 }),
+    };
     const p = decide(s);
     expect(p.actions.some((a) => a.verb === 'create')).to.equal(false);
     expect(summary(p)).to.deep.include(`scale ${last.replicaSets[0].metadata.name} 2->3`);
-    expect(p.status.conditions!.find((c) => c.type === 'Progressing')).to.deep.include({ status: 'Unknown', reason: 'DeploymentPaused', message: 'Deployment is paused' });
+    expect(p.status.conditions!.find((c) => c.type === 'Progressing')).to.deep.include({
+      status: 'Unknown',
+      reason: 'DeploymentPaused',
+      message: 'Deployment is paused',
+    });
     expect(p.requeueAfterSeconds).to.equal(null);
   });
 
   it('a stuck rollout exceeds its deadline: Progressing=False ProgressDeadlineExceeded', () => {
     const { last } = converge(snapshot(deployment({ replicas: 2, progressDeadlineSeconds: 60 }), []));
     let s: Snapshot = { ...last, deployment: withSpec(last.deployment, { template: template('nginx:bad') }) };
-    const stuck = (rss: readonly ReplicaSet[]) => rss.map((r) => r.spec.template?.spec && JSON.stringify(r.spec.template.spec).includes('bad')
-      ? { ...r, status: { replicas: r.spec.replicas ?? 0, availableReplicas: 0, readyReplicas: 0, observedGeneration: r.metadata.generation } }
-      : settle([r])[0]);
+    const stuck = (rss: readonly ReplicaSet[]) =>
+      rss.map((r) =>
+        r.spec.template?.spec && JSON.stringify(r.spec.template.spec).includes('bad')
+          ? {
+              ...r,
+              status: {
+                replicas: r.spec.replicas ?? 0,
+                availableReplicas: 0,
+                readyReplicas: 0,
+                observedGeneration: r.metadata.generation,
+              },
+            }
+          : settle([r])[0],
+      );
     let d = decide(s);
     for (let i = 0; i < 5 && d.actions.length > 0; i++) {
       s = next(d, s.now + 1000, stuck);
@@ -175,7 +216,11 @@ describe('engine/sync decide()', () => {
     }
     expect(s.replicaSets.map((r) => r.metadata.annotations!['pacer.dev/revision']).sort()).to.deep.equal(['2', '3']);
     expect(deletes.map((a) => a.event)).to.deep.equal([
-      { type: 'Normal', reason: 'SuccessfulDelete', message: `Deleted old replica set ${deletes[0].name} (revision 1)` },
+      {
+        type: 'Normal',
+        reason: 'SuccessfulDelete',
+        message: `Deleted old replica set ${deletes[0].name} (revision 1)`,
+      },
     ]);
   });
 
@@ -196,17 +241,29 @@ describe('engine/sync decide()', () => {
   });
 
   describe('invalid spec', () => {
-    const invalid = () => [{ field: 'spec.strategy.rollingUpdate.maxUnavailable', type: 'Invalid' as const, value: 0, detail: 'may not be 0 when `maxSurge` is 0' }];
+    const invalid = () => [
+      {
+        field: 'spec.strategy.rollingUpdate.maxUnavailable',
+        type: 'Invalid' as const,
+        value: 0,
+        detail: 'may not be 0 when `maxSurge` is 0',
+      },
+    ];
     it('sets InvalidSpec with the formatted errors and observedGeneration, and changes nothing else', () => {
       const rs = replicaSet('web-a', { replicas: 1, revision: 1 });
       const d = decide(snapshot(deployment({ replicas: 3, generation: 7 }), [rs]), { validate: invalid });
       expect(d.actions.map((a) => a.verb)).to.deep.equal(['updateStatus']);
       expect(d.status.observedGeneration).to.equal(7);
-      expect(d.status.conditions).to.deep.equal([{
-        type: 'InvalidSpec', status: 'True', reason: 'InvalidSpec',
-        message: 'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0',
-        lastUpdateTime: iso(NOW), lastTransitionTime: iso(NOW),
-      }]);
+      expect(d.status.conditions).to.deep.equal([
+        {
+          type: 'InvalidSpec',
+          status: 'True',
+          reason: 'InvalidSpec',
+          message: 'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0',
+          lastUpdateTime: iso(NOW),
+          lastTransitionTime: iso(NOW),
+        },
+      ]);
       expect(d.objects.replicaSets).to.deep.equal([rs]);
       // the same problem on the next pass: nothing to write
       expect(decide(snapshot(d.objects.deployment, [rs]), { validate: invalid }).actions).to.deep.equal([]);
@@ -222,13 +279,22 @@ describe('engine/sync decide()', () => {
     const dep = deployment({ generation: 2 });
     dep.spec.selector = {};
     const d = decide(snapshot(dep, []), { validate: () => [] });
-    expect(d.events).to.deep.equal([{ type: 'Warning', reason: 'SelectingAll', message: 'This deployment is selecting all pods. A non-empty selector is required.' }]);
+    expect(d.events).to.deep.equal([
+      {
+        type: 'Warning',
+        reason: 'SelectingAll',
+        message: 'This deployment is selecting all pods. A non-empty selector is required.',
+      },
+    ]);
     expect(d.actions.map((a) => a.verb)).to.deep.equal(['updateStatus']);
     expect(d.status.observedGeneration).to.equal(2);
   });
 
   it('defaults a hand-written Deployment (no strategy, no replicas)', () => {
-    const dep: Deployment = { metadata: { name: 'web', namespace: 'default', uid: 'u', generation: 1 }, spec: { selector: { matchLabels: { app: 'web' } }, template: template('x') } };
+    const dep: Deployment = {
+      metadata: { name: 'web', namespace: 'default', uid: 'u', generation: 1 },
+      spec: { selector: { matchLabels: { app: 'web' } }, template: template('x') },
+    };
     const d = decide(snapshot(dep, []));
     const create = d.actions[0];
     expect(create.verb === 'create' && create.replicas).to.equal(1);
@@ -237,7 +303,7 @@ describe('engine/sync decide()', () => {
 
   describe('create failures (reported by the controller)', () => {
     const dep = deployment({ replicas: 3 });
-    it('AlreadyExists with someone else\'s ReplicaSet: collisionCount nil → 1, then +1', () => {
+    it("AlreadyExists with someone else's ReplicaSet: collisionCount nil → 1, then +1", () => {
       const existing = replicaSet('web-x', { replicas: 1, owned: false });
       const d1 = onCreateConflict(snapshot(dep, []), existing);
       expect(d1.actions.map((a) => a.verb)).to.deep.equal(['updateStatus']);
@@ -254,7 +320,11 @@ describe('engine/sync decide()', () => {
     it('another error: Progressing=False ReplicaSetCreateError and a Warning event', () => {
       const d = onCreateError(snapshot(dep, []), 'web-x', 'quota exceeded');
       const msg = 'Failed to create new replica set "web-x": quota exceeded';
-      expect(d.status.conditions!.find((c) => c.type === 'Progressing')).to.deep.include({ status: 'False', reason: 'ReplicaSetCreateError', message: msg });
+      expect(d.status.conditions!.find((c) => c.type === 'Progressing')).to.deep.include({
+        status: 'False',
+        reason: 'ReplicaSetCreateError',
+        message: msg,
+      });
       expect(d.events).to.deep.equal([{ type: 'Warning', reason: 'ReplicaSetCreateError', message: msg }]);
     });
   });

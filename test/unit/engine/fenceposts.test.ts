@@ -15,10 +15,14 @@ describe('engine/fenceposts', () => {
     ];
     for (const [surge, unavailable, desired, wantSurge, wantUnavailable] of rows) {
       it(`maxSurge ${String(surge)}, maxUnavailable ${String(unavailable)}, ${desired} replicas → ${wantSurge} / ${wantUnavailable}`, () => {
-        expect(resolveFenceposts(surge, unavailable, desired)).to.deep.equal({ surge: wantSurge, unavailable: wantUnavailable });
+        expect(resolveFenceposts(surge, unavailable, desired)).to.deep.equal({
+          surge: wantSurge,
+          unavailable: wantUnavailable,
+        });
       });
     }
-    it('an unparseable value is an error', () => expect(() => resolveFenceposts('5', 0, 10)).to.throw(/not a percentage/));
+    it('an unparseable value is an error', () =>
+      expect(() => resolveFenceposts('5', 0, 10)).to.throw(/not a percentage/));
   });
 
   describe('MaxSurge / MaxUnavailable / MinAvailable', () => {

@@ -56,9 +56,10 @@ export function deployment(o: DeploymentOptions = {}): Deployment {
       replicas: o.replicas ?? 3,
       selector: { matchLabels: { app: 'web' } },
       template: template(o.image ?? 'nginx:1'),
-      strategy: type === 'Recreate'
-        ? { type }
-        : { type, rollingUpdate: { maxSurge: o.maxSurge ?? '25%', maxUnavailable: o.maxUnavailable ?? '25%' } },
+      strategy:
+        type === 'Recreate'
+          ? { type }
+          : { type, rollingUpdate: { maxSurge: o.maxSurge ?? '25%', maxUnavailable: o.maxUnavailable ?? '25%' } },
       revisionHistoryLimit: o.revisionHistoryLimit ?? 10,
       progressDeadlineSeconds: o.progressDeadlineSeconds ?? 600,
       minReadySeconds: o.minReadySeconds ?? 0,
@@ -105,7 +106,18 @@ export function replicaSet(name: string, o: ReplicaSetOptions): ReplicaSet {
       annotations,
       ...(o.owned === false
         ? {}
-        : { ownerReferences: [{ apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', name: 'web', uid: DEPLOYMENT_UID, controller: true, blockOwnerDeletion: true }] }),
+        : {
+            ownerReferences: [
+              {
+                apiVersion: 'pacer.dev/v1alpha1',
+                kind: 'Deployment',
+                name: 'web',
+                uid: DEPLOYMENT_UID,
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
+          }),
     },
     spec: {
       replicas: o.replicas,
@@ -130,12 +142,25 @@ export function snapshot(d: Deployment, rss: ReplicaSet[], now = NOW): Snapshot 
 export function settle(rss: readonly ReplicaSet[]): ReplicaSet[] {
   return rss.map((rs) => {
     const n = rs.spec.replicas ?? 1;
-    return { ...rs, status: { ...rs.status, replicas: n, readyReplicas: n, availableReplicas: n, observedGeneration: rs.metadata.generation ?? 1 } };
+    return {
+      ...rs,
+      status: {
+        ...rs.status,
+        replicas: n,
+        readyReplicas: n,
+        availableReplicas: n,
+        observedGeneration: rs.metadata.generation ?? 1,
+      },
+    };
   });
 }
 
 /** The next snapshot after a decision, with the world settled and the clock moved on. */
-export function next(decision: Decision, now: number, world: (rss: readonly ReplicaSet[]) => ReplicaSet[] = settle): Snapshot {
+export function next(
+  decision: Decision,
+  now: number,
+  world: (rss: readonly ReplicaSet[]) => ReplicaSet[] = settle,
+): Snapshot {
   return { deployment: decision.objects.deployment, replicaSets: world(decision.objects.replicaSets), pods: [], now };
 }
 
@@ -143,9 +168,12 @@ export function next(decision: Decision, now: number, world: (rss: readonly Repl
 export function summary(decision: Decision): string[] {
   return decision.actions.map((a) => {
     switch (a.verb) {
-      case 'scale': return `scale ${a.name} ${a.from}->${a.replicas}`;
-      case 'create': return `create ${a.name} ${a.replicas}`;
-      default: return `${a.verb} ${a.kind} ${a.name}`;
+      case 'scale':
+        return `scale ${a.name} ${a.from}->${a.replicas}`;
+      case 'create':
+        return `create ${a.name} ${a.replicas}`;
+      default:
+        return `${a.verb} ${a.kind} ${a.name}`;
     }
   });
 }

@@ -9,15 +9,38 @@ import { NOW, deployment, next, replicaSet, summary, template } from './fixtures
 const FROZEN: Freeze = { reason: 'incident 42' };
 
 function withSpec(d: Deployment, spec: Partial<Deployment['spec']>): Deployment {
-  return { ...d, metadata: { ...d.metadata, generation: (d.metadata.generation ?? 1) + 1 }, spec: { ...d.spec, ...spec } };
+  return {
+    ...d,
+    metadata: { ...d.metadata, generation: (d.metadata.generation ?? 1) + 1 },
+    spec: { ...d.spec, ...spec },
+  };
 }
 const progressing = (p: Decision) => p.status.conditions?.find((c) => c.type === 'Progressing');
 
 /** A rolling update of 4 (maxSurge 1, maxUnavailable 1) one step in: new 2 (1 available), old 3. */
 function midRollout(freeze?: Freeze): Snapshot {
   const d = deployment({
-    replicas: 4, maxSurge: 1, maxUnavailable: 1, image: 'nginx:2', generation: 2,
-    status: { observedGeneration: 2, replicas: 5, updatedReplicas: 2, availableReplicas: 4, conditions: [{ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: 'ReplicaSet "web-new" is progressing.', lastUpdateTime: new Date(NOW - 60_000).toISOString(), lastTransitionTime: new Date(NOW - 60_000).toISOString() }] },
+    replicas: 4,
+    maxSurge: 1,
+    maxUnavailable: 1,
+    image: 'nginx:2',
+    generation: 2,
+    status: {
+      observedGeneration: 2,
+      replicas: 5,
+      updatedReplicas: 2,
+      availableReplicas: 4,
+      conditions: [
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'ReplicaSetUpdated',
+          message: 'ReplicaSet "web-new" is progressing.',
+          lastUpdateTime: new Date(NOW - 60_000).toISOString(),
+          lastTransitionTime: new Date(NOW - 60_000).toISOString(),
+        },
+      ],
+    },
   });
   const old = replicaSet('web-old', { replicas: 3, image: 'nginx:1', revision: 1, desired: 4, max: 5 });
   const fresh = replicaSet('web-new', { replicas: 2, available: 1, image: 'nginx:2', revision: 2, desired: 4, max: 5 });
@@ -28,9 +51,21 @@ describe('engine/freeze: the freeze switch holds every new disruption', () => {
   describe('freezeOf: any pacer-freeze ConfigMap freezes', () => {
     const rows: Array<[string, Parameters<typeof freezeOf>[0], Freeze | undefined]> = [
       ['no ConfigMap: not frozen', undefined, undefined],
-      ['the ConfigMap with a reason', { metadata: { name: FREEZE_CONFIGMAP }, data: { reason: 'incident 42', since: '2025-03-01T10:00:00Z' } }, { reason: 'incident 42', since: '2025-03-01T10:00:00Z' }],
-      ['the ConfigMap without data: frozen all the same', { metadata: { name: FREEZE_CONFIGMAP } }, { reason: 'no reason given' }],
-      ['a blank reason', { metadata: { name: FREEZE_CONFIGMAP }, data: { reason: '  ' } }, { reason: 'no reason given' }],
+      [
+        'the ConfigMap with a reason',
+        { metadata: { name: FREEZE_CONFIGMAP }, data: { reason: 'incident 42', since: '2025-03-01T10:00:00Z' } },
+        { reason: 'incident 42', since: '2025-03-01T10:00:00Z' },
+      ],
+      [
+        'the ConfigMap without data: frozen all the same',
+        { metadata: { name: FREEZE_CONFIGMAP } },
+        { reason: 'no reason given' },
+      ],
+      [
+        'a blank reason',
+        { metadata: { name: FREEZE_CONFIGMAP }, data: { reason: '  ' } },
+        { reason: 'no reason given' },
+      ],
       ['another ConfigMap: not frozen', { metadata: { name: 'other' }, data: { reason: 'x' } }, undefined],
     ];
     for (const [name, cm, want] of rows) it(name, () => expect(freezeOf(cm)).to.deep.equal(want));
@@ -44,14 +79,19 @@ describe('engine/freeze: the freeze switch holds every new disruption', () => {
       ['one sized for 6 (already scaled), one for 4: 6 is not larger than 6', 6, [6, 4], false],
       ['no annotation counts as nothing to take away', 4, [undefined, 3], true],
     ];
-    for (const [name, replicas, desired, want] of rows) it(name, () => expect(scalesUpOnly(replicas, desired)).to.equal(want));
+    for (const [name, replicas, desired, want] of rows)
+      it(name, () => expect(scalesUpOnly(replicas, desired)).to.equal(want));
   });
 
   describe('a Deployment while frozen', () => {
     it('mid-rollout: no ReplicaSet changes size; Progressing Unknown Frozen with the reason; no deadline requeue', () => {
       const p = decide(midRollout(FROZEN));
       expect(p.actions.filter((a) => a.verb === 'scale' || a.verb === 'create')).to.deep.equal([]);
-      expect(progressing(p)).to.deep.include({ status: 'Unknown', reason: 'Frozen', message: 'Pacer is frozen (incident 42): nothing new is disrupted until "kubectl pacer freeze off"' });
+      expect(progressing(p)).to.deep.include({
+        status: 'Unknown',
+        reason: 'Frozen',
+        message: 'Pacer is frozen (incident 42): nothing new is disrupted until "kubectl pacer freeze off"',
+      });
       expect(p.requeueAfterSeconds).to.equal(null);
       const status = p.actions.find((a) => a.verb === 'updateStatus');
       expect(status && status.verb === 'updateStatus' ? status.events?.map((e) => e.reason) : []).to.include('Frozen');
@@ -64,15 +104,28 @@ describe('engine/freeze: the freeze switch holds every new disruption', () => {
 
     it('a new template: no new ReplicaSet is created', () => {
       const s = midRollout();
-      const steady = { ...s, replicaSets: [replicaSet('web-old', { replicas: 4, image: 'nginx:1', revision: 1, desired: 4, max: 5 })], freeze: FROZEN };
-      const p = decide({ ...steady, deployment: withSpec(deployment({ replicas: 4, image: 'nginx:1' }), { template: template('nginx:2') }) });
+      const steady = {
+        ...s,
+        replicaSets: [replicaSet('web-old', { replicas: 4, image: 'nginx:1', revision: 1, desired: 4, max: 5 })],
+        freeze: FROZEN,
+      };
+      const p = decide({
+        ...steady,
+        deployment: withSpec(deployment({ replicas: 4, image: 'nginx:1' }), { template: template('nginx:2') }),
+      });
       expect(p.actions.filter((a) => a.verb === 'create' || a.verb === 'scale')).to.deep.equal([]);
       expect(progressing(p)?.reason).to.equal('Frozen');
     });
 
     it('Recreate: the old ReplicaSet is not scaled down', () => {
       const old = replicaSet('web-old', { replicas: 3, image: 'v1', revision: 1, desired: 3, max: 3 });
-      const p = decide({ deployment: deployment({ replicas: 3, type: 'Recreate', image: 'v2', generation: 2 }), replicaSets: [old], pods: [], now: NOW, freeze: FROZEN });
+      const p = decide({
+        deployment: deployment({ replicas: 3, type: 'Recreate', image: 'v2', generation: 2 }),
+        replicaSets: [old],
+        pods: [],
+        now: NOW,
+        freeze: FROZEN,
+      });
       expect(summary(p).filter((x) => x.startsWith('scale') || x.startsWith('create'))).to.deep.equal([]);
     });
 
@@ -92,7 +145,24 @@ describe('engine/freeze: the freeze switch holds every new disruption', () => {
 
     it('a complete Deployment shows nothing of the freeze', () => {
       const rs = replicaSet('web-a', { replicas: 3, revision: 1, desired: 3, max: 4 });
-      const d = deployment({ replicas: 3, status: { observedGeneration: 1, replicas: 3, updatedReplicas: 3, availableReplicas: 3, readyReplicas: 3, conditions: [{ type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: 'ReplicaSet "web-a" has successfully progressed.' }] } });
+      const d = deployment({
+        replicas: 3,
+        status: {
+          observedGeneration: 1,
+          replicas: 3,
+          updatedReplicas: 3,
+          availableReplicas: 3,
+          readyReplicas: 3,
+          conditions: [
+            {
+              type: 'Progressing',
+              status: 'True',
+              reason: 'NewReplicaSetAvailable',
+              message: 'ReplicaSet "web-a" has successfully progressed.',
+            },
+          ],
+        },
+      });
       const p = decide({ deployment: d, replicaSets: [rs], pods: [], now: NOW, freeze: FROZEN });
       expect(progressing(p)?.reason).to.equal('NewReplicaSetAvailable');
       expect(p.actions.filter((a) => a.verb === 'scale' || a.verb === 'create')).to.deep.equal([]);

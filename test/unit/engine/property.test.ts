@@ -14,16 +14,21 @@ import type { Decision } from '../../../src/engine/types.ts';
 import { type World, apply, ripen } from './world.ts';
 import { NOW, deepFreeze, deployment, template } from './fixtures.ts';
 
-type Step =
-  | { kind: 'pass'; ready: number[] }
-  | { kind: 'image'; image: number }
-  | { kind: 'scale'; replicas: number };
-
+type Step = { kind: 'pass'; ready: number[] } | { kind: 'image'; image: number } | { kind: 'scale'; replicas: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('pass' as const), ready: fc.array(fc.nat(5), { minLength: 1, maxLength: 4 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('pass' as const),
+      ready: fc.array(fc.nat(5), { minLength: 1, maxLength: 4 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('image' as const), image: fc.nat(3) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('scale' as const), replicas: fc.integer({ min: 1, max: 10 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('scale' as const), replicas: fc.integer({ min: 1, max: 10 }) }),
+  },
 );
 
 const surgeArb: fc.Arbitrary<IntOrString> = fc.constantFrom<IntOrString>(0, 1, 2, '0%', '25%', '50%');
@@ -41,8 +46,6 @@ const setup = fc
     plan: fc.constantFrom<'serial' | 'parallel' | undefined>(undefined, undefined, 'serial', 'parallel'),
   })
   .filter((s) => !(isLiteralZero(s.surge) && isLiteralZero(s.unavailable)));
-
-
 
 const availableSum = (rss: readonly ReplicaSet[]) => rss.reduce((n, r) => n + (r.status?.availableReplicas ?? 0), 0);
 
@@ -63,13 +66,27 @@ function checkPass(w: World, decision: Decision): void {
   const recreate = d.spec.strategy?.type === 'Recreate';
   const before = w.rss;
   const after = decision.objects.replicaSets;
-  const context = () => JSON.stringify({ replicas, strategy: d.spec.strategy, before: before.map((r) => [r.metadata.name, r.spec.replicas, r.status?.availableReplicas]), actions: decision.actions.map((a) => [a.verb, a.name, 'from' in a ? a.from : undefined, 'replicas' in a ? a.replicas : undefined]) });
+  const context = () =>
+    JSON.stringify({
+      replicas,
+      strategy: d.spec.strategy,
+      before: before.map((r) => [r.metadata.name, r.spec.replicas, r.status?.availableReplicas]),
+      actions: decision.actions.map((a) => [
+        a.verb,
+        a.name,
+        'from' in a ? a.from : undefined,
+        'replicas' in a ? a.replicas : undefined,
+      ]),
+    });
 
   // 1. Never more than replicas + maxSurge; above a lowered bound, only ever down.
   const bound = replicas + maxSurge(d);
   const totalBefore = specReplicaSum(before);
   const totalAfter = specReplicaSum(after);
-  expect(totalAfter <= bound || totalAfter <= totalBefore, `total ${totalBefore} → ${totalAfter} over bound ${bound}: ${context()}`).to.equal(true);
+  expect(
+    totalAfter <= bound || totalAfter <= totalBefore,
+    `total ${totalBefore} → ${totalAfter} over bound ${bound}: ${context()}`,
+  ).to.equal(true);
 
   // 2. Availability holds (except on scaling events and for Recreate).
   const scaling = isScalingEvent(d, before);
@@ -80,21 +97,43 @@ function checkPass(w: World, decision: Decision): void {
 
   // 3. A pass that grows the new ReplicaSet shrinks no other.
   const newRS = findNewReplicaSet(d, after);
-  const grew = decision.actions.some((a) => a.verb === 'scale' && a.replicas > a.from && newRS && a.name === newRS.metadata.name);
+  const grew = decision.actions.some(
+    (a) => a.verb === 'scale' && a.replicas > a.from && newRS && a.name === newRS.metadata.name,
+  );
   if (grew && !scaling) {
-    expect(decision.actions.some((a) => a.verb === 'scale' && a.replicas < a.from), `grew and shrank: ${context()}`).to.equal(false);
+    expect(
+      decision.actions.some((a) => a.verb === 'scale' && a.replicas < a.from),
+      `grew and shrank: ${context()}`,
+    ).to.equal(false);
   }
 
   // 4. The serial plan gate: the new ReplicaSet grows to at most one pod more than it has available.
   if (d.spec.plan?.strategy === 'serial' && grew && !scaling && newRS) {
     const was = before.find((r) => sameReplicaSet(r, newRS));
     const target = decision.actions.find((a) => a.verb === 'scale' && a.name === newRS.metadata.name);
-    expect(target && 'replicas' in target ? target.replicas : 0, `serial: more than one step in flight: ${context()}`).to.be.at.most((was?.status?.availableReplicas ?? 0) + 1);
+    expect(
+      target && 'replicas' in target ? target.replicas : 0,
+      `serial: more than one step in flight: ${context()}`,
+    ).to.be.at.most((was?.status?.availableReplicas ?? 0) + 1);
   }
 }
 
-function run(s: { replicas: number; surge: IntOrString; unavailable: IntOrString; recreate: boolean; plan?: 'serial' | 'parallel' }, steps: Step[]): void {
-  const d0 = deployment({ replicas: s.replicas, maxSurge: s.surge, maxUnavailable: s.unavailable, ...(s.recreate ? { type: 'Recreate' as const } : {}) });
+function run(
+  s: {
+    replicas: number;
+    surge: IntOrString;
+    unavailable: IntOrString;
+    recreate: boolean;
+    plan?: 'serial' | 'parallel';
+  },
+  steps: Step[],
+): void {
+  const d0 = deployment({
+    replicas: s.replicas,
+    maxSurge: s.surge,
+    maxUnavailable: s.unavailable,
+    ...(s.recreate ? { type: 'Recreate' as const } : {}),
+  });
   let w: World = {
     d: s.plan ? { ...d0, spec: { ...d0.spec, plan: { strategy: s.plan } } } : d0,
     rss: [],
@@ -108,7 +147,14 @@ function run(s: { replicas: number; surge: IntOrString; unavailable: IntOrString
     return decision;
   };
   const edit = (spec: Partial<Deployment['spec']>) => {
-    w = { ...w, d: { ...w.d, metadata: { ...w.d.metadata, generation: (w.d.metadata.generation ?? 1) + 1 }, spec: { ...w.d.spec, ...spec } } };
+    w = {
+      ...w,
+      d: {
+        ...w.d,
+        metadata: { ...w.d.metadata, generation: (w.d.metadata.generation ?? 1) + 1 },
+        spec: { ...w.d.spec, ...spec },
+      },
+    };
   };
   for (const st of steps) {
     if (st.kind === 'pass') pass(st.ready, false);
@@ -134,6 +180,9 @@ function run(s: { replicas: number; surge: IntOrString; unavailable: IntOrString
 
 describe('engine property: random rollouts', () => {
   it('keep upstream invariants on every pass and converge', () => {
-    fc.assert(fc.property(setup, fc.array(step, { maxLength: 40 }), (s, steps) => run(s, steps)), { numRuns: 150 });
+    fc.assert(
+      fc.property(setup, fc.array(step, { maxLength: 40 }), (s, steps) => run(s, steps)),
+      { numRuns: 150 },
+    );
   });
 });

@@ -10,7 +10,12 @@ import { fileURLToPath } from 'node:url';
 import type { Deployment, DeploymentStrategy, StrategyType } from '../../../src/api/types.ts';
 import { withDefaults } from '../../../src/api/defaults.ts';
 import { formatFieldError, validateDeployment, type FieldError } from '../../../src/api/validation.ts';
-import { DEFAULT_STRATEGY_TYPE, STRATEGY_RULES, strategyRules, strategyTypeOf } from '../../../src/api/strategies/index.ts';
+import {
+  DEFAULT_STRATEGY_TYPE,
+  STRATEGY_RULES,
+  strategyRules,
+  strategyTypeOf,
+} from '../../../src/api/strategies/index.ts';
 import { DEFAULT_STRATEGY, STRATEGIES, strategyNamed, strategyOf } from '../../../src/engine/strategies/index.ts';
 import { decide } from '../../../src/engine/decide.ts';
 import { deployment, replicaSet, snapshot, summary } from './fixtures.ts';
@@ -25,10 +30,19 @@ function withStrategy(replicas: number, strategy: DeploymentStrategy): Deploymen
 }
 
 const ru = (replicas: number, maxSurge?: number | string, maxUnavailable?: number | string) =>
-  withStrategy(replicas, { type: 'RollingUpdate', rollingUpdate: { ...(maxSurge !== undefined ? { maxSurge } : {}), ...(maxUnavailable !== undefined ? { maxUnavailable } : {}) } });
+  withStrategy(replicas, {
+    type: 'RollingUpdate',
+    rollingUpdate: {
+      ...(maxSurge !== undefined ? { maxSurge } : {}),
+      ...(maxUnavailable !== undefined ? { maxUnavailable } : {}),
+    },
+  });
 const recreate = (replicas: number) => withStrategy(replicas, { type: 'Recreate' });
 const mh = (replicas: number, minimumHealthCapacity: number, maximumOverCapacity?: number) =>
-  withStrategy(replicas, { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity, ...(maximumOverCapacity !== undefined ? { maximumOverCapacity } : {}) } });
+  withStrategy(replicas, {
+    type: 'MinimumHealth',
+    minimumHealth: { minimumHealthCapacity, ...(maximumOverCapacity !== undefined ? { maximumOverCapacity } : {}) },
+  });
 
 describe('engine/strategies: the registry', () => {
   it('has exactly the three strategies, each under its own name, in both layers', () => {
@@ -44,8 +58,12 @@ describe('engine/strategies: the registry', () => {
   it('each engine module carries its API rules (defaults and validation are the same functions)', () => {
     for (const s of Object.values(STRATEGIES)) {
       const rules = strategyRules(s.name)!;
-      expect([s.applyDefaults, s.needsDefaults, s.validate, s.parametersField]).to.deep.equal(
-        [rules.applyDefaults, rules.needsDefaults, rules.validate, rules.parametersField]);
+      expect([s.applyDefaults, s.needsDefaults, s.validate, s.parametersField]).to.deep.equal([
+        rules.applyDefaults,
+        rules.needsDefaults,
+        rules.validate,
+        rules.parametersField,
+      ]);
     }
   });
 
@@ -85,7 +103,12 @@ describe('engine/strategies: the answers of each strategy', () => {
     // [example, Deployment, [surge, unavailable] or none, [maxTotal, minAvailable] or none]
     const rows: Array<[string, Deployment, [number, number] | null, [number, number] | null]> = [
       ['RollingUpdate 10 at the default 25%/25%', ru(10, '25%', '25%'), [3, 2], [13, 8]],
-      ['RollingUpdate 10, maxSurge 2, maxUnavailable 0 (the docs\' "n = 10 and maxSurge = 2")', ru(10, 2, 0), [2, 0], [12, 10]],
+      [
+        'RollingUpdate 10, maxSurge 2, maxUnavailable 0 (the docs\' "n = 10 and maxSurge = 2")',
+        ru(10, 2, 0),
+        [2, 0],
+        [12, 10],
+      ],
       ['RollingUpdate 10 at 39%/39%: surge 4, unavailable 3', ru(10, '39%', '39%'), [4, 3], [14, 7]],
       ['RollingUpdate 95 at 90%/90%: 86 up, 85 down', ru(95, '90%', '90%'), [86, 85], [181, 10]],
       ['RollingUpdate 10 at 0/0: unavailable becomes 1, the raw surge stays 0', ru(10, 0, 0), [0, 1], [10, 9]],
@@ -113,23 +136,44 @@ describe('engine/strategies: the answers of each strategy', () => {
       ['Recreate', true, 'waits until no old pod runs'],
       ['MinimumHealth', false, 'counts available replicas only'],
     ];
-    for (const [name, want, why] of rows) it(`${name}: ${want} (${why})`, () => expect(STRATEGIES[name].readsPods).to.equal(want));
+    for (const [name, want, why] of rows)
+      it(`${name}: ${want} (${why})`, () => expect(STRATEGIES[name].readsPods).to.equal(want));
   });
 
   describe('its defaults (apps/v1 and Marathon)', () => {
     // [type, spec.strategy as written, after applyDefaults, needsDefaults as written]
     const rows: Array<[string, DeploymentStrategy, DeploymentStrategy, boolean]> = [
-      ['RollingUpdate: maxSurge and maxUnavailable 25%', { type: 'RollingUpdate' },
-        { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } }, true],
-      ['RollingUpdate: a given maxSurge 0 stays', { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } },
-        { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: '25%' } }, true],
-      ['RollingUpdate: complete, nothing to add', { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
-        { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } }, false],
+      [
+        'RollingUpdate: maxSurge and maxUnavailable 25%',
+        { type: 'RollingUpdate' },
+        { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
+        true,
+      ],
+      [
+        'RollingUpdate: a given maxSurge 0 stays',
+        { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } },
+        { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: '25%' } },
+        true,
+      ],
+      [
+        'RollingUpdate: complete, nothing to add',
+        { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+        { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+        false,
+      ],
       ['Recreate: no parameters', { type: 'Recreate' }, { type: 'Recreate' }, false],
-      ['MinimumHealth: minimumHealthCapacity 1.0 (the engine reads it with its default, no copy needed)', { type: 'MinimumHealth' },
-        { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 1 } }, false],
-      ['MinimumHealth: maximumOverCapacity has no default', { type: 'MinimumHealth', minimumHealth: { maximumOverCapacity: 0 } },
-        { type: 'MinimumHealth', minimumHealth: { maximumOverCapacity: 0, minimumHealthCapacity: 1 } }, false],
+      [
+        'MinimumHealth: minimumHealthCapacity 1.0 (the engine reads it with its default, no copy needed)',
+        { type: 'MinimumHealth' },
+        { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 1 } },
+        false,
+      ],
+      [
+        'MinimumHealth: maximumOverCapacity has no default',
+        { type: 'MinimumHealth', minimumHealth: { maximumOverCapacity: 0 } },
+        { type: 'MinimumHealth', minimumHealth: { maximumOverCapacity: 0, minimumHealthCapacity: 1 } },
+        false,
+      ],
     ];
     for (const [name, written, want, needs] of rows) {
       it(name, () => {
@@ -145,58 +189,124 @@ describe('engine/strategies: the answers of each strategy', () => {
 
   describe('its validation (the same messages and field paths as before the modules)', () => {
     const rows: Array<[string, DeploymentStrategy, string[]]> = [
-      ['RollingUpdate at 0/0', { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 0 } },
-        ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0']],
-      ['RollingUpdate maxUnavailable 120%', { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '120%' } },
-        ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "120%": must not be greater than 100%']],
-      ['RollingUpdate with minimumHealth', { type: 'RollingUpdate', minimumHealth: { minimumHealthCapacity: 0.5 } },
-        ["spec.strategy.minimumHealth: Forbidden: may not be specified when strategy `type` is 'RollingUpdate'"]],
+      [
+        'RollingUpdate at 0/0',
+        { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 0 } },
+        ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0'],
+      ],
+      [
+        'RollingUpdate maxUnavailable 120%',
+        { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '120%' } },
+        ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "120%": must not be greater than 100%'],
+      ],
+      [
+        'RollingUpdate with minimumHealth',
+        { type: 'RollingUpdate', minimumHealth: { minimumHealthCapacity: 0.5 } },
+        ["spec.strategy.minimumHealth: Forbidden: may not be specified when strategy `type` is 'RollingUpdate'"],
+      ],
       ['Recreate alone', { type: 'Recreate' }, []],
-      ['Recreate with rollingUpdate', { type: 'Recreate', rollingUpdate: { maxSurge: 1 } },
-        ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"]],
-      ['Recreate with both: in the order of the supported types', { type: 'Recreate', rollingUpdate: { maxSurge: 1 }, minimumHealth: {} }, [
-        "spec.strategy.minimumHealth: Forbidden: may not be specified when strategy `type` is 'Recreate'",
-        "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'",
-      ]],
-      ['MinimumHealth 1.2: Marathon\'s message', { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 1.2 } },
-        ['spec.strategy.minimumHealth.minimumHealthCapacity: Invalid value: 1.2: got 1.2, expected between 0.0 and 1.0']],
-      ['MinimumHealth with rollingUpdate', { type: 'MinimumHealth', rollingUpdate: { maxSurge: 1 } },
-        ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'MinimumHealth'"]],
-      ['a type no module implements', { type: 'BlueGreen' },
-        ['spec.strategy: Unsupported value: {"Type":"BlueGreen","RollingUpdate":null}: supported values: "MinimumHealth", "Recreate", "RollingUpdate"']],
+      [
+        'Recreate with rollingUpdate',
+        { type: 'Recreate', rollingUpdate: { maxSurge: 1 } },
+        ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"],
+      ],
+      [
+        'Recreate with both: in the order of the supported types',
+        { type: 'Recreate', rollingUpdate: { maxSurge: 1 }, minimumHealth: {} },
+        [
+          "spec.strategy.minimumHealth: Forbidden: may not be specified when strategy `type` is 'Recreate'",
+          "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'",
+        ],
+      ],
+      [
+        "MinimumHealth 1.2: Marathon's message",
+        { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 1.2 } },
+        [
+          'spec.strategy.minimumHealth.minimumHealthCapacity: Invalid value: 1.2: got 1.2, expected between 0.0 and 1.0',
+        ],
+      ],
+      [
+        'MinimumHealth with rollingUpdate',
+        { type: 'MinimumHealth', rollingUpdate: { maxSurge: 1 } },
+        ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'MinimumHealth'"],
+      ],
+      [
+        'a type no module implements',
+        { type: 'BlueGreen' },
+        [
+          'spec.strategy: Unsupported value: {"Type":"BlueGreen","RollingUpdate":null}: supported values: "MinimumHealth", "Recreate", "RollingUpdate"',
+        ],
+      ],
     ];
     for (const [name, strategy, want] of rows) {
-      it(name, () => expect(validateDeployment(withDefaults(withStrategy(3, strategy))).map(formatFieldError)).to.deep.equal(want));
+      it(name, () =>
+        expect(validateDeployment(withDefaults(withStrategy(3, strategy))).map(formatFieldError)).to.deep.equal(want),
+      );
     }
-    it('a module validates only its own parameters (the other strategies\' fields are validation.ts\'s)', () => {
+    it("a module validates only its own parameters (the other strategies' fields are validation.ts's)", () => {
       const errs: FieldError[] = [];
-      STRATEGIES.MinimumHealth.validate({ type: 'MinimumHealth', minimumHealth: { maximumOverCapacity: -0.5 } }, 'spec.strategy', errs);
+      STRATEGIES.MinimumHealth.validate(
+        { type: 'MinimumHealth', minimumHealth: { maximumOverCapacity: -0.5 } },
+        'spec.strategy',
+        errs,
+      );
       STRATEGIES.Recreate.validate({ type: 'Recreate', rollingUpdate: { maxSurge: 1 } }, 'spec.strategy', errs);
-      expect(errs.map(formatFieldError)).to.deep.equal(['spec.strategy.minimumHealth.maximumOverCapacity: Invalid value: -0.5: got -0.5, expected between 0.0 and 1.0']);
+      expect(errs.map(formatFieldError)).to.deep.equal([
+        'spec.strategy.minimumHealth.maximumOverCapacity: Invalid value: -0.5: got -0.5, expected between 0.0 and 1.0',
+      ]);
     });
   });
 
   describe('how `kubectl pacer get` describes it (lines under Strategy:)', () => {
     const rows: Array<[string, Deployment, Array<[string, string]>]> = [
-      ['RollingUpdate with the defaults', ru(3), [['MaxSurge', '25%'], ['MaxUnavailable', '25%']]],
-      ['RollingUpdate one at a time', ru(3, 1, 0), [['MaxSurge', '1'], ['MaxUnavailable', '0']]],
+      [
+        'RollingUpdate with the defaults',
+        ru(3),
+        [
+          ['MaxSurge', '25%'],
+          ['MaxUnavailable', '25%'],
+        ],
+      ],
+      [
+        'RollingUpdate one at a time',
+        ru(3, 1, 0),
+        [
+          ['MaxSurge', '1'],
+          ['MaxUnavailable', '0'],
+        ],
+      ],
       ['Recreate: nothing', recreate(3), []],
       ['MinimumHealth: nothing', mh(3, 0.6, 0.2), []],
     ];
     for (const [name, d, want] of rows) {
-      it(name, () => expect(strategyOf(d)!.describe(d).map((x) => [x.name, x.value])).to.deep.equal(want));
+      it(name, () =>
+        expect(
+          strategyOf(d)!
+            .describe(d)
+            .map((x) => [x.name, x.value]),
+        ).to.deep.equal(want),
+      );
     }
   });
 
   describe('its rollout step: the first pass from 10 old replicas, all available, to a new image', () => {
     const rows: Array<[string, Deployment, string[]]> = [
-      ['RollingUpdate 25%/25%: the new one starts with 3 (13 in all), the old one keeps 8 available', ru(10, '25%', '25%'),
-        ['create web-new 3', 'scale web-old 10->8']],
+      [
+        'RollingUpdate 25%/25%: the new one starts with 3 (13 in all), the old one keeps 8 available',
+        ru(10, '25%', '25%'),
+        ['create web-new 3', 'scale web-old 10->8'],
+      ],
       ['Recreate: the old one goes to 0 first, nothing new yet', recreate(10), ['scale web-old 10->0']],
-      ['MinimumHealth db 10 × 0.6, over 0.2: 2 new (12 in all), the old one down to 6', mh(10, 0.6, 0.2),
-        ['create web-new 2', 'scale web-old 10->6']],
-      ['MinimumHealth 10 × 0.3 side by side: the old version shrinks to m = 3 before new pods start', mh(10, 0.3),
-        ['create web-new 0', 'scale web-old 10->3']],
+      [
+        'MinimumHealth db 10 × 0.6, over 0.2: 2 new (12 in all), the old one down to 6',
+        mh(10, 0.6, 0.2),
+        ['create web-new 2', 'scale web-old 10->6'],
+      ],
+      [
+        'MinimumHealth 10 × 0.3 side by side: the old version shrinks to m = 3 before new pods start',
+        mh(10, 0.3),
+        ['create web-new 0', 'scale web-old 10->3'],
+      ],
     ];
     for (const [name, d, want] of rows) {
       it(name, () => {
@@ -232,10 +342,12 @@ function offending(re: RegExp): string[] {
   for (const file of tsFiles(join(ROOT, 'src'))) {
     const path = relative(ROOT, file).split('\\').join('/');
     if (ALLOWED.some((a) => a.test(path))) continue;
-    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-      if (!re.test(line)) return;
-      out.push(`${path}:${i + 1}: ${line.trim()}`);
-    });
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (!re.test(line)) return;
+        out.push(`${path}:${i + 1}: ${line.trim()}`);
+      });
   }
   return out;
 }
@@ -245,7 +357,11 @@ describe('engine/strategies: no strategy type is compared outside the strategy m
     expect(offending(/['"`](RollingUpdate|Recreate|MinimumHealth)['"`]/)).to.deep.equal([]);
   });
   it('no comparison with, switch on or default of spec.strategy.type outside the registries', () => {
-    expect(offending(/strategy\??\.type\s*(===|!==|==|!=|\?\?)|(===|!==|==|!=)\s*[\w.?]*strategy\??\.type\b|switch\s*\([\w.?]*strategy\??\.type\)/)).to.deep.equal([]);
+    expect(
+      offending(
+        /strategy\??\.type\s*(===|!==|==|!=|\?\?)|(===|!==|==|!=)\s*[\w.?]*strategy\??\.type\b|switch\s*\([\w.?]*strategy\??\.type\)/,
+      ),
+    ).to.deep.equal([]);
   });
   it('the scan sees a planted comparison (it is not vacuous)', () => {
     const re = /['"`](RollingUpdate|Recreate|MinimumHealth)['"`]/;

@@ -16,7 +16,15 @@ export function apply(decision: Decision, now: number): World {
   const rss = decision.objects.replicaSets.map((rs) => {
     const spec = rs.spec.replicas ?? 1;
     const available = Math.min(rs.status?.availableReplicas ?? 0, spec);
-    return { ...rs, status: { replicas: spec, readyReplicas: available, availableReplicas: available, observedGeneration: rs.metadata.generation ?? 1 } };
+    return {
+      ...rs,
+      status: {
+        replicas: spec,
+        readyReplicas: available,
+        availableReplicas: available,
+        observedGeneration: rs.metadata.generation ?? 1,
+      },
+    };
   });
   return { d: decision.objects.deployment, rss, now };
 }

@@ -16,11 +16,34 @@ describe('kube/client: connections are kept', () => {
     requireTool(this, 'openssl', "Debian's openssl; make test installs it when run as root");
     const dir = mkdtempSync(join(tmpdir(), 'pacer-tls-'));
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
-        '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'tls.key'), '-out', join(dir, 'tls.crt')], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+          '-keyout',
+          join(dir, 'tls.key'),
+          '-out',
+          join(dir, 'tls.crt'),
+        ],
+        { stdio: 'ignore' },
+      );
       let handshakes = 0;
-      const server = createServer({ key: readFileSync(join(dir, 'tls.key')), cert: readFileSync(join(dir, 'tls.crt')) },
-        (_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"gitVersion":"v1.36.4"}'));
+      const server = createServer(
+        { key: readFileSync(join(dir, 'tls.key')), cert: readFileSync(join(dir, 'tls.crt')) },
+        (_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"gitVersion":"v1.36.4"}'),
+      );
       server.on('secureConnection', () => handshakes++);
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
       try {

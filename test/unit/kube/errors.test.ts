@@ -38,7 +38,12 @@ describe('kube/errors', () => {
   });
 
   it('keeps the Status message and reason from an ApiException', () => {
-    const ex = new ApiException(409, 'HTTP-Code: 409', status(409, 'AlreadyExists', 'replicasets.apps "web-abc" already exists'), {});
+    const ex = new ApiException(
+      409,
+      'HTTP-Code: 409',
+      status(409, 'AlreadyExists', 'replicasets.apps "web-abc" already exists'),
+      {},
+    );
     const err = toKubeError(ex, 'create ReplicaSet default/web-abc');
     expect(err.kind).to.equal('AlreadyExists');
     expect(err.reason).to.equal('AlreadyExists');
@@ -62,8 +67,18 @@ describe('kube/errors', () => {
       ['connection refused', fetchFailed('ECONNREFUSED'), 'Unreachable'],
       ['DNS failure', fetchFailed('ENOTFOUND'), 'Unreachable'],
       ['connect timeout (undici)', fetchFailed('UND_ERR_CONNECT_TIMEOUT'), 'Unreachable'],
-      ['refused inside an AggregateError', new TypeError('fetch failed', { cause: new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]) }), 'Unreachable'],
-      ['abort by timeout signal', new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'Unreachable'],
+      [
+        'refused inside an AggregateError',
+        new TypeError('fetch failed', {
+          cause: new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]),
+        }),
+        'Unreachable',
+      ],
+      [
+        'abort by timeout signal',
+        new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
+        'Unreachable',
+      ],
       ['connection reset', fetchFailed('ECONNRESET'), 'Transient'],
       ['socket closed (undici)', fetchFailed('UND_ERR_SOCKET'), 'Transient'],
       ['anything else', new Error('boom'), 'Other'],
@@ -74,7 +89,9 @@ describe('kube/errors', () => {
       });
     }
     it('names the socket error code in the message', () => {
-      expect(toKubeError(fetchFailed('ECONNREFUSED'), 'GET /version').message).to.equal('GET /version: fetch failed (ECONNREFUSED)');
+      expect(toKubeError(fetchFailed('ECONNREFUSED'), 'GET /version').message).to.equal(
+        'GET /version: fetch failed (ECONNREFUSED)',
+      );
     });
   });
 

@@ -12,7 +12,12 @@ describe('kube/mergepatch: the RFC 7386 patch between two documents', () => {
     ['nested removal', { a: { b: 'c', d: 'e' } }, { a: { d: 'e' } }, { a: { b: null } }],
     ['arrays are replaced whole', { a: [1, 2] }, { a: [1] }, { a: [1] }],
     ['object becomes scalar', { a: { b: 'c' } }, { a: 'x' }, { a: 'x' }],
-    ['an annotation added, another removed', { metadata: { annotations: { x: '1', y: '2' } } }, { metadata: { annotations: { x: '1', z: '3' } } }, { metadata: { annotations: { y: null, z: '3' } } }],
+    [
+      'an annotation added, another removed',
+      { metadata: { annotations: { x: '1', y: '2' } } },
+      { metadata: { annotations: { x: '1', z: '3' } } },
+      { metadata: { annotations: { y: null, z: '3' } } },
+    ],
     ['undefined values count as absent', { a: 1, b: undefined }, { a: 1 }, undefined],
   ];
   for (const [name, from, to, patch] of rows) {

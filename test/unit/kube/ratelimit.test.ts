@@ -25,7 +25,10 @@ function fakeClock(): Clock & { t: number; slept: number[] } {
 }
 
 /** Runs `fn` against an HTTP server on 127.0.0.1 answering with `handler`, then closes it. */
-async function withServer(handler: Parameters<typeof createServer>[1], fn: (url: string) => Promise<void>): Promise<void> {
+async function withServer(
+  handler: Parameters<typeof createServer>[1],
+  fn: (url: string) => Promise<void>,
+): Promise<void> {
   const server = createServer(handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   try {
@@ -94,55 +97,66 @@ describe('kube/ratelimit: a token bucket of qps and burst', () => {
     [5, 0, 'burst must be an integer of at least 1, got 0'],
     [5, 1.5, 'burst must be an integer of at least 1, got 1.5'],
   ];
-  for (const [qps, burst, message] of invalid) it(`qps ${qps}, burst ${burst}: ${message}`, () => expect(() => new TokenBucket(qps, burst)).to.throw(message));
+  for (const [qps, burst, message] of invalid)
+    it(`qps ${qps}, burst ${burst}: ${message}`, () => expect(() => new TokenBucket(qps, burst)).to.throw(message));
 });
 
 describe('kube/ratelimit: KubeClient takes a token for every request (manual clock)', () => {
   it('with qps 1 and burst 2, the third request of a burst is sent once the clock has moved 1 s, and the wait is reported', async () => {
     let served = 0;
-    await withServer((_req, res) => {
-      served++;
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"gitVersion":"v1.36.4"}');
-    }, async (url) => {
-      const clock = new ManualClock();
-      const waits: number[] = [];
-      const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(url) }), {
-        rateLimit: { qps: 1, burst: 2 }, clock,
-        metrics: { observe: () => {}, throttled: ({ seconds }) => waits.push(seconds) },
-      });
-      const [first, second, third] = [client.version(), client.version(), client.version()];
-      await Promise.all([first, second]); // real I/O: answered when the server answers
-      expect(clock.pending(), 'the third waits on a timer of the clock').to.equal(1);
-      await clock.advance(999);
-      expect(served, 'the third request waits for its token').to.equal(2);
-      await clock.advance(1);
-      expect((await third).gitVersion).to.equal('v1.36.4');
-      expect(served).to.equal(3);
-      expect(waits).to.deep.equal([0, 0, 1]);
-    });
+    await withServer(
+      (_req, res) => {
+        served++;
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"gitVersion":"v1.36.4"}');
+      },
+      async (url) => {
+        const clock = new ManualClock();
+        const waits: number[] = [];
+        const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(url) }), {
+          rateLimit: { qps: 1, burst: 2 },
+          clock,
+          metrics: { observe: () => {}, throttled: ({ seconds }) => waits.push(seconds) },
+        });
+        const [first, second, third] = [client.version(), client.version(), client.version()];
+        await Promise.all([first, second]); // real I/O: answered when the server answers
+        expect(clock.pending(), 'the third waits on a timer of the clock').to.equal(1);
+        await clock.advance(999);
+        expect(served, 'the third request waits for its token').to.equal(2);
+        await clock.advance(1);
+        expect((await third).gitVersion).to.equal('v1.36.4');
+        expect(served).to.equal(3);
+        expect(waits).to.deep.equal([0, 0, 1]);
+      },
+    );
   });
 });
 
 describe('kube/ratelimit: an Event write yields to the other requests (manual clock)', () => {
   it('qps 1, burst 1: an Event asked before a read is sent after it', async () => {
     const sent: string[] = [];
-    await withServer((req, res) => {
-      sent.push(`${req.method} ${req.url}`);
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
-    }, async (url) => {
-      const clock = new ManualClock();
-      const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(url) }), { rateLimit: { qps: 1, burst: 1 }, clock });
-      await client.version(); // the burst
-      const event = client.createEvent('default', { metadata: { name: 'web.1' } });
-      await clock.advance(10);
-      const read = client.version();
-      await clock.advance(990);
-      await read;
-      expect(sent).to.deep.equal(['GET /version', 'GET /version']);
-      await clock.advance(1000);
-      await event;
-      expect(sent).to.deep.equal(['GET /version', 'GET /version', 'POST /api/v1/namespaces/default/events']);
-    });
+    await withServer(
+      (req, res) => {
+        sent.push(`${req.method} ${req.url}`);
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+      },
+      async (url) => {
+        const clock = new ManualClock();
+        const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(url) }), {
+          rateLimit: { qps: 1, burst: 1 },
+          clock,
+        });
+        await client.version(); // the burst
+        const event = client.createEvent('default', { metadata: { name: 'web.1' } });
+        await clock.advance(10);
+        const read = client.version();
+        await clock.advance(990);
+        await read;
+        expect(sent).to.deep.equal(['GET /version', 'GET /version']);
+        await clock.advance(1000);
+        await event;
+        expect(sent).to.deep.equal(['GET /version', 'GET /version', 'POST /api/v1/namespaces/default/events']);
+      },
+    );
   });
 });
 
@@ -150,21 +164,32 @@ describe('kube/client: the write gate (a replica that does not lead never sends 
   it('reads go through; a write is refused before it is sent, naming the reason, until the gate opens', async () => {
     const seen: string[] = [];
     let refusal: string | undefined = 'this replica is not the leader';
-    await withServer((req, res) => {
-      seen.push(`${req.method} ${req.url}`);
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"metadata":{"name":"web"}}');
-    }, async (url) => {
-      const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(url) }), { writeGate: () => refusal });
-      await client.getReplicaSet('default', 'web');
-      let err: unknown;
-      try { await client.deleteReplicaSet('default', 'web'); } catch (e) { err = e; }
-      expect(err).to.be.instanceOf(KubeError);
-      expect((err as KubeError).kind).to.equal('NotLeader');
-      expect((err as KubeError).message).to.match(/not sent: this replica is not the leader$/);
-      expect(seen, 'the delete never reached the server').to.deep.equal(['GET /apis/apps/v1/namespaces/default/replicasets/web']);
-      refusal = undefined;
-      await client.deleteReplicaSet('default', 'web');
-      expect(seen.at(-1)).to.equal('DELETE /apis/apps/v1/namespaces/default/replicasets/web');
-    });
+    await withServer(
+      (req, res) => {
+        seen.push(`${req.method} ${req.url}`);
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"metadata":{"name":"web"}}');
+      },
+      async (url) => {
+        const client = new KubeClient(loadKubeConfig({ kubeconfigText: kubeconfigYaml(url) }), {
+          writeGate: () => refusal,
+        });
+        await client.getReplicaSet('default', 'web');
+        let err: unknown;
+        try {
+          await client.deleteReplicaSet('default', 'web');
+        } catch (e) {
+          err = e;
+        }
+        expect(err).to.be.instanceOf(KubeError);
+        expect((err as KubeError).kind).to.equal('NotLeader');
+        expect((err as KubeError).message).to.match(/not sent: this replica is not the leader$/);
+        expect(seen, 'the delete never reached the server').to.deep.equal([
+          'GET /apis/apps/v1/namespaces/default/replicasets/web',
+        ]);
+        refusal = undefined;
+        await client.deleteReplicaSet('default', 'web');
+        expect(seen.at(-1)).to.equal('DELETE /apis/apps/v1/namespaces/default/replicasets/web');
+      },
+    );
   });
 });

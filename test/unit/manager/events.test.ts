@@ -1,5 +1,13 @@
 import { expect } from 'chai';
-import { EventRecorder, eventTime, COMBINED_PREFIX, EVENT_SOURCE_COMPONENT, MAX_QUEUED_EVENTS, REPORTING_CONTROLLER, SPAM_BURST } from '../../../src/manager/events.ts';
+import {
+  EventRecorder,
+  eventTime,
+  COMBINED_PREFIX,
+  EVENT_SOURCE_COMPONENT,
+  MAX_QUEUED_EVENTS,
+  REPORTING_CONTROLLER,
+  SPAM_BURST,
+} from '../../../src/manager/events.ts';
 import type { CoreEvent, EventSink } from '../../../src/manager/events.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import type { Logger } from '../../../src/observe/logger.ts';
@@ -13,16 +21,28 @@ class FakeSink implements EventSink {
     this.events.set(e.metadata.name, structuredClone(e));
     return e;
   }
-  async patchEvent(namespace: string, name: string, patch: { count: number; lastTimestamp: string; message: string }): Promise<CoreEvent> {
+  async patchEvent(
+    namespace: string,
+    name: string,
+    patch: { count: number; lastTimestamp: string; message: string },
+  ): Promise<CoreEvent> {
     this.calls.push(`patch ${namespace}/${name}`);
-    if (this.failNextPatchWith) { const e = this.failNextPatchWith; this.failNextPatchWith = undefined; throw e; }
+    if (this.failNextPatchWith) {
+      const e = this.failNextPatchWith;
+      this.failNextPatchWith = undefined;
+      throw e;
+    }
     const e = this.events.get(name)!;
     Object.assign(e, patch);
     return e;
   }
 }
 
-const web = { apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', metadata: { name: 'web', namespace: 'prod', uid: 'u1', resourceVersion: '5' } };
+const web = {
+  apiVersion: 'pacer.dev/v1alpha1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'prod', uid: 'u1', resourceVersion: '5' },
+};
 const T0 = Date.parse('2026-03-01T10:00:00Z');
 
 describe('manager/events', () => {
@@ -34,24 +54,61 @@ describe('manager/events', () => {
     const [e] = [...sink.events.values()];
     expect(e.metadata.namespace).to.equal('prod');
     expect(e.metadata.name.startsWith('web.')).to.equal(true);
-    expect(e.involvedObject).to.deep.equal({ apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', name: 'web', namespace: 'prod', uid: 'u1', resourceVersion: '5' });
+    expect(e.involvedObject).to.deep.equal({
+      apiVersion: 'pacer.dev/v1alpha1',
+      kind: 'Deployment',
+      name: 'web',
+      namespace: 'prod',
+      uid: 'u1',
+      resourceVersion: '5',
+    });
     expect(e.source).to.deep.equal({ component: EVENT_SOURCE_COMPONENT });
     expect(e.reportingComponent).to.equal(REPORTING_CONTROLLER);
     expect(e.reportingInstance).to.equal('pod-1');
-    expect([e.type, e.reason, e.message, e.count]).to.deep.equal(['Normal', 'ScalingReplicaSet', 'Scaled up replica set web-7c5ddbdf54 from 0 to 3', 1]);
+    expect([e.type, e.reason, e.message, e.count]).to.deep.equal([
+      'Normal',
+      'ScalingReplicaSet',
+      'Scaled up replica set web-7c5ddbdf54 from 0 to 3',
+      1,
+    ]);
     expect(e.firstTimestamp).to.equal('2026-03-01T10:00:00Z');
   });
 
   describe('EventLogger: the same (source, object, type, reason, message) again → one Event, count + 1', () => {
     const msg = 'Scaled up replica set web-1 from 0 to 3';
-    const rows: Array<{ name: string; second: { obj?: typeof web; type?: 'Normal' | 'Warning'; reason?: string; message?: string; afterMs: number }; events: number; count: number }> = [
+    const rows: Array<{
+      name: string;
+      second: { obj?: typeof web; type?: 'Normal' | 'Warning'; reason?: string; message?: string; afterMs: number };
+      events: number;
+      count: number;
+    }> = [
       { name: 'repeated after 1 minute → one Event, count 2', second: { afterMs: 60_000 }, events: 1, count: 2 },
-      { name: 'repeated after exactly 10 minutes → still aggregated', second: { afterMs: 600_000 }, events: 1, count: 2 },
-      { name: 'repeated after an hour → still aggregated (client-go\'s EventLogger has no time window)', second: { afterMs: 3_600_000 }, events: 1, count: 2 },
-      { name: 'another message → a new Event', second: { message: 'Scaled down replica set web-1 from 3 to 0', afterMs: 1000 }, events: 2, count: 1 },
+      {
+        name: 'repeated after exactly 10 minutes → still aggregated',
+        second: { afterMs: 600_000 },
+        events: 1,
+        count: 2,
+      },
+      {
+        name: "repeated after an hour → still aggregated (client-go's EventLogger has no time window)",
+        second: { afterMs: 3_600_000 },
+        events: 1,
+        count: 2,
+      },
+      {
+        name: 'another message → a new Event',
+        second: { message: 'Scaled down replica set web-1 from 3 to 0', afterMs: 1000 },
+        events: 2,
+        count: 1,
+      },
       { name: 'another reason → a new Event', second: { reason: 'Other', afterMs: 1000 }, events: 2, count: 1 },
       { name: 'another type → a new Event', second: { type: 'Warning', afterMs: 1000 }, events: 2, count: 1 },
-      { name: 'another object (uid) → a new Event', second: { obj: { ...web, metadata: { ...web.metadata, uid: 'u2' } }, afterMs: 1000 }, events: 2, count: 1 },
+      {
+        name: 'another object (uid) → a new Event',
+        second: { obj: { ...web, metadata: { ...web.metadata, uid: 'u2' } }, afterMs: 1000 },
+        events: 2,
+        count: 1,
+      },
     ];
     for (const row of rows) {
       it(row.name, async () => {
@@ -60,7 +117,12 @@ describe('manager/events', () => {
         const rec = new EventRecorder(sink, { now: () => now });
         rec.record(web, 'Normal', 'ScalingReplicaSet', msg);
         now = T0 + row.second.afterMs;
-        rec.record(row.second.obj ?? web, row.second.type ?? 'Normal', row.second.reason ?? 'ScalingReplicaSet', row.second.message ?? msg);
+        rec.record(
+          row.second.obj ?? web,
+          row.second.type ?? 'Normal',
+          row.second.reason ?? 'ScalingReplicaSet',
+          row.second.message ?? msg,
+        );
         await rec.flush();
         expect(sink.events.size).to.equal(row.events);
         const first = [...sink.events.values()][0];
@@ -86,11 +148,34 @@ describe('manager/events', () => {
       await rec.flush();
       return sink;
     }
-    const rows: Array<{ name: string; n: number; gapMs: number; plain: number; combined?: { count: number; message: string } }> = [
+    const rows: Array<{
+      name: string;
+      n: number;
+      gapMs: number;
+      plain: number;
+      combined?: { count: number; message: string };
+    }> = [
       { name: '9 distinct messages within 10 minutes → 9 Events', n: 9, gapMs: 1000, plain: 9 },
-      { name: 'the 10th distinct message → written as "(combined from similar events): …"', n: 10, gapMs: 1000, plain: 9, combined: { count: 1, message: COMBINED_PREFIX + scaled(10) } },
-      { name: '14 distinct messages → 9 Events and one combined Event with count 5 and the latest message', n: 14, gapMs: 1000, plain: 9, combined: { count: 5, message: COMBINED_PREFIX + scaled(14) } },
-      { name: 'more than 10 minutes between them → the window restarts: every one its own Event', n: 12, gapMs: 601_000, plain: 12 },
+      {
+        name: 'the 10th distinct message → written as "(combined from similar events): …"',
+        n: 10,
+        gapMs: 1000,
+        plain: 9,
+        combined: { count: 1, message: COMBINED_PREFIX + scaled(10) },
+      },
+      {
+        name: '14 distinct messages → 9 Events and one combined Event with count 5 and the latest message',
+        n: 14,
+        gapMs: 1000,
+        plain: 9,
+        combined: { count: 5, message: COMBINED_PREFIX + scaled(14) },
+      },
+      {
+        name: 'more than 10 minutes between them → the window restarts: every one its own Event',
+        n: 12,
+        gapMs: 601_000,
+        plain: 12,
+      },
     ];
     for (const row of rows) {
       it(row.name, async () => {
@@ -128,7 +213,10 @@ describe('manager/events', () => {
     const creates = sink.calls.filter((c) => c.startsWith('create'));
     expect(creates.length).to.equal(2);
     expect(creates[1], 'created again under its name').to.equal(creates[0]);
-    expect([...sink.events.values()].map((e) => e.count), 'the count carries on').to.deep.equal([4]);
+    expect(
+      [...sink.events.values()].map((e) => e.count),
+      'the count carries on',
+    ).to.deep.equal([4]);
   });
 
   describe('EventSourceObjectSpamFilter: 25 events per object, then one per 5 minutes', () => {
@@ -136,12 +224,18 @@ describe('manager/events', () => {
       let now = T0;
       const sink = new FakeSink();
       const r = new EventRecorder(sink, { now: () => now });
-      for (let i = 0; i < SPAM_BURST + 3; i++) r.record(web, 'Normal', 'ScalingReplicaSet', `Scaled up replica set web-a from ${i} to ${i + 1}`);
+      for (let i = 0; i < SPAM_BURST + 3; i++)
+        r.record(web, 'Normal', 'ScalingReplicaSet', `Scaled up replica set web-a from ${i} to ${i + 1}`);
       await r.flush();
       expect(SPAM_BURST).to.equal(25);
       expect(sink.calls.length, 'writes in the burst').to.equal(SPAM_BURST);
       // Another object has its own bucket.
-      r.record({ ...web, metadata: { ...web.metadata, name: 'api', uid: 'u2' } }, 'Normal', 'ScalingReplicaSet', 'Scaled up replica set api-a from 0 to 1');
+      r.record(
+        { ...web, metadata: { ...web.metadata, name: 'api', uid: 'u2' } },
+        'Normal',
+        'ScalingReplicaSet',
+        'Scaled up replica set api-a from 0 to 1',
+      );
       await r.flush();
       expect(sink.calls.length).to.equal(SPAM_BURST + 1);
       now += 4 * 60_000; // not yet a whole token
@@ -159,19 +253,32 @@ describe('manager/events', () => {
   it(`holds at most ${MAX_QUEUED_EVENTS} Events waiting (client-go's maxQueuedEvents): more are dropped, counted and warned about once`, async () => {
     const sink = new FakeSink();
     let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
     const create = sink.createEvent.bind(sink);
-    sink.createEvent = async (ns, e) => { await held; return create(ns, e); };
+    sink.createEvent = async (ns, e) => {
+      await held;
+      return create(ns, e);
+    };
     const warnings: string[] = [];
     const logger = { warn: (m: string) => warnings.push(m), info: () => {}, debug: () => {}, error: () => {} };
     let dropped = 0;
-    const rec = new EventRecorder(sink, { now: () => T0, maxQueued: 3, onDrop: () => dropped++, logger: logger as unknown as Logger });
-    for (let i = 0; i < 5; i++) rec.record(web, 'Normal', 'ScalingReplicaSet', `Scaled up replica set web-a from ${i} to ${i + 1}`);
+    const rec = new EventRecorder(sink, {
+      now: () => T0,
+      maxQueued: 3,
+      onDrop: () => dropped++,
+      logger: logger as unknown as Logger,
+    });
+    for (let i = 0; i < 5; i++)
+      rec.record(web, 'Normal', 'ScalingReplicaSet', `Scaled up replica set web-a from ${i} to ${i + 1}`);
     expect(dropped).to.equal(2);
     expect(warnings).to.deep.equal(['event queue full: dropping Events until it has room']);
     release();
     await rec.flush();
-    expect([...sink.events.values()].map((e) => e.message)).to.deep.equal([0, 1, 2].map((i) => `Scaled up replica set web-a from ${i} to ${i + 1}`));
+    expect([...sink.events.values()].map((e) => e.message)).to.deep.equal(
+      [0, 1, 2].map((i) => `Scaled up replica set web-a from ${i} to ${i + 1}`),
+    );
     rec.record(web, 'Normal', 'ScalingReplicaSet', 'Scaled down replica set web-a from 3 to 0');
     await rec.flush();
     expect(sink.events.size, 'room again once written').to.equal(4);
@@ -191,7 +298,12 @@ describe('manager/events', () => {
     const stuck = new FakeSink();
     stuck.createEvent = () => new Promise(() => {}); // an API server that never answers
     const warnings: Array<[string, unknown]> = [];
-    const logger = { log: () => {}, warn: (m: string, meta: unknown) => warnings.push([m, meta]), info: () => {}, debug: () => {} };
+    const logger = {
+      log: () => {},
+      warn: (m: string, meta: unknown) => warnings.push([m, meta]),
+      info: () => {},
+      debug: () => {},
+    };
     const slow = new EventRecorder(stuck, { now: () => T0, logger: logger as unknown as Logger });
     slow.record(web, 'Normal', 'A', 'a');
     slow.record(web, 'Normal', 'B', 'b');
@@ -201,7 +313,9 @@ describe('manager/events', () => {
 
   it('never throws to the caller when writing fails', async () => {
     const sink = new FakeSink();
-    sink.createEvent = async () => { throw new KubeError('Forbidden', 'events is forbidden'); };
+    sink.createEvent = async () => {
+      throw new KubeError('Forbidden', 'events is forbidden');
+    };
     const rec = new EventRecorder(sink, { now: () => T0 });
     rec.record(web, 'Normal', 'X', 'y');
     await rec.flush();

@@ -6,10 +6,17 @@ import { KubeError } from '../../../src/kube/errors.ts';
 import type { WatchEvent } from '../../../src/kube/client.ts';
 import { ManualClock } from '../../../src/kube/clock.ts';
 
-interface Obj { metadata: { name: string; namespace?: string; resourceVersion?: string }; data?: string }
+interface Obj {
+  metadata: { name: string; namespace?: string; resourceVersion?: string };
+  data?: string;
+}
 
-
-interface OpenWatch { rv: string; onEvent: (e: WatchEvent<Obj>) => void; resolve: () => void; reject: (e: unknown) => void }
+interface OpenWatch {
+  rv: string;
+  onEvent: (e: WatchEvent<Obj>) => void;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
 
 /** A scriptable API: a store with a resourceVersion counter, lists, and watches the test drives. */
 class FakeSource implements ListWatchSource<Obj> {
@@ -39,7 +46,11 @@ class FakeSource implements ListWatchSource<Obj> {
   del(name: string, namespace = 'ns', notify = true): void {
     const obj = this.objects.get(`${namespace}/${name}`)!;
     this.objects.delete(`${namespace}/${name}`);
-    if (notify) this.send({ type: 'DELETED', object: { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } } });
+    if (notify)
+      this.send({
+        type: 'DELETED',
+        object: { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } },
+      });
   }
   send(e: WatchEvent<Obj>): void {
     for (const w of this.open) w.onEvent(e);
@@ -63,10 +74,14 @@ class FakeSource implements ListWatchSource<Obj> {
     return new Promise((resolve, reject) => {
       const w: OpenWatch = { rv, onEvent, resolve, reject };
       this.open.push(w);
-      signal.addEventListener('abort', () => {
-        this.open = this.open.filter((x) => x !== w);
-        reject(new DOMException('aborted', 'AbortError'));
-      }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          this.open = this.open.filter((x) => x !== w);
+          reject(new DOMException('aborted', 'AbortError'));
+        },
+        { once: true },
+      );
     });
   }
 }
@@ -109,8 +124,15 @@ describe('manager/informer (on a manual clock)', () => {
   describe('retry delay: 200 ms doubling to 30 s, plus up to 50% jitter', () => {
     const rows: Array<[number, number, number]> = [
       // attempt, random, delay
-      [0, 0, 200], [1, 0, 400], [2, 0, 800], [7, 0, 25_600], [8, 0, 30_000], [50, 0, 30_000],
-      [0, 1, 300], [8, 1, 45_000], [3, 0.5, 2000],
+      [0, 0, 200],
+      [1, 0, 400],
+      [2, 0, 800],
+      [7, 0, 25_600],
+      [8, 0, 30_000],
+      [50, 0, 30_000],
+      [0, 1, 300],
+      [8, 1, 45_000],
+      [3, 0.5, 2000],
     ];
     for (const [attempt, random, delay] of rows) {
       it(`attempt ${attempt}, jitter ${random} → ${delay} ms`, () => {
@@ -157,20 +179,34 @@ describe('manager/informer (on a manual clock)', () => {
     inf.assume({ metadata: { name: 'b', namespace: 'ns', resourceVersion: '4' }, data: 'created' });
     inf.assume({ metadata: { name: 'a', namespace: 'ns', resourceVersion: '2' }, data: 'older' }); // ignored
     expect(inf.get('ns/a')?.data).to.equal('ours');
-    expect(inf.list('ns').map((o) => `${keyOf(o)} ${o.data}`).sort()).to.deep.equal(['ns/a ours', 'ns/b created']);
+    expect(
+      inf
+        .list('ns')
+        .map((o) => `${keyOf(o)} ${o.data}`)
+        .sort(),
+    ).to.deep.equal(['ns/a ours', 'ns/b created']);
     expect(inf.list('other')).to.deep.equal([]);
-    src.send({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'ns', resourceVersion: '2' }, data: 'v2' } });
+    src.send({
+      type: 'MODIFIED',
+      object: { metadata: { name: 'a', namespace: 'ns', resourceVersion: '2' }, data: 'v2' },
+    });
     expect(inf.get('ns/a')?.data).to.equal('ours'); // the cache is still behind our write
-    src.send({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'ns', resourceVersion: '5' }, data: 'v5' } });
+    src.send({
+      type: 'MODIFIED',
+      object: { metadata: { name: 'a', namespace: 'ns', resourceVersion: '5' }, data: 'v5' },
+    });
     expect(inf.get('ns/a')?.data).to.equal('v5'); // newer than ours: the watch wins
-    src.send({ type: 'DELETED', object: { metadata: { name: 'b', namespace: 'ns', resourceVersion: '6' }, data: 'created' } });
+    src.send({
+      type: 'DELETED',
+      object: { metadata: { name: 'b', namespace: 'ns', resourceVersion: '6' }, data: 'created' },
+    });
     expect(inf.get('ns/b')).to.equal(undefined);
     // Opaque (non-numeric) resourceVersions are never compared, so never assumed.
     inf.assume({ metadata: { name: 'c', namespace: 'ns', resourceVersion: 'abc' }, data: 'x' });
     expect(inf.get('ns/c')).to.equal(undefined);
   });
 
-  describe('byIndex (client-go\'s indexers)', () => {
+  describe("byIndex (client-go's indexers)", () => {
     const byData = (o: Obj) => [`${o.metadata.namespace ?? ''}/${o.data ?? ''}`];
     const show = (o: Obj) => `${keyOf(o)} ${o.data} @${o.metadata.resourceVersion}`;
 
@@ -197,7 +233,7 @@ describe('manager/informer (on a manual clock)', () => {
       expect(inf.byIndex('data', 'ns/red')).to.deep.equal([]);
     });
 
-    it('always equals list() filtered by the index, in list()\'s order (any changes, writes and relists)', async () => {
+    it("always equals list() filtered by the index, in list()'s order (any changes, writes and relists)", async () => {
       const name = fc.constantFrom('a', 'b', 'c', 'd');
       const ns = fc.constantFrom('ns', 'other');
       const data = fc.constantFrom('x', 'y', 'z');
@@ -207,26 +243,40 @@ describe('manager/informer (on a manual clock)', () => {
         fc.record({ kind: fc.constant('deleted' as const), name, ns }),
         fc.record({ kind: fc.constant('relisted' as const) }),
       );
-      await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
-        const src = new FakeSource(clock);
-        const inf = make(src);
-        inf.addIndex('data', byData);
-        inf.start();
-        await settled();
-        for (const o of ops) {
-          if (o.kind === 'watched') src.set(o.name, o.data, o.ns);
-          else if (o.kind === 'written') inf.assume(src.set(o.name, o.data, o.ns, false));
-          else if (o.kind === 'deleted' && src.objects.has(`${o.ns}/${o.name}`)) src.del(o.name, o.ns);
-          else if (o.kind === 'relisted') src.failAll(new KubeError('Gone', 'too old resource version', { code: 410 }));
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
+          const src = new FakeSource(clock);
+          const inf = make(src);
+          inf.addIndex('data', byData);
+          inf.start();
           await settled();
-          for (const v of ['ns/x', 'ns/y', 'ns/z', 'other/x', 'other/y', 'other/z']) {
-            expect(inf.byIndex('data', v).map(show), v).to.deep.equal(inf.list().filter((x) => byData(x)[0] === v).map(show));
+          for (const o of ops) {
+            if (o.kind === 'watched') src.set(o.name, o.data, o.ns);
+            else if (o.kind === 'written') inf.assume(src.set(o.name, o.data, o.ns, false));
+            else if (o.kind === 'deleted' && src.objects.has(`${o.ns}/${o.name}`)) src.del(o.name, o.ns);
+            else if (o.kind === 'relisted')
+              src.failAll(new KubeError('Gone', 'too old resource version', { code: 410 }));
+            await settled();
+            for (const v of ['ns/x', 'ns/y', 'ns/z', 'other/x', 'other/y', 'other/z']) {
+              expect(inf.byIndex('data', v).map(show), v).to.deep.equal(
+                inf
+                  .list()
+                  .filter((x) => byData(x)[0] === v)
+                  .map(show),
+              );
+            }
+            const two = ['ns/x', 'ns/z'];
+            expect(inf.byIndex('data', two).map(show), two.join(' or ')).to.deep.equal(
+              inf
+                .list()
+                .filter((x) => two.includes(byData(x)[0]))
+                .map(show),
+            );
           }
-          const two = ['ns/x', 'ns/z'];
-          expect(inf.byIndex('data', two).map(show), two.join(' or ')).to.deep.equal(inf.list().filter((x) => two.includes(byData(x)[0])).map(show));
-        }
-        await inf.stop();
-      }), { numRuns: 150 });
+          await inf.stop();
+        }),
+        { numRuns: 150 },
+      );
     });
   });
 
@@ -267,8 +317,23 @@ describe('manager/informer (on a manual clock)', () => {
   });
 
   for (const [how, gone] of [
-    ['an ERROR event with 410 Expired', (src: FakeSource) => src.send({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } as unknown as Obj })],
-    ['an HTTP 410 on the watch', (src: FakeSource) => src.failAll(new KubeError('Gone', 'too old resource version', { code: 410 }))],
+    [
+      'an ERROR event with 410 Expired',
+      (src: FakeSource) =>
+        src.send({
+          type: 'ERROR',
+          object: {
+            kind: 'Status',
+            code: 410,
+            reason: 'Expired',
+            message: 'too old resource version',
+          } as unknown as Obj,
+        }),
+    ],
+    [
+      'an HTTP 410 on the watch',
+      (src: FakeSource) => src.failAll(new KubeError('Gone', 'too old resource version', { code: 410 })),
+    ],
   ] as const) {
     it(`on ${how}: relists at once and fires the differences`, async () => {
       const src = new FakeSource(clock);
@@ -324,7 +389,10 @@ describe('manager/informer (on a manual clock)', () => {
     expect(src.lists, 'a reset watch resumes without a relist').to.equal(3);
     // An ERROR event (500) is a failure too; the event itself reset the backoff to its first step.
     const errorAt = clock.now();
-    src.send({ type: 'ERROR', object: { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd down' } as unknown as Obj });
+    src.send({
+      type: 'ERROR',
+      object: { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd down' } as unknown as Obj,
+    });
     await clock.advance(300);
     expect(src.watches.length, 'a watch after an ERROR 500').to.equal(3);
     expect(src.watchedAt[2] - errorAt).to.be.within(200, 300);
@@ -333,10 +401,16 @@ describe('manager/informer (on a manual clock)', () => {
 
   it('a list that answers 410 and watches that always answer 410 are retried with a doubling backoff, not in a tight loop', async () => {
     const src = new FakeSource(clock);
-    src.listFailures = [new KubeError('Gone', 'Expired', { code: 410 }), new KubeError('Gone', 'Expired', { code: 410 })];
+    src.listFailures = [
+      new KubeError('Gone', 'Expired', { code: 410 }),
+      new KubeError('Gone', 'Expired', { code: 410 }),
+    ];
     // Every watch fails with 410 at once:
     const watch = src.watch.bind(src);
-    src.watch = (rv, onEvent, signal) => { void watch(rv, onEvent, signal).catch(() => undefined); return Promise.reject(new KubeError('Gone', 'Expired', { code: 410 })); };
+    src.watch = (rv, onEvent, signal) => {
+      void watch(rv, onEvent, signal).catch(() => undefined);
+      return Promise.reject(new KubeError('Gone', 'Expired', { code: 410 }));
+    };
     const errors: string[] = [];
     const inf = make(src, { onError: (e) => errors.push(e.kind) });
     inf.start();
@@ -344,10 +418,16 @@ describe('manager/informer (on a manual clock)', () => {
     expect(errors, 'a 410 on the list itself is a failure to back off from').to.deep.equal(['Gone', 'Gone']);
     // Lists: two failed ones (backoff 200 and 400 ms), the sync, then a relist after every watch's
     // 410: the first at once, then 200 ms doubling (+≤50% jitter) while nothing but 410s comes.
-    const expected: Array<[number, number]> = [[200, 300], [400, 600], [0, 0]];
-    for (let ms = 200; expected.length < gaps(src.listedAt).length; ms = Math.min(2 * ms, 30_000)) expected.push([ms, 1.5 * ms]);
+    const expected: Array<[number, number]> = [
+      [200, 300],
+      [400, 600],
+      [0, 0],
+    ];
+    for (let ms = 200; expected.length < gaps(src.listedAt).length; ms = Math.min(2 * ms, 30_000))
+      expected.push([ms, 1.5 * ms]);
     const got = gaps(src.listedAt);
-    for (const [i, [lo, hi]] of expected.entries()) expect(got[i], `gap ${i} in ${JSON.stringify(got)}`).to.be.within(lo, hi);
+    for (const [i, [lo, hi]] of expected.entries())
+      expect(got[i], `gap ${i} in ${JSON.stringify(got)}`).to.be.within(lo, hi);
     // 60 s hold at least the gaps up to 12.8 s (≤ 39 s with the most jitter) and at most one more (≥ 25.6 s from ≥ 26 s).
     expect(src.lists).to.be.within(11, 12);
   });
@@ -364,8 +444,13 @@ describe('manager/informer (on a manual clock)', () => {
     await at(539_999);
     expect(log, 'no resync before 9 min').to.deep.equal(['add ns/a 1', 'add ns/b 4', 'update ns/a 1->7']);
     await at(662_500); // 11 min and one check period (2.5 s)
-    expect(log.slice(3), 'one resync by 11 min: the cache as it is now').to.deep.equal(['update ns/a 7->7', 'update ns/b 4->4']);
-    expect([src.lists, src.watches.length, src.open.length], 'one list, the first watch still open').to.deep.equal([1, 1, 1]);
+    expect(log.slice(3), 'one resync by 11 min: the cache as it is now').to.deep.equal([
+      'update ns/a 7->7',
+      'update ns/b 4->4',
+    ]);
+    expect([src.lists, src.watches.length, src.open.length], 'one list, the first watch still open').to.deep.equal([
+      1, 1, 1,
+    ]);
     await at(1_080_000 - 1); // the next one is ≥ 9 min after the first
     expect(log.length).to.equal(5);
     await at(1_400_000); // and ≤ 11 min (and a check period) after it

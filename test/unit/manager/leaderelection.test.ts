@@ -17,9 +17,14 @@ interface Candidate {
 function candidate(mem: MemoryLease, clock: ManualClock, who: string, random = () => 0): Candidate {
   const log: string[] = [];
   const elector = new LeaderElector({
-    store: mem.store(who), identity: who, clock, random,
+    store: mem.store(who),
+    identity: who,
+    clock,
+    random,
     onStartedLeading: () => log.push(`started@${clock.now() - T0}`),
-    onStoppedLeading: () => { log.push(`stopped@${clock.now() - T0}`); },
+    onStoppedLeading: () => {
+      log.push(`stopped@${clock.now() - T0}`);
+    },
   });
   const abort = new AbortController();
   return { elector, log, abort, run: elector.run(abort.signal) };
@@ -51,7 +56,12 @@ describe('manager/leaderelection: client-go semantics on a manual clock', () => 
     const a = start('a');
     await clock.advance(0);
     expect(a.log).to.deep.equal(['started@0']);
-    expect(mem.lease?.spec).to.deep.include({ holderIdentity: 'a', leaseDurationSeconds: 15, leaseTransitions: 0, renewTime: microTime(T0) });
+    expect(mem.lease?.spec).to.deep.include({
+      holderIdentity: 'a',
+      leaseDurationSeconds: 15,
+      leaseTransitions: 0,
+      renewTime: microTime(T0),
+    });
     expect(microTime(T0)).to.equal('2026-01-01T00:00:00.000000Z');
   });
 
@@ -87,7 +97,12 @@ describe('manager/leaderelection: client-go semantics on a manual clock', () => 
     // replicas are never trusted; the standby waits a full lease duration from when it first saw it.
     mem.lease = {
       metadata: { name: 'pacer-controller', namespace: 'pacer-system', resourceVersion: '7' },
-      spec: { holderIdentity: 'dead', leaseDurationSeconds: 15, renewTime: '2020-01-01T00:00:00.000000Z', leaseTransitions: 3 },
+      spec: {
+        holderIdentity: 'dead',
+        leaseDurationSeconds: 15,
+        renewTime: '2020-01-01T00:00:00.000000Z',
+        leaseTransitions: 3,
+      },
     };
     mem.rv = 7;
     const b = start('b');
@@ -108,17 +123,35 @@ describe('manager/leaderelection: client-go semantics on a manual clock', () => 
     expect(a.log).to.deep.equal(['started@0', 'stopped@5000']);
     expect(mem.lease?.spec).to.deep.include({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 0 });
     await clock.advance(2_000);
-    expect(b.log, 'b tries every 2 s (jitter 0 here): it takes the released Lease at 6 s').to.deep.equal(['started@6000']);
+    expect(b.log, 'b tries every 2 s (jitter 0 here): it takes the released Lease at 6 s').to.deep.equal([
+      'started@6000',
+    ]);
     expect(mem.lease?.spec).to.deep.include({ holderIdentity: 'b', leaseTransitions: 1 });
   });
 
   it('the acquire loop waits retry period plus up to 1.2 × retry period of jitter', async () => {
-    mem.lease = { metadata: { name: 'pacer-controller', namespace: 'pacer-system', resourceVersion: '1' }, spec: { holderIdentity: 'x', leaseDurationSeconds: 15 } };
+    mem.lease = {
+      metadata: { name: 'pacer-controller', namespace: 'pacer-system', resourceVersion: '1' },
+      spec: { holderIdentity: 'x', leaseDurationSeconds: 15 },
+    };
     mem.rv = 1;
     const reads: number[] = [];
     const store = mem.store('b');
-    const counting: LeaseStore = { ...store, get: (s) => { reads.push(clock.now() - T0); return store.get(s); } };
-    const e = new LeaderElector({ store: counting, identity: 'b', clock, random: () => 1, onStartedLeading: () => undefined, onStoppedLeading: () => undefined });
+    const counting: LeaseStore = {
+      ...store,
+      get: (s) => {
+        reads.push(clock.now() - T0);
+        return store.get(s);
+      },
+    };
+    const e = new LeaderElector({
+      store: counting,
+      identity: 'b',
+      clock,
+      random: () => 1,
+      onStartedLeading: () => undefined,
+      onStoppedLeading: () => undefined,
+    });
     const ac = new AbortController();
     const run = e.run(ac.signal);
     await clock.advance(10_000);
@@ -128,7 +161,10 @@ describe('manager/leaderelection: client-go semantics on a manual clock', () => 
   });
 
   it('two candidates racing for an expired Lease: the resourceVersion lets exactly one win', async () => {
-    mem.lease = { metadata: { name: 'pacer-controller', namespace: 'pacer-system', resourceVersion: '1' }, spec: { holderIdentity: '', leaseDurationSeconds: 1 } };
+    mem.lease = {
+      metadata: { name: 'pacer-controller', namespace: 'pacer-system', resourceVersion: '1' },
+      spec: { holderIdentity: '', leaseDurationSeconds: 1 },
+    };
     mem.rv = 1;
     const a = start('a');
     const b = start('b');

@@ -17,13 +17,18 @@ function runnable(name: string, needLeaderElection: boolean, log: string[]): Run
   return {
     name,
     needLeaderElection,
-    start: (signal) => new Promise<void>((resolve) => {
-      log.push(`start ${name}`);
-      signal.addEventListener('abort', () => {
-        log.push(`stop ${name}`);
-        resolve();
-      }, { once: true });
-    }),
+    start: (signal) =>
+      new Promise<void>((resolve) => {
+        log.push(`start ${name}`);
+        signal.addEventListener(
+          'abort',
+          () => {
+            log.push(`stop ${name}`);
+            resolve();
+          },
+          { once: true },
+        );
+      }),
   };
 }
 
@@ -58,13 +63,22 @@ describe('manager/manager', () => {
     const mgr = new Manager({ client: noClient, logger: silentLogger() });
     const seen: Array<string | undefined> = [];
     mgr.add({
-      name: 'reconciler', needLeaderElection: true,
-      start: (signal) => new Promise<void>((resolve) => {
-        signal.addEventListener('abort', () => {
-          seen.push(mgr.writeRefusal()); // the pass still running when the stop came
-          setImmediate(() => { seen.push(mgr.writeRefusal()); resolve(); });
-        }, { once: true });
-      }),
+      name: 'reconciler',
+      needLeaderElection: true,
+      start: (signal) =>
+        new Promise<void>((resolve) => {
+          signal.addEventListener(
+            'abort',
+            () => {
+              seen.push(mgr.writeRefusal()); // the pass still running when the stop came
+              setImmediate(() => {
+                seen.push(mgr.writeRefusal());
+                resolve();
+              });
+            },
+            { once: true },
+          );
+        }),
     });
     mgr.start();
     await settle();
@@ -75,7 +89,10 @@ describe('manager/manager', () => {
 
   describe('with leader election (manual clock, in-memory Lease)', () => {
     const leaseOpts = (mem: MemoryLease, who: string) => ({
-      namespace: 'pacer-system', id: 'pacer-controller', identity: who, store: mem.store(who),
+      namespace: 'pacer-system',
+      id: 'pacer-controller',
+      identity: who,
+      store: mem.store(who),
     });
 
     it('only the leader runs its reconciler and may write; the standby takes over when the leader stops', async () => {
@@ -122,7 +139,9 @@ describe('manager/manager', () => {
       await clock.advance(0);
       expect(log).to.deep.equal(['start server', 'start reconciler']);
       let ended: unknown;
-      a.done.catch((err: unknown) => { ended = err; });
+      a.done.catch((err: unknown) => {
+        ended = err;
+      });
       mem.down.add('a');
       await clock.advance(11_000); // renewals fail from 2 s on; the deadline is 2 + 10 s
       expect(a.isLeader()).to.equal(true);

@@ -70,7 +70,13 @@ describe('manager/watches', () => {
     const ctl = register(mgr, {
       name: 'test',
       reconcile: async () => ({}),
-      watches: [watch(src, { on: ['update', 'delete'], changed: resourceVersionChanged, keys: ({ type, obj: o }) => [`${type}:${o.metadata.name}`] })],
+      watches: [
+        watch(src, {
+          on: ['update', 'delete'],
+          changed: resourceVersionChanged,
+          keys: ({ type, obj: o }) => [`${type}:${o.metadata.name}`],
+        }),
+      ],
     });
     src.add(obj('added'));
     src.update(obj('resynced'), obj('resynced'));
@@ -96,13 +102,18 @@ describe('manager/watches', () => {
     mgr.add({
       name: 'reconciler',
       needLeaderElection: true,
-      start: (signal) => new Promise<void>((resolve) => {
-        signal.addEventListener('abort', () => {
-          recorder.record({ metadata: { name: 'web', namespace: 'shop' } }, 'Normal', 'Stopping', 'the last pass');
-          recorder.record({ metadata: { name: 'api', namespace: 'shop' } }, 'Normal', 'Stopping', 'the last pass');
-          resolve();
-        }, { once: true });
-      }),
+      start: (signal) =>
+        new Promise<void>((resolve) => {
+          signal.addEventListener(
+            'abort',
+            () => {
+              recorder.record({ metadata: { name: 'web', namespace: 'shop' } }, 'Normal', 'Stopping', 'the last pass');
+              recorder.record({ metadata: { name: 'api', namespace: 'shop' } }, 'Normal', 'Stopping', 'the last pass');
+              resolve();
+            },
+            { once: true },
+          );
+        }),
     });
     mgr.start();
     await settle();

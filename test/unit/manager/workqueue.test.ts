@@ -3,11 +3,18 @@ import { WorkQueue, backoffDelay, DEFAULT_BACKOFF } from '../../../src/manager/w
 import type { ResultLabel } from '../../../src/manager/workqueue.ts';
 import { ManualClock, settle } from '../../../src/kube/clock.ts';
 
-
 describe('manager/workqueue', () => {
   describe('per-key exponential backoff (client-go ItemExponentialFailureRateLimiter 5ms..1000s)', () => {
     const rows: Array<[number, number]> = [
-      [0, 5], [1, 10], [2, 20], [3, 40], [10, 5120], [17, 655_360], [18, 1000_000], [30, 1000_000], [5000, 1000_000],
+      [0, 5],
+      [1, 10],
+      [2, 20],
+      [3, 40],
+      [10, 5120],
+      [17, 655_360],
+      [18, 1000_000],
+      [30, 1000_000],
+      [5000, 1000_000],
     ];
     for (const [failures, ms] of rows) {
       it(`after ${failures} failures the next retry waits ${ms} ms`, () => {
@@ -18,7 +25,9 @@ describe('manager/workqueue', () => {
 
   it('merges a key added while it is queued', async () => {
     const q = new WorkQueue('t');
-    q.add('a'); q.add('b'); q.add('a');
+    q.add('a');
+    q.add('b');
+    q.add('a');
     expect(q.len()).to.equal(2);
     expect(await q.get()).to.equal('a');
     expect(await q.get()).to.equal('b');
@@ -29,7 +38,8 @@ describe('manager/workqueue', () => {
     const q = new WorkQueue('t');
     q.add('a');
     const k = await q.get();
-    q.add('a'); q.add('a');
+    q.add('a');
+    q.add('a');
     expect(q.len(), 'not handed out while a worker has it').to.equal(0);
     q.done(k!);
     expect(q.len()).to.equal(1);
@@ -47,12 +57,18 @@ describe('manager/workqueue', () => {
       maxConcurrentPerKey = Math.max(maxConcurrentPerKey, running.get(key)!);
       if (key === 'a') {
         runsOfA++;
-        if (addsDuringRun < 5) { addsDuringRun++; q.add('a'); q.add('a'); }
+        if (addsDuringRun < 5) {
+          addsDuringRun++;
+          q.add('a');
+          q.add('a');
+        }
       }
       for (let i = 0; i < 3; i++) await settle(); // the other workers run meanwhile
       running.set(key, running.get(key)! - 1);
     });
-    q.add('a'); q.add('b'); q.add('c');
+    q.add('a');
+    q.add('b');
+    q.add('c');
     for (let i = 0; i < 100 && !(runsOfA === 6 && q.len() === 0); i++) await settle();
     q.shutdown();
     await done;
@@ -85,7 +101,9 @@ describe('manager/workqueue', () => {
   it('addRateLimited counts failures per key until forget', async () => {
     const clock = new ManualClock();
     const q = new WorkQueue('t', { clock, backoff: { baseDelayMs: 1, maxDelayMs: 4 } });
-    q.addRateLimited('a'); q.addRateLimited('a'); q.addRateLimited('b');
+    q.addRateLimited('a');
+    q.addRateLimited('a');
+    q.addRateLimited('b');
     expect(q.numRequeues('a')).to.equal(2);
     expect(q.numRequeues('b')).to.equal(1);
     q.forget('a');
@@ -98,7 +116,11 @@ describe('manager/workqueue', () => {
   it('run applies the result: error → backoff, requeueAfter → forget + delay, success → forget', async () => {
     const results: Array<[string, ResultLabel]> = [];
     const clock = new ManualClock();
-    const q = new WorkQueue('t', { clock, backoff: { baseDelayMs: 1, maxDelayMs: 10 }, hooks: { onResult: (k, r) => results.push([k, r]) } });
+    const q = new WorkQueue('t', {
+      clock,
+      backoff: { baseDelayMs: 1, maxDelayMs: 10 },
+      hooks: { onResult: (k, r) => results.push([k, r]) },
+    });
     let failing = 2;
     let delayed = 1;
     const done = q.run(2, async (key) => {
@@ -106,9 +128,13 @@ describe('manager/workqueue', () => {
       if (key === 'later' && delayed-- > 0) return { requeueAfterMs: 5 };
       return undefined;
     });
-    q.add('fail'); q.add('later');
+    q.add('fail');
+    q.add('later');
     await clock.advance(0);
-    expect(results, 'first pass').to.deep.equal([['fail', 'error'], ['later', 'requeue_after']]);
+    expect(results, 'first pass').to.deep.equal([
+      ['fail', 'error'],
+      ['later', 'requeue_after'],
+    ]);
     await clock.advance(1); // fail's first backoff
     expect(results.length).to.equal(3);
     await clock.advance(1); // its second (2 ms)
@@ -139,29 +165,43 @@ describe('manager/workqueue', () => {
       if (key === 'bad') throw new Error('boom');
       return key === 'later' ? { requeueAfterMs: 60_000 } : undefined;
     });
-    q.add('slow'); q.add('bad'); q.add('later');
+    q.add('slow');
+    q.add('bad');
+    q.add('later');
     for (let i = 0; i < 20 && seen.length < 6; i++) await settle();
     q.shutdown();
     await done;
-    expect(seen).to.deep.equal(['start slow', 'success slow 2.5s', 'start bad', 'error bad 0.04s boom', 'start later', 'requeue_after later 0.04s']);
+    expect(seen).to.deep.equal([
+      'start slow',
+      'success slow 2.5s',
+      'start bad',
+      'error bad 0.04s boom',
+      'start later',
+      'requeue_after later 0.04s',
+    ]);
   });
 
   it('shutdown drains queued keys, finishes in-flight ones, then ignores adds', async () => {
     const q = new WorkQueue('t');
     const seen: string[] = [];
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     const done = q.run(1, async (key) => {
       if (key === 'a') await gate;
       seen.push(key);
     });
-    q.add('a'); q.add('b');
+    q.add('a');
+    q.add('b');
     await settle();
     q.shutdown();
     q.add('c');
     q.addAfter('d', 1);
     let finished = false;
-    void done.then(() => { finished = true; });
+    void done.then(() => {
+      finished = true;
+    });
     await settle();
     expect(finished, 'waits for the in-flight key').to.equal(false);
     release();
@@ -174,7 +214,9 @@ describe('manager/workqueue', () => {
     q.add('a');
     const k = await q.get();
     let drained = false;
-    const p = q.shutdownAndDrain().then(() => { drained = true; });
+    const p = q.shutdownAndDrain().then(() => {
+      drained = true;
+    });
     await settle();
     expect(drained).to.equal(false);
     q.done(k!);

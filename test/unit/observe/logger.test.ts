@@ -23,10 +23,21 @@ function capture(opts: LoggerOptions = {}) {
 describe('observe/logger', () => {
   it('JSON by default: timestamp, level, message and the reconcile fields on one line', async () => {
     const { logger, lines, flush } = capture();
-    reconcileLogger(logger, 'deployment', 'shop/web', 'id-1').info('reconcile finished', { duration: 12.5, result: 'success' });
+    reconcileLogger(logger, 'deployment', 'shop/web', 'id-1').info('reconcile finished', {
+      duration: 12.5,
+      result: 'success',
+    });
     await flush();
     const rec = JSON.parse(lines[0]) as Record<string, unknown>;
-    expect(rec).to.include({ level: 'info', message: 'reconcile finished', controller: 'deployment', namespace: 'shop', name: 'web', reconcileID: 'id-1', duration: 12.5 });
+    expect(rec).to.include({
+      level: 'info',
+      message: 'reconcile finished',
+      controller: 'deployment',
+      namespace: 'shop',
+      name: 'web',
+      reconcileID: 'id-1',
+      duration: 12.5,
+    });
     expect(Date.parse(String(rec.timestamp))).to.be.a('number').and.not.NaN;
   });
 
@@ -34,7 +45,9 @@ describe('observe/logger', () => {
     const { logger, lines, flush } = capture({ format: 'text' });
     reconcileLogger(logger, 'deployment', 'shop/web', 'id-2').warn('could not record event', { reason: 'Scaled up' });
     await flush();
-    expect(lines[0]).to.match(/^\d{4}-\d\d-\d\dT\S+ WARN {2}could not record event controller=deployment namespace=shop name=web reconcileID=id-2 reason="Scaled up"$/);
+    expect(lines[0]).to.match(
+      /^\d{4}-\d\d-\d\dT\S+ WARN {2}could not record event controller=deployment namespace=shop name=web reconcileID=id-2 reason="Scaled up"$/,
+    );
   });
 
   const levels: Array<[LoggerOptions['level'], string[]]> = [

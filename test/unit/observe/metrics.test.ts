@@ -5,7 +5,13 @@ import type { Deployment } from '../../../src/api/types.ts';
 import { WorkQueue } from '../../../src/manager/workqueue.ts';
 import { ManualClock } from '../../../src/kube/clock.ts';
 import { KubeClient, loadKubeConfig } from '../../../src/kube/client.ts';
-import { createMetrics, deploymentSeries, REST_CLIENT_BUCKETS, WORKQUEUE_BUCKETS, RECONCILE_TIME_BUCKETS } from '../../../src/observe/metrics.ts';
+import {
+  createMetrics,
+  deploymentSeries,
+  REST_CLIENT_BUCKETS,
+  WORKQUEUE_BUCKETS,
+  RECONCILE_TIME_BUCKETS,
+} from '../../../src/observe/metrics.ts';
 import { parseExposition, samples, value } from '../../fixtures/prometheus.ts';
 
 async function scrape(m: ReturnType<typeof createMetrics>) {
@@ -24,14 +30,36 @@ async function families(m: ReturnType<typeof createMetrics>): Promise<Map<string
 
 function web(over: Partial<Deployment['status']> = {}, name = 'web'): Deployment {
   return {
-    apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment',
+    apiVersion: 'pacer.dev/v1alpha1',
+    kind: 'Deployment',
     metadata: { name, namespace: 'shop', generation: 4 },
-    spec: { replicas: 3, paused: false, strategy: { type: 'Recreate' }, selector: { matchLabels: { app: 'web' } }, template: {} },
+    spec: {
+      replicas: 3,
+      paused: false,
+      strategy: { type: 'Recreate' },
+      selector: { matchLabels: { app: 'web' } },
+      template: {},
+    },
     status: {
-      observedGeneration: 3, replicas: 4, updatedReplicas: 2, readyReplicas: 3, availableReplicas: 3, unavailableReplicas: 1,
+      observedGeneration: 3,
+      replicas: 4,
+      updatedReplicas: 2,
+      readyReplicas: 3,
+      availableReplicas: 3,
+      unavailableReplicas: 1,
       conditions: [
-        { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' },
-        { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: 'ReplicaSet "web-1" is progressing.' },
+        {
+          type: 'Available',
+          status: 'True',
+          reason: 'MinimumReplicasAvailable',
+          message: 'Deployment has minimum availability.',
+        },
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'ReplicaSetUpdated',
+          message: 'ReplicaSet "web-1" is progressing.',
+        },
       ],
       ...over,
     },
@@ -39,22 +67,32 @@ function web(over: Partial<Deployment['status']> = {}, name = 'web'): Deployment
 }
 
 describe('observe/metrics', () => {
-  it('registers controller-runtime\'s and client-go\'s families with their types', async () => {
+  it("registers controller-runtime's and client-go's families with their types", async () => {
     const m = createMetrics({ defaultMetrics: false });
     const f = await families(m);
     const want: Record<string, string> = {
-      controller_runtime_reconcile_total: 'counter', controller_runtime_reconcile_errors_total: 'counter',
-      controller_runtime_reconcile_time_seconds: 'histogram', controller_runtime_max_concurrent_reconciles: 'gauge',
-      controller_runtime_active_workers: 'gauge', workqueue_depth: 'gauge', workqueue_adds_total: 'counter',
-      workqueue_queue_duration_seconds: 'histogram', workqueue_work_duration_seconds: 'histogram', workqueue_retries_total: 'counter',
-      workqueue_unfinished_work_seconds: 'gauge', workqueue_longest_running_processor_seconds: 'gauge',
-      rest_client_requests_total: 'counter', rest_client_request_duration_seconds: 'histogram',
-      pacer_rollouts_total: 'counter', pacer_rollout_duration_seconds: 'histogram', pacer_deployment_status_condition: 'gauge',
+      controller_runtime_reconcile_total: 'counter',
+      controller_runtime_reconcile_errors_total: 'counter',
+      controller_runtime_reconcile_time_seconds: 'histogram',
+      controller_runtime_max_concurrent_reconciles: 'gauge',
+      controller_runtime_active_workers: 'gauge',
+      workqueue_depth: 'gauge',
+      workqueue_adds_total: 'counter',
+      workqueue_queue_duration_seconds: 'histogram',
+      workqueue_work_duration_seconds: 'histogram',
+      workqueue_retries_total: 'counter',
+      workqueue_unfinished_work_seconds: 'gauge',
+      workqueue_longest_running_processor_seconds: 'gauge',
+      rest_client_requests_total: 'counter',
+      rest_client_request_duration_seconds: 'histogram',
+      pacer_rollouts_total: 'counter',
+      pacer_rollout_duration_seconds: 'histogram',
+      pacer_deployment_status_condition: 'gauge',
     };
     for (const [name, type] of Object.entries(want)) expect(f.get(name), name).to.equal(type);
   });
 
-  it('uses upstream\'s buckets', () => {
+  it("uses upstream's buckets", () => {
     expect(RECONCILE_TIME_BUCKETS.slice(0, 4)).to.deep.equal([0.005, 0.01, 0.025, 0.05]);
     expect(RECONCILE_TIME_BUCKETS).to.have.length(40);
     expect(WORKQUEUE_BUCKETS).to.deep.equal([1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000]);
@@ -63,7 +101,12 @@ describe('observe/metrics', () => {
 
   it('Node process and runtime metrics are on by default', async () => {
     const f = await families(createMetrics());
-    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
       expect(f.has(name), name).to.equal(true);
     }
   });
@@ -72,13 +115,28 @@ describe('observe/metrics', () => {
     const m = createMetrics({ defaultMetrics: false });
     m.initController('deployment', 4);
     const s = await scrape(m);
-    expect(samples(s, 'controller_runtime_reconcile_total', { controller: 'deployment' }).map((x) => [x.labels.result, x.value]).sort())
-      .to.deep.equal([['error', 0], ['requeue', 0], ['requeue_after', 0], ['success', 0]]);
+    expect(
+      samples(s, 'controller_runtime_reconcile_total', { controller: 'deployment' })
+        .map((x) => [x.labels.result, x.value])
+        .sort(),
+    ).to.deep.equal([
+      ['error', 0],
+      ['requeue', 0],
+      ['requeue_after', 0],
+      ['success', 0],
+    ]);
     expect(value(s, 'controller_runtime_reconcile_errors_total', { controller: 'deployment' })).to.equal(0);
     expect(value(s, 'controller_runtime_max_concurrent_reconciles', { controller: 'deployment' })).to.equal(4);
     expect(value(s, 'controller_runtime_active_workers', { controller: 'deployment' })).to.equal(0);
-    expect(samples(s, 'pacer_rollouts_total').map((x) => [x.labels.result, x.value]).sort())
-      .to.deep.equal([['complete', 0], ['deadline_exceeded', 0], ['superseded', 0]]);
+    expect(
+      samples(s, 'pacer_rollouts_total')
+        .map((x) => [x.labels.result, x.value])
+        .sort(),
+    ).to.deep.equal([
+      ['complete', 0],
+      ['deadline_exceeded', 0],
+      ['superseded', 0],
+    ]);
   });
 
   describe('the work queue reports through the provider (fake clock)', () => {
@@ -87,7 +145,9 @@ describe('observe/metrics', () => {
       const clock = new ManualClock(0);
       const q = new WorkQueue('deployment', { metrics: m.queues, clock });
       const labels = { name: 'deployment', controller: 'deployment' };
-      q.add('a'); q.add('b'); q.add('a'); // the second add of a is merged: no add
+      q.add('a');
+      q.add('b');
+      q.add('a'); // the second add of a is merged: no add
       let s = await scrape(m);
       expect(value(s, 'workqueue_adds_total', labels)).to.equal(2);
       expect(value(s, 'workqueue_depth', labels)).to.equal(2);
@@ -132,63 +192,95 @@ describe('observe/metrics', () => {
     });
   });
 
-  describe('pacer_deployment_* in kube-state-metrics\' shape, from the cache at scrape time', () => {
+  describe("pacer_deployment_* in kube-state-metrics' shape, from the cache at scrape time", () => {
     it('one series per field, labelled namespace and name; three per condition (true/false/unknown, 0/1)', async () => {
       const m = createMetrics({ defaultMetrics: false });
       m.trackDeployments(() => [web()]);
-      const text = (await m.registry.metrics()).split('\n').filter((l) => l.startsWith('pacer_deployment_')).sort();
-      expect(text).to.deep.equal([
-        'pacer_deployment_info{namespace="shop",name="web",strategy="Recreate"} 1',
-        'pacer_deployment_metadata_generation{namespace="shop",name="web"} 4',
-        'pacer_deployment_spec_paused{namespace="shop",name="web"} 0',
-        'pacer_deployment_spec_replicas{namespace="shop",name="web"} 3',
-        'pacer_deployment_status_condition{namespace="shop",name="web",condition="Available",status="false",reason="MinimumReplicasAvailable"} 0',
-        'pacer_deployment_status_condition{namespace="shop",name="web",condition="Available",status="true",reason="MinimumReplicasAvailable"} 1',
-        'pacer_deployment_status_condition{namespace="shop",name="web",condition="Available",status="unknown",reason="MinimumReplicasAvailable"} 0',
-        'pacer_deployment_status_condition{namespace="shop",name="web",condition="Progressing",status="false",reason="ReplicaSetUpdated"} 0',
-        'pacer_deployment_status_condition{namespace="shop",name="web",condition="Progressing",status="true",reason="ReplicaSetUpdated"} 1',
-        'pacer_deployment_status_condition{namespace="shop",name="web",condition="Progressing",status="unknown",reason="ReplicaSetUpdated"} 0',
-        'pacer_deployment_status_observed_generation{namespace="shop",name="web"} 3',
-        'pacer_deployment_status_replicas{namespace="shop",name="web"} 4',
-        'pacer_deployment_status_replicas_available{namespace="shop",name="web"} 3',
-        'pacer_deployment_status_replicas_ready{namespace="shop",name="web"} 3',
-        'pacer_deployment_status_replicas_unavailable{namespace="shop",name="web"} 1',
-        'pacer_deployment_status_replicas_updated{namespace="shop",name="web"} 2',
-      ].sort());
+      const text = (await m.registry.metrics())
+        .split('\n')
+        .filter((l) => l.startsWith('pacer_deployment_'))
+        .sort();
+      expect(text).to.deep.equal(
+        [
+          'pacer_deployment_info{namespace="shop",name="web",strategy="Recreate"} 1',
+          'pacer_deployment_metadata_generation{namespace="shop",name="web"} 4',
+          'pacer_deployment_spec_paused{namespace="shop",name="web"} 0',
+          'pacer_deployment_spec_replicas{namespace="shop",name="web"} 3',
+          'pacer_deployment_status_condition{namespace="shop",name="web",condition="Available",status="false",reason="MinimumReplicasAvailable"} 0',
+          'pacer_deployment_status_condition{namespace="shop",name="web",condition="Available",status="true",reason="MinimumReplicasAvailable"} 1',
+          'pacer_deployment_status_condition{namespace="shop",name="web",condition="Available",status="unknown",reason="MinimumReplicasAvailable"} 0',
+          'pacer_deployment_status_condition{namespace="shop",name="web",condition="Progressing",status="false",reason="ReplicaSetUpdated"} 0',
+          'pacer_deployment_status_condition{namespace="shop",name="web",condition="Progressing",status="true",reason="ReplicaSetUpdated"} 1',
+          'pacer_deployment_status_condition{namespace="shop",name="web",condition="Progressing",status="unknown",reason="ReplicaSetUpdated"} 0',
+          'pacer_deployment_status_observed_generation{namespace="shop",name="web"} 3',
+          'pacer_deployment_status_replicas{namespace="shop",name="web"} 4',
+          'pacer_deployment_status_replicas_available{namespace="shop",name="web"} 3',
+          'pacer_deployment_status_replicas_ready{namespace="shop",name="web"} 3',
+          'pacer_deployment_status_replicas_unavailable{namespace="shop",name="web"} 1',
+          'pacer_deployment_status_replicas_updated{namespace="shop",name="web"} 2',
+        ].sort(),
+      );
     });
 
     const rows: Array<[string, Deployment, Record<string, number | string>]> = [
-      ['no status yet: zeros, no condition series', { ...web(), status: undefined },
-        { pacer_deployment_status_replicas: 0, pacer_deployment_status_observed_generation: 0, pacer_deployment_status_condition: 'none' }],
-      ['spec.replicas unset: the default 1; strategy unset: RollingUpdate', { ...web(), spec: { selector: {}, template: {} } },
-        { pacer_deployment_spec_replicas: 1, strategy: 'RollingUpdate' }],
+      [
+        'no status yet: zeros, no condition series',
+        { ...web(), status: undefined },
+        {
+          pacer_deployment_status_replicas: 0,
+          pacer_deployment_status_observed_generation: 0,
+          pacer_deployment_status_condition: 'none',
+        },
+      ],
+      [
+        'spec.replicas unset: the default 1; strategy unset: RollingUpdate',
+        { ...web(), spec: { selector: {}, template: {} } },
+        { pacer_deployment_spec_replicas: 1, strategy: 'RollingUpdate' },
+      ],
       ['paused: 1', { ...web(), spec: { ...web().spec, paused: true } }, { pacer_deployment_spec_paused: 1 }],
-      ['a reason outside the allow-list is exported as "unknown" (bounded cardinality)',
-        web({ conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate-pod-xyz-123' }] }), { reason: 'unknown' }],
-      ['Pacer\'s InvalidSpec reason is kept', web({ conditions: [{ type: 'InvalidSpec', status: 'True', reason: 'InvalidSpec' }] }), { reason: 'InvalidSpec' }],
+      [
+        'a reason outside the allow-list is exported as "unknown" (bounded cardinality)',
+        web({ conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate-pod-xyz-123' }] }),
+        { reason: 'unknown' },
+      ],
+      [
+        "Pacer's InvalidSpec reason is kept",
+        web({ conditions: [{ type: 'InvalidSpec', status: 'True', reason: 'InvalidSpec' }] }),
+        { reason: 'InvalidSpec' },
+      ],
     ];
     for (const [name, d, want] of rows) {
       it(name, () => {
         const s = deploymentSeries(d);
         for (const [k, v] of Object.entries(want)) {
           if (k === 'strategy') expect(s.find((x) => x.name === 'pacer_deployment_info')!.labels.strategy).to.equal(v);
-          else if (k === 'reason') expect(new Set(s.filter((x) => x.name === 'pacer_deployment_status_condition').map((x) => x.labels.reason))).to.deep.equal(new Set([v]));
+          else if (k === 'reason')
+            expect(
+              new Set(s.filter((x) => x.name === 'pacer_deployment_status_condition').map((x) => x.labels.reason)),
+            ).to.deep.equal(new Set([v]));
           else if (v === 'none') expect(s.filter((x) => x.name === k)).to.deep.equal([]);
           else expect(s.find((x) => x.name === k)!.value, k).to.equal(v);
         }
       });
     }
 
-    it('a deleted Deployment\'s series are gone at the next scrape; a changed value shows at once', async () => {
+    it("a deleted Deployment's series are gone at the next scrape; a changed value shows at once", async () => {
       const m = createMetrics({ defaultMetrics: false });
       let cache = [web(), web({}, 'api')];
       m.trackDeployments(() => cache);
       let s = await scrape(m);
-      expect(samples(s, 'pacer_deployment_spec_replicas').map((x) => x.labels.name).sort()).to.deep.equal(['api', 'web']);
+      expect(
+        samples(s, 'pacer_deployment_spec_replicas')
+          .map((x) => x.labels.name)
+          .sort(),
+      ).to.deep.equal(['api', 'web']);
       cache = [web({ availableReplicas: 1 }, 'api')];
       s = await scrape(m);
       for (const family of new Set(s.filter((x) => x.name.startsWith('pacer_deployment_')).map((x) => x.name))) {
-        expect(samples(s, family).map((x) => x.labels.name), family).to.not.include('web');
+        expect(
+          samples(s, family).map((x) => x.labels.name),
+          family,
+        ).to.not.include('web');
       }
       expect(value(s, 'pacer_deployment_status_replicas_available', { name: 'api' })).to.equal(1);
       expect(samples(s, 'pacer_deployment_status_condition', { name: 'api' })).to.have.length(6);
@@ -198,8 +290,23 @@ describe('observe/metrics', () => {
       const m = createMetrics({ defaultMetrics: false });
       let listed = 0;
       let phases = 0;
-      m.trackDeployments(() => { listed++; return [web()]; });
-      m.trackPlanPhases(() => { phases++; return [{ namespace: 'shop', name: 'web', plan: 'deploy', strategy: 'serial', status: 'COMPLETE', steps: { COMPLETE: 2 } }]; });
+      m.trackDeployments(() => {
+        listed++;
+        return [web()];
+      });
+      m.trackPlanPhases(() => {
+        phases++;
+        return [
+          {
+            namespace: 'shop',
+            name: 'web',
+            plan: 'deploy',
+            strategy: 'serial',
+            status: 'COMPLETE',
+            steps: { COMPLETE: 2 },
+          },
+        ];
+      });
       const s = await scrape(m);
       expect(new Set(s.filter((x) => x.name.startsWith('pacer_deployment_')).map((x) => x.name)).size).to.equal(11);
       expect(value(s, 'pacer_plan_phase_steps', { name: 'web', status: 'COMPLETE' })).to.equal(2);
@@ -217,9 +324,15 @@ describe('observe/metrics', () => {
     const s = await scrape(m);
     expect(value(s, 'pacer_rollouts_total', { result: 'complete' })).to.equal(2);
     expect(value(s, 'pacer_rollouts_total', { result: 'superseded' })).to.equal(1);
-    expect(value(s, 'pacer_rollout_duration_seconds_count', { strategy: 'RollingUpdate', result: 'complete' })).to.equal(1);
-    expect(value(s, 'pacer_rollout_duration_seconds_sum', { strategy: 'RollingUpdate', result: 'complete' })).to.equal(42);
-    expect(value(s, 'pacer_rollout_duration_seconds_bucket', { strategy: 'Recreate', result: 'superseded', le: '5' })).to.equal(1);
+    expect(
+      value(s, 'pacer_rollout_duration_seconds_count', { strategy: 'RollingUpdate', result: 'complete' }),
+    ).to.equal(1);
+    expect(value(s, 'pacer_rollout_duration_seconds_sum', { strategy: 'RollingUpdate', result: 'complete' })).to.equal(
+      42,
+    );
+    expect(
+      value(s, 'pacer_rollout_duration_seconds_bucket', { strategy: 'Recreate', result: 'superseded', le: '5' }),
+    ).to.equal(1);
   });
 
   it('pacer_events_dropped_total: exported at 0, counts each Event the recorder dropped', async () => {
@@ -235,8 +348,12 @@ describe('observe/metrics', () => {
     let port: number;
     before(async () => {
       server = http.createServer((req, res) => {
-        if (req.url === '/version') res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"gitVersion":"v1.32.0"}');
-        else res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}');
+        if (req.url === '/version')
+          res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"gitVersion":"v1.32.0"}');
+        else
+          res
+            .writeHead(404, { 'Content-Type': 'application/json' })
+            .end('{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}');
       });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       port = (server.address() as AddressInfo).port;
@@ -271,9 +388,14 @@ current-context: x
       const host = `127.0.0.1:${port}`;
       expect(value(s, 'rest_client_requests_total', { code: '200', method: 'GET', host })).to.equal(2);
       expect(value(s, 'rest_client_requests_total', { code: '404', method: 'GET', host })).to.equal(1);
-      expect(value(s, 'rest_client_requests_total', { code: '<error>', method: 'GET', host: `127.0.0.1:${deadPort}` })).to.equal(1);
+      expect(
+        value(s, 'rest_client_requests_total', { code: '<error>', method: 'GET', host: `127.0.0.1:${deadPort}` }),
+      ).to.equal(1);
       expect(value(s, 'rest_client_request_duration_seconds_count', { verb: 'GET', host })).to.equal(3);
-      expect(Object.keys(samples(s, 'rest_client_request_duration_seconds_count')[0].labels).sort()).to.deep.equal(['host', 'verb']);
+      expect(Object.keys(samples(s, 'rest_client_request_duration_seconds_count')[0].labels).sort()).to.deep.equal([
+        'host',
+        'verb',
+      ]);
     });
   });
 });

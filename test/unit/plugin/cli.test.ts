@@ -6,31 +6,65 @@ import { deployment } from './fixtures.ts';
 function buffers() {
   const out: string[] = [];
   const err: string[] = [];
-  return { io: { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) } }, out, err };
+  return {
+    io: { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) } },
+    out,
+    err,
+  };
 }
 
 describe('plugin/program: flags and set image', () => {
   const rows: Array<[string[], string[]]> = [
-    [['rollout', 'status', 'web', '--watch=false'], ['rollout', 'status', 'web', '--no-watch']],
-    [['rollout', 'status', 'web', '-w=true'], ['rollout', 'status', 'web', '--watch']],
-    [['list', '--all-namespaces=true'], ['list', '--all-namespaces']],
-    [['rollout', 'undo', 'web', '--dry-run'], ['rollout', 'undo', 'web', '--dry-run=client']],
-    [['rollout', 'undo', 'web', '--dry-run=server'], ['rollout', 'undo', 'web', '--dry-run=server']],
-    [['set', 'image', 'web', 'nginx=nginx:1.28'], ['set', 'image', 'web', 'nginx=nginx:1.28']],
+    [
+      ['rollout', 'status', 'web', '--watch=false'],
+      ['rollout', 'status', 'web', '--no-watch'],
+    ],
+    [
+      ['rollout', 'status', 'web', '-w=true'],
+      ['rollout', 'status', 'web', '--watch'],
+    ],
+    [
+      ['list', '--all-namespaces=true'],
+      ['list', '--all-namespaces'],
+    ],
+    [
+      ['rollout', 'undo', 'web', '--dry-run'],
+      ['rollout', 'undo', 'web', '--dry-run=client'],
+    ],
+    [
+      ['rollout', 'undo', 'web', '--dry-run=server'],
+      ['rollout', 'undo', 'web', '--dry-run=server'],
+    ],
+    [
+      ['set', 'image', 'web', 'nginx=nginx:1.28'],
+      ['set', 'image', 'web', 'nginx=nginx:1.28'],
+    ],
     // kubectl's global flags anywhere: moved after the command, where commander knows them.
-    [['--kubeconfig', '/k', 'rollout', 'status', 'web'], ['rollout', 'status', 'web', '--kubeconfig', '/k']],
-    [['-n', 'prod', '--context=c1', 'list', '-o', 'json'], ['list', '-o', 'json', '-n', 'prod', '--context=c1']],
-    [['rollout', '--namespace=prod', 'history', 'web'], ['rollout', 'history', 'web', '--namespace=prod']],
+    [
+      ['--kubeconfig', '/k', 'rollout', 'status', 'web'],
+      ['rollout', 'status', 'web', '--kubeconfig', '/k'],
+    ],
+    [
+      ['-n', 'prod', '--context=c1', 'list', '-o', 'json'],
+      ['list', '-o', 'json', '-n', 'prod', '--context=c1'],
+    ],
+    [
+      ['rollout', '--namespace=prod', 'history', 'web'],
+      ['rollout', 'history', 'web', '--namespace=prod'],
+    ],
   ];
-  for (const [given, want] of rows) it(`${given.join(' ')} → ${want.join(' ')}`, () => expect(normalizeArgs(given)).to.deep.equal(want));
+  for (const [given, want] of rows)
+    it(`${given.join(' ')} → ${want.join(' ')}`, () => expect(normalizeArgs(given)).to.deep.equal(want));
 
-  it('--timeout takes Go durations; a bare number is refused in kubectl\'s words', () => {
+  it("--timeout takes Go durations; a bare number is refused in kubectl's words", () => {
     expect(durationFlag('--timeout', '2m')).to.equal(120_000);
     expect(durationFlag('--timeout', '0s')).to.equal(0);
-    expect(() => durationFlag('--timeout', '30')).to.throw('invalid argument "30" for "--timeout" flag: time: missing unit in duration "30"');
+    expect(() => durationFlag('--timeout', '30')).to.throw(
+      'invalid argument "30" for "--timeout" flag: time: missing unit in duration "30"',
+    );
   });
 
-  it('--kubeconfig before the command works as kubectl\'s global flag does', async () => {
+  it("--kubeconfig before the command works as kubectl's global flag does", async () => {
     const b = buffers();
     expect(await runPlugin(['--kubeconfig', '/nonexistent/kubeconfig', 'rollout', 'status', 'web'], b.io)).to.equal(1);
     expect(b.err.join('')).to.equal('error: --kubeconfig /nonexistent/kubeconfig: no such file\n');
@@ -70,7 +104,10 @@ describe('plugin/program: flags and set image', () => {
   });
 
   it('set image: CONTAINER=IMAGE pairs', () => {
-    expect(parseImageArgs(['nginx=nginx:1.28', '*=busybox'])).to.deep.equal([{ container: 'nginx', image: 'nginx:1.28' }, { container: '*', image: 'busybox' }]);
+    expect(parseImageArgs(['nginx=nginx:1.28', '*=busybox'])).to.deep.equal([
+      { container: 'nginx', image: 'nginx:1.28' },
+      { container: '*', image: 'busybox' },
+    ]);
     expect(() => parseImageArgs(['nginx'])).to.throw('invalid image update "nginx": expected CONTAINER=IMAGE');
     expect(() => parseImageArgs([])).to.throw('at least one image update is required');
   });

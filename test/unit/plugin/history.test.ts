@@ -9,16 +9,19 @@ describe('plugin/history: kubectl rollout history', () => {
     const rss = [replicaSet(d, 'b', { revision: 2, changeCause: 'image 1.28' }), replicaSet(d, 'a', { revision: 1 })];
     expect(historyTable('web', revisions(rss))).to.equal(
       'deployment.pacer.dev/web \n' +
-      'REVISION  CHANGE-CAUSE\n' +
-      '1         <none>\n' +
-      '2         image 1.28\n' +
-      '\n');
+        'REVISION  CHANGE-CAUSE\n' +
+        '1         <none>\n' +
+        '2         image 1.28\n' +
+        '\n',
+    );
   });
 
   it('a wider revision widens the column', () => {
     const rss = [replicaSet(d, 'a', { revision: 12345678901 }), replicaSet(d, 'b', { revision: 3 })];
     expect(historyTable('web', revisions(rss)).split('\n').slice(1, 4)).to.deep.equal([
-      'REVISION     CHANGE-CAUSE', '3            <none>', '12345678901  <none>',
+      'REVISION     CHANGE-CAUSE',
+      '3            <none>',
+      '12345678901  <none>',
     ]);
   });
 
@@ -44,17 +47,30 @@ describe('plugin/history: kubectl rollout history', () => {
     expect(out).to.match(/\n {3}nginx:\n {4}Image: +nginx:1\.27\n/);
   });
 
-  it('--revision: a missing revision is kubectl\'s error', () => {
-    expect(() => revisionDetail('web', revisions([replicaSet(d, 'a', { revision: 1 })]), 5)).to.throw('unable to find the specified revision');
+  it("--revision: a missing revision is kubectl's error", () => {
+    expect(() => revisionDetail('web', revisions([replicaSet(d, 'a', { revision: 1 })]), 5)).to.throw(
+      'unable to find the specified revision',
+    );
   });
 
   it('describeTemplate shows ports, resources, probes, env and <none> for empty fields', () => {
     const out = describeTemplate({
-      metadata: { labels: { app: 'web' }, annotations: { 'kubectl.kubernetes.io/restartedAt': '2025-03-01T10:04:05Z' } },
-      spec: { containers: [{
-        name: 'web', image: 'nginx', ports: [{ containerPort: 80 }], env: [{ name: 'MODE', value: 'prod' }],
-        resources: { requests: { cpu: '50m' } }, readinessProbe: { httpGet: { path: '/', port: 80 } },
-      }] },
+      metadata: {
+        labels: { app: 'web' },
+        annotations: { 'kubectl.kubernetes.io/restartedAt': '2025-03-01T10:04:05Z' },
+      },
+      spec: {
+        containers: [
+          {
+            name: 'web',
+            image: 'nginx',
+            ports: [{ containerPort: 80 }],
+            env: [{ name: 'MODE', value: 'prod' }],
+            resources: { requests: { cpu: '50m' } },
+            readinessProbe: { httpGet: { path: '/', port: 80 } },
+          },
+        ],
+      },
     });
     expect(out).to.contain('kubectl.kubernetes.io/restartedAt: 2025-03-01T10:04:05Z');
     expect(out).to.match(/Port: +80\/TCP\n/);

@@ -18,7 +18,7 @@ describe('plugin/pause, resume and restart', () => {
     });
   }
 
-  it("pause/resume messages", () => {
+  it('pause/resume messages', () => {
     expect(PAUSE_MESSAGES.paused('web')).to.equal('deployment.pacer.dev/web paused');
     expect(PAUSE_MESSAGES.resumed('web')).to.equal('deployment.pacer.dev/web resumed');
   });
@@ -27,20 +27,25 @@ describe('plugin/pause, resume and restart', () => {
   it('restart sets the template annotation restartedAt to RFC 3339 now', () => {
     expect(restartPatch(deployment('web'), now, 0)).to.deep.equal({
       metadata: { resourceVersion: '42' },
-      spec: { template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': '2025-03-01T10:04:05Z' } } } },
+      spec: {
+        template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': '2025-03-01T10:04:05Z' } } },
+      },
     });
     expect(RESTART_MESSAGES.restarted('web')).to.equal('deployment.pacer.dev/web restarted');
   });
 
-  it('a second restart within the same second is refused with kubectl\'s message', () => {
+  it("a second restart within the same second is refused with kubectl's message", () => {
     const d = deployment('web');
     d.spec.template!.metadata!.annotations = { 'kubectl.kubernetes.io/restartedAt': '2025-03-01T10:04:05Z' };
     expect(() => restartPatch(d, now + 500, 0)).to.throw(
-      'failed to create patch for web: if restart has already been triggered within the past second, please wait before attempting to trigger another');
+      'failed to create patch for web: if restart has already been triggered within the past second, please wait before attempting to trigger another',
+    );
     expect(() => restartPatch(d, now + 1000, 0)).not.to.throw();
   });
 
   it('a paused Deployment cannot be restarted', () => {
-    expect(() => restartPatch(deployment('web', { paused: true }), now, 0)).to.throw("can't restart paused deployment (run rollout resume first)");
+    expect(() => restartPatch(deployment('web', { paused: true }), now, 0)).to.throw(
+      "can't restart paused deployment (run rollout resume first)",
+    );
   });
 });

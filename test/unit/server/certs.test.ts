@@ -28,7 +28,11 @@ describe('server/certs: DER INTEGERs in minimal form', () => {
 
 describe('server/certs: a serving certificate made in memory', () => {
   const now = Date.parse('2026-11-24T10:00:00Z');
-  const { cert, key } = selfSignedCertificate(['pacer-controller-metrics.pacer-system.svc', 'localhost', '127.0.0.1', '::1'], now, 30);
+  const { cert, key } = selfSignedCertificate(
+    ['pacer-controller-metrics.pacer-system.svc', 'localhost', '127.0.0.1', '::1'],
+    now,
+    30,
+  );
   const x = new X509Certificate(cert);
 
   it('is an X.509 certificate signed by its own key, for the hosts asked, valid from an hour before now for the days asked', () => {
@@ -36,7 +40,9 @@ describe('server/certs: a serving certificate made in memory', () => {
     expect(x.checkPrivateKey(createPrivateKey(key))).to.equal(true);
     expect(x.subject).to.equal('CN=pacer-controller-metrics.pacer-system.svc');
     expect(x.issuer).to.equal(x.subject);
-    expect(x.subjectAltName).to.equal('DNS:pacer-controller-metrics.pacer-system.svc, DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1');
+    expect(x.subjectAltName).to.equal(
+      'DNS:pacer-controller-metrics.pacer-system.svc, DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1',
+    );
     expect(new Date(x.validFrom).toISOString()).to.equal('2026-11-24T09:00:00.000Z');
     expect(new Date(x.validTo).toISOString()).to.equal('2026-12-24T10:00:00.000Z');
     expect(x.checkHost('localhost')).to.equal('localhost');
@@ -55,11 +61,16 @@ describe('server/certs: a serving certificate made in memory', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     try {
       const body = await new Promise<string>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, ca: real.cert, path: '/' }, (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => { text += c.toString(); });
-          res.on('end', () => resolve(text));
-        });
+        const req = request(
+          { host: '127.0.0.1', port: (server.address() as AddressInfo).port, ca: real.cert, path: '/' },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => {
+              text += c.toString();
+            });
+            res.on('end', () => resolve(text));
+          },
+        );
         req.on('error', reject);
         req.end();
       });

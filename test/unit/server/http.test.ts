@@ -36,15 +36,29 @@ describe('server/http', () => {
     let ready = false;
     before(async () => {
       const registry = new Registry();
-      new Counter({ name: 'controller_runtime_reconcile_total', help: 'h', labelNames: ['controller', 'result'], registers: [registry] }).inc({ controller: 'deployment', result: 'success' });
-      servers = await startServers({ metrics: { host: '127.0.0.1', port: 0 }, health: { host: '127.0.0.1', port: 0 }, registry, ready: () => ready });
+      new Counter({
+        name: 'controller_runtime_reconcile_total',
+        help: 'h',
+        labelNames: ['controller', 'result'],
+        registers: [registry],
+      }).inc({ controller: 'deployment', result: 'success' });
+      servers = await startServers({
+        metrics: { host: '127.0.0.1', port: 0 },
+        health: { host: '127.0.0.1', port: 0 },
+        registry,
+        ready: () => ready,
+      });
     });
-    after(async () => { await servers?.close(); });
+    after(async () => {
+      await servers?.close();
+    });
 
     it('serves /metrics in the Prometheus text format', async () => {
       const res = await fetch(`http://127.0.0.1:${servers!.metricsPort}/metrics`);
       expect(res.status).to.equal(200);
-      expect(await res.text()).to.contain('controller_runtime_reconcile_total{controller="deployment",result="success"} 1');
+      expect(await res.text()).to.contain(
+        'controller_runtime_reconcile_total{controller="deployment",result="success"} 1',
+      );
     });
 
     it('/healthz is 200; /readyz is 503 until the caches sync, then 200', async () => {

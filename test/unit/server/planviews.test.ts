@@ -15,11 +15,28 @@ const NOW = Date.parse('2026-03-01T11:00:00.000Z');
 /** An app whose template change the controller has not yet observed. */
 function upgrading(name: string, deps?: string[]): Deployment {
   return {
-    metadata: { name, namespace: 'shop', uid: `uid-${name}`, generation: 2, creationTimestamp: '2026-03-01T10:00:00Z', annotations: { 'pacer.dev/revision': '1' } },
+    metadata: {
+      name,
+      namespace: 'shop',
+      uid: `uid-${name}`,
+      generation: 2,
+      creationTimestamp: '2026-03-01T10:00:00Z',
+      annotations: { 'pacer.dev/revision': '1' },
+    },
     spec: { replicas: 2, ...(deps ? { dependencies: deps } : {}) },
     status: {
-      observedGeneration: 1, replicas: 2, updatedReplicas: 2, availableReplicas: 2,
-      conditions: [{ type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', lastTransitionTime: '2026-03-01T10:00:01.500Z' }],
+      observedGeneration: 1,
+      replicas: 2,
+      updatedReplicas: 2,
+      availableReplicas: 2,
+      conditions: [
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetAvailable',
+          lastTransitionTime: '2026-03-01T10:00:01.500Z',
+        },
+      ],
     },
   };
 }
@@ -32,7 +49,10 @@ describe('server/planviews: the read-only views', () => {
 
   before(async () => {
     servers = await startServers({
-      metrics: null, health: null, registry: new Registry(), ready: () => true,
+      metrics: null,
+      health: null,
+      registry: new Registry(),
+      ready: () => true,
       api: { host: '127.0.0.1', port: 0 },
       views: { deployments: () => cache, ready: () => ready, now: () => NOW },
     });
@@ -48,7 +68,7 @@ describe('server/planviews: the read-only views', () => {
     expect(await res.json()).to.deep.equal({ message: 'caches not synced' });
   });
 
-  it('GET /v2/deployments: Marathon\'s JSON array, computed from the cache at request time', async () => {
+  it("GET /v2/deployments: Marathon's JSON array, computed from the cache at request time", async () => {
     ready = true;
     cache = [];
     const empty = await fetch(url('/v2/deployments'));
@@ -67,12 +87,14 @@ describe('server/planviews: the read-only views', () => {
       { actions: [{ action: 'RestartApplication', app: '/shop/db' }] },
       { actions: [{ action: 'RestartApplication', app: '/shop/app' }] },
     ]);
-    expect(body[0].currentActions).to.deep.equal([{ action: 'RestartApplication', app: '/shop/db', readinessCheckResults: [] }]);
+    expect(body[0].currentActions).to.deep.equal([
+      { action: 'RestartApplication', app: '/shop/db', readinessCheckResults: [] },
+    ]);
     // A trailing slash and a query string change nothing.
     expect(await (await fetch(url('/v2/deployments/?embed=x'))).json()).to.deep.equal(body);
   });
 
-  it('GET /v2/deployments/<id>: the one, or Marathon\'s 404', async () => {
+  it("GET /v2/deployments/<id>: the one, or Marathon's 404", async () => {
     ready = true;
     cache = [upgrading('db'), upgrading('app', ['db'])];
     const [one] = activePlans(cache, NOW);
@@ -97,10 +119,18 @@ describe('server/planviews: what reading a view takes (viewAccess)', () => {
   const rows: Array<[string, ReturnType<typeof viewAccess>]> = [
     ['/v2/deployments', { verb: 'list', group: 'pacer.dev', resource: 'deployments' }],
     ['/v2/deployments/3f2a', { verb: 'list', group: 'pacer.dev', resource: 'deployments' }],
-    ['/v1/service/shop/web/plans', { namespace: 'shop', verb: 'get', group: 'pacer.dev', resource: 'deployments', name: 'web' }],
-    ['/v1/service/shop/web/plans/deploy', { namespace: 'shop', verb: 'get', group: 'pacer.dev', resource: 'deployments', name: 'web' }],
+    [
+      '/v1/service/shop/web/plans',
+      { namespace: 'shop', verb: 'get', group: 'pacer.dev', resource: 'deployments', name: 'web' },
+    ],
+    [
+      '/v1/service/shop/web/plans/deploy',
+      { namespace: 'shop', verb: 'get', group: 'pacer.dev', resource: 'deployments', name: 'web' },
+    ],
     ['/v1/service/shop/web/plans/deploy/continue', undefined],
     ['/healthz', undefined],
   ];
-  for (const [path, want] of rows) it(`${path}: ${want ? `${want.verb} ${want.resource}${want.name ? ` "${want.name}"` : ''}` : 'no view'}`, () => expect(viewAccess(path)).to.deep.equal(want));
+  for (const [path, want] of rows)
+    it(`${path}: ${want ? `${want.verb} ${want.resource}${want.name ? ` "${want.name}"` : ''}` : 'no view'}`, () =>
+      expect(viewAccess(path)).to.deep.equal(want));
 });

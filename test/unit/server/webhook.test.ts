@@ -10,15 +10,41 @@ import { WEBHOOK_PATH, review, webhookHandler } from '../../../src/server/webhoo
 
 function app(name: string, moving: boolean, deps?: string[]): Deployment {
   return {
-    apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment',
-    metadata: { name, namespace: 'default', uid: `uid-${name}`, generation: 2, annotations: { 'pacer.dev/revision': '2' } },
-    spec: { replicas: 2, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'v2' }] } }, ...(deps ? { dependencies: deps } : {}) },
-    status: { observedGeneration: 2, replicas: moving ? 3 : 2, updatedReplicas: moving ? 1 : 2, availableReplicas: 2, conditions: [{ type: 'Progressing', status: 'True', reason: moving ? 'ReplicaSetUpdated' : 'NewReplicaSetAvailable' }] },
+    apiVersion: 'pacer.dev/v1alpha1',
+    kind: 'Deployment',
+    metadata: {
+      name,
+      namespace: 'default',
+      uid: `uid-${name}`,
+      generation: 2,
+      annotations: { 'pacer.dev/revision': '2' },
+    },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'v2' }] } },
+      ...(deps ? { dependencies: deps } : {}),
+    },
+    status: {
+      observedGeneration: 2,
+      replicas: moving ? 3 : 2,
+      updatedReplicas: moving ? 1 : 2,
+      availableReplicas: 2,
+      conditions: [
+        { type: 'Progressing', status: 'True', reason: moving ? 'ReplicaSetUpdated' : 'NewReplicaSetAvailable' },
+      ],
+    },
   };
 }
 const changed = (d: Deployment): Deployment => ({ ...d, spec: { ...d.spec, replicas: 5 } });
-const reviewOf = (operation: string, object: unknown, oldObject: unknown, kind = { group: 'pacer.dev', version: 'v1alpha1', kind: 'Deployment' }) => ({
-  apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' as const,
+const reviewOf = (
+  operation: string,
+  object: unknown,
+  oldObject: unknown,
+  kind = { group: 'pacer.dev', version: 'v1alpha1', kind: 'Deployment' },
+) => ({
+  apiVersion: 'admission.k8s.io/v1',
+  kind: 'AdmissionReview' as const,
   request: { uid: 'u-1', kind, name: 'app', namespace: 'default', operation: operation as 'UPDATE', object, oldObject },
 });
 
@@ -30,14 +56,26 @@ describe('server/webhook: AdmissionReview in, response out', () => {
   it('a change to a locked app: allowed=false, status 409 Conflict with the message, same uid', () => {
     const id = activePlans([db, appMoving], 0)[0].id;
     expect(review(reviewOf('UPDATE', changed(appMoving), appMoving), cache)).to.deep.equal({
-      apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
-      response: { uid: 'u-1', allowed: false, status: { code: 409, reason: 'Conflict', message: `App is locked by one or more deployments. Override with the annotation pacer.dev/force: "true". View details at '/v2/deployments/${id}'.` } },
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: {
+        uid: 'u-1',
+        allowed: false,
+        status: {
+          code: 409,
+          reason: 'Conflict',
+          message: `App is locked by one or more deployments. Override with the annotation pacer.dev/force: "true". View details at '/v2/deployments/${id}'.`,
+        },
+      },
     });
   });
   const allowed: Array<[string, ReturnType<typeof reviewOf>]> = [
     ['a create', reviewOf('CREATE', changed(appMoving), null)],
     ['a delete', reviewOf('DELETE', null, appMoving)],
-    ['another kind', reviewOf('UPDATE', changed(appMoving), appMoving, { group: 'apps', version: 'v1', kind: 'Deployment' })],
+    [
+      'another kind',
+      reviewOf('UPDATE', changed(appMoving), appMoving, { group: 'apps', version: 'v1', kind: 'Deployment' }),
+    ],
     ['an app without relations', reviewOf('UPDATE', changed(app('web', true)), app('web', true))],
   ];
   for (const [row, body] of allowed) {
@@ -45,19 +83,36 @@ describe('server/webhook: AdmissionReview in, response out', () => {
   }
 
   describe('a cancel request or stamp newly written must read "<mode>:<id>"', () => {
-    const annotated = (d: Deployment, key: string, v: string): Deployment => ({ ...d, metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, [key]: v } } });
+    const annotated = (d: Deployment, key: string, v: string): Deployment => ({
+      ...d,
+      metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, [key]: v } },
+    });
     const web = app('web', false);
     it('an invalid request: 422 Invalid with the field path and the shape wanted', () => {
-      expect(review(reviewOf('UPDATE', annotated(web, 'pacer.dev/cancel-request', 'undo please'), web), cache).response).to.deep.equal({
-        uid: 'u-1', allowed: false,
-        status: { code: 422, reason: 'Invalid', message: 'metadata.annotations[pacer.dev/cancel-request]: Invalid value: "undo please": must be "rollback:<id>" or "stop:<id>", with the ID from kubectl pacer deployments' },
+      expect(
+        review(reviewOf('UPDATE', annotated(web, 'pacer.dev/cancel-request', 'undo please'), web), cache).response,
+      ).to.deep.equal({
+        uid: 'u-1',
+        allowed: false,
+        status: {
+          code: 422,
+          reason: 'Invalid',
+          message:
+            'metadata.annotations[pacer.dev/cancel-request]: Invalid value: "undo please": must be "rollback:<id>" or "stop:<id>", with the ID from kubectl pacer deployments',
+        },
       });
     });
     it('an invalid stamp: refused the same way', () => {
-      expect(review(reviewOf('UPDATE', annotated(web, 'pacer.dev/cancel', 'pause:abc'), web), cache).response?.status?.message).to.match(/^metadata\.annotations\[pacer\.dev\/cancel\]: Invalid value: "pause:abc"/);
+      expect(
+        review(reviewOf('UPDATE', annotated(web, 'pacer.dev/cancel', 'pause:abc'), web), cache).response?.status
+          ?.message,
+      ).to.match(/^metadata\.annotations\[pacer\.dev\/cancel\]: Invalid value: "pause:abc"/);
     });
     it('a valid request passes; an invalid value already stored does not block another change', () => {
-      expect(review(reviewOf('UPDATE', annotated(web, 'pacer.dev/cancel-request', 'stop:0b6a2a4c'), web), cache).response?.allowed).to.equal(true);
+      expect(
+        review(reviewOf('UPDATE', annotated(web, 'pacer.dev/cancel-request', 'stop:0b6a2a4c'), web), cache).response
+          ?.allowed,
+      ).to.equal(true);
       const stored = annotated(web, 'pacer.dev/cancel-request', 'undo please');
       expect(review(reviewOf('UPDATE', changed(stored), stored), cache).response?.allowed).to.equal(true);
     });
@@ -65,16 +120,32 @@ describe('server/webhook: AdmissionReview in, response out', () => {
 
   describe('a plan-state newly written must be readable (kubectl pacer plan commands write it)', () => {
     const web = app('web', false);
-    const withState = (v: string): Deployment => ({ ...web, metadata: { ...web.metadata, annotations: { ...web.metadata.annotations, 'pacer.dev/plan-state': v } } });
+    const withState = (v: string): Deployment => ({
+      ...web,
+      metadata: { ...web.metadata, annotations: { ...web.metadata.annotations, 'pacer.dev/plan-state': v } },
+    });
     const rows: Array<[string, string, string | undefined]> = [
-      ['not JSON', '{revision: 2', 'metadata.annotations[pacer.dev/plan-state]: Invalid value: "{revision: 2": not JSON; written by kubectl pacer plan commands'],
-      ['JSON of the wrong shape', '{"revision": 2, "proceeds": -1}', 'metadata.annotations[pacer.dev/plan-state]: Invalid value: "{\\"revision\\": 2, \\"proceeds\\": -1}": expected {"revision": N, "proceeds": N, "interrupted": bool, "forced": [N, ...]}; written by kubectl pacer plan commands'],
+      [
+        'not JSON',
+        '{revision: 2',
+        'metadata.annotations[pacer.dev/plan-state]: Invalid value: "{revision: 2": not JSON; written by kubectl pacer plan commands',
+      ],
+      [
+        'JSON of the wrong shape',
+        '{"revision": 2, "proceeds": -1}',
+        'metadata.annotations[pacer.dev/plan-state]: Invalid value: "{\\"revision\\": 2, \\"proceeds\\": -1}": expected {"revision": N, "proceeds": N, "interrupted": bool, "forced": [N, ...]}; written by kubectl pacer plan commands',
+      ],
       ['a readable one', '{"revision": 2, "proceeds": 1, "interrupted": false, "forced": []}', undefined],
     ];
     for (const [row, value, message] of rows) {
       it(`${row}: ${message ? '422 Invalid with the field path' : 'allowed'}`, () => {
         const response = review(reviewOf('UPDATE', withState(value), web), cache).response;
-        if (message) expect(response).to.deep.equal({ uid: 'u-1', allowed: false, status: { code: 422, reason: 'Invalid', message } });
+        if (message)
+          expect(response).to.deep.equal({
+            uid: 'u-1',
+            allowed: false,
+            status: { code: 422, reason: 'Invalid', message },
+          });
         else expect(response).to.deep.equal({ uid: 'u-1', allowed: true });
       });
     }
@@ -89,7 +160,10 @@ describe('server/webhook: AdmissionReview in, response out', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const ok = await fetch(`${base}${WEBHOOK_PATH}`, { method: 'POST', body: JSON.stringify(reviewOf('UPDATE', changed(appMoving), appMoving)) });
+      const ok = await fetch(`${base}${WEBHOOK_PATH}`, {
+        method: 'POST',
+        body: JSON.stringify(reviewOf('UPDATE', changed(appMoving), appMoving)),
+      });
       expect(ok.status).to.equal(200);
       expect(((await ok.json()) as { response: { allowed: boolean } }).response.allowed).to.equal(false);
       expect((await fetch(`${base}/other`, { method: 'POST', body: '{}' })).status).to.equal(404);

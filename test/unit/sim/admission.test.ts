@@ -39,21 +39,38 @@ describe('sim/admission: the server calls validating webhooks', function () {
   let stall = false;
 
   const lease = (name: string, holder: string) => ({
-    apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'default' }, spec: { holderIdentity: holder },
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name, namespace: 'default' },
+    spec: { holderIdentity: holder },
   });
-  const leaseUrl = (name = '') => `${sim.url}/apis/coordination.k8s.io/v1/namespaces/default/leases${name ? `/${name}` : ''}`;
+  const leaseUrl = (name = '') =>
+    `${sim.url}/apis/coordination.k8s.io/v1/namespaces/default/leases${name ? `/${name}` : ''}`;
   const send = async (method: string, url: string, body?: unknown, contentType = 'application/json') => {
-    const r = await fetch(url, { method, headers: { 'content-type': contentType }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    return { status: r.status, body: await r.json() as Record<string, any> };
+    const r = await fetch(url, {
+      method,
+      headers: { 'content-type': contentType },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: r.status, body: (await r.json()) as Record<string, any> };
   };
   const configure = (webhooks: object[]) => {
     const name = 'test-hooks';
-    if (sim.store.get(REF.validatingwebhookconfigurations, undefined, name)) sim.store.delete(REF.validatingwebhookconfigurations, undefined, name);
+    if (sim.store.get(REF.validatingwebhookconfigurations, undefined, name))
+      sim.store.delete(REF.validatingwebhookconfigurations, undefined, name);
     sim.store.create(REF.validatingwebhookconfigurations, undefined, {
-      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name }, webhooks,
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name },
+      webhooks,
     });
   };
-  const rule = { operations: ['UPDATE', 'DELETE'], apiGroups: ['coordination.k8s.io'], apiVersions: ['v1'], resources: ['leases'] };
+  const rule = {
+    operations: ['UPDATE', 'DELETE'],
+    apiGroups: ['coordination.k8s.io'],
+    apiVersions: ['v1'],
+    resources: ['leases'],
+  };
 
   before(async () => {
     sim = await startSim({ port: 0, controlPlane: false });
@@ -64,7 +81,13 @@ describe('sim/admission: the server calls validating webhooks', function () {
         const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
         reviews.push(review);
         if (stall) return; // never answers: the caller's timeout decides
-        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: answer(review.request) }));
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(
+          JSON.stringify({
+            apiVersion: 'admission.k8s.io/v1',
+            kind: 'AdmissionReview',
+            response: answer(review.request),
+          }),
+        );
       });
     });
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
@@ -86,15 +109,36 @@ describe('sim/admission: the server calls validating webhooks', function () {
     expect(r.body.resources.map((x: { name: string }) => x.name)).to.include('validatingwebhookconfigurations');
   });
 
-  it('a denied update is refused with the webhook\'s code and kubectl\'s message, and nothing is stored', async () => {
-    configure([{ name: 'locks.pacer.dev', clientConfig: { url: hookUrl }, rules: [rule], failurePolicy: 'Fail', sideEffects: 'None', admissionReviewVersions: ['v1'] }]);
+  it("a denied update is refused with the webhook's code and kubectl's message, and nothing is stored", async () => {
+    configure([
+      {
+        name: 'locks.pacer.dev',
+        clientConfig: { url: hookUrl },
+        rules: [rule],
+        failurePolicy: 'Fail',
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+      },
+    ]);
     expect((await send('POST', leaseUrl(), lease('a', 'one'))).status).to.equal(201);
     expect(reviews).to.have.length(0); // CREATE is not in the rule
-    answer = (r) => ({ uid: r.uid, allowed: false, status: { code: 409, reason: 'Conflict', message: 'App is locked' } });
+    answer = (r) => ({
+      uid: r.uid,
+      allowed: false,
+      status: { code: 409, reason: 'Conflict', message: 'App is locked' },
+    });
     const r = await send('PATCH', leaseUrl('a'), { spec: { holderIdentity: 'two' } }, 'application/merge-patch+json');
     expect(r.status).to.equal(409);
-    expect(r.body).to.deep.include({ kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409, message: 'admission webhook "locks.pacer.dev" denied the request: App is locked' });
-    expect((sim.store.get(REF.leases, 'default', 'a')!.spec as { holderIdentity: string }).holderIdentity).to.equal('one');
+    expect(r.body).to.deep.include({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Conflict',
+      code: 409,
+      message: 'admission webhook "locks.pacer.dev" denied the request: App is locked',
+    });
+    expect((sim.store.get(REF.leases, 'default', 'a')!.spec as { holderIdentity: string }).holderIdentity).to.equal(
+      'one',
+    );
     const req = reviews[0];
     expect([reviews[0].apiVersion, reviews[0].kind]).to.deep.equal(['admission.k8s.io/v1', 'AdmissionReview']);
     expect(req.request).to.deep.include({ name: 'a', namespace: 'default', operation: 'UPDATE', dryRun: false });
@@ -108,13 +152,22 @@ describe('sim/admission: the server calls validating webhooks', function () {
   it('an allowed update is stored; dryRun is passed and stores nothing', async () => {
     configure([{ name: 'locks.pacer.dev', clientConfig: { url: hookUrl }, rules: [rule] }]);
     await send('POST', leaseUrl(), lease('b', 'one'));
-    const dry = await send('PATCH', `${leaseUrl('b')}?dryRun=All`, { spec: { holderIdentity: 'dry' } }, 'application/merge-patch+json');
+    const dry = await send(
+      'PATCH',
+      `${leaseUrl('b')}?dryRun=All`,
+      { spec: { holderIdentity: 'dry' } },
+      'application/merge-patch+json',
+    );
     expect(dry.status).to.equal(200);
     expect(reviews[0].request.dryRun).to.equal(true);
-    expect((sim.store.get(REF.leases, 'default', 'b')!.spec as { holderIdentity: string }).holderIdentity).to.equal('one');
+    expect((sim.store.get(REF.leases, 'default', 'b')!.spec as { holderIdentity: string }).holderIdentity).to.equal(
+      'one',
+    );
     const r = await send('PATCH', leaseUrl('b'), { spec: { holderIdentity: 'two' } }, 'application/merge-patch+json');
     expect(r.status).to.equal(200);
-    expect((sim.store.get(REF.leases, 'default', 'b')!.spec as { holderIdentity: string }).holderIdentity).to.equal('two');
+    expect((sim.store.get(REF.leases, 'default', 'b')!.spec as { holderIdentity: string }).holderIdentity).to.equal(
+      'two',
+    );
   });
 
   it('a denial without a code is 403; a delete is reviewed with oldObject only', async () => {
@@ -122,7 +175,10 @@ describe('sim/admission: the server calls validating webhooks', function () {
     await send('POST', leaseUrl(), lease('c', 'one'));
     answer = (r) => ({ uid: r.uid, allowed: false });
     const r = await send('DELETE', leaseUrl('c'));
-    expect([r.status, r.body.message]).to.deep.equal([403, 'admission webhook "no.example.com" denied the request without explanation']);
+    expect([r.status, r.body.message]).to.deep.equal([
+      403,
+      'admission webhook "no.example.com" denied the request without explanation',
+    ]);
     expect(reviews[0].request.operation).to.equal('DELETE');
     expect(reviews[0].request.object).to.equal(null);
     expect(reviews[0].request.oldObject.metadata.name).to.equal('c');
@@ -136,26 +192,64 @@ describe('sim/admission: the server calls validating webhooks', function () {
     await new Promise<void>((r) => closed.close(() => r()));
     await send('POST', leaseUrl(), lease('d', 'one'));
     configure([{ name: 'down.example.com', clientConfig: { url: dead }, rules: [rule], failurePolicy: 'Fail' }]);
-    const fail = await send('PATCH', leaseUrl('d'), { spec: { holderIdentity: 'two' } }, 'application/merge-patch+json');
+    const fail = await send(
+      'PATCH',
+      leaseUrl('d'),
+      { spec: { holderIdentity: 'two' } },
+      'application/merge-patch+json',
+    );
     expect(fail.status).to.equal(500);
     expect(fail.body.message).to.match(/^Internal error occurred: failed calling webhook "down.example.com": /);
     configure([{ name: 'down.example.com', clientConfig: { url: dead }, rules: [rule], failurePolicy: 'Ignore' }]);
-    const ignore = await send('PATCH', leaseUrl('d'), { spec: { holderIdentity: 'two' } }, 'application/merge-patch+json');
+    const ignore = await send(
+      'PATCH',
+      leaseUrl('d'),
+      { spec: { holderIdentity: 'two' } },
+      'application/merge-patch+json',
+    );
     expect(ignore.status).to.equal(200);
   });
 
   it('timeoutSeconds bounds the call; a service reference is a failed call', async () => {
     await send('POST', leaseUrl(), lease('e', 'one'));
     stall = true;
-    configure([{ name: 'slow.example.com', clientConfig: { url: hookUrl }, rules: [rule], failurePolicy: 'Fail', timeoutSeconds: 1 }]);
-    const slow = await send('PATCH', leaseUrl('e'), { spec: { holderIdentity: 'two' } }, 'application/merge-patch+json');
+    configure([
+      {
+        name: 'slow.example.com',
+        clientConfig: { url: hookUrl },
+        rules: [rule],
+        failurePolicy: 'Fail',
+        timeoutSeconds: 1,
+      },
+    ]);
+    const slow = await send(
+      'PATCH',
+      leaseUrl('e'),
+      { spec: { holderIdentity: 'two' } },
+      'application/merge-patch+json',
+    );
     expect(slow.status).to.equal(500);
     expect(slow.body.message).to.contain('failed calling webhook "slow.example.com"');
-    configure([{ name: 'svc.example.com', clientConfig: { service: { namespace: 'x', name: 'y' } }, rules: [rule], failurePolicy: 'Fail' }]);
+    configure([
+      {
+        name: 'svc.example.com',
+        clientConfig: { service: { namespace: 'x', name: 'y' } },
+        rules: [rule],
+        failurePolicy: 'Fail',
+      },
+    ]);
     const svc = await send('PATCH', leaseUrl('e'), { spec: { holderIdentity: 'two' } }, 'application/merge-patch+json');
-    expect([svc.status, svc.body.message]).to.deep.equal([500, 'Internal error occurred: failed calling webhook "svc.example.com": failed to call webhook: clientConfig.service is not resolved by the simulated cluster (use clientConfig.url)']);
+    expect([svc.status, svc.body.message]).to.deep.equal([
+      500,
+      'Internal error occurred: failed calling webhook "svc.example.com": failed to call webhook: clientConfig.service is not resolved by the simulated cluster (use clientConfig.url)',
+    ]);
     sim.store.delete(REF.validatingwebhookconfigurations, undefined, 'test-hooks');
-    const none = await send('PATCH', leaseUrl('e'), { spec: { holderIdentity: 'three' } }, 'application/merge-patch+json');
+    const none = await send(
+      'PATCH',
+      leaseUrl('e'),
+      { spec: { holderIdentity: 'three' } },
+      'application/merge-patch+json',
+    );
     expect(none.status).to.equal(200);
   });
 });

@@ -7,12 +7,24 @@ import { fileURLToPath } from 'node:url';
 import { simConfig } from '../../../src/cli/sim.ts';
 import type { SimFlags } from '../../../src/cli/sim.ts';
 
-const defaults: SimFlags = { kubeconfig: './pacer-sim.kubeconfig', port: '0', nodes: '3', zones: 'a,b,c', podsPerNode: '110' };
+const defaults: SimFlags = {
+  kubeconfig: './pacer-sim.kubeconfig',
+  port: '0',
+  nodes: '3',
+  zones: 'a,b,c',
+  podsPerNode: '110',
+};
 
 describe('pacer sim: flags', () => {
   it('defaults give a config with an absolute kubeconfig path', () => {
     const cfg = simConfig(defaults);
-    expect(cfg).to.deep.equal({ kubeconfigPath: join(process.cwd(), 'pacer-sim.kubeconfig'), port: 0, nodes: 3, zones: ['a', 'b', 'c'], podsPerNode: 110 });
+    expect(cfg).to.deep.equal({
+      kubeconfigPath: join(process.cwd(), 'pacer-sim.kubeconfig'),
+      port: 0,
+      nodes: 3,
+      zones: ['a', 'b', 'c'],
+      podsPerNode: 110,
+    });
   });
   const bad: Array<[Partial<SimFlags>, string]> = [
     [{ port: '70000' }, '--port must be between 0 and 65535, got 70000'],
@@ -28,7 +40,9 @@ describe('pacer sim: flags', () => {
   for (const [flags, message] of bad) {
     it(`${JSON.stringify(flags)} → ${message}`, () => {
       const cfg = simConfig({ ...defaults, ...flags });
-      expect(cfg).to.have.property('error').that.satisfies((e: string) => e.startsWith(message));
+      expect(cfg)
+        .to.have.property('error')
+        .that.satisfies((e: string) => e.startsWith(message));
     });
   }
 });
@@ -40,7 +54,9 @@ describe('pacer sim: process', function () {
   it('prints one ready line, serves, and exits 0 on SIGTERM', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pacer-sim-cli-'));
     try {
-      const child = spawn(process.execPath, [entry, 'sim', '--kubeconfig', join(dir, 'kc'), '--nodes', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [entry, 'sim', '--kubeconfig', join(dir, 'kc'), '--nodes', '1'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       await new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (d: Buffer) => {
@@ -52,7 +68,7 @@ describe('pacer sim: process', function () {
       expect(out).to.equal(`pacer sim ready: KUBECONFIG=${join(dir, 'kc')}\n`);
       const kc = await readFile(join(dir, 'kc'), 'utf8');
       const url = /server: (\S+)/.exec(kc)![1];
-      const version = await (await fetch(`${url}/version`)).json() as { minor: string };
+      const version = (await (await fetch(`${url}/version`)).json()) as { minor: string };
       expect(version.minor).to.equal('36');
       const code = await new Promise<number | null>((resolve) => {
         child.on('exit', (c) => resolve(c));
@@ -65,9 +81,13 @@ describe('pacer sim: process', function () {
   });
 
   it('exits 2 naming the flag when a value is out of range', async () => {
-    const child = spawn(process.execPath, [entry, 'sim', '--pods-per-node', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [entry, 'sim', '--pods-per-node', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     expect(code).to.equal(2);
     expect(err).to.equal('error: --pods-per-node must be between 1 and 100000, got 0\n');

@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { fieldSelectorFor, labelSelectorFn, parseFieldSelector, parseLabelSelector } from '../../../src/sim/selectors.ts';
+import {
+  fieldSelectorFor,
+  labelSelectorFn,
+  parseFieldSelector,
+  parseLabelSelector,
+} from '../../../src/sim/selectors.ts';
 import { ApiError } from '../../../src/sim/types.ts';
 import type { KubeObject } from '../../../src/sim/types.ts';
 
@@ -61,8 +66,11 @@ describe('sim/selectors: label selector grammar', () => {
 
 describe('sim/selectors: field selectors', () => {
   const pod: KubeObject = {
-    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p1', namespace: 'default' },
-    spec: { nodeName: 'node-1', restartPolicy: 'Always' }, status: { phase: 'Running', podIP: '10.0.0.1' },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p1', namespace: 'default' },
+    spec: { nodeName: 'node-1', restartPolicy: 'Always' },
+    status: { phase: 'Running', podIP: '10.0.0.1' },
   };
   const pods = { group: '', version: 'v1', resource: 'pods' };
   const rows: Array<[string, boolean]> = [
@@ -97,18 +105,28 @@ describe('sim/selectors: field selectors', () => {
   it('custom resources support only metadata.name and metadata.namespace', () => {
     const widgets = { group: 'example.com', version: 'v1', resource: 'widgets' };
     expect(fieldSelectorFor(widgets, 'metadata.name=w1').name).to.equal('w1');
-    expect(() => fieldSelectorFor(widgets, 'spec.size=small')).to.throw('Unable to find "example.com/v1, Resource=widgets"');
+    expect(() => fieldSelectorFor(widgets, 'spec.size=small')).to.throw(
+      'Unable to find "example.com/v1, Resource=widgets"',
+    );
   });
 
   it('events select on involvedObject fields, as kubectl describe asks', () => {
-    const ev: KubeObject = { metadata: { name: 'e1', namespace: 'default' }, involvedObject: { kind: 'Widget', name: 'w1', uid: 'u1', namespace: 'default' }, source: { component: 'sim' } };
-    const f = fieldSelectorFor({ group: '', version: 'v1', resource: 'events' },
-      'involvedObject.kind=Widget,involvedObject.uid=u1,involvedObject.name=w1,involvedObject.namespace=default,source=sim');
+    const ev: KubeObject = {
+      metadata: { name: 'e1', namespace: 'default' },
+      involvedObject: { kind: 'Widget', name: 'w1', uid: 'u1', namespace: 'default' },
+      source: { component: 'sim' },
+    };
+    const f = fieldSelectorFor(
+      { group: '', version: 'v1', resource: 'events' },
+      'involvedObject.kind=Widget,involvedObject.uid=u1,involvedObject.name=w1,involvedObject.namespace=default,source=sim',
+    );
     expect(f.matches(ev)).to.equal(true);
   });
 
   it('honours escapes', () => {
-    expect(parseFieldSelector('metadata.name=a\\,b')).to.deep.equal([{ field: 'metadata.name', operator: '=', value: 'a,b' }]);
+    expect(parseFieldSelector('metadata.name=a\\,b')).to.deep.equal([
+      { field: 'metadata.name', operator: '=', value: 'a,b' },
+    ]);
     expect(() => parseFieldSelector('nonsense')).to.throw("can't understand 'nonsense'");
   });
 });

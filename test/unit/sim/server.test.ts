@@ -11,7 +11,7 @@ describe('sim/server', function () {
   const req = (path: string, init: RequestInit = {}) => fetch(`${sim.url}${path}`, init);
   const json = async (path: string, init: RequestInit = {}) => {
     const r = await req(path, init);
-    return { status: r.status, headers: r.headers, body: await r.json() as Record<string, unknown> };
+    return { status: r.status, headers: r.headers, body: (await r.json()) as Record<string, unknown> };
   };
 
   before(async () => {
@@ -31,20 +31,34 @@ describe('sim/server', function () {
 
   it('legacy discovery lists groups and per-group-version resources with subresources', async () => {
     const apis = await json('/apis');
-    expect((apis.body.groups as Array<{ name: string }>).map((g) => g.name)).to.deep.equal(['apps', 'coordination.k8s.io', 'policy', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'sim.pacer.dev']);
+    expect((apis.body.groups as Array<{ name: string }>).map((g) => g.name)).to.deep.equal([
+      'apps',
+      'coordination.k8s.io',
+      'policy',
+      'admissionregistration.k8s.io',
+      'apiextensions.k8s.io',
+      'authentication.k8s.io',
+      'authorization.k8s.io',
+      'rbac.authorization.k8s.io',
+      'sim.pacer.dev',
+    ]);
     const v1 = await json('/api/v1');
     const names = (v1.body.resources as Array<{ name: string }>).map((r) => r.name);
     expect(names).to.include.members(['pods', 'pods/status', 'pods/eviction', 'namespaces/finalize']);
     const eviction = (v1.body.resources as Array<Record<string, unknown>>).find((r) => r.name === 'pods/eviction');
     expect(eviction).to.deep.include({ group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
     const apps = await json('/apis/apps/v1');
-    expect((apps.body.resources as Array<Record<string, unknown>>).find((r) => r.name === 'replicasets/scale')).to.deep.include({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    expect(
+      (apps.body.resources as Array<Record<string, unknown>>).find((r) => r.name === 'replicasets/scale'),
+    ).to.deep.include({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
   });
 
   it('aggregated discovery answers with its own Content-Type', async () => {
     const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
     const r = await json('/apis', { headers: { accept } });
-    expect(r.headers.get('content-type')).to.equal('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    expect(r.headers.get('content-type')).to.equal(
+      'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    );
     expect(r.body.kind).to.equal('APIGroupDiscoveryList');
     const core = await json('/api', { headers: { accept } });
     expect((core.body.items as Array<{ metadata: { name: string } }>)[0].metadata.name).to.equal('');
@@ -53,47 +67,88 @@ describe('sim/server', function () {
   it('errors are Status objects: unknown path 404, method 405, protobuf 415', async () => {
     const nf = await json('/apis/nope.io/v1/things');
     expect(nf.status).to.equal(404);
-    expect(nf.body).to.deep.equal({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+    expect(nf.body).to.deep.equal({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the server could not find the requested resource',
+      reason: 'NotFound',
+      details: {},
+      code: 404,
+    });
     const na = await json('/api/v1/pods', { method: 'POST', body: '{}' });
     expect([na.status, na.body.reason]).to.deep.equal([405, 'MethodNotAllowed']);
-    const pb = await json('/api/v1/namespaces', { method: 'POST', headers: { 'content-type': 'application/vnd.kubernetes.protobuf' }, body: 'k8s\0xx' });
-    expect([pb.status, pb.body.message]).to.deep.equal([415, 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml']);
+    const pb = await json('/api/v1/namespaces', {
+      method: 'POST',
+      headers: { 'content-type': 'application/vnd.kubernetes.protobuf' },
+      body: 'k8s\0xx',
+    });
+    expect([pb.status, pb.body.message]).to.deep.equal([
+      415,
+      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+    ]);
   });
 
   it('routes namespaces/{name}/status to the namespace, not to a namespaced resource', async () => {
     const r = await json('/api/v1/namespaces/default/status');
-    expect([r.status, r.body.kind, (r.body.metadata as { name: string }).name]).to.deep.equal([200, 'Namespace', 'default']);
+    expect([r.status, r.body.kind, (r.body.metadata as { name: string }).name]).to.deep.equal([
+      200,
+      'Namespace',
+      'default',
+    ]);
   });
 
   it('creates (201), deletes with DeleteOptions in the body, and answers a Status for types without ReturnDeletedObject', async () => {
     const body = JSON.stringify({ metadata: { name: 'l1' }, spec: { holderIdentity: 'me' } });
-    const c = await json('/apis/coordination.k8s.io/v1/namespaces/default/leases', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const c = await json('/apis/coordination.k8s.io/v1/namespaces/default/leases', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(c.status).to.equal(201);
-    const d = await json('/apis/coordination.k8s.io/v1/namespaces/default/leases/l1', { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: '{"propagationPolicy":"Background"}' });
+    const d = await json('/apis/coordination.k8s.io/v1/namespaces/default/leases/l1', {
+      method: 'DELETE',
+      headers: { 'content-type': 'application/json' },
+      body: '{"propagationPolicy":"Background"}',
+    });
     expect(d.body).to.deep.include({ kind: 'Status', status: 'Success' });
     expect(d.body.details).to.deep.include({ name: 'l1', group: 'coordination.k8s.io', kind: 'leases' });
   });
 
   it('dryRun=All creates nothing', async () => {
     const rv = sim.store.currentResourceVersion();
-    const c = await json('/api/v1/namespaces/default/pods?dryRun=All', { method: 'POST', body: JSON.stringify({ metadata: { name: 'dry' }, spec: { containers: [{ name: 'c', image: 'x' }] } }) });
+    const c = await json('/api/v1/namespaces/default/pods?dryRun=All', {
+      method: 'POST',
+      body: JSON.stringify({ metadata: { name: 'dry' }, spec: { containers: [{ name: 'c', image: 'x' }] } }),
+    });
     expect(c.status).to.equal(201);
     expect(sim.store.currentResourceVersion()).to.equal(rv);
     expect((await req('/api/v1/namespaces/default/pods/dry')).status).to.equal(404);
   });
 
   it('lists as a Table when asked', async () => {
-    const r = await json('/api/v1/namespaces', { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' } });
+    const r = await json('/api/v1/namespaces', {
+      headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' },
+    });
     expect(r.headers.get('content-type')).to.equal('application/json;as=Table;v=v1;g=meta.k8s.io');
     expect(r.body.kind).to.equal('Table');
   });
 
   it('watch: flushed headers, one JSON line per event, bookmarks and a clean end at timeoutSeconds', async () => {
     const rv = sim.store.currentResourceVersion();
-    const r = await req(`/api/v1/namespaces/default/pods?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=1`);
+    const r = await req(
+      `/api/v1/namespaces/default/pods?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=1`,
+    );
     expect(r.status).to.equal(200);
-    sim.store.create({ group: '', version: 'v1', resource: 'pods' }, 'default', { metadata: { name: 'w' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
-    const lines = (await r.text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { metadata: { name?: string; resourceVersion: string } } });
+    sim.store.create({ group: '', version: 'v1', resource: 'pods' }, 'default', {
+      metadata: { name: 'w' },
+      spec: { containers: [{ name: 'c', image: 'x' }] },
+    });
+    const lines = (await r.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; object: { metadata: { name?: string; resourceVersion: string } } });
     expect(lines.map((l) => l.type)).to.deep.equal(['ADDED', 'BOOKMARK']);
     expect(lines[0].object.metadata.name).to.equal('w');
     expect(lines[1].object.metadata.resourceVersion).to.equal(String(sim.store.currentResourceVersion()));
@@ -101,30 +156,62 @@ describe('sim/server', function () {
 
   it('watch-list: the initial state, then a bookmark marked initial-events-end, then changes', async () => {
     const ac = new AbortController();
-    const r = await req('/api/v1/namespaces?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true', { signal: ac.signal });
+    const r = await req(
+      '/api/v1/namespaces?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+      { signal: ac.signal },
+    );
     expect(r.status).to.equal(200);
     const reader = r.body!.getReader();
     let text = '';
     while (!text.includes('initial-events-end')) text += new TextDecoder().decode((await reader.read()).value);
     ac.abort();
-    const events = text.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { metadata: { name?: string; resourceVersion: string; annotations?: Record<string, string> } } });
-    const names = sim.store.list({ group: '', version: 'v1', resource: 'namespaces' }, undefined).items.map((n) => n.metadata.name);
-    expect(events.slice(0, -1).map((e) => [e.type, e.object.metadata.name])).to.deep.equal(names.map((n) => ['ADDED', n]));
-    expect(events.at(-1)).to.deep.equal({ type: 'BOOKMARK', object: { kind: 'Namespace', apiVersion: 'v1', metadata: {
-      resourceVersion: String(sim.store.currentResourceVersion()), annotations: { 'k8s.io/initial-events-end': 'true' },
-    } } });
+    const events = text
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            type: string;
+            object: { metadata: { name?: string; resourceVersion: string; annotations?: Record<string, string> } };
+          },
+      );
+    const names = sim.store
+      .list({ group: '', version: 'v1', resource: 'namespaces' }, undefined)
+      .items.map((n) => n.metadata.name);
+    expect(events.slice(0, -1).map((e) => [e.type, e.object.metadata.name])).to.deep.equal(
+      names.map((n) => ['ADDED', n]),
+    );
+    expect(events.at(-1)).to.deep.equal({
+      type: 'BOOKMARK',
+      object: {
+        kind: 'Namespace',
+        apiVersion: 'v1',
+        metadata: {
+          resourceVersion: String(sim.store.currentResourceVersion()),
+          annotations: { 'k8s.io/initial-events-end': 'true' },
+        },
+      },
+    });
   });
 
   it('reads query booleans as the real server does (watch=True watches) and refuses options that do not fit', async () => {
-    const r = await req(`/api/v1/namespaces?watch=True&resourceVersion=${sim.store.currentResourceVersion()}&timeoutSeconds=1`);
+    const r = await req(
+      `/api/v1/namespaces?watch=True&resourceVersion=${sim.store.currentResourceVersion()}&timeoutSeconds=1`,
+    );
     expect(r.headers.get('transfer-encoding')).to.equal('chunked');
     expect(await r.text()).to.equal('');
     const bad = await json('/api/v1/namespaces?watch=true&sendInitialEvents=true');
-    expect([bad.status, bad.body.reason, bad.body.message]).to.deep.equal([422, 'Invalid', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan']);
+    expect([bad.status, bad.body.reason, bad.body.message]).to.deep.equal([
+      422,
+      'Invalid',
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    ]);
   });
 
   it('watch: a dropped watch ends cleanly', async () => {
-    const r = await req(`/api/v1/namespaces/default/pods?watch=true&resourceVersion=${sim.store.currentResourceVersion()}`);
+    const r = await req(
+      `/api/v1/namespaces/default/pods?watch=true&resourceVersion=${sim.store.currentResourceVersion()}`,
+    );
     // The response has started: the server registered the watch before it sent the headers.
     sim.faults.dropWatches();
     expect(await r.text()).to.equal('');
@@ -132,26 +219,46 @@ describe('sim/server', function () {
 
   it('records every request in the audit log, readable on /sim/audit', async () => {
     sim.audit.clear();
-    await req('/api/v1/namespaces/default/pods/nosuch', { headers: { authorization: 'Bearer t0k', 'user-agent': 'test/1' } });
+    await req('/api/v1/namespaces/default/pods/nosuch', {
+      headers: { authorization: 'Bearer t0k', 'user-agent': 'test/1' },
+    });
     const a = await json('/sim/audit');
-    expect(a.body.items).to.deep.equal([{
-      time: (a.body.items as Array<{ time: string }>)[0].time, userAgent: 'test/1', user: 't0k', verb: 'get', apiGroup: '', resource: 'pods',
-      namespace: 'default', name: 'nosuch', code: 404, requestURI: '/api/v1/namespaces/default/pods/nosuch',
-    }]);
+    expect(a.body.items).to.deep.equal([
+      {
+        time: (a.body.items as Array<{ time: string }>)[0].time,
+        userAgent: 'test/1',
+        user: 't0k',
+        verb: 'get',
+        apiGroup: '',
+        resource: 'pods',
+        namespace: 'default',
+        name: 'nosuch',
+        code: 404,
+        requestURI: '/api/v1/namespaces/default/pods/nosuch',
+      },
+    ]);
   });
 
   it('audits a watch when its response starts, while it is still open', async () => {
     sim.audit.clear();
     const ac = new AbortController();
-    const r = await req(`/api/v1/namespaces/default/pods?watch=true&resourceVersion=${sim.store.currentResourceVersion()}`, { signal: ac.signal });
+    const r = await req(
+      `/api/v1/namespaces/default/pods?watch=true&resourceVersion=${sim.store.currentResourceVersion()}`,
+      { signal: ac.signal },
+    );
     expect(r.status).to.equal(200);
     const open = sim.audit.entries().filter((e) => e.verb === 'watch');
     ac.abort();
-    expect(open.map((e) => [e.verb, e.resource, e.namespace, e.code])).to.deep.equal([['watch', 'pods', 'default', 200]]);
+    expect(open.map((e) => [e.verb, e.resource, e.namespace, e.code])).to.deep.equal([
+      ['watch', 'pods', 'default', 200],
+    ]);
   });
 
   it('/sim/faults sets, reports and clears faults', async () => {
-    const set = await json('/sim/faults', { method: 'POST', body: JSON.stringify({ spec: 'error=503@1:resource=leases' }) });
+    const set = await json('/sim/faults', {
+      method: 'POST',
+      body: JSON.stringify({ spec: 'error=503@1:resource=leases' }),
+    });
     expect(set.body.spec).to.equal('error=503@1:resource=leases');
     const r = await json('/apis/coordination.k8s.io/v1/namespaces/default/leases');
     expect([r.status, r.body.reason]).to.deep.equal([503, 'ServiceUnavailable']);
@@ -162,6 +269,13 @@ describe('sim/server', function () {
   });
 
   it('orders versions the Kubernetes way', () => {
-    expect(['v1alpha1', 'v2', 'v1beta1', 'foo', 'v1', 'v1beta2'].sort(compareKubeVersions)).to.deep.equal(['v2', 'v1', 'v1beta2', 'v1beta1', 'v1alpha1', 'foo']);
+    expect(['v1alpha1', 'v2', 'v1beta1', 'foo', 'v1', 'v1beta2'].sort(compareKubeVersions)).to.deep.equal([
+      'v2',
+      'v1',
+      'v1beta2',
+      'v1beta1',
+      'v1alpha1',
+      'foo',
+    ]);
   });
 });

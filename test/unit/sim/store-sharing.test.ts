@@ -36,7 +36,6 @@ function readyPatch(status: string): unknown {
 }
 
 describe('sim/store sharing', () => {
-
   describe('read-only subscribers', () => {
     it('get the stored object, deep-frozen, the same instance for every read-only subscriber', () => {
       const s = newStore();
@@ -49,7 +48,9 @@ describe('sim/store sharing', () => {
       expect(a[0].object).to.equal(b[0].object);
       expect(a[0].object).to.equal(s.peek(REF.pods, 'default', 'p'));
       for (const [path, n] of nodes(a[0].object)) expect(Object.isFrozen(n), path).to.equal(true);
-      expect(() => { (a[0].object.metadata as Record<string, unknown>).name = 'x'; }).to.throw(TypeError);
+      expect(() => {
+        (a[0].object.metadata as Record<string, unknown>).name = 'x';
+      }).to.throw(TypeError);
     });
 
     it('default subscribers still get their own mutable copy', () => {
@@ -82,21 +83,43 @@ describe('sim/store sharing', () => {
   describe('callers that mutate what they get or gave cannot corrupt the store', () => {
     // Each row mutates deep inside an object the caller got from (or handed to) the store.
     const rows: Array<{ what: string; act: (s: Store) => void }> = [
-      { what: 'the result of get()', act: (s) => { s.get(REF.pods, 'default', 'p')!.metadata.labels!.app = 'x'; } },
-      { what: 'an item of list()', act: (s) => { (s.list(REF.pods, 'default').items[0].spec as any).containers[0].image = 'x'; } },
-      { what: 'the result of patch()', act: (s) => { s.patch(REF.pods, 'default', 'p', 'merge', readyPatch('True'), { subresource: 'status' }).metadata.labels!.app = 'x'; } },
+      {
+        what: 'the result of get()',
+        act: (s) => {
+          s.get(REF.pods, 'default', 'p')!.metadata.labels!.app = 'x';
+        },
+      },
+      {
+        what: 'an item of list()',
+        act: (s) => {
+          (s.list(REF.pods, 'default').items[0].spec as any).containers[0].image = 'x';
+        },
+      },
+      {
+        what: 'the result of patch()',
+        act: (s) => {
+          s.patch(REF.pods, 'default', 'p', 'merge', readyPatch('True'), { subresource: 'status' }).metadata
+            .labels!.app = 'x';
+        },
+      },
       {
         what: 'the object given to mutate(), kept and changed after the call',
         act: (s) => {
           let kept: KubeObject | undefined;
-          s.mutate(REF.pods, 'default', 'p', (o) => { kept = o; o.metadata.annotations = { note: 'b' }; return o; });
+          s.mutate(REF.pods, 'default', 'p', (o) => {
+            kept = o;
+            o.metadata.annotations = { note: 'b' };
+            return o;
+          });
           kept!.metadata.labels!.app = 'x';
         },
       },
       {
         what: 'a watch() event',
         act: (s) => {
-          const stop = s.watch(REF.pods, 'default', { resourceVersion: '0' }, (e) => { e.object.metadata.labels!.app = 'x'; });
+          const stop = s.watch(REF.pods, 'default', { resourceVersion: '0' }, (e) => {
+            e.object.metadata.labels!.app = 'x';
+          });
           stop();
         },
       },
@@ -104,7 +127,10 @@ describe('sim/store sharing', () => {
         what: 'a JSON patch value, changed after the patch',
         act: (s) => {
           const value = { extra: 'y' };
-          s.patch(REF.pods, 'default', 'p', 'json', [{ op: 'add', path: '/metadata/labels/extra', value: 'y' }, { op: 'add', path: '/spec/extra', value }]);
+          s.patch(REF.pods, 'default', 'p', 'json', [
+            { op: 'add', path: '/metadata/labels/extra', value: 'y' },
+            { op: 'add', path: '/spec/extra', value },
+          ]);
           value.extra = 'x';
         },
       },
@@ -121,7 +147,7 @@ describe('sim/store sharing', () => {
       });
     }
 
-    it('an object passed to create() or update() stays the caller\'s', () => {
+    it("an object passed to create() or update() stays the caller's", () => {
       const s = newStore();
       const mine = pod('p');
       s.create(REF.pods, 'default', mine);
@@ -167,11 +193,17 @@ describe('sim/store sharing', () => {
         for (const ns of namespaces) {
           for (const n of ['c', 'a', 'b-1', 'b']) s.create(REF.pods, ns, pod(n, { app: n === 'b' ? 'db' : 'web' }));
         }
-        const whole = s.list(REF.pods, undefined, { labelSelector: row.labelSelector }).items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+        const whole = s
+          .list(REF.pods, undefined, { labelSelector: row.labelSelector })
+          .items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
         const paged: string[] = [];
         let cont: string | undefined;
         do {
-          const page = s.list(REF.pods, undefined, { limit: row.limit, labelSelector: row.labelSelector, ...(cont ? { continue: cont } : {}) });
+          const page = s.list(REF.pods, undefined, {
+            limit: row.limit,
+            labelSelector: row.labelSelector,
+            ...(cont ? { continue: cont } : {}),
+          });
           paged.push(...page.items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
           cont = page.continue;
           if (cont) expect(page.remainingItemCount).to.equal(whole.length - paged.length);
@@ -182,7 +214,7 @@ describe('sim/store sharing', () => {
       });
     }
 
-    it('serves every page at the first page\'s resourceVersion: changes between pages do not show', () => {
+    it("serves every page at the first page's resourceVersion: changes between pages do not show", () => {
       const s = newStore(['a', 'a-b']);
       for (const n of ['a', 'c', 'e', 'g']) s.create(REF.pods, 'a', pod(n));
       s.create(REF.pods, 'a-b', pod('z'));
@@ -194,49 +226,75 @@ describe('sim/store sharing', () => {
       s.create(REF.pods, 'a', pod('e')); // deleted and created again: the first one is listed
       const p2 = s.list(REF.pods, undefined, { limit: 2, continue: p1.continue! });
       const p3 = s.list(REF.pods, undefined, { limit: 10, continue: p2.continue! });
-      const show = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name} ${o.metadata.labels?.app} @${o.metadata.resourceVersion}`;
-      expect([...p1.items, ...p2.items, ...p3.items].map(show)).to.deep.equal(['a/a web @3', 'a/c web @4', 'a/e web @5', 'a/g web @6', 'a-b/z web @7']);
+      const show = (o: KubeObject) =>
+        `${o.metadata.namespace}/${o.metadata.name} ${o.metadata.labels?.app} @${o.metadata.resourceVersion}`;
+      expect([...p1.items, ...p2.items, ...p3.items].map(show)).to.deep.equal([
+        'a/a web @3',
+        'a/c web @4',
+        'a/e web @5',
+        'a/g web @6',
+        'a-b/z web @7',
+      ]);
       expect([p2.resourceVersion, p3.resourceVersion]).to.deep.equal([p1.resourceVersion, p1.resourceVersion]);
       // Selectors see the objects as they were too.
-      const webs = s.list(REF.pods, 'a', { limit: 10, labelSelector: 'app=web', continue: s.list(REF.pods, 'a', { limit: 1 }).continue! });
+      const webs = s.list(REF.pods, 'a', {
+        limit: 10,
+        labelSelector: 'app=web',
+        continue: s.list(REF.pods, 'a', { limit: 1 }).continue!,
+      });
       expect(webs.items.map((o) => o.metadata.name)).to.deep.equal(['d', 'e', 'g']);
     });
 
     it('a paged list and a watch from its resourceVersion add up to the store (any writes between pages)', () => {
       const name = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f');
       const write = fc.oneof(
-        fc.record({ op: fc.constant('put' as const), ns: fc.constantFrom('x', 'y'), name, app: fc.constantFrom('web', 'db') }),
+        fc.record({
+          op: fc.constant('put' as const),
+          ns: fc.constantFrom('x', 'y'),
+          name,
+          app: fc.constantFrom('web', 'db'),
+        }),
         fc.record({ op: fc.constant('delete' as const), ns: fc.constantFrom('x', 'y'), name }),
       );
-      fc.assert(fc.property(fc.array(write, { maxLength: 8 }), fc.array(fc.array(write, { maxLength: 4 }), { maxLength: 6 }), fc.integer({ min: 1, max: 3 }), (setup, between, limit) => {
-        const s = newStore(['x', 'y']);
-        const apply = (w: (typeof between)[number][number]) => {
-          const there = s.list(REF.pods, w.ns).items.some((o) => o.metadata.name === w.name);
-          if (w.op === 'delete') {
-            if (there) s.delete(REF.pods, w.ns, w.name);
-          } else if (there) s.patch(REF.pods, w.ns, w.name, 'merge', { metadata: { labels: { app: w.app } } });
-          else s.create(REF.pods, w.ns, pod(w.name, { app: w.app }));
-        };
-        setup.forEach(apply);
-        const cache = new Map<string, string>();
-        const show = (o: KubeObject) => `${o.metadata.labels?.app} @${o.metadata.resourceVersion}`;
-        let page = s.list(REF.pods, undefined, { limit });
-        const rv = page.resourceVersion;
-        for (let i = 0; ; i++) {
-          for (const o of page.items) cache.set(`${o.metadata.namespace}/${o.metadata.name}`, show(o));
-          (between[i] ?? []).forEach(apply);
-          if (!page.continue) break;
-          page = s.list(REF.pods, undefined, { limit, continue: page.continue });
-          expect(page.resourceVersion).to.equal(rv);
-        }
-        s.watch(REF.pods, undefined, { resourceVersion: rv }, (e) => {
-          const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
-          if (e.type === 'DELETED') cache.delete(key);
-          else cache.set(key, show(e.object));
-        })();
-        const now = new Map(s.list(REF.pods, undefined).items.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, show(o)]));
-        expect(Object.fromEntries([...cache].sort())).to.deep.equal(Object.fromEntries([...now].sort()));
-      }), { numRuns: 200 });
+      fc.assert(
+        fc.property(
+          fc.array(write, { maxLength: 8 }),
+          fc.array(fc.array(write, { maxLength: 4 }), { maxLength: 6 }),
+          fc.integer({ min: 1, max: 3 }),
+          (setup, between, limit) => {
+            const s = newStore(['x', 'y']);
+            const apply = (w: (typeof between)[number][number]) => {
+              const there = s.list(REF.pods, w.ns).items.some((o) => o.metadata.name === w.name);
+              if (w.op === 'delete') {
+                if (there) s.delete(REF.pods, w.ns, w.name);
+              } else if (there) s.patch(REF.pods, w.ns, w.name, 'merge', { metadata: { labels: { app: w.app } } });
+              else s.create(REF.pods, w.ns, pod(w.name, { app: w.app }));
+            };
+            setup.forEach(apply);
+            const cache = new Map<string, string>();
+            const show = (o: KubeObject) => `${o.metadata.labels?.app} @${o.metadata.resourceVersion}`;
+            let page = s.list(REF.pods, undefined, { limit });
+            const rv = page.resourceVersion;
+            for (let i = 0; ; i++) {
+              for (const o of page.items) cache.set(`${o.metadata.namespace}/${o.metadata.name}`, show(o));
+              (between[i] ?? []).forEach(apply);
+              if (!page.continue) break;
+              page = s.list(REF.pods, undefined, { limit, continue: page.continue });
+              expect(page.resourceVersion).to.equal(rv);
+            }
+            s.watch(REF.pods, undefined, { resourceVersion: rv }, (e) => {
+              const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
+              if (e.type === 'DELETED') cache.delete(key);
+              else cache.set(key, show(e.object));
+            })();
+            const now = new Map(
+              s.list(REF.pods, undefined).items.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, show(o)]),
+            );
+            expect(Object.fromEntries([...cache].sort())).to.deep.equal(Object.fromEntries([...now].sort()));
+          },
+        ),
+        { numRuns: 200 },
+      );
     });
   });
 
@@ -251,7 +309,11 @@ describe('sim/store sharing', () => {
       it(`cloneJson copies ${row.name} deeply`, () => {
         const copy = cloneJson(row.value);
         expect(copy).to.deep.equal(row.value);
-        for (const [path, n] of nodes(copy)) expect(nodes(row.value).some(([, o]) => o === n), path).to.equal(false);
+        for (const [path, n] of nodes(copy))
+          expect(
+            nodes(row.value).some(([, o]) => o === n),
+            path,
+          ).to.equal(false);
       });
     }
 

@@ -12,37 +12,60 @@ function newStore(historySize?: number): Store {
   return s;
 }
 
-
 function rs(name: string, replicas = 1, labels: Record<string, string> = { app: 'web' }): KubeObject {
   return {
-    apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name },
-    spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name },
+    spec: {
+      replicas,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+    },
   };
 }
 
-function pod(name: string, extra: Record<string, unknown> = {}, labels: Record<string, string> = { app: 'web' }): KubeObject {
+function pod(
+  name: string,
+  extra: Record<string, unknown> = {},
+  labels: Record<string, string> = { app: 'web' },
+): KubeObject {
   return { metadata: { name, labels }, spec: { containers: [{ name: 'c', image: 'nginx' }], ...extra } };
 }
 
 const WIDGET_CRD: KubeObject = {
-  apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' },
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.example.com' },
   spec: {
-    group: 'example.com', scope: 'Namespaced',
+    group: 'example.com',
+    scope: 'Namespaced',
     names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'] },
-    versions: [{
-      name: 'v1', served: true, storage: true,
-      subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
-      schema: { openAPIV3Schema: { type: 'object', properties: {
-        spec: { type: 'object', properties: { replicas: { type: 'integer' }, size: { type: 'string' } } },
-        status: { type: 'object', properties: { replicas: { type: 'integer' }, ready: { type: 'boolean' } } },
-      } } },
-    }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: {
+          status: {},
+          scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+        },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', properties: { replicas: { type: 'integer' }, size: { type: 'string' } } },
+              status: { type: 'object', properties: { replicas: { type: 'integer' }, ready: { type: 'boolean' } } },
+            },
+          },
+        },
+      },
+    ],
   },
 };
 const WIDGETS = { group: 'example.com', version: 'v1', resource: 'widgets' };
 
 describe('sim/store', () => {
-
   describe('create', () => {
     it('sets uid, creationTimestamp (RFC 3339 seconds), resourceVersion, generation and type meta', () => {
       const s = newStore();
@@ -61,7 +84,11 @@ describe('sim/store', () => {
       const s = newStore();
       s.create(REF.replicasets, 'default', rs('a'));
       const e = apiError(() => s.create(REF.replicasets, 'default', rs('a')));
-      expect([e.code, e.reason, e.message]).to.deep.equal([409, 'AlreadyExists', 'replicasets.apps "a" already exists']);
+      expect([e.code, e.reason, e.message]).to.deep.equal([
+        409,
+        'AlreadyExists',
+        'replicasets.apps "a" already exists',
+      ]);
     });
 
     it('needs an existing namespace', () => {
@@ -73,7 +100,13 @@ describe('sim/store', () => {
       const e = apiError(() => newStore().create(REF.pods, 'default', { metadata: {}, spec: pod('x').spec }));
       expect(e.code).to.equal(422);
       expect(e.message).to.equal('Pod "" is invalid: metadata.name: Required value: name or generateName is required');
-      expect(e.details?.causes).to.deep.equal([{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+      expect(e.details?.causes).to.deep.equal([
+        {
+          reason: 'FieldValueRequired',
+          field: 'metadata.name',
+          message: 'Required value: name or generateName is required',
+        },
+      ]);
     });
 
     it('generateName appends 5 characters', () => {
@@ -83,10 +116,14 @@ describe('sim/store', () => {
 
     it('a ReplicaSet selector must match its template labels', () => {
       const bad = rs('a');
-      (bad.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels = { app: 'db' };
+      (bad.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels = {
+        app: 'db',
+      };
       const e = apiError(() => newStore().create(REF.replicasets, 'default', bad));
       expect(e.code).to.equal(422);
-      expect(e.message).to.equal('ReplicaSet.apps "a" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"db"}: `selector` does not match template `labels`');
+      expect(e.message).to.equal(
+        'ReplicaSet.apps "a" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"db"}: `selector` does not match template `labels`',
+      );
     });
 
     it('dryRun persists nothing and does not bump the resourceVersion', () => {
@@ -107,7 +144,9 @@ describe('sim/store', () => {
       const e = apiError(() => s.update(REF.replicasets, 'default', 'a', o));
       expect(e.code).to.equal(409);
       expect(e.reason).to.equal('Conflict');
-      expect(e.message).to.equal('Operation cannot be fulfilled on replicasets.apps "a": the object has been modified; please apply your changes to the latest version and try again');
+      expect(e.message).to.equal(
+        'Operation cannot be fulfilled on replicasets.apps "a": the object has been modified; please apply your changes to the latest version and try again',
+      );
     });
 
     it('a write that changes nothing keeps the resourceVersion and emits nothing', () => {
@@ -139,7 +178,14 @@ describe('sim/store', () => {
     it('status writes take only status and never bump generation', () => {
       const s = newStore();
       s.create(REF.replicasets, 'default', rs('a'));
-      const o = s.patch(REF.replicasets, 'default', 'a', 'merge', { spec: { replicas: 9 }, status: { replicas: 1 } }, { subresource: 'status' });
+      const o = s.patch(
+        REF.replicasets,
+        'default',
+        'a',
+        'merge',
+        { spec: { replicas: 9 }, status: { replicas: 1 } },
+        { subresource: 'status' },
+      );
       expect((o.spec as { replicas: number }).replicas).to.equal(1);
       expect((o.status as { replicas: number }).replicas).to.equal(1);
       expect(o.metadata.generation).to.equal(1);
@@ -149,9 +195,16 @@ describe('sim/store', () => {
       const s = newStore();
       s.create(REF.replicasets, 'default', rs('a'));
       const o = s.patch(REF.replicasets, 'default', 'a', 'strategic', {
-        spec: { replicas: 4, template: { spec: { '$setElementOrder/containers': [{ name: 'c' }], containers: [{ image: 'nginx:2', name: 'c' }] } } },
+        spec: {
+          replicas: 4,
+          template: {
+            spec: { '$setElementOrder/containers': [{ name: 'c' }], containers: [{ image: 'nginx:2', name: 'c' }] },
+          },
+        },
       });
-      expect((o.spec as { template: { spec: { containers: Array<{ image: string }> } } }).template.spec.containers[0].image).to.equal('nginx:2');
+      expect(
+        (o.spec as { template: { spec: { containers: Array<{ image: string }> } } }).template.spec.containers[0].image,
+      ).to.equal('nginx:2');
       expect(o.metadata.generation).to.equal(2);
     });
 
@@ -166,7 +219,11 @@ describe('sim/store', () => {
     it('the selector of a ReplicaSet is immutable', () => {
       const s = newStore();
       s.create(REF.replicasets, 'default', rs('a'));
-      const e = apiError(() => s.patch(REF.replicasets, 'default', 'a', 'merge', { spec: { selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'x' } } } } }));
+      const e = apiError(() =>
+        s.patch(REF.replicasets, 'default', 'a', 'merge', {
+          spec: { selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'x' } } } },
+        }),
+      );
       expect(e.code).to.equal(422);
       expect(e.details?.causes?.map((c) => c.field)).to.include('spec.selector');
     });
@@ -179,17 +236,31 @@ describe('sim/store', () => {
       const conds = (crd.status as { conditions: Array<{ type: string; status: string }> }).conditions;
       expect(conds.find((c) => c.type === 'Established')?.status).to.equal('True');
       expect(s.resourceInfo(WIDGETS)?.kind).to.equal('Widget');
-      const w = s.create(WIDGETS, 'default', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { replicas: 1 }, status: { replicas: 5 } });
+      const w = s.create(WIDGETS, 'default', {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name: 'w1' },
+        spec: { replicas: 1 },
+        status: { replicas: 5 },
+      });
       expect(w.status).to.equal(undefined); // create drops status with a status subresource
-      expect(s.patch(WIDGETS, 'default', 'w1', 'merge', { metadata: { labels: { a: 'b' } } }).metadata.generation).to.equal(1);
+      expect(
+        s.patch(WIDGETS, 'default', 'w1', 'merge', { metadata: { labels: { a: 'b' } } }).metadata.generation,
+      ).to.equal(1);
       expect(s.patch(WIDGETS, 'default', 'w1', 'merge', { spec: { size: 'large' } }).metadata.generation).to.equal(2);
-      expect(s.patch(WIDGETS, 'default', 'w1', 'merge', { status: { replicas: 2 } }, { subresource: 'status' }).metadata.generation).to.equal(2);
+      expect(
+        s.patch(WIDGETS, 'default', 'w1', 'merge', { status: { replicas: 2 } }, { subresource: 'status' }).metadata
+          .generation,
+      ).to.equal(2);
       const e = apiError(() => s.patch(WIDGETS, 'default', 'w1', 'strategic', { spec: {} }));
       expect(e.code).to.equal(415);
       const events: StoreEvent[] = [];
       s.subscribe((ev) => events.push(ev));
       s.delete(REF.customresourcedefinitions, undefined, 'widgets.example.com');
-      expect(events.map((ev) => `${ev.type} ${ev.ref.resource}`)).to.deep.equal(['DELETED widgets', 'DELETED customresourcedefinitions']);
+      expect(events.map((ev) => `${ev.type} ${ev.ref.resource}`)).to.deep.equal([
+        'DELETED widgets',
+        'DELETED customresourcedefinitions',
+      ]);
       expect(s.resourceInfo(WIDGETS)).to.equal(undefined);
     });
 
@@ -199,7 +270,9 @@ describe('sim/store', () => {
       s.create(WIDGETS, 'default', { metadata: { name: 'w1' }, spec: {} });
       const e = apiError(() => s.update(WIDGETS, 'default', 'w1', { metadata: { name: 'w1' }, spec: { replicas: 2 } }));
       expect(e.code).to.equal(422);
-      expect(e.message).to.equal('Widget.example.com "w1" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
+      expect(e.message).to.equal(
+        'Widget.example.com "w1" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+      );
     });
 
     it('scale reads and writes the replicas paths', () => {
@@ -210,10 +283,15 @@ describe('sim/store', () => {
       const sc = s.patchScale(WIDGETS, 'default', 'w1', 'merge', { spec: { replicas: 5 } });
       expect(sc.spec.replicas).to.equal(5);
       expect(s.get(WIDGETS, 'default', 'w1')?.metadata.generation).to.equal(2);
-      const stale = apiError(() => s.updateScale(WIDGETS, 'default', 'w1', { metadata: { resourceVersion: '1' }, spec: { replicas: 6 } }));
+      const stale = apiError(() =>
+        s.updateScale(WIDGETS, 'default', 'w1', { metadata: { resourceVersion: '1' }, spec: { replicas: 6 } }),
+      );
       expect(stale.code).to.equal(409);
       const empty = apiError(() => s.updateScale(WIDGETS, 'default', 'w1', { spec: {} }));
-      expect([empty.code, empty.message]).to.deep.equal([400, 'the spec replicas field ".spec.replicas" cannot be empty']);
+      expect([empty.code, empty.message]).to.deep.equal([
+        400,
+        'the spec replicas field ".spec.replicas" cannot be empty',
+      ]);
     });
 
     it('a ReplicaSet scale carries the selector string', () => {
@@ -230,7 +308,9 @@ describe('sim/store', () => {
       const pending = s.delete(REF.replicasets, 'default', 'a');
       expect(pending.metadata.deletionTimestamp).to.equal('2026-01-02T03:04:05Z');
       expect(pending.metadata.generation).to.equal(2);
-      const e = apiError(() => s.patch(REF.replicasets, 'default', 'a', 'merge', { metadata: { finalizers: ['example.com/x', 'new'] } }));
+      const e = apiError(() =>
+        s.patch(REF.replicasets, 'default', 'a', 'merge', { metadata: { finalizers: ['example.com/x', 'new'] } }),
+      );
       expect(e.code).to.equal(422);
       const events: string[] = [];
       s.subscribe((ev) => events.push(ev.type));
@@ -254,12 +334,20 @@ describe('sim/store', () => {
     it('foreground and orphan add their finalizers when the object has dependents', () => {
       const s = newStore();
       const owner = s.create(REF.replicasets, 'default', rs('owner'));
-      s.create(REF.pods, 'default', { ...pod('dep'), metadata: { name: 'dep', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'owner', uid: owner.metadata.uid! }] } });
+      s.create(REF.pods, 'default', {
+        ...pod('dep'),
+        metadata: {
+          name: 'dep',
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'owner', uid: owner.metadata.uid! }],
+        },
+      });
       expect(s.dependentsOf(owner.metadata.uid!).map((d) => d.name)).to.deep.equal(['dep']);
       const fg = s.delete(REF.replicasets, 'default', 'owner', { propagationPolicy: 'Foreground' });
       expect(fg.metadata.finalizers).to.deep.equal(['foregroundDeletion']);
       s.create(REF.replicasets, 'default', rs('lonely'));
-      expect(s.deleteWithResult(REF.replicasets, 'default', 'lonely', { propagationPolicy: 'Orphan' }).pending).to.equal(false);
+      expect(
+        s.deleteWithResult(REF.replicasets, 'default', 'lonely', { propagationPolicy: 'Orphan' }).pending,
+      ).to.equal(false);
     });
 
     it('preconditions are checked', () => {
@@ -267,7 +355,9 @@ describe('sim/store', () => {
       s.create(REF.replicasets, 'default', rs('a'));
       const e = apiError(() => s.delete(REF.replicasets, 'default', 'a', { preconditions: { uid: 'nope' } }));
       expect(e.code).to.equal(409);
-      expect(e.message).to.match(/^Operation cannot be fulfilled on replicasets.apps "a": Precondition failed: UID in precondition: nope, UID in object meta: /);
+      expect(e.message).to.match(
+        /^Operation cannot be fulfilled on replicasets.apps "a": Precondition failed: UID in precondition: nope, UID in object meta: /,
+      );
     });
 
     it('a namespace terminates, its content is deleted, then it goes', async () => {
@@ -289,7 +379,9 @@ describe('sim/store', () => {
     it('lists with selectors and pages with limit/continue', () => {
       const s = newStore();
       for (const n of ['c', 'a', 'b']) s.create(REF.pods, 'default', pod(n, {}, { app: n === 'b' ? 'db' : 'web' }));
-      expect(s.list(REF.pods, 'default', { labelSelector: 'app=web' }).items.map((o) => o.metadata.name)).to.deep.equal(['a', 'c']);
+      expect(s.list(REF.pods, 'default', { labelSelector: 'app=web' }).items.map((o) => o.metadata.name)).to.deep.equal(
+        ['a', 'c'],
+      );
       const p1 = s.list(REF.pods, 'default', { limit: 2 });
       expect(p1.items.map((o) => o.metadata.name)).to.deep.equal(['a', 'b']);
       expect(p1.remainingItemCount).to.equal(1);
@@ -306,10 +398,17 @@ describe('sim/store', () => {
       s.patch(REF.pods, 'default', 'p', 'merge', { metadata: { labels: { app: 'db' } } });
       s.patch(REF.pods, 'default', 'p', 'merge', { metadata: { labels: { app: 'web' } } });
       const seen: string[] = [];
-      const stop = s.watch(REF.pods, 'default', { resourceVersion: String(from), labelSelector: 'app=web' }, (e) => seen.push(`${e.type} ${e.object.metadata.resourceVersion}`));
+      const stop = s.watch(REF.pods, 'default', { resourceVersion: String(from), labelSelector: 'app=web' }, (e) =>
+        seen.push(`${e.type} ${e.object.metadata.resourceVersion}`),
+      );
       s.delete(REF.pods, 'default', 'p');
       stop();
-      expect(seen).to.deep.equal([`ADDED ${from + 1}`, `DELETED ${from + 2}`, `ADDED ${from + 3}`, `DELETED ${from + 4}`]);
+      expect(seen).to.deep.equal([
+        `ADDED ${from + 1}`,
+        `DELETED ${from + 2}`,
+        `ADDED ${from + 3}`,
+        `DELETED ${from + 4}`,
+      ]);
     });
 
     it('a watch without a resourceVersion starts with the current state', () => {
@@ -330,7 +429,9 @@ describe('sim/store', () => {
       s.expireResourceVersions();
       const rv = s.currentResourceVersion();
       s.create(REF.pods, 'default', pod('late'));
-      expect(apiError(() => s.watch(REF.pods, 'default', { resourceVersion: String(rv - 1) }, () => {})).code).to.equal(410);
+      expect(apiError(() => s.watch(REF.pods, 'default', { resourceVersion: String(rv - 1) }, () => {})).code).to.equal(
+        410,
+      );
     });
   });
 });

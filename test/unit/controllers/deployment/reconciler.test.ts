@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { BY_CONTROLLER, byController, cacheSource, reconcile, requeueFor } from '../../../../src/controllers/deployment/reconciler.ts';
+import {
+  BY_CONTROLLER,
+  byController,
+  cacheSource,
+  reconcile,
+  requeueFor,
+} from '../../../../src/controllers/deployment/reconciler.ts';
 import { buildSnapshot as engineSnapshot } from '../../../../src/engine/index.ts';
 import type { Engine, ReconcileClient, ReconcilerDeps } from '../../../../src/controllers/deployment/reconciler.ts';
 import type { Deployment, DeploymentStatus, Pod, ReplicaSet } from '../../../../src/api/types.ts';
@@ -10,18 +16,44 @@ import { silentLogger } from '../../../../src/observe/logger.ts';
 const NS = 'prod';
 function deployment(over: Partial<Deployment['metadata']> = {}): Deployment {
   return {
-    apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment',
+    apiVersion: 'pacer.dev/v1alpha1',
+    kind: 'Deployment',
     metadata: { name: 'web', namespace: NS, uid: 'd-uid', resourceVersion: '10', generation: 1, ...over },
-    spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } } },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } },
+    },
   };
 }
-function rs(name: string, opts: { owner?: string | null; labels?: Record<string, string>; replicas?: number; rv?: string } = {}): ReplicaSet {
+function rs(
+  name: string,
+  opts: { owner?: string | null; labels?: Record<string, string>; replicas?: number; rv?: string } = {},
+): ReplicaSet {
   const owner = opts.owner === undefined ? 'd-uid' : opts.owner;
   return {
-    apiVersion: 'apps/v1', kind: 'ReplicaSet',
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
     metadata: {
-      name, namespace: NS, uid: `${name}-uid`, resourceVersion: opts.rv ?? '5', labels: opts.labels ?? { app: 'web' },
-      ...(owner ? { ownerReferences: [{ apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', name: 'web', uid: owner, controller: true, blockOwnerDeletion: true }] } : {}),
+      name,
+      namespace: NS,
+      uid: `${name}-uid`,
+      resourceVersion: opts.rv ?? '5',
+      labels: opts.labels ?? { app: 'web' },
+      ...(owner
+        ? {
+            ownerReferences: [
+              {
+                apiVersion: 'pacer.dev/v1alpha1',
+                kind: 'Deployment',
+                name: 'web',
+                uid: owner,
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
+          }
+        : {}),
     },
     spec: { replicas: opts.replicas ?? 1, selector: { matchLabels: { app: 'web' } } },
   };
@@ -44,22 +76,35 @@ class FakeApi implements ReconcileClient {
   private fail(call: string): void {
     this.calls.push(call);
     const f = this.failures.get(call);
-    if (f) { this.failures.delete(call); throw f; }
+    if (f) {
+      this.failures.delete(call);
+      throw f;
+    }
   }
-  async getDeployment(): Promise<Deployment> { this.fail('get deployment'); return structuredClone(this.deployment); }
-  async patchDeployment(_ns: string, _name: string, patch: { metadata: { resourceVersion: string; annotations?: Record<string, string | null> } }): Promise<Deployment> {
+  async getDeployment(): Promise<Deployment> {
+    this.fail('get deployment');
+    return structuredClone(this.deployment);
+  }
+  async patchDeployment(
+    _ns: string,
+    _name: string,
+    patch: { metadata: { resourceVersion: string; annotations?: Record<string, string | null> } },
+  ): Promise<Deployment> {
     this.fail('patch deployment');
-    if (patch.metadata.resourceVersion !== this.deployment.metadata.resourceVersion) throw new KubeError('Conflict', 'stale', { code: 409 });
+    if (patch.metadata.resourceVersion !== this.deployment.metadata.resourceVersion)
+      throw new KubeError('Conflict', 'stale', { code: 409 });
     for (const [k, v] of Object.entries(patch.metadata.annotations ?? {})) {
       const a = (this.deployment.metadata.annotations ??= {});
-      if (v === null) delete a[k]; else a[k] = v;
+      if (v === null) delete a[k];
+      else a[k] = v;
     }
     this.deployment.metadata.resourceVersion = String(++this.rv);
     return structuredClone(this.deployment);
   }
   async replaceDeploymentStatus(d: Deployment, status: DeploymentStatus): Promise<Deployment> {
     this.fail('status');
-    if (d.metadata.resourceVersion !== this.deployment.metadata.resourceVersion) throw new KubeError('Conflict', 'stale', { code: 409 });
+    if (d.metadata.resourceVersion !== this.deployment.metadata.resourceVersion)
+      throw new KubeError('Conflict', 'stale', { code: 409 });
     this.deployment.status = status;
     this.deployment.metadata.resourceVersion = String(++this.rv);
     return structuredClone(this.deployment);
@@ -72,7 +117,8 @@ class FakeApi implements ReconcileClient {
   }
   async createReplicaSet(r: ReplicaSet): Promise<ReplicaSet> {
     this.fail(`create ${r.metadata.name}`);
-    if (this.replicaSets.has(r.metadata.name!)) throw new KubeError('AlreadyExists', 'exists', { code: 409, reason: 'AlreadyExists' });
+    if (this.replicaSets.has(r.metadata.name!))
+      throw new KubeError('AlreadyExists', 'exists', { code: 409, reason: 'AlreadyExists' });
     const stored = { ...structuredClone(r), metadata: { ...r.metadata, resourceVersion: String(++this.rv) } };
     this.replicaSets.set(r.metadata.name!, stored);
     return structuredClone(stored);
@@ -81,7 +127,8 @@ class FakeApi implements ReconcileClient {
     this.fail(`replace ${r.metadata.name}`);
     const cur = this.replicaSets.get(r.metadata.name!);
     if (!cur) throw new KubeError('NotFound', 'not found', { code: 404 });
-    if (r.metadata.resourceVersion !== cur.metadata.resourceVersion) throw new KubeError('Conflict', 'stale', { code: 409 });
+    if (r.metadata.resourceVersion !== cur.metadata.resourceVersion)
+      throw new KubeError('Conflict', 'stale', { code: 409 });
     const stored = { ...structuredClone(r), metadata: { ...r.metadata, resourceVersion: String(++this.rv) } };
     this.replicaSets.set(r.metadata.name!, stored);
     return structuredClone(stored);
@@ -100,12 +147,34 @@ function cache<T extends { metadata: { name?: string; namespace?: string } }>(it
 }
 
 function decision(actions: Action[], extra: Partial<Decision> = {}): Decision {
-  return { deployment: `${NS}/web`, actions, status: {}, requeueAfterSeconds: null, events: [], objects: { deployment: deployment(), replicaSets: [] }, ...extra };
+  return {
+    deployment: `${NS}/web`,
+    actions,
+    status: {},
+    requeueAfterSeconds: null,
+    events: [],
+    objects: { deployment: deployment(), replicaSets: [] },
+    ...extra,
+  };
 }
 
-interface Harness { deps: ReconcilerDeps; api: FakeApi; events: string[]; snapshots: Snapshot[]; conflicts: ReplicaSet[]; createErrors: string[] }
+interface Harness {
+  deps: ReconcilerDeps;
+  api: FakeApi;
+  events: string[];
+  snapshots: Snapshot[];
+  conflicts: ReplicaSet[];
+  createErrors: string[];
+}
 
-function harness(opts: { d?: Deployment | null; rss?: ReplicaSet[]; pods?: Pod[]; decide: (s: Snapshot) => Decision; onCreateConflict?: Engine['onCreateConflict']; onCreateError?: Engine['onCreateError'] }): Harness {
+function harness(opts: {
+  d?: Deployment | null;
+  rss?: ReplicaSet[];
+  pods?: Pod[];
+  decide: (s: Snapshot) => Decision;
+  onCreateConflict?: Engine['onCreateConflict'];
+  onCreateError?: Engine['onCreateError'];
+}): Harness {
   const d = opts.d === null ? undefined : (opts.d ?? deployment());
   const rss = opts.rss ?? [];
   const api = new FakeApi(d ?? deployment(), rss);
@@ -114,9 +183,18 @@ function harness(opts: { d?: Deployment | null; rss?: ReplicaSet[]; pods?: Pod[]
   const conflicts: ReplicaSet[] = [];
   const createErrors: string[] = [];
   const engine: Engine = {
-    decide: (s) => { snapshots.push(s); return opts.decide(s); },
-    onCreateConflict: (s, existing) => { conflicts.push(existing); return opts.onCreateConflict ? opts.onCreateConflict(s, existing) : decision([]); },
-    onCreateError: (s, name, message) => { createErrors.push(`${name}: ${message}`); return opts.onCreateError ? opts.onCreateError(s, name, message) : decision([]); },
+    decide: (s) => {
+      snapshots.push(s);
+      return opts.decide(s);
+    },
+    onCreateConflict: (s, existing) => {
+      conflicts.push(existing);
+      return opts.onCreateConflict ? opts.onCreateConflict(s, existing) : decision([]);
+    },
+    onCreateError: (s, name, message) => {
+      createErrors.push(`${name}: ${message}`);
+      return opts.onCreateError ? opts.onCreateError(s, name, message) : decision([]);
+    },
   };
   const deps: ReconcilerDeps = {
     client: api,
@@ -131,9 +209,21 @@ function harness(opts: { d?: Deployment | null; rss?: ReplicaSet[]; pods?: Pod[]
   return { deps, api, events, snapshots, conflicts, createErrors };
 }
 
-const scaleEvent = (n: string, a: number, b: number) => ({ type: 'Normal' as const, reason: 'ScalingReplicaSet', message: `Scaled ${b > a ? 'up' : 'down'} replica set ${n} from ${a} to ${b}` });
+const scaleEvent = (n: string, a: number, b: number) => ({
+  type: 'Normal' as const,
+  reason: 'ScalingReplicaSet',
+  message: `Scaled ${b > a ? 'up' : 'down'} replica set ${n} from ${a} to ${b}`,
+});
 function scale(r: ReplicaSet, to: number): Action {
-  return { verb: 'scale', kind: 'ReplicaSet', name: r.metadata.name!, from: r.spec.replicas!, replicas: to, object: { ...r, spec: { ...r.spec, replicas: to } }, event: scaleEvent(r.metadata.name!, r.spec.replicas!, to) };
+  return {
+    verb: 'scale',
+    kind: 'ReplicaSet',
+    name: r.metadata.name!,
+    from: r.spec.replicas!,
+    replicas: to,
+    object: { ...r, spec: { ...r.spec, replicas: to } },
+    event: scaleEvent(r.metadata.name!, r.spec.replicas!, to),
+  };
 }
 
 describe('controllers/deployment/reconciler', () => {
@@ -144,7 +234,7 @@ describe('controllers/deployment/reconciler', () => {
     expect(h.api.calls).to.deep.equal([]);
   });
 
-  describe('the snapshot (the engine\'s buildSnapshot over the controller\'s caches)', () => {
+  describe("the snapshot (the engine's buildSnapshot over the controller's caches)", () => {
     const cache = <T extends { metadata: { name?: string; namespace?: string } }>(items: T[]) => ({
       get: (key: string) => items.find((x) => `${x.metadata.namespace}/${x.metadata.name}` === key),
       list: () => items,
@@ -162,7 +252,11 @@ describe('controllers/deployment/reconciler', () => {
     });
     const rows: Array<[string, ReplicaSet, boolean]> = [
       ['a ReplicaSet it controls', rs('web-a'), true],
-      ['a ReplicaSet it controls that no longer matches (the engine releases it)', rs('web-b', { labels: { app: 'other' } }), true],
+      [
+        'a ReplicaSet it controls that no longer matches (the engine releases it)',
+        rs('web-b', { labels: { app: 'other' } }),
+        true,
+      ],
       ['an orphan its selector matches (the engine adopts it)', rs('web-c', { owner: null }), true],
       ['an orphan its selector does not match', rs('web-d', { owner: null, labels: { app: 'db' } }), false],
       ['a matching ReplicaSet controlled by another Deployment', rs('web-e', { owner: 'other-uid' }), false],
@@ -173,7 +267,11 @@ describe('controllers/deployment/reconciler', () => {
         expect(s.replicaSets.map((x) => x.metadata.name)).to.deep.equal(included ? [r.metadata.name] : []);
         // The same through the cache's index, which reads the Deployment's own and the orphans only.
         const asked: string[][] = [];
-        const viaIndex = engineSnapshot(deployment(), cacheSource({ replicaSets: indexed([r], asked), pods: cache([]), deployments: cache([deployment()]) }), 1);
+        const viaIndex = engineSnapshot(
+          deployment(),
+          cacheSource({ replicaSets: indexed([r], asked), pods: cache([]), deployments: cache([deployment()]) }),
+          1,
+        );
         expect(viaIndex).to.deep.equal(s);
         expect(asked).to.deep.equal([[`${NS}/${deployment().metadata.uid}`, `${NS}/`]]);
       });
@@ -191,7 +289,11 @@ describe('controllers/deployment/reconciler', () => {
 
   describe('requeueAfterSeconds → the queue (upstream adds one second; under a second is rate-limited)', () => {
     const rows: Array<[number | null, object]> = [
-      [null, {}], [0, { requeue: true }], [0.5, { requeue: true }], [1, { requeueAfterMs: 2000 }], [599, { requeueAfterMs: 600_000 }],
+      [null, {}],
+      [0, { requeue: true }],
+      [0.5, { requeue: true }],
+      [1, { requeueAfterMs: 2000 }],
+      [599, { requeueAfterMs: 600_000 }],
     ];
     for (const [s, r] of rows) it(`${s} → ${JSON.stringify(r)}`, () => expect(requeueFor(s)).to.deep.equal(r));
   });
@@ -201,11 +303,22 @@ describe('controllers/deployment/reconciler', () => {
     const created = rs('web-new', { replicas: 0 });
     const h = harness({
       rss: [old],
-      decide: () => decision([
-        { verb: 'create', kind: 'ReplicaSet', name: 'web-new', replicas: 1, object: { ...created, spec: { ...created.spec, replicas: 1 } }, event: scaleEvent('web-new', 0, 1) },
-        scale(old, 2),
-        { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { replicas: 3, observedGeneration: 1 } },
-      ], { events: [{ type: 'Warning', reason: 'SelectingAll', message: 'x' }], requeueAfterSeconds: 30 }),
+      decide: () =>
+        decision(
+          [
+            {
+              verb: 'create',
+              kind: 'ReplicaSet',
+              name: 'web-new',
+              replicas: 1,
+              object: { ...created, spec: { ...created.spec, replicas: 1 } },
+              event: scaleEvent('web-new', 0, 1),
+            },
+            scale(old, 2),
+            { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { replicas: 3, observedGeneration: 1 } },
+          ],
+          { events: [{ type: 'Warning', reason: 'SelectingAll', message: 'x' }], requeueAfterSeconds: 30 },
+        ),
     });
     const result = await reconcile(h.deps, `${NS}/web`);
     expect(h.api.calls).to.deep.equal(['create web-new', 'replace web-old', 'status']);
@@ -222,10 +335,18 @@ describe('controllers/deployment/reconciler', () => {
   it('stops at the first failure: later actions are not tried and their events not recorded', async () => {
     const a = rs('web-a', { replicas: 1 });
     const b = rs('web-b', { replicas: 1 });
-    const h = harness({ rss: [a, b], decide: () => decision([scale(a, 2), scale(b, 0), { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: {} }]) });
+    const h = harness({
+      rss: [a, b],
+      decide: () =>
+        decision([scale(a, 2), scale(b, 0), { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: {} }]),
+    });
     h.api.failures.set('replace web-b', new KubeError('Invalid', 'spec.replicas: Invalid value', { code: 422 }));
     let thrown: unknown;
-    try { await reconcile(h.deps, `${NS}/web`); } catch (e) { thrown = e; }
+    try {
+      await reconcile(h.deps, `${NS}/web`);
+    } catch (e) {
+      thrown = e;
+    }
     expect((thrown as KubeError).kind).to.equal('Invalid');
     expect(h.api.calls).to.deep.equal(['replace web-a', 'replace web-b']);
     expect(h.events).to.have.length(1);
@@ -233,7 +354,10 @@ describe('controllers/deployment/reconciler', () => {
 
   it('a stale resourceVersion (409) requeues and overwrites nothing', async () => {
     const a = rs('web-a', { replicas: 1, rv: '5' });
-    const h = harness({ rss: [a], decide: () => decision([scale(a, 3), { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: {} }]) });
+    const h = harness({
+      rss: [a],
+      decide: () => decision([scale(a, 3), { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: {} }]),
+    });
     h.api.replicaSets.get('web-a')!.metadata.resourceVersion = '6'; // someone else wrote it since the cache saw it
     expect(await reconcile(h.deps, `${NS}/web`)).to.deep.equal({ requeue: true });
     expect(h.api.replicaSets.get('web-a')!.spec.replicas).to.equal(1);
@@ -242,8 +366,18 @@ describe('controllers/deployment/reconciler', () => {
   });
 
   describe('condition-change events ride on the status write', () => {
-    const progressed = { type: 'Normal' as const, reason: 'NewReplicaSetAvailable', message: 'ReplicaSet "web-a" has successfully progressed.' };
-    const statusWrite: Action = { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { replicas: 1 }, events: [progressed] };
+    const progressed = {
+      type: 'Normal' as const,
+      reason: 'NewReplicaSetAvailable',
+      message: 'ReplicaSet "web-a" has successfully progressed.',
+    };
+    const statusWrite: Action = {
+      verb: 'updateStatus',
+      kind: 'Deployment',
+      name: 'web',
+      status: { replicas: 1 },
+      events: [progressed],
+    };
     it('recorded once the status is stored, and the pass counts its writes', async () => {
       const h = harness({ decide: () => decision([statusWrite]) });
       const stats = { writes: 0 };
@@ -262,7 +396,9 @@ describe('controllers/deployment/reconciler', () => {
   });
 
   it('a 409 on the status write requeues', async () => {
-    const h = harness({ decide: () => decision([{ verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { replicas: 1 } }]) });
+    const h = harness({
+      decide: () => decision([{ verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { replicas: 1 } }]),
+    });
     h.api.deployment.metadata.resourceVersion = '11';
     expect(await reconcile(h.deps, `${NS}/web`)).to.deep.equal({ requeue: true });
     expect(h.api.deployment.status).to.equal(undefined);
@@ -271,17 +407,28 @@ describe('controllers/deployment/reconciler', () => {
   it('chains its own writes: a status write after a metadata patch uses the new resourceVersion', async () => {
     const d = deployment();
     const target = { ...d, metadata: { ...d.metadata, annotations: { 'pacer.dev/revision': '1' } } };
-    const h = harness({ d, decide: () => decision([{ verb: 'update', kind: 'Deployment', name: 'web', object: target }, { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { replicas: 0 } }]) });
+    const h = harness({
+      d,
+      decide: () =>
+        decision([
+          { verb: 'update', kind: 'Deployment', name: 'web', object: target },
+          { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { replicas: 0 } },
+        ]),
+    });
     await reconcile(h.deps, `${NS}/web`);
     expect(h.api.calls).to.deep.equal(['patch deployment', 'status']);
     expect(h.api.deployment.metadata.annotations).to.deep.equal({ 'pacer.dev/revision': '1' });
     expect(h.api.deployment.status).to.deep.equal({ replicas: 0 });
   });
 
-  it('two writes to one ReplicaSet in a pass: the second is guarded by the first one\'s resourceVersion', async () => {
+  it("two writes to one ReplicaSet in a pass: the second is guarded by the first one's resourceVersion", async () => {
     const a = rs('web-a', { replicas: 1 });
     const annotated = { ...a, metadata: { ...a.metadata, annotations: { 'pacer.dev/revision': '2' } } };
-    const h = harness({ rss: [a], decide: () => decision([{ verb: 'update', kind: 'ReplicaSet', name: 'web-a', object: annotated }, scale(annotated, 3)]) });
+    const h = harness({
+      rss: [a],
+      decide: () =>
+        decision([{ verb: 'update', kind: 'ReplicaSet', name: 'web-a', object: annotated }, scale(annotated, 3)]),
+    });
     expect(await reconcile(h.deps, `${NS}/web`)).to.deep.equal({});
     expect(h.api.replicaSets.get('web-a')!.spec.replicas).to.equal(3);
   });
@@ -290,8 +437,20 @@ describe('controllers/deployment/reconciler', () => {
     const existing = rs('web-new', { owner: 'someone-else' });
     const h = harness({
       rss: [],
-      decide: () => decision([{ verb: 'create', kind: 'ReplicaSet', name: 'web-new', replicas: 3, object: rs('web-new'), event: scaleEvent('web-new', 0, 3) }, { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { replicas: 9 } }]),
-      onCreateConflict: () => decision([{ verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { collisionCount: 1 } }]),
+      decide: () =>
+        decision([
+          {
+            verb: 'create',
+            kind: 'ReplicaSet',
+            name: 'web-new',
+            replicas: 3,
+            object: rs('web-new'),
+            event: scaleEvent('web-new', 0, 3),
+          },
+          { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { replicas: 9 } },
+        ]),
+      onCreateConflict: () =>
+        decision([{ verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { collisionCount: 1 } }]),
     });
     h.api.replicaSets.set('web-new', existing);
     expect(await reconcile(h.deps, `${NS}/web`)).to.deep.equal({ requeue: true });
@@ -303,18 +462,32 @@ describe('controllers/deployment/reconciler', () => {
 
   it('create → another error: applies onCreateError (best effort), records its events, returns the error', async () => {
     const h = harness({
-      decide: () => decision([{ verb: 'create', kind: 'ReplicaSet', name: 'web-new', replicas: 3, object: rs('web-new') }]),
-      onCreateError: (_s, name, message) => decision([{ verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { conditions: [] } }], {
-        events: [{ type: 'Warning', reason: 'ReplicaSetCreateError', message: `Failed to create new replica set "${name}": ${message}` }],
-      }),
+      decide: () =>
+        decision([{ verb: 'create', kind: 'ReplicaSet', name: 'web-new', replicas: 3, object: rs('web-new') }]),
+      onCreateError: (_s, name, message) =>
+        decision([{ verb: 'updateStatus', kind: 'Deployment', name: 'web', status: { conditions: [] } }], {
+          events: [
+            {
+              type: 'Warning',
+              reason: 'ReplicaSetCreateError',
+              message: `Failed to create new replica set "${name}": ${message}`,
+            },
+          ],
+        }),
     });
     h.api.failures.set('create web-new', new KubeError('Forbidden', 'exceeded quota', { code: 403 }));
     let thrown: unknown;
-    try { await reconcile(h.deps, `${NS}/web`); } catch (e) { thrown = e; }
+    try {
+      await reconcile(h.deps, `${NS}/web`);
+    } catch (e) {
+      thrown = e;
+    }
     expect((thrown as KubeError).kind).to.equal('Forbidden');
     expect(h.createErrors).to.deep.equal(['web-new: exceeded quota']);
     expect(h.api.calls).to.deep.equal(['create web-new', 'status']);
-    expect(h.events).to.deep.equal(['Warning ReplicaSetCreateError Failed to create new replica set "web-new": exceeded quota']);
+    expect(h.events).to.deep.equal([
+      'Warning ReplicaSetCreateError Failed to create new replica set "web-new": exceeded quota',
+    ]);
   });
 
   describe('adoption checks the Deployment fresh from the API server first', () => {
@@ -326,8 +499,18 @@ describe('controllers/deployment/reconciler', () => {
     for (const [name, fresh, adopts] of rows) {
       it(name, async () => {
         const orphan = rs('web-o', { owner: null });
-        const claimed = { ...orphan, metadata: { ...orphan.metadata, ownerReferences: rs('x').metadata.ownerReferences } };
-        const h = harness({ rss: [orphan], decide: () => decision([{ verb: 'update', kind: 'ReplicaSet', name: 'web-o', object: claimed }, { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: {} }]) });
+        const claimed = {
+          ...orphan,
+          metadata: { ...orphan.metadata, ownerReferences: rs('x').metadata.ownerReferences },
+        };
+        const h = harness({
+          rss: [orphan],
+          decide: () =>
+            decision([
+              { verb: 'update', kind: 'ReplicaSet', name: 'web-o', object: claimed },
+              { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: {} },
+            ]),
+        });
         Object.assign(h.api.deployment.metadata, fresh);
         expect(await reconcile(h.deps, `${NS}/web`)).to.deep.equal({});
         expect(h.api.calls).to.deep.equal(adopts ? ['get deployment', 'replace web-o', 'status'] : ['get deployment']);
@@ -339,11 +522,12 @@ describe('controllers/deployment/reconciler', () => {
   it('deletes with uid and resourceVersion preconditions, and ignores NotFound', async () => {
     const h = harness({
       rss: [rs('web-old', { replicas: 0 })],
-      decide: () => decision([
-        { verb: 'delete', kind: 'ReplicaSet', name: 'web-old', uid: 'web-old-uid', resourceVersion: '5' },
-        { verb: 'delete', kind: 'ReplicaSet', name: 'web-gone', uid: 'g', resourceVersion: '1' },
-        { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: {} },
-      ]),
+      decide: () =>
+        decision([
+          { verb: 'delete', kind: 'ReplicaSet', name: 'web-old', uid: 'web-old-uid', resourceVersion: '5' },
+          { verb: 'delete', kind: 'ReplicaSet', name: 'web-gone', uid: 'g', resourceVersion: '1' },
+          { verb: 'updateStatus', kind: 'Deployment', name: 'web', status: {} },
+        ]),
     });
     expect(await reconcile(h.deps, `${NS}/web`)).to.deep.equal({});
     expect(h.api.calls).to.deep.equal(['delete web-old web-old-uid/5', 'delete web-gone g/1', 'status']);

@@ -12,30 +12,76 @@ describe('plans: aggregate status', () => {
     ['errors on the parent → ERROR', ['COMPLETE'], [], { errors: ['bad config'] }, 'ERROR', 1],
     ['a child in ERROR → ERROR', ['ERROR', 'PENDING'], ['PENDING'], {}, 'ERROR', 1],
     ['no children → COMPLETE', [], [], {}, 'COMPLETE', 2],
-    ['all children COMPLETE → COMPLETE, even when interrupted', ['COMPLETE', 'COMPLETE'], [], { interrupted: true }, 'COMPLETE', 2],
+    [
+      'all children COMPLETE → COMPLETE, even when interrupted',
+      ['COMPLETE', 'COMPLETE'],
+      [],
+      { interrupted: true },
+      'COMPLETE',
+      2,
+    ],
     ['interrupted with a child STARTING → WAITING', ['STARTING', 'PENDING'], [], { interrupted: true }, 'WAITING', 3],
     ['every child and candidate DELAYED → DELAYED', ['DELAYED', 'DELAYED'], ['DELAYED'], {}, 'DELAYED', 4],
     ['a child PREPARED (not a candidate) → IN_PROGRESS', ['PREPARED', 'PENDING'], ['PENDING'], {}, 'IN_PROGRESS', 5],
     ['a candidate WAITING → WAITING', ['WAITING', 'PENDING'], ['WAITING'], {}, 'WAITING', 6],
     ['a candidate IN_PROGRESS → IN_PROGRESS', ['IN_PROGRESS', 'PENDING'], ['IN_PROGRESS'], {}, 'IN_PROGRESS', 7],
     ['a child COMPLETE, a candidate PENDING → IN_PROGRESS', ['COMPLETE', 'PENDING'], ['PENDING'], {}, 'IN_PROGRESS', 8],
-    ['a child COMPLETE, a candidate STARTING → IN_PROGRESS', ['COMPLETE', 'STARTING'], ['STARTING'], {}, 'IN_PROGRESS', 9],
-    ['a child COMPLETE, a candidate STARTED → IN_PROGRESS', ['COMPLETE', 'STARTED'], ['STARTED'], {}, 'IN_PROGRESS', 10],
-    ['parallel [STARTING, PENDING]: PENDING is a candidate and nothing is COMPLETE → PENDING', ['STARTING', 'PENDING'], ['STARTING', 'PENDING'], {}, 'PENDING', 11],
+    [
+      'a child COMPLETE, a candidate STARTING → IN_PROGRESS',
+      ['COMPLETE', 'STARTING'],
+      ['STARTING'],
+      {},
+      'IN_PROGRESS',
+      9,
+    ],
+    [
+      'a child COMPLETE, a candidate STARTED → IN_PROGRESS',
+      ['COMPLETE', 'STARTED'],
+      ['STARTED'],
+      {},
+      'IN_PROGRESS',
+      10,
+    ],
+    [
+      'parallel [STARTING, PENDING]: PENDING is a candidate and nothing is COMPLETE → PENDING',
+      ['STARTING', 'PENDING'],
+      ['STARTING', 'PENDING'],
+      {},
+      'PENDING',
+      11,
+    ],
     ['a child WAITING, no candidate → WAITING', ['WAITING', 'PENDING'], [], {}, 'WAITING', 12],
-    ['serial: the running step STARTING, the rest PENDING → STARTING', ['STARTING', 'PENDING', 'PENDING'], ['STARTING'], {}, 'STARTING', 13],
+    [
+      'serial: the running step STARTING, the rest PENDING → STARTING',
+      ['STARTING', 'PENDING', 'PENDING'],
+      ['STARTING'],
+      {},
+      'STARTING',
+      13,
+    ],
     ['serial: the running step STARTED → STARTED', ['STARTED', 'PENDING'], ['STARTED'], {}, 'STARTED', 14],
-    ['back-off: the only candidate DELAYED beside PENDING steps falls through → ERROR', ['DELAYED', 'PENDING'], ['DELAYED'], {}, 'ERROR', 15],
+    [
+      'back-off: the only candidate DELAYED beside PENDING steps falls through → ERROR',
+      ['DELAYED', 'PENDING'],
+      ['DELAYED'],
+      {},
+      'ERROR',
+      15,
+    ],
   ];
   for (const [name, children, candidates, o, status, rule] of rows) {
     it(`${name} (rule ${rule})`, () => {
-      expect(aggregate({ children, candidates, errors: o.errors ?? [], interrupted: o.interrupted ?? false })).to.deep.equal({ status, rule });
+      expect(
+        aggregate({ children, candidates, errors: o.errors ?? [], interrupted: o.interrupted ?? false }),
+      ).to.deep.equal({ status, rule });
     });
   }
 });
 
-describe('plans: a step\'s status', () => {
-  const rows: Array<[string, StepStatus[], { errors?: boolean; prepared?: boolean; current?: StepStatus }, StepStatus]> = [
+describe("plans: a step's status", () => {
+  const rows: Array<
+    [string, StepStatus[], { errors?: boolean; prepared?: boolean; current?: StepStatus }, StepStatus]
+  > = [
     ['errors → ERROR', ['COMPLETE'], { errors: true }, 'ERROR'],
     ['no task, offers not evaluated → PENDING', [], {}, 'PENDING'],
     ['no task, offers being evaluated → PREPARED', [], { prepared: true }, 'PREPARED'],
@@ -55,7 +101,17 @@ describe('plans: a step\'s status', () => {
   });
 
   it('isRunning: PREPARED, STARTING, STARTED and IN_PROGRESS', () => {
-    const all: Status[] = ['ERROR', 'WAITING', 'PENDING', 'PREPARED', 'STARTING', 'STARTED', 'COMPLETE', 'IN_PROGRESS', 'DELAYED'];
+    const all: Status[] = [
+      'ERROR',
+      'WAITING',
+      'PENDING',
+      'PREPARED',
+      'STARTING',
+      'STARTED',
+      'COMPLETE',
+      'IN_PROGRESS',
+      'DELAYED',
+    ];
     expect(all.filter(isRunning)).to.deep.equal(['PREPARED', 'STARTING', 'STARTED', 'IN_PROGRESS']);
   });
 });

@@ -9,11 +9,16 @@ import { planTree } from '../../../../src/engine/dcos/render.ts';
 import type { Plan, Step, StepStatus } from '../../../../src/engine/dcos/types.ts';
 
 const step = (pod: string, index: number, tasks: string[]): Step => ({
-  name: `${pod}-${index}:[${tasks.join(', ')}]`, status: 'PENDING', requirement: { pod, index, tasks },
+  name: `${pod}-${index}:[${tasks.join(', ')}]`,
+  status: 'PENDING',
+  requirement: { pod, index, tasks },
 });
 
 function set(plan: Plan, name: string, status: StepStatus): Plan {
-  return { ...plan, phases: plan.phases.map((p) => ({ ...p, steps: p.steps.map((s) => (s.name === name ? { ...s, status } : s)) })) };
+  return {
+    ...plan,
+    phases: plan.phases.map((p) => ({ ...p, steps: p.steps.map((s) => (s.name === name ? { ...s, status } : s)) })),
+  };
 }
 
 describe('plans: the SDK walk-through (initial deployment of hello-world)', () => {
@@ -22,55 +27,89 @@ describe('plans: the SDK walk-through (initial deployment of hello-world)', () =
     buildPhase('world', 'serial', [step('world', 0, ['server', 'sidecar']), step('world', 1, ['server', 'sidecar'])]),
   ]);
   const rows: Array<{ name: string; move?: [string, StepStatus]; tree: string; candidates: string[] }> = [
-    { name: 'initialized: everything PENDING; the candidate is hello-0', tree: `
+    {
+      name: 'initialized: everything PENDING; the candidate is hello-0',
+      tree: `
 deploy (serial strategy) (PENDING)
 ├─ hello (serial strategy) (PENDING)
 │  └─ hello-0:[server] (PENDING)
 └─ world (serial strategy) (PENDING)
    ├─ world-0:[server, sidecar] (PENDING)
-   └─ world-1:[server, sidecar] (PENDING)`, candidates: ['hello-0:[server]'] },
-    { name: 'offers evaluated for hello-0: PREPARED, its parents IN_PROGRESS', move: ['hello-0:[server]', 'PREPARED'], tree: `
+   └─ world-1:[server, sidecar] (PENDING)`,
+      candidates: ['hello-0:[server]'],
+    },
+    {
+      name: 'offers evaluated for hello-0: PREPARED, its parents IN_PROGRESS',
+      move: ['hello-0:[server]', 'PREPARED'],
+      tree: `
 deploy (serial strategy) (IN_PROGRESS)
 ├─ hello (serial strategy) (IN_PROGRESS)
 │  └─ hello-0:[server] (PREPARED)
 └─ world (serial strategy) (PENDING)
    ├─ world-0:[server, sidecar] (PENDING)
-   └─ world-1:[server, sidecar] (PENDING)`, candidates: ['hello-0:[server]'] },
-    { name: 'launched: STARTING all the way up', move: ['hello-0:[server]', 'STARTING'], tree: `
+   └─ world-1:[server, sidecar] (PENDING)`,
+      candidates: ['hello-0:[server]'],
+    },
+    {
+      name: 'launched: STARTING all the way up',
+      move: ['hello-0:[server]', 'STARTING'],
+      tree: `
 deploy (serial strategy) (STARTING)
 ├─ hello (serial strategy) (STARTING)
 │  └─ hello-0:[server] (STARTING)
 └─ world (serial strategy) (PENDING)
    ├─ world-0:[server, sidecar] (PENDING)
-   └─ world-1:[server, sidecar] (PENDING)`, candidates: ['hello-0:[server]'] },
-    { name: 'running, readiness check not passed yet: STARTED all the way up', move: ['hello-0:[server]', 'STARTED'], tree: `
+   └─ world-1:[server, sidecar] (PENDING)`,
+      candidates: ['hello-0:[server]'],
+    },
+    {
+      name: 'running, readiness check not passed yet: STARTED all the way up',
+      move: ['hello-0:[server]', 'STARTED'],
+      tree: `
 deploy (serial strategy) (STARTED)
 ├─ hello (serial strategy) (STARTED)
 │  └─ hello-0:[server] (STARTED)
 └─ world (serial strategy) (PENDING)
    ├─ world-0:[server, sidecar] (PENDING)
-   └─ world-1:[server, sidecar] (PENDING)`, candidates: ['hello-0:[server]'] },
-    { name: 'ready: hello COMPLETE, deploy IN_PROGRESS, world-0 next', move: ['hello-0:[server]', 'COMPLETE'], tree: `
+   └─ world-1:[server, sidecar] (PENDING)`,
+      candidates: ['hello-0:[server]'],
+    },
+    {
+      name: 'ready: hello COMPLETE, deploy IN_PROGRESS, world-0 next',
+      move: ['hello-0:[server]', 'COMPLETE'],
+      tree: `
 deploy (serial strategy) (IN_PROGRESS)
 ├─ hello (serial strategy) (COMPLETE)
 │  └─ hello-0:[server] (COMPLETE)
 └─ world (serial strategy) (PENDING)
    ├─ world-0:[server, sidecar] (PENDING)
-   └─ world-1:[server, sidecar] (PENDING)`, candidates: ['world-0:[server, sidecar]'] },
-    { name: 'world-0 done: world-1 next', move: ['world-0:[server, sidecar]', 'COMPLETE'], tree: `
+   └─ world-1:[server, sidecar] (PENDING)`,
+      candidates: ['world-0:[server, sidecar]'],
+    },
+    {
+      name: 'world-0 done: world-1 next',
+      move: ['world-0:[server, sidecar]', 'COMPLETE'],
+      tree: `
 deploy (serial strategy) (IN_PROGRESS)
 ├─ hello (serial strategy) (COMPLETE)
 │  └─ hello-0:[server] (COMPLETE)
 └─ world (serial strategy) (IN_PROGRESS)
    ├─ world-0:[server, sidecar] (COMPLETE)
-   └─ world-1:[server, sidecar] (PENDING)`, candidates: ['world-1:[server, sidecar]'] },
-    { name: 'world-1 done: the service is deployed', move: ['world-1:[server, sidecar]', 'COMPLETE'], tree: `
+   └─ world-1:[server, sidecar] (PENDING)`,
+      candidates: ['world-1:[server, sidecar]'],
+    },
+    {
+      name: 'world-1 done: the service is deployed',
+      move: ['world-1:[server, sidecar]', 'COMPLETE'],
+      tree: `
 deploy (serial strategy) (COMPLETE)
 ├─ hello (serial strategy) (COMPLETE)
 │  └─ hello-0:[server] (COMPLETE)
 └─ world (serial strategy) (COMPLETE)
    ├─ world-0:[server, sidecar] (COMPLETE)
-   └─ world-1:[server, sidecar] (COMPLETE)`, candidates: [] },
+   └─ world-1:[server, sidecar] (COMPLETE)`,
+      candidates: [],
+    },
   ];
   let plan = initial;
   for (const row of rows) {
@@ -81,28 +120,41 @@ deploy (serial strategy) (COMPLETE)
     });
   }
 
-  it('a configuration change: hello-1 added, world to be relaunched (the document\'s second tree)', () => {
+  it("a configuration change: hello-1 added, world to be relaunched (the document's second tree)", () => {
     const changed = buildPlan('deploy', 'serial', [
-      buildPhase('hello', 'serial', [{ ...step('hello', 0, ['server']), status: 'COMPLETE' }, step('hello', 1, ['server'])]),
+      buildPhase('hello', 'serial', [
+        { ...step('hello', 0, ['server']), status: 'COMPLETE' },
+        step('hello', 1, ['server']),
+      ]),
       buildPhase('world', 'serial', [step('world', 0, ['server', 'sidecar']), step('world', 1, ['server', 'sidecar'])]),
     ]);
-    expect(planTree(viewPlan(changed)).join('\n')).to.equal(`
+    expect(planTree(viewPlan(changed)).join('\n')).to.equal(
+      `
 deploy (serial strategy) (IN_PROGRESS)
 ├─ hello (serial strategy) (IN_PROGRESS)
 │  ├─ hello-0:[server] (COMPLETE)
 │  └─ hello-1:[server] (PENDING)
 └─ world (serial strategy) (PENDING)
    ├─ world-0:[server, sidecar] (PENDING)
-   └─ world-1:[server, sidecar] (PENDING)`.trim());
+   └─ world-1:[server, sidecar] (PENDING)`.trim(),
+    );
     expect(planCandidates(changed).map((s) => s.name)).to.deep.equal(['hello-1:[server]']);
   });
 
-  it('the document\'s mixed example: foo serial over bar (serial, done) and baz (parallel): quuz and corge are the candidates', () => {
+  it("the document's mixed example: foo serial over bar (serial, done) and baz (parallel): quuz and corge are the candidates", () => {
     const plan = buildPlan('foo', 'serial', [
-      buildPhase('bar', 'serial', [{ name: 'Step qux', status: 'COMPLETE' }, { name: 'Step quux', status: 'COMPLETE' }]),
-      buildPhase('baz', 'parallel', [{ name: 'Step quuz', status: 'STARTING' }, { name: 'Step corge', status: 'PENDING' }, { name: 'Step grault', status: 'COMPLETE' }]),
+      buildPhase('bar', 'serial', [
+        { name: 'Step qux', status: 'COMPLETE' },
+        { name: 'Step quux', status: 'COMPLETE' },
+      ]),
+      buildPhase('baz', 'parallel', [
+        { name: 'Step quuz', status: 'STARTING' },
+        { name: 'Step corge', status: 'PENDING' },
+        { name: 'Step grault', status: 'COMPLETE' },
+      ]),
     ]);
-    expect(planTree(viewPlan(plan)).join('\n')).to.equal(`
+    expect(planTree(viewPlan(plan)).join('\n')).to.equal(
+      `
 foo (serial strategy) (IN_PROGRESS)
 ├─ bar (serial strategy) (COMPLETE)
 │  ├─ Step qux (COMPLETE)
@@ -110,7 +162,8 @@ foo (serial strategy) (IN_PROGRESS)
 └─ baz (parallel strategy) (IN_PROGRESS)
    ├─ Step quuz (STARTING)
    ├─ Step corge (PENDING)
-   └─ Step grault (COMPLETE)`.trim());
+   └─ Step grault (COMPLETE)`.trim(),
+    );
     expect(planCandidates(plan).map((s) => s.name)).to.deep.equal(['Step quuz', 'Step corge']);
   });
 });

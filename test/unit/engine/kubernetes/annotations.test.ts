@@ -85,7 +85,10 @@ describe('engine/annotations', () => {
     ];
     for (const [v, valid, value, error] of rows) {
       it(`${String(v)} → ${valid ? value : 'not valid'}`, () => {
-        const got = getNonNegativeInt32FromAnnotation(withAnnotations(v === undefined ? {} : { [DESIRED_REPLICAS_ANNOTATION]: v }), DESIRED_REPLICAS_ANNOTATION);
+        const got = getNonNegativeInt32FromAnnotation(
+          withAnnotations(v === undefined ? {} : { [DESIRED_REPLICAS_ANNOTATION]: v }),
+          DESIRED_REPLICAS_ANNOTATION,
+        );
         expect(got.valid).to.equal(valid);
         expect(got.value).to.equal(value);
         if (error) expect(got.error).to.match(error);
@@ -115,7 +118,13 @@ describe('engine/annotations', () => {
 
   describe('setNewReplicaSetAnnotations', () => {
     it('on creation sets revision, desired and max replicas, and copies the change-cause only', () => {
-      const d = deployment({ annotations: { [CHANGE_CAUSE_ANNOTATION]: 'v2', [LAST_APPLIED_CONFIG_ANNOTATION]: '{}', [REVISION_ANNOTATION]: '9' } });
+      const d = deployment({
+        annotations: {
+          [CHANGE_CAUSE_ANNOTATION]: 'v2',
+          [LAST_APPLIED_CONFIG_ANNOTATION]: '{}',
+          [REVISION_ANNOTATION]: '9',
+        },
+      });
       const rs = withAnnotations({});
       expect(setNewReplicaSetAnnotations(d, rs, '3', false, 3, 4)).to.equal(true);
       expect(rs.metadata.annotations).to.deep.equal({

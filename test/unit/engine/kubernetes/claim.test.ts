@@ -8,7 +8,9 @@ describe('engine/claim', () => {
   const stray = replicaSet('web-c', { replicas: 1 });
   stray.metadata.labels = { app: 'other' };
   const foreign = replicaSet('web-d', { replicas: 1 });
-  foreign.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'x', uid: 'other-uid', controller: true }];
+  foreign.metadata.ownerReferences = [
+    { apiVersion: 'apps/v1', kind: 'Deployment', name: 'x', uid: 'other-uid', controller: true },
+  ];
   const otherOrphan = replicaSet('web-e', { replicas: 1, owned: false });
   otherOrphan.metadata.labels = { app: 'other' };
 
@@ -17,7 +19,14 @@ describe('engine/claim', () => {
     expect(c.owned.map((r) => r.metadata.name)).to.deep.equal(['web-a', 'web-b']);
     expect(c.writes.map((r) => r.metadata.name)).to.deep.equal(['web-b', 'web-c']);
     expect(c.adopted[0].metadata.ownerReferences).to.deep.equal([
-      { apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', name: 'web', uid: DEPLOYMENT_UID, controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'pacer.dev/v1alpha1',
+        kind: 'Deployment',
+        name: 'web',
+        uid: DEPLOYMENT_UID,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
     expect(c.released[0].metadata.ownerReferences).to.equal(undefined);
     expect(orphan.metadata.ownerReferences).to.equal(undefined); // input untouched

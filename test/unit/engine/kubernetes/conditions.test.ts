@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import type { DeploymentStatus } from '../../../../src/api/types.ts';
-import { getCondition, newCondition, removeCondition, replicaSetToDeploymentCondition, setCondition } from '../../../../src/engine/kubernetes/conditions.ts';
+import {
+  getCondition,
+  newCondition,
+  removeCondition,
+  replicaSetToDeploymentCondition,
+  setCondition,
+} from '../../../../src/engine/kubernetes/conditions.ts';
 import { NOW, iso } from '../fixtures.ts';
 
 const T0 = NOW - 60_000;
@@ -23,12 +29,27 @@ describe('engine/conditions', () => {
 
   const rows: Array<[string, ReturnType<typeof newCondition>, boolean, string, string]> = [
     // name, new condition, changed, expected lastTransitionTime, expected message of Progressing
-    ['same status and reason: no-op even with a new message',
-      newCondition('Progressing', 'True', 'ReplicaSetUpdated', 'other', NOW), false, iso(T0), 'ReplicaSet "web-a" is progressing.'],
-    ['same status, new reason: transition time kept',
-      newCondition('Progressing', 'True', 'NewReplicaSetAvailable', 'done', NOW), true, iso(T0), 'done'],
-    ['new status: transition time moves',
-      newCondition('Progressing', 'False', 'ProgressDeadlineExceeded', 'late', NOW), true, iso(NOW), 'late'],
+    [
+      'same status and reason: no-op even with a new message',
+      newCondition('Progressing', 'True', 'ReplicaSetUpdated', 'other', NOW),
+      false,
+      iso(T0),
+      'ReplicaSet "web-a" is progressing.',
+    ],
+    [
+      'same status, new reason: transition time kept',
+      newCondition('Progressing', 'True', 'NewReplicaSetAvailable', 'done', NOW),
+      true,
+      iso(T0),
+      'done',
+    ],
+    [
+      'new status: transition time moves',
+      newCondition('Progressing', 'False', 'ProgressDeadlineExceeded', 'late', NOW),
+      true,
+      iso(NOW),
+      'late',
+    ],
   ];
   for (const [name, cond, changed, transition, message] of rows) {
     it(name, () => {
@@ -54,7 +75,20 @@ describe('engine/conditions', () => {
   });
 
   it('a ReplicaSet condition uses its lastTransitionTime for both times', () => {
-    const c = replicaSetToDeploymentCondition({ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota', lastTransitionTime: iso(T0) });
-    expect(c).to.deep.equal({ type: 'ReplicaFailure', status: 'True', lastUpdateTime: iso(T0), lastTransitionTime: iso(T0), reason: 'FailedCreate', message: 'quota' });
+    const c = replicaSetToDeploymentCondition({
+      type: 'ReplicaFailure',
+      status: 'True',
+      reason: 'FailedCreate',
+      message: 'quota',
+      lastTransitionTime: iso(T0),
+    });
+    expect(c).to.deep.equal({
+      type: 'ReplicaFailure',
+      status: 'True',
+      lastUpdateTime: iso(T0),
+      lastTransitionTime: iso(T0),
+      reason: 'FailedCreate',
+      message: 'quota',
+    });
   });
 });

@@ -14,7 +14,12 @@
 
 import { expect } from 'chai';
 import type { Deployment, PodTemplateSpec } from '../../../../src/api/types.ts';
-import { POD_TEMPLATE_HASH_LABEL, computeHash, replicaSetName, templateHashOf } from '../../../../src/engine/kubernetes/hash.ts';
+import {
+  POD_TEMPLATE_HASH_LABEL,
+  computeHash,
+  replicaSetName,
+  templateHashOf,
+} from '../../../../src/engine/kubernetes/hash.ts';
 import { buildNewReplicaSet, templateHash } from '../../../../src/engine/kubernetes/newreplicaset.ts';
 import { decide } from '../../../../src/engine/decide.ts';
 import type { CreateAction } from '../../../../src/engine/types.ts';
@@ -36,8 +41,14 @@ const RICH: PodTemplateSpec = {
         name: 'api',
         image: 'registry.example.com/shop/api:2.4.1',
         args: ['--port=8080', '--verbose'],
-        env: [{ name: 'DB_HOST', value: 'db.shop.svc' }, { name: 'LOG_LEVEL', value: 'info' }],
-        ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }, { name: 'metrics', containerPort: 9090 }],
+        env: [
+          { name: 'DB_HOST', value: 'db.shop.svc' },
+          { name: 'LOG_LEVEL', value: 'info' },
+        ],
+        ports: [
+          { name: 'http', containerPort: 8080, protocol: 'TCP' },
+          { name: 'metrics', containerPort: 9090 },
+        ],
         resources: { requests: { cpu: '250m', memory: '128Mi' }, limits: { memory: '256Mi' } },
       },
       { name: 'sidecar', image: 'envoyproxy/envoy:v1.30', ports: [{ containerPort: 15001 }] },
@@ -59,14 +70,26 @@ const GOLDEN: Golden[] = [
   { name: 'minimal, collisionCount 0', deployment: 'web', template: MINIMAL, collisionCount: 0, hash: '5b956567df' },
   { name: 'minimal, collisionCount 1', deployment: 'web', template: MINIMAL, collisionCount: 1, hash: 'd898ff9b' },
   { name: 'several containers, env and ports', deployment: 'shop-api', template: RICH, hash: '846db4cd98' },
-  { name: 'several containers, collisionCount 2', deployment: 'shop-api', template: RICH, collisionCount: 2, hash: '6d4cd96cd4' },
+  {
+    name: 'several containers, collisionCount 2',
+    deployment: 'shop-api',
+    template: RICH,
+    collisionCount: 2,
+    hash: '6d4cd96cd4',
+  },
 ];
 
 function deploymentOf(g: Golden): Deployment {
   return {
     apiVersion: 'pacer.dev/v1alpha1',
     kind: 'Deployment',
-    metadata: { name: g.deployment, namespace: 'default', uid: `uid-${g.deployment}`, generation: 1, creationTimestamp: new Date(NOW - 3600_000).toISOString() },
+    metadata: {
+      name: g.deployment,
+      namespace: 'default',
+      uid: `uid-${g.deployment}`,
+      generation: 1,
+      creationTimestamp: new Date(NOW - 3600_000).toISOString(),
+    },
     spec: {
       replicas: 2,
       selector: { matchLabels: { ...g.template.metadata!.labels } },

@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { canonicalJson, computeHash, fnv1a32, replicaSetName, safeEncodeString } from '../../../../src/engine/kubernetes/hash.ts';
+import {
+  canonicalJson,
+  computeHash,
+  fnv1a32,
+  replicaSetName,
+  safeEncodeString,
+} from '../../../../src/engine/kubernetes/hash.ts';
 import { template } from '../fixtures.ts';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
@@ -11,7 +17,8 @@ describe('engine/hash', () => {
       ['a', 0xe40c292c],
       ['foobar', 0xbf9cf968],
     ];
-    for (const [input, want] of rows) it(`"${input}" → 0x${want.toString(16)}`, () => expect(fnv1a32(bytes(input))).to.equal(want));
+    for (const [input, want] of rows)
+      it(`"${input}" → 0x${want.toString(16)}`, () => expect(fnv1a32(bytes(input))).to.equal(want));
   });
 
   it('maps digits through the safe alphabet: 0→4 … 5→9, 6→b, 7→c, 8→d, 9→f', () => {
@@ -39,5 +46,6 @@ describe('engine/hash', () => {
     }
   });
 
-  it('names ReplicaSets <deployment>-<hash>', () => expect(replicaSetName('web', '7c5ddbdf54')).to.equal('web-7c5ddbdf54'));
+  it('names ReplicaSets <deployment>-<hash>', () =>
+    expect(replicaSetName('web', '7c5ddbdf54')).to.equal('web-7c5ddbdf54'));
 });

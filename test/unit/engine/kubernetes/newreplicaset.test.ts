@@ -1,7 +1,14 @@
 import { expect } from 'chai';
-import { CHANGE_CAUSE_ANNOTATION, LAST_APPLIED_CONFIG_ANNOTATION } from '../../../../src/engine/kubernetes/annotations.ts';
+import {
+  CHANGE_CAUSE_ANNOTATION,
+  LAST_APPLIED_CONFIG_ANNOTATION,
+} from '../../../../src/engine/kubernetes/annotations.ts';
 import { computeHash } from '../../../../src/engine/kubernetes/hash.ts';
-import { buildNewReplicaSet, generatedUid, getAllReplicaSetsAndSyncRevision } from '../../../../src/engine/kubernetes/newreplicaset.ts';
+import {
+  buildNewReplicaSet,
+  generatedUid,
+  getAllReplicaSetsAndSyncRevision,
+} from '../../../../src/engine/kubernetes/newreplicaset.ts';
 import { startPass } from '../../../../src/engine/kubernetes/pass.ts';
 import { DEPLOYMENT_UID, NOW, deployment, iso, replicaSet } from '../fixtures.ts';
 import { limitsOf } from '../../../../src/engine/fenceposts.ts';
@@ -19,7 +26,14 @@ describe('engine/newreplicaset', () => {
     expect(rs.spec.template!.spec).to.deep.equal(d.spec.template!.spec);
     expect(rs.spec.minReadySeconds).to.equal(5);
     expect(rs.metadata.ownerReferences).to.deep.equal([
-      { apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', name: 'web', uid: DEPLOYMENT_UID, controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'pacer.dev/v1alpha1',
+        kind: 'Deployment',
+        name: 'web',
+        uid: DEPLOYMENT_UID,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
     expect(rs.metadata.creationTimestamp).to.equal(iso(NOW));
     expect(rs.metadata.generation).to.equal(1);
@@ -33,7 +47,11 @@ describe('engine/newreplicaset', () => {
   });
 
   it('creates it with revision max+1, desired and max replicas, and copies the change-cause', () => {
-    const d = deployment({ replicas: 4, image: 'v2', annotations: { [CHANGE_CAUSE_ANNOTATION]: 'to v2', [LAST_APPLIED_CONFIG_ANNOTATION]: '{}' } });
+    const d = deployment({
+      replicas: 4,
+      image: 'v2',
+      annotations: { [CHANGE_CAUSE_ANNOTATION]: 'to v2', [LAST_APPLIED_CONFIG_ANNOTATION]: '{}' },
+    });
     const old = replicaSet('web-old', { replicas: 4, image: 'v1', revision: 3 });
     const pass = startPass(d, [old], [old], [], NOW, limitsOf(d));
     const { newRS } = getAllReplicaSetsAndSyncRevision(pass, true);
@@ -46,7 +64,9 @@ describe('engine/newreplicaset', () => {
       'pacer.dev/max-replicas': '5',
     });
     expect(pass.annotations!['pacer.dev/revision']).to.equal('4');
-    expect(pass.status.conditions!.map((c) => [c.reason, c.message])).to.deep.equal([['NewReplicaSetCreated', `Created new replica set "${newRS!.metadata.name}"`]]);
+    expect(pass.status.conditions!.map((c) => [c.reason, c.message])).to.deep.equal([
+      ['NewReplicaSetCreated', `Created new replica set "${newRS!.metadata.name}"`],
+    ]);
   });
 
   it('an existing new ReplicaSet with a lower revision is renumbered (rollback) and its minReadySeconds synced', () => {
@@ -70,7 +90,10 @@ describe('engine/newreplicaset', () => {
     getAllReplicaSetsAndSyncRevision(pass, true);
     expect(pass.actions).to.deep.equal([]);
     expect(pass.annotations!['pacer.dev/revision']).to.equal('5');
-    expect(pass.status.conditions![0]).to.deep.include({ reason: 'FoundNewReplicaSet', message: 'Found new replica set "web-a"' });
+    expect(pass.status.conditions![0]).to.deep.include({
+      reason: 'FoundNewReplicaSet',
+      message: 'Found new replica set "web-a"',
+    });
   });
 
   it('a name taken by another ReplicaSet is a hash collision: collisionCount nil → 1, nothing created', () => {

@@ -5,7 +5,13 @@ import { replicaSet } from '../fixtures.ts';
 
 function pod(owner: string, phase: string | undefined): Pod {
   return {
-    metadata: { name: `p-${owner}-${String(phase)}`, labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: owner, uid: `uid-${owner}`, controller: true }] },
+    metadata: {
+      name: `p-${owner}-${String(phase)}`,
+      labels: { app: 'web' },
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: owner, uid: `uid-${owner}`, controller: true },
+      ],
+    },
     status: phase === undefined ? {} : { phase },
   };
 }
@@ -22,7 +28,7 @@ describe('engine/recreate', () => {
     ['an old pod without a phase counts as running', [pod('web-old', undefined)], true],
     ['old Succeeded and Failed pods do not count', [pod('web-old', 'Succeeded'), pod('web-old', 'Failed')], false],
     ['pods of the new ReplicaSet do not count', [pod('web-new', 'Running')], false],
-    ['pods of a ReplicaSet that is not the Deployment\'s do not count', [pod('web-zzz', 'Running')], false],
+    ["pods of a ReplicaSet that is not the Deployment's do not count", [pod('web-zzz', 'Running')], false],
   ];
   for (const [name, pods, want] of rows) {
     it(`${name} → ${want}`, () => expect(oldPodsRunning(newRS, [old], all, pods)).to.equal(want));

@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import { startPass } from '../../../../src/engine/kubernetes/pass.ts';
-import { newReplicaSetTarget, reconcileNewReplicaSet, reconcileOldReplicaSets } from '../../../../src/engine/kubernetes/rolling.ts';
+import {
+  newReplicaSetTarget,
+  reconcileNewReplicaSet,
+  reconcileOldReplicaSets,
+} from '../../../../src/engine/kubernetes/rolling.ts';
 import { NOW, deployment, replicaSet } from '../fixtures.ts';
 import { limitsOf } from '../../../../src/engine/fenceposts.ts';
 
@@ -34,7 +38,11 @@ describe('engine/rolling', () => {
       const n = replicaSet('web-new', { replicas: 0, image: 'v2', age: 1 });
       const pass = startPass(d, [old, n], [old, n], [], NOW, limitsOf(d));
       reconcileNewReplicaSet(pass, [old, n], n);
-      expect(pass.actions[0].event).to.deep.equal({ type: 'Normal', reason: 'ScalingReplicaSet', message: 'Scaled up replica set web-new from 0 to 2' });
+      expect(pass.actions[0].event).to.deep.equal({
+        type: 'Normal',
+        reason: 'ScalingReplicaSet',
+        message: 'Scaled up replica set web-new from 0 to 2',
+      });
     });
   });
 
@@ -44,7 +52,15 @@ describe('engine/rolling', () => {
       ['maxUnavailable 0 (resolves to 1), old 10 all available: old to 9', 0, 10, 10, 0, 0, ['web-old 10->9']],
       ['maxUnavailable 2, old 10 all available: old to 8', 2, 10, 10, 0, 0, ['web-old 10->8']],
       ['maxUnavailable 2, old 10 with 8 available: cleanup removes 2, nothing more', 2, 10, 8, 0, 0, ['web-old 10->8']],
-      ['maxUnavailable 2, old 10 with 9 available: cleanup 1, then scale-down 1', 2, 10, 9, 0, 0, ['web-old 10->9', 'web-old 9->8']],
+      [
+        'maxUnavailable 2, old 10 with 9 available: cleanup 1, then scale-down 1',
+        2,
+        10,
+        9,
+        0,
+        0,
+        ['web-old 10->9', 'web-old 9->8'],
+      ],
       ['maxUnavailable 2, old 8 available 8, new 2 with 0 available: no scaling', 2, 8, 8, 2, 0, []],
     ];
     for (const [name, mu, oldSpec, oldAvail, newSpec, newAvail, want] of rows) {

@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import type { ReplicaSet } from '../../../../src/api/types.ts';
 import { startPass } from '../../../../src/engine/kubernetes/pass.ts';
-import { isScalingEvent, proportionalSizes, roundHalfAwayFromZero, scale } from '../../../../src/engine/kubernetes/scale.ts';
+import {
+  isScalingEvent,
+  proportionalSizes,
+  roundHalfAwayFromZero,
+  scale,
+} from '../../../../src/engine/kubernetes/scale.ts';
 import { NOW, deployment, replicaSet } from '../fixtures.ts';
 import { limitsOf } from '../../../../src/engine/fenceposts.ts';
 
@@ -26,7 +31,13 @@ const rows: Row[] = [
   // Upstream's leftover clamp (sync.go scale): each fraction rounds 1×2/4 = 0.5 up to 1, so the whole
   // −2 is left to the oldest, which has 1; it stops at 0 and 3 stay, above 2 + maxSurge 0 until the
   // rollout's next pass scales old ReplicaSets down (the chaos run's d15: plan/gate.test.ts).
-  { name: '4→2 with 1/1/1/1: the leftover clamped at 0 leaves 3 > 2, as upstream', from: [4, 0], to: [2, 0], sizes: [1, 1, 1, 1], want: [1, 1, 1, 0] },
+  {
+    name: '4→2 with 1/1/1/1: the leftover clamped at 0 leaves 3 > 2, as upstream',
+    from: [4, 0],
+    to: [2, 0],
+    sizes: [1, 1, 1, 1],
+    want: [1, 1, 1, 0],
+  },
   { name: 'surge-2 deployment 10→20 with 6/6', from: [10, 2], to: [20, 2], sizes: [6, 6], want: [11, 11] },
   { name: '10 (surge 3) → 50 (surge 6) with 5/8', from: [10, 3], to: [50, 6], sizes: [5, 8], want: [22, 34] },
   { name: 'no new RS, 4→5 with 2/2', from: [4, 0], to: [5, 0], sizes: [2, 2], want: [3, 2], noNew: true },
@@ -35,14 +46,21 @@ const rows: Row[] = [
 function setup(row: Row) {
   const [replicas, surge] = row.to;
   const [prevReplicas, prevSurge] = row.from;
-  const d = deployment({ replicas, maxSurge: surge, maxUnavailable: surge === 0 ? 1 : 0, image: row.noNew ? 'v9' : 'v0' });
-  const rss: ReplicaSet[] = row.sizes.map((n, i) => replicaSet(`web-v${row.sizes.length - i}`, {
-    replicas: n,
-    image: `v${i}`,
-    age: 10 + i, // the first is the newest
-    desired: prevReplicas,
-    max: prevReplicas + prevSurge,
-  }));
+  const d = deployment({
+    replicas,
+    maxSurge: surge,
+    maxUnavailable: surge === 0 ? 1 : 0,
+    image: row.noNew ? 'v9' : 'v0',
+  });
+  const rss: ReplicaSet[] = row.sizes.map((n, i) =>
+    replicaSet(`web-v${row.sizes.length - i}`, {
+      replicas: n,
+      image: `v${i}`,
+      age: 10 + i, // the first is the newest
+      desired: prevReplicas,
+      max: prevReplicas + prevSurge,
+    }),
+  );
   return { d, rss };
 }
 
@@ -69,7 +87,12 @@ describe('engine/scale', () => {
     const d = deployment({ replicas: 10, maxSurge: 0, maxUnavailable: 1, status: { replicas: 5 } });
     const a = replicaSet('web-a', { replicas: 2, age: 1, image: 'x' });
     const b = replicaSet('web-b', { replicas: 3, age: 2, image: 'y' });
-    expect(proportionalSizes(d, [a, b], limitsOf(d).maxSurge).map((s) => [s.rs.metadata.name, s.replicas])).to.deep.equal([['web-b', 6], ['web-a', 4]]);
+    expect(
+      proportionalSizes(d, [a, b], limitsOf(d).maxSurge).map((s) => [s.rs.metadata.name, s.replicas]),
+    ).to.deep.equal([
+      ['web-b', 6],
+      ['web-a', 4],
+    ]);
   });
 
   it('rounds half away from zero', () => {
@@ -120,6 +143,8 @@ describe('engine/scale', () => {
     const n = replicaSet('web-new', { replicas: 3, desired: 3, image: 'v2', age: 1 });
     const pass = startPass(d, [old, n], [old, n], [], NOW, limitsOf(d));
     scale(pass, n, [old]);
-    expect(pass.actions.map((a) => (a.verb === 'scale' ? `${a.name} ${a.from}->${a.replicas}` : a.verb))).to.deep.equal(['web-old 1->0']);
+    expect(pass.actions.map((a) => (a.verb === 'scale' ? `${a.name} ${a.from}->${a.replicas}` : a.verb))).to.deep.equal(
+      ['web-old 1->0'],
+    );
   });
 });

@@ -5,7 +5,14 @@ import { maxUnavailable } from '../../../../src/engine/fenceposts.ts';
 
 describe('engine/status', () => {
   it('calculateStatus sums the ReplicaSets (replicas from status, unavailable from spec)', () => {
-    const d = deployment({ replicas: 10, maxSurge: 2, maxUnavailable: 2, image: 'v2', generation: 4, status: { collisionCount: 1 } });
+    const d = deployment({
+      replicas: 10,
+      maxSurge: 2,
+      maxUnavailable: 2,
+      image: 'v2',
+      generation: 4,
+      status: { collisionCount: 1 },
+    });
     const old = replicaSet('web-old', { replicas: 6, current: 7, ready: 6, available: 5, image: 'v1' });
     const n = replicaSet('web-new', { replicas: 6, current: 4, ready: 3, available: 2, image: 'v2' });
     const s = calculateStatus(d, [old, undefined, n], n, d.status!, NOW, maxUnavailable(d));
@@ -20,7 +27,9 @@ describe('engine/status', () => {
       selector: 'app=web',
       ready: '9/10',
     });
-    expect(s.conditions!.map((c) => [c.type, c.status, c.reason])).to.deep.equal([['Available', 'False', 'MinimumReplicasUnavailable']]);
+    expect(s.conditions!.map((c) => [c.type, c.status, c.reason])).to.deep.equal([
+      ['Available', 'False', 'MinimumReplicasUnavailable'],
+    ]);
   });
 
   const rows: Array<[string, number, number, string, string]> = [
@@ -33,7 +42,9 @@ describe('engine/status', () => {
     it(`Available: ${name} → ${status} ${reason}`, () => {
       const d = deployment({ replicas });
       const rs = replicaSet('web-a', { replicas, available });
-      const c = calculateStatus(d, [rs], rs, {}, NOW, maxUnavailable(d)).conditions!.find((x) => x.type === 'Available')!;
+      const c = calculateStatus(d, [rs], rs, {}, NOW, maxUnavailable(d)).conditions!.find(
+        (x) => x.type === 'Available',
+      )!;
       expect([c.status, c.reason]).to.deep.equal([status, reason]);
     });
   }
@@ -44,10 +55,14 @@ describe('engine/status', () => {
     expect(calculateStatus(d, [rs], rs, {}, NOW, maxUnavailable(d)).unavailableReplicas).to.equal(0);
   });
 
-  describe('terminatingReplicas: the ReplicaSets\' sum, absent when a synced one does not report it (GetTerminatingReplicaCountForReplicaSets)', () => {
+  describe("terminatingReplicas: the ReplicaSets' sum, absent when a synced one does not report it (GetTerminatingReplicaCountForReplicaSets)", () => {
     const rs = (name: string, observedGeneration: number, terminating?: number) => {
       const r = replicaSet(name, { replicas: 1 });
-      r.status = { ...r.status!, observedGeneration, ...(terminating !== undefined ? { terminatingReplicas: terminating } : {}) };
+      r.status = {
+        ...r.status!,
+        observedGeneration,
+        ...(terminating !== undefined ? { terminatingReplicas: terminating } : {}),
+      };
       if (terminating === undefined) delete r.status.terminatingReplicas;
       return r;
     };
@@ -73,7 +88,12 @@ describe('engine/status', () => {
   });
 
   it('drops an InvalidSpec condition and keeps the others', () => {
-    const base = { conditions: [{ type: 'InvalidSpec', status: 'True' as const, reason: 'InvalidSpec' }, { type: 'Progressing', status: 'True' as const, reason: 'X' }] };
+    const base = {
+      conditions: [
+        { type: 'InvalidSpec', status: 'True' as const, reason: 'InvalidSpec' },
+        { type: 'Progressing', status: 'True' as const, reason: 'X' },
+      ],
+    };
     const s = calculateStatus(deployment(), [], undefined, base, NOW, maxUnavailable(deployment()));
     expect(s.conditions!.map((c) => c.type)).to.deep.equal(['Progressing', 'Available']);
   });
@@ -83,7 +103,9 @@ describe('engine/status', () => {
     expect(statusEqual({}, { collisionCount: 0 })).to.equal(false);
     expect(statusEqual({ replicas: 1 }, { replicas: 2 })).to.equal(false);
     const c = { type: 'A', status: 'True' as const, lastUpdateTime: '2025-03-01T10:00:00Z' };
-    expect(statusEqual({ conditions: [c] }, { conditions: [{ ...c, lastUpdateTime: '2025-03-01T10:00:00.000Z' }] })).to.equal(true);
+    expect(
+      statusEqual({ conditions: [c] }, { conditions: [{ ...c, lastUpdateTime: '2025-03-01T10:00:00.000Z' }] }),
+    ).to.equal(true);
     expect(statusEqual({ conditions: [c] }, { conditions: [{ ...c, status: 'False' }] })).to.equal(false);
   });
 });

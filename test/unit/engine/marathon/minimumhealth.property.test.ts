@@ -15,7 +15,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { ReplicaSet } from '../../../../src/api/types.ts';
-import { DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION, REVISION_ANNOTATION } from '../../../../src/engine/kubernetes/annotations.ts';
+import {
+  DESIRED_REPLICAS_ANNOTATION,
+  MAX_REPLICAS_ANNOTATION,
+  REVISION_ANNOTATION,
+} from '../../../../src/engine/kubernetes/annotations.ts';
 import { maximumCapacity, minimumHealthy } from '../../../../src/engine/marathon/minimumhealth.ts';
 import { findNewReplicaSet, sameReplicaSet, specReplicaSum } from '../../../../src/engine/kubernetes/replicasets.ts';
 import { decide } from '../../../../src/engine/decide.ts';
@@ -44,10 +48,15 @@ const setup: fc.Arbitrary<Setup> = fc.record({
 });
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('pass' as const), ready: fc.array(fc.nat(5), { minLength: 1, maxLength: 4 }) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('pass' as const),
+      ready: fc.array(fc.nat(5), { minLength: 1, maxLength: 4 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('image' as const), image: fc.integer({ min: 2, max: 4 }) }) },
 );
-
 
 /** The documented bound on Σ spec.replicas (see the header). */
 function totalBound(s: Setup): number {
@@ -62,15 +71,26 @@ function start(s: Setup): World {
   const d = deployment({ replicas: s.replicas, image: 'nginx:2' });
   d.spec.strategy = {
     type: 'MinimumHealth',
-    minimumHealth: { minimumHealthCapacity: s.capacity, ...(s.over !== undefined ? { maximumOverCapacity: s.over } : {}) },
+    minimumHealth: {
+      minimumHealthCapacity: s.capacity,
+      ...(s.over !== undefined ? { maximumOverCapacity: s.over } : {}),
+    },
   };
-  const old = replicaSet('web-old', { replicas: s.replicas, image: 'nginx:1', revision: 1, desired: s.replicas, max: totalBound(s), age: 60 });
-  expect(old.metadata.annotations).to.include.keys(REVISION_ANNOTATION, DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION);
+  const old = replicaSet('web-old', {
+    replicas: s.replicas,
+    image: 'nginx:1',
+    revision: 1,
+    desired: s.replicas,
+    max: totalBound(s),
+    age: 60,
+  });
+  expect(old.metadata.annotations).to.include.keys(
+    REVISION_ANNOTATION,
+    DESIRED_REPLICAS_ANNOTATION,
+    MAX_REPLICAS_ANNOTATION,
+  );
   return { d, rss: [old], now: NOW };
 }
-
-
-
 
 function availableAfterScaleDowns(before: readonly ReplicaSet[], after: readonly ReplicaSet[]): number {
   let n = 0;
@@ -83,16 +103,31 @@ function availableAfterScaleDowns(before: readonly ReplicaSet[], after: readonly
 
 function checkPass(s: Setup, w: World, decision: Decision): void {
   const m = minimumHealthy(s.replicas, s.capacity);
-  const context = () => JSON.stringify({
-    setup: s,
-    before: w.rss.map((r) => [r.metadata.name, r.spec.replicas, r.status?.availableReplicas]),
-    actions: decision.actions.map((a) => [a.verb, a.name, 'from' in a ? a.from : undefined, 'replicas' in a ? a.replicas : undefined]),
-  });
+  const context = () =>
+    JSON.stringify({
+      setup: s,
+      before: w.rss.map((r) => [r.metadata.name, r.spec.replicas, r.status?.availableReplicas]),
+      actions: decision.actions.map((a) => [
+        a.verb,
+        a.name,
+        'from' in a ? a.from : undefined,
+        'replicas' in a ? a.replicas : undefined,
+      ]),
+    });
   expect(peakDuring(w.rss, decision), `total over ${totalBound(s)}: ${context()}`).to.be.at.most(totalBound(s));
-  expect(availableAfterScaleDowns(w.rss, decision.objects.replicaSets), `available below ${m}: ${context()}`).to.be.at.least(m);
+  expect(
+    availableAfterScaleDowns(w.rss, decision.objects.replicaSets),
+    `available below ${m}: ${context()}`,
+  ).to.be.at.least(m);
   const newRS = findNewReplicaSet(decision.objects.deployment, decision.objects.replicaSets);
-  const grew = decision.actions.some((a) => a.verb === 'scale' && a.replicas > a.from && a.name === newRS?.metadata.name);
-  if (grew) expect(decision.actions.some((a) => a.verb === 'scale' && a.replicas < a.from), `grew and shrank: ${context()}`).to.equal(false);
+  const grew = decision.actions.some(
+    (a) => a.verb === 'scale' && a.replicas > a.from && a.name === newRS?.metadata.name,
+  );
+  if (grew)
+    expect(
+      decision.actions.some((a) => a.verb === 'scale' && a.replicas < a.from),
+      `grew and shrank: ${context()}`,
+    ).to.equal(false);
 }
 
 function run(s: Setup, steps: Step[]): void {
@@ -107,7 +142,14 @@ function run(s: Setup, steps: Step[]): void {
     if (st.kind === 'pass') pass(st.ready, false);
     else {
       const d = w.d;
-      w = { ...w, d: { ...d, metadata: { ...d.metadata, generation: (d.metadata.generation ?? 1) + 1 }, spec: { ...d.spec, template: template(`nginx:${st.image}`) } } };
+      w = {
+        ...w,
+        d: {
+          ...d,
+          metadata: { ...d.metadata, generation: (d.metadata.generation ?? 1) + 1 },
+          spec: { ...d.spec, template: template(`nginx:${st.image}`) },
+        },
+      };
     }
   }
   // Everything turns available from now on: the rollout must finish.
@@ -132,10 +174,13 @@ function run(s: Setup, steps: Step[]): void {
 
 describe('engine property: random MinimumHealth rollouts', () => {
   it('keep available ≥ m and the total within the bound on every pass, and converge', () => {
-    fc.assert(fc.property(setup, fc.array(step, { maxLength: 40 }), (s, steps) => run(s, steps)), { numRuns: 200 });
+    fc.assert(
+      fc.property(setup, fc.array(step, { maxLength: 40 }), (s, steps) => run(s, steps)),
+      { numRuns: 200 },
+    );
   });
 
-  it('the bound is Marathon\'s numbers (docs/semantics/marathon.md)', () => {
+  it("the bound is Marathon's numbers (docs/semantics/marathon.md)", () => {
     expect(totalBound({ replicas: 10, capacity: 0.6, over: undefined })).to.equal(12);
     expect(totalBound({ replicas: 20, capacity: 0.8, over: undefined })).to.equal(32);
     expect(totalBound({ replicas: 10, capacity: 0.3, over: undefined })).to.equal(10);

@@ -5,7 +5,10 @@
 import { expect } from 'chai';
 import type { Deployment, ReplicaSet } from '../../../../src/api/types.ts';
 import {
-  DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION, REVISION_ANNOTATION, ROLLBACK_TO_ANNOTATION,
+  DESIRED_REPLICAS_ANNOTATION,
+  MAX_REPLICAS_ANNOTATION,
+  REVISION_ANNOTATION,
+  ROLLBACK_TO_ANNOTATION,
 } from '../../../../src/engine/kubernetes/annotations.ts';
 import { maxSurge, maxUnavailable, minAvailable } from '../../../../src/engine/fenceposts.ts';
 import {
@@ -24,7 +27,13 @@ import { deployment, replicaSet, settle, snapshot, summary, template } from '../
 import { peakDuring } from '../world.ts';
 
 /** A MinimumHealth Deployment at image `image`. */
-function mh(replicas: number, capacity: number | undefined, over?: number, image = 'v2', extra: Partial<Deployment['spec']> = {}): Deployment {
+function mh(
+  replicas: number,
+  capacity: number | undefined,
+  over?: number,
+  image = 'v2',
+  extra: Partial<Deployment['spec']> = {},
+): Deployment {
   const d = deployment({ replicas, image });
   const minimumHealth = {
     ...(capacity !== undefined ? { minimumHealthCapacity: capacity } : {}),
@@ -34,15 +43,18 @@ function mh(replicas: number, capacity: number | undefined, over?: number, image
   return d;
 }
 
-const settings = (replicas: number, minimumHealthCapacity: number, maximumOverCapacity?: number) =>
-  ({ replicas, minimumHealthCapacity, maximumOverCapacity });
+const settings = (replicas: number, minimumHealthCapacity: number, maximumOverCapacity?: number) => ({
+  replicas,
+  minimumHealthCapacity,
+  maximumOverCapacity,
+});
 
 describe('engine/minimumhealth: capacity formulas', () => {
   describe('m = ceil(n × minimumHealthCapacity), on the raw double product', () => {
     const rows: Array<[number, number, number, string]> = [
       [100, 0.07, 8, '100 × 0.07 = 7.000000000000001, so 8 as in Marathon'],
-      [10, 0.6, 6, 'Marathon\'s db example: 6 old kept'],
-      [20, 0.8, 16, 'Marathon\'s app example: 16 old kept'],
+      [10, 0.6, 6, "Marathon's db example: 6 old kept"],
+      [20, 0.8, 16, "Marathon's app example: 16 old kept"],
       [3, 0.7, 3, 'ceil(2.1) = 3: all instances remain'],
       [10, 0, 0, '0: nothing has to stay'],
       [10, 1, 10, '1: everything stays'],
@@ -54,12 +66,12 @@ describe('engine/minimumhealth: capacity formulas', () => {
     }
   });
 
-  describe('cap = trunc(n × (1 + maximumOverCapacity)), as Scala\'s toInt', () => {
+  describe("cap = trunc(n × (1 + maximumOverCapacity)), as Scala's toInt", () => {
     const rows: Array<[number, number, number, string]> = [
       [3, 0.3, 3, '3 × 1.3 = 3.9000000000000004, truncated'],
-      [10, 0.2, 12, 'the doc\'s 12 for db'],
-      [20, 0.6, 32, 'the doc\'s 32 for app'],
-      [10, 1, 20, 'Marathon\'s default 1.0 doubles'],
+      [10, 0.2, 12, "the doc's 12 for db"],
+      [20, 0.6, 32, "the doc's 32 for app"],
+      [10, 1, 20, "Marathon's default 1.0 doubles"],
       [10, 0, 10, 'no extra instances'],
       [7, 0.5, 10, '10.5 truncated'],
     ];
@@ -68,7 +80,7 @@ describe('engine/minimumhealth: capacity formulas', () => {
     }
   });
 
-  describe('Marathon\'s restart (A.2), all current instances healthy old ones: the reference\'s table', () => {
+  describe("Marathon's restart (A.2), all current instances healthy old ones: the reference's table", () => {
     // case, n, capacity, over → minHealthy, maxCapacity, killed at once, queued at once, peak, [old, new] after the first kills
     const rows: Array<[string, number, number, number, number, number, number, number, number, [number, number]]> = [
       ['db, 10 × 0.6, over 1.0', 10, 0.6, 1.0, 6, 20, 4, 10, 20, [6, 10]],
@@ -87,8 +99,14 @@ describe('engine/minimumhealth: capacity formulas', () => {
         const launched = marathonLaunch(r.maxCapacity, n, n, 0); // kills requested, not yet confirmed
         const oldLeft = n - r.killImmediately;
         const more = marathonLaunch(r.maxCapacity, n, oldLeft, launched);
-        expect([r.minHealthy, r.maxCapacity, r.killImmediately, launched, n + launched, [oldLeft, launched + more]])
-          .to.deep.equal([minHealthy, maxCapacity, kill, queued, peak, after]);
+        expect([
+          r.minHealthy,
+          r.maxCapacity,
+          r.killImmediately,
+          launched,
+          n + launched,
+          [oldLeft, launched + more],
+        ]).to.deep.equal([minHealthy, maxCapacity, kill, queued, peak, after]);
       });
     }
 
@@ -106,17 +124,19 @@ describe('engine/minimumhealth: capacity formulas', () => {
   });
 });
 
-describe('engine/minimumhealth: Pacer\'s bounds', () => {
+describe("engine/minimumhealth: Pacer's bounds", () => {
   describe('the envelope, and the fenceposts derived from it (surge = cap − n, unavailable = n − m)', () => {
     // n, capacity, over → [maxTotal, minAvailable], [maxSurge, maxUnavailable, minAvailable]
-    const rows: Array<[string, number, number | undefined, number | undefined, [number, number], [number, number, number]]> = [
+    const rows: Array<
+      [string, number, number | undefined, number | undefined, [number, number], [number, number, number]]
+    > = [
       ['seed db: 10 @ 0.6 side by side peaks at 12', 10, 0.6, undefined, [12, 6], [2, 4, 6]],
       ['seed app: 20 @ 0.8 side by side peaks at 32', 20, 0.8, undefined, [32, 16], [12, 4, 16]],
       ['seed: 3 @ 0.7 keeps all 3 old beside 3 new', 3, 0.7, undefined, [6, 3], [3, 0, 3]],
       ['seed: 0 never runs more than n', 10, 0, undefined, [10, 0], [0, 10, 0]],
       ['seed: 1 runs every new beside every old', 10, 1, undefined, [20, 10], [10, 0, 10]],
       ['side by side below one half: never more than n', 10, 0.3, undefined, [10, 3], [0, 7, 3]],
-      ['no capacity given: Marathon\'s 1.0', 4, undefined, undefined, [8, 4], [4, 0, 4]],
+      ["no capacity given: Marathon's 1.0", 4, undefined, undefined, [8, 4], [4, 0, 4]],
       ['db with maximumOverCapacity 0.2', 10, 0.6, 0.2, [12, 6], [2, 4, 6]],
       ['db with maximumOverCapacity 0', 10, 0.6, 0, [10, 6], [0, 4, 6]],
       ['db with maximumOverCapacity 1.0', 10, 0.6, 1, [20, 6], [10, 4, 6]],
@@ -135,7 +155,7 @@ describe('engine/minimumhealth: Pacer\'s bounds', () => {
     }
   });
 
-  describe('the budget of a pass without maximumOverCapacity follows Marathon\'s two phases', () => {
+  describe("the budget of a pass without maximumOverCapacity follows Marathon's two phases", () => {
     // n, capacity, new available → [maxTotal, minAvailable]
     const rows: Array<[string, number, number, number, [number, number]]> = [
       ['10 @ 0.6, no new available: phase 1, old keep 6 of their own', 10, 0.6, 0, [12, 6]],
@@ -163,8 +183,16 @@ describe('engine/minimumhealth: Pacer\'s bounds', () => {
 
 describe('engine/rolling rolloutBudget: one machinery, the bounds from the strategy', () => {
   const rows: Array<[string, Deployment, [number, number]]> = [
-    ['RollingUpdate 10, maxSurge 2, maxUnavailable 0: 12 total, 10 available', deployment({ replicas: 10, maxSurge: 2, maxUnavailable: 0 }), [12, 10]],
-    ['RollingUpdate 10, both 0: 10 total, 9 available (the fencepost rule, for availability only)', deployment({ replicas: 10, maxSurge: 0, maxUnavailable: 0 }), [10, 9]],
+    [
+      'RollingUpdate 10, maxSurge 2, maxUnavailable 0: 12 total, 10 available',
+      deployment({ replicas: 10, maxSurge: 2, maxUnavailable: 0 }),
+      [12, 10],
+    ],
+    [
+      'RollingUpdate 10, both 0: 10 total, 9 available (the fencepost rule, for availability only)',
+      deployment({ replicas: 10, maxSurge: 0, maxUnavailable: 0 }),
+      [10, 9],
+    ],
     ['RollingUpdate 10 at 25%/25%: 13 total, 8 available', deployment({ replicas: 10 }), [13, 8]],
     ['MinimumHealth 10 @ 0.6 over 0.2: 12 total, 6 available', mh(10, 0.6, 0.2), [12, 6]],
     ['MinimumHealth 10 @ 0.6 side by side, nothing new yet: 12 total, 6 available of the old', mh(10, 0.6), [12, 6]],
@@ -175,7 +203,8 @@ describe('engine/rolling rolloutBudget: one machinery, the bounds from the strat
       expect([b.maxTotal, b.minAvailable]).to.deep.equal(want);
     });
   }
-  it('Recreate has no budget', () => expect(() => rolloutBudget(deployment({ type: 'Recreate' }), undefined)).to.throw(/isn't supported/));
+  it('Recreate has no budget', () =>
+    expect(() => rolloutBudget(deployment({ type: 'Recreate' }), undefined)).to.throw(/isn't supported/));
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -227,8 +256,16 @@ function roll(s: Snapshot, ripen = 1, max = 80): Run {
     }
     const newRS = findNewReplicaSet(d, decision.objects.replicaSets);
     const newSpec = newRS?.spec.replicas ?? 0;
-    const oldSpec = decision.objects.replicaSets.filter((r) => r !== newRS).reduce((a, r) => a + (r.spec.replicas ?? 0), 0);
-    samples.push({ peak: peakDuring(s.replicaSets, decision), oldSpec, newSpec, newAvailableBefore: newBefore?.status?.availableReplicas ?? 0, availableAfter });
+    const oldSpec = decision.objects.replicaSets
+      .filter((r) => r !== newRS)
+      .reduce((a, r) => a + (r.spec.replicas ?? 0), 0);
+    samples.push({
+      peak: peakDuring(s.replicaSets, decision),
+      oldSpec,
+      newSpec,
+      newAvailableBefore: newBefore?.status?.availableReplicas ?? 0,
+      availableAfter,
+    });
     if (decision.actions.length === 0) return { samples, passes, last: s };
     s = { deployment: d, replicaSets: world(decision.objects.replicaSets, ripen), pods: [], now: s.now + 1000 };
   }
@@ -240,10 +277,17 @@ function world(rss: readonly ReplicaSet[], ripen: number): ReplicaSet[] {
     const spec = rs.spec.replicas ?? 1;
     const before = Math.min(rs.status?.availableReplicas ?? 0, spec);
     const available = Math.min(spec, before + ripen);
-    return { ...rs, status: { replicas: spec, readyReplicas: available, availableReplicas: available, observedGeneration: rs.metadata.generation ?? 1 } };
+    return {
+      ...rs,
+      status: {
+        replicas: spec,
+        readyReplicas: available,
+        availableReplicas: available,
+        observedGeneration: rs.metadata.generation ?? 1,
+      },
+    };
   });
 }
-
 
 const peak = (r: Run) => Math.max(...r.samples.map((x) => x.peak));
 const lowest = (r: Run) => Math.min(...r.samples.map((x) => x.availableAfter));
@@ -257,7 +301,7 @@ function expectDone(r: Run, n: number): void {
   expect([c?.status, c?.reason]).to.deep.equal(['True', 'NewReplicaSetAvailable']);
 }
 
-describe('engine/minimumhealth: rollouts through decide(), Marathon\'s side-by-side rule', () => {
+describe("engine/minimumhealth: rollouts through decide(), Marathon's side-by-side rule", () => {
   const rows: Array<[string, number, number, number, [number, number]]> = [
     // name, n, capacity, peak, [old, new] at the peak
     ['10 replicas at 0.6 peak at 12 (6 old + 6 new)', 10, 0.6, 12, [6, 6]],
@@ -330,13 +374,13 @@ function hashOf(r: Run): string {
   return created.name.slice('web-'.length);
 }
 
-describe('engine/minimumhealth: rollouts through decide(), with maximumOverCapacity (today\'s Marathon)', () => {
+describe("engine/minimumhealth: rollouts through decide(), with maximumOverCapacity (today's Marathon)", () => {
   const rows: Array<[string, number, number, number, number]> = [
     // name, n, capacity, over, peak
-    ['db 10 × 0.6 over 0.2: 12 (the doc\'s figure)', 10, 0.6, 0.2, 12],
+    ["db 10 × 0.6 over 0.2: 12 (the doc's figure)", 10, 0.6, 0.2, 12],
     ['db 10 × 0.6 over 0.0: never above 10', 10, 0.6, 0, 10],
     ['db 10 × 0.6 over 1.0: 20', 10, 0.6, 1, 20],
-    ['app 20 × 0.8 over 0.6: 32 (the doc\'s figure)', 20, 0.8, 0.6, 32],
+    ["app 20 × 0.8 over 0.6: 32 (the doc's figure)", 20, 0.8, 0.6, 32],
     ['3 × 0.7 over 1.0: 6, all 3 old remain until replaced 1:1', 3, 0.7, 1, 6],
     ['3 × 0.7 over 0.3: trunc(3.9) = 3 = m, one extra pod', 3, 0.7, 0.3, 4],
     ['5 × 1.0 over 0: one new at a time', 5, 1, 0, 6],
@@ -363,11 +407,20 @@ describe('engine/minimumhealth: rollouts through decide(), with maximumOverCapac
 
 describe('engine/minimumhealth: the rest of the engine works unchanged', () => {
   function withSpec(d: Deployment, spec: Partial<Deployment['spec']>): Deployment {
-    return { ...d, metadata: { ...d.metadata, generation: (d.metadata.generation ?? 1) + 1 }, spec: { ...d.spec, ...spec } };
+    return {
+      ...d,
+      metadata: { ...d.metadata, generation: (d.metadata.generation ?? 1) + 1 },
+      spec: { ...d.spec, ...spec },
+    };
   }
   function stepRS(s: Snapshot, ripen: number): Snapshot {
     const d = decide(s);
-    return { deployment: d.objects.deployment, replicaSets: world(d.objects.replicaSets, ripen), pods: [], now: s.now + 1000 };
+    return {
+      deployment: d.objects.deployment,
+      replicaSets: world(d.objects.replicaSets, ripen),
+      pods: [],
+      now: s.now + 1000,
+    };
   }
 
   it('a new MinimumHealth Deployment starts all replicas at once (nothing old to keep)', () => {
@@ -382,10 +435,24 @@ describe('engine/minimumhealth: the rest of the engine works unchanged', () => {
   });
 
   it('Available=True MinimumReplicasAvailable while m are available, False below', () => {
-    const ok = decide(snapshot(mh(10, 0.6), [replicaSet('web-old', { replicas: 10, available: 6, image: 'v2', revision: 1, desired: 10, max: 12 })]));
-    expect(ok.status.conditions!.find((c) => c.type === 'Available')).to.deep.include({ status: 'True', reason: 'MinimumReplicasAvailable' });
-    const low = decide(snapshot(mh(10, 0.6), [replicaSet('web-old', { replicas: 10, available: 5, image: 'v2', revision: 1, desired: 10, max: 12 })]));
-    expect(low.status.conditions!.find((c) => c.type === 'Available')).to.deep.include({ status: 'False', reason: 'MinimumReplicasUnavailable' });
+    const ok = decide(
+      snapshot(mh(10, 0.6), [
+        replicaSet('web-old', { replicas: 10, available: 6, image: 'v2', revision: 1, desired: 10, max: 12 }),
+      ]),
+    );
+    expect(ok.status.conditions!.find((c) => c.type === 'Available')).to.deep.include({
+      status: 'True',
+      reason: 'MinimumReplicasAvailable',
+    });
+    const low = decide(
+      snapshot(mh(10, 0.6), [
+        replicaSet('web-old', { replicas: 10, available: 5, image: 'v2', revision: 1, desired: 10, max: 12 }),
+      ]),
+    );
+    expect(low.status.conditions!.find((c) => c.type === 'Available')).to.deep.include({
+      status: 'False',
+      reason: 'MinimumReplicasUnavailable',
+    });
   });
 
   it('pause mid-rollout: nothing moves, Progressing=Unknown DeploymentPaused; resume finishes', () => {
@@ -394,7 +461,10 @@ describe('engine/minimumhealth: the rest of the engine works unchanged', () => {
     const paused = { ...s, deployment: withSpec(s.deployment, { paused: true }) };
     const p = decide(paused);
     expect(p.actions.filter((a) => a.verb === 'scale' || a.verb === 'create')).to.deep.equal([]);
-    expect(p.status.conditions!.find((c) => c.type === 'Progressing')).to.deep.include({ status: 'Unknown', reason: 'DeploymentPaused' });
+    expect(p.status.conditions!.find((c) => c.type === 'Progressing')).to.deep.include({
+      status: 'Unknown',
+      reason: 'DeploymentPaused',
+    });
     const resumed = { ...s, now: s.now + 5000, deployment: withSpec(p.objects.deployment, { paused: false }) };
     const r = roll({ ...resumed, replicaSets: world(resumed.replicaSets, 0) });
     expect(lowest(r)).to.be.at.least(6);
@@ -429,7 +499,8 @@ describe('engine/minimumhealth: the rest of the engine works unchanged', () => {
   it('cleans up old ReplicaSets beyond revisionHistoryLimit once complete', () => {
     let s = started(mh(2, 0.5, undefined, 'v2', { revisionHistoryLimit: 1 }));
     s = roll(s, Infinity).last;
-    for (const image of ['v3', 'v4']) s = roll({ ...s, deployment: withSpec(s.deployment, { template: template(image) }) }, Infinity).last;
+    for (const image of ['v3', 'v4'])
+      s = roll({ ...s, deployment: withSpec(s.deployment, { template: template(image) }) }, Infinity).last;
     expect(s.replicaSets.map((r) => r.metadata.annotations![REVISION_ANNOTATION]).sort()).to.deep.equal(['3', '4']);
   });
 
@@ -442,9 +513,21 @@ describe('engine/minimumhealth: the rest of the engine works unchanged', () => {
     const d = decide(s);
     // cap 24 (trunc(20 × 1.2)); 12 more spread over two ReplicaSets of 6 sized for 12: 6 each.
     expect(d.objects.replicaSets.map((r) => r.spec.replicas).sort()).to.deep.equal([12, 12]);
-    expect(d.objects.replicaSets.map((r) => [r.metadata.annotations![DESIRED_REPLICAS_ANNOTATION], r.metadata.annotations![MAX_REPLICAS_ANNOTATION]]))
-      .to.deep.equal([['20', '24'], ['20', '24']]);
-    const r = roll({ deployment: d.objects.deployment, replicaSets: settle(d.objects.replicaSets), pods: [], now: s.now + 1000 });
+    expect(
+      d.objects.replicaSets.map((r) => [
+        r.metadata.annotations![DESIRED_REPLICAS_ANNOTATION],
+        r.metadata.annotations![MAX_REPLICAS_ANNOTATION],
+      ]),
+    ).to.deep.equal([
+      ['20', '24'],
+      ['20', '24'],
+    ]);
+    const r = roll({
+      deployment: d.objects.deployment,
+      replicaSets: settle(d.objects.replicaSets),
+      pods: [],
+      now: s.now + 1000,
+    });
     expectDone(r, 20);
   });
 
@@ -454,7 +537,10 @@ describe('engine/minimumhealth: the rest of the engine works unchanged', () => {
     s = { ...s, deployment: { ...s.deployment, metadata: { ...s.deployment.metadata, annotations: ann } } };
     const d = decide(s);
     expect(d.actions.some((a) => a.verb === 'update' && a.kind === 'Deployment')).to.equal(true);
-    const r = roll({ deployment: d.objects.deployment, replicaSets: d.objects.replicaSets, pods: [], now: s.now + 1000 }, Infinity);
+    const r = roll(
+      { deployment: d.objects.deployment, replicaSets: d.objects.replicaSets, pods: [], now: s.now + 1000 },
+      Infinity,
+    );
     expectDone(r, 4);
     expect(r.last.replicaSets.find((x) => (x.spec.replicas ?? 0) > 0)!.metadata.name).to.equal('web-old');
   });

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { afterMoves, isBalanced, rebalanceMoves, zoneCounts } from '../../../../src/engine/noderoll/zones.ts';
 
-describe('node roll: zone balance (the Mesos Slave Roller\'s appendix)', () => {
+describe("node roll: zone balance (the Mesos Slave Roller's appendix)", () => {
   const rows: Array<[string, Record<string, number>, number]> = [
     ['already balanced: no move', { a: 2, b: 2, c: 2 }, 0],
     ['highs and mids only: balanced, no move', { a: 3, b: 3, c: 2 }, 0],
@@ -23,7 +23,8 @@ describe('node roll: zone balance (the Mesos Slave Roller\'s appendix)', () => {
       expect(out).to.have.length(moves);
       const highs = Object.values(counts).filter((n) => n === Math.max(...Object.values(counts))).length;
       const lows = Object.values(counts).filter((n) => n === Math.min(...Object.values(counts))).length;
-      if (Math.max(...Object.values(counts)) - Math.min(...Object.values(counts)) === 2) expect(out).to.have.length(Math.min(highs, lows));
+      if (Math.max(...Object.values(counts)) - Math.min(...Object.values(counts)) === 2)
+        expect(out).to.have.length(Math.min(highs, lows));
       expect(isBalanced(afterMoves(counts, out)), 'balanced after the moves').to.equal(true);
       for (const m of out) expect(counts[m.from], 'a move leaves a high zone').to.be.greaterThan(counts[m.to]);
     });
@@ -45,7 +46,14 @@ describe('node roll: zone balance (the Mesos Slave Roller\'s appendix)', () => {
   });
 
   it('counts nodes by their zone label, zones without a node at 0', () => {
-    const node = (zone?: string) => ({ metadata: { labels: (zone ? { 'topology.kubernetes.io/zone': zone } : {}) as Record<string, string> } });
-    expect(zoneCounts([node('a'), node('a'), node('b'), node()], ['a', 'b', 'c'])).to.deep.equal({ a: 2, b: 1, c: 0, '': 1 });
+    const node = (zone?: string) => ({
+      metadata: { labels: (zone ? { 'topology.kubernetes.io/zone': zone } : {}) as Record<string, string> },
+    });
+    expect(zoneCounts([node('a'), node('a'), node('b'), node()], ['a', 'b', 'c'])).to.deep.equal({
+      a: 2,
+      b: 1,
+      c: 0,
+      '': 1,
+    });
   });
 });

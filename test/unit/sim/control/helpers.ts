@@ -19,8 +19,18 @@ export function startCluster(opts: Partial<ControlPlaneOptions> = {}, clock?: Ma
   const store = new Store(clock ? { now: () => clock.now() } : {});
   store.create(REF.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
   const plane = startControlPlane(store, {
-    nodes: 3, zones: ['a', 'b', 'c'], podsPerNode: 10, podStartMs: 5, podReadyMs: 5,
-    ...(clock ? { now: () => clock.now(), setTimer: (fn: () => void, ms: number) => clock.setTimer(fn, ms), clearTimer: (h: unknown) => clock.clearTimer(h) } : {}),
+    nodes: 3,
+    zones: ['a', 'b', 'c'],
+    podsPerNode: 10,
+    podStartMs: 5,
+    podReadyMs: 5,
+    ...(clock
+      ? {
+          now: () => clock.now(),
+          setTimer: (fn: () => void, ms: number) => clock.setTimer(fn, ms),
+          clearTimer: (h: unknown) => clock.clearTimer(h),
+        }
+      : {}),
     ...opts,
   });
   return { store, plane, stop: () => plane.stop() };
@@ -49,12 +59,19 @@ export async function waitFor<T>(what: string, check: () => T, timeoutMs = 5000)
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+      );
     await new Promise((r) => setTimeout(r, 10));
   }
 }
 
-export function replicaSet(name: string, replicas: number, opts: { annotations?: Record<string, string>; minReadySeconds?: number; labels?: Record<string, string> } = {}): KubeObject {
+export function replicaSet(
+  name: string,
+  replicas: number,
+  opts: { annotations?: Record<string, string>; minReadySeconds?: number; labels?: Record<string, string> } = {},
+): KubeObject {
   const labels = opts.labels ?? { app: name };
   return {
     apiVersion: 'apps/v1',
@@ -81,7 +98,9 @@ export function statusOf(obj: KubeObject | undefined): Record<string, any> {
 }
 
 export function isReady(pod: KubeObject): boolean {
-  return (statusOf(pod).conditions ?? []).some((c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True');
+  return (statusOf(pod).conditions ?? []).some(
+    (c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True',
+  );
 }
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -96,20 +115,46 @@ export function iso(ms: number): string {
 }
 
 /** A pod as the tables describe it. */
-export function pod(name: string, o: {
-  node?: string; phase?: string; ready?: boolean; readySince?: number; created?: number; restarts?: number;
-  cost?: number; labels?: Record<string, string>; deleting?: boolean; owner?: string; uid?: string;
-} = {}): KubeObject {
-  const conditions = o.ready === undefined ? [] : [{ type: 'Ready', status: o.ready ? 'True' : 'False', lastTransitionTime: iso(o.readySince ?? at(0)) }];
+export function pod(
+  name: string,
+  o: {
+    node?: string;
+    phase?: string;
+    ready?: boolean;
+    readySince?: number;
+    created?: number;
+    restarts?: number;
+    cost?: number;
+    labels?: Record<string, string>;
+    deleting?: boolean;
+    owner?: string;
+    uid?: string;
+  } = {},
+): KubeObject {
+  const conditions =
+    o.ready === undefined
+      ? []
+      : [{ type: 'Ready', status: o.ready ? 'True' : 'False', lastTransitionTime: iso(o.readySince ?? at(0)) }];
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      name, namespace: 'default', uid: o.uid ?? `uid-${name}`, labels: o.labels ?? { app: 'web' },
+      name,
+      namespace: 'default',
+      uid: o.uid ?? `uid-${name}`,
+      labels: o.labels ?? { app: 'web' },
       creationTimestamp: iso(o.created ?? at(0)),
-      ...(o.cost !== undefined ? { annotations: { 'controller.kubernetes.io/pod-deletion-cost': String(o.cost) } } : {}),
+      ...(o.cost !== undefined
+        ? { annotations: { 'controller.kubernetes.io/pod-deletion-cost': String(o.cost) } }
+        : {}),
       ...(o.deleting ? { deletionTimestamp: iso(at(0)) } : {}),
-      ...(o.owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: o.owner, controller: true }] } : {}),
+      ...(o.owner
+        ? {
+            ownerReferences: [
+              { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: o.owner, controller: true },
+            ],
+          }
+        : {}),
     },
     spec: { ...(o.node ? { nodeName: o.node } : {}), containers: [{ name: 'app', image: 'nginx' }] },
     status: {

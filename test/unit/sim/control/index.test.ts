@@ -21,7 +21,11 @@ describe('sim/control plane', () => {
 
   it('picks up what the store already holds and keeps existing nodes', async () => {
     const store = newStore();
-    store.create(REF.nodes, undefined, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { custom: 'yes' } } });
+    store.create(REF.nodes, undefined, {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-1', labels: { custom: 'yes' } },
+    });
     store.create(REF.replicasets, 'default', replicaSet('web', 2));
     const plane = startControlPlane(store, OPTS);
     stop = () => plane.stop();
@@ -47,23 +51,45 @@ describe('sim/control plane', () => {
     const store = newStore();
     const plane = startControlPlane(store, OPTS);
     stop = () => plane.stop();
-    store.create(REF.customresourcedefinitions, undefined, parse(readFileSync('crds/deployments.pacer.dev.yaml', 'utf8')) as KubeObject);
+    store.create(
+      REF.customresourcedefinitions,
+      undefined,
+      parse(readFileSync('crds/deployments.pacer.dev.yaml', 'utf8')) as KubeObject,
+    );
     const ref = { group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' };
     const owner = await waitFor('CRD served', () => {
       try {
         return store.create(ref, 'default', {
-          apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', metadata: { name: 'web' },
-          spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } } },
+          apiVersion: 'pacer.dev/v1alpha1',
+          kind: 'Deployment',
+          metadata: { name: 'web' },
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: { app: 'web' } },
+            template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } },
+          },
         });
       } catch {
         return undefined;
       }
     });
     const rs = replicaSet('web-abc', 2, { labels: { app: 'web' } });
-    rs.metadata.ownerReferences = [{ apiVersion: 'pacer.dev/v1alpha1', kind: 'Deployment', name: 'web', uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true }];
+    rs.metadata.ownerReferences = [
+      {
+        apiVersion: 'pacer.dev/v1alpha1',
+        kind: 'Deployment',
+        name: 'web',
+        uid: owner.metadata.uid!,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ];
     store.create(REF.replicasets, 'default', rs);
     await waitFor('2 ready', () => podsOf(store, 'app=web').filter(isReady).length === 2);
     store.delete(ref, 'default', 'web', { propagationPolicy: 'Background' });
-    await waitFor('rs and pods gone', () => !store.get(REF.replicasets, 'default', 'web-abc') && podsOf(store, 'app=web').length === 0);
+    await waitFor(
+      'rs and pods gone',
+      () => !store.get(REF.replicasets, 'default', 'web-abc') && podsOf(store, 'app=web').length === 0,
+    );
   });
 });

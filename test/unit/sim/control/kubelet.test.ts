@@ -8,18 +8,76 @@ import { at, isReady, podsOf, replicaSet, startCluster, statusOf, waitFor, type 
 describe('sim/control kubelet: status over time', () => {
   const fresh: KubeObject = {
     metadata: { name: 'web-abcde', namespace: 'default', uid: 'u-1' },
-    spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'nginx:1.27' }, { name: 'side', image: 'envoy' }] },
+    spec: {
+      nodeName: 'node-1',
+      containers: [
+        { name: 'app', image: 'nginx:1.27' },
+        { name: 'side', image: 'envoy' },
+      ],
+    },
     status: { phase: 'Pending' },
   };
   const normal: KubeletBehaviour = { startDelayMs: 200, readyAfterMs: 300, neverReady: false, crashLoop: false };
   const timeline = { boundAt: at(0), podIP: '10.244.0.7' };
   const cond = (st: Record<string, any>, type: string) => st.conditions.find((c: { type: string }) => c.type === type);
-  const rows: Array<{ name: string; b: KubeletBehaviour; t: number; phase: string; ready: string; state: string; restarts: number; next?: number }> = [
-    { name: 'bound, not started: ContainerCreating', b: normal, t: at(0.1), phase: 'Pending', ready: 'False', state: 'waiting', restarts: 0, next: at(0.2) },
-    { name: 'started, not ready yet', b: normal, t: at(0.3), phase: 'Running', ready: 'False', state: 'running', restarts: 0, next: at(0.5) },
-    { name: 'ready after the ready delay', b: normal, t: at(0.5), phase: 'Running', ready: 'True', state: 'running', restarts: 0 },
-    { name: 'never-ready runs forever unready', b: { ...normal, neverReady: true }, t: at(60), phase: 'Running', ready: 'False', state: 'running', restarts: 0 },
-    { name: 'crash-loop: three restarts after 3.5 s', b: { ...normal, crashLoop: true }, t: at(3.7), phase: 'Running', ready: 'False', state: 'waiting', restarts: 3, next: at(4.2) },
+  const rows: Array<{
+    name: string;
+    b: KubeletBehaviour;
+    t: number;
+    phase: string;
+    ready: string;
+    state: string;
+    restarts: number;
+    next?: number;
+  }> = [
+    {
+      name: 'bound, not started: ContainerCreating',
+      b: normal,
+      t: at(0.1),
+      phase: 'Pending',
+      ready: 'False',
+      state: 'waiting',
+      restarts: 0,
+      next: at(0.2),
+    },
+    {
+      name: 'started, not ready yet',
+      b: normal,
+      t: at(0.3),
+      phase: 'Running',
+      ready: 'False',
+      state: 'running',
+      restarts: 0,
+      next: at(0.5),
+    },
+    {
+      name: 'ready after the ready delay',
+      b: normal,
+      t: at(0.5),
+      phase: 'Running',
+      ready: 'True',
+      state: 'running',
+      restarts: 0,
+    },
+    {
+      name: 'never-ready runs forever unready',
+      b: { ...normal, neverReady: true },
+      t: at(60),
+      phase: 'Running',
+      ready: 'False',
+      state: 'running',
+      restarts: 0,
+    },
+    {
+      name: 'crash-loop: three restarts after 3.5 s',
+      b: { ...normal, crashLoop: true },
+      t: at(3.7),
+      phase: 'Running',
+      ready: 'False',
+      state: 'waiting',
+      restarts: 3,
+      next: at(4.2),
+    },
   ];
   for (const row of rows) {
     it(row.name, () => {
@@ -34,11 +92,15 @@ describe('sim/control kubelet: status over time', () => {
       expect(cs[0].restartCount).to.equal(row.restarts);
       expect(nextAt).to.equal(row.next);
       expect(status).to.include({ podIP: '10.244.0.7', hostIP: '10.0.0.3', startTime: '2026-01-01T00:00:00Z' });
-      if (row.ready === 'False') expect(cond(status, 'Ready')).to.include({ reason: 'ContainersNotReady', message: 'containers with unready status: [app side]' });
+      if (row.ready === 'False')
+        expect(cond(status, 'Ready')).to.include({
+          reason: 'ContainersNotReady',
+          message: 'containers with unready status: [app side]',
+        });
     });
   }
 
-  describe('a deleted pod stops after its containers\' own stop time, or when its grace period ends, whichever is first', () => {
+  describe("a deleted pod stops after its containers' own stop time, or when its grace period ends, whichever is first", () => {
     const rows: Array<[string, Record<string, string> | undefined, number | undefined, number]> = [
       ['no annotation: quick (100 ms), within a 30 s grace period', undefined, 30, 100],
       ['stop-after-ms 800 within a 30 s grace period: 800 ms', { 'sim.pacer.dev/stop-after-ms': '800' }, 30, 800],
@@ -47,7 +109,15 @@ describe('sim/control kubelet: status over time', () => {
     ];
     for (const [what, annotations, grace, ms] of rows) {
       it(what, () => {
-        expect(stopDelayMs({ metadata: { name: 'p', ...(annotations ? { annotations } : {}), ...(grace !== undefined ? { deletionGracePeriodSeconds: grace } : {}) } })).to.equal(ms);
+        expect(
+          stopDelayMs({
+            metadata: {
+              name: 'p',
+              ...(annotations ? { annotations } : {}),
+              ...(grace !== undefined ? { deletionGracePeriodSeconds: grace } : {}),
+            },
+          }),
+        ).to.equal(ms);
       });
     }
   });
@@ -79,7 +149,10 @@ describe('sim/control kubelet and nodes: behaviour', () => {
     setNodeNotReady(c.store, 'node-1', true);
     await waitFor('0 ready', () => podsOf(c.store, 'app=web').filter(isReady).length === 0);
     const node = c.store.get(REF.nodes, undefined, 'node-1')!;
-    expect(statusOf(node).conditions.find((x: any) => x.type === 'Ready')).to.include({ status: 'Unknown', reason: 'NodeStatusUnknown' });
+    expect(statusOf(node).conditions.find((x: any) => x.type === 'Ready')).to.include({
+      status: 'Unknown',
+      reason: 'NodeStatusUnknown',
+    });
     await waitFor('rs ready 0', () => statusOf(c.store.get(REF.replicasets, 'default', 'web')).readyReplicas === 0);
     setNodeNotReady(c.store, 'node-1', false);
     await waitFor('2 ready again', () => podsOf(c.store, 'app=web').filter(isReady).length === 2);
@@ -89,7 +162,9 @@ describe('sim/control kubelet and nodes: behaviour', () => {
     c = startCluster({ nodes: 2, zones: ['a', 'b'] });
     c.store.create(REF.replicasets, 'default', replicaSet('web', 2));
     await waitFor('2 ready', () => podsOf(c.store, 'app=web').filter(isReady).length === 2);
-    const onNode1 = podsOf(c.store, 'app=web').filter((p) => (p.spec as any).nodeName === 'node-1').map((p) => p.metadata.name);
+    const onNode1 = podsOf(c.store, 'app=web')
+      .filter((p) => (p.spec as any).nodeName === 'node-1')
+      .map((p) => p.metadata.name);
     expect(onNode1).to.have.length(1);
     c.store.delete(REF.nodes, undefined, 'node-1');
     await waitFor('2 ready on node-2', () => {

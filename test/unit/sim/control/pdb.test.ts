@@ -30,39 +30,56 @@ describe('sim/control pdb: status numbers', () => {
     status: disruptedPods ? { disruptedPods } : {},
   });
   const ready = (n: string, o = {}) => pod(n, { node: 'n1', ready: true, ...o });
-  const rows: Array<{ name: string; pdb: KubeObject; pods: KubeObject[]; want: Partial<ReturnType<typeof pdbNumbers>> }> = [
+  const rows: Array<{
+    name: string;
+    pdb: KubeObject;
+    pods: KubeObject[];
+    want: Partial<ReturnType<typeof pdbNumbers>>;
+  }> = [
     {
-      name: 'minAvailable 2 of 3 ready: one disruption allowed', pdb: pdb({ minAvailable: 2 }),
+      name: 'minAvailable 2 of 3 ready: one disruption allowed',
+      pdb: pdb({ minAvailable: 2 }),
       pods: [ready('a'), ready('b'), ready('c')],
       want: { expectedPods: 3, currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1, disruptedPods: {} },
     },
     {
-      name: 'minAvailable 2 with one unready pod: none allowed', pdb: pdb({ minAvailable: 2 }),
+      name: 'minAvailable 2 with one unready pod: none allowed',
+      pdb: pdb({ minAvailable: 2 }),
       pods: [ready('a'), ready('b'), pod('c', { node: 'n1', ready: false })],
       want: { expectedPods: 3, currentHealthy: 2, desiredHealthy: 2, disruptionsAllowed: 0 },
     },
     {
-      name: 'a terminating pod is not healthy', pdb: pdb({ minAvailable: 1 }),
+      name: 'a terminating pod is not healthy',
+      pdb: pdb({ minAvailable: 1 }),
       pods: [ready('a'), ready('b', { deleting: true })],
       want: { currentHealthy: 1, disruptionsAllowed: 0 },
     },
     {
-      name: 'a recently disrupted pod is not healthy and stays listed', pdb: pdb({ minAvailable: 1 }, { b: iso(at(990)) }),
+      name: 'a recently disrupted pod is not healthy and stays listed',
+      pdb: pdb({ minAvailable: 1 }, { b: iso(at(990)) }),
       pods: [ready('a'), ready('b')],
-      want: { currentHealthy: 1, disruptionsAllowed: 0, disruptedPods: { b: iso(at(990)) }, recheckAt: at(990) + DELETION_TIMEOUT_MS },
+      want: {
+        currentHealthy: 1,
+        disruptionsAllowed: 0,
+        disruptedPods: { b: iso(at(990)) },
+        recheckAt: at(990) + DELETION_TIMEOUT_MS,
+      },
     },
     {
-      name: 'a disrupted pod not deleted within two minutes counts again', pdb: pdb({ minAvailable: 1 }, { b: iso(at(800)) }),
+      name: 'a disrupted pod not deleted within two minutes counts again',
+      pdb: pdb({ minAvailable: 1 }, { b: iso(at(800)) }),
       pods: [ready('a'), ready('b')],
       want: { currentHealthy: 2, disruptionsAllowed: 1, disruptedPods: {} },
     },
     {
-      name: 'disrupted entries of pods that are gone are dropped', pdb: pdb({ minAvailable: 1 }, { gone: iso(at(999)) }),
+      name: 'disrupted entries of pods that are gone are dropped',
+      pdb: pdb({ minAvailable: 1 }, { gone: iso(at(999)) }),
       pods: [ready('a')],
       want: { currentHealthy: 1, disruptionsAllowed: 0, disruptedPods: {} },
     },
     {
-      name: 'maxUnavailable 1 over a scale of 3', pdb: pdb({ maxUnavailable: 1 }),
+      name: 'maxUnavailable 1 over a scale of 3',
+      pdb: pdb({ maxUnavailable: 1 }),
       pods: [ready('a'), ready('b'), ready('c')],
       want: { expectedPods: 3, desiredHealthy: 2, disruptionsAllowed: 1 },
     },
@@ -75,10 +92,25 @@ describe('sim/control pdb: status numbers', () => {
 
   it('writes the DisruptionAllowed condition with the generation', () => {
     const p = pdb({ minAvailable: 2 });
-    const st = pdbStatus(p, pdbNumbers(p, [ready('a'), ready('b'), ready('c')], () => 3, now), now);
-    expect(st).to.deep.include({ observedGeneration: 2, disruptionsAllowed: 1, currentHealthy: 3, desiredHealthy: 2, expectedPods: 3 });
+    const st = pdbStatus(
+      p,
+      pdbNumbers(p, [ready('a'), ready('b'), ready('c')], () => 3, now),
+      now,
+    );
+    expect(st).to.deep.include({
+      observedGeneration: 2,
+      disruptionsAllowed: 1,
+      currentHealthy: 3,
+      desiredHealthy: 2,
+      expectedPods: 3,
+    });
     expect((st.conditions as object[])[0]).to.deep.equal({
-      type: 'DisruptionAllowed', status: 'True', observedGeneration: 2, lastTransitionTime: iso(now), reason: 'SufficientPods', message: '',
+      type: 'DisruptionAllowed',
+      status: 'True',
+      observedGeneration: 2,
+      lastTransitionTime: iso(now),
+      reason: 'SufficientPods',
+      message: '',
     });
   });
 });
@@ -91,7 +123,9 @@ describe('sim/control pdb: behaviour', () => {
     c = startCluster();
     c.store.create(REF.replicasets, 'default', replicaSet('web', 3));
     c.store.create(REF.poddisruptionbudgets, 'default', {
-      apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web' },
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'web' },
       spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'web' } } },
     });
     const get = () => statusOf(c.store.get(REF.poddisruptionbudgets, 'default', 'web'));
@@ -100,7 +134,10 @@ describe('sim/control pdb: behaviour', () => {
     expect(get().conditions[0]).to.include({ type: 'DisruptionAllowed', status: 'True', reason: 'SufficientPods' });
     // Scaling the ReplicaSet changes what the budget expects.
     c.store.patch(REF.replicasets, 'default', 'web', 'merge', { spec: { replicas: 5 } });
-    await waitFor('5 healthy', () => get().currentHealthy === 5 && podsOf(c.store, 'app=web').filter(isReady).length === 5);
+    await waitFor(
+      '5 healthy',
+      () => get().currentHealthy === 5 && podsOf(c.store, 'app=web').filter(isReady).length === 5,
+    );
     expect(get()).to.deep.include({ expectedPods: 5, desiredHealthy: 4, disruptionsAllowed: 1 });
     // A spec change bumps the generation; the controller catches up.
     c.store.patch(REF.poddisruptionbudgets, 'default', 'web', 'merge', { spec: { maxUnavailable: 2 } });

@@ -4,22 +4,74 @@ import { cordon } from '../../../../src/sim/control/nodes.ts';
 import { REF } from '../../../../src/sim/resources.ts';
 import type { KubeObject } from '../../../../src/sim/types.ts';
 import { ManualClock } from '../../../../src/kube/clock.ts';
-import { at, isReady, pod, podsOf, replicaSet, runFor, startCluster, statusOf, waitFor, type Cluster } from './helpers.ts';
+import {
+  at,
+  isReady,
+  pod,
+  podsOf,
+  replicaSet,
+  runFor,
+  startCluster,
+  statusOf,
+  waitFor,
+  type Cluster,
+} from './helpers.ts';
 
 describe('sim/control replicaset: deletion order', () => {
   const now = at(100_000);
   // Each row: the pod upstream deletes first, then the other one.
   const rows: Array<{ rule: string; first: KubeObject; second: KubeObject; ranks?: [number, number] }> = [
-    { rule: 'unscheduled before scheduled', first: pod('a', { phase: 'Pending' }), second: pod('b', { node: 'n1', phase: 'Pending' }) },
-    { rule: 'Pending before Running', first: pod('a', { node: 'n1', phase: 'Pending' }), second: pod('b', { node: 'n1', ready: true }) },
-    { rule: 'Unknown before Running', first: pod('a', { node: 'n1', phase: 'Unknown' }), second: pod('b', { node: 'n1', phase: 'Running' }) },
-    { rule: 'not ready before ready', first: pod('a', { node: 'n1', ready: false }), second: pod('b', { node: 'n1', ready: true }) },
-    { rule: 'lower pod-deletion-cost first', first: pod('a', { node: 'n1', ready: true, cost: -5 }), second: pod('b', { node: 'n1', ready: true, cost: 10 }) },
-    { rule: 'cost beats readiness time', first: pod('a', { node: 'n1', ready: true, cost: 0, readySince: at(0) }), second: pod('b', { node: 'n1', ready: true, cost: 1, readySince: at(99_000) }) },
-    { rule: 'doubled up on a node first', first: pod('a', { node: 'n1', ready: true }), second: pod('b', { node: 'n2', ready: true }), ranks: [3, 1] },
-    { rule: 'ready for less time first', first: pod('a', { node: 'n1', ready: true, readySince: at(99_990) }), second: pod('b', { node: 'n1', ready: true, readySince: at(1_000) }) },
-    { rule: 'more restarts first', first: pod('a', { node: 'n1', ready: false, restarts: 7 }), second: pod('b', { node: 'n1', ready: false, restarts: 1 }) },
-    { rule: 'newer first', first: pod('a', { node: 'n1', ready: false, created: at(99_900) }), second: pod('b', { node: 'n1', ready: false, created: at(10) }) },
+    {
+      rule: 'unscheduled before scheduled',
+      first: pod('a', { phase: 'Pending' }),
+      second: pod('b', { node: 'n1', phase: 'Pending' }),
+    },
+    {
+      rule: 'Pending before Running',
+      first: pod('a', { node: 'n1', phase: 'Pending' }),
+      second: pod('b', { node: 'n1', ready: true }),
+    },
+    {
+      rule: 'Unknown before Running',
+      first: pod('a', { node: 'n1', phase: 'Unknown' }),
+      second: pod('b', { node: 'n1', phase: 'Running' }),
+    },
+    {
+      rule: 'not ready before ready',
+      first: pod('a', { node: 'n1', ready: false }),
+      second: pod('b', { node: 'n1', ready: true }),
+    },
+    {
+      rule: 'lower pod-deletion-cost first',
+      first: pod('a', { node: 'n1', ready: true, cost: -5 }),
+      second: pod('b', { node: 'n1', ready: true, cost: 10 }),
+    },
+    {
+      rule: 'cost beats readiness time',
+      first: pod('a', { node: 'n1', ready: true, cost: 0, readySince: at(0) }),
+      second: pod('b', { node: 'n1', ready: true, cost: 1, readySince: at(99_000) }),
+    },
+    {
+      rule: 'doubled up on a node first',
+      first: pod('a', { node: 'n1', ready: true }),
+      second: pod('b', { node: 'n2', ready: true }),
+      ranks: [3, 1],
+    },
+    {
+      rule: 'ready for less time first',
+      first: pod('a', { node: 'n1', ready: true, readySince: at(99_990) }),
+      second: pod('b', { node: 'n1', ready: true, readySince: at(1_000) }),
+    },
+    {
+      rule: 'more restarts first',
+      first: pod('a', { node: 'n1', ready: false, restarts: 7 }),
+      second: pod('b', { node: 'n1', ready: false, restarts: 1 }),
+    },
+    {
+      rule: 'newer first',
+      first: pod('a', { node: 'n1', ready: false, created: at(99_900) }),
+      second: pod('b', { node: 'n1', ready: false, created: at(10) }),
+    },
   ];
   for (const row of rows) {
     it(row.rule, () => {
@@ -44,7 +96,11 @@ describe('sim/control replicaset: deletion order', () => {
       pod('crowded', { node: 'n2', ready: true, readySince: at(10) }),
       pod('pending', { phase: 'Pending' }),
     ];
-    const related = [...pods, pod('sibling1', { node: 'n2', ready: true }), pod('sibling2', { node: 'n2', ready: true })];
+    const related = [
+      ...pods,
+      pod('sibling1', { node: 'n2', ready: true }),
+      pod('sibling2', { node: 'n2', ready: true }),
+    ];
     expect(podsToDelete(pods, related, 2, now).map((p) => p.metadata.name)).to.deep.equal(['pending', 'crowded']);
     expect(podsToDelete(pods, related, 5, now)).to.have.length(3);
   });
@@ -53,36 +109,93 @@ describe('sim/control replicaset: deletion order', () => {
 describe('sim/control replicaset: status', () => {
   const rs = (minReadySeconds = 0): KubeObject => ({
     metadata: { name: 'web', namespace: 'default', generation: 4 },
-    spec: { replicas: 3, minReadySeconds, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web', tier: 'front' } } } },
+    spec: {
+      replicas: 3,
+      minReadySeconds,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web', tier: 'front' } } },
+    },
   });
   const full = { app: 'web', tier: 'front' };
-  const rows: Array<{ name: string; minReady: number; pods: KubeObject[]; terminating?: number; want: Record<string, number>; recheck?: number }> = [
+  const rows: Array<{
+    name: string;
+    minReady: number;
+    pods: KubeObject[];
+    terminating?: number;
+    want: Record<string, number>;
+    recheck?: number;
+  }> = [
     {
-      name: 'three ready pods, no minReadySeconds', minReady: 0,
+      name: 'three ready pods, no minReadySeconds',
+      minReady: 0,
       pods: [1, 2, 3].map((i) => pod(`p${i}`, { ready: true, labels: full })),
-      want: { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 3, availableReplicas: 3, terminatingReplicas: 0, observedGeneration: 4 },
+      want: {
+        replicas: 3,
+        fullyLabeledReplicas: 3,
+        readyReplicas: 3,
+        availableReplicas: 3,
+        terminatingReplicas: 0,
+        observedGeneration: 4,
+      },
     },
     {
-      name: 'minReadySeconds 10: only the pod ready for 20 s is available', minReady: 10,
-      pods: [pod('old', { ready: true, readySince: at(80), labels: full }), pod('new', { ready: true, readySince: at(95), labels: full }), pod('starting', { ready: false, labels: full })],
-      want: { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 2, availableReplicas: 1, terminatingReplicas: 0, observedGeneration: 4 },
+      name: 'minReadySeconds 10: only the pod ready for 20 s is available',
+      minReady: 10,
+      pods: [
+        pod('old', { ready: true, readySince: at(80), labels: full }),
+        pod('new', { ready: true, readySince: at(95), labels: full }),
+        pod('starting', { ready: false, labels: full }),
+      ],
+      want: {
+        replicas: 3,
+        fullyLabeledReplicas: 3,
+        readyReplicas: 2,
+        availableReplicas: 1,
+        terminatingReplicas: 0,
+        observedGeneration: 4,
+      },
       recheck: at(105) + 1,
     },
     {
-      name: 'exactly minReadySeconds is not yet available (strictly before now)', minReady: 10,
+      name: 'exactly minReadySeconds is not yet available (strictly before now)',
+      minReady: 10,
       pods: [pod('edge', { ready: true, readySince: at(90), labels: full })],
-      want: { replicas: 1, fullyLabeledReplicas: 1, readyReplicas: 1, availableReplicas: 0, terminatingReplicas: 0, observedGeneration: 4 },
+      want: {
+        replicas: 1,
+        fullyLabeledReplicas: 1,
+        readyReplicas: 1,
+        availableReplicas: 0,
+        terminatingReplicas: 0,
+        observedGeneration: 4,
+      },
       recheck: at(100) + 1,
     },
     {
-      name: 'a pod without every template label is not fully labeled', minReady: 0,
+      name: 'a pod without every template label is not fully labeled',
+      minReady: 0,
       pods: [pod('adopted', { ready: true, labels: { app: 'web' } }), pod('own', { ready: true, labels: full })],
-      want: { replicas: 2, fullyLabeledReplicas: 1, readyReplicas: 2, availableReplicas: 2, terminatingReplicas: 0, observedGeneration: 4 },
+      want: {
+        replicas: 2,
+        fullyLabeledReplicas: 1,
+        readyReplicas: 2,
+        availableReplicas: 2,
+        terminatingReplicas: 0,
+        observedGeneration: 4,
+      },
     },
     {
-      name: 'scaled to 0 with two pods still terminating: replicas 0, terminatingReplicas 2', minReady: 0,
-      pods: [], terminating: 2,
-      want: { replicas: 0, fullyLabeledReplicas: 0, readyReplicas: 0, availableReplicas: 0, terminatingReplicas: 2, observedGeneration: 4 },
+      name: 'scaled to 0 with two pods still terminating: replicas 0, terminatingReplicas 2',
+      minReady: 0,
+      pods: [],
+      terminating: 2,
+      want: {
+        replicas: 0,
+        fullyLabeledReplicas: 0,
+        readyReplicas: 0,
+        availableReplicas: 0,
+        terminatingReplicas: 2,
+        observedGeneration: 4,
+      },
     },
   ];
   for (const row of rows) {
@@ -94,9 +207,17 @@ describe('sim/control replicaset: status', () => {
   }
 
   it('adds ReplicaFailure on a failed create and removes it after a clean sync', () => {
-    const failed = replicaSetStatus(rs(), [], at(100), { reason: 'FailedCreate', message: 'pods "web-x" is forbidden: quota' });
+    const failed = replicaSetStatus(rs(), [], at(100), {
+      reason: 'FailedCreate',
+      message: 'pods "web-x" is forbidden: quota',
+    });
     const cond = (failed.status.conditions as Array<Record<string, unknown>>)[0];
-    expect(cond).to.include({ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'pods "web-x" is forbidden: quota' });
+    expect(cond).to.include({
+      type: 'ReplicaFailure',
+      status: 'True',
+      reason: 'FailedCreate',
+      message: 'pods "web-x" is forbidden: quota',
+    });
     const again = replicaSetStatus({ ...rs(), status: failed.status }, [], at(101));
     expect(again.status.conditions).to.equal(undefined);
   });
@@ -112,19 +233,37 @@ describe('sim/control replicaset: behaviour', () => {
     c.store.create(REF.replicasets, 'default', replicaSet('web', 3));
     await waitFor('3/3/3', () => rsStatus().availableReplicas === 3);
     const st = rsStatus();
-    expect(st).to.include({ replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 3, availableReplicas: 3, observedGeneration: 1 });
+    expect(st).to.include({
+      replicas: 3,
+      fullyLabeledReplicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 3,
+      observedGeneration: 1,
+    });
     const pods = podsOf(c.store, 'app=web');
     const rs = c.store.get(REF.replicasets, 'default', 'web')!;
     for (const p of pods) {
       expect(p.metadata.name).to.match(/^web-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
       expect(p.metadata.generateName).to.equal('web-');
-      expect(p.metadata.ownerReferences).to.deep.equal([{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+      expect(p.metadata.ownerReferences).to.deep.equal([
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'web',
+          uid: rs.metadata.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ]);
       expect(isReady(p)).to.equal(true);
     }
     expect(new Set(pods.map((p) => (p.spec as { nodeName: string }).nodeName)).size).to.equal(3);
     // kubectl describe rs shows the controller's events.
     const events = c.store.list(REF.events, 'default').items as Array<Record<string, any>>;
-    const created = events.filter((e) => e.reason === 'SuccessfulCreate' && e.involvedObject.uid === rs.metadata.uid).map((e) => e.message).sort();
+    const created = events
+      .filter((e) => e.reason === 'SuccessfulCreate' && e.involvedObject.uid === rs.metadata.uid)
+      .map((e) => e.message)
+      .sort();
     expect(created).to.deep.equal(pods.map((p) => `Created pod: ${p.metadata.name}`).sort());
     const scheduled = events.filter((e) => e.reason === 'Scheduled').map((e) => e.message as string);
     expect(scheduled).to.have.length(3);
@@ -151,7 +290,11 @@ describe('sim/control replicaset: behaviour', () => {
   it('never-ready pods run but never become ready (manual clock: ten minutes)', async () => {
     const clock = new ManualClock();
     c = startCluster({}, clock);
-    c.store.create(REF.replicasets, 'default', replicaSet('web', 2, { annotations: { 'sim.pacer.dev/never-ready': 'true' } }));
+    c.store.create(
+      REF.replicasets,
+      'default',
+      replicaSet('web', 2, { annotations: { 'sim.pacer.dev/never-ready': 'true' } }),
+    );
     await runFor(c, clock, 100); // start 5 ms, ready 5 ms for a normal pod
     expect(podsOf(c.store, 'app=web').filter((p) => statusOf(p).phase === 'Running')).to.have.length(2);
     await runFor(c, clock, 10 * 60_000, 1000);
@@ -164,7 +307,11 @@ describe('sim/control replicaset: behaviour', () => {
   it('crash-looping pods keep restarting, once a second, and wait in CrashLoopBackOff (manual clock)', async () => {
     const clock = new ManualClock();
     c = startCluster({}, clock);
-    c.store.create(REF.replicasets, 'default', replicaSet('web', 1, { annotations: { 'sim.pacer.dev/crash-loop': 'true' } }));
+    c.store.create(
+      REF.replicasets,
+      'default',
+      replicaSet('web', 1, { annotations: { 'sim.pacer.dev/crash-loop': 'true' } }),
+    );
     const restarts = () => statusOf(podsOf(c.store, 'app=web')[0]).containerStatuses?.[0]?.restartCount;
     await runFor(c, clock, 900);
     expect(restarts(), 'started, not restarted yet').to.equal(0);
@@ -197,15 +344,29 @@ describe('sim/control replicaset: behaviour', () => {
     c.store.create(REF.replicasets, 'default', replicaSet('web', 2));
     await waitFor('2 available', () => rsStatus().availableReplicas === 2);
     const victim = podsOf(c.store, 'app=web')[0];
-    c.store.mutate(REF.pods, 'default', victim.metadata.name!, (p) => ({ ...p, status: { ...statusOf(p), phase: 'Failed' } }), { subresource: 'status' });
-    await waitFor('a replacement', () => podsOf(c.store, 'app=web').filter((p) => statusOf(p).phase !== 'Failed' && isReady(p)).length === 2);
+    c.store.mutate(
+      REF.pods,
+      'default',
+      victim.metadata.name!,
+      (p) => ({ ...p, status: { ...statusOf(p), phase: 'Failed' } }),
+      { subresource: 'status' },
+    );
+    await waitFor(
+      'a replacement',
+      () => podsOf(c.store, 'app=web').filter((p) => statusOf(p).phase !== 'Failed' && isReady(p)).length === 2,
+    );
     expect(podsOf(c.store, 'app=web')).to.have.length(3);
     expect(rsStatus().replicas).to.equal(2);
   });
 
   it('adopts a matching orphan pod instead of creating one', async () => {
     c = startCluster();
-    c.store.create(REF.pods, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stray', labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });
+    c.store.create(REF.pods, 'default', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'stray', labels: { app: 'web' } },
+      spec: { containers: [{ name: 'app', image: 'nginx' }] },
+    });
     c.store.create(REF.replicasets, 'default', replicaSet('web', 1));
     await waitFor('1 available', () => rsStatus().availableReplicas === 1);
     const pods = podsOf(c.store, 'app=web');
@@ -215,10 +376,16 @@ describe('sim/control replicaset: behaviour', () => {
 
   it('a per-pod start delay holds that pod in ContainerCreating', async () => {
     c = startCluster();
-    c.store.create(REF.replicasets, 'default', replicaSet('slow', 1, { annotations: { 'sim.pacer.dev/start-delay-ms': '600000' } }));
+    c.store.create(
+      REF.replicasets,
+      'default',
+      replicaSet('slow', 1, { annotations: { 'sim.pacer.dev/start-delay-ms': '600000' } }),
+    );
     c.store.create(REF.replicasets, 'default', replicaSet('web', 1));
     await waitFor('web available', () => rsStatus().availableReplicas === 1);
-    const slow = await waitFor('slow bound', () => podsOf(c.store, 'app=slow').find((p) => statusOf(p).containerStatuses));
+    const slow = await waitFor('slow bound', () =>
+      podsOf(c.store, 'app=slow').find((p) => statusOf(p).containerStatuses),
+    );
     expect(statusOf(slow).phase).to.equal('Pending');
     expect(statusOf(slow).containerStatuses[0].state).to.deep.equal({ waiting: { reason: 'ContainerCreating' } });
   });

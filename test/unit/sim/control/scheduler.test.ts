@@ -5,7 +5,18 @@ import { REF } from '../../../../src/sim/resources.ts';
 import type { KubeObject } from '../../../../src/sim/types.ts';
 import { pod, podsOf, replicaSet, startCluster, statusOf, waitFor, type Cluster } from './helpers.ts';
 
-function node(name: string, zone: string, o: { pods?: number; capacity?: number; cordoned?: boolean; notReady?: boolean; labels?: Record<string, string>; taints?: object[] } = {}): NodeInfo {
+function node(
+  name: string,
+  zone: string,
+  o: {
+    pods?: number;
+    capacity?: number;
+    cordoned?: boolean;
+    notReady?: boolean;
+    labels?: Record<string, string>;
+    taints?: object[];
+  } = {},
+): NodeInfo {
   const n: KubeObject = {
     metadata: { name, labels: { 'topology.kubernetes.io/zone': zone, ...(o.labels ?? {}) } },
     spec: { ...(o.cordoned ? { unschedulable: true } : {}), ...(o.taints ? { taints: o.taints } : {}) },
@@ -15,27 +26,50 @@ function node(name: string, zone: string, o: { pods?: number; capacity?: number;
 }
 
 describe('sim/control scheduler: placement', () => {
-  const rows: Array<{ name: string; nodes: NodeInfo[]; siblings?: Record<string, number>; pod?: KubeObject; want: string }> = [
+  const rows: Array<{
+    name: string;
+    nodes: NodeInfo[];
+    siblings?: Record<string, number>;
+    pod?: KubeObject;
+    want: string;
+  }> = [
     { name: 'empty cluster: the first node by name', nodes: [node('n2', 'a'), node('n1', 'a')], want: 'n1' },
     {
-      name: 'the zone with fewest of the workload\'s pods wins over a less loaded node elsewhere',
-      nodes: [node('a1', 'a', { pods: 0 }), node('b1', 'b', { pods: 5 })], siblings: { a1: 2, b1: 0 }, want: 'b1',
+      name: "the zone with fewest of the workload's pods wins over a less loaded node elsewhere",
+      nodes: [node('a1', 'a', { pods: 0 }), node('b1', 'b', { pods: 5 })],
+      siblings: { a1: 2, b1: 0 },
+      want: 'b1',
     },
     {
       name: 'equal workload spread: the less loaded zone',
-      nodes: [node('a1', 'a', { pods: 4 }), node('b1', 'b', { pods: 1 })], want: 'b1',
+      nodes: [node('a1', 'a', { pods: 4 }), node('b1', 'b', { pods: 1 })],
+      want: 'b1',
     },
     {
       name: 'inside the zone, the node with fewest pods',
-      nodes: [node('a1', 'a', { pods: 3 }), node('a2', 'a', { pods: 1 }), node('b1', 'b', { pods: 9, capacity: 9 })], want: 'a2',
+      nodes: [node('a1', 'a', { pods: 3 }), node('a2', 'a', { pods: 1 }), node('b1', 'b', { pods: 9, capacity: 9 })],
+      want: 'a2',
     },
-    { name: 'a cordoned node is skipped', nodes: [node('a1', 'a', { cordoned: true }), node('a2', 'a', { pods: 5 })], want: 'a2' },
-    { name: 'a NotReady node is skipped', nodes: [node('a1', 'a', { notReady: true }), node('b1', 'b', { pods: 5 })], want: 'b1' },
-    { name: 'a full node is skipped', nodes: [node('a1', 'a', { pods: 2, capacity: 2 }), node('b1', 'b', { pods: 5 })], want: 'b1' },
+    {
+      name: 'a cordoned node is skipped',
+      nodes: [node('a1', 'a', { cordoned: true }), node('a2', 'a', { pods: 5 })],
+      want: 'a2',
+    },
+    {
+      name: 'a NotReady node is skipped',
+      nodes: [node('a1', 'a', { notReady: true }), node('b1', 'b', { pods: 5 })],
+      want: 'b1',
+    },
+    {
+      name: 'a full node is skipped',
+      nodes: [node('a1', 'a', { pods: 2, capacity: 2 }), node('b1', 'b', { pods: 5 })],
+      want: 'b1',
+    },
     {
       name: 'nodeSelector must match the node labels',
       nodes: [node('a1', 'a'), node('b1', 'b', { labels: { disk: 'ssd' } })],
-      pod: { ...pod('p'), spec: { containers: [], nodeSelector: { disk: 'ssd' } } }, want: 'b1',
+      pod: { ...pod('p'), spec: { containers: [], nodeSelector: { disk: 'ssd' } } },
+      want: 'b1',
     },
   ];
   for (const row of rows) {
@@ -49,12 +83,20 @@ describe('sim/control scheduler: placement', () => {
   const messages: Array<{ name: string; nodes: NodeInfo[]; want: string }> = [
     {
       name: 'every node full',
-      nodes: [node('a', 'a', { pods: 1, capacity: 1 }), node('b', 'b', { pods: 1, capacity: 1 }), node('c', 'c', { pods: 1, capacity: 1 })],
+      nodes: [
+        node('a', 'a', { pods: 1, capacity: 1 }),
+        node('b', 'b', { pods: 1, capacity: 1 }),
+        node('c', 'c', { pods: 1, capacity: 1 }),
+      ],
       want: '0/3 nodes are available: 3 Too many pods. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.',
     },
     {
       name: 'cordoned and full',
-      nodes: [node('a', 'a', { cordoned: true }), node('b', 'b', { pods: 1, capacity: 1 }), node('c', 'c', { pods: 1, capacity: 1 })],
+      nodes: [
+        node('a', 'a', { cordoned: true }),
+        node('b', 'b', { pods: 1, capacity: 1 }),
+        node('c', 'c', { pods: 1, capacity: 1 }),
+      ],
       want: '0/3 nodes are available: 1 node(s) were unschedulable, 2 Too many pods. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.',
     },
     {
@@ -76,8 +118,14 @@ describe('sim/control scheduler: placement', () => {
   }
 
   it('unschedulableMessage sorts the histogram', () => {
-    expect(unschedulableMessage(2, [{ reason: 'Too many pods', resolvable: true }, { reason: 'node(s) were unschedulable', resolvable: false }]))
-      .to.equal('0/2 nodes are available: 1 Too many pods, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.');
+    expect(
+      unschedulableMessage(2, [
+        { reason: 'Too many pods', resolvable: true },
+        { reason: 'node(s) were unschedulable', resolvable: false },
+      ]),
+    ).to.equal(
+      '0/2 nodes are available: 1 Too many pods, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.',
+    );
   });
 });
 
@@ -100,19 +148,33 @@ describe('sim/control scheduler: behaviour', () => {
   it('a pod that fits nowhere stays Pending, and is bound when a node joins', async () => {
     c = startCluster({ nodes: 3, podsPerNode: 1 });
     c.store.create(REF.replicasets, 'default', replicaSet('web', 4));
-    const pending = await waitFor('an unschedulable pod', () => podsOf(c.store, 'app=web').find((p) =>
-      (statusOf(p).conditions ?? []).some((x: any) => x.type === 'PodScheduled' && x.status === 'False')));
+    const pending = await waitFor('an unschedulable pod', () =>
+      podsOf(c.store, 'app=web').find((p) =>
+        (statusOf(p).conditions ?? []).some((x: any) => x.type === 'PodScheduled' && x.status === 'False'),
+      ),
+    );
     const cond = statusOf(pending).conditions.find((x: any) => x.type === 'PodScheduled');
     expect(cond).to.include({
-      status: 'False', reason: 'Unschedulable',
-      message: '0/3 nodes are available: 3 Too many pods. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.',
+      status: 'False',
+      reason: 'Unschedulable',
+      message:
+        '0/3 nodes are available: 3 Too many pods. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.',
     });
     expect(statusOf(pending).phase).to.equal('Pending');
     const failed = c.store.list(REF.events, 'default').items.filter((e) => (e as any).reason === 'FailedScheduling');
-    expect(failed.map((e) => [(e as any).type, (e as any).involvedObject.name, (e as any).message])).to.deep.equal([['Warning', pending.metadata.name, cond.message]]);
+    expect(failed.map((e) => [(e as any).type, (e as any).involvedObject.name, (e as any).message])).to.deep.equal([
+      ['Warning', pending.metadata.name, cond.message],
+    ]);
     // A node created through the API is registered by its (simulated) kubelet and takes the pod.
-    c.store.create(REF.nodes, undefined, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-4', labels: { 'topology.kubernetes.io/zone': 'a' } } });
-    await waitFor('bound to node-4', () => (c.store.get(REF.pods, 'default', pending.metadata.name!)?.spec as any)?.nodeName === 'node-4');
+    c.store.create(REF.nodes, undefined, {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-4', labels: { 'topology.kubernetes.io/zone': 'a' } },
+    });
+    await waitFor(
+      'bound to node-4',
+      () => (c.store.get(REF.pods, 'default', pending.metadata.name!)?.spec as any)?.nodeName === 'node-4',
+    );
     const n4 = c.store.get(REF.nodes, undefined, 'node-4')!;
     expect(statusOf(n4).nodeInfo.kubeletVersion).to.equal('v1.36.4');
   });
@@ -123,6 +185,10 @@ describe('sim/control scheduler: behaviour', () => {
     setNodeNotReady(c.store, 'node-2', true);
     c.store.create(REF.replicasets, 'default', replicaSet('web', 3));
     await waitFor('3 bound', () => podsOf(c.store, 'app=web').filter((p) => (p.spec as any).nodeName).length === 3);
-    expect(podsOf(c.store, 'app=web').map((p) => (p.spec as any).nodeName)).to.deep.equal(['node-3', 'node-3', 'node-3']);
+    expect(podsOf(c.store, 'app=web').map((p) => (p.spec as any).nodeName)).to.deep.equal([
+      'node-3',
+      'node-3',
+      'node-3',
+    ]);
   });
 });

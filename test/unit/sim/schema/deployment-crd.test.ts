@@ -57,18 +57,44 @@ describe('sim/schema: crds/deployments.pacer.dev.yaml', () => {
     });
 
     const bad: Array<[string, (spec: any) => void, RegExp]> = [
-      ['negative replicas', (s) => { s.replicas = -1; }, /^spec\.replicas: Invalid value: -1: /],
-      ['unknown strategy', (s) => { s.strategy = { type: 'Blue' }; }, /^spec\.strategy\.type: Unsupported value: "Blue"/],
-      ['maxSurge neither int nor string', (s) => { s.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: true } }; },
-        /^spec\.strategy\.rollingUpdate\.maxSurge: Invalid value: "boolean"/],
-      ['missing selector', (s) => { delete s.selector; }, /^spec\.selector: Required value$/],
+      [
+        'negative replicas',
+        (s) => {
+          s.replicas = -1;
+        },
+        /^spec\.replicas: Invalid value: -1: /,
+      ],
+      [
+        'unknown strategy',
+        (s) => {
+          s.strategy = { type: 'Blue' };
+        },
+        /^spec\.strategy\.type: Unsupported value: "Blue"/,
+      ],
+      [
+        'maxSurge neither int nor string',
+        (s) => {
+          s.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: true } };
+        },
+        /^spec\.strategy\.rollingUpdate\.maxSurge: Invalid value: "boolean"/,
+      ],
+      [
+        'missing selector',
+        (s) => {
+          delete s.selector;
+        },
+        /^spec\.selector: Required value$/,
+      ],
     ];
     for (const [title, edit, want] of bad) {
       it(`rejects ${title}`, () => {
         const d = structuredClone(examples()[0]![1]);
         edit(d.spec);
         const r = admitCustomResource(version, d, undefined, opts);
-        expect(r.causes.map(causeString).some((m) => want.test(m)), JSON.stringify(r.causes)).to.equal(true);
+        expect(
+          r.causes.map(causeString).some((m) => want.test(m)),
+          JSON.stringify(r.causes),
+        ).to.equal(true);
       });
     }
   });

@@ -10,7 +10,10 @@ import { admitCustomResource } from '../../../../src/sim/schema/admit.ts';
 import { causeString } from '../../../../src/sim/schema/fielderrors.ts';
 
 const root = new URL('../../../../', import.meta.url);
-const example = (): KubeObject => parseAllDocuments(readFileSync(new URL('examples/node-roll.yaml', root), 'utf8')).map((d) => d.toJS() as KubeObject).find((o) => o.kind === 'NodeRoll')!;
+const example = (): KubeObject =>
+  parseAllDocuments(readFileSync(new URL('examples/node-roll.yaml', root), 'utf8'))
+    .map((d) => d.toJS() as KubeObject)
+    .find((o) => o.kind === 'NodeRoll')!;
 
 describe('sim/schema: crds/noderolls.pacer.dev.yaml', () => {
   const crd = parse(readFileSync(new URL('crds/noderolls.pacer.dev.yaml', root), 'utf8')) as KubeObject;
@@ -32,11 +35,41 @@ describe('sim/schema: crds/noderolls.pacer.dev.yaml', () => {
   });
 
   const rows: Array<[string, KubeObject, string]> = [
-    ['an empty selector', withSpec((s) => { s.nodeSelector = {}; }), 'spec.nodeSelector: Invalid value: "object": a non-empty selector is required (an empty one would select every node)'],
-    ['nodes at a time of 0', withSpec((s) => { s.nodesAtATime = 0; }), 'spec.nodesAtATime: Invalid value: 0: spec.nodesAtATime in body should be greater than or equal to 1'],
-    ['an unknown mode', withSpec((s) => { s.mode = 'Recycle'; }), 'spec.mode: Unsupported value: "Recycle": supported values: "Replace", "Drain"'],
-    ['Replace without a desired count', withSpec((s) => { delete s.desiredNodes; }), 'spec.desiredNodes: Required value: Replace needs the number of new nodes'],
-    ['no node group', withSpec((s) => { delete s.nodeGroup; }), 'spec.nodeGroup: Required value'],
+    [
+      'an empty selector',
+      withSpec((s) => {
+        s.nodeSelector = {};
+      }),
+      'spec.nodeSelector: Invalid value: "object": a non-empty selector is required (an empty one would select every node)',
+    ],
+    [
+      'nodes at a time of 0',
+      withSpec((s) => {
+        s.nodesAtATime = 0;
+      }),
+      'spec.nodesAtATime: Invalid value: 0: spec.nodesAtATime in body should be greater than or equal to 1',
+    ],
+    [
+      'an unknown mode',
+      withSpec((s) => {
+        s.mode = 'Recycle';
+      }),
+      'spec.mode: Unsupported value: "Recycle": supported values: "Replace", "Drain"',
+    ],
+    [
+      'Replace without a desired count',
+      withSpec((s) => {
+        delete s.desiredNodes;
+      }),
+      'spec.desiredNodes: Required value: Replace needs the number of new nodes',
+    ],
+    [
+      'no node group',
+      withSpec((s) => {
+        delete s.nodeGroup;
+      }),
+      'spec.nodeGroup: Required value',
+    ],
   ];
   for (const [what, o, message] of rows) {
     it(`refuses ${what}: ${message}`, () => expect(admit(o).causes.map(causeString)).to.include(message));

@@ -15,7 +15,14 @@ function rootURLs(crds = [widgets]): Record<string, string> {
 describe('sim/schema/openapi', () => {
   it('lists every served group-version with a hashed URL', () => {
     const urls = rootURLs();
-    expect(Object.keys(urls)).to.include.members(['api/v1', 'apis/apps/v1', 'apis/policy/v1', 'apis/coordination.k8s.io/v1', 'apis/apiextensions.k8s.io/v1', 'apis/example.com/v1']);
+    expect(Object.keys(urls)).to.include.members([
+      'api/v1',
+      'apis/apps/v1',
+      'apis/policy/v1',
+      'apis/coordination.k8s.io/v1',
+      'apis/apiextensions.k8s.io/v1',
+      'apis/example.com/v1',
+    ]);
     expect(urls['apis/apps/v1']).to.match(/^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]+$/);
   });
 
@@ -32,10 +39,16 @@ describe('sim/schema/openapi', () => {
   it('declares a PATCH operation with fieldValidation for every kind', () => {
     const doc = openApiGroupVersion('apis/example.com/v1', BUILTIN_RESOURCES, [widgets]) as any;
     const op = doc.paths['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}'].patch;
-    expect(op['x-kubernetes-group-version-kind']).to.deep.equal({ group: 'example.com', version: 'v1', kind: 'Widget' });
+    expect(op['x-kubernetes-group-version-kind']).to.deep.equal({
+      group: 'example.com',
+      version: 'v1',
+      kind: 'Widget',
+    });
     expect(op.parameters.map((p: any) => p.name)).to.include.members(['fieldValidation', 'fieldManager', 'dryRun']);
     const core = openApiGroupVersion('api/v1', BUILTIN_RESOURCES, []) as any;
-    expect(core.paths['/api/v1/namespaces/{namespace}/pods/{name}'].patch['x-kubernetes-group-version-kind']).to.deep.equal({ group: '', version: 'v1', kind: 'Pod' });
+    expect(
+      core.paths['/api/v1/namespaces/{namespace}/pods/{name}'].patch['x-kubernetes-group-version-kind'],
+    ).to.deep.equal({ group: '', version: 'v1', kind: 'Pod' });
     expect(core.paths['/api/v1/nodes/{name}'].patch['x-kubernetes-group-version-kind'].kind).to.equal('Node');
     expect(JSON.stringify(core)).to.not.include('strategic-merge-patch');
   });
@@ -43,7 +56,9 @@ describe('sim/schema/openapi', () => {
   it('has component schemas with the GVK array for kubectl explain', () => {
     const doc = openApiGroupVersion('/openapi/v3/apis/example.com/v1?hash=x', BUILTIN_RESOURCES, [widgets]) as any;
     const w = doc.components.schemas['com.example.v1.Widget'];
-    expect(w['x-kubernetes-group-version-kind']).to.deep.equal([{ group: 'example.com', version: 'v1', kind: 'Widget' }]);
+    expect(w['x-kubernetes-group-version-kind']).to.deep.equal([
+      { group: 'example.com', version: 'v1', kind: 'Widget' },
+    ]);
     expect(Object.keys(w.properties)).to.include.members(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
     expect(w.properties.spec.properties.replicas.type).to.equal('integer');
     const apps = openApiGroupVersion('apis/apps/v1', BUILTIN_RESOURCES, []) as any;
@@ -58,15 +73,24 @@ describe('sim/schema/openapi', () => {
 });
 
 describe('sim/schema/openapiv2: the v2 frame kubectl reads for a kind: List', () => {
-  it('encodes gnostic\'s Document: swagger (1), info (2: title 1, version 2), empty paths (8) and definitions (9)', () => {
+  it("encodes gnostic's Document: swagger (1), info (2: title 1, version 2), empty paths (8) and definitions (9)", () => {
     const bytes = openApiV2Protobuf();
     // Field keys are (number << 3) | 2 (length-delimited), each followed by its length.
     const expected = Buffer.concat([
-      Buffer.from([0x0a, 3]), Buffer.from('2.0'),
-      Buffer.from([0x12, 2 + 10 + 2 + 7, 0x0a, 10]), Buffer.from('Kubernetes'), Buffer.from([0x12, 7]), Buffer.from('v1.36.4'),
+      Buffer.from([0x0a, 3]),
+      Buffer.from('2.0'),
+      Buffer.from([0x12, 2 + 10 + 2 + 7, 0x0a, 10]),
+      Buffer.from('Kubernetes'),
+      Buffer.from([0x12, 7]),
+      Buffer.from('v1.36.4'),
       Buffer.from([0x42, 0, 0x4a, 0]),
     ]);
     expect(bytes.toString('hex')).to.equal(expected.toString('hex'));
-    expect(openApiV2()).to.deep.equal({ swagger: '2.0', info: { title: 'Kubernetes', version: 'v1.36.4' }, paths: {}, definitions: {} });
+    expect(openApiV2()).to.deep.equal({
+      swagger: '2.0',
+      info: { title: 'Kubernetes', version: 'v1.36.4' },
+      paths: {},
+      definitions: {},
+    });
   });
 });

@@ -13,7 +13,9 @@ const root = new URL('../../../../', import.meta.url);
 const opts = { kind: 'Plan', group: 'pacer.dev' };
 
 function example(): KubeObject {
-  const docs = parseAllDocuments(readFileSync(new URL('examples/custom-plan.yaml', root), 'utf8')).map((d) => d.toJS() as KubeObject);
+  const docs = parseAllDocuments(readFileSync(new URL('examples/custom-plan.yaml', root), 'utf8')).map(
+    (d) => d.toJS() as KubeObject,
+  );
   return docs.find((o) => o.kind === 'Plan')!;
 }
 
@@ -46,24 +48,75 @@ describe('sim/schema: crds/plans.pacer.dev.yaml', () => {
       return o;
     };
 
-    it('accepts the example Plan without pruning anything, defaulting each phase\'s strategy to serial', () => {
+    it("accepts the example Plan without pruning anything, defaulting each phase's strategy to serial", () => {
       const r = admit(example());
       expect(r.causes.map(causeString)).to.deep.equal([]);
       expect(r.unknownFields).to.deep.equal([]);
-      const stored = admit(withSpec((s) => { delete s.strategy; delete s.phases[1].strategy; })).object as any;
+      const stored = admit(
+        withSpec((s) => {
+          delete s.strategy;
+          delete s.phases[1].strategy;
+        }),
+      ).object as any;
       expect(stored.spec.strategy).to.equal('serial');
       expect(stored.spec.phases[1].strategy).to.equal('serial');
     });
 
     const rows: Array<[string, KubeObject, string]> = [
-      ['a reserved name', withSpec(() => undefined, 'deploy'), 'Invalid value: "object": the names deploy, recovery and decommission are the service\'s own plans'],
-      ['a canary plan strategy', withSpec((s) => { s.strategy = 'serial-canary'; }), 'spec.strategy: Unsupported value: "serial-canary": supported values: "serial", "parallel"'],
-      ['an unknown phase strategy', withSpec((s) => { s.phases[0].strategy = 'canary-first'; }), 'spec.phases[0].strategy: Unsupported value: "canary-first": supported values: "serial", "parallel", "serial-canary", "parallel-canary"'],
-      ['requiredProceeds without a canary', withSpec((s) => { s.phases[1].requiredProceeds = 2; }), 'spec.phases[1].requiredProceeds: Forbidden: may not be set when `strategy` is not serial-canary or parallel-canary'],
-      ['a step twice in a phase', withSpec((s) => { s.phases[1].steps = ['web-us', 'web-us']; }), 'spec.phases[1].steps[1]: Duplicate value: "web-us"'],
-      ['two phases of one name', withSpec((s) => { s.phases[1].name = 'canary'; }), 'spec.phases[1]: Duplicate value: map[string]interface {}{"name":"canary"}'],
-      ['no phases', withSpec((s) => { s.phases = []; }), 'spec.phases: Invalid value: 0: spec.phases in body should have at least 1 items'],
-      ['a step that is no Deployment name', withSpec((s) => { s.phases[0].steps = ['Web_EU']; }), 'spec.phases[0].steps[0]: Invalid value: "Web_EU": spec.phases[0].steps[0] in body should match \'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$\''],
+      [
+        'a reserved name',
+        withSpec(() => undefined, 'deploy'),
+        'Invalid value: "object": the names deploy, recovery and decommission are the service\'s own plans',
+      ],
+      [
+        'a canary plan strategy',
+        withSpec((s) => {
+          s.strategy = 'serial-canary';
+        }),
+        'spec.strategy: Unsupported value: "serial-canary": supported values: "serial", "parallel"',
+      ],
+      [
+        'an unknown phase strategy',
+        withSpec((s) => {
+          s.phases[0].strategy = 'canary-first';
+        }),
+        'spec.phases[0].strategy: Unsupported value: "canary-first": supported values: "serial", "parallel", "serial-canary", "parallel-canary"',
+      ],
+      [
+        'requiredProceeds without a canary',
+        withSpec((s) => {
+          s.phases[1].requiredProceeds = 2;
+        }),
+        'spec.phases[1].requiredProceeds: Forbidden: may not be set when `strategy` is not serial-canary or parallel-canary',
+      ],
+      [
+        'a step twice in a phase',
+        withSpec((s) => {
+          s.phases[1].steps = ['web-us', 'web-us'];
+        }),
+        'spec.phases[1].steps[1]: Duplicate value: "web-us"',
+      ],
+      [
+        'two phases of one name',
+        withSpec((s) => {
+          s.phases[1].name = 'canary';
+        }),
+        'spec.phases[1]: Duplicate value: map[string]interface {}{"name":"canary"}',
+      ],
+      [
+        'no phases',
+        withSpec((s) => {
+          s.phases = [];
+        }),
+        'spec.phases: Invalid value: 0: spec.phases in body should have at least 1 items',
+      ],
+      [
+        'a step that is no Deployment name',
+        withSpec((s) => {
+          s.phases[0].steps = ['Web_EU'];
+        }),
+        'spec.phases[0].steps[0]: Invalid value: "Web_EU": spec.phases[0].steps[0] in body should match \'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$\'',
+      ],
     ];
     for (const [what, o, message] of rows) {
       it(`refuses ${what}: ${message}`, () => {
