@@ -48,6 +48,12 @@ export interface InvolvedObject {
   metadata: Pick<ObjectMeta, 'name' | 'namespace' | 'uid' | 'resourceVersion'>;
 }
 
+/** The event source and the object an Event is about: what client-go's aggregation and spam filter key on. */
+function sourceObject(obj: InvolvedObject): unknown[] {
+  const m = obj.metadata;
+  return [EVENT_SOURCE_COMPONENT, obj.apiVersion, obj.kind, m.namespace ?? 'default', m.name, m.uid];
+}
+
 export interface CoreEvent {
   apiVersion: 'v1';
   kind: 'Event';
@@ -216,17 +222,7 @@ export class EventRecorder {
     message: string,
     at: number,
   ): { key: string; message: string } {
-    const m = obj.metadata;
-    const similarKey = JSON.stringify([
-      EVENT_SOURCE_COMPONENT,
-      obj.apiVersion,
-      obj.kind,
-      m.namespace ?? 'default',
-      m.name,
-      m.uid,
-      type,
-      reason,
-    ]);
+    const similarKey = JSON.stringify([...sourceObject(obj), type, reason]);
     let rec = this.similar.get(similarKey);
     if (!rec || at - rec.lastAt > this.windowMs) rec = { messages: new Set(), lastAt: at };
     rec.messages.add(message);
@@ -240,15 +236,7 @@ export class EventRecorder {
 
   /** EventSourceObjectSpamFilter: may another event about `obj` be written now? Takes a token. */
   private allowed(obj: InvolvedObject, at: number): boolean {
-    const m = obj.metadata;
-    const key = JSON.stringify([
-      EVENT_SOURCE_COMPONENT,
-      obj.apiVersion,
-      obj.kind,
-      m.namespace ?? 'default',
-      m.name,
-      m.uid,
-    ]);
+    const key = JSON.stringify(sourceObject(obj));
     const b = this.spam.get(key) ?? { tokens: SPAM_BURST, at };
     b.tokens = Math.min(SPAM_BURST, b.tokens + (at - b.at) / SPAM_REFILL_MS);
     b.at = at;

@@ -35,7 +35,7 @@ import {
   viewPlan,
 } from '../engine/index.ts';
 import type { CustomPlanState } from '../engine/index.ts';
-import type { Plan, ServiceObjects } from '../engine/index.ts';
+import type { Operation, Plan, ServiceObjects } from '../engine/index.ts';
 
 /** Where a command runs: the client and namespace, who reports it (Events), where warnings go. */
 export interface Target {
@@ -171,6 +171,17 @@ export function changesAfter(o: ServiceObjects, after: Plan): Change[] {
   return out;
 }
 
+/** The SDK operation a command asks for (its phase, step and parameters only when given). */
+function operationOf(cmd: PlanCommand): Operation {
+  const { op, phase, step, parameters } = cmd;
+  return {
+    op,
+    ...(phase !== undefined ? { phase } : {}),
+    ...(step !== undefined ? { step } : {}),
+    ...(parameters ? { parameters } : {}),
+  };
+}
+
 /** `template` with `env` set on every container (start's parameters), or undefined when it already has them. */
 export function withParameters(
   template: Deployment['spec']['template'],
@@ -203,12 +214,7 @@ export async function operate(s: Target, service: string, o: PlanCommand): Promi
     return customOperation(s, objects, custom, o);
   }
   const before = deployPlan(objects);
-  const out = applyOperation(before, {
-    op,
-    ...(phase !== undefined ? { phase } : {}),
-    ...(step !== undefined ? { step } : {}),
-    ...(parameters ? { parameters } : {}),
-  });
+  const out = applyOperation(before, operationOf(o));
   if (out.code !== 200) return { code: out.code, message: out.message, warnings: [] };
   const warnings: string[] = [];
   const where = `plan ${plan}${phase ? `, phase ${phase}` : ''}${step ? `, step ${step}` : ''}`;
@@ -391,12 +397,7 @@ async function customOperation(s: Target, o: ServiceView, p: PlanResource, cmd: 
   const lookup = (name: string) => all.find((d) => d.metadata.name === name);
   const state = customPlanStateFor(p, planTargets(p, lookup));
   const before = customPlan(p, lookup, state);
-  const out = applyOperation(before, {
-    op,
-    ...(phase !== undefined ? { phase } : {}),
-    ...(step !== undefined ? { step } : {}),
-    ...(parameters ? { parameters } : {}),
-  });
+  const out = applyOperation(before, operationOf(cmd));
   if (out.code !== 200) return { code: out.code, message: out.message, warnings: [] };
   const names = before.phases.flatMap((ph) => ph.steps.map((st) => st.name));
   const templates = new Map<string, NonNullable<Deployment['spec']['template']>>();

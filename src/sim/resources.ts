@@ -182,36 +182,28 @@ export const BUILTIN_RESOURCES: ResourceInfo[] = [
     }),
   ),
   // The review APIs: create only, answered and not stored (authz.ts).
-  builtin({
-    group: 'authentication.k8s.io',
-    version: 'v1',
-    resource: 'tokenreviews',
-    singular: 'tokenreview',
-    kind: 'TokenReview',
-    namespaced: false,
-    shortNames: [],
-    categories: [],
-    subresources: [],
-    hasGeneration: false,
-    statusSubresource: false,
-    returnDeletedObject: false,
-    verbs: ['create'],
-  }),
-  builtin({
-    group: 'authorization.k8s.io',
-    version: 'v1',
-    resource: 'subjectaccessreviews',
-    singular: 'subjectaccessreview',
-    kind: 'SubjectAccessReview',
-    namespaced: false,
-    shortNames: [],
-    categories: [],
-    subresources: [],
-    hasGeneration: false,
-    statusSubresource: false,
-    returnDeletedObject: false,
-    verbs: ['create'],
-  }),
+  ...(
+    [
+      ['authentication.k8s.io', 'TokenReview'],
+      ['authorization.k8s.io', 'SubjectAccessReview'],
+    ] as const
+  ).map(([group, kind]) =>
+    builtin({
+      group,
+      version: 'v1',
+      resource: `${kind.toLowerCase()}s`,
+      singular: kind.toLowerCase(),
+      kind,
+      namespaced: false,
+      shortNames: [],
+      categories: [],
+      subresources: [],
+      hasGeneration: false,
+      statusSubresource: false,
+      returnDeletedObject: false,
+      verbs: ['create'],
+    }),
+  ),
   // The simulated cloud's node groups (control/nodegroups.ts).
   builtin({
     group: 'sim.pacer.dev',

@@ -1620,13 +1620,18 @@ export class Store implements StoreApi {
 
   // ---- custom resource definitions ------------------------------------------------------------
 
-  private crdCommitted(crd: KubeObject): void {
-    let compiled: CompiledCRD;
+  /** The served form of a stored CRD, or undefined for one that does not compile (it serves nothing). */
+  private compiled(crd: KubeObject): CompiledCRD | undefined {
     try {
-      compiled = schema.compileCRD(crd);
+      return schema.compileCRD(crd);
     } catch {
-      return;
+      return undefined;
     }
+  }
+
+  private crdCommitted(crd: KubeObject): void {
+    const compiled = this.compiled(crd);
+    if (!compiled) return;
     const gr = `${compiled.group}/${compiled.names.plural}`;
     const prev = this.crds.get(gr);
     for (const info of prev?.infos ?? []) this.served.delete(`${info.group}/${info.version}/${info.resource}`);
@@ -1645,12 +1650,8 @@ export class Store implements StoreApi {
   }
 
   private crdRemoved(crd: KubeObject): void {
-    let compiled: CompiledCRD;
-    try {
-      compiled = schema.compileCRD(crd);
-    } catch {
-      return;
-    }
+    const compiled = this.compiled(crd);
+    if (!compiled) return;
     const gr = `${compiled.group}/${compiled.names.plural}`;
     const entry = this.crds.get(gr);
     if (!entry) return;

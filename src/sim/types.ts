@@ -3,31 +3,14 @@
 // both go through one Store, so that every write, from kubectl or from a simulated controller,
 // gets the same semantics: resourceVersion, generation, status rules, finalizers, watch events.
 
+import type { ObjectMeta } from '../api/types.ts';
+
 /** Any Kubernetes object as JSON. */
 export interface KubeObject {
   apiVersion?: string;
   kind?: string;
-  metadata: {
-    name?: string;
-    generateName?: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    creationTimestamp?: string;
-    deletionTimestamp?: string;
-    deletionGracePeriodSeconds?: number;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: Array<{
-      apiVersion: string;
-      kind: string;
-      name: string;
-      uid: string;
-      controller?: boolean;
-      blockOwnerDeletion?: boolean;
-    }>;
-    finalizers?: string[];
+  /** The API's ObjectMeta, and whatever else a client stored there. */
+  metadata: ObjectMeta & {
     [key: string]: unknown;
   };
   [key: string]: unknown;

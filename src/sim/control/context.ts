@@ -1,7 +1,8 @@
 // What every control loop gets: the store to write through, the cache to read from, the clock,
 // and the work queue to ask for a later pass.
 
-import type { StoreApi } from '../types.ts';
+import { ApiError } from '../types.ts';
+import type { KubeObject, ResourceRef, StoreApi } from '../types.ts';
 import type { ClusterCache } from './cache.ts';
 import type { EventRecorder } from './events.ts';
 
@@ -37,3 +38,23 @@ export const keys = {
   gcOwner: (uid: string) => `gcowner/${uid}`,
   nodeGroup: (name: string) => `ng/${name}`,
 };
+
+/**
+ * A loop's write to the object `obj` names, through the store: `fn` gets the stored version and
+ * returns the new one (undefined: nothing to write). An object gone meanwhile (404) is nothing to
+ * do, as it is for a controller whose cache lags: undefined.
+ */
+export function mutateStored(
+  ctx: ControlContext,
+  ref: ResourceRef,
+  obj: KubeObject,
+  fn: (stored: KubeObject) => KubeObject | undefined,
+  opts: Parameters<StoreApi['mutate']>[4],
+): KubeObject | undefined {
+  try {
+    return ctx.store.mutate(ref, obj.metadata.namespace, obj.metadata.name ?? '', fn, opts);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 404) return undefined;
+    throw err;
+  }
+}

@@ -8,7 +8,7 @@
 
 import { REF } from '../resources.ts';
 import { ApiError, type KubeObject } from '../types.ts';
-import { keys, type ControlContext } from './context.ts';
+import { keys, mutateStored, type ControlContext } from './context.ts';
 import { isNodeReady, nodeInternalIP } from './nodes.ts';
 import {
   ANN_CRASH_LOOP,
@@ -258,23 +258,19 @@ function writeStatus(
   pod: KubeObject,
   compute: (p: KubeObject) => Record<string, unknown> | undefined,
 ): void {
-  try {
-    ctx.store.mutate(
-      REF.pods,
-      pod.metadata.namespace,
-      pod.metadata.name ?? '',
-      (p) => {
-        if (p.metadata.uid !== pod.metadata.uid) return undefined;
-        const next = compute(p);
-        if (!next || jsonEqual(next, p.status ?? {})) return undefined;
-        p.status = next;
-        return p;
-      },
-      { subresource: 'status', actor: ACTOR },
-    );
-  } catch (err) {
-    if (!(err instanceof ApiError && err.code === 404)) throw err;
-  }
+  mutateStored(
+    ctx,
+    REF.pods,
+    pod,
+    (p) => {
+      if (p.metadata.uid !== pod.metadata.uid) return undefined;
+      const next = compute(p);
+      if (!next || jsonEqual(next, p.status ?? {})) return undefined;
+      p.status = next;
+      return p;
+    },
+    { subresource: 'status', actor: ACTOR },
+  );
 }
 
 export function syncPod(ctx: ControlContext, state: KubeletState, namespace: string, name: string): void {

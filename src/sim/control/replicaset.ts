@@ -7,7 +7,7 @@ import type { LabelSelector } from '../../api/types.ts';
 import { selectorMatches } from '../../api/selector.ts';
 import { REF } from '../resources.ts';
 import { ApiError, type KubeObject } from '../types.ts';
-import { keys, type ControlContext } from './context.ts';
+import { keys, mutateStored, type ControlContext } from './context.ts';
 import {
   controllerRef,
   isActivePod,
@@ -214,16 +214,7 @@ export function podFromTemplate(rs: KubeObject, name: string): KubeObject {
     generateName: `${rs.metadata.name}-`,
     namespace: rs.metadata.namespace,
     labels: { ...(tmeta.labels ?? {}) },
-    ownerReferences: [
-      {
-        apiVersion: 'apps/v1',
-        kind: 'ReplicaSet',
-        name: rs.metadata.name ?? '',
-        uid: rs.metadata.uid ?? '',
-        controller: true,
-        blockOwnerDeletion: true,
-      },
-    ],
+    ownerReferences: [controlledBy(rs)],
   };
   if (tmeta.annotations && Object.keys(tmeta.annotations).length > 0) metadata.annotations = { ...tmeta.annotations };
   if (Array.isArray(tmeta.finalizers) && tmeta.finalizers.length > 0) metadata.finalizers = [...tmeta.finalizers];
@@ -267,51 +258,44 @@ function claimPods(ctx: ControlContext, rs: KubeObject): KubeObject[] {
 }
 
 function adopt(ctx: ControlContext, pod: KubeObject, rs: KubeObject): KubeObject | undefined {
-  try {
-    return ctx.store.mutate(
-      REF.pods,
-      pod.metadata.namespace,
-      pod.metadata.name ?? '',
-      (p) => {
-        if (controllerRef(p) || isDeleting(p)) return undefined;
-        p.metadata.ownerReferences = [
-          ...(p.metadata.ownerReferences ?? []),
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            name: rs.metadata.name ?? '',
-            uid: rs.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ];
-        return p;
-      },
-      { actor: ACTOR },
-    );
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 404) return undefined;
-    throw err;
-  }
+  return mutateStored(
+    ctx,
+    REF.pods,
+    pod,
+    (p) => {
+      if (controllerRef(p) || isDeleting(p)) return undefined;
+      p.metadata.ownerReferences = [...(p.metadata.ownerReferences ?? []), controlledBy(rs)];
+      return p;
+    },
+    { actor: ACTOR },
+  );
+}
+
+/** The controller reference a ReplicaSet puts on its pods. */
+function controlledBy(rs: KubeObject): NonNullable<KubeObject['metadata']['ownerReferences']>[number] {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    name: rs.metadata.name ?? '',
+    uid: rs.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 function release(ctx: ControlContext, pod: KubeObject, uid: string): void {
-  try {
-    ctx.store.mutate(
-      REF.pods,
-      pod.metadata.namespace,
-      pod.metadata.name ?? '',
-      (p) => {
-        const refs = p.metadata.ownerReferences ?? [];
-        if (!refs.some((r) => r.uid === uid)) return undefined;
-        p.metadata.ownerReferences = refs.filter((r) => r.uid !== uid);
-        return p;
-      },
-      { actor: ACTOR },
-    );
-  } catch (err) {
-    if (!(err instanceof ApiError && err.code === 404)) throw err;
-  }
+  mutateStored(
+    ctx,
+    REF.pods,
+    pod,
+    (p) => {
+      const refs = p.metadata.ownerReferences ?? [];
+      if (!refs.some((r) => r.uid === uid)) return undefined;
+      p.metadata.ownerReferences = refs.filter((r) => r.uid !== uid);
+      return p;
+    },
+    { actor: ACTOR },
+  );
 }
 
 /** Active pods of every ReplicaSet that shares this one's controller (a Deployment's other revisions). */

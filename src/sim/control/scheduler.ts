@@ -6,6 +6,7 @@
 import { REF } from '../resources.ts';
 import { ApiError, type KubeObject } from '../types.ts';
 import type { ControlContext } from './context.ts';
+import { mutateStored } from './context.ts';
 import { isCordoned, isNodeReady, podCapacity } from './nodes.ts';
 import {
   LABEL_ZONE,
@@ -266,28 +267,24 @@ function bind(ctx: ControlContext, pod: KubeObject, node: string, now: number): 
 /** Sets the PodScheduled condition; true when it changed. */
 function setPodScheduled(ctx: ControlContext, pod: KubeObject, cond: Condition): boolean {
   let changed = false;
-  try {
-    ctx.store.mutate(
-      REF.pods,
-      pod.metadata.namespace,
-      pod.metadata.name ?? '',
-      (p) => {
-        if (p.metadata.uid !== pod.metadata.uid) return undefined;
-        const st = { ...((p.status ?? {}) as Record<string, any>) };
-        const list = Array.isArray(st.conditions) ? st.conditions : [];
-        const old = list.find((c: { type: string }) => c.type === 'PodScheduled');
-        if (old && old.status === cond.status && old.reason === cond.reason && old.message === cond.message)
-          return undefined;
-        st.conditions = setCondition(list, cond);
-        st.phase ??= 'Pending';
-        p.status = st;
-        changed = true;
-        return p;
-      },
-      { subresource: 'status', actor: ACTOR },
-    );
-  } catch (err) {
-    if (!(err instanceof ApiError && err.code === 404)) throw err;
-  }
+  mutateStored(
+    ctx,
+    REF.pods,
+    pod,
+    (p) => {
+      if (p.metadata.uid !== pod.metadata.uid) return undefined;
+      const st = { ...((p.status ?? {}) as Record<string, any>) };
+      const list = Array.isArray(st.conditions) ? st.conditions : [];
+      const old = list.find((c: { type: string }) => c.type === 'PodScheduled');
+      if (old && old.status === cond.status && old.reason === cond.reason && old.message === cond.message)
+        return undefined;
+      st.conditions = setCondition(list, cond);
+      st.phase ??= 'Pending';
+      p.status = st;
+      changed = true;
+      return p;
+    },
+    { subresource: 'status', actor: ACTOR },
+  );
   return changed;
 }
