@@ -17,7 +17,7 @@ import type { DecisionPass } from './pass.ts';
 import { createReplicaSet, setDeploymentRevision, updateReplicaSet } from './pass.ts';
 import { hasProgressDeadline } from './progress.ts';
 import { deploymentReplicas, findNewReplicaSet, findOldReplicaSets } from './replicasets.ts';
-import { newRSNewReplicas } from './rolling.ts';
+import { newReplicaSetTarget } from './rolling.ts';
 
 const encoder = new TextEncoder();
 
@@ -157,7 +157,7 @@ export function getAllReplicaSetsAndSyncRevision(pass: DecisionPass, create: boo
     pass.requeueAfterSeconds = 0;
     return { newRS: undefined, oldRSs };
   }
-  rs.spec.replicas = newRSNewReplicas(d, [...oldRSs, rs], rs, pass.limits);
+  rs.spec.replicas = newReplicaSetTarget(d, [...oldRSs, rs], rs, pass.limits);
   setNewReplicaSetAnnotations(d, rs, newRevision, false, replicas, maxReplicas);
   const created = createReplicaSet(pass, rs);
   setDeploymentRevision(pass, newRevision);

@@ -30,25 +30,11 @@ function gated(want: number, own: number, cap: number): number {
   return Math.max(Math.min(want, own), Math.min(want, cap));
 }
 
-/** NewRSNewReplicas: the size the new ReplicaSet may have now, within the pass's limits. */
-export function newRSNewReplicas(
-  d: Deployment,
-  allRSs: readonly (ReplicaSet | undefined)[],
-  newRS: ReplicaSet,
-  limits: PassLimits,
-): number {
-  const replicas = deploymentReplicas(d);
-  const own = specReplicas(newRS);
-  const { cap } = limits.forNew(newRS);
-  // A strategy without a budget (Recreate) starts the new ReplicaSet with every replica.
-  if (limits.unsupported === undefined && !limits.forNew(newRS).budget) return gated(replicas, own, cap);
-  const { maxTotal } = budgetOf(limits, newRS);
-  const current = specReplicaSum(allRSs);
-  if (current >= maxTotal) return own;
-  return gated(own + Math.min(maxTotal - current, replicas - own), own, cap);
-}
-
-/** The size reconcileNewReplicaSet scales the new ReplicaSet to (its current size: nothing to do). */
+/**
+ * The size the new ReplicaSet goes to now (its current size: nothing to do): spec.replicas when it
+ * is at or above it, else upstream's NewRSNewReplicas within the pass's limits. A ReplicaSet about
+ * to be created is sized by the same rule (newreplicaset.ts).
+ */
 export function newReplicaSetTarget(
   d: Deployment,
   allRSs: readonly (ReplicaSet | undefined)[],
@@ -59,7 +45,13 @@ export function newReplicaSetTarget(
   const own = specReplicas(newRS);
   if (own === replicas) return own;
   if (own > replicas) return replicas;
-  return newRSNewReplicas(d, allRSs, newRS, limits);
+  const { cap } = limits.forNew(newRS);
+  // A strategy without a budget (Recreate) starts the new ReplicaSet with every replica.
+  if (limits.unsupported === undefined && !limits.forNew(newRS).budget) return gated(replicas, own, cap);
+  const { maxTotal } = budgetOf(limits, newRS);
+  const current = specReplicaSum(allRSs);
+  if (current >= maxTotal) return own;
+  return gated(own + Math.min(maxTotal - current, replicas - own), own, cap);
 }
 
 /** reconcileNewReplicaSet: true when the new ReplicaSet was scaled. */

@@ -1,6 +1,7 @@
 // What every control loop gets: the store to write through, the cache to read from, the clock,
 // and the work queue to ask for a later pass.
 
+import { REF } from '../resources.ts';
 import { ApiError } from '../types.ts';
 import type { KubeObject, ResourceRef, StoreApi } from '../types.ts';
 import type { ClusterCache } from './cache.ts';
@@ -57,4 +58,14 @@ export function mutateStored(
     if (err instanceof ApiError && err.code === 404) return undefined;
     throw err;
   }
+}
+
+/** mutateStored for the very pod the loop read (the same uid: a pod recreated under its name is left alone). */
+export function mutateSamePod(
+  ctx: ControlContext,
+  pod: KubeObject,
+  fn: (stored: KubeObject) => KubeObject | undefined,
+  opts: Parameters<StoreApi['mutate']>[4],
+): KubeObject | undefined {
+  return mutateStored(ctx, REF.pods, pod, (p) => (p.metadata.uid === pod.metadata.uid ? fn(p) : undefined), opts);
 }

@@ -8,7 +8,7 @@
 
 import { REF } from '../resources.ts';
 import { ApiError, type KubeObject } from '../types.ts';
-import { keys, mutateStored, type ControlContext } from './context.ts';
+import { keys, mutateSamePod, type ControlContext } from './context.ts';
 import { isNodeReady, nodeInternalIP } from './nodes.ts';
 import {
   ANN_CRASH_LOOP,
@@ -258,12 +258,10 @@ function writeStatus(
   pod: KubeObject,
   compute: (p: KubeObject) => Record<string, unknown> | undefined,
 ): void {
-  mutateStored(
+  mutateSamePod(
     ctx,
-    REF.pods,
     pod,
     (p) => {
-      if (p.metadata.uid !== pod.metadata.uid) return undefined;
       const next = compute(p);
       if (!next || jsonEqual(next, p.status ?? {})) return undefined;
       p.status = next;

@@ -6,7 +6,7 @@
 import { REF } from '../resources.ts';
 import { ApiError, type KubeObject } from '../types.ts';
 import type { ControlContext } from './context.ts';
-import { mutateStored } from './context.ts';
+import { mutateSamePod } from './context.ts';
 import { isCordoned, isNodeReady, podCapacity } from './nodes.ts';
 import {
   LABEL_ZONE,
@@ -267,12 +267,10 @@ function bind(ctx: ControlContext, pod: KubeObject, node: string, now: number): 
 /** Sets the PodScheduled condition; true when it changed. */
 function setPodScheduled(ctx: ControlContext, pod: KubeObject, cond: Condition): boolean {
   let changed = false;
-  mutateStored(
+  mutateSamePod(
     ctx,
-    REF.pods,
     pod,
     (p) => {
-      if (p.metadata.uid !== pod.metadata.uid) return undefined;
       const st = { ...((p.status ?? {}) as Record<string, any>) };
       const list = Array.isArray(st.conditions) ? st.conditions : [];
       const old = list.find((c: { type: string }) => c.type === 'PodScheduled');
