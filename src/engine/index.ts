@@ -102,3 +102,5 @@ export { NODEROLL_FINALIZER, finalizersAfter, hasFinalizer, rollPass } from './n
 export type { RollPass, RollPassInput } from './noderoll/pass.ts';
 export type { SizedNode, SizedPod } from './noderoll/capacity.ts';
 export { semanticEqual } from './kubernetes/template.ts';
+export { isCompleted, measurementPhase, metricPhase, runPhase, terminating } from './analysis/assess.ts';
+export type { AnalysisPhase, MetricLimits } from './analysis/assess.ts';
