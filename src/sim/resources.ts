@@ -34,6 +34,25 @@ function builtin(r: Omit<ResourceInfo, 'listKind' | 'verbs'> & { verbs?: string[
   return { ...r, listKind: `${r.kind}List`, verbs: r.verbs ?? STANDARD_VERBS };
 }
 
+/** A v1 resource with no subresources, generation, short names or categories (RBAC's objects, the review APIs). */
+function plain(group: string, kind: string, namespaced: boolean, verbs?: string[]): ResourceInfo {
+  return builtin({
+    group,
+    version: 'v1',
+    resource: `${kind.toLowerCase()}s`,
+    singular: kind.toLowerCase(),
+    kind,
+    namespaced,
+    shortNames: [],
+    categories: [],
+    subresources: [],
+    hasGeneration: false,
+    statusSubresource: false,
+    returnDeletedObject: false,
+    ...(verbs ? { verbs } : {}),
+  });
+}
+
 export const BUILTIN_RESOURCES: ResourceInfo[] = [
   builtin({
     group: '',
@@ -166,44 +185,11 @@ export const BUILTIN_RESOURCES: ResourceInfo[] = [
   // RBAC's objects, stored as written: SubjectAccessReviews are judged by them (authz.ts). The
   // simulated API server itself authorises nothing (every request is an admin's).
   ...(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'] as const).map((kind) =>
-    builtin({
-      group: 'rbac.authorization.k8s.io',
-      version: 'v1',
-      resource: `${kind.toLowerCase()}s`,
-      singular: kind.toLowerCase(),
-      kind,
-      namespaced: !kind.startsWith('Cluster'),
-      shortNames: [],
-      categories: [],
-      subresources: [],
-      hasGeneration: false,
-      statusSubresource: false,
-      returnDeletedObject: false,
-    }),
+    plain('rbac.authorization.k8s.io', kind, !kind.startsWith('Cluster')),
   ),
   // The review APIs: create only, answered and not stored (authz.ts).
-  ...(
-    [
-      ['authentication.k8s.io', 'TokenReview'],
-      ['authorization.k8s.io', 'SubjectAccessReview'],
-    ] as const
-  ).map(([group, kind]) =>
-    builtin({
-      group,
-      version: 'v1',
-      resource: `${kind.toLowerCase()}s`,
-      singular: kind.toLowerCase(),
-      kind,
-      namespaced: false,
-      shortNames: [],
-      categories: [],
-      subresources: [],
-      hasGeneration: false,
-      statusSubresource: false,
-      returnDeletedObject: false,
-      verbs: ['create'],
-    }),
-  ),
+  plain('authentication.k8s.io', 'TokenReview', false, ['create']),
+  plain('authorization.k8s.io', 'SubjectAccessReview', false, ['create']),
   // The simulated cloud's node groups (control/nodegroups.ts).
   builtin({
     group: 'sim.pacer.dev',
