@@ -1,3 +1,5 @@
+import type { DeploymentAnalysis } from './analysis.ts';
+
 // Resource types of pacer.dev/v1alpha1 and the apps/v1 and v1 objects Pacer reads and writes.
 // Plain JSON shapes, as they travel on the wire: the engine, the controller, `pacer plan` and the
 // simulated cluster all use these, and none of them depends on a Kubernetes client library.
@@ -109,6 +111,11 @@ export interface DeploymentSpec {
    * (the DC/OS SDK's phase strategies).
    */
   plan?: DeploymentPlanSpec;
+  /**
+   * Judge each rollout by metrics (AnalysisTemplates) and abort, roll back or pause it when they
+   * turn bad: docs/semantics/analysis.md. Pacer addition (Argo Rollouts' analysis).
+   */
+  analysis?: DeploymentAnalysis;
 }
 
 export const PLAN_PHASE_STRATEGIES = ['serial', 'parallel', 'serial-canary', 'parallel-canary'] as const;
@@ -155,6 +162,11 @@ export interface DeploymentStatus {
    * CRD printer column cannot compute from two fields. Pacer addition.
    */
   ready?: string;
+  /**
+   * The pod-template-hash of the last revision that completed, kept only while spec.analysis is
+   * set: where an aborted rollout returns to. Pacer addition (Argo Rollouts' status.stableRS).
+   */
+  stableRS?: string;
 }
 
 export interface Deployment {

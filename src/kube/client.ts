@@ -11,6 +11,14 @@ import { join } from 'node:path';
 import { HttpMethod, IsomorphicFetchHttpLibrary, KubeConfig, RequestContext } from '@kubernetes/client-node';
 import type { Deployment, DeploymentStatus, ObjectMeta, Pod, ReplicaSet } from '../api/types.ts';
 import { GROUP, PLAN_KIND, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
+import {
+  ANALYSIS_RUN_KIND,
+  ANALYSIS_RUN_PLURAL,
+  ANALYSIS_TEMPLATE_KIND,
+  ANALYSIS_TEMPLATE_PLURAL,
+  CLUSTER_ANALYSIS_TEMPLATE_KIND,
+  CLUSTER_ANALYSIS_TEMPLATE_PLURAL,
+} from '../api/analysis.ts';
 import { KubeError, fromResponse, toKubeError } from './errors.ts';
 import type { Status } from './errors.ts';
 import { TokenBucket } from './ratelimit.ts';
@@ -65,6 +73,28 @@ export const PLANS: ResourceType = {
   version: VERSION,
   plural: PLAN_PLURAL,
   kind: PLAN_KIND,
+  namespaced: true,
+};
+/** Analysis (crds/analysis*.pacer.dev.yaml, docs/semantics/analysis.md). */
+export const ANALYSIS_TEMPLATES: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: ANALYSIS_TEMPLATE_PLURAL,
+  kind: ANALYSIS_TEMPLATE_KIND,
+  namespaced: true,
+};
+export const CLUSTER_ANALYSIS_TEMPLATES: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: CLUSTER_ANALYSIS_TEMPLATE_PLURAL,
+  kind: CLUSTER_ANALYSIS_TEMPLATE_KIND,
+  namespaced: false,
+};
+export const ANALYSIS_RUNS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: ANALYSIS_RUN_PLURAL,
+  kind: ANALYSIS_RUN_KIND,
   namespaced: true,
 };
 /** The freeze switch is one of these (engine/freeze.ts). */

@@ -3,8 +3,9 @@
 // Argo Rollouts' phases and rules so that its users read the same outcomes; the conditions themselves
 // are evaluated by the shell (CEL over `result`), which hands the booleans in.
 
-/** A measurement's, a metric's or a run's phase: Argo Rollouts' AnalysisPhase values. */
-export type AnalysisPhase = 'Pending' | 'Running' | 'Successful' | 'Failed' | 'Error' | 'Inconclusive';
+import type { AnalysisPhase } from '../../api/analysis.ts';
+
+export type { AnalysisPhase };
 
 /** The phases that end a measurement, a metric or a run. */
 export const COMPLETED_PHASES: readonly AnalysisPhase[] = ['Successful', 'Failed', 'Error', 'Inconclusive'];
