@@ -38,6 +38,10 @@ import { authenticate, authorize } from '../kube/reviews.ts';
 import type { RunningWebhook } from '../server/webhook.ts';
 import { GROUP, PACER_NAMESPACE, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
 import { NODEROLL_PLURAL } from '../api/noderoll.ts';
+import { ANALYSIS_RUN_PLURAL, ANALYSIS_TEMPLATE_PLURAL, CLUSTER_ANALYSIS_TEMPLATE_PLURAL } from '../api/analysis.ts';
+
+/** The analysis resources: spec.analysis needs all three. */
+const ANALYSIS_PLURALS = [ANALYSIS_RUN_PLURAL, ANALYSIS_TEMPLATE_PLURAL, CLUSTER_ANALYSIS_TEMPLATE_PLURAL];
 
 /** kube-controller-manager's defaults for each controller's client (--kube-api-qps, --kube-api-burst). */
 export const DEFAULT_KUBE_API_QPS = 20;
@@ -234,7 +238,9 @@ export function validateOptions(o: RunControllerOptions): void {
  * The API server answers, and serves pacer.dev/v1alpha1 deployments (CliError(…, 1) otherwise);
  * whether it serves plans too (custom plans are off without them).
  */
-export async function checkCluster(client: KubeClient): Promise<{ plans: boolean; noderolls: boolean }> {
+export async function checkCluster(
+  client: KubeClient,
+): Promise<{ plans: boolean; noderolls: boolean; analysis: boolean }> {
   try {
     await client.version();
   } catch (err) {
@@ -259,6 +265,7 @@ export async function checkCluster(client: KubeClient): Promise<{ plans: boolean
   return {
     plans: resources.some((r) => r.name === PLAN_PLURAL),
     noderolls: resources.some((r) => r.name === NODEROLL_PLURAL),
+    analysis: ANALYSIS_PLURALS.every((p) => resources.some((r) => r.name === p)),
   };
 }
 
@@ -324,8 +331,13 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     engine,
     workers: opts.workers ?? DEFAULT_WORKERS,
     customPlans: served.plans,
+    analysis: served.analysis,
     freeze,
   });
+  if (!served.analysis)
+    logger.warn(
+      `${ANALYSIS_PLURALS.map((p) => `${p}.${GROUP}`).join(', ')} are not installed: spec.analysis is ignored until the controller is restarted after kubectl apply -f crds/`,
+    );
   // Custom plans need their CRD; without it the rest runs as before (checked once, at start).
   if (served.plans) new PlanController(mgr);
   else

@@ -26,6 +26,8 @@ import {
 } from '../engine/index.ts';
 import type { Action, Decision, PlanJson, PlanView, SizedNode, SnapshotSource } from '../engine/index.ts';
 import type { NodeRoll } from '../api/noderoll.ts';
+import type { AnalysisRun, AnalysisTemplate } from '../api/analysis.ts';
+import { ANALYSIS_RUN_KIND, ANALYSIS_TEMPLATE_KIND, CLUSTER_ANALYSIS_TEMPLATE_KIND } from '../api/analysis.ts';
 import { NODEROLL_KIND } from '../api/noderoll.ts';
 import { rollPlanDocument } from './dryrun-noderoll.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
@@ -82,6 +84,10 @@ interface Parsed {
   pods: Pod[];
   /** The input's Plan resources (custom plans) of the Deployment's namespace. */
   plans: PlanResource[];
+  /** The input's AnalysisRuns, AnalysisTemplates and ClusterAnalysisTemplates (docs/semantics/analysis.md). */
+  analysisRuns?: AnalysisRun[];
+  analysisTemplates?: AnalysisTemplate[];
+  clusterAnalysisTemplates?: AnalysisTemplate[];
   /** The NodeRoll decided, when the input holds one (the rest is what it acts on). */
   roll?: NodeRoll;
   /** For a roll: every Node, pod, Deployment and ReplicaSet of the input. */
@@ -115,6 +121,9 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
   const plans: PlanResource[] = [];
   const rolls: NodeRoll[] = [];
   const nodes: SizedNode[] = [];
+  const runs: AnalysisRun[] = [];
+  const templates: AnalysisTemplate[] = [];
+  const clusterTemplates: AnalysisTemplate[] = [];
   list.forEach((doc, i) => {
     const where = `${source}: document ${i + 1}`;
     if (doc.errors.length > 0) throw new InputError(`${where}: ${firstLine(doc.errors[0].message)}`);
@@ -168,9 +177,16 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
         rolls.push(r);
       } else if (apiVersion === 'v1' && kind === 'Node') {
         nodes.push(obj as unknown as SizedNode);
+      } else if (apiVersion === API_VERSION && kind === ANALYSIS_RUN_KIND) {
+        if (!isObject(obj.spec)) throw new InputError(`${at}: AnalysisRun "${name}": spec is required`);
+        runs.push(withMetadataDefaults(obj as unknown as AnalysisRun, now));
+      } else if (apiVersion === API_VERSION && kind === ANALYSIS_TEMPLATE_KIND) {
+        templates.push(withMetadataDefaults(obj as unknown as AnalysisTemplate, now));
+      } else if (apiVersion === API_VERSION && kind === CLUSTER_ANALYSIS_TEMPLATE_KIND) {
+        clusterTemplates.push(obj as unknown as AnalysisTemplate);
       } else {
         throw new InputError(
-          `${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment, Plan or NodeRoll, apps/v1 ReplicaSet, v1 Pod or Node`,
+          `${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment, Plan, NodeRoll, AnalysisRun, AnalysisTemplate or ClusterAnalysisTemplate, apps/v1 ReplicaSet, v1 Pod or Node`,
         );
       }
     });
@@ -203,6 +219,9 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
     replicaSets: replicaSets.filter((rs) => rs.metadata.namespace === ns),
     pods: pods.filter((p) => p.metadata.namespace === ns),
     plans: plans.filter((p) => p.metadata.namespace === ns),
+    analysisRuns: runs.filter((r) => r.metadata.namespace === ns),
+    analysisTemplates: templates.filter((t) => t.metadata.namespace === ns),
+    clusterAnalysisTemplates: clusterTemplates,
   };
 }
 
@@ -254,6 +273,11 @@ function inputSource(parsed: Parsed): SnapshotSource {
     deployment: (key) => byKey.get(key),
     deployments: () => all,
     plans: () => parsed.plans,
+    analysisRuns: () => parsed.analysisRuns ?? [],
+    analysisTemplate: (_ns, ref) =>
+      (ref.clusterScope ? parsed.clusterAnalysisTemplates : parsed.analysisTemplates)?.find(
+        (t) => t.metadata.name === ref.templateName,
+      ),
     ...(parsed.others.length > 0
       ? { dependents: (key: string) => parsed.others.filter((x) => dependencyKeys(x).includes(key)) }
       : {}),
@@ -272,6 +296,10 @@ function describeAction(a: Action): string {
       return `update status of Deployment ${a.name}`;
     case 'update':
       return `update ${a.kind} ${a.name}`;
+    case 'createAnalysisRun':
+      return `create AnalysisRun ${a.name}`;
+    case 'terminateAnalysisRun':
+      return `terminate AnalysisRun ${a.name}`;
     case 'patch':
       return `annotate Deployment ${a.namespace}/${a.name}: ${Object.entries(a.annotations)
         .map(([k, v]) => (v === null ? `${k}-` : `${k}=${v}`))

@@ -40,6 +40,9 @@ import { cleanupDeployment, current, currentAll } from './kubernetes/steps.ts';
 import { DEFAULT_STRATEGY, strategyNamed, strategyOf } from './strategies/index.ts';
 import { equalIgnoreHash } from './kubernetes/template.ts';
 import { POD_TEMPLATE_HASH_LABEL } from './kubernetes/hash.ts';
+import { findNewReplicaSet } from './kubernetes/replicasets.ts';
+import { abortRollout, analysisVerdict, nextStableRS } from './analysis/rollout.ts';
+import type { AnalysisVerdict } from './analysis/rollout.ts';
 import type { Action, Decision, EventRecord, Snapshot } from './types.ts';
 
 export interface DecideOptions {
@@ -129,8 +132,17 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
 
   const claim = claimReplicaSets(d, snapshot.replicaSets);
   const plans = snapshot.plans;
+  // What the new revision's analysis makes of this pass (analysis/rollout.ts): go on, hold, or go back.
+  const verdict = analysisVerdict(
+    d,
+    claim.owned,
+    findNewReplicaSet(d, claim.owned, templateHash(d, d.status?.collisionCount)),
+    snapshot.analysis,
+    snapshot.now,
+  );
   const hold =
-    plans && customPlanHold(d, plans.plans, (name) => plans.deployments.find((x) => x.metadata.name === name));
+    (plans && customPlanHold(d, plans.plans, (name) => plans.deployments.find((x) => x.metadata.name === name))) ??
+    verdict.hold;
   // What the strategy and the gates allow, resolved once for the whole pass (limits.ts).
   const pass = startPass(d, [...claim.owned], snapshot.replicaSets, snapshot.pods, snapshot.now, limitsOf(d, hold));
   removeCondition(pass.status, INVALID_SPEC);
@@ -144,13 +156,32 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
     // The freeze switch (freeze.ts) first: while frozen no rollout step, a scale-up only.
     checkFrozenConditions(d, pass.status, snapshot.freeze, deploymentComplete(d, pass.stored), pass.now);
     if (snapshot.freeze) frozenSync(pass);
-    else syncDeployment(snapshot, d, pass);
+    else syncDeployment(snapshot, d, pass, verdict);
+    if (!pass.aborted) analysisWrites(pass, verdict);
   }
   return finish(pass, snapshot, pass.rss, claim.released);
 }
 
+/** The runs the analysis starts or stops, and status.stableRS (analysis/rollout.ts). */
+function analysisWrites(pass: DecisionPass, verdict: AnalysisVerdict): void {
+  if (!pass.d.spec.analysis) {
+    delete pass.status.stableRS;
+    return;
+  }
+  for (const w of verdict.writes) pass.actions.push(w);
+  if (verdict.requeueAfterSeconds !== undefined)
+    pass.requeueAfterSeconds = Math.min(
+      pass.requeueAfterSeconds ?? Number.POSITIVE_INFINITY,
+      verdict.requeueAfterSeconds,
+    );
+  const newRS = findNewReplicaSet(pass.d, pass.rss, templateHash(pass.d, pass.status.collisionCount));
+  const stable = nextStableRS(pass.d, deploymentComplete(pass.d, pass.status), newRS, verdict);
+  if (stable === undefined) delete pass.status.stableRS;
+  else pass.status.stableRS = stable;
+}
+
 /** syncDeployment's order after the deletion check: paused conditions, dependencies, paused, rollback, scaling, the rollout. */
-function syncDeployment(snapshot: Snapshot, d: Deployment, pass: DecisionPass): void {
+function syncDeployment(snapshot: Snapshot, d: Deployment, pass: DecisionPass, verdict: AnalysisVerdict): void {
   checkPausedConditions(d, pass.status, pass.now);
   const rollbackTo = rollbackToRevision(d.metadata.annotations);
   if (!checkDependencies(snapshot, d, pass.status, pass.now)) {
@@ -159,6 +190,8 @@ function syncDeployment(snapshot: Snapshot, d: Deployment, pass: DecisionPass): 
     sync(pass, rollbackTo === undefined);
   } else if (rollbackTo !== undefined) {
     rollback(pass, rollbackTo);
+  } else if (verdict.abort) {
+    abortRollout(pass, verdict.abort); // the analysis failed: back to the stable revision
   } else if (scalingEvent(pass)) {
     sync(pass, false);
   } else {

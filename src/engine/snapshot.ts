@@ -4,6 +4,7 @@
 // handing it the source's own objects lets it remember work per object across passes.
 
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
+import type { AnalysisRun, AnalysisTemplate, AnalysisTemplateRef } from '../api/analysis.ts';
 import { isEmptySelector, selectorMatches } from '../api/selector.ts';
 import { dependencyKeys, deploymentKey } from '../api/dependencies.ts';
 import { controllerOf } from '../api/owners.ts';
@@ -33,6 +34,10 @@ export interface SnapshotSource {
   plans?(namespace: string): readonly PlanResource[];
   /** The freeze switch, while it is on (absent or undefined: not frozen). */
   freeze?(): Freeze | undefined;
+  /** The AnalysisRuns of a namespace; absent when the source has none. */
+  analysisRuns?(namespace: string): readonly AnalysisRun[];
+  /** A template by reference (a ClusterAnalysisTemplate when clusterScope), if it exists. */
+  analysisTemplate?(namespace: string, ref: AnalysisTemplateRef): AnalysisTemplate | undefined;
 }
 
 export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number): Snapshot {
@@ -50,6 +55,16 @@ export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number
   const snapshot: Snapshot = { deployment: d, replicaSets, pods, now };
   const freeze = source.freeze?.();
   if (freeze) snapshot.freeze = freeze;
+  const analysis = d.spec?.analysis;
+  if (analysis) {
+    snapshot.analysis = {
+      runs: (source.analysisRuns?.(ns) ?? []).filter((r) => uid !== undefined && controllerOf(r)?.uid === uid),
+      templates: (analysis.templates ?? []).map((ref) => {
+        const template = source.analysisTemplate?.(ns, ref);
+        return template ? { ref, template } : { ref };
+      }),
+    };
+  }
 
   if (needsPeers(d) && source.deployments) snapshot.deployments = [...source.deployments()];
   const key = deploymentKey(d.metadata.namespace, d.metadata.name);

@@ -5,6 +5,7 @@
 
 import type { Deployment, DeploymentStatus, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import type { Freeze } from './freeze.ts';
+import type { AnalysisInputs, AnalysisRunWrite } from './analysis/rollout.ts';
 
 export interface Snapshot {
   /** The Deployment as read (spec not yet defaulted: the engine applies the upstream defaults). */
@@ -43,6 +44,8 @@ export interface Snapshot {
   plans?: { plans: PlanResource[]; deployments: Deployment[] };
   /** The freeze switch, while it is on (freeze.ts): no new rollout step. */
   freeze?: Freeze;
+  /** With spec.analysis: the Deployment's AnalysisRuns and the templates it names (analysis/rollout.ts). */
+  analysis?: AnalysisInputs;
 }
 
 /** A Kubernetes Event the controller records once the action carrying it has succeeded. */
@@ -126,7 +129,20 @@ export interface PatchAction extends ActionBase {
   resourceVersion?: string;
 }
 
-export type Action = CreateAction | ScaleAction | UpdateAction | DeleteAction | UpdateStatusAction | PatchAction;
+/**
+ * Start the run that judges the new revision (`object` complete), or stop one (spec.terminate: its
+ * open metrics end Successful) once the rollout is done: analysis/rollout.ts.
+ */
+export type AnalysisRunAction = AnalysisRunWrite & ActionBase;
+
+export type Action =
+  | CreateAction
+  | ScaleAction
+  | UpdateAction
+  | DeleteAction
+  | UpdateStatusAction
+  | PatchAction
+  | AnalysisRunAction;
 
 export interface Decision {
   /** "namespace/name" */

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { HttpMethod, IsomorphicFetchHttpLibrary, KubeConfig, RequestContext } from '@kubernetes/client-node';
 import type { Deployment, DeploymentStatus, ObjectMeta, Pod, ReplicaSet } from '../api/types.ts';
 import { GROUP, PLAN_KIND, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
+import type { AnalysisRun } from '../api/analysis.ts';
 import {
   ANALYSIS_RUN_KIND,
   ANALYSIS_RUN_PLURAL,
@@ -633,6 +634,7 @@ export class KubeClient {
       'conditions',
       'selector',
       'ready',
+      'stableRS',
     ]) {
       if (!(k in body)) body[k] = null;
     }
@@ -653,6 +655,17 @@ export class KubeClient {
 
   createReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
     return this.create<ReplicaSet>(REPLICASETS, rs.metadata.namespace, rs);
+  }
+
+  /** The run that judges a new revision (engine/analysis/rollout.ts). */
+  createAnalysisRun(run: AnalysisRun): Promise<AnalysisRun> {
+    return this.create<AnalysisRun>(ANALYSIS_RUNS, run.metadata.namespace, run);
+  }
+
+  /** spec.terminate on a run (its open metrics end Successful), guarded by `resourceVersion` when given. */
+  terminateAnalysisRun(namespace: string, name: string, resourceVersion?: string): Promise<AnalysisRun> {
+    const metadata = resourceVersion !== undefined ? { resourceVersion } : {};
+    return this.patch<AnalysisRun>(ANALYSIS_RUNS, namespace, name, { metadata, spec: { terminate: true } }, 'merge');
   }
 
   /** PUT with the ReplicaSet's resourceVersion: a concurrent change gives Conflict, never a lost update. */

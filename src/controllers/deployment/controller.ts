@@ -7,7 +7,16 @@
 
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../api/types.ts';
 import { selectorMatches, isEmptySelector } from '../../api/selector.ts';
-import { DEPLOYMENTS, PLANS, PODS, REPLICASETS } from '../../kube/client.ts';
+import {
+  ANALYSIS_RUNS,
+  ANALYSIS_TEMPLATES,
+  CLUSTER_ANALYSIS_TEMPLATES,
+  DEPLOYMENTS,
+  PLANS,
+  PODS,
+  REPLICASETS,
+} from '../../kube/client.ts';
+import type { AnalysisRun, AnalysisTemplate } from '../../api/analysis.ts';
 import type { Logger } from '../../observe/logger.ts';
 import { register } from '../../manager/controller.ts';
 import type { Controller } from '../../manager/controller.ts';
@@ -48,6 +57,8 @@ export interface DeploymentControllerOptions {
   customPlans?: boolean;
   /** The freeze switch: while on, no new rollout step; its switching wakes every Deployment. */
   freeze?: WatchedValue<Freeze | undefined>;
+  /** Watch AnalysisRuns and the templates (the analysis CRDs served): spec.analysis judges rollouts. */
+  analysis?: boolean;
 }
 
 /** The engine of src/engine/decide.ts, as the reconciler calls it. */
@@ -88,6 +99,9 @@ export class DeploymentController {
     this.replicaSets.addIndex(BY_CONTROLLER, byController);
     this.pods = mgr.informer<Pod>(PODS);
     const plans = opts.customPlans ? (this.plans = mgr.informer<PlanResource>(PLANS)) : undefined;
+    const runs = opts.analysis ? mgr.informer<AnalysisRun>(ANALYSIS_RUNS) : undefined;
+    const templates = opts.analysis ? mgr.informer<AnalysisTemplate>(ANALYSIS_TEMPLATES) : undefined;
+    const clusterTemplates = opts.analysis ? mgr.informer<AnalysisTemplate>(CLUSTER_ANALYSIS_TEMPLATES) : undefined;
     this.recorder = mgr.eventRecorder();
     const deps: ReconcilerDeps = {
       client: mgr.client,
@@ -101,6 +115,9 @@ export class DeploymentController {
       dependencyIndex: this.dependencyIndex,
       ...(plans ? { plans } : {}),
       ...(opts.freeze ? { freeze: () => opts.freeze!.current() } : {}),
+      ...(runs && templates && clusterTemplates
+        ? { analysisRuns: runs, analysisTemplates: templates, clusterAnalysisTemplates: clusterTemplates }
+        : {}),
     };
     // The rollout metrics follow every Deployment change; they wake nothing.
     deployments.on({
@@ -132,6 +149,14 @@ export class DeploymentController {
           changed: (old, pod) => old.status?.phase !== pod.status?.phase,
           keys: ({ obj }) => this.podKeys(obj),
         }),
+        // A run's progress concerns the Deployment it judges; a template's change those that name it.
+        ...(runs && templates && clusterTemplates
+          ? [
+              watch(runs, { changed: resourceVersionChanged, keys: ({ obj }) => this.runKeys(obj) }),
+              watch(templates, { keys: ({ obj }) => this.templateKeys(obj, false) }),
+              watch(clusterTemplates, { keys: ({ obj }) => this.templateKeys(obj, true) }),
+            ]
+          : []),
         // Switching the freeze on or off concerns every Deployment.
         ...(opts.freeze ? [watch(opts.freeze, { keys: () => deployments.list().map(keyOf) })] : []),
       ],
@@ -144,11 +169,28 @@ export class DeploymentController {
   }
 
   /** The Deployment that controls `obj` (by controller ownerReference, uid-checked), if cached. */
-  private owner(obj: ReplicaSet): Deployment | undefined {
+  private owner(obj: { metadata: ReplicaSet['metadata'] }): Deployment | undefined {
     const ref = controllerOf(obj);
     if (ref?.kind !== 'Deployment' || !ref.apiVersion.startsWith('pacer.dev/')) return undefined;
     const d = this.deployments.get(obj.metadata.namespace, ref.name);
     return d && d.metadata.uid === ref.uid ? d : undefined;
+  }
+
+  /** The Deployment an AnalysisRun judges (its controller). */
+  private runKeys(run: AnalysisRun): string[] {
+    const d = this.owner(run);
+    return d ? [keyOf(d)] : [];
+  }
+
+  /** The Deployments whose spec.analysis names a template (any namespace's for a ClusterAnalysisTemplate). */
+  private templateKeys(t: AnalysisTemplate, clusterScope: boolean): string[] {
+    const name = t.metadata.name;
+    return this.deployments
+      .list(clusterScope ? undefined : t.metadata.namespace)
+      .filter((d) =>
+        d.spec?.analysis?.templates?.some((r) => r.templateName === name && (r.clusterScope ?? false) === clusterScope),
+      )
+      .map(keyOf);
   }
 
   /** Deployments that could adopt an orphan ReplicaSet. */

@@ -13,6 +13,7 @@
 
 import type { Deployment, DeploymentStatus, OwnerReference, PlanResource, Pod, ReplicaSet } from '../../api/types.ts';
 import { controllerOf } from '../../api/owners.ts';
+import type { AnalysisRun, AnalysisTemplate, AnalysisTemplateRef } from '../../api/analysis.ts';
 import { buildSnapshot } from '../../engine/index.ts';
 import type { Action, Decision, EventRecord, Freeze, Snapshot, SnapshotSource } from '../../engine/index.ts';
 import { KubeError, isKind, toKubeError } from '../../kube/errors.ts';
@@ -41,6 +42,9 @@ export interface ReconcileClient {
     name: string,
     preconditions?: { uid?: string; resourceVersion?: string },
   ): Promise<void>;
+  /** Runs for spec.analysis (absent: a client that cannot write them; the engine only asks with the CRD served). */
+  createAnalysisRun?(run: AnalysisRun): Promise<AnalysisRun>;
+  terminateAnalysisRun?(namespace: string, name: string, resourceVersion?: string): Promise<AnalysisRun>;
 }
 
 export interface CacheReader<T> {
@@ -71,15 +75,41 @@ export interface ReconcilerDeps {
   plans?: CacheReader<PlanResource>;
   /** The freeze switch, while on (engine/freeze.ts). */
   freeze?: () => Freeze | undefined;
+  /** AnalysisRuns (when the cluster serves them): spec.analysis starts and reads them. */
+  analysisRuns?: CacheReader<AnalysisRun>;
+  /** AnalysisTemplates and ClusterAnalysisTemplates (when served). */
+  analysisTemplates?: CacheReader<AnalysisTemplate>;
+  clusterAnalysisTemplates?: CacheReader<AnalysisTemplate>;
 }
 
 /** The controller's caches as the engine's snapshot source (engine/snapshot.ts). */
 export function cacheSource(
-  deps: Pick<ReconcilerDeps, 'replicaSets' | 'pods' | 'deployments' | 'dependencyIndex' | 'plans' | 'freeze'>,
+  deps: Pick<
+    ReconcilerDeps,
+    | 'replicaSets'
+    | 'pods'
+    | 'deployments'
+    | 'dependencyIndex'
+    | 'plans'
+    | 'freeze'
+    | 'analysisRuns'
+    | 'analysisTemplates'
+    | 'clusterAnalysisTemplates'
+  >,
 ): SnapshotSource {
   const index = deps.dependencyIndex;
   const plans = deps.plans;
+  const runs = deps.analysisRuns;
+  const templates = deps.analysisTemplates;
+  const clusterTemplates = deps.clusterAnalysisTemplates;
   return {
+    ...(runs ? { analysisRuns: (ns: string) => runs.list(ns) } : {}),
+    ...(templates || clusterTemplates
+      ? {
+          analysisTemplate: (ns: string, ref: AnalysisTemplateRef) =>
+            ref.clusterScope ? clusterTemplates?.get(ref.templateName) : templates?.get(`${ns}/${ref.templateName}`),
+        }
+      : {}),
     ...(plans ? { plans: (ns: string) => plans.list(ns) } : {}),
     ...(deps.freeze ? { freeze: deps.freeze } : {}),
     replicaSets: (ns, uid) =>
@@ -344,6 +374,32 @@ class ActionWriter {
           deployment: `${action.namespace}/${action.name}`,
           annotations: action.annotations,
         });
+        return;
+      }
+      case 'createAnalysisRun': {
+        if (!c.createAnalysisRun) throw new KubeError('Other', 'this client cannot create AnalysisRuns');
+        try {
+          const run = await c.createAnalysisRun({
+            ...action.object,
+            metadata: { ...action.object.metadata, namespace: ns },
+          });
+          this.deps.analysisRuns?.assume?.(run);
+          this.log.info('started analysis run', { analysisRun: action.name });
+        } catch (err) {
+          // Ours from an earlier pass the cache has not seen yet: the watch brings it.
+          if (!isKind(err, 'AlreadyExists')) throw err;
+        }
+        return;
+      }
+      case 'terminateAnalysisRun': {
+        if (!c.terminateAnalysisRun) throw new KubeError('Other', 'this client cannot write AnalysisRuns');
+        try {
+          const run = await c.terminateAnalysisRun(ns, action.name, action.resourceVersion);
+          this.deps.analysisRuns?.assume?.(run);
+          this.log.info('terminated analysis run', { analysisRun: action.name });
+        } catch (err) {
+          if (!isKind(err, 'NotFound')) throw err;
+        }
         return;
       }
       case 'updateStatus': {

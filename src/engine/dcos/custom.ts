@@ -200,9 +200,12 @@ export function customPlan(
   });
 }
 
-/** A plan holding a rollout: Progressing's reason (an operator must act, or it is not its turn yet) and message. */
+/**
+ * A gate holding a rollout: Progressing's reason and message. A plan's (an operator must act, or it
+ * is not its turn yet) or the analysis' (a person must look: analysis/rollout.ts).
+ */
 export interface PlanHold {
-  readonly reason: 'PlanWaiting' | 'PlanPending';
+  readonly reason: 'PlanWaiting' | 'PlanPending' | 'AnalysisPaused' | 'AnalysisInconclusive' | 'AnalysisInvalid';
   readonly message: string;
 }
 

@@ -31,6 +31,16 @@ export const REASON = {
   /** Held by the freeze switch (freeze.ts), and released by lifting it. */
   frozen: 'Frozen',
   freezeLifted: 'FreezeLifted',
+  /** False: the new revision's analysis run failed or errored; the rollout went back (analysis/rollout.ts). */
+  analysisFailed: 'AnalysisFailed',
+  /** Unknown: held for a person after a failed run (onFailure Pause). */
+  analysisPaused: 'AnalysisPaused',
+  /** Unknown: the run was Inconclusive; held for a person. */
+  analysisInconclusive: 'AnalysisInconclusive',
+  /** Unknown: the analysis cannot be built (a template missing, an argument without a value); held. */
+  analysisInvalid: 'AnalysisInvalid',
+  /** Unknown: an analysis hold was released (a new run); the deadline runs from now. */
+  analysisContinued: 'AnalysisContinued',
 } as const;
 
 export const MESSAGE = {
@@ -40,6 +50,7 @@ export const MESSAGE = {
   resumed: 'Deployment is resumed',
   planWaiting: (why: string) => `Deployment waits for an operator: ${why}`,
   planContinued: 'Deployment plan continues',
+  analysisContinued: 'Deployment analysis continues',
   freezeLifted: 'Pacer is no longer frozen',
   foundNewRS: (rs: string) => `Found new replica set "${rs}"`,
   newRSCreated: (rs: string) => `Created new replica set "${rs}"`,
@@ -142,6 +153,9 @@ export const WARNING_REASONS: ReadonlySet<string> = new Set([
   REASON.failedRSCreate,
   REASON.minimumReplicasUnavailable,
   REASON.invalidSpec,
+  REASON.analysisFailed,
+  REASON.analysisInconclusive,
+  REASON.analysisInvalid,
   'DependencyCycle',
 ]);
 

@@ -67,9 +67,19 @@ export function progressDeadlineStart(status: DeploymentStatus): number {
   return Number.isNaN(ready) || ready <= from ? from : ready;
 }
 
-/** Progressing Unknown while a plan holds the rollout: for an operator (PlanWaiting) or its turn (PlanPending). */
+/** The analysis holds (analysis/rollout.ts): a person must look. */
+const ANALYSIS_HOLDS: ReadonlySet<string | undefined> = new Set([
+  REASON.analysisPaused,
+  REASON.analysisInconclusive,
+  REASON.analysisInvalid,
+]);
+
+/**
+ * Progressing Unknown while a gate holds the rollout: a plan, for an operator (PlanWaiting) or its
+ * turn (PlanPending), or the analysis. No deadline runs meanwhile.
+ */
 export function isPlanHold(reason: string | undefined): boolean {
-  return reason === REASON.planWaiting || reason === REASON.planPending;
+  return reason === REASON.planWaiting || reason === REASON.planPending || ANALYSIS_HOLDS.has(reason);
 }
 
 /** DeploymentTimedOut: lastUpdateTime (progressDeadlineStart) + deadline strictly before now. */
@@ -136,7 +146,10 @@ export function rolloutStatus(
     const name = d.metadata.name ?? '';
     if (isPlanHold(currentCond?.reason)) {
       // Continued: the deadline runs from now, as after a resume.
-      setCondition(next, newCondition(PROGRESSING, 'Unknown', REASON.planContinued, MESSAGE.planContinued, now));
+      const cond = ANALYSIS_HOLDS.has(currentCond?.reason)
+        ? newCondition(PROGRESSING, 'Unknown', REASON.analysisContinued, MESSAGE.analysisContinued, now)
+        : newCondition(PROGRESSING, 'Unknown', REASON.planContinued, MESSAGE.planContinued, now);
+      setCondition(next, cond);
     }
     if (deploymentComplete(d, next)) {
       const msg = newRS ? MESSAGE.rsProgressed(newRS.metadata.name ?? '') : MESSAGE.deploymentProgressed(name);

@@ -133,8 +133,17 @@ export function rollbackFromAnnotation(pass: DecisionPass, allRSs: readonly Repl
     clearRollbackTo(pass);
     return;
   }
+  clearRollbackTo(pass);
+  rollbackTo(pass, target, revision);
+}
+
+/**
+ * The Deployment's template and annotations become `target`'s (revision `revision`): an `update` of
+ * the Deployment with the DeploymentRollback event. Its next pass rolls out to that ReplicaSet, which
+ * becomes revision n + 1, as `kubectl rollout undo` has it.
+ */
+export function rollbackTo(pass: DecisionPass, target: ReplicaSet, revision: number): void {
   pass.template = templateWithoutHash(target.spec.template);
   pass.annotations = rollbackAnnotations(pass.annotations, target.metadata.annotations);
-  clearRollbackTo(pass);
-  pass.deploymentUpdateEvent = ROLLBACK_EVENTS.rolledBack(name, revision);
+  pass.deploymentUpdateEvent = ROLLBACK_EVENTS.rolledBack(pass.d.metadata.name ?? '', revision);
 }

@@ -1,0 +1,350 @@
+// What a Deployment's spec.analysis does to its rollout (docs/semantics/analysis.md#a-rollout-under-analysis):
+// which revision is judged (the new one, against the stable one: status.stableRS), when its run
+// starts (startAfterAvailable) and ends (with the rollout, or postRollout later), the run built from
+// the templates and the Deployment's arguments, and what a run's outcome makes of the rollout: go on,
+// hold for a person (Pause, Inconclusive, an analysis that cannot be built), abort to the stable
+// revision, or roll the spec back to it. Pure: the pass (decide.ts) carries the verdict out.
+
+import type {
+  AnalysisRun,
+  AnalysisTemplate,
+  AnalysisTemplateRef,
+  DeploymentAnalysis,
+  Metric,
+  RunArgument,
+} from '../../api/analysis.ts';
+import {
+  ANALYSIS_RUN_KIND,
+  RUN_ATTEMPT_LABEL,
+  RUN_DEPLOYMENT_LABEL,
+  RUN_TEMPLATE_HASH_LABEL,
+} from '../../api/analysis.ts';
+import { parseGoDuration } from '../../api/duration.ts';
+import { scaledValue } from '../../api/intstr.ts';
+import { controllerOf } from '../../api/owners.ts';
+import type { Deployment, DeploymentStatus, ReplicaSet } from '../../api/types.ts';
+import { API_VERSION } from '../../api/types.ts';
+import { newControllerRef } from '../kubernetes/claim.ts';
+import {
+  getCondition,
+  newCondition,
+  PROGRESSING,
+  REASON,
+  removeCondition,
+  setCondition,
+} from '../kubernetes/conditions.ts';
+import { getAllReplicaSetsAndSyncRevision } from '../kubernetes/newreplicaset.ts';
+import { latest } from '../kubernetes/pass.ts';
+import type { DecisionPass } from '../kubernetes/pass.ts';
+import { reconcileNewReplicaSet, reconcileOldReplicaSets } from '../kubernetes/rolling.ts';
+import { rollbackTo } from '../kubernetes/rollback.ts';
+import { calculateStatus } from '../kubernetes/status.ts';
+import { POD_TEMPLATE_HASH_LABEL } from '../kubernetes/hash.ts';
+import { REVISION_ANNOTATION, revisionOf } from '../kubernetes/annotations.ts';
+import { activeReplicaSets, availableReplicas, deploymentReplicas } from '../kubernetes/replicasets.ts';
+import type { PlanHold } from '../dcos/custom.ts';
+import { isCompleted } from './assess.ts';
+
+/** The analysis inputs of a pass: the Deployment's runs and the templates its spec.analysis names, as found. */
+export interface AnalysisInputs {
+  /** The AnalysisRuns this Deployment controls. */
+  runs: AnalysisRun[];
+  /** Each of spec.analysis.templates, with the template when it exists. */
+  templates: Array<{ ref: AnalysisTemplateRef; template?: AnalysisTemplate }>;
+}
+
+/** A write to an AnalysisRun. */
+export type AnalysisRunWrite =
+  | { verb: 'createAnalysisRun'; kind: 'AnalysisRun'; name: string; object: AnalysisRun }
+  | { verb: 'terminateAnalysisRun'; kind: 'AnalysisRun'; name: string; resourceVersion?: string };
+
+/** What the analysis makes of this pass. */
+export interface AnalysisVerdict {
+  /** Hold the new revision where it is (no growth, no shrinking of the old ones), with Progressing Unknown. */
+  hold?: PlanHold;
+  /** Return to the stable revision: scale it back up and every other one down, within the budget. */
+  abort?: { stable: ReplicaSet; message: string; rollback: boolean };
+  /** Runs to start or stop. */
+  writes: AnalysisRunWrite[];
+  /** When to look again (post-rollout analysis ends then). */
+  requeueAfterSeconds?: number;
+  /** The run that judges the new revision, if there is one. */
+  run?: AnalysisRun;
+}
+
+const hashOf = (rs: ReplicaSet | undefined) => rs?.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
+
+const attemptOf = (r: AnalysisRun) => Number.parseInt(r.metadata.labels?.[RUN_ATTEMPT_LABEL] ?? '0', 10) || 0;
+
+/** The latest run (highest attempt) that judges the revision with pod-template-hash `hash`. */
+export function currentRun(runs: readonly AnalysisRun[], hash: string | undefined): AnalysisRun | undefined {
+  if (hash === undefined) return undefined;
+  let best: AnalysisRun | undefined;
+  for (const r of runs) {
+    if (r.metadata.labels?.[RUN_TEMPLATE_HASH_LABEL] !== hash) continue;
+    if (!best || attemptOf(r) > attemptOf(best)) best = r;
+  }
+  return best;
+}
+
+/** The new available replicas after which the run starts: startAfterAvailable of spec.replicas (default 1), at least 1. */
+export function startThreshold(a: DeploymentAnalysis, replicas: number): number {
+  const v = a.startAfterAvailable ?? 1;
+  let n: number;
+  try {
+    n = scaledValue(v, replicas, true);
+  } catch {
+    n = 1; // validation refuses such a value first
+  }
+  return Math.max(1, Math.min(n, replicas));
+}
+
+/** A Deployment's field for an argument's fieldRef (validation admits only these paths). */
+function fieldValue(d: Deployment, path: string): string | undefined {
+  if (path === 'metadata.name') return d.metadata.name;
+  if (path === 'metadata.namespace') return d.metadata.namespace ?? 'default';
+  const m = /^metadata\.(labels|annotations)\['([^']*)'\]$/.exec(path);
+  if (m) return (m[1] === 'labels' ? d.metadata.labels : d.metadata.annotations)?.[m[2]];
+  return undefined;
+}
+
+/** The run for the new revision `hash` (attempt `attempt`), or why it cannot be built (with field paths). */
+export function buildRun(
+  d: Deployment,
+  inputs: AnalysisInputs,
+  hash: string,
+  stable: string | undefined,
+  revision: string | undefined,
+  attempt: number,
+): { run: AnalysisRun } | { error: string } {
+  const a = d.spec.analysis;
+  if (!a) return { error: 'spec.analysis: Required value' };
+  const metrics: Metric[] = [];
+  const args = new Map<string, RunArgument | { name: string }>();
+  const dryRun: NonNullable<AnalysisRun['spec']['dryRun']> = [];
+  const retention: NonNullable<AnalysisRun['spec']['measurementRetention']> = [];
+  for (const [i, { ref, template }] of inputs.templates.entries()) {
+    const where = `spec.analysis.templates[${i}].templateName`;
+    if (!template) {
+      const kind = ref.clusterScope ? 'clusteranalysistemplates.pacer.dev' : 'analysistemplates.pacer.dev';
+      return { error: `${where}: Not found: ${kind} ${JSON.stringify(ref.templateName)}` };
+    }
+    for (const m of template.spec?.metrics ?? []) {
+      if (metrics.some((x) => x.name === m.name))
+        return {
+          error: `${where}: Duplicate value: metric ${JSON.stringify(m.name)} of template ${JSON.stringify(ref.templateName)} is also in an earlier template`,
+        };
+      metrics.push(m);
+    }
+    for (const arg of template.spec?.args ?? []) if (!args.has(arg.name)) args.set(arg.name, arg);
+    dryRun.push(...(template.spec?.dryRun ?? []));
+    retention.push(...(template.spec?.measurementRetention ?? []));
+  }
+  for (const [i, given] of (a.args ?? []).entries()) {
+    let value = given.value;
+    const from = given.valueFrom;
+    if (from?.podTemplateHashValue === 'Latest') value = hash;
+    else if (from?.podTemplateHashValue === 'Stable') value = stable;
+    else if (from?.fieldRef) value = fieldValue(d, from.fieldRef.fieldPath);
+    if (value === undefined)
+      return {
+        error: `spec.analysis.args[${i}].valueFrom: Invalid value: ${JSON.stringify(from)}: gives no value for argument ${JSON.stringify(given.name)}`,
+      };
+    args.set(given.name, { name: given.name, value });
+  }
+  const runArgs: RunArgument[] = [];
+  for (const arg of args.values()) {
+    const full = arg as RunArgument & { valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+    if (full.value !== undefined) runArgs.push({ name: arg.name, value: full.value });
+    else if (full.valueFrom?.secretKeyRef)
+      runArgs.push({ name: arg.name, valueFrom: { secretKeyRef: full.valueFrom.secretKeyRef } });
+    else
+      return {
+        error: `spec.analysis.args: Required value: argument ${JSON.stringify(arg.name)} of the templates has no value`,
+      };
+  }
+  const name = d.metadata.name ?? '';
+  const run: AnalysisRun = {
+    apiVersion: API_VERSION,
+    kind: ANALYSIS_RUN_KIND,
+    metadata: {
+      name: `${name}-${hash}-${attempt}`,
+      namespace: d.metadata.namespace,
+      labels: {
+        [RUN_DEPLOYMENT_LABEL]: name,
+        [RUN_TEMPLATE_HASH_LABEL]: hash,
+        [RUN_ATTEMPT_LABEL]: String(attempt),
+      },
+      ...(revision !== undefined ? { annotations: { [REVISION_ANNOTATION]: revision } } : {}),
+      ownerReferences: [newControllerRef(d)],
+    },
+    spec: {
+      metrics,
+      ...(runArgs.length > 0 ? { args: runArgs } : {}),
+      ...(dryRun.length > 0 ? { dryRun } : {}),
+      ...(retention.length > 0 ? { measurementRetention: retention } : {}),
+    },
+  };
+  return { run };
+}
+
+/** When the rollout of the new revision completed (Progressing NewReplicaSetAvailable), in ms; NaN when it has not. */
+function completedAt(status: DeploymentStatus | undefined): number {
+  const c = getCondition(status, PROGRESSING);
+  if (c?.reason !== REASON.newRSAvailable) return Number.NaN;
+  return Date.parse(c.lastTransitionTime ?? '');
+}
+
+/**
+ * The analysis verdict of a pass of `d` (defaulted, valid), whose new ReplicaSet is `newRS`
+ * (undefined: not created yet) among `owned`, as the status was read.
+ */
+export function analysisVerdict(
+  d: Deployment,
+  owned: readonly ReplicaSet[],
+  newRS: ReplicaSet | undefined,
+  inputs: AnalysisInputs | undefined,
+  now: number,
+): AnalysisVerdict {
+  const a = d.spec.analysis;
+  const verdict: AnalysisVerdict = { writes: [] };
+  if (!a || !inputs) return verdict;
+  const status = d.status ?? {};
+  const stable = status.stableRS;
+  const hash = hashOf(newRS);
+  // Nothing to judge: no revision completed yet (the first rollout), or the new one is the stable one.
+  if (stable === undefined || hash === undefined || hash === stable || deploymentReplicas(d) === 0) return verdict;
+  const run = currentRun(inputs.runs, hash);
+  if (run) verdict.run = run;
+  if (!run) {
+    // Built on every pass until it starts, so that a broken analysis holds the rollout from its first step.
+    const built = buildRun(d, inputs, hash, stable, newRS?.metadata.annotations?.[REVISION_ANNOTATION], 1);
+    if ('error' in built) {
+      verdict.hold = { reason: REASON.analysisInvalid, message: `The analysis cannot start: ${built.error}` };
+      return verdict;
+    }
+    if (newRS && availableReplicas(newRS) >= startThreshold(a, deploymentReplicas(d))) {
+      verdict.writes.push({
+        verb: 'createAnalysisRun',
+        kind: 'AnalysisRun',
+        name: built.run.metadata.name ?? '',
+        object: built.run,
+      });
+    }
+    return verdict;
+  }
+  const phase = run.status?.phase ?? 'Pending';
+  const runName = run.metadata.name ?? '';
+  if (phase === 'Failed' || phase === 'Error') {
+    const onFailure = a.onFailure ?? 'Abort';
+    const why = `Analysis run ${runName} ${phase === 'Failed' ? 'failed' : 'errored'}: ${run.status?.message ?? phase}`;
+    if (onFailure === 'Pause') {
+      verdict.hold = { reason: REASON.analysisPaused, message: `${why}; the rollout is paused` };
+      return verdict;
+    }
+    const stableRS = owned.find((rs) => hashOf(rs) === stable);
+    if (!stableRS) {
+      verdict.hold = {
+        reason: REASON.analysisPaused,
+        message: `${why}; the stable revision (pod-template-hash ${stable}) is gone, so the rollout is paused`,
+      };
+      return verdict;
+    }
+    verdict.abort = {
+      stable: stableRS,
+      rollback: onFailure === 'Rollback',
+      message: `${why}; the rollout ${onFailure === 'Rollback' ? 'is rolled back' : 'was aborted'} to revision ${stableRS.metadata.annotations?.[REVISION_ANNOTATION] ?? '?'} (ReplicaSet "${stableRS.metadata.name}")`,
+    };
+    return verdict;
+  }
+  if (phase === 'Inconclusive') {
+    verdict.hold = {
+      reason: REASON.analysisInconclusive,
+      message: `Analysis run ${runName} was inconclusive: ${run.status?.message ?? 'Inconclusive'}; the rollout is paused`,
+    };
+    return verdict;
+  }
+  // Running (or done Successful): the rollout goes on; once it completes the run ends, postRollout later.
+  if (!isCompleted(phase) && !run.spec.terminate) {
+    const done = completedAt(status);
+    if (!Number.isNaN(done)) {
+      const keep = a.postRollout ? (parseGoDuration(a.postRollout) ?? 0) : 0;
+      const left = done + keep - now;
+      if (left <= 0)
+        verdict.writes.push({
+          verb: 'terminateAnalysisRun',
+          kind: 'AnalysisRun',
+          name: runName,
+          ...(run.metadata.resourceVersion !== undefined ? { resourceVersion: run.metadata.resourceVersion } : {}),
+        });
+      else verdict.requeueAfterSeconds = left / 1000;
+    }
+  }
+  return verdict;
+}
+
+/**
+ * status.stableRS after the pass: the new revision's hash once it is complete and its run (if it
+ * needed one) is Successful; the one before otherwise. Absent without spec.analysis.
+ */
+export function nextStableRS(
+  d: Deployment,
+  complete: boolean,
+  newRS: ReplicaSet | undefined,
+  verdict: AnalysisVerdict,
+): string | undefined {
+  if (!d.spec.analysis) return undefined;
+  const stable = d.status?.stableRS;
+  const hash = hashOf(newRS);
+  if (!complete || hash === undefined || hash === stable) return stable;
+  if (stable === undefined) return hash;
+  if (verdict.run?.status?.phase === 'Successful') return hash;
+  return stable;
+}
+
+/** Whether `run` is controlled by `d`. */
+export function runOf(d: Deployment, run: AnalysisRun): boolean {
+  return d.metadata.uid !== undefined && controllerOf(run)?.uid === d.metadata.uid;
+}
+
+/**
+ * The rollout goes back to the stable revision (its run failed): with Rollback, the spec's template
+ * becomes the stable one's (rollback.ts; the next pass rolls to it as revision n + 1); with Abort,
+ * the spec keeps the new template and the pass moves as a rollout to the stable ReplicaSet would,
+ * within the strategy's budget (rolling.ts): the stable one grows within maxSurge, then the others
+ * shrink within maxUnavailable, one step a pass. Progressing is False, AnalysisFailed, until the spec
+ * changes.
+ */
+export function abortRollout(pass: DecisionPass, abort: NonNullable<AnalysisVerdict['abort']>): void {
+  const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, false);
+  if (pass.aborted) return;
+  if (abort.rollback) {
+    rollbackTo(pass, abort.stable, revisionOf(abort.stable) ?? 0);
+    return;
+  }
+  const all = [...oldRSs, ...(newRS ? [newRS] : [])];
+  const stable = latest(pass, abort.stable) ?? abort.stable;
+  const others = all.filter((rs) => rs.metadata.name !== stable.metadata.name);
+  if (!reconcileNewReplicaSet(pass, all, stable)) {
+    const now = pass.rss;
+    const stableNow = latest(pass, stable) ?? stable;
+    const othersNow = others.map((rs) => latest(pass, rs) ?? rs);
+    reconcileOldReplicaSets(pass, now, activeReplicaSets(othersNow), stableNow);
+  }
+  pass.status = calculateStatus(
+    pass.d,
+    pass.rss,
+    newRS ? (latest(pass, newRS) ?? newRS) : undefined,
+    pass.status,
+    pass.now,
+    pass.limits.maxUnavailable,
+  );
+  const held = getCondition(pass.status, PROGRESSING);
+  const cond = newCondition(PROGRESSING, 'False', REASON.analysisFailed, abort.message, pass.now);
+  if (held?.status === 'False' && held.reason === REASON.analysisFailed) {
+    cond.lastTransitionTime = held.lastTransitionTime;
+    if (held.message === abort.message) cond.lastUpdateTime = held.lastUpdateTime;
+  }
+  removeCondition(pass.status, PROGRESSING);
+  setCondition(pass.status, cond);
+}
