@@ -3,7 +3,20 @@
 // names and phases are Argo Rollouts' where they fit, so that its users read them as they know them.
 // Plain JSON shapes as on the wire; the rules live in src/engine/analysis/.
 
-import type { IntOrString, ObjectMeta } from './types.ts';
+import type {
+  AnalysisTemplateRef,
+  DeploymentAnalysis,
+  DeploymentArgument,
+  DeploymentArgumentValueFrom,
+  IntOrString,
+  ObjectMeta,
+  OnFailure,
+} from './types.ts';
+import { ON_FAILURE } from './types.ts';
+
+// A Deployment's spec.analysis is declared with the Deployment (types.ts).
+export type { AnalysisTemplateRef, DeploymentAnalysis, DeploymentArgument, DeploymentArgumentValueFrom, OnFailure };
+export { ON_FAILURE };
 
 /** A measurement's, a metric's or a run's phase: Argo Rollouts' AnalysisPhase values. */
 export type AnalysisPhase = 'Pending' | 'Running' | 'Successful' | 'Failed' | 'Error' | 'Inconclusive';
@@ -27,14 +40,6 @@ export const DEFAULT_MEASUREMENT_RETENTION = 10;
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
-
-/** Where a Deployment takes an argument's value from: the template hash of a revision, or a field. */
-export interface DeploymentArgumentValueFrom {
-  /** Latest: the revision being rolled out (the spec's template); Stable: the last one that completed. */
-  podTemplateHashValue?: 'Latest' | 'Stable';
-  /** A field of the Deployment: metadata.name, metadata.namespace, metadata.labels['k'], metadata.annotations['k']. */
-  fieldRef?: { fieldPath: string };
-}
 
 /** A template's argument: a name, and a default value, a Secret's key, or none (the Deployment must give one). */
 export interface Argument {
@@ -206,41 +211,4 @@ export interface AnalysisRun {
   metadata: ObjectMeta;
   spec: AnalysisRunSpec;
   status?: AnalysisRunStatus;
-}
-
-// ---------------------------------------------------------------------------------------------
-// A Deployment's spec.analysis
-
-export interface AnalysisTemplateRef {
-  templateName: string;
-  /** The template is a ClusterAnalysisTemplate. */
-  clusterScope?: boolean;
-}
-
-/** A value the Deployment gives one of its templates' arguments. */
-export interface DeploymentArgument {
-  name: string;
-  value?: string;
-  valueFrom?: DeploymentArgumentValueFrom;
-}
-
-/** What happens to a rollout whose run fails. */
-export const ON_FAILURE = ['Abort', 'Rollback', 'Pause'] as const;
-export type OnFailure = (typeof ON_FAILURE)[number];
-
-export interface DeploymentAnalysis {
-  templates: AnalysisTemplateRef[];
-  args?: DeploymentArgument[];
-  /**
-   * When the run starts: once this many new replicas are available (a number, or a share of
-   * spec.replicas such as "50%"). Default 1: with the first available pod of the new revision.
-   */
-  startAfterAvailable?: IntOrString;
-  /**
-   * How long the run keeps measuring after the rollout completes (a Go duration); a failure then
-   * still aborts. Absent: the run ends with the rollout.
-   */
-  postRollout?: string;
-  /** Abort (default), Rollback or Pause. An Inconclusive run always pauses. */
-  onFailure?: OnFailure;
 }

@@ -1,5 +1,3 @@
-import type { DeploymentAnalysis } from './analysis.ts';
-
 // Resource types of pacer.dev/v1alpha1 and the apps/v1 and v1 objects Pacer reads and writes.
 // Plain JSON shapes, as they travel on the wire: the engine, the controller, `pacer plan` and the
 // simulated cluster all use these, and none of them depends on a Kubernetes client library.
@@ -293,4 +291,50 @@ export interface Pod {
   metadata: ObjectMeta;
   spec?: PodSpec;
   status?: PodStatus;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A Deployment's spec.analysis (docs/semantics/analysis.md#a-rollout-under-analysis); the
+// analysis resources themselves are in analysis.ts.
+
+export interface AnalysisTemplateRef {
+  templateName: string;
+  /** The template is a ClusterAnalysisTemplate. */
+  clusterScope?: boolean;
+}
+
+/** A value the Deployment gives one of its templates' arguments. */
+export interface DeploymentArgument {
+  name: string;
+  value?: string;
+  valueFrom?: DeploymentArgumentValueFrom;
+}
+
+/** What happens to a rollout whose run fails. */
+export const ON_FAILURE = ['Abort', 'Rollback', 'Pause'] as const;
+export type OnFailure = (typeof ON_FAILURE)[number];
+
+export interface DeploymentAnalysis {
+  templates: AnalysisTemplateRef[];
+  args?: DeploymentArgument[];
+  /**
+   * When the run starts: once this many new replicas are available (a number, or a share of
+   * spec.replicas such as "50%"). Default 1: with the first available pod of the new revision.
+   */
+  startAfterAvailable?: IntOrString;
+  /**
+   * How long the run keeps measuring after the rollout completes (a Go duration); a failure then
+   * still aborts. Absent: the run ends with the rollout.
+   */
+  postRollout?: string;
+  /** Abort (default), Rollback or Pause. An Inconclusive run always pauses. */
+  onFailure?: OnFailure;
+}
+
+/** Where a Deployment takes an argument's value from: the template hash of a revision, or a field. */
+export interface DeploymentArgumentValueFrom {
+  /** Latest: the revision being rolled out (the spec's template); Stable: the last one that completed. */
+  podTemplateHashValue?: 'Latest' | 'Stable';
+  /** A field of the Deployment: metadata.name, metadata.namespace, metadata.labels['k'], metadata.annotations['k']. */
+  fieldRef?: { fieldPath: string };
 }

@@ -5,7 +5,7 @@
 
 import type { Deployment, DeploymentStatus, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import type { Freeze } from './freeze.ts';
-import type { AnalysisInputs, AnalysisRunWrite } from './analysis/rollout.ts';
+import type { AnalysisRun, AnalysisTemplate, AnalysisTemplateRef } from '../api/analysis.ts';
 
 export interface Snapshot {
   /** The Deployment as read (spec not yet defaulted: the engine applies the upstream defaults). */
@@ -47,6 +47,19 @@ export interface Snapshot {
   /** With spec.analysis: the Deployment's AnalysisRuns and the templates it names (analysis/rollout.ts). */
   analysis?: AnalysisInputs;
 }
+
+/** The analysis inputs of a pass (analysis/rollout.ts): the Deployment's runs and the templates its spec.analysis names, as found. */
+export interface AnalysisInputs {
+  /** The AnalysisRuns this Deployment controls. */
+  runs: AnalysisRun[];
+  /** Each of spec.analysis.templates, with the template when it exists. */
+  templates: Array<{ ref: AnalysisTemplateRef; template?: AnalysisTemplate }>;
+}
+
+/** A write to an AnalysisRun. */
+export type AnalysisRunWrite =
+  | { verb: 'createAnalysisRun'; kind: 'AnalysisRun'; name: string; object: AnalysisRun }
+  | { verb: 'terminateAnalysisRun'; kind: 'AnalysisRun'; name: string; resourceVersion?: string };
 
 /** A Kubernetes Event the controller records once the action carrying it has succeeded. */
 export interface EventRecord {

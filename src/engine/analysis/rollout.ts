@@ -5,14 +5,7 @@
 // hold for a person (Pause, Inconclusive, an analysis that cannot be built), abort to the stable
 // revision, or roll the spec back to it. Pure: the pass (decide.ts) carries the verdict out.
 
-import type {
-  AnalysisRun,
-  AnalysisTemplate,
-  AnalysisTemplateRef,
-  DeploymentAnalysis,
-  Metric,
-  RunArgument,
-} from '../../api/analysis.ts';
+import type { AnalysisRun, DeploymentAnalysis, Metric, RunArgument } from '../../api/analysis.ts';
 import {
   ANALYSIS_RUN_KIND,
   RUN_ATTEMPT_LABEL,
@@ -43,20 +36,10 @@ import { POD_TEMPLATE_HASH_LABEL } from '../kubernetes/hash.ts';
 import { REVISION_ANNOTATION, revisionOf } from '../kubernetes/annotations.ts';
 import { activeReplicaSets, availableReplicas, deploymentReplicas } from '../kubernetes/replicasets.ts';
 import type { PlanHold } from '../dcos/custom.ts';
+import type { AnalysisInputs, AnalysisRunWrite } from '../types.ts';
+
+export type { AnalysisInputs, AnalysisRunWrite };
 import { isCompleted } from './assess.ts';
-
-/** The analysis inputs of a pass: the Deployment's runs and the templates its spec.analysis names, as found. */
-export interface AnalysisInputs {
-  /** The AnalysisRuns this Deployment controls. */
-  runs: AnalysisRun[];
-  /** Each of spec.analysis.templates, with the template when it exists. */
-  templates: Array<{ ref: AnalysisTemplateRef; template?: AnalysisTemplate }>;
-}
-
-/** A write to an AnalysisRun. */
-export type AnalysisRunWrite =
-  | { verb: 'createAnalysisRun'; kind: 'AnalysisRun'; name: string; object: AnalysisRun }
-  | { verb: 'terminateAnalysisRun'; kind: 'AnalysisRun'; name: string; resourceVersion?: string };
 
 /** What the analysis makes of this pass. */
 export interface AnalysisVerdict {
