@@ -104,3 +104,4 @@ export type { SizedNode, SizedPod } from './noderoll/capacity.ts';
 export { semanticEqual } from './kubernetes/template.ts';
 export { isCompleted, measurementPhase, metricPhase, runPhase, terminating } from './analysis/assess.ts';
 export type { AnalysisPhase, MetricLimits } from './analysis/assess.ts';
+export { ABORT_ANNOTATION, RETRY_ANNOTATION, currentRun } from './analysis/rollout.ts';

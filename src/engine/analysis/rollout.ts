@@ -59,15 +59,37 @@ const hashOf = (rs: ReplicaSet | undefined) => rs?.metadata.labels?.[POD_TEMPLAT
 
 const attemptOf = (r: AnalysisRun) => Number.parseInt(r.metadata.labels?.[RUN_ATTEMPT_LABEL] ?? '0', 10) || 0;
 
-/** The latest run (highest attempt) that judges the revision with pod-template-hash `hash`. */
-export function currentRun(runs: readonly AnalysisRun[], hash: string | undefined): AnalysisRun | undefined {
+/** `kubectl pacer rollout retry`: the name of the run retried (that run and the ones before it no longer count). */
+export const RETRY_ANNOTATION = 'pacer.dev/analysis-retry';
+/** `kubectl pacer rollout abort`: the pod-template-hash of the revision a person aborted. */
+export const ABORT_ANNOTATION = 'pacer.dev/abort';
+
+/** The runs that judge the revision with pod-template-hash `hash`. */
+function runsFor(runs: readonly AnalysisRun[], hash: string): AnalysisRun[] {
+  return runs.filter((r) => r.metadata.labels?.[RUN_TEMPLATE_HASH_LABEL] === hash);
+}
+
+/**
+ * The run that judges the revision with pod-template-hash `hash`: the latest attempt, unless it (or
+ * a later one) was retried (`retried`: the run named by the retry annotation): then none until the
+ * next attempt starts.
+ */
+export function currentRun(
+  runs: readonly AnalysisRun[],
+  hash: string | undefined,
+  retried?: string,
+): AnalysisRun | undefined {
   if (hash === undefined) return undefined;
+  const mine = runsFor(runs, hash);
+  const gone = mine.find((r) => r.metadata.name === retried);
   let best: AnalysisRun | undefined;
-  for (const r of runs) {
-    if (r.metadata.labels?.[RUN_TEMPLATE_HASH_LABEL] !== hash) continue;
-    if (!best || attemptOf(r) > attemptOf(best)) best = r;
-  }
-  return best;
+  for (const r of mine) if (!best || attemptOf(r) > attemptOf(best)) best = r;
+  return best && gone && attemptOf(best) <= attemptOf(gone) ? undefined : best;
+}
+
+/** The attempt the next run of revision `hash` takes: one more than the latest (1 for the first). */
+function nextAttempt(runs: readonly AnalysisRun[], hash: string): number {
+  return runsFor(runs, hash).reduce((n, r) => Math.max(n, attemptOf(r)), 0) + 1;
 }
 
 /** The new available replicas after which the run starts: startAfterAvailable of spec.replicas (default 1), at least 1. */
@@ -171,6 +193,20 @@ export function buildRun(
   return { run };
 }
 
+/** Where an aborted rollout went, in words. */
+function wentBack(stable: ReplicaSet, rollback: boolean): string {
+  const revision = stable.metadata.annotations?.[REVISION_ANNOTATION] ?? '?';
+  return `the rollout ${rollback ? 'is rolled back' : 'was aborted'} to revision ${revision} (ReplicaSet "${stable.metadata.name}")`;
+}
+
+/** The stable ReplicaSet is gone (history cleaned up): nowhere to go back to, so the rollout is held. */
+function goneHold(why: string, stable: string): PlanHold {
+  return {
+    reason: REASON.analysisPaused,
+    message: `${why}; the stable revision (pod-template-hash ${stable}) is gone, so the rollout is paused`,
+  };
+}
+
 /** When the rollout of the new revision completed (Progressing NewReplicaSetAvailable), in ms; NaN when it has not. */
 function completedAt(status: DeploymentStatus | undefined): number {
   const c = getCondition(status, PROGRESSING);
@@ -197,11 +233,27 @@ export function analysisVerdict(
   const hash = hashOf(newRS);
   // Nothing to judge: no revision completed yet (the first rollout), or the new one is the stable one.
   if (stable === undefined || hash === undefined || hash === stable || deploymentReplicas(d) === 0) return verdict;
-  const run = currentRun(inputs.runs, hash);
+  const stableRS = owned.find((rs) => hashOf(rs) === stable);
+  if (d.metadata.annotations?.[ABORT_ANNOTATION] === hash) {
+    const why = 'The rollout was aborted by a person (kubectl pacer rollout abort)';
+    if (!stableRS) return { ...verdict, hold: goneHold(why, stable) };
+    return {
+      ...verdict,
+      abort: { stable: stableRS, rollback: false, message: `${why}; ${wentBack(stableRS, false)}` },
+    };
+  }
+  const run = currentRun(inputs.runs, hash, d.metadata.annotations?.[RETRY_ANNOTATION]);
   if (run) verdict.run = run;
   if (!run) {
     // Built on every pass until it starts, so that a broken analysis holds the rollout from its first step.
-    const built = buildRun(d, inputs, hash, stable, newRS?.metadata.annotations?.[REVISION_ANNOTATION], 1);
+    const built = buildRun(
+      d,
+      inputs,
+      hash,
+      stable,
+      newRS?.metadata.annotations?.[REVISION_ANNOTATION],
+      nextAttempt(inputs.runs, hash),
+    );
     if ('error' in built) {
       verdict.hold = { reason: REASON.analysisInvalid, message: `The analysis cannot start: ${built.error}` };
       return verdict;
@@ -225,19 +277,12 @@ export function analysisVerdict(
       verdict.hold = { reason: REASON.analysisPaused, message: `${why}; the rollout is paused` };
       return verdict;
     }
-    const stableRS = owned.find((rs) => hashOf(rs) === stable);
     if (!stableRS) {
-      verdict.hold = {
-        reason: REASON.analysisPaused,
-        message: `${why}; the stable revision (pod-template-hash ${stable}) is gone, so the rollout is paused`,
-      };
+      verdict.hold = goneHold(why, stable);
       return verdict;
     }
-    verdict.abort = {
-      stable: stableRS,
-      rollback: onFailure === 'Rollback',
-      message: `${why}; the rollout ${onFailure === 'Rollback' ? 'is rolled back' : 'was aborted'} to revision ${stableRS.metadata.annotations?.[REVISION_ANNOTATION] ?? '?'} (ReplicaSet "${stableRS.metadata.name}")`,
-    };
+    const rollback = onFailure === 'Rollback';
+    verdict.abort = { stable: stableRS, rollback, message: `${why}; ${wentBack(stableRS, rollback)}` };
     return verdict;
   }
   if (phase === 'Inconclusive') {

@@ -322,4 +322,32 @@ describe('engine/analysis/rollout: a rollout under analysis', () => {
     const dec = decide(withAnalysis({ analysis: undefined, stable: 'old', old: [0, 0], new: [4, 4] }));
     expect(dec.status.stableRS).to.equal(undefined);
   });
+
+  it('rollout retry (the failed run named): that run no longer counts; the rollout goes on and attempt 2 starts', () => {
+    const snap = withAnalysis({ stable: 'old', old: [3, 3], new: [1, 1], run: { phase: 'Failed', message: 'x' } });
+    snap.deployment.metadata.annotations = { 'pacer.dev/analysis-retry': 'web-new-1' };
+    const dec = decide(snap);
+    expect(progressing(dec)?.reason).to.not.equal('AnalysisFailed');
+    const create = dec.actions.find((a) => a.verb === 'createAnalysisRun');
+    expect(create?.name).to.equal('web-new-2');
+    expect(summary(dec)).to.include('scale web-new 1->2');
+  });
+
+  it('rollout retry names an older run: the latest attempt still counts', () => {
+    const snap = withAnalysis({ stable: 'old', old: [3, 3], new: [1, 1], run: { phase: 'Failed', message: 'x' } });
+    snap.deployment.metadata.annotations = { 'pacer.dev/analysis-retry': 'web-other-1' };
+    expect(progressing(decide(snap))?.reason).to.equal('AnalysisFailed');
+  });
+
+  it("rollout abort (the new revision's hash): back to the stable revision without any run", () => {
+    const snap = withAnalysis({ stable: 'old', old: [1, 1], new: [3, 3] });
+    snap.deployment.metadata.annotations = { 'pacer.dev/abort': 'new' };
+    const dec = decide(snap);
+    expect(summary(dec)).to.include('scale web-old 1->2');
+    expect(progressing(dec)?.message).to.equal(
+      'The rollout was aborted by a person (kubectl pacer rollout abort); the rollout was aborted to revision 1 (ReplicaSet "web-old")',
+    );
+    snap.deployment.metadata.annotations = { 'pacer.dev/abort': 'some-older-hash' };
+    expect(summary(decide(snap))).to.not.include('scale web-old 1->2');
+  });
 });
