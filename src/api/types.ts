@@ -165,6 +165,11 @@ export interface DeploymentStatus {
    * set: where an aborted rollout returns to. Pacer addition (Argo Rollouts' status.stableRS).
    */
   stableRS?: string;
+  /**
+   * The pod-template-hash of a revision the analysis' pod check failed: it stays aborted (its pods
+   * are gone once it is) until the template changes. Pacer addition.
+   */
+  abortedRS?: string;
 }
 
 export interface Deployment {
@@ -329,6 +334,19 @@ export interface DeploymentAnalysis {
   postRollout?: string;
   /** Abort (default), Rollback or Pause. An Inconclusive run always pauses. */
   onFailure?: OnFailure;
+  /**
+   * The built-in check, without metrics: a new pod backing off (CrashLoopBackOff, ImagePullBackOff,
+   * ErrImagePull) once it is `window` old, or restarted more than `restarts` times, fails the new
+   * revision as a failed run would. With it, `templates` may be empty.
+   */
+  podFailures?: PodFailureCheck;
+}
+
+export interface PodFailureCheck {
+  /** How old a backing-off pod must be before it counts (a Go duration, default "30s"). */
+  window?: string;
+  /** Restarts of any container of a new pod tolerated (default 3). */
+  restarts?: number;
 }
 
 /** Where a Deployment takes an argument's value from: the template hash of a revision, or a field. */

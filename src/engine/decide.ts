@@ -138,6 +138,7 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
     claim.owned,
     findNewReplicaSet(d, claim.owned, templateHash(d, d.status?.collisionCount)),
     snapshot.analysis,
+    snapshot.pods,
     snapshot.now,
   );
   const hold =
@@ -166,6 +167,7 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
 function analysisWrites(pass: DecisionPass, verdict: AnalysisVerdict): void {
   if (!pass.d.spec.analysis) {
     delete pass.status.stableRS;
+    delete pass.status.abortedRS;
     return;
   }
   for (const w of verdict.writes) pass.actions.push(w);
@@ -178,6 +180,9 @@ function analysisWrites(pass: DecisionPass, verdict: AnalysisVerdict): void {
   const stable = nextStableRS(pass.d, deploymentComplete(pass.d, pass.status), newRS, verdict);
   if (stable === undefined) delete pass.status.stableRS;
   else pass.status.stableRS = stable;
+  const aborted = verdict.podCheckFailed ? newRS?.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] : undefined;
+  if (aborted === undefined) delete pass.status.abortedRS;
+  else pass.status.abortedRS = aborted;
 }
 
 /** syncDeployment's order after the deletion check: paused conditions, dependencies, paused, rollback, scaling, the rollout. */

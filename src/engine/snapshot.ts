@@ -50,7 +50,8 @@ export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number
     if (ref) return ref.uid === uid;
     return selects && !rs.metadata.deletionTimestamp && selectorMatches(selector, rs.metadata.labels);
   });
-  const readsPods = selects && strategyOf(d)?.readsPods === true;
+  // Recreate waits for old pods; the analysis' pod check looks at the new ones (analysis/rollout.ts).
+  const readsPods = selects && (strategyOf(d)?.readsPods === true || d.spec?.analysis?.podFailures !== undefined);
   const pods = readsPods ? source.pods(ns).filter((p) => selectorMatches(selector, p.metadata.labels)) : [];
   const snapshot: Snapshot = { deployment: d, replicaSets, pods, now };
   const freeze = source.freeze?.();

@@ -635,6 +635,7 @@ export class KubeClient {
       'selector',
       'ready',
       'stableRS',
+      'abortedRS',
     ]) {
       if (!(k in body)) body[k] = null;
     }

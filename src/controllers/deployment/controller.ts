@@ -73,6 +73,15 @@ export async function loadEngine(): Promise<Engine> {
   return defaultEngine;
 }
 
+/** A container's restart count or waiting reason changed (what the analysis' pod check reads). */
+function containersChanged(old: Pod, pod: Pod): boolean {
+  const brief = (p: Pod) =>
+    ((p.status?.containerStatuses as Array<{ restartCount?: number; state?: { waiting?: { reason?: string } } }>) ?? [])
+      .map((c) => `${c.restartCount ?? 0}:${c.state?.waiting?.reason ?? ''}`)
+      .join(',');
+  return old.status?.containerStatuses !== pod.status?.containerStatuses && brief(old) !== brief(pod);
+}
+
 export class DeploymentController {
   readonly deployments: Informer<Deployment>;
   readonly replicaSets: Informer<ReplicaSet>;
@@ -146,7 +155,8 @@ export class DeploymentController {
         // and scale in more, smaller steps than upstream.
         watch(this.pods, {
           on: ['update', 'delete'],
-          changed: (old, pod) => old.status?.phase !== pod.status?.phase,
+          // The analysis' pod check (spec.analysis.podFailures) also hears of back-offs and restarts.
+          changed: (old, pod) => old.status?.phase !== pod.status?.phase || containersChanged(old, pod),
           keys: ({ obj }) => this.podKeys(obj),
         }),
         // A run's progress concerns the Deployment it judges; a template's change those that name it.
@@ -237,7 +247,7 @@ export class DeploymentController {
     const rs = this.replicaSets.get(pod.metadata.namespace, ref.name);
     if (!rs || rs.metadata.uid !== ref.uid) return [];
     const d = this.owner(rs);
-    return d && strategyOf(d)?.readsPods ? [keyOf(d)] : [];
+    return d && (strategyOf(d)?.readsPods || d.spec.analysis?.podFailures) ? [keyOf(d)] : [];
   }
 
   /** Feeds one stored change of a Deployment to the rollout rule; counts what ended. */

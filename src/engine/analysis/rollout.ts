@@ -15,7 +15,7 @@ import {
 import { parseGoDuration } from '../../api/duration.ts';
 import { scaledValue } from '../../api/intstr.ts';
 import { controllerOf } from '../../api/owners.ts';
-import type { Deployment, DeploymentStatus, ReplicaSet } from '../../api/types.ts';
+import type { Deployment, DeploymentStatus, PodFailureCheck, Pod, ReplicaSet } from '../../api/types.ts';
 import { API_VERSION } from '../../api/types.ts';
 import { newControllerRef } from '../kubernetes/claim.ts';
 import {
@@ -53,6 +53,8 @@ export interface AnalysisVerdict {
   requeueAfterSeconds?: number;
   /** The run that judges the new revision, if there is one. */
   run?: AnalysisRun;
+  /** The built-in pod check failed the new revision (kept in status.abortedRS). */
+  podCheckFailed?: boolean;
 }
 
 const hashOf = (rs: ReplicaSet | undefined) => rs?.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
@@ -193,6 +195,58 @@ export function buildRun(
   return { run };
 }
 
+/** Waiting reasons that mean the kubelet backs off: the container will not start as it is. */
+const BACK_OFF = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull']);
+
+interface ContainerStatusLite {
+  name?: string;
+  restartCount?: number;
+  state?: { waiting?: { reason?: string; message?: string } };
+}
+
+export const DEFAULT_POD_FAILURE_WINDOW = '30s';
+export const DEFAULT_POD_FAILURE_RESTARTS = 3;
+
+/**
+ * The built-in pod check over the new revision's pods (pod-template-hash `hash`): the first that
+ * fails it, in words, or when to look again (a pod backing off that is younger than the window).
+ */
+export function podFailure(
+  check: PodFailureCheck,
+  pods: readonly Pod[],
+  hash: string,
+  now: number,
+): { failure?: string; recheckSeconds?: number } {
+  const windowMs = parseGoDuration(check.window ?? DEFAULT_POD_FAILURE_WINDOW) ?? 30_000;
+  const restarts = check.restarts ?? DEFAULT_POD_FAILURE_RESTARTS;
+  let recheck: number | undefined;
+  for (const pod of pods) {
+    if (pod.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] !== hash || pod.metadata.deletionTimestamp) continue;
+    const name = `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
+    const statuses = Array.isArray(pod.status?.containerStatuses)
+      ? (pod.status.containerStatuses as ContainerStatusLite[])
+      : [];
+    for (const c of statuses) {
+      if ((c.restartCount ?? 0) > restarts)
+        return {
+          failure: `pod ${name}: container ${c.name} restarted ${c.restartCount} times (more than ${restarts})`,
+        };
+    }
+    const backingOff = statuses.find((c) => BACK_OFF.has(c.state?.waiting?.reason ?? ''));
+    if (!backingOff) continue;
+    const age = now - Date.parse(pod.metadata.creationTimestamp ?? '');
+    if (!(age < windowMs)) {
+      const why = backingOff.state?.waiting?.message ? `: ${backingOff.state.waiting.message}` : '';
+      return {
+        failure: `pod ${name}: container ${backingOff.name} is in ${backingOff.state?.waiting?.reason}${why}`,
+      };
+    }
+    const left = (windowMs - age) / 1000;
+    recheck = Math.min(recheck ?? Number.POSITIVE_INFINITY, left);
+  }
+  return recheck !== undefined ? { recheckSeconds: recheck } : {};
+}
+
 /** Where an aborted rollout went, in words. */
 function wentBack(stable: ReplicaSet, rollback: boolean): string {
   const revision = stable.metadata.annotations?.[REVISION_ANNOTATION] ?? '?';
@@ -223,6 +277,7 @@ export function analysisVerdict(
   owned: readonly ReplicaSet[],
   newRS: ReplicaSet | undefined,
   inputs: AnalysisInputs | undefined,
+  pods: readonly Pod[],
   now: number,
 ): AnalysisVerdict {
   const a = d.spec.analysis;
@@ -234,6 +289,26 @@ export function analysisVerdict(
   // Nothing to judge: no revision completed yet (the first rollout), or the new one is the stable one.
   if (stable === undefined || hash === undefined || hash === stable || deploymentReplicas(d) === 0) return verdict;
   const stableRS = owned.find((rs) => hashOf(rs) === stable);
+  /** What onFailure makes of a failure: hold (Pause, or nowhere to go back to), roll back, or abort. */
+  const failed = (why: string): AnalysisVerdict => {
+    const onFailure = a.onFailure ?? 'Abort';
+    if (onFailure === 'Pause')
+      return { ...verdict, hold: { reason: REASON.analysisPaused, message: `${why}; the rollout is paused` } };
+    if (!stableRS) return { ...verdict, hold: goneHold(why, stable) };
+    const rollback = onFailure === 'Rollback';
+    return { ...verdict, abort: { stable: stableRS, rollback, message: `${why}; ${wentBack(stableRS, rollback)}` } };
+  };
+  if (a.podFailures) {
+    // A revision the check failed stays failed (its pods are gone once it is aborted): status.abortedRS.
+    if (status.abortedRS === hash) {
+      const said = getCondition(status, PROGRESSING);
+      const why = said?.reason === REASON.analysisFailed ? said.message?.split('; the rollout')[0] : undefined;
+      return { ...failed(why ?? `The pod check failed revision ${hash}`), podCheckFailed: true };
+    }
+    const check = podFailure(a.podFailures, pods, hash, now);
+    if (check.failure) return { ...failed(`The pod check failed: ${check.failure}`), podCheckFailed: true };
+    if (check.recheckSeconds !== undefined) verdict.requeueAfterSeconds = check.recheckSeconds;
+  }
   if (d.metadata.annotations?.[ABORT_ANNOTATION] === hash) {
     const why = 'The rollout was aborted by a person (kubectl pacer rollout abort)';
     if (!stableRS) return { ...verdict, hold: goneHold(why, stable) };
@@ -242,6 +317,8 @@ export function analysisVerdict(
       abort: { stable: stableRS, rollback: false, message: `${why}; ${wentBack(stableRS, false)}` },
     };
   }
+  // The pod check alone: no run to start; the revision becomes the stable one once complete.
+  if (a.templates.length === 0) return verdict;
   const run = currentRun(inputs.runs, hash, d.metadata.annotations?.[RETRY_ANNOTATION]);
   if (run) verdict.run = run;
   if (!run) {
@@ -270,21 +347,10 @@ export function analysisVerdict(
   }
   const phase = run.status?.phase ?? 'Pending';
   const runName = run.metadata.name ?? '';
-  if (phase === 'Failed' || phase === 'Error') {
-    const onFailure = a.onFailure ?? 'Abort';
-    const why = `Analysis run ${runName} ${phase === 'Failed' ? 'failed' : 'errored'}: ${run.status?.message ?? phase}`;
-    if (onFailure === 'Pause') {
-      verdict.hold = { reason: REASON.analysisPaused, message: `${why}; the rollout is paused` };
-      return verdict;
-    }
-    if (!stableRS) {
-      verdict.hold = goneHold(why, stable);
-      return verdict;
-    }
-    const rollback = onFailure === 'Rollback';
-    verdict.abort = { stable: stableRS, rollback, message: `${why}; ${wentBack(stableRS, rollback)}` };
-    return verdict;
-  }
+  if (phase === 'Failed' || phase === 'Error')
+    return failed(
+      `Analysis run ${runName} ${phase === 'Failed' ? 'failed' : 'errored'}: ${run.status?.message ?? phase}`,
+    );
   if (phase === 'Inconclusive') {
     verdict.hold = {
       reason: REASON.analysisInconclusive,
@@ -305,7 +371,7 @@ export function analysisVerdict(
           name: runName,
           ...(run.metadata.resourceVersion !== undefined ? { resourceVersion: run.metadata.resourceVersion } : {}),
         });
-      else verdict.requeueAfterSeconds = left / 1000;
+      else verdict.requeueAfterSeconds = Math.min(verdict.requeueAfterSeconds ?? Number.POSITIVE_INFINITY, left / 1000);
     }
   }
   return verdict;
@@ -325,7 +391,7 @@ export function nextStableRS(
   const stable = d.status?.stableRS;
   const hash = hashOf(newRS);
   if (!complete || hash === undefined || hash === stable) return stable;
-  if (stable === undefined) return hash;
+  if (stable === undefined || d.spec.analysis.templates.length === 0) return hash;
   if (verdict.run?.status?.phase === 'Successful') return hash;
   return stable;
 }

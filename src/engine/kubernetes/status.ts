@@ -43,6 +43,7 @@ export function calculateStatus(
   if (terminating !== undefined) status.terminatingReplicas = terminating;
   if (base.collisionCount !== undefined) status.collisionCount = base.collisionCount;
   if (base.stableRS !== undefined) status.stableRS = base.stableRS;
+  if (base.abortedRS !== undefined) status.abortedRS = base.abortedRS;
   if (base.conditions) status.conditions = base.conditions.filter((c) => c.type !== INVALID_SPEC);
   if (available >= replicas - maxUnavailable) {
     setCondition(
@@ -94,7 +95,7 @@ export function statusEqual(prev: DeploymentStatus | undefined, next: Deployment
   if (p.terminatingReplicas !== next.terminatingReplicas) return false;
   if ((p.selector ?? '') !== (next.selector ?? '')) return false;
   if ((p.ready ?? '') !== (next.ready ?? '')) return false;
-  if (p.stableRS !== next.stableRS) return false;
+  if (p.stableRS !== next.stableRS || p.abortedRS !== next.abortedRS) return false;
   const pc = p.conditions ?? [];
   const nc = next.conditions ?? [];
   if (pc.length !== nc.length) return false;

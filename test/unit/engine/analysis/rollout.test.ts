@@ -4,7 +4,7 @@
 
 import { expect } from 'chai';
 import type { AnalysisRun, AnalysisTemplate, DeploymentAnalysis } from '../../../../src/api/analysis.ts';
-import type { Deployment, ReplicaSet } from '../../../../src/api/types.ts';
+import type { Deployment, Pod, ReplicaSet } from '../../../../src/api/types.ts';
 import { decide } from '../../../../src/engine/decide.ts';
 import type { Decision, Snapshot } from '../../../../src/engine/types.ts';
 import { DEPLOYMENT_UID, NOW, deployment, iso, replicaSet, settle, summary } from '../fixtures.ts';
@@ -349,5 +349,78 @@ describe('engine/analysis/rollout: a rollout under analysis', () => {
     );
     snap.deployment.metadata.annotations = { 'pacer.dev/abort': 'some-older-hash' };
     expect(summary(decide(snap))).to.not.include('scale web-old 1->2');
+  });
+
+  describe('the built-in pod check (podFailures)', () => {
+    const crashing = (name: string, ageSeconds: number, restarts: number, reason = 'CrashLoopBackOff'): Pod => ({
+      metadata: {
+        name,
+        namespace: 'default',
+        creationTimestamp: iso(NOW - ageSeconds * 1000),
+        labels: { app: 'web', 'pod-template-hash': 'new' },
+      },
+      status: {
+        phase: 'Running',
+        containerStatuses: [
+          { name: 'web', restartCount: restarts, state: { waiting: { reason, message: 'back-off 10s' } } },
+        ],
+      },
+    });
+    const checked = (pods: Pod[], extra: Partial<Case> = {}) => {
+      const snap = withAnalysis({
+        analysis: { templates: [], podFailures: { window: '30s', restarts: 3 } },
+        stable: 'old',
+        old: [3, 3],
+        new: [2, 0],
+        ...extra,
+      });
+      return decide({ ...snap, pods });
+    };
+
+    it('a new pod in CrashLoopBackOff for the window (30 s) aborts the rollout, naming the pod', () => {
+      const dec = checked([crashing('web-new-a', 31, 1)]);
+      expect(progressing(dec)).to.include({ status: 'False', reason: 'AnalysisFailed' });
+      expect(progressing(dec)?.message).to.equal(
+        'The pod check failed: pod default/web-new-a: container web is in CrashLoopBackOff: back-off 10s; the rollout was aborted to revision 1 (ReplicaSet "web-old")',
+      );
+      expect(dec.status.abortedRS).to.equal('new');
+    });
+
+    it('younger than the window: not yet; the Deployment looks again when it is 30 s old', () => {
+      const dec = checked([crashing('web-new-a', 10, 1, 'ImagePullBackOff')]);
+      expect(progressing(dec)?.reason).to.not.equal('AnalysisFailed');
+      expect(dec.requeueAfterSeconds).to.be.at.most(20);
+    });
+
+    it("more restarts than allowed fails at once, whatever the pod's age", () => {
+      const pod = crashing('web-new-b', 5, 4);
+      pod.status!.containerStatuses = [{ name: 'web', restartCount: 4, state: { running: {} } }];
+      expect(progressing(checked([pod]))?.message).to.match(/container web restarted 4 times \(more than 3\)/);
+    });
+
+    it('a failed revision stays failed once its pods are gone (status.abortedRS), until the template changes', () => {
+      const first = checked([crashing('web-new-a', 31, 1)]);
+      const snap = withAnalysis({
+        analysis: { templates: [], podFailures: {} },
+        stable: 'old',
+        old: [4, 4],
+        new: [0, 0],
+      });
+      snap.deployment.status = { ...first.status, stableRS: 'old' };
+      const again = decide(snap);
+      expect(summary(again).filter((x) => x.startsWith('scale'))).to.deep.equal([]);
+      expect(progressing(again)?.reason).to.equal('AnalysisFailed');
+      expect(again.status.abortedRS).to.equal('new');
+    });
+
+    it('with the pod check alone the revision becomes the stable one once complete', () => {
+      const snap = withAnalysis({
+        analysis: { templates: [], podFailures: {} },
+        stable: 'old',
+        old: [0, 0],
+        new: [4, 4],
+      });
+      expect(decide(snap).status.stableRS).to.equal('new');
+    });
   });
 });
