@@ -241,6 +241,13 @@ describe('analysis provider: prometheus, a server that is not a Prometheus', () 
       'a vector sample without',
     ],
     [
+      'a native histogram sample',
+      200,
+      json,
+      '{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"histogram":[1,{"count":"1","sum":"1"}]}]}}',
+      'a native histogram sample, not a number',
+    ],
+    [
       'an unknown result type',
       200,
       json,
