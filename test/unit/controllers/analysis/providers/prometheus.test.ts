@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Metric } from '../../../../../src/api/analysis.ts';
+import { evaluateCondition } from '../../../../../src/api/conditions.ts';
 import { measure, ProviderError, substituteArgs } from '../../../../../src/controllers/analysis/providers/index.ts';
 import { queryURL, sampleValue } from '../../../../../src/controllers/analysis/providers/prometheus.ts';
 import type { ProviderResult } from '../../../../../src/controllers/analysis/providers/types.ts';
@@ -131,6 +132,19 @@ describe('analysis provider: prometheus against a real Prometheus', function () 
     });
     endpoint.setGauge('pacer_test_errors_ratio', { app: 'web' }, 0.25);
     await waitForValue(prom, 'pacer_test_errors_ratio{app="web"}', (r) => r[0]?.value[1] === '0.25');
+  });
+
+  it('what the conditions see: the results read by CEL conditions as the run controller will', async () => {
+    const scalar = (await run(prom.url, 'scalar(sum(pacer_test_errors_ratio))')).result;
+    expect(evaluateCondition('result < 0.8', scalar)).to.equal(true);
+    expect(evaluateCondition('result < 0.5', scalar)).to.equal(false);
+    const vec = (await run(prom.url, 'sort_desc(pacer_test_errors_ratio)')).result;
+    expect(evaluateCondition('result[0] >= 0.5 && result[1] < 0.3', vec)).to.equal(true);
+    const empty = (await run(prom.url, 'pacer_test_errors_ratio{app="nobody"}')).result;
+    expect(evaluateCondition('size(result) == 0', empty)).to.equal(true);
+    expect(() => evaluateCondition('result[0] < 0.05', empty)).to.throw('could not be evaluated');
+    const nan = (await run(prom.url, 'sum(pacer_test_request_errors_total) / sum(pacer_test_requests_total)')).result;
+    expect(evaluateCondition('isNaN(result[0]) || result[0] < 0.05', nan)).to.equal(true);
   });
 
   it("a PromQL syntax error: a ProviderError with Prometheus' error type and message", async () => {
