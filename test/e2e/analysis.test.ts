@@ -1,0 +1,270 @@
+// A rollout judged by a real Prometheus (Debian's), on both beds, through the real kubectl
+// (docs/semantics/analysis.md): an AnalysisTemplate whose metric reads an error ratio that a test
+// HTTP endpoint serves and the test turns bad once two new pods are available. Abort: the rollout
+// goes back to revision 1 within the budget (sampled from outside on every change), Progressing
+// False AnalysisFailed naming the metric, the run Failed with its measurements in status.
+// Rollback: the spec itself is undone, as revision 3. Good metrics: the rollout completes and the
+// new revision becomes the stable one.
+
+import { expect } from 'chai';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ReplicaSet } from '../../src/api/types.ts';
+import { eventually } from '../integration/fixtures/cluster.ts';
+import type { Timeline } from '../integration/fixtures/cluster.ts';
+import { startMetricsEndpoint, startPrometheus } from '../fixtures/prometheus-server.ts';
+import type { MetricsEndpoint, PrometheusServer } from '../fixtures/prometheus-server.ts';
+import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
+import type { Recording } from './fixtures.ts';
+
+const REPLICAS = 4;
+const MAX_UNAVAILABLE = 1;
+
+/** Σ over `app`'s ReplicaSets of the replicas that are both wanted and available: what serves. */
+function serving(t: Timeline, app: string): number {
+  let n = 0;
+  for (const rs of t.replicaSets.values() as Iterable<ReplicaSet>) {
+    if (!rs.metadata.name?.startsWith(`${app}-`)) continue;
+    n += Math.min(rs.spec.replicas ?? 0, rs.status?.availableReplicas ?? 0);
+  }
+  return n;
+}
+
+for (const bed of BEDS)
+  describe(`e2e (${bed}): analysis with a real Prometheus aborts or rolls back a bad release`, function () {
+    this.timeout(240_000);
+    const k = kubectlEnv({
+      bed,
+      tmpPrefix: 'pacer-analysis-',
+      sim: { nodes: 2, podStartMs: 100, podReadyMs: 100 },
+      timeoutMs: 60_000,
+    });
+    const { kubectl, ok } = k;
+    let endpoint: MetricsEndpoint;
+    let prom: PrometheusServer;
+    const errors = (app: string, ratio: number) => endpoint.setGauge('app_errors_ratio', { app }, ratio);
+    const jsonpath = async (what: string, path: string) =>
+      ok(kubectl('get', ...what.split(' '), '-o', `jsonpath=${path}`));
+
+    before(async function () {
+      await k.start(this);
+      endpoint = await startMetricsEndpoint();
+      prom = await startPrometheus(this, { targets: [endpoint.target] });
+    });
+    after(async () => {
+      await k.stop();
+      await prom?.stop();
+      await endpoint?.close();
+    });
+
+    /** The template and a Deployment `app` judged by it; minReadySeconds makes each new pod take 3 s. */
+    async function apply(app: string, image: string, onFailure: string): Promise<string> {
+      const file = join(k.dir, `${app}.yaml`);
+      await writeFile(
+        file,
+        `apiVersion: pacer.dev/v1alpha1
+kind: AnalysisTemplate
+metadata:
+  name: error-ratio
+spec:
+  args:
+    - name: app
+  metrics:
+    - name: errors
+      interval: 1s
+      failureLimit: 1
+      successCondition: result[0] < 0.05
+      provider:
+        prometheus:
+          address: ${prom.url}
+          query: app_errors_ratio{app="{{args.app}}"}
+---
+apiVersion: pacer.dev/v1alpha1
+kind: Deployment
+metadata:
+  name: ${app}
+spec:
+  replicas: ${REPLICAS}
+  minReadySeconds: 3
+  selector: {matchLabels: {app: ${app}}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: ${MAX_UNAVAILABLE}}}
+  template:
+    metadata: {labels: {app: ${app}}}
+    spec: {containers: [{name: ${app}, image: "${image}"}]}
+  analysis:
+    templates: [{templateName: error-ratio}]
+    args: [{name: app, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]
+    onFailure: ${onFailure}
+`,
+      );
+      return ok(kubectl('apply', '-f', file));
+    }
+
+    /** "name=replicas" of `app`'s ReplicaSets by revision: "1=4 2=0". */
+    async function sizes(app: string): Promise<string> {
+      const out = await ok(
+        kubectl(
+          'get',
+          'rs',
+          '-l',
+          `app=${app}`,
+          '-o',
+          'jsonpath={range .items[*]}{.metadata.annotations.pacer\\.dev/revision}={.spec.replicas}{"\\n"}{end}',
+        ),
+      );
+      return out.trim().split('\n').sort().join(' ');
+    }
+
+    it('installs the CRDs and starts the controller', async () => {
+      await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
+      await eventually('the analysis CRDs served', async () => (await kubectl('get', 'analysisruns')).code === 0);
+      await k.startController();
+    });
+
+    describe('Abort: the error ratio turns bad after two new pods', () => {
+      let recording: Recording;
+
+      it('revision 1 rolls out without analysis (nothing to compare with) and becomes the stable one', async () => {
+        errors('web', 0.01);
+        await apply('web', 'nginx:1', 'Abort');
+        await eventually(
+          'web complete with a stable revision',
+          async () => (await jsonpath('pdeploy web', '{.status.stableRS}')) !== '',
+          90_000,
+        );
+        expect(await sizes('web')).to.equal('1=4');
+        expect(await ok(kubectl('get', 'analysisruns', '-o', 'name'))).to.equal('');
+      });
+
+      it('revision 2: the run starts with the first new pod; once two are available the ratio turns bad; aborted within interval × (failureLimit + 1) plus a scrape and a pass', async () => {
+        recording = await k.record('default', (live) =>
+          live.check(`web serves at least ${REPLICAS - MAX_UNAVAILABLE} pods`, (t) => {
+            const n = serving(t, 'web');
+            return n < REPLICAS - MAX_UNAVAILABLE ? `only ${n} available` : undefined;
+          }),
+        );
+        await ok(
+          kubectl(
+            'patch',
+            'pdeploy',
+            'web',
+            '--type=merge',
+            '-p',
+            '{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"nginx:2"}]}}}}',
+          ),
+        );
+        const hash = await eventually(
+          'the new ReplicaSet',
+          async () =>
+            (await jsonpath(
+              'rs -l app=web',
+              '{.items[?(@.spec.template.spec.containers[0].image=="nginx:2")].metadata.labels.pod-template-hash}',
+            )) || false,
+          30_000,
+        );
+        const run = `web-${hash}-1`;
+        await eventually('the run started', async () => (await kubectl('get', 'analysisrun', run)).code === 0, 60_000);
+        await eventually(
+          'two new pods available',
+          async () => Number(await jsonpath(`rs web-${hash}`, '{.status.availableReplicas}')) >= 2,
+          60_000,
+        );
+        errors('web', 0.5);
+        const badAt = Date.now();
+        const cond = await eventually(
+          'web aborted',
+          async () => {
+            const reason = await jsonpath('pdeploy web', '{.status.conditions[?(@.type=="Progressing")].reason}');
+            return reason === 'AnalysisFailed' && Date.now();
+          },
+          60_000,
+        );
+        // interval 1 s × (failureLimit 1 + 1) + Prometheus' 1 s scrape + the controller's passes.
+        expect(cond - badAt, 'ms from the bad value to the abort').to.be.below(10_000);
+        const message = await jsonpath('pdeploy web', '{.status.conditions[?(@.type=="Progressing")].message}');
+        expect(message).to.match(new RegExp(`^Analysis run ${run} failed: .*errors`));
+        expect(message).to.match(/the rollout was aborted to revision 1 \(ReplicaSet "web-/);
+        expect(await jsonpath(`analysisrun ${run}`, '{.status.phase}')).to.equal('Failed');
+        expect(Number(await jsonpath(`analysisrun ${run}`, '{.status.metricResults[0].failed}'))).to.equal(2);
+      });
+
+      it('ends with 0 new pods and revision 1 at full size, the spec keeping the new template; availability held throughout', async () => {
+        await eventually('back at revision 1', async () => (await sizes('web')) === '1=4 2=0', 90_000);
+        await eventually(
+          'no pod of revision 2 left',
+          async () =>
+            (await ok(kubectl('get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[*].spec.containers[0].image}')))
+              .split(' ')
+              .every((i) => i === 'nginx:1'),
+          60_000,
+        );
+        expect(await jsonpath('pdeploy web', '{.spec.template.spec.containers[0].image}')).to.equal('nginx:2');
+        expect(await jsonpath('pdeploy web', '{.status.updatedReplicas}')).to.equal('0');
+        const t = await recording.timeline();
+        expect(t.violations).to.deep.equal([]);
+        const events = await ok(
+          kubectl('get', 'events', '--field-selector', 'involvedObject.name=web', '-o', 'jsonpath={.items[*].reason}'),
+        );
+        expect(events.split(' ')).to.include('AnalysisFailed');
+      });
+    });
+
+    describe('Rollback and good metrics', () => {
+      it('Rollback: a bad revision 2 is undone in the spec, as revision 3', async () => {
+        errors('api', 0.01);
+        await apply('api', 'nginx:1', 'Rollback');
+        await eventually(
+          'api stable',
+          async () => (await jsonpath('pdeploy api', '{.status.stableRS}')) !== '',
+          90_000,
+        );
+        errors('api', 0.9);
+        await ok(
+          kubectl(
+            'patch',
+            'pdeploy',
+            'api',
+            '--type=merge',
+            '-p',
+            '{"spec":{"template":{"spec":{"containers":[{"name":"api","image":"nginx:2"}]}}}}',
+          ),
+        );
+        await eventually(
+          'the spec rolled back',
+          async () => (await jsonpath('pdeploy api', '{.spec.template.spec.containers[0].image}')) === 'nginx:1',
+          90_000,
+        );
+        await eventually('revision 3 at full size', async () => (await sizes('api')) === '2=0 3=4', 90_000);
+        const events = await ok(
+          kubectl('get', 'events', '--field-selector', 'involvedObject.name=api', '-o', 'jsonpath={.items[*].reason}'),
+        );
+        expect(events.split(' ')).to.include('DeploymentRollback');
+      });
+
+      it('good metrics: revision 4 rolls out completely and becomes the stable one, its run ended Successful', async () => {
+        errors('api', 0.01);
+        const before = await jsonpath('pdeploy api', '{.status.stableRS}');
+        await ok(
+          kubectl(
+            'patch',
+            'pdeploy',
+            'api',
+            '--type=merge',
+            '-p',
+            '{"spec":{"template":{"spec":{"containers":[{"name":"api","image":"nginx:3"}]}}}}',
+          ),
+        );
+        await eventually(
+          'a new stable revision',
+          async () => {
+            const now = await jsonpath('pdeploy api', '{.status.stableRS}');
+            return now !== before && now !== '';
+          },
+          120_000,
+        );
+        const stable = await jsonpath('pdeploy api', '{.status.stableRS}');
+        expect(await jsonpath(`analysisrun api-${stable}-1`, '{.status.phase}')).to.equal('Successful');
+        expect(await sizes('api')).to.equal('2=0 3=0 4=4');
+      });
+    });
+  });
