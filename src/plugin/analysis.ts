@@ -311,7 +311,7 @@ function measurementLine(x: Measurement): string {
 }
 
 /** The run as text: its phase and message, its arguments, then each metric as a branch of a tree. Pure. */
-export function describeRun(r: AnalysisRun, now: number): string {
+export function describeRun(r: AnalysisRun): string {
   const labels = r.metadata.labels ?? {};
   const header: string[] = [`Name:\t${r.metadata.name ?? ''}`, `Namespace:\t${r.metadata.namespace ?? ''}`];
   if (labels[RUN_DEPLOYMENT_LABEL] !== undefined) {
@@ -329,7 +329,7 @@ export function describeRun(r: AnalysisRun, now: number): string {
   const phase = phaseOf(r);
   header.push(`Phase:\t${RUN_SYMBOL[phase]} ${phase}${r.spec.terminate ? ' (terminated)' : ''}`);
   if (r.status?.message) header.push(`Message:\t${r.status.message}`);
-  if (r.status?.startedAt) header.push(`Started:\t${r.status.startedAt} (${age(r.status.startedAt, now)} ago)`);
+  if (r.status?.startedAt) header.push(`Started:\t${r.status.startedAt}`);
   const args = (r.spec.args ?? []).map((a) =>
     a.value !== undefined
       ? `${a.name}=${a.value}`
@@ -375,11 +375,7 @@ export function describeRun(r: AnalysisRun, now: number): string {
     .trimEnd()}\n`;
 }
 
-export async function runAnalysisShow(
-  s: Session,
-  name: string,
-  o: { output?: string; now?: () => number },
-): Promise<number> {
+export async function runAnalysisShow(s: Session, name: string, o: { output?: string }): Promise<number> {
   let run: AnalysisRun;
   try {
     run = await s.client.get<AnalysisRun>(ANALYSIS_RUNS, s.namespace, name);
@@ -390,6 +386,6 @@ export async function runAnalysisShow(
     throw err;
   }
   if (o.output) printData(s.io, o.output, run);
-  else s.io.stdout.write(describeRun(run, (o.now ?? Date.now)()));
+  else s.io.stdout.write(describeRun(run));
   return 0;
 }

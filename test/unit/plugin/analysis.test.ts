@@ -365,14 +365,14 @@ describe('plugin/analysis: list and show', () => {
   });
 
   it('show: phase and message, arguments, then each metric with its provider, conditions, limits, counts and measurements', () => {
-    expect(describeRun(failedRun(), Date.parse('2026-03-01T10:05:00Z'))).to.equal(
+    expect(describeRun(failedRun())).to.equal(
       [
         'Name:        web-bbb-1',
         'Namespace:   default',
         'Deployment:  web (revision 2, pod-template-hash bbb, attempt 1)',
         'Phase:       ✖ Failed',
         'Message:     Metric "error-rate" assessed Failed due to failed (2) > failureLimit (1)',
-        'Started:     2026-03-01T10:01:00Z (4m ago)',
+        'Started:     2026-03-01T10:01:00Z',
         'Args:        service=web',
         '             token=<secret prom/token>',
         '',
