@@ -121,7 +121,7 @@ export function pluginProgram(ctx: ProgramContext): Command {
 
   const program = new Command('kubectl pacer')
     .description(
-      'Rollout commands for Pacer Deployments (deployments.pacer.dev): the `kubectl rollout` verbs, a live tree view, list and set image',
+      'Rollout commands for Pacer Deployments (deployments.pacer.dev): the `kubectl rollout` verbs, a live tree view, list and set image, and the analysis runs that judge rollouts',
     )
     .showHelpAfterError(false);
 

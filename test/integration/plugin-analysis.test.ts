@@ -17,7 +17,7 @@ import { startSim } from '../../src/sim/index.ts';
 import type { SimCluster } from '../../src/sim/index.ts';
 import { REF } from '../../src/sim/resources.ts';
 import type { KubeObject } from '../../src/sim/types.ts';
-import { TEST_USER_AGENT, createNamespace, eventually, podTemplate } from './fixtures/cluster.ts';
+import { TEST_USER_AGENT, createNamespace, eventually, podTemplate, sleep } from './fixtures/cluster.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -318,6 +318,19 @@ describe('kubectl pacer analysis list|show, rollout retry|abort and get under an
     });
   });
 
+  it('get -w follows the runs: the next attempt appears under the new revision', async () => {
+    const watching = plugin('get', 'web', '-w', '--timeout=2s');
+    await sleep(500);
+    await client.create(ANALYSIS_RUNS, 'default', runObject(web, 'bbbb', 2));
+    await setRunStatus('web-bbbb-2', { phase: 'Running' });
+    const got = await watching;
+    expect(got.code).to.equal(0);
+    const frames = got.stdout.trimEnd().split('\n\nName:');
+    expect(frames[0]).to.contain('\n  Run:             <none>\n'); // web-bbbb-1 was retried
+    expect(frames.at(-1)).to.contain('\n  Run:             web-bbbb-2 ◌ Running\n');
+    expect(frames.at(-1)).to.match(/│ {2}└──α web-bbbb-2 +AnalysisRun +◌ Running +\ds +successful:0 failed:0/);
+  });
+
   it('-n and -A: the runs of another namespace, with NAMESPACE', async () => {
     const api = await client.create<Deployment>(DEPLOYMENTS, 'prod', {
       apiVersion: 'pacer.dev/v1alpha1',
@@ -339,6 +352,7 @@ describe('kubectl pacer analysis list|show, rollout retry|abort and get under an
       [
         'NAMESPACE   NAME         DEPLOYMENT   REVISION   PHASE     MEASUREMENTS   AGE',
         'default     web-bbbb-1   web          2          Failed    3   <age>',
+        'default     web-bbbb-2   web          2          Running   0   <age>',
         'prod        api-cccc-1   api          2          Pending   0   <age>',
         '',
       ].join('\n'),
