@@ -13,6 +13,16 @@ export const CRD_MISSING =
   `the server doesn't have a resource type "${PLURAL}" in group "${GROUP}": Pacer's CRD is not installed ` +
   `(from a Pacer clone: kubectl apply -f crds/)`;
 
+/** The same for a resource of Pacer's other than the Deployment (`analysisruns`: the analysis CRDs). */
+export function crdMissing(plural: string): string {
+  if (plural === PLURAL) return CRD_MISSING;
+  const what =
+    plural.startsWith('analysis') || plural === 'clusteranalysistemplates'
+      ? "Pacer's analysis CRDs are"
+      : `Pacer's ${plural} CRD is`;
+  return `the server doesn't have a resource type "${plural}" in group "${GROUP}": ${what} not installed (from a Pacer clone: kubectl apply -f crds/)`;
+}
+
 /** A failure the plugin explains itself; printed as is (with `error: ` unless `raw`). */
 export class PluginError extends Error {
   readonly exitCode: number;
@@ -31,8 +41,10 @@ export interface ErrorContext {
   server?: string;
   /** The Deployment the command was about, for a NotFound without details. */
   name?: string;
-  /** True when the API server does not serve pacer.dev deployments (checked after a 404). */
+  /** True when the API server does not serve the command's resource (checked after a 404). */
   crdMissing?: boolean;
+  /** The plural of the pacer.dev resource the command is about (default: deployments). */
+  resource?: string;
 }
 
 function hostPort(server: string | undefined): string {
@@ -54,7 +66,7 @@ function serverMessage(e: KubeError): string {
 export function describeError(err: unknown, ctx: ErrorContext = {}): string {
   if (err instanceof PluginError) return err.raw ? err.message : `error: ${err.message}`;
   if (!(err instanceof KubeError)) return `error: ${err instanceof Error ? err.message : String(err)}`;
-  if (ctx.crdMissing) return `error: ${CRD_MISSING}`;
+  if (ctx.crdMissing) return `error: ${crdMissing(ctx.resource ?? PLURAL)}`;
   switch (err.kind) {
     case 'Unreachable':
       if (err.reason === 'ECONNREFUSED') {
@@ -63,7 +75,7 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): string {
       return `Unable to connect to the server: ${err.message.replace(/^[^:]*: /, '')}`;
     case 'NotFound':
       if (err.status?.details?.name === undefined && ctx.name !== undefined) {
-        return `Error from server (NotFound): ${RESOURCE} "${ctx.name}" not found`;
+        return `Error from server (NotFound): ${ctx.resource ?? PLURAL}.${GROUP} "${ctx.name}" not found`;
       }
       return `Error from server (NotFound): ${serverMessage(err)}`;
     case 'Forbidden':

@@ -67,27 +67,31 @@ export function connect(o: CommonOptions, io: Streams, signal?: AbortSignal): Se
   return { client: new KubeClient(kc, { userAgent: PLUGIN_USER_AGENT }), namespace, io, signal };
 }
 
-/** Does the API server serve pacer.dev deployments? (Discovery: readable by every user.) */
-export async function crdInstalled(client: KubeClient): Promise<boolean> {
+/** Does the API server serve pacer.dev `plural` (default: deployments)? (Discovery: readable by every user.) */
+export async function crdInstalled(client: KubeClient, plural: string = PLURAL): Promise<boolean> {
   try {
     const list = await client.request<{ resources?: Array<{ name?: string }> }>(
       HttpMethod.GET,
       `/apis/${GROUP}/${VERSION}`,
       { what: 'discovery' },
     );
-    return (list.resources ?? []).some((r) => r.name === PLURAL);
+    return (list.resources ?? []).some((r) => r.name === plural);
   } catch (err) {
     if (err instanceof KubeError && err.kind === 'NotFound') return false;
     return true; // unknown: let the original error speak
   }
 }
 
-/** Runs `fn`, turning a failure into kubectl's one line on stderr; returns the exit code. */
+/**
+ * Runs `fn`, turning a failure into kubectl's one line on stderr; returns the exit code. `resource`
+ * is the plural of the pacer.dev resource `name` is one of (default: deployments).
+ */
 export async function reportErrors(
   io: Streams,
   name: string | undefined,
   getSession: () => Session | undefined,
   fn: () => Promise<number>,
+  resource: string = PLURAL,
 ): Promise<number> {
   try {
     return await fn();
@@ -95,8 +99,8 @@ export async function reportErrors(
     const session = getSession();
     let crdMissing = false;
     if (session && err instanceof KubeError && err.kind === 'NotFound')
-      crdMissing = !(await crdInstalled(session.client));
-    io.stderr.write(`${describeError(err, { server: session?.client.server, name, crdMissing })}\n`);
+      crdMissing = !(await crdInstalled(session.client, resource));
+    io.stderr.write(`${describeError(err, { server: session?.client.server, name, crdMissing, resource })}\n`);
     return err instanceof PluginError ? err.exitCode : 1;
   }
 }

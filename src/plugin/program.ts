@@ -3,6 +3,8 @@
 // --timeout. Every failure ends as one kubectl-like line on stderr and exit code 1.
 
 import { Command, CommanderError } from 'commander';
+import { ANALYSIS_RUN_PLURAL } from '../api/analysis.ts';
+import { runAnalysisList, runAnalysisShow, runRolloutAbort, runRolloutRetry } from './analysis.ts';
 import { PluginError } from './errors.ts';
 import { parseGoDuration } from './format.ts';
 import { parseParameters, runPlanNames, runPlanOperation, runPlanShow } from './plan.ts';
@@ -102,6 +104,7 @@ export function pluginProgram(ctx: ProgramContext): Command {
     name: string | undefined,
     o: CommonOptions,
     fn: (s: Session) => Promise<number>,
+    resource?: string,
   ): Promise<void> => {
     let session: Session | undefined;
     ctx.exitCode = await reportErrors(
@@ -112,12 +115,13 @@ export function pluginProgram(ctx: ProgramContext): Command {
         session = connect(o, io, ctx.signal);
         return fn(session);
       },
+      resource,
     );
   };
 
   const program = new Command('kubectl pacer')
     .description(
-      'Rollout commands for Pacer Deployments (deployments.pacer.dev): the `kubectl rollout` verbs, a live tree view, list and set image',
+      'Rollout commands for Pacer Deployments (deployments.pacer.dev): the `kubectl rollout` verbs, a live tree view, list and set image, and the analysis runs that judge rollouts',
     )
     .showHelpAfterError(false);
 
@@ -193,6 +197,26 @@ export function pluginProgram(ctx: ProgramContext): Command {
     ).action((name: string, o: CommonOptions) => run(name, o, (s) => runRestart(s, name))),
   );
 
+  rollout.addCommand(
+    addCommonOptions(
+      new Command('retry')
+        .description(
+          'Retry the analysis of the new revision: its run ended Failed, Error or Inconclusive; the next attempt starts (annotation pacer.dev/analysis-retry)',
+        )
+        .argument('<name>', 'the Deployment'),
+    ).action((name: string, o: CommonOptions) => run(name, o, (s) => runRolloutRetry(s, name))),
+  );
+
+  rollout.addCommand(
+    addCommonOptions(
+      new Command('abort')
+        .description(
+          'Go back to the stable revision (status.stableRS) as a failed analysis would, the spec unchanged (annotation pacer.dev/abort)',
+        )
+        .argument('<name>', 'the Deployment'),
+    ).action((name: string, o: CommonOptions) => run(name, o, (s) => runRolloutAbort(s, name))),
+  );
+
   program.addCommand(
     addCommonOptions(
       new Command('get')
@@ -228,6 +252,38 @@ export function pluginProgram(ctx: ProgramContext): Command {
       { output: true, allNamespaces: true },
     ).action((o: CommonOptions) =>
       run(undefined, o, (s) => runPlanList(s, { allNamespaces: o.allNamespaces === true, output: o.output })),
+    ),
+  );
+
+  const analysis = new Command('analysis').description(
+    'The AnalysisRuns (analysisruns.pacer.dev) that judge rollouts by their metrics',
+  );
+  program.addCommand(analysis);
+  analysis.addCommand(
+    addCommonOptions(
+      new Command('list').description(
+        'One line per AnalysisRun: its Deployment and revision, phase, measurements taken and age',
+      ),
+      { output: true, allNamespaces: true },
+    ).action((o: CommonOptions) =>
+      run(
+        undefined,
+        o,
+        (s) => runAnalysisList(s, { allNamespaces: o.allNamespaces === true, output: o.output }),
+        ANALYSIS_RUN_PLURAL,
+      ),
+    ),
+  );
+  analysis.addCommand(
+    addCommonOptions(
+      new Command('show')
+        .description(
+          "A run's phase and message, then each metric: its provider and query, conditions, limits, counts and kept measurements (-o json|yaml: the object)",
+        )
+        .argument('<run>', 'the AnalysisRun'),
+      { output: true },
+    ).action((runName: string, o: CommonOptions) =>
+      run(runName, o, (s) => runAnalysisShow(s, runName, { output: o.output }), ANALYSIS_RUN_PLURAL),
     ),
   );
 
