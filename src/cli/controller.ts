@@ -14,6 +14,7 @@ import { PlanController } from '../controllers/plan/controller.ts';
 import { NodeRollController } from '../controllers/noderoll/controller.ts';
 import { simNodeGroups } from '../controllers/noderoll/nodegroups.ts';
 import { FreezeSwitch } from '../controllers/freeze/switch.ts';
+import { AnalysisRunController } from '../controllers/analysis/controller.ts';
 import { Manager } from '../manager/manager.ts';
 import { realClock } from '../kube/clock.ts';
 import type { Clock } from '../kube/clock.ts';
@@ -334,6 +335,8 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     analysis: served.analysis,
     freeze,
   });
+  // The runs' measurements: the analysis controller (docs/semantics/analysis.md#a-run-over-time).
+  const analysis = served.analysis ? new AnalysisRunController(mgr) : undefined;
   if (!served.analysis)
     logger.warn(
       `${ANALYSIS_PLURALS.map((p) => `${p}.${GROUP}`).join(', ')} are not installed: spec.analysis is ignored until the controller is restarted after kubectl apply -f crds/`,
@@ -440,11 +443,14 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     apiPort: servers.apiPort,
     webhookPort: webhook?.port,
     ready: () => mgr.ready(),
-    stop: () =>
-      mgr
+    stop: () => {
+      // Measurements in flight end and are not counted (the next leader takes them again).
+      analysis?.stop();
+      return mgr
         .stop()
         .then(() => done)
-        .catch(() => undefined),
+        .catch(() => undefined);
+    },
   };
 }
 

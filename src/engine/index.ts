@@ -105,3 +105,4 @@ export { semanticEqual } from './kubernetes/template.ts';
 export { isCompleted, measurementPhase, metricPhase, runPhase, terminating } from './analysis/assess.ts';
 export type { AnalysisPhase, MetricLimits } from './analysis/assess.ts';
 export { ABORT_ANNOTATION, RETRY_ANNOTATION, currentRun } from './analysis/rollout.ts';
+export { assessRun, dueMetrics, limitsOf, nextDue, recordMeasurement, stopping } from './analysis/measure.ts';

@@ -84,6 +84,20 @@ export interface ControllerMetrics {
   trackFreeze(frozen: () => { reason: string } | undefined): void;
   /** A rollout ended. */
   observeRollout(result: RolloutResult, strategy: string, seconds: number | undefined): void;
+  /** Computes the pacer_analysis_run_phase and pacer_analysis_metric_* series from `list()` at every scrape. */
+  trackAnalysisRuns(list: () => Iterable<AnalysisRunSample>): void;
+  /** A measurement was taken and stored (pacer_analysis_measurements_total). */
+  observeMeasurement(m: { namespace: string; run: string; metric: string; phase: string }): void;
+}
+
+/** One AnalysisRun, as the pacer_analysis_* series show it. */
+export interface AnalysisRunSample {
+  namespace: string;
+  name: string;
+  /** The Deployment it judges (its label), or "". */
+  deployment: string;
+  phase: string;
+  metrics: ReadonlyArray<{ name: string; phase: string; value?: number }>;
 }
 
 /** One NodeRoll, as the pacer_noderoll_* series show it. */
@@ -479,6 +493,52 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
         for (const r of list()) for (const [step, n] of Object.entries(r.steps)) this.set({ name: r.name, step }, n);
     },
   });
+  const runSources: Array<() => Iterable<AnalysisRunSample>> = [];
+  new Gauge({
+    name: 'pacer_analysis_run_phase',
+    help: 'The phase of an AnalysisRun (1 for the current one), with the Deployment it judges.',
+    labelNames: ['namespace', 'analysisrun', 'deployment', 'phase'],
+    registers,
+    collect() {
+      this.reset();
+      for (const list of runSources)
+        for (const r of list())
+          this.set({ namespace: r.namespace, analysisrun: r.name, deployment: r.deployment, phase: r.phase }, 1);
+    },
+  });
+  new Gauge({
+    name: 'pacer_analysis_metric_phase',
+    help: "The phase of an AnalysisRun's metric (1 for the current one).",
+    labelNames: ['namespace', 'analysisrun', 'metric', 'phase'],
+    registers,
+    collect() {
+      this.reset();
+      for (const list of runSources)
+        for (const r of list())
+          for (const m of r.metrics)
+            this.set({ namespace: r.namespace, analysisrun: r.name, metric: m.name, phase: m.phase }, 1);
+    },
+  });
+  new Gauge({
+    name: 'pacer_analysis_metric_value',
+    help: "The value of a metric's latest measurement (a list: its first element); absent while it has none.",
+    labelNames: ['namespace', 'analysisrun', 'metric'],
+    registers,
+    collect() {
+      this.reset();
+      for (const list of runSources)
+        for (const r of list())
+          for (const m of r.metrics)
+            if (m.value !== undefined)
+              this.set({ namespace: r.namespace, analysisrun: r.name, metric: m.name }, m.value);
+    },
+  });
+  const measurementsTotal = new Counter({
+    name: 'pacer_analysis_measurements_total',
+    help: 'Measurements taken and stored, by outcome (Successful, Failed, Inconclusive, Error).',
+    labelNames: ['namespace', 'analysisrun', 'metric', 'phase'] as const,
+    registers,
+  });
   const freezeSources: Array<() => { reason: string } | undefined> = [];
   new Gauge({
     name: 'pacer_frozen',
@@ -552,6 +612,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     },
     trackFreeze(frozen) {
       freezeSources.push(frozen);
+    },
+    trackAnalysisRuns(list) {
+      runSources.push(list);
+    },
+    observeMeasurement(m) {
+      measurementsTotal.inc({ namespace: m.namespace, analysisrun: m.run, metric: m.metric, phase: m.phase });
     },
     observeRollout(result, strategy, seconds) {
       rolloutsTotal.inc({ result });

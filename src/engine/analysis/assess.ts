@@ -84,9 +84,16 @@ export function metricPhase(
   measurements: readonly AnalysisPhase[],
   stopping: boolean,
 ): AnalysisPhase {
-  if (measurements.length === 0) return stopping ? 'Successful' : 'Pending';
-  if (!isCompleted(measurements[measurements.length - 1])) return 'Running';
-  const t = tally(measurements);
+  if (measurements.length > 0 && !isCompleted(measurements[measurements.length - 1])) return 'Running';
+  return metricPhaseOf(limits, tally(measurements), stopping);
+}
+
+/**
+ * The same rules over the counts a run's status keeps (measure.ts): the kept measurements may be
+ * fewer than were taken (measurementRetention), the counts never are.
+ */
+export function metricPhaseOf(limits: MetricLimits, t: Tally, stopping: boolean): AnalysisPhase {
+  if (t.count + t.error === 0) return stopping ? 'Successful' : 'Pending';
   if (t.failed > (limits.failureLimit ?? 0)) return 'Failed';
   if (t.inconclusive > (limits.inconclusiveLimit ?? 0)) return 'Inconclusive';
   if (t.consecutiveError > (limits.consecutiveErrorLimit ?? DEFAULT_CONSECUTIVE_ERROR_LIMIT)) return 'Error';
