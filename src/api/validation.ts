@@ -14,6 +14,7 @@ import { NON_NEGATIVE, jsonTypeName } from './fielderrors.ts';
 import type { FieldError } from './fielderrors.ts';
 import { STRATEGY_TYPES, strategyRules } from './strategies/index.ts';
 import { dns1123LabelErrors, dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from './names.ts';
+import { validateDeploymentAnalysis } from './analysisvalidation.ts';
 
 export type { FieldError, FieldErrorType } from './fielderrors.ts';
 export { PERCENT_ERROR } from './strategies/rollingupdate.ts';
@@ -358,6 +359,8 @@ export function validateDeployment(d: Deployment, old?: Deployment): FieldError[
 
   errs.push(...validateDependencies(spec.dependencies));
   errs.push(...validatePlanSpec(spec.plan));
+  if (spec.analysis !== undefined && spec.analysis !== null)
+    errs.push(...validateDeploymentAnalysis(spec.analysis, spec.strategy?.type));
 
   // Update only: apps/v1 freezes the selector once the Deployment exists.
   if (old && !sameSelector(selector, old.spec?.selector ?? undefined)) {
@@ -390,6 +393,8 @@ export function formatFieldError(e: FieldError): string {
       return `${e.field}: Forbidden${detail}`;
     case 'NotSupported':
       return `${e.field}: Unsupported value: ${formatValue(e.value)}${detail}`;
+    case 'Duplicate':
+      return `${e.field}: Duplicate value: ${formatValue(e.value)}`;
     default:
       return `${e.field}: Invalid value: ${formatValue(e.value)}${detail}`;
   }
