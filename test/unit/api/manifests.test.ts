@@ -49,7 +49,11 @@ describe('manifests/: the kustomize base', () => {
       'deployments.pacer.dev.yaml',
       'plans.pacer.dev.yaml',
       'noderolls.pacer.dev.yaml',
+      'analysistemplates.pacer.dev.yaml',
+      'clusteranalysistemplates.pacer.dev.yaml',
+      'analysisruns.pacer.dev.yaml',
     ]);
+    for (const r of crds.resources as string[]) expect(existsSync(join(repo, 'crds', r)), r).to.equal(true);
   });
 
   it('holds a Namespace, ServiceAccount, ClusterRole, Role (leases), their bindings, Deployment, PodDisruptionBudget, Service and NetworkPolicy', () => {
@@ -244,6 +248,9 @@ describe('manifests/: the kustomize base', () => {
       'CustomResourceDefinition',
       'CustomResourceDefinition',
       'CustomResourceDefinition',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
       'Deployment',
       'Namespace',
       'NetworkPolicy',
@@ -276,6 +283,9 @@ describe('manifests/: the kustomize base', () => {
       'Certificate',
       'ClusterRole',
       'ClusterRoleBinding',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
       'CustomResourceDefinition',
       'CustomResourceDefinition',
       'CustomResourceDefinition',
