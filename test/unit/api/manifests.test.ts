@@ -275,7 +275,7 @@ describe('manifests/: the kustomize base', () => {
     }
   });
 
-  it('manifests/webhook/ adds the webhook: HTTPS with a cert-manager certificate, failurePolicy Ignore', function () {
+  it("manifests/webhook/ adds the webhooks (the lock, the analysis resources' validation): HTTPS with a cert-manager certificate, failurePolicy Ignore", function () {
     requireTool(this, 'kubectl', KUBECTL_HOW);
     const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests', 'webhook')], { encoding: 'utf8' });
     const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
@@ -316,6 +316,13 @@ describe('manifests/: the kustomize base', () => {
       hook.clientConfig.service.name,
       hook.clientConfig.service.path,
     ]).to.deep.equal(['locks.pacer.dev', 'Ignore', 'pacer-webhook', '/validate-pacer-dev-v1alpha1-deployment']);
+    const analysis = vwc.webhooks[1];
+    expect([
+      analysis.name,
+      analysis.failurePolicy,
+      analysis.clientConfig.service.name,
+      analysis.clientConfig.service.path,
+    ]).to.deep.equal(['analysis.pacer.dev', 'Ignore', 'pacer-webhook', '/validate-pacer-dev-v1alpha1-analysis']);
     expect(
       (vwc.metadata as { annotations?: Record<string, string> }).annotations?.['cert-manager.io/inject-ca-from'],
     ).to.equal('pacer-system/pacer-webhook');
