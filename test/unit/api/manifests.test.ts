@@ -108,7 +108,7 @@ describe('manifests/: the kustomize base', () => {
     it('no wildcards', () => {
       expect(JSON.stringify(rules)).not.to.include('*');
     });
-    it('nothing outside its own resource, ReplicaSets, pods and events (leases: the namespaced Role)', () => {
+    it("nothing outside its own resources, ReplicaSets, pods, nodes, events, the reviews, and analysis's Secrets and Jobs (leases: the namespaced Role)", () => {
       const resources = new Set(
         rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}`))),
       );
@@ -117,9 +117,15 @@ describe('manifests/: the kustomize base', () => {
         '/nodes',
         '/pods',
         '/pods/eviction',
+        '/secrets',
         'apps/replicasets',
         'authentication.k8s.io/tokenreviews',
         'authorization.k8s.io/subjectaccessreviews',
+        'batch/jobs',
+        'pacer.dev/analysisruns',
+        'pacer.dev/analysisruns/status',
+        'pacer.dev/analysistemplates',
+        'pacer.dev/clusteranalysistemplates',
         'pacer.dev/deployments',
         'pacer.dev/deployments/status',
         'pacer.dev/noderolls',
@@ -128,6 +134,26 @@ describe('manifests/: the kustomize base', () => {
         'pacer.dev/plans/status',
         'sim.pacer.dev/nodegroups',
       ]);
+    });
+    it('analysis: templates only read; runs written, their status through the subresource; Secrets read one by one (never listed or watched); Jobs made and deleted, never changed', () => {
+      const verbs = (group: string, resource: string): string[] =>
+        ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'].filter((v) =>
+          allowed(group, resource, v),
+        );
+      expect(verbs('pacer.dev', 'analysistemplates')).to.deep.equal(['get', 'list', 'watch']);
+      expect(verbs('pacer.dev', 'clusteranalysistemplates')).to.deep.equal(['get', 'list', 'watch']);
+      expect(verbs('pacer.dev', 'analysisruns')).to.deep.equal([
+        'get',
+        'list',
+        'watch',
+        'create',
+        'update',
+        'patch',
+        'delete',
+      ]);
+      expect(verbs('pacer.dev', 'analysisruns/status')).to.deep.equal(['get', 'update', 'patch']);
+      expect(verbs('', 'secrets')).to.deep.equal(['get']);
+      expect(verbs('batch', 'jobs')).to.deep.equal(['get', 'list', 'watch', 'create', 'delete']);
     });
     it("pods are only read, deleted one by one (a plan step's restart over the HTTP API) and evicted (a node roll's drain): no create, update or collection delete", () => {
       for (const v of ['create', 'update', 'patch', 'deletecollection'])
