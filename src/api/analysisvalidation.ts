@@ -13,6 +13,7 @@ import { NON_NEGATIVE, jsonTypeName } from './fielderrors.ts';
 import type { FieldError } from './fielderrors.ts';
 import { scaledValue } from './intstr.ts';
 import { dns1123LabelErrors, dns1123SubdomainErrors } from './names.ts';
+import { DEFAULT_STRATEGY_TYPE, STRATEGY_RULES, strategyRules } from './strategies/index.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Argument references
@@ -527,7 +528,10 @@ export function validateAnalysisRun(r: AnalysisRun): FieldError[] {
 // A Deployment's spec.analysis
 
 /** Strategies that replace pods a few at a time, so that a run can judge the first new ones. */
-const GRADUAL = 'analysis needs a strategy that replaces pods gradually (RollingUpdate or MinimumHealth)';
+const GRADUAL = `analysis needs a strategy that replaces pods gradually (${Object.values(STRATEGY_RULES)
+  .filter((r) => r.gradual)
+  .map((r) => r.name)
+  .join(' or ')})`;
 
 /** startAfterAvailable: a whole number of new replicas (≥ 0), or a percentage of spec.replicas up to 100%. */
 function startAfterAvailable(field: string, v: unknown, errs: FieldError[]): void {
@@ -561,11 +565,18 @@ export function validateDeploymentAnalysis(analysis: unknown, strategyType: unkn
   const field = 'spec.analysis';
   const errs: FieldError[] = [];
   if (!objectField(field, analysis, errs)) return errs;
-  if (strategyType === 'Recreate') errs.push({ field, type: 'Forbidden', detail: GRADUAL });
+  // An unknown type is spec.strategy's error, not this one's.
+  if (strategyRules(strategyType ?? DEFAULT_STRATEGY_TYPE)?.gradual === false)
+    errs.push({ field, type: 'Forbidden', detail: GRADUAL });
 
+  // The pod check alone is an analysis too (no metrics); without it, a template is needed.
   const templates = analysis.templates;
-  if (!given(templates) || (Array.isArray(templates) && templates.length === 0))
-    errs.push({ field: `${field}.templates`, type: 'Required', detail: 'at least one AnalysisTemplate' });
+  if (!given(analysis.podFailures) && (!given(templates) || (Array.isArray(templates) && templates.length === 0)))
+    errs.push({
+      field: `${field}.templates`,
+      type: 'Required',
+      detail: 'at least one AnalysisTemplate, unless podFailures is set',
+    });
   const seen = new Set<string>();
   listField(`${field}.templates`, templates, errs).forEach((t, i) => {
     const at = `${field}.templates[${i}]`;
@@ -603,6 +614,10 @@ export function validateDeploymentAnalysis(analysis: unknown, strategyType: unkn
     deploymentValueFrom(`${at}.valueFrom`, from, errs);
   });
 
+  if (objectField(`${field}.podFailures`, analysis.podFailures, errs)) {
+    duration(`${field}.podFailures.window`, analysis.podFailures.window, true, false, errs);
+    integerAtLeast(`${field}.podFailures.restarts`, analysis.podFailures.restarts, 0, errs);
+  }
   startAfterAvailable(`${field}.startAfterAvailable`, analysis.startAfterAvailable, errs);
   duration(`${field}.postRollout`, analysis.postRollout, false, false, errs);
   const onFailure = analysis.onFailure;

@@ -234,7 +234,7 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
     expect(at('spec.strategy.rollingUpdate.maxUnavailable')['x-kubernetes-int-or-string']).to.equal(true);
   });
 
-  it("declares spec and status field for field as apps/v1, plus Pacer's additions (dependencies, plan, analysis; status.selector, ready, stableRS)", () => {
+  it("declares spec and status field for field as apps/v1, plus Pacer's additions (dependencies, plan, analysis; status.selector, ready, stableRS, abortedRS)", () => {
     expect(Object.keys(at('spec').properties!).sort()).to.deep.equal([
       'analysis',
       'dependencies',
@@ -249,6 +249,7 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
       'template',
     ]);
     expect(Object.keys(at('status').properties!).sort()).to.deep.equal([
+      'abortedRS',
       'availableReplicas',
       'collisionCount',
       'conditions',
@@ -608,7 +609,24 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
     {
       name: 'analysis without templates',
       change: set('spec.analysis', { templates: [] }),
-      errors: ['spec.analysis.templates: should have at least 1 items'],
+      errors: ['spec.analysis.templates: at least one AnalysisTemplate, unless podFailures is set'],
+    },
+    {
+      name: 'analysis by the pod check alone',
+      change: set('spec.analysis', { podFailures: { window: '30s', restarts: 2 } }),
+      errors: [],
+    },
+    {
+      name: 'a pod check window of "30" (no unit)',
+      change: set('spec.analysis', { podFailures: { window: '30' } }),
+      errors: [
+        "spec.analysis.podFailures.window: should match '^\\+?(([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$'",
+      ],
+    },
+    {
+      name: 'a pod check tolerating -1 restarts',
+      change: set('spec.analysis', { templates: [{ templateName: 'success-rate' }], podFailures: { restarts: -1 } }),
+      errors: ['spec.analysis.podFailures.restarts: should be greater than or equal to 0'],
     },
     {
       name: 'an analysis argument without a value',

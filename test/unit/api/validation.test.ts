@@ -515,7 +515,35 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
     change: (d) => {
       d.spec.analysis = { templates: [] };
     },
-    errors: ['spec.analysis.templates: Required value: at least one AnalysisTemplate'],
+    errors: ['spec.analysis.templates: Required value: at least one AnalysisTemplate, unless podFailures is set'],
+  },
+  {
+    name: 'analysis by the pod check alone, no templates',
+    change: (d) => {
+      d.spec.analysis = { templates: [], podFailures: { window: '1m', restarts: 0 } };
+    },
+    errors: [],
+  },
+  {
+    name: 'a pod check window of "30" (no unit)',
+    change: (d) => {
+      d.spec.analysis = { podFailures: { window: '30' } } as never;
+    },
+    errors: ['spec.analysis.podFailures.window: Invalid value: "30": time: missing unit in duration "30"'],
+  },
+  {
+    name: 'a pod check window of 0s',
+    change: (d) => {
+      d.spec.analysis = { podFailures: { window: '0s' } } as never;
+    },
+    errors: ['spec.analysis.podFailures.window: Invalid value: "0s": must be greater than 0'],
+  },
+  {
+    name: 'a pod check tolerating -1 restarts',
+    change: (d) => {
+      d.spec.analysis = { podFailures: { restarts: -1 } } as never;
+    },
+    errors: ['spec.analysis.podFailures.restarts: Invalid value: -1: must be greater than or equal to 0'],
   },
   {
     name: 'analysis naming a template without its name',
