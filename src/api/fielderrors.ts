@@ -2,7 +2,7 @@
 // strategies/ (which validation.ts imports, so they cannot import it back): the FieldError record
 // and the apimachinery message helpers both use.
 
-export type FieldErrorType = 'Required' | 'Invalid' | 'NotSupported' | 'Forbidden';
+export type FieldErrorType = 'Required' | 'Invalid' | 'NotSupported' | 'Forbidden' | 'Duplicate';
 
 export interface FieldError {
   /** Field path, e.g. "spec.strategy.rollingUpdate.maxUnavailable". */

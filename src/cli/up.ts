@@ -28,7 +28,7 @@ import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
 import { API_VERSION, GROUP, PACER_NAMESPACE, PLURAL, VERSION } from '../api/types.ts';
 import type { Deployment } from '../api/types.ts';
 import { deploymentComplete, getCondition, PROGRESSING, REASON } from '../engine/index.ts';
-import { WEBHOOK_PATH, webhookConfiguration } from '../server/webhook.ts';
+import { webhookConfiguration } from '../server/webhook.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const DEPLOYMENTS: ResourceRef = { group: GROUP, version: VERSION, resource: PLURAL };
@@ -46,8 +46,9 @@ export interface UpOptions {
   /** The read-only views (GET /v2/deployments); "0" disables. */
   apiBindAddress?: string;
   /**
-   * The deployment lock's webhook. On the simulated cluster it defaults to "127.0.0.1:0" (a free
-   * port) and the sim gets a ValidatingWebhookConfiguration pointing at it; "0" disables both.
+   * The admission webhook (the deployment lock, the analysis resources' validation). On the
+   * simulated cluster it defaults to "127.0.0.1:0" (a free port) and the sim gets a
+   * ValidatingWebhookConfiguration pointing at it; "0" disables both.
    */
   webhookBindAddress?: string;
   logLevel: LogLevel;
@@ -266,12 +267,13 @@ export async function runUp(o: UpOptions): Promise<Up> {
       kubeconfigText: sim.kubeconfig,
       webhookBindAddress: o.webhookBindAddress ?? '127.0.0.1:0',
     });
-    // The simulated API server calls the lock like a real one would (plain HTTP on loopback).
+    // The simulated API server calls the webhooks (the lock, the analysis resources' validation)
+    // like a real one would (plain HTTP on loopback).
     if (controller.webhookPort !== undefined) {
       sim.store.create(
         REF.validatingwebhookconfigurations,
         undefined,
-        webhookConfiguration(`http://127.0.0.1:${controller.webhookPort}${WEBHOOK_PATH}`),
+        webhookConfiguration(`http://127.0.0.1:${controller.webhookPort}`),
       );
     }
     const applied: string[] = [];
@@ -370,7 +372,7 @@ export function upCommand(): Command {
     )
     .option(
       '--webhook-bind-address <addr>',
-      'address of the deployment lock\'s admission webhook ("0" disables; default: a free loopback port on the simulated cluster, ":9443" otherwise)',
+      'address of the admission webhook: the deployment lock and the analysis resources\' validation ("0" disables; default: a free loopback port on the simulated cluster, ":9443" otherwise)',
     )
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .option('--log-format <format>', 'json or text', 'text')

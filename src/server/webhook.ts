@@ -2,7 +2,9 @@
 // AdmissionReview v1 at /validate-pacer-dev-v1alpha1-deployment with the lock rule of
 // src/engine/marathon/locks.ts, evaluated over the controller's Deployment cache, after the shape of a newly
 // written cancel request or stamp (src/engine/marathon/cancel.ts) and plan-state (src/engine/dcos/gate.ts):
-// 422 Invalid with the field path.
+// 422 Invalid with the field path. At /validate-pacer-dev-v1alpha1-analysis it validates the analysis
+// resources (AnalysisTemplate, ClusterAnalysisTemplate, AnalysisRun) on create and update with
+// src/api/analysisvalidation.ts: 422 Invalid with every field error, as the API server words its own.
 //
 // TLS: served over HTTPS with tls.crt/tls.key from --webhook-cert-dir when both are present, plain
 // HTTP otherwise. A real API server calls webhooks over HTTPS only (plain HTTP suits the simulated
@@ -16,11 +18,21 @@ import { readCertDir } from './certs.ts';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../api/types.ts';
 import { GROUP } from '../api/types.ts';
+import type { AnalysisRun, AnalysisTemplate } from '../api/analysis.ts';
+import { ANALYSIS_RUN_KIND, ANALYSIS_TEMPLATE_KIND, CLUSTER_ANALYSIS_TEMPLATE_KIND } from '../api/analysis.ts';
+import {
+  validateAnalysisRun,
+  validateAnalysisTemplate,
+  validateClusterAnalysisTemplate,
+} from '../api/analysisvalidation.ts';
+import type { FieldError } from '../api/fielderrors.ts';
+import { formatFieldError } from '../api/validation.ts';
 import { checkLock, invalidCancelAnnotation, invalidPlanStateAnnotation } from '../engine/index.ts';
 import type { AdmissionOperation } from '../engine/index.ts';
 import type { BindAddress } from './http.ts';
 
 export const WEBHOOK_PATH = '/validate-pacer-dev-v1alpha1-deployment';
+export const ANALYSIS_WEBHOOK_PATH = '/validate-pacer-dev-v1alpha1-analysis';
 const MAX_BODY = 3 * 1024 * 1024;
 
 export interface AdmissionRequest {
@@ -43,7 +55,17 @@ export interface AdmissionReview {
   response?: {
     uid: string;
     allowed: boolean;
-    status?: { code: number; reason?: string; message?: string };
+    status?: {
+      code: number;
+      reason?: string;
+      message?: string;
+      details?: {
+        name?: string;
+        group?: string;
+        kind?: string;
+        causes?: Array<{ reason: string; message: string; field: string }>;
+      };
+    };
     warnings?: string[];
   };
 }
@@ -93,6 +115,72 @@ export function review(body: AdmissionReview, source: WebhookSource): AdmissionR
   };
 }
 
+/** Each analysis kind and its validation. */
+const ANALYSIS_VALIDATORS: Record<string, (o: never) => FieldError[]> = {
+  [ANALYSIS_TEMPLATE_KIND]: (t: AnalysisTemplate) => validateAnalysisTemplate(t),
+  [CLUSTER_ANALYSIS_TEMPLATE_KIND]: (t: AnalysisTemplate) => validateClusterAnalysisTemplate(t),
+  [ANALYSIS_RUN_KIND]: (r: AnalysisRun) => validateAnalysisRun(r),
+};
+
+/** apimachinery's cause reason for each kind of field error. */
+const CAUSE_REASON: Record<FieldError['type'], string> = {
+  Required: 'FieldValueRequired',
+  Invalid: 'FieldValueInvalid',
+  NotSupported: 'FieldValueNotSupported',
+  Forbidden: 'FieldValueForbidden',
+  Duplicate: 'FieldValueDuplicate',
+};
+
+/**
+ * The answer to one AdmissionReview of an analysis resource: every field error of a created or
+ * updated AnalysisTemplate, ClusterAnalysisTemplate or AnalysisRun, refused as 422 Invalid in the
+ * API server's words (`AnalysisTemplate.pacer.dev "success-rate" is invalid: [...]`). On update only
+ * errors the stored object did not have refuse it, so an object stored before the webhook existed
+ * can still be labelled, terminated or deleted (Kubernetes' validation ratcheting).
+ */
+export function reviewAnalysis(body: AdmissionReview): AdmissionReview {
+  const req = body.request;
+  if (!req || typeof req.uid !== 'string') throw new Error('AdmissionReview without request.uid');
+  const apiVersion = body.apiVersion || 'admission.k8s.io/v1';
+  const allow: AdmissionReview = { apiVersion, kind: 'AdmissionReview', response: { uid: req.uid, allowed: true } };
+  const kind = req.kind?.kind ?? '';
+  const validate = ANALYSIS_VALIDATORS[kind];
+  if (req.kind?.group !== GROUP || !validate || (req.subResource ?? '') !== '') return allow;
+  if ((req.operation !== 'CREATE' && req.operation !== 'UPDATE') || !req.object) return allow;
+  const object = req.object as { metadata?: { name?: string; generateName?: string } };
+  let errors = validate(object as never);
+  if (req.operation === 'UPDATE' && req.oldObject) {
+    const before = new Set(validate(req.oldObject as never).map(formatFieldError));
+    errors = errors.filter((e) => !before.has(formatFieldError(e)));
+  }
+  if (errors.length === 0) return allow;
+  const lines = errors.map(formatFieldError);
+  const name = req.name || object.metadata?.name || object.metadata?.generateName || '';
+  return {
+    apiVersion,
+    kind: 'AdmissionReview',
+    response: {
+      uid: req.uid,
+      allowed: false,
+      status: {
+        code: 422,
+        reason: 'Invalid',
+        message: `${kind}.${GROUP} ${JSON.stringify(name)} is invalid: ${lines.length === 1 ? lines[0] : `[${lines.join(', ')}]`}`,
+        details: {
+          name,
+          group: GROUP,
+          kind,
+          causes: errors.map((e, i) => ({
+            reason: CAUSE_REASON[e.type],
+            message: lines[i].slice(e.field.length + 2),
+            field: e.field,
+          })),
+        },
+      },
+    },
+  };
+}
+
 function reply(res: http.ServerResponse, code: number, body: unknown): void {
   res.writeHead(code, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
 }
@@ -100,7 +188,13 @@ function reply(res: http.ServerResponse, code: number, body: unknown): void {
 export function webhookHandler(source: WebhookSource): http.RequestListener {
   return (req, res) => {
     const p = (req.url ?? '/').split('?')[0];
-    if (p !== WEBHOOK_PATH) return reply(res, 404, { message: `no webhook at ${p}` });
+    const answer =
+      p === WEBHOOK_PATH
+        ? (b: AdmissionReview) => review(b, source)
+        : p === ANALYSIS_WEBHOOK_PATH
+          ? reviewAnalysis
+          : undefined;
+    if (!answer) return reply(res, 404, { message: `no webhook at ${p}` });
     if (req.method !== 'POST')
       return reply(res, 405, { message: `${req.method} is not supported: POST an AdmissionReview` });
     const chunks: Buffer[] = [];
@@ -114,7 +208,7 @@ export function webhookHandler(source: WebhookSource): http.RequestListener {
       let body: AdmissionReview;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as AdmissionReview;
-        reply(res, 200, review(body, source));
+        reply(res, 200, answer(body));
       } catch (err) {
         reply(res, 400, { message: `bad AdmissionReview: ${(err as Error).message}` });
       }
@@ -155,13 +249,15 @@ export function startWebhookServer(
 }
 
 export const WEBHOOK_NAME = 'locks.pacer.dev';
+export const ANALYSIS_WEBHOOK_NAME = 'analysis.pacer.dev';
 
 /**
- * The ValidatingWebhookConfiguration that sends UPDATEs of pacer.dev Deployments to `url` (what
- * `pacer up` registers in the simulated cluster; manifests/webhook/ holds the in-cluster one).
- * failurePolicy Ignore: a controller that is down must not block users.
+ * The ValidatingWebhookConfiguration that sends UPDATEs of pacer.dev Deployments, and creates and
+ * updates of the analysis resources, to the webhook server at `base` (scheme://host:port; what
+ * `pacer up` registers in the simulated cluster; manifests/webhook/ holds the in-cluster one, with
+ * the same rules). failurePolicy Ignore: a controller that is down must not block users.
  */
-export function webhookConfiguration(url: string): {
+export function webhookConfiguration(base: string): {
   apiVersion: string;
   kind: string;
   metadata: { name: string };
@@ -174,7 +270,7 @@ export function webhookConfiguration(url: string): {
     webhooks: [
       {
         name: WEBHOOK_NAME,
-        clientConfig: { url },
+        clientConfig: { url: `${base}${WEBHOOK_PATH}` },
         rules: [
           {
             operations: ['UPDATE'],
@@ -182,6 +278,23 @@ export function webhookConfiguration(url: string): {
             apiVersions: ['v1alpha1'],
             resources: ['deployments'],
             scope: 'Namespaced',
+          },
+        ],
+        failurePolicy: 'Ignore',
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        timeoutSeconds: 5,
+      },
+      {
+        name: ANALYSIS_WEBHOOK_NAME,
+        clientConfig: { url: `${base}${ANALYSIS_WEBHOOK_PATH}` },
+        rules: [
+          {
+            operations: ['CREATE', 'UPDATE'],
+            apiGroups: [GROUP],
+            apiVersions: ['v1alpha1'],
+            resources: ['analysistemplates', 'clusteranalysistemplates', 'analysisruns'],
+            scope: '*',
           },
         ],
         failurePolicy: 'Ignore',

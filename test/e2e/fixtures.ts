@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSim } from '../../src/sim/index.ts';
 import { KubeClient, loadKubeConfig, DEPLOYMENTS, EVENTS, PODS, REPLICASETS } from '../../src/kube/client.ts';
-import { WEBHOOK_PATH, webhookConfiguration } from '../../src/server/webhook.ts';
+import { webhookConfiguration } from '../../src/server/webhook.ts';
 import type { SimCluster, SimOptions } from '../../src/sim/index.ts';
 import { runController } from '../../src/cli/controller.ts';
 import type { RunControllerOptions, RunningController } from '../../src/cli/controller.ts';
@@ -281,7 +281,7 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
       // The simulated API server calls webhooks over plain HTTP; a real one only over HTTPS, and
       // it checks the serving certificate against the configuration's CA bundle.
       const scheme = real ? 'https' : 'http';
-      const config = webhookConfiguration(`${scheme}://127.0.0.1:${c.webhookPort}${WEBHOOK_PATH}`);
+      const config = webhookConfiguration(`${scheme}://127.0.0.1:${c.webhookPort}`);
       if (real) {
         const ca = (await readFile(real.info.ca)).toString('base64');
         for (const w of config.webhooks as Array<{ clientConfig: Record<string, string> }>)

@@ -50,7 +50,9 @@ for (const bed of BEDS)
     it('installs the CRD with kubectl and starts the controller', async () => {
       const r = await kubectl('apply', '-f', join(ROOT, 'crds'));
       expect(r.stdout).to.equal(
-        'customresourcedefinition.apiextensions.k8s.io/deployments.pacer.dev created\ncustomresourcedefinition.apiextensions.k8s.io/noderolls.pacer.dev created\ncustomresourcedefinition.apiextensions.k8s.io/plans.pacer.dev created\n',
+        ['analysisruns', 'analysistemplates', 'clusteranalysistemplates', 'deployments', 'noderolls', 'plans']
+          .map((crd) => `customresourcedefinition.apiextensions.k8s.io/${crd}.pacer.dev created\n`)
+          .join(''),
       );
       await k.startController();
     });

@@ -10,7 +10,7 @@ import type { RunningController } from '../../src/cli/controller.ts';
 import { activePlans } from '../../src/engine/marathon/deploymentplans.ts';
 import { toKubeError } from '../../src/kube/errors.ts';
 import { REF } from '../../src/sim/resources.ts';
-import { WEBHOOK_PATH, webhookConfiguration } from '../../src/server/webhook.ts';
+import { webhookConfiguration } from '../../src/server/webhook.ts';
 import {
   createNamespace,
   deploymentManifest,
@@ -39,7 +39,7 @@ describe('integration: the deployment lock, force (db ← app)', function () {
     c.sim.store.create(
       REF.validatingwebhookconfigurations,
       undefined,
-      webhookConfiguration(`http://127.0.0.1:${c.ctl.webhookPort}${WEBHOOK_PATH}`),
+      webhookConfiguration(`http://127.0.0.1:${c.ctl.webhookPort}`),
     );
     createNamespace(c.sim, ns);
   });

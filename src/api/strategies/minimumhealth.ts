@@ -46,6 +46,7 @@ function validateMinimumHealth(s: DeploymentStrategy, field: string, errs: Field
 
 export const minimumHealthRules: StrategyRules<'MinimumHealth'> = {
   name: 'MinimumHealth',
+  gradual: true,
   parametersField: 'minimumHealth',
   applyDefaults(strategy) {
     const mh = (strategy.minimumHealth ??= {});

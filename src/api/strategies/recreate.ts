@@ -6,6 +6,7 @@ import type { StrategyRules } from './types.ts';
 
 export const recreateRules: StrategyRules<'Recreate'> = {
   name: 'Recreate',
+  gradual: false,
   applyDefaults() {},
   needsDefaults: () => false,
   validate() {},

@@ -69,6 +69,7 @@ function validateRollingUpdate(s: DeploymentStrategy, field: string, errs: Field
 
 export const rollingUpdateRules: StrategyRules<'RollingUpdate'> = {
   name: 'RollingUpdate',
+  gradual: true,
   parametersField: 'rollingUpdate',
   applyDefaults(strategy) {
     const ru = (strategy.rollingUpdate ??= {});

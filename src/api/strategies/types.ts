@@ -22,6 +22,12 @@ export interface StrategyRules<T extends StrategyType = StrategyType> {
    * of another strategy is Forbidden under this type (validation.ts checks that for every strategy).
    */
   readonly parametersField?: StrategyParametersField;
+  /**
+   * Whether old and new pods serve side by side during a rollout (RollingUpdate, MinimumHealth), so
+   * that an analysis can judge the first new ones and stop the rest; Recreate stops every old pod
+   * first. spec.analysis is Forbidden under a strategy that is not gradual.
+   */
+  readonly gradual: boolean;
   /** Fills in this type's defaults, in place, on a copy withDefaults already made. */
   applyDefaults(strategy: DeploymentStrategy): void;
   /**

@@ -234,8 +234,9 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
     expect(at('spec.strategy.rollingUpdate.maxUnavailable')['x-kubernetes-int-or-string']).to.equal(true);
   });
 
-  it('declares spec and status field for field as apps/v1 (plus status.selector and status.ready)', () => {
+  it("declares spec and status field for field as apps/v1, plus Pacer's additions (dependencies, plan, analysis; status.selector, ready, stableRS, abortedRS)", () => {
     expect(Object.keys(at('spec').properties!).sort()).to.deep.equal([
+      'analysis',
       'dependencies',
       'minReadySeconds',
       'paused',
@@ -248,6 +249,7 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
       'template',
     ]);
     expect(Object.keys(at('status').properties!).sort()).to.deep.equal([
+      'abortedRS',
       'availableReplicas',
       'collisionCount',
       'conditions',
@@ -256,6 +258,7 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
       'readyReplicas',
       'replicas',
       'selector',
+      'stableRS',
       'terminatingReplicas',
       'unavailableReplicas',
       'updatedReplicas',
@@ -569,6 +572,119 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
       name: 'requiredProceeds with a serial plan',
       change: set('spec.plan', { strategy: 'serial', requiredProceeds: 2 }),
       errors: ['spec.plan.requiredProceeds: may not be set when `strategy` is not serial-canary or parallel-canary'],
+    },
+    {
+      name: 'analysis by a template and a cluster template, arguments from the revision and a label',
+      change: set('spec.analysis', {
+        templates: [{ templateName: 'success-rate' }, { templateName: 'slo', clusterScope: true }],
+        args: [
+          { name: 'service-name', value: 'web' },
+          { name: 'canary-hash', valueFrom: { podTemplateHashValue: 'Latest' } },
+          { name: 'team', valueFrom: { fieldRef: { fieldPath: "metadata.labels['team']" } } },
+        ],
+        startAfterAvailable: '50%',
+        postRollout: '10m',
+        onFailure: 'Rollback',
+      }),
+      errors: [],
+    },
+    {
+      name: 'analysis starting after 2 new replicas, under MinimumHealth',
+      change: (d) => {
+        d.spec.strategy = { type: 'MinimumHealth' };
+        d.spec.analysis = { templates: [{ templateName: 'success-rate' }], startAfterAvailable: 2 };
+      },
+      errors: [],
+    },
+    {
+      name: 'analysis under Recreate',
+      change: (d) => {
+        d.spec.strategy = { type: 'Recreate' };
+        d.spec.analysis = { templates: [{ templateName: 'success-rate' }] };
+      },
+      errors: [
+        'spec.analysis: analysis needs a strategy that replaces pods gradually (RollingUpdate or MinimumHealth)',
+      ],
+    },
+    {
+      name: 'analysis without templates',
+      change: set('spec.analysis', { templates: [] }),
+      errors: ['spec.analysis.templates: at least one AnalysisTemplate, unless podFailures is set'],
+    },
+    {
+      name: 'analysis by the pod check alone',
+      change: set('spec.analysis', { podFailures: { window: '30s', restarts: 2 } }),
+      errors: [],
+    },
+    {
+      name: 'a pod check window of "30" (no unit)',
+      change: set('spec.analysis', { podFailures: { window: '30' } }),
+      errors: [
+        "spec.analysis.podFailures.window: should match '^\\+?(([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$'",
+      ],
+    },
+    {
+      name: 'a pod check tolerating -1 restarts',
+      change: set('spec.analysis', { templates: [{ templateName: 'success-rate' }], podFailures: { restarts: -1 } }),
+      errors: ['spec.analysis.podFailures.restarts: should be greater than or equal to 0'],
+    },
+    {
+      name: 'an analysis argument without a value',
+      change: set('spec.analysis', { templates: [{ templateName: 'success-rate' }], args: [{ name: 'service-name' }] }),
+      errors: ['spec.analysis.args[0]: exactly one of value and valueFrom'],
+    },
+    {
+      name: 'an analysis argument from both the revision and a field',
+      change: set('spec.analysis', {
+        templates: [{ templateName: 'success-rate' }],
+        args: [
+          {
+            name: 'x',
+            valueFrom: { podTemplateHashValue: 'Stable', fieldRef: { fieldPath: 'metadata.name' } },
+          },
+        ],
+      }),
+      errors: ['spec.analysis.args[0].valueFrom: exactly one of podTemplateHashValue and fieldRef'],
+    },
+    {
+      name: 'an analysis argument from the "Canary" hash',
+      change: set('spec.analysis', {
+        templates: [{ templateName: 'success-rate' }],
+        args: [{ name: 'hash', valueFrom: { podTemplateHashValue: 'Canary' } }],
+      }),
+      errors: ['spec.analysis.args[0].valueFrom.podTemplateHashValue: Unsupported value: "Canary"'],
+    },
+    {
+      name: 'an analysis argument from spec.replicas',
+      change: set('spec.analysis', {
+        templates: [{ templateName: 'success-rate' }],
+        args: [{ name: 'n', valueFrom: { fieldRef: { fieldPath: 'spec.replicas' } } }],
+      }),
+      errors: [
+        "spec.analysis.args[0].valueFrom.fieldRef.fieldPath: should match '^metadata\\.(name|namespace|(labels|annotations)\\['[^']+'\\])$'",
+      ],
+    },
+    {
+      name: 'analysis starting after 150% of the replicas',
+      change: set('spec.analysis', { templates: [{ templateName: 'success-rate' }], startAfterAvailable: '150%' }),
+      errors: ['spec.analysis.startAfterAvailable: must be a whole number or a percentage between 0% and 100%'],
+    },
+    {
+      name: 'analysis starting after -1 new replicas',
+      change: set('spec.analysis', { templates: [{ templateName: 'success-rate' }], startAfterAvailable: -1 }),
+      errors: ['spec.analysis.startAfterAvailable: must be greater than or equal to 0'],
+    },
+    {
+      name: 'a postRollout of "10" (no unit)',
+      change: set('spec.analysis', { templates: [{ templateName: 'success-rate' }], postRollout: '10' }),
+      errors: [
+        "spec.analysis.postRollout: should match '^\\+?(0|(([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$'",
+      ],
+    },
+    {
+      name: 'onFailure Retry',
+      change: set('spec.analysis', { templates: [{ templateName: 'success-rate' }], onFailure: 'Retry' }),
+      errors: ['spec.analysis.onFailure: Unsupported value: "Retry"'],
     },
     {
       name: 'pod template without containers',

@@ -49,7 +49,11 @@ describe('manifests/: the kustomize base', () => {
       'deployments.pacer.dev.yaml',
       'plans.pacer.dev.yaml',
       'noderolls.pacer.dev.yaml',
+      'analysistemplates.pacer.dev.yaml',
+      'clusteranalysistemplates.pacer.dev.yaml',
+      'analysisruns.pacer.dev.yaml',
     ]);
+    for (const r of crds.resources as string[]) expect(existsSync(join(repo, 'crds', r)), r).to.equal(true);
   });
 
   it('holds a Namespace, ServiceAccount, ClusterRole, Role (leases), their bindings, Deployment, PodDisruptionBudget, Service and NetworkPolicy', () => {
@@ -104,7 +108,7 @@ describe('manifests/: the kustomize base', () => {
     it('no wildcards', () => {
       expect(JSON.stringify(rules)).not.to.include('*');
     });
-    it('nothing outside its own resource, ReplicaSets, pods and events (leases: the namespaced Role)', () => {
+    it("nothing outside its own resources, ReplicaSets, pods, nodes, events, the reviews, and analysis's Secrets and Jobs (leases: the namespaced Role)", () => {
       const resources = new Set(
         rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}`))),
       );
@@ -113,9 +117,15 @@ describe('manifests/: the kustomize base', () => {
         '/nodes',
         '/pods',
         '/pods/eviction',
+        '/secrets',
         'apps/replicasets',
         'authentication.k8s.io/tokenreviews',
         'authorization.k8s.io/subjectaccessreviews',
+        'batch/jobs',
+        'pacer.dev/analysisruns',
+        'pacer.dev/analysisruns/status',
+        'pacer.dev/analysistemplates',
+        'pacer.dev/clusteranalysistemplates',
         'pacer.dev/deployments',
         'pacer.dev/deployments/status',
         'pacer.dev/noderolls',
@@ -124,6 +134,26 @@ describe('manifests/: the kustomize base', () => {
         'pacer.dev/plans/status',
         'sim.pacer.dev/nodegroups',
       ]);
+    });
+    it('analysis: templates only read; runs written, their status through the subresource; Secrets read one by one (never listed or watched); Jobs made and deleted, never changed', () => {
+      const verbs = (group: string, resource: string): string[] =>
+        ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'].filter((v) =>
+          allowed(group, resource, v),
+        );
+      expect(verbs('pacer.dev', 'analysistemplates')).to.deep.equal(['get', 'list', 'watch']);
+      expect(verbs('pacer.dev', 'clusteranalysistemplates')).to.deep.equal(['get', 'list', 'watch']);
+      expect(verbs('pacer.dev', 'analysisruns')).to.deep.equal([
+        'get',
+        'list',
+        'watch',
+        'create',
+        'update',
+        'patch',
+        'delete',
+      ]);
+      expect(verbs('pacer.dev', 'analysisruns/status')).to.deep.equal(['get', 'update', 'patch']);
+      expect(verbs('', 'secrets')).to.deep.equal(['get']);
+      expect(verbs('batch', 'jobs')).to.deep.equal(['get', 'list', 'watch', 'create', 'delete']);
     });
     it("pods are only read, deleted one by one (a plan step's restart over the HTTP API) and evicted (a node roll's drain): no create, update or collection delete", () => {
       for (const v of ['create', 'update', 'patch', 'deletecollection'])
@@ -244,6 +274,9 @@ describe('manifests/: the kustomize base', () => {
       'CustomResourceDefinition',
       'CustomResourceDefinition',
       'CustomResourceDefinition',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
       'Deployment',
       'Namespace',
       'NetworkPolicy',
@@ -268,7 +301,7 @@ describe('manifests/: the kustomize base', () => {
     }
   });
 
-  it('manifests/webhook/ adds the webhook: HTTPS with a cert-manager certificate, failurePolicy Ignore', function () {
+  it("manifests/webhook/ adds the webhooks (the lock, the analysis resources' validation): HTTPS with a cert-manager certificate, failurePolicy Ignore", function () {
     requireTool(this, 'kubectl', KUBECTL_HOW);
     const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests', 'webhook')], { encoding: 'utf8' });
     const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
@@ -276,6 +309,9 @@ describe('manifests/: the kustomize base', () => {
       'Certificate',
       'ClusterRole',
       'ClusterRoleBinding',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
       'CustomResourceDefinition',
       'CustomResourceDefinition',
       'CustomResourceDefinition',
@@ -306,6 +342,13 @@ describe('manifests/: the kustomize base', () => {
       hook.clientConfig.service.name,
       hook.clientConfig.service.path,
     ]).to.deep.equal(['locks.pacer.dev', 'Ignore', 'pacer-webhook', '/validate-pacer-dev-v1alpha1-deployment']);
+    const analysis = vwc.webhooks[1];
+    expect([
+      analysis.name,
+      analysis.failurePolicy,
+      analysis.clientConfig.service.name,
+      analysis.clientConfig.service.path,
+    ]).to.deep.equal(['analysis.pacer.dev', 'Ignore', 'pacer-webhook', '/validate-pacer-dev-v1alpha1-analysis']);
     expect(
       (vwc.metadata as { annotations?: Record<string, string> }).annotations?.['cert-manager.io/inject-ca-from'],
     ).to.equal('pacer-system/pacer-webhook');

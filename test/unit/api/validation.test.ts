@@ -475,6 +475,200 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
     },
     errors: ['spec.plan: Invalid value: "string": spec.plan in body must be of type object: "string"'],
   },
+  {
+    name: 'analysis by one template, its arguments from the new revision and a label, onFailure Rollback',
+    change: (d) => {
+      d.spec.analysis = {
+        templates: [{ templateName: 'success-rate' }, { templateName: 'slo', clusterScope: true }],
+        args: [
+          { name: 'service-name', value: 'web' },
+          { name: 'canary-hash', valueFrom: { podTemplateHashValue: 'Latest' } },
+          { name: 'team', valueFrom: { fieldRef: { fieldPath: "metadata.labels['team']" } } },
+        ],
+        startAfterAvailable: '50%',
+        postRollout: '10m',
+        onFailure: 'Rollback',
+      };
+    },
+    errors: [],
+  },
+  {
+    name: 'analysis under MinimumHealth, starting after 2 new replicas',
+    change: (d) => {
+      d.spec.strategy = { type: 'MinimumHealth' };
+      d.spec.analysis = { templates: [{ templateName: 'success-rate' }], startAfterAvailable: 2 };
+    },
+    errors: [],
+  },
+  {
+    name: 'analysis under Recreate (every old pod stops before the first new one starts)',
+    change: (d) => {
+      d.spec.strategy = { type: 'Recreate' };
+      d.spec.analysis = { templates: [{ templateName: 'success-rate' }] };
+    },
+    errors: [
+      'spec.analysis: Forbidden: analysis needs a strategy that replaces pods gradually (RollingUpdate or MinimumHealth)',
+    ],
+  },
+  {
+    name: 'analysis without templates',
+    change: (d) => {
+      d.spec.analysis = { templates: [] };
+    },
+    errors: ['spec.analysis.templates: Required value: at least one AnalysisTemplate, unless podFailures is set'],
+  },
+  {
+    name: 'analysis by the pod check alone, no templates',
+    change: (d) => {
+      d.spec.analysis = { templates: [], podFailures: { window: '1m', restarts: 0 } };
+    },
+    errors: [],
+  },
+  {
+    name: 'a pod check window of "30" (no unit)',
+    change: (d) => {
+      d.spec.analysis = { podFailures: { window: '30' } } as never;
+    },
+    errors: ['spec.analysis.podFailures.window: Invalid value: "30": time: missing unit in duration "30"'],
+  },
+  {
+    name: 'a pod check window of 0s',
+    change: (d) => {
+      d.spec.analysis = { podFailures: { window: '0s' } } as never;
+    },
+    errors: ['spec.analysis.podFailures.window: Invalid value: "0s": must be greater than 0'],
+  },
+  {
+    name: 'a pod check tolerating -1 restarts',
+    change: (d) => {
+      d.spec.analysis = { podFailures: { restarts: -1 } } as never;
+    },
+    errors: ['spec.analysis.podFailures.restarts: Invalid value: -1: must be greater than or equal to 0'],
+  },
+  {
+    name: 'analysis naming a template without its name',
+    change: (d) => {
+      d.spec.analysis = { templates: [{ templateName: '' }] };
+    },
+    errors: ['spec.analysis.templates[0].templateName: Required value'],
+  },
+  {
+    name: 'analysis naming one template twice',
+    change: (d) => {
+      d.spec.analysis = { templates: [{ templateName: 'success-rate' }, { templateName: 'success-rate' }] };
+    },
+    errors: ['spec.analysis.templates[1].templateName: Duplicate value: "success-rate"'],
+  },
+  {
+    name: 'analysis arguments given twice',
+    change: (d) => {
+      d.spec.analysis = {
+        templates: [{ templateName: 'success-rate' }],
+        args: [
+          { name: 'service-name', value: 'web' },
+          { name: 'service-name', value: 'api' },
+        ],
+      };
+    },
+    errors: ['spec.analysis.args[1].name: Duplicate value: "service-name"'],
+  },
+  {
+    name: 'an analysis argument without a value',
+    change: (d) => {
+      d.spec.analysis = { templates: [{ templateName: 'success-rate' }], args: [{ name: 'service-name' }] };
+    },
+    errors: ['spec.analysis.args[0]: Required value: one of value, valueFrom'],
+  },
+  {
+    name: 'an analysis argument with a value and a valueFrom',
+    change: (d) => {
+      d.spec.analysis = {
+        templates: [{ templateName: 'success-rate' }],
+        args: [{ name: 'hash', value: 'abc', valueFrom: { podTemplateHashValue: 'Stable' } }],
+      };
+    },
+    errors: ['spec.analysis.args[0].valueFrom: Forbidden: may not be set with value: give one'],
+  },
+  {
+    name: 'an analysis argument from the "Canary" hash',
+    change: (d) => {
+      d.spec.analysis = {
+        templates: [{ templateName: 'success-rate' }],
+        args: [{ name: 'hash', valueFrom: { podTemplateHashValue: 'Canary' as never } }],
+      };
+    },
+    errors: [
+      'spec.analysis.args[0].valueFrom.podTemplateHashValue: Unsupported value: "Canary": supported values: "Latest", "Stable"',
+    ],
+  },
+  {
+    name: 'an analysis argument from spec.replicas',
+    change: (d) => {
+      d.spec.analysis = {
+        templates: [{ templateName: 'success-rate' }],
+        args: [{ name: 'replicas', valueFrom: { fieldRef: { fieldPath: 'spec.replicas' } } }],
+      };
+    },
+    errors: [
+      "spec.analysis.args[0].valueFrom.fieldRef.fieldPath: Invalid value: \"spec.replicas\": must be one of metadata.name, metadata.namespace, metadata.labels['KEY'] or metadata.annotations['KEY']",
+    ],
+  },
+  {
+    name: 'an analysis argument from a Secret (the template names Secrets)',
+    change: (d) => {
+      d.spec.analysis = {
+        templates: [{ templateName: 'success-rate' }],
+        args: [{ name: 'token', valueFrom: { secretKeyRef: { name: 'api', key: 'token' } } as never }],
+      };
+    },
+    errors: [
+      "spec.analysis.args[0].valueFrom.secretKeyRef: Forbidden: a Deployment gives podTemplateHashValue or fieldRef (a Secret's key is the template's to name)",
+    ],
+  },
+  {
+    name: 'analysis starting after -1 new replicas',
+    change: (d) => {
+      d.spec.analysis = { templates: [{ templateName: 'success-rate' }], startAfterAvailable: -1 };
+    },
+    errors: ['spec.analysis.startAfterAvailable: Invalid value: -1: must be greater than or equal to 0'],
+  },
+  {
+    name: 'analysis starting after "half" of them',
+    change: (d) => {
+      d.spec.analysis = { templates: [{ templateName: 'success-rate' }], startAfterAvailable: 'half' };
+    },
+    errors: [
+      'spec.analysis.startAfterAvailable: Invalid value: "half": invalid value for IntOrString: invalid type: string is not a percentage',
+    ],
+  },
+  {
+    name: 'analysis starting after 150% of them',
+    change: (d) => {
+      d.spec.analysis = { templates: [{ templateName: 'success-rate' }], startAfterAvailable: '150%' };
+    },
+    errors: ['spec.analysis.startAfterAvailable: Invalid value: "150%": must be between 0% and 100%'],
+  },
+  {
+    name: 'a postRollout of "10" (no unit)',
+    change: (d) => {
+      d.spec.analysis = { templates: [{ templateName: 'success-rate' }], postRollout: '10' };
+    },
+    errors: ['spec.analysis.postRollout: Invalid value: "10": time: missing unit in duration "10"'],
+  },
+  {
+    name: 'onFailure Retry',
+    change: (d) => {
+      d.spec.analysis = { templates: [{ templateName: 'success-rate' }], onFailure: 'Retry' as never };
+    },
+    errors: ['spec.analysis.onFailure: Unsupported value: "Retry": supported values: "Abort", "Rollback", "Pause"'],
+  },
+  {
+    name: 'analysis not an object',
+    change: (d) => {
+      (d.spec as { analysis?: unknown }).analysis = 'success-rate';
+    },
+    errors: ['spec.analysis: Invalid value: "string": spec.analysis in body must be of type object: "string"'],
+  },
 ];
 
 describe('api/validation: validateDeployment (apps/v1 rules and messages)', () => {
@@ -571,6 +765,10 @@ describe('api/validation: formatFieldError prints values like apimachinery', () 
     {
       error: { field: 'spec.z', type: 'NotSupported', value: 'B', detail: 'supported values: "A"' },
       want: 'spec.z: Unsupported value: "B": supported values: "A"',
+    },
+    {
+      error: { field: 'spec.metrics[1].name', type: 'Duplicate', value: 'error-rate', detail: '' },
+      want: 'spec.metrics[1].name: Duplicate value: "error-rate"',
     },
   ];
   for (const { error, want } of rows) {
