@@ -16,42 +16,9 @@ import { runPlugin } from '../../src/plugin/program.ts';
 import { startSim } from '../../src/sim/index.ts';
 import type { SimCluster } from '../../src/sim/index.ts';
 import { REF } from '../../src/sim/resources.ts';
-import type { KubeObject } from '../../src/sim/types.ts';
 import { TEST_USER_AGENT, createNamespace, eventually, podTemplate, sleep } from './fixtures/cluster.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-
-// TEMPORARY, to be removed at the merge of branch analysis-resources (which brings
-// crds/analysisruns.pacer.dev.yaml and spec.analysis / status.stableRS in the Deployment's CRD):
-// until then the test installs a permissive AnalysisRun CRD and lets the Deployment's CRD keep
-// spec.analysis and status.stableRS. Each is done only when crds/ lacks it.
-const PERMISSIVE_RUNS_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'analysisruns.pacer.dev' },
-  spec: {
-    group: 'pacer.dev',
-    scope: 'Namespaced',
-    names: { kind: 'AnalysisRun', listKind: 'AnalysisRunList', plural: 'analysisruns', singular: 'analysisrun' },
-    versions: [
-      {
-        name: 'v1alpha1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-};
-function withAnalysisFields(crd: KubeObject): KubeObject {
-  if (crd.metadata.name !== 'deployments.pacer.dev') return crd;
-  const schema = (crd as any).spec.versions[0].schema.openAPIV3Schema.properties;
-  schema.spec.properties.analysis ??= { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  schema.status.properties.stableRS ??= { type: 'string' };
-  return crd;
-}
-// END TEMPORARY
 
 /** A ReplicaSet of `d`'s revision `revision`, template `image`, hash `hash`, scaled to 0 (no pods: known output). */
 function revisionRS(d: Deployment, hash: string, revision: number, image: string): ReplicaSet {
@@ -160,8 +127,7 @@ describe('kubectl pacer analysis list|show, rollout retry|abort and get under an
 
   before(async () => {
     sim = await startSim({ port: 0, podStartMs: 20, podReadyMs: 30 });
-    const crds = (await readManifests(join(ROOT, 'crds'))).map(withAnalysisFields);
-    if (!crds.some((c) => c.metadata.name === 'analysisruns.pacer.dev')) crds.push(PERMISSIVE_RUNS_CRD as KubeObject);
+    const crds = await readManifests(join(ROOT, 'crds'));
     for (const crd of crds) sim.store.create(REF.customresourcedefinitions, undefined, crd);
     createNamespace(sim, 'prod');
     client = new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }), { userAgent: TEST_USER_AGENT });

@@ -13,7 +13,10 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments, isMap, isSeq } from 'yaml';
 import type { Deployment, PlanResource, ReplicaSet } from '../../src/api/types.ts';
-import { DEPLOYMENTS, PLANS, REPLICASETS } from '../../src/kube/client.ts';
+import { ANALYSIS_RUNS, ANALYSIS_TEMPLATES, DEPLOYMENTS, PLANS, REPLICASETS } from '../../src/kube/client.ts';
+import type { AnalysisRun, AnalysisTemplate } from '../../src/api/analysis.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { KubeClient, ResourceType } from '../../src/kube/client.ts';
 import { computeHash } from '../../src/engine/kubernetes/hash.ts';
 import type { AuditEntry } from '../../src/sim/audit.ts';
@@ -41,6 +44,7 @@ const NAMESPACES: ResourceType = {
   kind: 'Namespace',
   namespaced: false,
 };
+const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
 const RBAC_FILE = new URL('../../manifests/base/rbac.yaml', import.meta.url).pathname;
 /** How rbac.yaml marks a rule kept for a later feature (see the leases rule). */
 const RESERVED_MARK = /not used yet/i;
@@ -337,6 +341,11 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
         ]);
         await waitComplete(client, ns, 'web', '3');
 
+        // Analysis: a Deployment judged by a web metric whose header and argument come from a
+        // Secret (secrets get), its run made (analysisruns create), measured (analysisruns/status
+        // update) and ended with the rollout (analysisruns patch).
+        await analysisWorkload(client, ns);
+
         const web = await client.getDeployment(ns, 'web');
         // Adoption of an orphan (a fresh read of the Deployment first, then the ReplicaSet update),
         // and release of an owned ReplicaSet whose labels stop matching.
@@ -483,3 +492,67 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
       });
     });
 });
+
+/** A Deployment under analysis rolled out twice: the second rollout is judged by a web metric. */
+async function analysisWorkload(client: KubeClient, ns: string): Promise<void> {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(String(req.headers['x-token']));
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok": true}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  try {
+    await client.create(SECRETS, ns, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'probe', namespace: ns },
+      data: { token: Buffer.from('s3cret').toString('base64'), path: Buffer.from('health').toString('base64') },
+    });
+    await client.create<AnalysisTemplate>(ANALYSIS_TEMPLATES, ns, {
+      apiVersion: 'pacer.dev/v1alpha1',
+      kind: 'AnalysisTemplate',
+      metadata: { name: 'probe', namespace: ns },
+      spec: {
+        args: [{ name: 'path', valueFrom: { secretKeyRef: { name: 'probe', key: 'path' } } }],
+        metrics: [
+          {
+            name: 'ok',
+            successCondition: 'result == true',
+            provider: {
+              web: {
+                url: `http://127.0.0.1:${port}/{{args.path}}`,
+                jsonPath: '{$.ok}',
+                headers: [{ key: 'X-Token', valueFrom: { secretKeyRef: { name: 'probe', key: 'token' } } }],
+              },
+            },
+          },
+        ],
+      },
+    });
+    const judged = deploymentManifest(ns, 'judged', { replicas: 1 });
+    judged.spec.analysis = { templates: [{ templateName: 'probe' }], postRollout: '2s' };
+    await client.create(DEPLOYMENTS, ns, judged);
+    await eventually(
+      'judged has a stable revision',
+      async () => !!(await client.getDeployment(ns, 'judged')).status?.stableRS,
+    );
+    await client.patch(
+      DEPLOYMENTS,
+      ns,
+      'judged',
+      { spec: { template: { spec: { containers: [{ name: 'judged', image: 'nginx:2' }] } } } },
+      'merge',
+    );
+    const run = await eventually('its run Successful', async () => {
+      const runs = await client.list<AnalysisRun>(ANALYSIS_RUNS, ns);
+      const r = runs.items.find((x) => x.metadata.labels?.['pacer.dev/deployment'] === 'judged');
+      return r?.status?.phase === 'Successful' && r;
+    });
+    expect(run.spec.terminate, 'ended with the rollout').to.equal(true);
+    expect(seen[0], 'the header from the Secret').to.equal('s3cret');
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+}

@@ -135,23 +135,15 @@ describe('manifests/: the kustomize base', () => {
         'sim.pacer.dev/nodegroups',
       ]);
     });
-    it('analysis: templates only read; runs written, their status through the subresource; Secrets read one by one (never listed or watched); Jobs made and deleted, never changed', () => {
+    it('analysis: templates only listed and watched; runs made and terminated, their status through the subresource; Secrets read one by one (never listed or watched); Jobs made and deleted, never changed', () => {
       const verbs = (group: string, resource: string): string[] =>
         ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'].filter((v) =>
           allowed(group, resource, v),
         );
-      expect(verbs('pacer.dev', 'analysistemplates')).to.deep.equal(['get', 'list', 'watch']);
-      expect(verbs('pacer.dev', 'clusteranalysistemplates')).to.deep.equal(['get', 'list', 'watch']);
-      expect(verbs('pacer.dev', 'analysisruns')).to.deep.equal([
-        'get',
-        'list',
-        'watch',
-        'create',
-        'update',
-        'patch',
-        'delete',
-      ]);
-      expect(verbs('pacer.dev', 'analysisruns/status')).to.deep.equal(['get', 'update', 'patch']);
+      expect(verbs('pacer.dev', 'analysistemplates')).to.deep.equal(['list', 'watch']);
+      expect(verbs('pacer.dev', 'clusteranalysistemplates')).to.deep.equal(['list', 'watch']);
+      expect(verbs('pacer.dev', 'analysisruns')).to.deep.equal(['list', 'watch', 'create', 'patch']);
+      expect(verbs('pacer.dev', 'analysisruns/status')).to.deep.equal(['update']);
       expect(verbs('', 'secrets')).to.deep.equal(['get']);
       expect(verbs('batch', 'jobs')).to.deep.equal(['get', 'list', 'watch', 'create', 'delete']);
     });
