@@ -20,8 +20,13 @@ import type { Recording } from './fixtures.ts';
 const REPLICAS = 4;
 const MAX_UNAVAILABLE = 1;
 
-/** Σ over `app`'s ReplicaSets of the replicas that are both wanted and available: what serves. */
-function serving(t: Timeline, app: string): number {
+/**
+ * Σ over `app`'s ReplicaSets of the replicas that are both wanted and available: what serves;
+ * undefined before the second revision exists (the real bed's recording replays revision 1's own
+ * rollout from the start too).
+ */
+function serving(t: Timeline, app: string): number | undefined {
+  if ([...t.replicaSets.keys()].filter((name) => name.startsWith(`${app}-`)).length < 2) return undefined;
   let n = 0;
   for (const rs of t.replicaSets.values() as Iterable<ReplicaSet>) {
     if (!rs.metadata.name?.startsWith(`${app}-`)) continue;
@@ -143,7 +148,7 @@ spec:
         recording = await k.record('default', (live) =>
           live.check(`web serves at least ${REPLICAS - MAX_UNAVAILABLE} pods`, (t) => {
             const n = serving(t, 'web');
-            if (n >= REPLICAS - MAX_UNAVAILABLE) return undefined;
+            if (n === undefined || n >= REPLICAS - MAX_UNAVAILABLE) return undefined;
             const rss = [...t.replicaSets.values()]
               .filter((rs) => rs.metadata.name?.startsWith('web-'))
               .map((rs) => `${rs.metadata.name} ${rs.spec.replicas}/${rs.status?.availableReplicas}`);

@@ -12,6 +12,10 @@ import type { Cluster } from './fixtures/cluster.ts';
 import { parseExposition, samples, seriesNames, value } from '../fixtures/prometheus.ts';
 import type { Sample } from '../fixtures/prometheus.ts';
 import { dashboardExpressions, ruleExpressions } from '../fixtures/monitoring.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AnalysisRun } from '../../src/api/analysis.ts';
+import { ANALYSIS_RUNS } from '../../src/kube/client.ts';
 
 const NS = 'observe';
 const SECRET = 's3cr3t-hunter2';
@@ -208,7 +212,39 @@ describe('observability: a controller on the simulated cluster', function () {
     expect(roll.status.message).to.equal(
       'spec.nodeSelector: Invalid value: {"matchLabels":{"group":"none"}}: matches no node',
     );
+    // An AnalysisRun measured once (a web metric on a local server) so that the pacer_analysis_* series exist.
+    const server = createServer((_req, res) => res.writeHead(200).end('0.01'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      await c.client.create<AnalysisRun>(ANALYSIS_RUNS, NS, {
+        apiVersion: 'pacer.dev/v1alpha1',
+        kind: 'AnalysisRun',
+        metadata: { name: 'once', namespace: NS, labels: { 'pacer.dev/deployment': 'web' } },
+        spec: {
+          metrics: [
+            {
+              name: 'errors',
+              successCondition: 'result < 0.05',
+              provider: { web: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` } },
+            },
+          ],
+        },
+      });
+      await eventually(
+        'the run measured',
+        async () => (await c.client.get<AnalysisRun>(ANALYSIS_RUNS, NS, 'once')).status?.phase === 'Successful',
+      );
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
     const s = await scrape();
+    expect(value(s, 'pacer_analysis_metric_value', { namespace: NS, analysisrun: 'once', metric: 'errors' })).to.equal(
+      0.01,
+    );
+    expect(
+      value(s, 'pacer_analysis_measurements_total', { namespace: NS, analysisrun: 'once', phase: 'Successful' }),
+    ).to.equal(1);
     const exported = new Set(s.map((x) => x.name));
     const wanted = new Set([...dashboardExpressions(), ...ruleExpressions()].flatMap(seriesNames));
     expect(wanted.size, 'the expressions were read').to.be.greaterThan(20);
@@ -231,8 +267,15 @@ describe('observability: a controller on the simulated cluster', function () {
       expect(l, 'a secret from the pod template').to.not.contain(SECRET);
       expect(l, 'an object body').to.not.match(/"(spec|template|containers|managedFields|ownerReferences)"\s*:/);
     }
-    const finished = records.filter((r) => r.message === 'reconcile finished' && r.namespace === NS);
+    const finished = records.filter(
+      (r) => r.message === 'reconcile finished' && r.namespace === NS && r.controller === 'deployment',
+    );
     expect(finished.length).to.be.greaterThan(0);
+    // The analysis run controller's passes say which run they measured.
+    const measured = records.filter((r) => r.message === 'measured' && r.namespace === NS);
+    expect(measured.map((r) => [r.controller, r.name, r.measurements])).to.deep.equal([
+      ['analysis', 'once', 'errors=Successful(0.01)'],
+    ]);
     for (const r of finished) {
       expect(r).to.include({ controller: 'deployment', name: 'web' });
       expect(r.reconcileID).to.match(/^[0-9a-f-]{36}$/);

@@ -67,6 +67,7 @@ describe('manifests/monitoring', () => {
       'PacerRolloutProgressDeadlineExceeded',
       'PacerDeploymentUnavailable',
       'PacerPlanWaitingForOperator',
+      'PacerAnalysisFailed',
       'PacerNodeRollPaused',
       'PacerControllerDown',
       'PacerReconcileErrorsHigh',
@@ -125,6 +126,8 @@ describe('manifests/monitoring', () => {
       'Reconcile latency',
       'Reconcile errors',
       'Work queue depth',
+      'Analysis: latest value per metric',
+      'Analysis runs',
     ]);
     for (const p of dash.panels.filter((x) => x.type !== 'row'))
       expect(p.targets?.length, p.title).to.be.greaterThan(0);
