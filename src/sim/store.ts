@@ -721,6 +721,10 @@ export class Store implements StoreApi {
       case 'policy/poddisruptionbudgets':
         o.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
         break;
+      case '/secrets':
+        (o as Record<string, unknown>).type ??= 'Opaque';
+        mergeStringData(o);
+        break;
       case 'apiextensions.k8s.io/customresourcedefinitions':
         break;
       default:
@@ -1018,6 +1022,7 @@ export class Store implements StoreApi {
     }
     const isCrd = grOf(info) === 'apiextensions.k8s.io/customresourcedefinitions';
     if (isCrd && sub !== 'status') next = schema.defaultCRD(next);
+    if (grOf(info) === '/secrets') mergeStringData(next);
     const causes = [
       ...this.metaCauses(info, next),
       ...(this.isCustom(info) ? [] : this.builtinCauses(info, next, cur)),
@@ -1671,6 +1676,20 @@ export class Store implements StoreApi {
     this.watchers.delete(gr);
     this.onResourcesChanged?.();
   }
+}
+
+/**
+ * A Secret's stringData, write-only as on a real server: each key goes into data, base64-encoded
+ * (over a data key of the same name), and stringData itself is never stored.
+ */
+function mergeStringData(o: KubeObject): void {
+  const obj = o as Record<string, unknown>;
+  const strings = obj.stringData;
+  if (!isRecord(strings)) return;
+  const data = isRecord(obj.data) ? { ...obj.data } : {};
+  for (const [k, v] of Object.entries(strings)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+  obj.data = data;
+  delete obj.stringData;
 }
 
 /** Pod spec defaults that a real server fills in (the subset that shows in `kubectl get -o yaml`). */

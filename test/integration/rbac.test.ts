@@ -518,6 +518,7 @@ async function analysisWorkload(client: KubeClient, ns: string): Promise<void> {
         metrics: [
           {
             name: 'ok',
+            interval: '1s',
             successCondition: 'result == true',
             provider: {
               web: {

@@ -435,3 +435,26 @@ describe('sim/store', () => {
     });
   });
 });
+
+describe('sim store: Secrets as a real API server stores them', () => {
+  const secret = (extra: Record<string, unknown>) =>
+    ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'probe', namespace: 'default' }, ...extra }) as KubeObject;
+
+  it('stringData is write-only: merged into data base64-encoded (over a data key of the same name), never stored; type defaults to Opaque', () => {
+    const s = newStore();
+    const created = s.create(
+      REF.secrets,
+      'default',
+      secret({ data: { a: 'eA==', b: 'eQ==' }, stringData: { b: 'two' } }),
+    ) as Record<string, unknown>;
+    expect(created.data).to.deep.equal({ a: 'eA==', b: Buffer.from('two').toString('base64') });
+    expect(created).to.not.have.property('stringData');
+    expect(created.type).to.equal('Opaque');
+    const updated = s.update(REF.secrets, 'default', 'probe', {
+      ...(created as KubeObject),
+      stringData: { c: 'three' },
+    }) as Record<string, unknown>;
+    expect(updated.data).to.include({ c: Buffer.from('three').toString('base64') });
+    expect(updated).to.not.have.property('stringData');
+  });
+});
