@@ -133,14 +133,16 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
   const claim = claimReplicaSets(d, snapshot.replicaSets);
   const plans = snapshot.plans;
   // What the new revision's analysis makes of this pass (analysis/rollout.ts): go on, hold, or go back.
-  const verdict = analysisVerdict(
-    d,
-    claim.owned,
-    findNewReplicaSet(d, claim.owned, templateHash(d, d.status?.collisionCount)),
-    snapshot.analysis,
-    snapshot.pods,
-    snapshot.now,
-  );
+  const verdict: AnalysisVerdict = d.spec.analysis
+    ? analysisVerdict(
+        d,
+        claim.owned,
+        findNewReplicaSet(d, claim.owned, templateHash(d, d.status?.collisionCount)),
+        snapshot.analysis,
+        snapshot.pods,
+        snapshot.now,
+      )
+    : NO_VERDICT;
   const hold =
     (plans && customPlanHold(d, plans.plans, (name) => plans.deployments.find((x) => x.metadata.name === name))) ??
     verdict.hold;
@@ -163,11 +165,14 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
   return finish(pass, snapshot, pass.rss, claim.released);
 }
 
+/** Without spec.analysis: nothing to judge. */
+const NO_VERDICT: AnalysisVerdict = { writes: [] };
+
 /** The runs the analysis starts or stops, and status.stableRS (analysis/rollout.ts). */
 function analysisWrites(pass: DecisionPass, verdict: AnalysisVerdict): void {
   if (!pass.d.spec.analysis) {
-    delete pass.status.stableRS;
-    delete pass.status.abortedRS;
+    if (pass.status.stableRS !== undefined) delete pass.status.stableRS;
+    if (pass.status.abortedRS !== undefined) delete pass.status.abortedRS;
     return;
   }
   for (const w of verdict.writes) pass.actions.push(w);

@@ -14,7 +14,6 @@ import {
 } from '../../api/analysis.ts';
 import { parseGoDuration } from '../../api/duration.ts';
 import { scaledValue } from '../../api/intstr.ts';
-import { controllerOf } from '../../api/owners.ts';
 import type { Deployment, DeploymentStatus, PodFailureCheck, Pod, ReplicaSet } from '../../api/types.ts';
 import { API_VERSION } from '../../api/types.ts';
 import { newControllerRef } from '../kubernetes/claim.ts';
@@ -37,13 +36,13 @@ import { REVISION_ANNOTATION, revisionOf } from '../kubernetes/annotations.ts';
 import { activeReplicaSets, availableReplicas, deploymentReplicas } from '../kubernetes/replicasets.ts';
 import type { PlanHold } from '../dcos/custom.ts';
 import type { AnalysisInputs, AnalysisRunWrite } from '../types.ts';
+import { isCompleted } from './assess.ts';
 
 export type { AnalysisInputs, AnalysisRunWrite };
-import { isCompleted } from './assess.ts';
 
 /** What the analysis makes of this pass. */
 export interface AnalysisVerdict {
-  /** Hold the new revision where it is (no growth, no shrinking of the old ones), with Progressing Unknown. */
+  /** Hold the new revision where it is (no growth; the old ones give up only the surge), Progressing Unknown. */
   hold?: PlanHold;
   /** Return to the stable revision: scale it back up and every other one down, within the budget. */
   abort?: { stable: ReplicaSet; message: string; rollback: boolean };
@@ -394,11 +393,6 @@ export function nextStableRS(
   if (stable === undefined || d.spec.analysis.templates.length === 0) return hash;
   if (verdict.run?.status?.phase === 'Successful') return hash;
   return stable;
-}
-
-/** Whether `run` is controlled by `d`. */
-export function runOf(d: Deployment, run: AnalysisRun): boolean {
-  return d.metadata.uid !== undefined && controllerOf(run)?.uid === d.metadata.uid;
 }
 
 /**
