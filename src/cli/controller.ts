@@ -241,7 +241,7 @@ export function validateOptions(o: RunControllerOptions): void {
  */
 export async function checkCluster(
   client: KubeClient,
-): Promise<{ plans: boolean; noderolls: boolean; analysis: boolean }> {
+): Promise<{ plans: boolean; noderolls: boolean; analysis: boolean; analysisRuns: boolean }> {
   try {
     await client.version();
   } catch (err) {
@@ -267,6 +267,7 @@ export async function checkCluster(
     plans: resources.some((r) => r.name === PLAN_PLURAL),
     noderolls: resources.some((r) => r.name === NODEROLL_PLURAL),
     analysis: ANALYSIS_PLURALS.every((p) => resources.some((r) => r.name === p)),
+    analysisRuns: resources.some((r) => r.name === ANALYSIS_RUN_PLURAL),
   };
 }
 
@@ -335,8 +336,12 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     analysis: served.analysis,
     freeze,
   });
-  // The runs' measurements: the analysis controller (docs/semantics/analysis.md#a-run-over-time).
-  const analysis = served.analysis ? new AnalysisRunController(mgr) : undefined;
+  // AnalysisRuns are measured wherever their CRD is served (docs/semantics/analysis.md#a-run-over-time).
+  if (served.analysisRuns) new AnalysisRunController(mgr);
+  else
+    logger.warn(
+      `${ANALYSIS_RUN_PLURAL}.${GROUP} is not installed: no analysis run is measured until the controller is restarted after kubectl apply -f crds/`,
+    );
   if (!served.analysis)
     logger.warn(
       `${ANALYSIS_PLURALS.map((p) => `${p}.${GROUP}`).join(', ')} are not installed: spec.analysis is ignored until the controller is restarted after kubectl apply -f crds/`,
@@ -443,14 +448,11 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     apiPort: servers.apiPort,
     webhookPort: webhook?.port,
     ready: () => mgr.ready(),
-    stop: () => {
-      // Measurements in flight end and are not counted (the next leader takes them again).
-      analysis?.stop();
-      return mgr
+    stop: () =>
+      mgr
         .stop()
         .then(() => done)
-        .catch(() => undefined);
-    },
+        .catch(() => undefined),
   };
 }
 

@@ -102,7 +102,24 @@ export { NODEROLL_FINALIZER, finalizersAfter, hasFinalizer, rollPass } from './n
 export type { RollPass, RollPassInput } from './noderoll/pass.ts';
 export type { SizedNode, SizedPod } from './noderoll/capacity.ts';
 export { semanticEqual } from './kubernetes/template.ts';
-export { isCompleted, measurementPhase, metricPhase, runPhase, terminating } from './analysis/assess.ts';
-export type { AnalysisPhase, MetricLimits } from './analysis/assess.ts';
+export { isCompleted, measurementPhase, metricPhase, runPhase, tally, terminating } from './analysis/assess.ts';
+export type { AnalysisPhase, MetricLimits, Tally } from './analysis/assess.ts';
 export { ABORT_ANNOTATION, RETRY_ANNOTATION, currentRun } from './analysis/rollout.ts';
-export { assessRun, dueMetrics, limitsOf, nextDue, recordMeasurement, stopping } from './analysis/measure.ts';
+export {
+  ERROR_RETRY_MS,
+  TERMINATED_MESSAGE,
+  assessRun,
+  dueAt,
+  dueMetrics,
+  limitsOf,
+  nextDue,
+  numericValue,
+  recordMeasurement,
+  resultOf,
+  retentionOf,
+  scheduleOf,
+  specError,
+  stopping,
+  tallyOf,
+} from './analysis/measure.ts';
+export type { Schedule } from './analysis/measure.ts';

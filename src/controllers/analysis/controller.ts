@@ -1,21 +1,23 @@
 // The analysis run controller, a reconciler on the manager (docs/semantics/analysis.md#a-run-over-time):
 // for each AnalysisRun, the engine says which metrics are due (engine/analysis/measure.ts); this
-// takes their measurements (the run's arguments resolved, Secrets read; providers/), judges each by
-// its conditions (api/conditions.ts) and writes the status back, guarded by its resourceVersion. State
-// lives only in the run's status: a measurement whose status write fails (409) was never counted and
-// is simply taken again, so a restarted controller or a new leader neither counts one twice nor
-// loses one.
+// takes their measurements (the run's arguments resolved, Secrets read at that moment; providers/),
+// judges each by its conditions (api/conditions.ts, the engine's measurementPhase), folds them into
+// the status with the engine's recordMeasurement and writes the status back, guarded by the
+// resourceVersion it was computed from. State lives only in the run's status: a measurement whose
+// status write fails (409) was never counted and is simply taken again, so a restarted controller or
+// a new leader neither counts one twice nor loses one.
 
 import type { AnalysisRun, Measurement, Metric } from '../../api/analysis.ts';
 import { RUN_DEPLOYMENT_LABEL } from '../../api/analysis.ts';
-import type { AnalysisRunSample } from '../../observe/metrics.ts';
 import { evaluateCondition } from '../../api/conditions.ts';
+import type { AnalysisRunSample } from '../../observe/metrics.ts';
 import { ANALYSIS_RUNS } from '../../kube/client.ts';
 import type { ResourceType } from '../../kube/client.ts';
 import { isKind } from '../../kube/errors.ts';
 import type { Logger } from '../../observe/logger.ts';
 import { register } from '../../manager/controller.ts';
 import type { Controller } from '../../manager/controller.ts';
+import type { EventRecorder } from '../../manager/events.ts';
 import type { Manager } from '../../manager/manager.ts';
 import { keyOf } from '../../manager/informer.ts';
 import type { Informer } from '../../manager/informer.ts';
@@ -24,8 +26,10 @@ import type { ReconcileResult } from '../../manager/workqueue.ts';
 import {
   assessRun,
   dueMetrics,
+  isCompleted,
   measurementPhase,
   nextDue,
+  numericValue,
   recordMeasurement,
   semanticEqual,
 } from '../../engine/index.ts';
@@ -38,33 +42,10 @@ export const ANALYSIS_CONTROLLER_NAME = 'analysis';
 const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
 
 export interface AnalysisControllerOptions {
-  /** Takes one measurement (default: the providers); tests script it. */
+  /** Takes one measurement (default: the providers, providers/index.ts); tests script it. */
   measure?: (input: MeasureInput) => Promise<ProviderResult>;
-  /** Measurements taken at once across runs (default 4). */
+  /** Runs measured at once (default 4); one run is never measured by two workers. */
   workers?: number;
-}
-
-/** What the metrics record of each measurement (observe/metrics.ts). */
-export interface MeasurementSample {
-  namespace: string;
-  run: string;
-  metric: string;
-  phase: string;
-  value?: string;
-}
-
-/** The first number of a measurement's value: a number, or a list's first element (JSON). */
-export function numericValue(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  let v: unknown = value;
-  try {
-    v = JSON.parse(value);
-  } catch {
-    // "NaN", "+Inf": not JSON
-  }
-  if (Array.isArray(v)) v = v[0];
-  const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v.replace(/^\+Inf$/, 'Infinity')) : Number.NaN;
-  return Number.isNaN(n) ? undefined : n;
 }
 
 /** A run as the pacer_analysis_* series show it (from its status). */
@@ -81,18 +62,25 @@ export function runSample(r: AnalysisRun): AnalysisRunSample {
   };
 }
 
+/** `{{args.NAME}}` as providers/args.ts reads it. */
+const ARG_REFERENCE = /\{\{\s*args\.([A-Za-z0-9_.-]+?)\s*\}\}/g;
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
 export class AnalysisRunController {
   readonly runs: Informer<AnalysisRun>;
   readonly controller: Controller;
   private readonly mgr: Manager;
+  private readonly recorder: EventRecorder;
   private readonly measure: (input: MeasureInput) => Promise<ProviderResult>;
-  /** Aborted on stop: a measurement in flight ends (and is not counted). */
-  private readonly stopping = new AbortController();
+  /** Aborted when this replica stops leading or stops: measurements in flight end, uncounted. */
+  private readonly leading = new AbortController();
 
   /** Registers the run controller with `mgr`: the runs' informer, its watch, queue and workers. */
   constructor(mgr: Manager, opts: AnalysisControllerOptions = {}) {
     this.mgr = mgr;
     this.measure = opts.measure ?? measureWithProviders;
+    this.recorder = mgr.eventRecorder();
     this.runs = mgr.informer<AnalysisRun>(ANALYSIS_RUNS);
     this.controller = register(mgr, {
       name: ANALYSIS_CONTROLLER_NAME,
@@ -100,38 +88,41 @@ export class AnalysisRunController {
       reconcile: (key, log, stats) => this.reconcile(key, log, stats),
       watches: [watch(this.runs, { on: ['add', 'update'], keys: ({ obj }) => [keyOf(obj)] })],
     });
+    // Stopped with the workers (leader-only runnables stop first): a provider's request in flight
+    // is aborted, so the pass ends without writing and the next leader takes that measurement.
+    mgr.add({
+      name: 'analysis-measurements',
+      needLeaderElection: true,
+      start: (signal) =>
+        new Promise<void>((resolve) => {
+          const stop = () => {
+            this.leading.abort();
+            resolve();
+          };
+          if (signal.aborted) stop();
+          else signal.addEventListener('abort', stop, { once: true });
+        }),
+    });
     mgr.metrics?.trackAnalysisRuns(() => this.runs.list().map(runSample));
-  }
-
-  /** Ends measurements in flight (the manager stops the workers). */
-  stop(): void {
-    this.stopping.abort();
   }
 
   private async reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult> {
     const cached = this.runs.get(key);
-    if (!cached) return {};
+    // Gone, or ended: nothing more to do, ever (a completed run is left alone).
+    if (!cached || isCompleted(cached.status?.phase ?? 'Pending')) return {};
     const now = this.mgr.clock.now();
-    let status = assessRun(cached, now);
-    let run: AnalysisRun = { ...cached, status };
+    let run: AnalysisRun = { ...cached, status: assessRun(cached, now) };
     const due = dueMetrics(run, now);
-    const taken: MeasurementSample[] = [];
-    for (const metric of due) {
-      const m = await this.take(run, metric);
-      status = recordMeasurement(run, metric, m, this.mgr.clock.now());
-      run = { ...run, status };
-      taken.push({
-        namespace: run.metadata.namespace ?? 'default',
-        run: run.metadata.name ?? '',
-        metric: metric.name,
-        phase: m.phase,
-        ...(m.value !== undefined ? { value: m.value } : {}),
-      });
-    }
-    // Stopped mid-measurement: nothing of this pass is counted.
-    if (this.stopping.signal.aborted) return {};
+    const taken = await Promise.all(due.map((m) => this.take(run, m)));
+    // Stopping: nothing of this pass is written or counted; the next leader measures again.
+    if (this.leading.signal.aborted) return {};
+    for (const [i, m] of taken.entries())
+      run = { ...run, status: recordMeasurement(run, due[i].name, m, this.mgr.clock.now()) };
+    const status = run.status!;
     if (!semanticEqual(status, cached.status ?? {})) {
       try {
+        // The status subresource, with the resourceVersion the pass read: a newer run (409) loses
+        // this pass's measurements, which the next pass takes again; none is counted twice.
         const written = await this.mgr.client.replace<AnalysisRun>(
           ANALYSIS_RUNS,
           run.metadata.namespace,
@@ -142,22 +133,40 @@ export class AnalysisRunController {
         this.runs.assume(written);
         stats.writes++;
       } catch (err) {
-        // A newer run (409) or none (404): what was measured is not counted; the next pass takes it again.
         if (isKind(err, 'Conflict')) return { requeue: true };
         if (isKind(err, 'NotFound')) return {};
         throw err;
       }
-      for (const t of taken) this.mgr.metrics?.observeMeasurement(t);
-      if (taken.length > 0)
-        log.info('measured', {
-          measurements: taken
-            .map((t) => `${t.metric}=${t.phase}${t.value !== undefined ? `(${t.value})` : ''}`)
-            .join(','),
-          phase: status.phase,
-        });
+      this.afterWrite(run, due, taken, cached, log);
     }
     const wait = nextDue(run, this.mgr.clock.now());
-    return wait === null ? {} : { requeueAfterMs: Math.max(wait, 50) };
+    return wait === null ? {} : { requeueAfterMs: Math.max(wait, 1) };
+  }
+
+  /** The metrics, the log line and the Event of a status that was stored. */
+  private afterWrite(run: AnalysisRun, due: Metric[], taken: Measurement[], before: AnalysisRun, log: Logger): void {
+    const namespace = run.metadata.namespace ?? 'default';
+    const name = run.metadata.name ?? '';
+    for (const [i, m] of taken.entries())
+      this.mgr.metrics?.observeMeasurement({ namespace, run: name, metric: due[i].name, phase: m.phase });
+    const status = run.status!;
+    if (taken.length > 0)
+      log.info('measured', {
+        measurements: taken
+          .map((m, i) => `${due[i].name}=${m.phase}${m.value !== undefined ? `(${m.value})` : ''}`)
+          .join(','),
+        phase: status.phase,
+      });
+    const phase = status.phase ?? 'Running';
+    if (isCompleted(phase) && phase !== before.status?.phase) {
+      const bad = phase === 'Failed' || phase === 'Error';
+      this.recorder.record(
+        run,
+        bad ? 'Warning' : 'Normal',
+        `AnalysisRun${phase}`,
+        `Analysis run ${phase}${status.message ? `: ${status.message}` : ''}`,
+      );
+    }
   }
 
   /** One measurement of `metric`: the provider's answer judged by the conditions, or an Error naming why. */
@@ -168,41 +177,41 @@ export class AnalysisRunController {
       startedAt,
       finishedAt: new Date(this.mgr.clock.now()).toISOString(),
     });
+    let answer: ProviderResult;
+    let resolved: Metric;
     try {
-      const args = await this.args(run);
-      const resolved = await this.withSecretHeaders(run, substituteArgs(metric, args));
-      const answer = await this.measure({
+      resolved = await this.withSecretHeaders(run, substituteArgs(metric, await this.args(run, metric)));
+      answer = await this.measure({
         metric: resolved,
         namespace: run.metadata.namespace ?? 'default',
-        signal: this.stopping.signal,
-      });
-      const success =
-        resolved.successCondition !== undefined
-          ? evaluateCondition(resolved.successCondition, answer.result)
-          : undefined;
-      const failure =
-        resolved.failureCondition !== undefined
-          ? evaluateCondition(resolved.failureCondition, answer.result)
-          : undefined;
-      return done({
-        phase: measurementPhase(success, failure),
-        value: answer.value,
-        ...(answer.metadata ? { metadata: answer.metadata } : {}),
+        signal: this.leading.signal,
       });
     } catch (err) {
-      return done({ phase: 'Error', message: err instanceof Error ? err.message : String(err) });
+      return done({ phase: 'Error', message: messageOf(err) });
+    }
+    const kept = { value: answer.value, ...(answer.metadata ? { metadata: answer.metadata } : {}) };
+    try {
+      const holds = (expr: string | undefined) =>
+        expr === undefined ? undefined : evaluateCondition(expr, answer.result);
+      return done({
+        phase: measurementPhase(holds(resolved.successCondition), holds(resolved.failureCondition)),
+        ...kept,
+      });
+    } catch (err) {
+      // A condition that cannot be evaluated for this result: an Error, with the value it was given.
+      return done({ phase: 'Error', message: messageOf(err), ...kept });
     }
   }
 
-  /** A Secret's key in the run's namespace, read now; an error names `what` needs it and why it failed. */
+  /** A Secret's key in the run's namespace, read now; an error names what needs it and why it failed. */
   private async secretValue(run: AnalysisRun, ref: { name: string; key: string }, what: string): Promise<string> {
-    let secret: { data?: Record<string, string> };
+    let secret: { data?: Record<string, string>; stringData?: Record<string, string> };
     try {
       secret = await this.mgr.client.get(SECRETS, run.metadata.namespace, ref.name);
     } catch (err) {
-      throw new Error(
-        `${what}: secret ${JSON.stringify(ref.name)}: ${err instanceof Error ? err.message : String(err)}`,
-      );
+      if (isKind(err, 'NotFound'))
+        throw new Error(`${what}: secret ${JSON.stringify(ref.name)} not found in namespace ${run.metadata.namespace}`);
+      throw new Error(`${what}: secret ${JSON.stringify(ref.name)}: ${messageOf(err)}`);
     }
     const v = secret.data?.[ref.key];
     if (v === undefined)
@@ -224,14 +233,19 @@ export class AnalysisRunController {
     return { ...metric, provider: { ...metric.provider, web: { ...web, headers } } };
   }
 
-  /** The run's arguments by name: values as given, Secrets' keys read now (never stored in the run). */
-  private async args(run: AnalysisRun): Promise<Record<string, string>> {
+  /**
+   * The run's arguments by name: values as given, and the Secrets' keys that `metric`'s provider
+   * refers to, read now (never stored in the run); an argument the metric does not use is not read.
+   */
+  private async args(run: AnalysisRun, metric: Metric): Promise<Record<string, string>> {
+    const used = new Set([...JSON.stringify(metric.provider).matchAll(ARG_REFERENCE)].map((m) => m[1]));
     const out: Record<string, string> = {};
     for (const a of run.spec.args ?? []) {
       if (a.value !== undefined) {
         out[a.name] = a.value;
         continue;
       }
+      if (!used.has(a.name)) continue;
       const ref = a.valueFrom?.secretKeyRef;
       if (!ref) throw new Error(`argument ${JSON.stringify(a.name)} has no value`);
       out[a.name] = await this.secretValue(run, ref, `argument ${JSON.stringify(a.name)}`);

@@ -35,13 +35,21 @@ export interface MetricLimits {
   inconclusiveLimit?: number;
   /** Errors in a row tolerated (default 4): one more makes it Error. */
   consecutiveErrorLimit?: number;
+  /**
+   * Successful measurements in a row that end the metric Successful (0 or none: off). With it,
+   * reaching `count` without such a streak ends the metric Inconclusive (Argo Rollouts 1.8).
+   */
+  consecutiveSuccessLimit?: number;
   /** Measurements to take (errors not counted); none: it measures until the run ends. */
   count?: number;
 }
 
 export const DEFAULT_CONSECUTIVE_ERROR_LIMIT = 4;
 
-/** The counts a metric's measurements add up to (errors are not counted towards `count`). */
+/**
+ * The counts a metric's measurements add up to (errors are not counted towards `count`). A run's
+ * status keeps them beside the measurements (measure.ts), since the retention limit trims the list.
+ */
 export interface Tally {
   count: number;
   successful: number;
@@ -50,15 +58,28 @@ export interface Tally {
   error: number;
   /** Errors since the last measurement that was not one. */
   consecutiveError: number;
+  /** Successful measurements since the last one that was not (an error breaks the streak too). */
+  consecutiveSuccess: number;
+  /** The latest measurement is still in flight (a Job that has not finished). */
+  inFlight?: boolean;
 }
 
-/** The counts of completed measurements, in the order they were taken (one in flight is left out). */
+/** The counts of measurements in the order they were taken (one in flight is not counted, only noted). */
 export function tally(phases: readonly AnalysisPhase[]): Tally {
-  const t: Tally = { count: 0, successful: 0, failed: 0, inconclusive: 0, error: 0, consecutiveError: 0 };
+  const t: Tally = {
+    count: 0,
+    successful: 0,
+    failed: 0,
+    inconclusive: 0,
+    error: 0,
+    consecutiveError: 0,
+    consecutiveSuccess: 0,
+  };
   for (const p of phases) {
     if (p === 'Error') {
       t.error++;
       t.consecutiveError++;
+      t.consecutiveSuccess = 0;
       continue;
     }
     if (p === 'Successful') t.successful++;
@@ -67,37 +88,30 @@ export function tally(phases: readonly AnalysisPhase[]): Tally {
     else continue;
     t.count++;
     t.consecutiveError = 0;
+    t.consecutiveSuccess = p === 'Successful' ? t.consecutiveSuccess + 1 : 0;
   }
+  if (phases.length > 0 && !isCompleted(phases[phases.length - 1])) t.inFlight = true;
   return t;
 }
 
 /**
- * A metric's phase from its measurements' phases (oldest first). `stopping`: the run is
- * stopping (asked to, or another metric has already ended it), so a metric that is still open ends
- * Successful. In order: no measurement yet is Pending; one in flight keeps it Running; more failures
- * than failureLimit is Failed, more inconclusive ones than inconclusiveLimit Inconclusive, more
- * errors in a row than consecutiveErrorLimit Error; `count` measurements taken is Successful (the
- * failures it tolerated included); else it is Running.
+ * A metric's phase from the counts of its measurements. `stopping`: the run is stopping (asked
+ * to, or another metric has already ended it), so a metric that is still open ends Successful. In
+ * order: one in flight keeps it Running; no measurement yet is Pending; more failures than
+ * failureLimit is Failed, more inconclusive ones than inconclusiveLimit Inconclusive, more errors
+ * in a row than consecutiveErrorLimit Error; consecutiveSuccessLimit successes in a row is
+ * Successful; `count` measurements taken is Successful (the failures it tolerated included), or
+ * Inconclusive when a consecutiveSuccessLimit was set and not reached; else it is Running.
  */
-export function metricPhase(
-  limits: MetricLimits,
-  measurements: readonly AnalysisPhase[],
-  stopping: boolean,
-): AnalysisPhase {
-  if (measurements.length > 0 && !isCompleted(measurements[measurements.length - 1])) return 'Running';
-  return metricPhaseOf(limits, tally(measurements), stopping);
-}
-
-/**
- * The same rules over the counts a run's status keeps (measure.ts): the kept measurements may be
- * fewer than were taken (measurementRetention), the counts never are.
- */
-export function metricPhaseOf(limits: MetricLimits, t: Tally, stopping: boolean): AnalysisPhase {
+export function metricPhase(limits: MetricLimits, t: Tally, stopping: boolean): AnalysisPhase {
+  if (t.inFlight) return 'Running';
   if (t.count + t.error === 0) return stopping ? 'Successful' : 'Pending';
   if (t.failed > (limits.failureLimit ?? 0)) return 'Failed';
   if (t.inconclusive > (limits.inconclusiveLimit ?? 0)) return 'Inconclusive';
   if (t.consecutiveError > (limits.consecutiveErrorLimit ?? DEFAULT_CONSECUTIVE_ERROR_LIMIT)) return 'Error';
-  if (limits.count !== undefined && t.count >= limits.count) return 'Successful';
+  const streak = limits.consecutiveSuccessLimit ?? 0;
+  if (streak > 0 && t.consecutiveSuccess >= streak) return 'Successful';
+  if (limits.count !== undefined && t.count >= limits.count) return streak > 0 ? 'Inconclusive' : 'Successful';
   return stopping ? 'Successful' : 'Running';
 }
 

@@ -1,7 +1,9 @@
 // A run over time (docs/semantics/analysis.md#a-run-over-time): when each metric's next measurement
-// is due, how a measurement is folded into the run's status (the counts kept beside the measurements,
+// is due, how a measurement is folded into the run's status (counts kept beside the measurements,
 // which the retention limit trims), and the run's phase, message and summaries. Pure: the run
-// controller (src/controllers/analysis/) takes the measurements and writes the status back.
+// controller (src/controllers/analysis/) takes the measurements and writes the status back; the
+// time is handed in. Argo Rollouts' rules (its analysis controller, analysis/analysis.go) except
+// where the docs say otherwise.
 
 import type {
   AnalysisPhase,
@@ -15,46 +17,111 @@ import type {
 import { DEFAULT_MEASUREMENT_RETENTION } from '../../api/analysis.ts';
 import { parseGoDuration } from '../../api/duration.ts';
 import type { IntOrString } from '../../api/types.ts';
-import { isCompleted, metricPhaseOf, runPhase, terminating } from './assess.ts';
 import type { MetricLimits, Tally } from './assess.ts';
+import { DEFAULT_CONSECUTIVE_ERROR_LIMIT, isCompleted, metricPhase, terminating, worst } from './assess.ts';
 
-/** An Error is measured again after the metric's interval, or after this long without one (Argo Rollouts' default). */
+/**
+ * How long after an Error a metric is measured again at the latest (Argo Rollouts'
+ * DefaultErrorRetryInterval), and the wait after a measurement of a metric with no interval.
+ */
 export const ERROR_RETRY_MS = 10_000;
 
-/** An IntOrString limit as a number (a `{{args.NAME}}` is replaced before the run is measured). */
-function intOf(v: IntOrString | undefined): number | undefined {
+/** A metric's schedule and limits, its `{{args.NAME}}` references replaced. */
+export interface Schedule extends MetricLimits {
+  /** Time between measurements; none: one measurement (count 1), unless count says more. */
+  intervalMs?: number;
+  /** Time from the run's start to the first measurement. */
+  initialDelayMs: number;
+}
+
+/** `{{args.NAME}}` as the whole of a field (the only form a number or a duration may take). */
+const WHOLE_ARG = /^\{\{\s*args\.([^{}\s]+)\s*\}\}$/;
+
+/** The value of `v`, a whole `{{args.NAME}}` replaced by the run's literal argument. */
+function argValue(run: AnalysisRun, v: string): string {
+  const ref = WHOLE_ARG.exec(v.trim());
+  if (!ref) return v;
+  const arg = run.spec.args?.find((a) => a.name === ref[1]);
+  if (arg?.value === undefined)
+    throw new Error(
+      arg
+        ? `argument ${JSON.stringify(ref[1])} is read from a Secret`
+        : `argument ${JSON.stringify(ref[1])} has no value`,
+    );
+  return arg.value;
+}
+
+function intField(run: AnalysisRun, v: IntOrString | undefined): number | undefined {
   if (v === undefined) return undefined;
-  const n = typeof v === 'number' ? v : Number.parseInt(v, 10);
-  return Number.isFinite(n) ? n : undefined;
+  const text = typeof v === 'number' ? String(v) : argValue(run, v);
+  if (!/^\s*\d+\s*$/.test(text)) throw new Error(`${JSON.stringify(text)} is not a whole number of at least 0`);
+  return Number.parseInt(text, 10);
 }
 
-/** A metric's limits; without an interval it takes one measurement (count 1), as Argo Rollouts does. */
-export function limitsOf(m: Metric): MetricLimits & { consecutiveSuccessLimit?: number } {
-  const count = intOf(m.count) ?? (m.interval ? undefined : 1);
-  const out: MetricLimits & { consecutiveSuccessLimit?: number } = {};
-  const failureLimit = intOf(m.failureLimit);
-  const inconclusiveLimit = intOf(m.inconclusiveLimit);
-  const consecutiveErrorLimit = intOf(m.consecutiveErrorLimit);
-  const consecutiveSuccessLimit = intOf(m.consecutiveSuccessLimit);
-  if (failureLimit !== undefined) out.failureLimit = failureLimit;
-  if (inconclusiveLimit !== undefined) out.inconclusiveLimit = inconclusiveLimit;
-  if (consecutiveErrorLimit !== undefined) out.consecutiveErrorLimit = consecutiveErrorLimit;
-  if (consecutiveSuccessLimit !== undefined) out.consecutiveSuccessLimit = consecutiveSuccessLimit;
-  if (count !== undefined) out.count = count;
-  return out;
+function durationField(run: AnalysisRun, v: string | undefined): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const ms = parseGoDuration(argValue(run, v));
+  if (ms < 0) throw new Error(`${JSON.stringify(v)} is negative`);
+  return ms;
 }
 
-const ms = (d: string | undefined): number => (d ? (parseGoDuration(d) ?? 0) : 0);
+/**
+ * The schedule and limits of the run's `i`-th metric, or why they cannot be read (a field path and
+ * the reason). Argo Rollouts' EffectiveCount: `count` as given (0 as none); without it, 1 when the
+ * metric has no interval, else none (it measures until the run ends).
+ */
+export function scheduleOf(run: AnalysisRun, i: number): Schedule | { error: string } {
+  const m = run.spec.metrics[i];
+  const s: Schedule = { initialDelayMs: 0 };
+  const fields: Array<[keyof Metric, (f: keyof Metric) => void]> = [
+    ['interval', (f) => (s.intervalMs = durationField(run, m[f] as string | undefined))],
+    ['initialDelay', (f) => (s.initialDelayMs = durationField(run, m[f] as string | undefined) ?? 0)],
+    ['count', (f) => (s.count = intField(run, m[f] as IntOrString | undefined) || undefined)],
+    ['failureLimit', (f) => (s.failureLimit = intField(run, m[f] as IntOrString | undefined))],
+    ['inconclusiveLimit', (f) => (s.inconclusiveLimit = intField(run, m[f] as IntOrString | undefined))],
+    ['consecutiveErrorLimit', (f) => (s.consecutiveErrorLimit = intField(run, m[f] as IntOrString | undefined))],
+    ['consecutiveSuccessLimit', (f) => (s.consecutiveSuccessLimit = intField(run, m[f] as IntOrString | undefined))],
+  ];
+  for (const [f, read] of fields) {
+    try {
+      read(f);
+    } catch (err) {
+      return {
+        error: `spec.metrics[${i}].${f}: Invalid value: ${JSON.stringify(m[f])}: ${(err as Error).message}`,
+      };
+    }
+  }
+  if (s.count === undefined && s.intervalMs === undefined) s.count = 1;
+  for (const k of Object.keys(s) as Array<keyof Schedule>) if (s[k] === undefined) delete s[k];
+  return s;
+}
 
-const time = (t: string | undefined): number => Date.parse(t ?? '');
+/**
+ * A metric's schedule and limits read on their own (a `{{args.NAME}}` in them is not resolved: it
+ * reads as absent); scheduleOf reads them in their run.
+ */
+export function limitsOf(metric: Metric): Schedule {
+  const s = scheduleOf({ metadata: {}, spec: { metrics: [metric], args: [] } }, 0);
+  return 'error' in s ? { initialDelayMs: 0, ...(metric.interval ? {} : { count: 1 }) } : s;
+}
 
-/** The result kept for `name`, if any. */
+/** The first metric whose schedule or limits cannot be read, as the run's message; undefined when all can. */
+export function specError(run: AnalysisRun): string | undefined {
+  for (let i = 0; i < run.spec.metrics.length; i++) {
+    const s = scheduleOf(run, i);
+    if ('error' in s) return `The run cannot measure: ${s.error}`;
+  }
+  return undefined;
+}
+
+/** The result kept for metric `name`, if any. */
 export function resultOf(status: AnalysisRunStatus | undefined, name: string): MetricResult | undefined {
   return status?.metricResults?.find((r) => r.name === name);
 }
 
-/** The counts a result keeps, as assess.ts reads them. */
-function tallyOf(r: MetricResult | undefined): Tally {
+/** The counts a result keeps, as assess.ts reads them (an in-flight measurement is the last kept one). */
+export function tallyOf(r: MetricResult | undefined): Tally {
+  const last = r?.measurements?.at(-1);
   return {
     count: r?.count ?? 0,
     successful: r?.successful ?? 0,
@@ -62,131 +129,62 @@ function tallyOf(r: MetricResult | undefined): Tally {
     inconclusive: r?.inconclusive ?? 0,
     error: r?.error ?? 0,
     consecutiveError: r?.consecutiveError ?? 0,
+    consecutiveSuccess: r?.consecutiveSuccess ?? 0,
+    ...(last && !isCompleted(last.phase) ? { inFlight: true } : {}),
   };
-}
-
-/** Whether the run takes no more measurements: asked to stop, or a metric already ended it badly. */
-export function stopping(run: AnalysisRun): boolean {
-  const phases = (run.status?.metricResults ?? []).filter((r) => !r.dryRun).map((r) => r.phase);
-  return run.spec.terminate === true || terminating(phases) || isCompleted(run.status?.phase ?? 'Pending');
-}
-
-/**
- * When `metric`'s next measurement is due (ms since the epoch), or undefined when it takes no more:
- * the first at the run's start plus initialDelay; the next at the last one's end plus the interval
- * (an Error: plus the interval, or ERROR_RETRY_MS without one).
- */
-export function dueAt(run: AnalysisRun, metric: Metric): number | undefined {
-  if (stopping(run)) return undefined;
-  const r = resultOf(run.status, metric.name);
-  if (r && isCompleted(r.phase)) return undefined;
-  const started = time(run.status?.startedAt);
-  if (Number.isNaN(started)) return undefined;
-  const last = r?.measurements?.at(-1);
-  if (!last) return started + ms(metric.initialDelay);
-  const end = time(last.finishedAt);
-  const after = Number.isNaN(end) ? started : end;
-  if (last.phase === 'Error') return after + (metric.interval ? ms(metric.interval) : ERROR_RETRY_MS);
-  return after + ms(metric.interval);
-}
-
-/** The metrics due at `now`, in the run's order. */
-export function dueMetrics(run: AnalysisRun, now: number): Metric[] {
-  return run.spec.metrics.filter((m) => {
-    const at = dueAt(run, m);
-    return at !== undefined && at <= now;
-  });
-}
-
-/** Milliseconds until the next measurement is due (0: now), or null when none is. */
-export function nextDue(run: AnalysisRun, now: number): number | null {
-  let next: number | null = null;
-  for (const m of run.spec.metrics) {
-    const at = dueAt(run, m);
-    if (at === undefined) continue;
-    const wait = Math.max(0, at - now);
-    next = next === null ? wait : Math.min(next, wait);
-  }
-  return next;
-}
-
-/** How many measurements of `name` the status keeps. */
-function retentionOf(run: AnalysisRun, name: string): number {
-  return run.spec.measurementRetention?.find((x) => x.metricName === name)?.limit ?? DEFAULT_MEASUREMENT_RETENTION;
 }
 
 const isDryRun = (run: AnalysisRun, name: string): boolean =>
   run.spec.dryRun?.some((x) => x.metricName === name) ?? false;
 
-/** A metric's phase from its counts, consecutiveSuccessLimit included (a streak that long ends it Successful). */
-function phaseOf(metric: Metric, r: MetricResult, stop: boolean): AnalysisPhase {
-  const limits = limitsOf(metric);
-  const phase = metricPhaseOf(limits, tallyOf(r), stop);
-  if (
-    phase === 'Running' &&
-    limits.consecutiveSuccessLimit !== undefined &&
-    (r.consecutiveSuccess ?? 0) >= limits.consecutiveSuccessLimit
-  )
-    return 'Successful';
-  return phase;
+/** How many measurements of `name` the status keeps (a limit of 0 or none: the default, 10). */
+export function retentionOf(run: AnalysisRun, name: string): number {
+  const limit = run.spec.measurementRetention?.find((x) => x.metricName === name)?.limit ?? 0;
+  return limit > 0 ? limit : DEFAULT_MEASUREMENT_RETENTION;
 }
 
-/** The words for a metric that ended badly: its counts against its limit, and its last value against its conditions. */
-function metricMessage(metric: Metric, r: MetricResult): string {
-  const limits = limitsOf(metric);
-  const last = r.measurements?.at(-1);
-  const against = [
-    metric.successCondition ? `successCondition ${JSON.stringify(metric.successCondition)}` : '',
-    metric.failureCondition ? `failureCondition ${JSON.stringify(metric.failureCondition)}` : '',
+const isBad = (p: AnalysisPhase): boolean => p === 'Failed' || p === 'Error' || p === 'Inconclusive';
+
+/**
+ * Whether the run takes no more measurements: it has ended, it was asked to stop (spec.terminate),
+ * or one of its metrics that counts (not a dry run) has already Failed, errored or been Inconclusive.
+ */
+export function stopping(run: AnalysisRun): boolean {
+  if (run.spec.terminate === true || isCompleted(run.status?.phase ?? 'Pending')) return true;
+  return terminating((run.status?.metricResults ?? []).filter((r) => !r.dryRun).map((r) => r.phase));
+}
+
+/** The conditions a metric's values are judged by, in words. */
+function conditionsOf(m: Metric): string {
+  return [
+    m.successCondition !== undefined ? `successCondition ${JSON.stringify(m.successCondition)}` : '',
+    m.failureCondition !== undefined ? `failureCondition ${JSON.stringify(m.failureCondition)}` : '',
   ]
     .filter(Boolean)
     .join(' and ');
-  let why: string;
-  if (r.phase === 'Failed')
-    why = `${r.failed} of ${r.count} measurements failed (failureLimit ${limits.failureLimit ?? 0})`;
-  else if (r.phase === 'Inconclusive')
-    why = `${r.inconclusive} of ${r.count} measurements were inconclusive (inconclusiveLimit ${limits.inconclusiveLimit ?? 0})`;
-  else
-    why = `${r.consecutiveError} errors in a row (consecutiveErrorLimit ${limits.consecutiveErrorLimit ?? 4})${last?.message ? `: ${last.message}` : ''}`;
-  const value =
-    last?.value !== undefined && r.phase !== 'Error'
-      ? `; last value ${last.value}${against ? ` against ${against}` : ''}`
-      : '';
-  return `metric ${JSON.stringify(metric.name)} assessed ${r.phase}: ${why}${value}`;
 }
 
 /**
- * The status with every metric's and the run's phase recomputed from the counts (the run's start
- * set if it has none), its message and summaries. Measuring stops once one metric ends the run.
+ * Why a metric ended Failed, Error or Inconclusive: its counts against the limit that ended it, then
+ * the last measurement's value against the conditions (for an Error, the last error instead).
  */
-export function assessRun(run: AnalysisRun, now: number): AnalysisRunStatus {
-  const status: AnalysisRunStatus = { ...run.status };
-  if (!status.startedAt) status.startedAt = new Date(now).toISOString();
-  const byName = new Map((status.metricResults ?? []).map((r) => [r.name, r]));
-  let results: MetricResult[] = run.spec.metrics.map(
-    (m) => byName.get(m.name) ?? { name: m.name, phase: 'Pending', ...(isDryRun(run, m.name) ? { dryRun: true } : {}) },
-  );
-  // Twice: once a metric ends the run badly, the others still open end (Successful) with it.
-  for (let i = 0; i < 2; i++) {
-    const stop = run.spec.terminate === true || terminating(results.filter((r) => !r.dryRun).map((r) => r.phase));
-    results = results.map((r, j) => {
-      const phase = phaseOf(run.spec.metrics[j], r, stop);
-      const next: MetricResult = { ...r, phase };
-      if (phase === 'Failed' || phase === 'Error' || phase === 'Inconclusive')
-        next.message = metricMessage(run.spec.metrics[j], next);
-      return next;
-    });
-  }
-  status.metricResults = results;
-  const counted = results.filter((r) => !r.dryRun);
-  status.phase = runPhase(counted.map((r) => r.phase));
-  const bad = counted.find((r) => r.phase === status.phase && r.message);
-  if (bad && isCompleted(status.phase) && status.phase !== 'Successful') status.message = bad.message;
-  else delete status.message;
-  status.runSummary = summary(counted);
-  const dry = results.filter((r) => r.dryRun);
-  if (dry.length > 0) status.dryRunSummary = summary(dry);
-  return status;
+function metricMessage(m: Metric, s: Schedule, r: MetricResult): string {
+  const t = tallyOf(r);
+  const last = r.measurements?.at(-1);
+  let why: string;
+  if (r.phase === 'Failed') why = `${t.failed} of ${t.count} measurements failed (failureLimit ${s.failureLimit ?? 0})`;
+  else if (r.phase === 'Error')
+    why = `${t.consecutiveError} errors in a row (consecutiveErrorLimit ${s.consecutiveErrorLimit ?? DEFAULT_CONSECUTIVE_ERROR_LIMIT})${last?.message ? `: ${last.message}` : ''}`;
+  else if (t.inconclusive > (s.inconclusiveLimit ?? 0))
+    why = `${t.inconclusive} of ${t.count} measurements were inconclusive (inconclusiveLimit ${s.inconclusiveLimit ?? 0})`;
+  else
+    why = `count ${s.count} reached without ${s.consecutiveSuccessLimit} successful measurements in a row (consecutiveSuccessLimit ${s.consecutiveSuccessLimit})`;
+  const against = conditionsOf(m);
+  const value =
+    r.phase !== 'Error' && last?.value !== undefined
+      ? `; last value ${last.value}${against ? ` against ${against}` : ''}`
+      : '';
+  return `metric ${JSON.stringify(m.name)} assessed ${r.phase}: ${why}${value}`;
 }
 
 function summary(results: readonly MetricResult[]): RunSummary {
@@ -200,34 +198,165 @@ function summary(results: readonly MetricResult[]): RunSummary {
   return s;
 }
 
+/** Pacer's message on a run that was asked to stop and ended Successful. */
+export const TERMINATED_MESSAGE = 'Run terminated (spec.terminate): the metrics still measuring ended Successful';
+
 /**
- * `m` taken for `metric`: appended (the oldest dropped past the retention limit) and counted, then
- * the run assessed again (assessRun).
+ * The run's status assessed at `now`: its start set if it has none (its first sight), each metric's
+ * phase from its counts (a metric that has ended keeps its phase), and the run's phase, message and
+ * summaries. A run that has ended is returned as it is. Once a metric that counts ends badly, the run
+ * stops: its metrics still open end Successful, so the run ends as that metric did. The run is
+ * Running while any metric (a dry run's included) is open, then as bad as its worst metric that
+ * counts (Successful when only dry runs are left).
  */
-export function recordMeasurement(run: AnalysisRun, metric: Metric, m: Measurement, now: number): AnalysisRunStatus {
-  const before = resultOf(run.status, metric.name) ?? { name: metric.name, phase: 'Pending' as AnalysisPhase };
-  const r: MetricResult = { ...before, phase: before.phase };
-  if (isDryRun(run, metric.name)) r.dryRun = true;
-  const kept = [...(before.measurements ?? []), m];
-  r.measurements = kept.slice(Math.max(0, kept.length - retentionOf(run, metric.name)));
-  const add = (k: 'count' | 'successful' | 'failed' | 'inconclusive' | 'error') => {
-    r[k] = (r[k] ?? 0) + 1;
+export function assessRun(run: AnalysisRun, now: number): AnalysisRunStatus {
+  const prior = run.status ?? {};
+  if (isCompleted(prior.phase ?? 'Pending')) return prior;
+  const status: AnalysisRunStatus = { ...prior, startedAt: prior.startedAt ?? new Date(now).toISOString() };
+  const metrics = run.spec.metrics;
+  const kept = metrics.map(
+    (m): MetricResult =>
+      resultOf(prior, m.name) ?? { name: m.name, phase: 'Pending', ...(isDryRun(run, m.name) ? { dryRun: true } : {}) },
+  );
+  const invalid = specError(run);
+  if (invalid !== undefined) {
+    // Argo Rollouts ends such a run Error at once ("Analysis spec invalid").
+    return { ...status, phase: 'Error', message: invalid, metricResults: kept };
+  }
+  const schedules = metrics.map((_, i) => scheduleOf(run, i) as Schedule);
+  const judge = (stop: boolean): MetricResult[] =>
+    kept.map((r, i) => {
+      if (isCompleted(r.phase)) return r;
+      const phase = metricPhase(schedules[i], tallyOf(r), stop);
+      const next: MetricResult = { ...r, phase };
+      if (isBad(phase)) next.message = metricMessage(metrics[i], schedules[i], next);
+      else delete next.message;
+      return next;
+    });
+  let results = judge(run.spec.terminate === true);
+  if (run.spec.terminate !== true && terminating(results.filter((r) => !r.dryRun).map((r) => r.phase)))
+    results = judge(true);
+  status.metricResults = results;
+  const counted = results.filter((r) => !r.dryRun);
+  const ended = results.every((r) => isCompleted(r.phase));
+  status.phase = !ended ? 'Running' : counted.map((r) => r.phase).reduce(worst, 'Successful');
+  const cause = isBad(status.phase) ? counted.find((r) => r.phase === status.phase) : undefined;
+  if (cause?.message) status.message = cause.message;
+  else if (status.phase === 'Successful' && run.spec.terminate === true) status.message = TERMINATED_MESSAGE;
+  else delete status.message;
+  status.runSummary = summary(counted);
+  const dry = results.filter((r) => r.dryRun);
+  if (dry.length > 0) status.dryRunSummary = summary(dry);
+  else delete status.dryRunSummary;
+  return status;
+}
+
+/**
+ * The status with `m`, a finished measurement of metric `name`, recorded at `now`: counted
+ * (Argo Rollouts' counters: an Error counts apart and breaks both streaks), appended, the oldest
+ * dropped past the retention limit, then the run assessed again. The counts, never the kept list,
+ * decide the phases. A metric or a run that has already ended takes no more measurements: it is
+ * returned unchanged.
+ */
+export function recordMeasurement(
+  run: AnalysisRun,
+  metric: Metric | string,
+  m: Measurement,
+  now: number,
+): AnalysisRunStatus {
+  const name = typeof metric === 'string' ? metric : metric.name;
+  const before = resultOf(run.status, name) ?? {
+    name,
+    phase: 'Pending' as AnalysisPhase,
+    ...(isDryRun(run, name) ? { dryRun: true } : {}),
   };
+  const ended = isCompleted(run.status?.phase ?? 'Pending') || isCompleted(before.phase);
+  if (ended || !isCompleted(m.phase) || !run.spec.metrics.some((x) => x.name === name)) return assessRun(run, now);
+  // Every counter is written once the first measurement is (0 included), so a reader sees them all.
+  const t = tallyOf(before);
   if (m.phase === 'Error') {
-    add('error');
-    r.consecutiveError = (r.consecutiveError ?? 0) + 1;
+    t.error++;
+    t.consecutiveError++;
+    t.consecutiveSuccess = 0;
   } else {
-    add('count');
-    r.consecutiveError = 0;
+    t.count++;
+    t.consecutiveError = 0;
     if (m.phase === 'Successful') {
-      add('successful');
-      r.consecutiveSuccess = (r.consecutiveSuccess ?? 0) + 1;
+      t.successful++;
+      t.consecutiveSuccess++;
     } else {
-      r.consecutiveSuccess = 0;
-      if (m.phase === 'Failed') add('failed');
-      else if (m.phase === 'Inconclusive') add('inconclusive');
+      if (m.phase === 'Failed') t.failed++;
+      else t.inconclusive++;
+      t.consecutiveSuccess = 0;
     }
   }
-  const results = [...(run.status?.metricResults ?? []).filter((x) => x.name !== metric.name), r];
-  return assessRun({ ...run, status: { ...run.status, metricResults: results } }, now);
+  const { inFlight: _, ...counts } = t;
+  const r: MetricResult = { ...before, ...counts };
+  const all = [...(before.measurements ?? []), m];
+  r.measurements = all.slice(Math.max(0, all.length - retentionOf(run, name)));
+  const others = (run.status?.metricResults ?? []).filter((x) => x.name !== name);
+  return assessRun({ ...run, status: { ...run.status, metricResults: [...others, r] } }, now);
+}
+
+/**
+ * When the run's `i`-th metric is next due (ms since the epoch), or undefined when it takes no more
+ * measurement (the run stopping or not started, the metric ended, its count reached, a measurement
+ * in flight): the first at the run's start plus initialDelay; after a measurement, its finishedAt
+ * plus the interval (ERROR_RETRY_MS without one); after an Error, plus the interval or
+ * ERROR_RETRY_MS, whichever is shorter.
+ */
+export function dueAt(run: AnalysisRun, metric: Metric | number): number | undefined {
+  const i = typeof metric === 'number' ? metric : run.spec.metrics.findIndex((x) => x.name === metric.name);
+  if (i < 0 || stopping(run)) return undefined;
+  const s = scheduleOf(run, i);
+  if ('error' in s) return undefined;
+  const r = resultOf(run.status, run.spec.metrics[i].name);
+  if (r && isCompleted(r.phase)) return undefined;
+  const started = Date.parse(run.status?.startedAt ?? '');
+  if (Number.isNaN(started)) return undefined;
+  const t = tallyOf(r);
+  if (t.inFlight || (s.count !== undefined && t.count >= s.count)) return undefined;
+  const last = r?.measurements?.at(-1);
+  if (!last) return started + s.initialDelayMs;
+  const end = Date.parse(last.finishedAt ?? last.startedAt ?? '');
+  const wait =
+    last.phase === 'Error'
+      ? Math.min(s.intervalMs ?? ERROR_RETRY_MS, ERROR_RETRY_MS)
+      : (s.intervalMs ?? ERROR_RETRY_MS);
+  return (Number.isNaN(end) ? started : end) + wait;
+}
+
+/** The metrics due at `now`, in the run's order. */
+export function dueMetrics(run: AnalysisRun, now: number): Metric[] {
+  return run.spec.metrics.filter((_, i) => {
+    const at = dueAt(run, i);
+    return at !== undefined && at <= now;
+  });
+}
+
+/** Milliseconds from `now` until the next measurement is due (0: one is due now), or null when none will be. */
+export function nextDue(run: AnalysisRun, now: number): number | null {
+  let next: number | null = null;
+  for (let i = 0; i < run.spec.metrics.length; i++) {
+    const at = dueAt(run, i);
+    if (at === undefined) continue;
+    const wait = Math.max(0, at - now);
+    next = next === null ? wait : Math.min(next, wait);
+  }
+  return next;
+}
+
+/**
+ * A measurement's value as one number, for the pacer_analysis_metric_value series: a number as
+ * the providers write it (`0.5`, `+Inf`, `-Inf`), or a list's first element (`[0.5,0.2]`); none for
+ * NaN, an empty list, or anything else (a web call's JSON object, a word).
+ */
+export function numericValue(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  let text = value.trim();
+  if (text.startsWith('[')) text = text.slice(1).split(/[,\]]/)[0].trim();
+  if (text === '+Inf' || text === 'Inf') return Number.POSITIVE_INFINITY;
+  if (text === '-Inf') return Number.NEGATIVE_INFINITY;
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text)) return undefined;
+  return Number(text);
 }

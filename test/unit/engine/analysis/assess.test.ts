@@ -52,12 +52,69 @@ describe('analysis: a metric from its measurements', () => {
     ['no count: runs until the run ends', {}, [S, S, S], false, 'Running'],
     ['no count, the run terminating: Successful', {}, [S, S, S], true, 'Successful'],
     ['a failure beyond the limit fails it even when count is reached', { count: 2 }, [S, F], false, 'Failed'],
+    // consecutiveSuccessLimit (Argo Rollouts 1.8, "ConsecutiveSuccessLimit and FailureLimit").
+    [
+      'consecutiveSuccessLimit 3: three successes in a row end it Successful',
+      { failureLimit: 1, consecutiveSuccessLimit: 3 },
+      [F, S, S, S],
+      false,
+      'Successful',
+    ],
+    [
+      'consecutiveSuccessLimit 3: two in a row go on',
+      { consecutiveSuccessLimit: 3, failureLimit: 1 },
+      [S, F, S, S],
+      false,
+      'Running',
+    ],
+    [
+      'consecutiveSuccessLimit: an error breaks the streak',
+      { consecutiveSuccessLimit: 2 },
+      [S, E, S],
+      false,
+      'Running',
+    ],
+    [
+      'consecutiveSuccessLimit: the streak ends it before count',
+      { count: 10, consecutiveSuccessLimit: 2 },
+      [S, S],
+      false,
+      'Successful',
+    ],
+    [
+      'consecutiveSuccessLimit not reached by count: Inconclusive',
+      { count: 4, failureLimit: 2, consecutiveSuccessLimit: 3 },
+      [S, F, S, S],
+      false,
+      'Inconclusive',
+    ],
+    [
+      'failureLimit still comes first with consecutiveSuccessLimit',
+      { failureLimit: 1, consecutiveSuccessLimit: 2 },
+      [F, S, F],
+      false,
+      'Failed',
+    ],
+    [
+      'consecutiveSuccessLimit 0 is off: count decides',
+      { count: 2, failureLimit: 1, consecutiveSuccessLimit: 0 },
+      [S, F],
+      false,
+      'Successful',
+    ],
+    [
+      'consecutiveSuccessLimit does not change a stop: Successful',
+      { consecutiveSuccessLimit: 3 },
+      [S],
+      true,
+      'Successful',
+    ],
   ];
   for (const [what, limits, measurements, term, want] of rows) {
-    it(what, () => expect(metricPhase(limits, measurements, term)).to.equal(want));
+    it(what, () => expect(metricPhase(limits, tally(measurements), term)).to.equal(want));
   }
 
-  it('tally: counts, errors apart, and the errors in a row since the last other outcome', () => {
+  it('tally: counts, errors apart, the errors and the successes in a row, one in flight noted', () => {
     expect(tally([S, E, F, E, E, I, R])).to.deep.equal({
       count: 3,
       successful: 1,
@@ -65,8 +122,19 @@ describe('analysis: a metric from its measurements', () => {
       inconclusive: 1,
       error: 3,
       consecutiveError: 0,
+      consecutiveSuccess: 0,
+      inFlight: true,
     });
-    expect(tally([S, E, E])).to.deep.include({ count: 1, error: 2, consecutiveError: 2 });
+    expect(tally([S, E, E])).to.deep.include({ count: 1, error: 2, consecutiveError: 2, consecutiveSuccess: 0 });
+    expect(tally([F, S, S])).to.deep.equal({
+      count: 3,
+      successful: 2,
+      failed: 1,
+      inconclusive: 0,
+      error: 0,
+      consecutiveError: 0,
+      consecutiveSuccess: 2,
+    });
   });
 });
 
