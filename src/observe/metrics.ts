@@ -84,7 +84,7 @@ export interface ControllerMetrics {
   trackFreeze(frozen: () => { reason: string } | undefined): void;
   /** A rollout ended. */
   observeRollout(result: RolloutResult, strategy: string, seconds: number | undefined): void;
-  /** Computes the pacer_analysis_run_phase and pacer_analysis_metric_* series from `list()` at every scrape. */
+  /** Computes pacer_analysis_runs, pacer_analysis_run_phase, pacer_analysis_metric_phase and pacer_analysis_metric_value from `list()` at every scrape. */
   trackAnalysisRuns(list: () => Iterable<AnalysisRunSample>): void;
   /** A measurement was taken and stored (pacer_analysis_measurements_total). */
   observeMeasurement(m: { namespace: string; run: string; metric: string; phase: string }): void;
@@ -521,7 +521,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
   });
   new Gauge({
     name: 'pacer_analysis_metric_value',
-    help: "The value of a metric's latest measurement (a list: its first element); absent while it has none.",
+    help: "The value of an AnalysisRun metric's latest measurement (a list: its first element); absent while it has none, or none that is a number.",
     labelNames: ['namespace', 'analysisrun', 'metric'],
     registers,
     collect() {
@@ -531,6 +531,24 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
           for (const m of r.metrics)
             if (m.value !== undefined)
               this.set({ namespace: r.namespace, analysisrun: r.name, metric: m.name }, m.value);
+    },
+  });
+  new Gauge({
+    name: 'pacer_analysis_runs',
+    help: 'AnalysisRuns by namespace and phase.',
+    labelNames: ['namespace', 'phase'],
+    registers,
+    collect() {
+      this.reset();
+      const n = new Map<string, { namespace: string; phase: string; count: number }>();
+      for (const list of runSources)
+        for (const r of list()) {
+          const k = `${r.namespace}/${r.phase}`;
+          const e = n.get(k) ?? { namespace: r.namespace, phase: r.phase, count: 0 };
+          e.count++;
+          n.set(k, e);
+        }
+      for (const e of n.values()) this.set({ namespace: e.namespace, phase: e.phase }, e.count);
     },
   });
   const measurementsTotal = new Counter({

@@ -12,6 +12,7 @@ import {
   WORKQUEUE_BUCKETS,
   RECONCILE_TIME_BUCKETS,
 } from '../../../src/observe/metrics.ts';
+import type { AnalysisRunSample } from '../../../src/observe/metrics.ts';
 import { parseExposition, samples, value } from '../../fixtures/prometheus.ts';
 
 async function scrape(m: ReturnType<typeof createMetrics>) {
@@ -333,6 +334,53 @@ describe('observe/metrics', () => {
     expect(
       value(s, 'pacer_rollout_duration_seconds_bucket', { strategy: 'Recreate', result: 'superseded', le: '5' }),
     ).to.equal(1);
+  });
+
+  it("pacer_analysis_*: runs by namespace and phase, each run's and metric's phase, the latest value, measurements by outcome", async () => {
+    const m = createMetrics({ defaultMetrics: false });
+    let runs: AnalysisRunSample[] = [
+      {
+        namespace: 'shop',
+        name: 'web-5d4f-1',
+        deployment: 'web',
+        phase: 'Failed',
+        metrics: [
+          { name: 'error-rate', phase: 'Failed', value: 0.12 },
+          { name: 'latency', phase: 'Successful' },
+        ],
+      },
+      { namespace: 'shop', name: 'web-5d4f-2', deployment: 'web', phase: 'Running', metrics: [] },
+      { namespace: 'shop', name: 'api-1b2c-1', deployment: 'api', phase: 'Running', metrics: [] },
+    ];
+    m.trackAnalysisRuns(() => runs);
+    m.observeMeasurement({ namespace: 'shop', run: 'web-5d4f-1', metric: 'error-rate', phase: 'Failed' });
+    m.observeMeasurement({ namespace: 'shop', run: 'web-5d4f-1', metric: 'error-rate', phase: 'Failed' });
+    m.observeMeasurement({ namespace: 'shop', run: 'web-5d4f-1', metric: 'error-rate', phase: 'Successful' });
+    const f = await families(m);
+    expect(f.get('pacer_analysis_runs')).to.equal('gauge');
+    expect(f.get('pacer_analysis_metric_value')).to.equal('gauge');
+    expect(f.get('pacer_analysis_measurements_total')).to.equal('counter');
+    let s = await scrape(m);
+    expect(value(s, 'pacer_analysis_runs', { namespace: 'shop', phase: 'Running' })).to.equal(2);
+    expect(value(s, 'pacer_analysis_runs', { namespace: 'shop', phase: 'Failed' })).to.equal(1);
+    const run = { namespace: 'shop', analysisrun: 'web-5d4f-1' };
+    expect(value(s, 'pacer_analysis_run_phase', { ...run, deployment: 'web', phase: 'Failed' })).to.equal(1);
+    expect(value(s, 'pacer_analysis_metric_phase', { ...run, metric: 'latency', phase: 'Successful' })).to.equal(1);
+    expect(value(s, 'pacer_analysis_metric_value', { ...run, metric: 'error-rate' })).to.equal(0.12);
+    expect(samples(s, 'pacer_analysis_metric_value'), 'a metric without a numeric value has none').to.have.length(1);
+    expect(value(s, 'pacer_analysis_measurements_total', { ...run, metric: 'error-rate', phase: 'Failed' })).to.equal(
+      2,
+    );
+    expect(
+      value(s, 'pacer_analysis_measurements_total', { ...run, metric: 'error-rate', phase: 'Successful' }),
+    ).to.equal(1);
+    runs = runs.slice(2);
+    s = await scrape(m);
+    expect(samples(s, 'pacer_analysis_runs')).to.deep.equal([
+      { name: 'pacer_analysis_runs', labels: { namespace: 'shop', phase: 'Running' }, value: 1 },
+    ]);
+    expect(samples(s, 'pacer_analysis_run_phase'), "a deleted run's series are gone").to.have.length(1);
+    expect(samples(s, 'pacer_analysis_metric_value')).to.deep.equal([]);
   });
 
   it('pacer_events_dropped_total: exported at 0, counts each Event the recorder dropped', async () => {
