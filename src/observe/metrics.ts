@@ -30,7 +30,7 @@ export type RolloutResult = (typeof ROLLOUT_RESULTS)[number];
 
 /**
  * Reasons exported as they are on pacer_deployment_status_condition; anything else becomes
- * "unknown" (kube-state-metrics' allow-list for Deployments, plus Pacer's InvalidSpec, plan and freeze reasons), which keeps
+ * "unknown" (kube-state-metrics' allow-list for Deployments, plus Pacer's InvalidSpec, plan, freeze and analysis reasons), which keeps
  * the label's cardinality bounded whatever a condition says.
  */
 export const CONDITION_REASONS = new Set([
@@ -50,6 +50,12 @@ export const CONDITION_REASONS = new Set([
   'PlanContinued',
   'Frozen',
   'FreezeLifted',
+  // Analysis (docs/semantics/analysis.md): the PacerAnalysisFailed alert reads AnalysisFailed.
+  'AnalysisFailed',
+  'AnalysisPaused',
+  'AnalysisInconclusive',
+  'AnalysisInvalid',
+  'AnalysisContinued',
   '',
 ]);
 /** kube-state-metrics writes one series per possible status, valued 1 for the current one. */

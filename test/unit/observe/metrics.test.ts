@@ -249,6 +249,11 @@ describe('observe/metrics', () => {
         web({ conditions: [{ type: 'InvalidSpec', status: 'True', reason: 'InvalidSpec' }] }),
         { reason: 'InvalidSpec' },
       ],
+      [
+        'AnalysisFailed is kept: the PacerAnalysisFailed alert selects it',
+        web({ conditions: [{ type: 'Progressing', status: 'False', reason: 'AnalysisFailed' }] }),
+        { reason: 'AnalysisFailed' },
+      ],
     ];
     for (const [name, d, want] of rows) {
       it(name, () => {
