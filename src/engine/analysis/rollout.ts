@@ -5,7 +5,9 @@
 // hold for a person (Pause, Inconclusive, an analysis that cannot be built), abort to the stable
 // revision, or roll the spec back to it. Pure: the pass (decide.ts) carries the verdict out.
 
-import type { AnalysisRun, DeploymentAnalysis, Metric, RunArgument } from '../../api/analysis.ts';
+import type { AnalysisRun, AnalysisTemplate, DeploymentAnalysis, Metric, RunArgument } from '../../api/analysis.ts';
+import { validateAnalysisTemplate } from '../../api/analysisvalidation.ts';
+import { formatFieldError } from '../../api/validation.ts';
 import {
   ANALYSIS_RUN_KIND,
   RUN_ATTEMPT_LABEL,
@@ -114,6 +116,19 @@ function fieldValue(d: Deployment, path: string): string | undefined {
   return undefined;
 }
 
+// A template is validated once per stored object (passes see the same object until it changes).
+const validatedTemplates = new WeakMap<AnalysisTemplate, string>();
+
+/** Why a stored template is invalid (its field errors, joined), or '' when it is valid. */
+function templateErrors(t: AnalysisTemplate): string {
+  let hit = validatedTemplates.get(t);
+  if (hit === undefined) {
+    hit = validateAnalysisTemplate(t).map(formatFieldError).join('; ');
+    validatedTemplates.set(t, hit);
+  }
+  return hit;
+}
+
 /** The run for the new revision `hash` (attempt `attempt`), or why it cannot be built (with field paths). */
 export function buildRun(
   d: Deployment,
@@ -131,10 +146,12 @@ export function buildRun(
   const retention: NonNullable<AnalysisRun['spec']['measurementRetention']> = [];
   for (const [i, { ref, template }] of inputs.templates.entries()) {
     const where = `spec.analysis.templates[${i}].templateName`;
-    if (!template) {
-      const kind = ref.clusterScope ? 'clusteranalysistemplates.pacer.dev' : 'analysistemplates.pacer.dev';
-      return { error: `${where}: Not found: ${kind} ${JSON.stringify(ref.templateName)}` };
-    }
+    const kind = ref.clusterScope ? 'clusteranalysistemplates.pacer.dev' : 'analysistemplates.pacer.dev';
+    if (!template) return { error: `${where}: Not found: ${kind} ${JSON.stringify(ref.templateName)}` };
+    // One the webhook did not see (it was down, or came later): reported here, nothing rolls out on it.
+    const invalid = templateErrors(template);
+    if (invalid)
+      return { error: `${where}: Invalid value: ${kind} ${JSON.stringify(ref.templateName)} is invalid: ${invalid}` };
     for (const m of template.spec?.metrics ?? []) {
       if (metrics.some((x) => x.name === m.name))
         return {

@@ -174,6 +174,18 @@ describe('engine/analysis/rollout: a rollout under analysis', () => {
     );
   });
 
+  it('a template the webhook did not see (a condition that does not compile) holds the rollout, naming the field', () => {
+    const broken: AnalysisTemplate = {
+      ...TEMPLATE,
+      spec: { ...TEMPLATE.spec, metrics: [{ ...TEMPLATE.spec.metrics[0], successCondition: 'result <' }] },
+    };
+    const dec = decide(withAnalysis({ stable: 'old', old: [4, 4], new: [0, 0], templates: [broken] }));
+    expect(summary(dec).filter((s) => s.startsWith('scale'))).to.deep.equal([]);
+    expect(progressing(dec)?.message).to.match(
+      /^The analysis cannot start: spec\.analysis\.templates\[0\]\.templateName: Invalid value: analysistemplates\.pacer\.dev "error-rate" is invalid: spec\.metrics\[0\]\.successCondition: Invalid value: "result <": /,
+    );
+  });
+
   it('an argument no one gives a value holds the rollout, naming the argument', () => {
     const a = { ...ANALYSIS, args: [ANALYSIS.args![1]] };
     const dec = decide(withAnalysis({ analysis: a, stable: 'old', old: [4, 4], new: [0, 0] }));
