@@ -210,16 +210,16 @@ function argNames(field: string, args: unknown[], errs: FieldError[]): Set<strin
   return names;
 }
 
+/** A value, when given, that must be one of `values` (NotSupported, listing them). */
+function oneOfValues(field: string, v: unknown, values: readonly string[], errs: FieldError[]): void {
+  if (given(v) && !(values as readonly unknown[]).includes(v))
+    errs.push({ field, type: 'NotSupported', value: v, detail: `supported values: ${quoted(values)}` });
+}
+
 /** valueFrom.podTemplateHashValue and valueFrom.fieldRef, the values a Deployment gives. */
 function deploymentValueFrom(field: string, from: Obj, errs: FieldError[]): void {
   const hash = from.podTemplateHashValue;
-  if (given(hash) && !(HASH_VALUES as readonly unknown[]).includes(hash))
-    errs.push({
-      field: `${field}.podTemplateHashValue`,
-      type: 'NotSupported',
-      value: hash,
-      detail: `supported values: ${quoted(HASH_VALUES)}`,
-    });
+  oneOfValues(`${field}.podTemplateHashValue`, hash, HASH_VALUES, errs);
   if (objectField(`${field}.fieldRef`, from.fieldRef, errs)) {
     const path = from.fieldRef.fieldPath;
     if (requiredString(`${field}.fieldRef.fieldPath`, path, errs, FIELD_PATHS) && !FIELD_PATH.test(path))
@@ -342,13 +342,7 @@ const METHODS = ['GET', 'POST', 'PUT'] as const;
 
 function web(field: string, w: Obj, errs: FieldError[]): void {
   httpURL(`${field}.url`, w.url, 'https://status.example.com/api/health', errs);
-  if (given(w.method) && !(METHODS as readonly unknown[]).includes(w.method))
-    errs.push({
-      field: `${field}.method`,
-      type: 'NotSupported',
-      value: w.method,
-      detail: `supported values: ${quoted(METHODS)}`,
-    });
+  oneOfValues(`${field}.method`, w.method, METHODS, errs);
   listField(`${field}.headers`, w.headers, errs).forEach((h, i) => {
     const at = `${field}.headers[${i}]`;
     if (!isObject(h)) {
@@ -620,13 +614,6 @@ export function validateDeploymentAnalysis(analysis: unknown, strategyType: unkn
   }
   startAfterAvailable(`${field}.startAfterAvailable`, analysis.startAfterAvailable, errs);
   duration(`${field}.postRollout`, analysis.postRollout, false, false, errs);
-  const onFailure = analysis.onFailure;
-  if (given(onFailure) && !(ON_FAILURE as readonly unknown[]).includes(onFailure))
-    errs.push({
-      field: `${field}.onFailure`,
-      type: 'NotSupported',
-      value: onFailure,
-      detail: `supported values: ${quoted(ON_FAILURE)}`,
-    });
+  oneOfValues(`${field}.onFailure`, analysis.onFailure, ON_FAILURE, errs);
   return errs;
 }

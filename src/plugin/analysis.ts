@@ -28,7 +28,7 @@ import { OBJECT_PREFIX, PluginError, RESOURCE, crdMissing } from './errors.ts';
 import { age, tabwrite } from './format.ts';
 import { ownedReplicaSets } from './history.ts';
 import type { Session } from './options.ts';
-import { crdInstalled, printData } from './options.ts';
+import { crdInstalled, printData, printList } from './options.ts';
 
 /** The AnalysisRun resource as kubectl names it in errors: `analysisruns.pacer.dev`. */
 export const RUN_RESOURCE = `${ANALYSIS_RUN_PLURAL}.${GROUP}`;
@@ -235,21 +235,7 @@ export async function runAnalysisList(
   o: { allNamespaces: boolean; output?: string; now?: () => number },
 ): Promise<number> {
   const list = await s.client.list<AnalysisRun>(ANALYSIS_RUNS, o.allNamespaces ? undefined : s.namespace);
-  if (o.output) {
-    printData(s.io, o.output, {
-      apiVersion: 'v1',
-      kind: 'List',
-      metadata: { resourceVersion: list.resourceVersion },
-      items: list.items,
-    });
-    return 0;
-  }
-  if (list.items.length === 0) {
-    s.io.stderr.write(o.allNamespaces ? 'No resources found\n' : `No resources found in ${s.namespace} namespace.\n`);
-    return 0;
-  }
-  s.io.stdout.write(runsTable(list.items, o.allNamespaces, (o.now ?? Date.now)()));
-  return 0;
+  return printList(s, list, o, (items) => runsTable(items, o.allNamespaces, (o.now ?? Date.now)()));
 }
 
 // ---------------------------------------------------------------------------------------------

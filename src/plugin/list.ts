@@ -6,7 +6,7 @@ import { strategyTypeOf } from '../api/strategies/index.ts';
 import { DEPLOYMENTS } from '../kube/client.ts';
 import { tabwrite } from './format.ts';
 import type { Session } from './options.ts';
-import { printData } from './options.ts';
+import { printList } from './options.ts';
 import { deploymentState } from './state.ts';
 
 /** The table for `items` (sorted by namespace, then name); `allNamespaces` adds NAMESPACE. */
@@ -34,19 +34,5 @@ export function listTable(items: readonly Deployment[], allNamespaces: boolean):
 
 export async function runList(s: Session, o: { allNamespaces: boolean; output?: string }): Promise<number> {
   const list = await s.client.list<Deployment>(DEPLOYMENTS, o.allNamespaces ? undefined : s.namespace);
-  if (o.output) {
-    printData(s.io, o.output, {
-      apiVersion: 'v1',
-      kind: 'List',
-      metadata: { resourceVersion: list.resourceVersion },
-      items: list.items,
-    });
-    return 0;
-  }
-  if (list.items.length === 0) {
-    s.io.stderr.write(o.allNamespaces ? 'No resources found\n' : `No resources found in ${s.namespace} namespace.\n`);
-    return 0;
-  }
-  s.io.stdout.write(listTable(list.items, o.allNamespaces));
-  return 0;
+  return printList(s, list, o, (items) => listTable(items, o.allNamespaces));
 }

@@ -105,6 +105,31 @@ export async function reportErrors(
   }
 }
 
+/**
+ * A list as `kubectl get` prints one: -o json|yaml as a v1 List, else `table(items)`, or kubectl's
+ * "No resources found" (on stderr) when it is empty.
+ */
+export function printList<T>(
+  s: Session,
+  list: { resourceVersion?: string; items: T[] },
+  o: { allNamespaces: boolean; output?: string },
+  table: (items: T[]) => string,
+): number {
+  if (o.output) {
+    printData(s.io, o.output, {
+      apiVersion: 'v1',
+      kind: 'List',
+      metadata: { resourceVersion: list.resourceVersion },
+      items: list.items,
+    });
+  } else if (list.items.length === 0) {
+    s.io.stderr.write(o.allNamespaces ? 'No resources found\n' : `No resources found in ${s.namespace} namespace.\n`);
+  } else {
+    s.io.stdout.write(table(list.items));
+  }
+  return 0;
+}
+
 /** Prints `obj` as -o json (kubectl: 4-space indent) or yaml. */
 export function printData(io: Streams, format: string, obj: unknown): void {
   if (format === 'json') io.stdout.write(`${JSON.stringify(obj, null, 4)}\n`);

@@ -75,11 +75,16 @@ export async function loadEngine(): Promise<Engine> {
 
 /** A container's restart count or waiting reason changed (what the analysis' pod check reads). */
 function containersChanged(old: Pod, pod: Pod): boolean {
-  const brief = (p: Pod) =>
-    ((p.status?.containerStatuses as Array<{ restartCount?: number; state?: { waiting?: { reason?: string } } }>) ?? [])
-      .map((c) => `${c.restartCount ?? 0}:${c.state?.waiting?.reason ?? ''}`)
-      .join(',');
-  return old.status?.containerStatuses !== pod.status?.containerStatuses && brief(old) !== brief(pod);
+  type Lite = { restartCount?: number; state?: { waiting?: { reason?: string } } };
+  const a = old.status?.containerStatuses as Lite[] | undefined;
+  const b = pod.status?.containerStatuses as Lite[] | undefined;
+  if (a === b) return false;
+  if (!a || !b || a.length !== b.length) return true;
+  // Every pod status update passes here: compared in place, nothing allocated.
+  for (let i = 0; i < a.length; i++)
+    if (a[i].restartCount !== b[i].restartCount || a[i].state?.waiting?.reason !== b[i].state?.waiting?.reason)
+      return true;
+  return false;
 }
 
 export class DeploymentController {
