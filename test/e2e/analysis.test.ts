@@ -66,7 +66,7 @@ for (const bed of BEDS)
     });
 
     /** The template and a Deployment `app` judged by it; minReadySeconds makes each new pod take 3 s. */
-    async function apply(app: string, image: string, onFailure: string): Promise<string> {
+    async function apply(app: string, image: string, onFailure: string, postRollout?: string): Promise<string> {
       const file = join(k.dir, `${app}.yaml`);
       await writeFile(
         file,
@@ -103,7 +103,7 @@ spec:
     templates: [{templateName: error-ratio}]
     args: [{name: app, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]
     onFailure: ${onFailure}
-`,
+${postRollout ? `    postRollout: ${postRollout}\n` : ''}`,
       );
       return ok(kubectl('apply', '-f', file));
     }
@@ -134,7 +134,9 @@ spec:
 
       it('revision 1 rolls out without analysis (nothing to compare with) and becomes the stable one', async () => {
         errors('web', 0.01);
-        await apply('web', 'nginx:1', 'Abort');
+        // Measured on for a minute after the rollout completes: a bad value that comes after a fast
+        // rollout (the real bed's may finish before two failures) still aborts it.
+        await apply('web', 'nginx:1', 'Abort', '60s');
         await eventually(
           'web complete with a stable revision',
           async () => (await jsonpath('pdeploy web', '{.status.stableRS}')) !== '',
