@@ -104,8 +104,11 @@ for (const bed of BEDS)
 
     it("hello then world: the trees move through the SDK's statuses, world waiting for hello, to the finished plan", async () => {
       // hello applied paused: no pod yet, so the plan is the SDK's initial one; resumed, it goes.
+      // hello-0 stays STARTING for 4 s (not the example's 1.5 s): a `kubectl pacer plan show` poll
+      // takes 1-3 s under load, and this test must see each status.
       const paused = await k.editedExample('hello-world.yaml', [
         ['  replicas: 1\n', '  replicas: 1\n  paused: true\n'],
+        ['sim.pacer.dev/start-delay-ms: "1500"', 'sim.pacer.dev/start-delay-ms: "4000"'],
       ]);
       expect(await ok(kubectl('apply', '-f', paused))).to.equal(
         'deployment.pacer.dev/hello created\ndeployment.pacer.dev/world created\n',
