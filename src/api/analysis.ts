@@ -34,6 +34,8 @@ export const RUN_DEPLOYMENT_LABEL = 'pacer.dev/deployment';
 export const RUN_TEMPLATE_HASH_LABEL = 'pacer.dev/pod-template-hash';
 /** Which run this is for that revision: 1, then one more for each `rollout retry`. */
 export const RUN_ATTEMPT_LABEL = 'pacer.dev/attempt';
+/** On the run of a canary step of the deploy plan: the step (1 for the first). */
+export const RUN_CANARY_STEP_LABEL = 'pacer.dev/canary-step';
 
 /** Argo Rollouts keeps this many measurements of each metric unless told otherwise. */
 export const DEFAULT_MEASUREMENT_RETENTION = 10;

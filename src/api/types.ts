@@ -320,6 +320,7 @@ export const ON_FAILURE = ['Abort', 'Rollback', 'Pause'] as const;
 export type OnFailure = (typeof ON_FAILURE)[number];
 
 export interface DeploymentAnalysis {
+  /** The background run's templates: it judges the new revision from startAfterAvailable to the end. */
   templates: AnalysisTemplateRef[];
   args?: DeploymentArgument[];
   /**
@@ -340,6 +341,17 @@ export interface DeploymentAnalysis {
    * revision as a failed run would. With it, `templates` may be empty.
    */
   podFailures?: PodFailureCheck;
+  /**
+   * A run at each canary step of the deploy plan (spec.plan.strategy serial-canary or
+   * parallel-canary): once the released canary pods are available, a run from these templates
+   * judges them, and a Successful one continues the next step as `kubectl pacer plan continue`
+   * would. Every metric needs a count (the run must end). With it, `templates` may be empty.
+   */
+  canarySteps?: CanaryStepAnalysis;
+}
+
+export interface CanaryStepAnalysis {
+  templates: AnalysisTemplateRef[];
 }
 
 export interface PodFailureCheck {

@@ -54,6 +54,8 @@ export interface AnalysisInputs {
   runs: AnalysisRun[];
   /** Each of spec.analysis.templates, with the template when it exists. */
   templates: Array<{ ref: AnalysisTemplateRef; template?: AnalysisTemplate }>;
+  /** Each of spec.analysis.canarySteps.templates, with the template when it exists. */
+  stepTemplates?: Array<{ ref: AnalysisTemplateRef; template?: AnalysisTemplate }>;
 }
 
 /** A write to an AnalysisRun. */

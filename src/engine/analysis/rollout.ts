@@ -5,19 +5,23 @@
 // hold for a person (Pause, Inconclusive, an analysis that cannot be built), abort to the stable
 // revision, or roll the spec back to it. Pure: the pass (decide.ts) carries the verdict out.
 
-import type { AnalysisRun, AnalysisTemplate, DeploymentAnalysis, Metric, RunArgument } from '../../api/analysis.ts';
-import { validateAnalysisTemplate } from '../../api/analysisvalidation.ts';
-import { formatFieldError } from '../../api/validation.ts';
+import type { AnalysisRun } from '../../api/analysis.ts';
 import {
-  ANALYSIS_RUN_KIND,
   RUN_ATTEMPT_LABEL,
+  RUN_CANARY_STEP_LABEL,
   RUN_DEPLOYMENT_LABEL,
   RUN_TEMPLATE_HASH_LABEL,
 } from '../../api/analysis.ts';
 import { parseGoDuration } from '../../api/duration.ts';
 import { scaledValue } from '../../api/intstr.ts';
-import type { Deployment, DeploymentStatus, PodFailureCheck, Pod, ReplicaSet } from '../../api/types.ts';
-import { API_VERSION } from '../../api/types.ts';
+import type {
+  Deployment,
+  DeploymentAnalysis,
+  DeploymentStatus,
+  PodFailureCheck,
+  Pod,
+  ReplicaSet,
+} from '../../api/types.ts';
 import { newControllerRef } from '../kubernetes/claim.ts';
 import {
   getCondition,
@@ -39,6 +43,7 @@ import { activeReplicaSets, availableReplicas, deploymentReplicas } from '../kub
 import type { PlanHold } from '../dcos/custom.ts';
 import type { AnalysisInputs, AnalysisRunWrite } from '../types.ts';
 import { isCompleted } from './assess.ts';
+import { runFromTemplates } from './build.ts';
 
 export type { AnalysisInputs, AnalysisRunWrite };
 
@@ -116,20 +121,11 @@ function fieldValue(d: Deployment, path: string): string | undefined {
   return undefined;
 }
 
-// A template is validated once per stored object (passes see the same object until it changes).
-const validatedTemplates = new WeakMap<AnalysisTemplate, string>();
-
-/** Why a stored template is invalid (its field errors, joined), or '' when it is valid. */
-function templateErrors(t: AnalysisTemplate): string {
-  let hit = validatedTemplates.get(t);
-  if (hit === undefined) {
-    hit = validateAnalysisTemplate(t).map(formatFieldError).join('; ');
-    validatedTemplates.set(t, hit);
-  }
-  return hit;
-}
-
-/** The run for the new revision `hash` (attempt `attempt`), or why it cannot be built (with field paths). */
+/**
+ * The run for the new revision `hash` (attempt `attempt`), or why it cannot be built (with field
+ * paths): the background run from spec.analysis.templates, or with `step` the run of that canary
+ * step from spec.analysis.canarySteps.templates (its metrics must end: each needs a count).
+ */
 export function buildRun(
   d: Deployment,
   inputs: AnalysisInputs,
@@ -137,32 +133,11 @@ export function buildRun(
   stable: string | undefined,
   revision: string | undefined,
   attempt: number,
+  step?: number,
 ): { run: AnalysisRun } | { error: string } {
   const a = d.spec.analysis;
   if (!a) return { error: 'spec.analysis: Required value' };
-  const metrics: Metric[] = [];
-  const args = new Map<string, RunArgument | { name: string }>();
-  const dryRun: NonNullable<AnalysisRun['spec']['dryRun']> = [];
-  const retention: NonNullable<AnalysisRun['spec']['measurementRetention']> = [];
-  for (const [i, { ref, template }] of inputs.templates.entries()) {
-    const where = `spec.analysis.templates[${i}].templateName`;
-    const kind = ref.clusterScope ? 'clusteranalysistemplates.pacer.dev' : 'analysistemplates.pacer.dev';
-    if (!template) return { error: `${where}: Not found: ${kind} ${JSON.stringify(ref.templateName)}` };
-    // One the webhook did not see (it was down, or came later): reported here, nothing rolls out on it.
-    const invalid = templateErrors(template);
-    if (invalid)
-      return { error: `${where}: Invalid value: ${kind} ${JSON.stringify(ref.templateName)} is invalid: ${invalid}` };
-    for (const m of template.spec?.metrics ?? []) {
-      if (metrics.some((x) => x.name === m.name))
-        return {
-          error: `${where}: Duplicate value: metric ${JSON.stringify(m.name)} of template ${JSON.stringify(ref.templateName)} is also in an earlier template`,
-        };
-      metrics.push(m);
-    }
-    for (const arg of template.spec?.args ?? []) if (!args.has(arg.name)) args.set(arg.name, arg);
-    dryRun.push(...(template.spec?.dryRun ?? []));
-    retention.push(...(template.spec?.measurementRetention ?? []));
-  }
+  const args: Array<{ name: string; value: string }> = [];
   for (const [i, given] of (a.args ?? []).entries()) {
     let value = given.value;
     const from = given.valueFrom;
@@ -173,42 +148,32 @@ export function buildRun(
       return {
         error: `spec.analysis.args[${i}].valueFrom: Invalid value: ${JSON.stringify(from)}: gives no value for argument ${JSON.stringify(given.name)}`,
       };
-    args.set(given.name, { name: given.name, value });
+    args.push({ name: given.name, value });
   }
-  const runArgs: RunArgument[] = [];
-  for (const arg of args.values()) {
-    const full = arg as RunArgument & { valueFrom?: { secretKeyRef?: { name: string; key: string } } };
-    if (full.value !== undefined) runArgs.push({ name: arg.name, value: full.value });
-    else if (full.valueFrom?.secretKeyRef)
-      runArgs.push({ name: arg.name, valueFrom: { secretKeyRef: full.valueFrom.secretKeyRef } });
-    else
-      return {
-        error: `spec.analysis.args: Required value: argument ${JSON.stringify(arg.name)} of the templates has no value`,
-      };
-  }
+  const list = step === undefined ? 'spec.analysis.templates' : 'spec.analysis.canarySteps.templates';
+  const templates = (step === undefined ? inputs.templates : (inputs.stepTemplates ?? [])).map((t, i) => ({
+    ...t,
+    field: `${list}[${i}].templateName`,
+  }));
   const name = d.metadata.name ?? '';
-  const run: AnalysisRun = {
-    apiVersion: API_VERSION,
-    kind: ANALYSIS_RUN_KIND,
+  return runFromTemplates({
+    templates,
+    args,
+    argsField: 'spec.analysis.args',
+    bounded: step !== undefined,
     metadata: {
-      name: `${name}-${hash}-${attempt}`,
+      name: step === undefined ? `${name}-${hash}-${attempt}` : `${name}-${hash}-step${step}-${attempt}`,
       namespace: d.metadata.namespace,
       labels: {
         [RUN_DEPLOYMENT_LABEL]: name,
         [RUN_TEMPLATE_HASH_LABEL]: hash,
         [RUN_ATTEMPT_LABEL]: String(attempt),
+        ...(step !== undefined ? { [RUN_CANARY_STEP_LABEL]: String(step) } : {}),
       },
       ...(revision !== undefined ? { annotations: { [REVISION_ANNOTATION]: revision } } : {}),
       ownerReferences: [newControllerRef(d)],
     },
-    spec: {
-      metrics,
-      ...(runArgs.length > 0 ? { args: runArgs } : {}),
-      ...(dryRun.length > 0 ? { dryRun } : {}),
-      ...(retention.length > 0 ? { measurementRetention: retention } : {}),
-    },
-  };
-  return { run };
+  });
 }
 
 /** Waiting reasons that mean the kubelet backs off: the container will not start as it is. */
