@@ -554,26 +554,11 @@ function startAfterAvailable(field: string, v: unknown, errs: FieldError[]): voi
     errs.push({ field, type: 'Invalid', value: v, detail: 'must be between 0% and 100%' });
 }
 
-/** spec.analysis of a Deployment whose strategy is `strategyType` (defaults applied): what validateDeployment calls. */
-export function validateDeploymentAnalysis(analysis: unknown, strategyType: unknown): FieldError[] {
-  const field = 'spec.analysis';
-  const errs: FieldError[] = [];
-  if (!objectField(field, analysis, errs)) return errs;
-  // An unknown type is spec.strategy's error, not this one's.
-  if (strategyRules(strategyType ?? DEFAULT_STRATEGY_TYPE)?.gradual === false)
-    errs.push({ field, type: 'Forbidden', detail: GRADUAL });
-
-  // The pod check alone is an analysis too (no metrics); without it, a template is needed.
-  const templates = analysis.templates;
-  if (!given(analysis.podFailures) && (!given(templates) || (Array.isArray(templates) && templates.length === 0)))
-    errs.push({
-      field: `${field}.templates`,
-      type: 'Required',
-      detail: 'at least one AnalysisTemplate, unless podFailures is set',
-    });
+/** A list of template references: each an object with a templateName (a DNS subdomain), none twice. */
+function templateRefs(field: string, list: unknown, errs: FieldError[]): void {
   const seen = new Set<string>();
-  listField(`${field}.templates`, templates, errs).forEach((t, i) => {
-    const at = `${field}.templates[${i}]`;
+  listField(field, list, errs).forEach((t, i) => {
+    const at = `${field}[${i}]`;
     if (!isObject(t)) {
       errs.push(typeError(at, t, 'object'));
       return;
@@ -587,6 +572,47 @@ export function validateDeploymentAnalysis(analysis: unknown, strategyType: unkn
     if (seen.has(key)) errs.push({ field: `${at}.templateName`, type: 'Duplicate', value: t.templateName, detail: '' });
     seen.add(key);
   });
+}
+
+/** spec.analysis of a Deployment whose strategy is `strategyType` (defaults applied): what validateDeployment calls. */
+export function validateDeploymentAnalysis(
+  analysis: unknown,
+  strategyType: unknown,
+  planStrategy?: unknown,
+): FieldError[] {
+  const field = 'spec.analysis';
+  const errs: FieldError[] = [];
+  if (!objectField(field, analysis, errs)) return errs;
+  // An unknown type is spec.strategy's error, not this one's.
+  if (strategyRules(strategyType ?? DEFAULT_STRATEGY_TYPE)?.gradual === false)
+    errs.push({ field, type: 'Forbidden', detail: GRADUAL });
+
+  // The pod check alone is an analysis too (no metrics), as are the canary steps' runs alone;
+  // without either, a template is needed.
+  const templates = analysis.templates;
+  if (
+    !given(analysis.podFailures) &&
+    !given(analysis.canarySteps) &&
+    (!given(templates) || (Array.isArray(templates) && templates.length === 0))
+  )
+    errs.push({
+      field: `${field}.templates`,
+      type: 'Required',
+      detail: 'at least one AnalysisTemplate, unless podFailures or canarySteps is set',
+    });
+  templateRefs(`${field}.templates`, templates, errs);
+  if (objectField(`${field}.canarySteps`, analysis.canarySteps, errs)) {
+    const steps = analysis.canarySteps;
+    if (!given(steps.templates) || (Array.isArray(steps.templates) && steps.templates.length === 0))
+      errs.push({ field: `${field}.canarySteps.templates`, type: 'Required', detail: 'at least one AnalysisTemplate' });
+    templateRefs(`${field}.canarySteps.templates`, steps.templates, errs);
+    if (typeof planStrategy !== 'string' || !planStrategy.endsWith('-canary'))
+      errs.push({
+        field: `${field}.canarySteps`,
+        type: 'Forbidden',
+        detail: `only with a canary phase strategy (spec.plan.strategy serial-canary or parallel-canary), not ${JSON.stringify(planStrategy ?? 'parallel')}`,
+      });
+  }
 
   const args = listField(`${field}.args`, analysis.args, errs);
   argNames(`${field}.args`, args, errs);

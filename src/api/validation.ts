@@ -360,7 +360,7 @@ export function validateDeployment(d: Deployment, old?: Deployment): FieldError[
   errs.push(...validateDependencies(spec.dependencies));
   errs.push(...validatePlanSpec(spec.plan));
   if (spec.analysis !== undefined && spec.analysis !== null)
-    errs.push(...validateDeploymentAnalysis(spec.analysis, spec.strategy?.type));
+    errs.push(...validateDeploymentAnalysis(spec.analysis, spec.strategy?.type, spec.plan?.strategy));
 
   // Update only: apps/v1 freezes the selector once the Deployment exists.
   if (old && !sameSelector(selector, old.spec?.selector ?? undefined)) {

@@ -27,6 +27,7 @@ import { startPass } from './kubernetes/pass.ts';
 import type { DecisionPass } from './kubernetes/pass.ts';
 import { limitsOf } from './fenceposts.ts';
 import { customPlanHold } from './dcos/custom.ts';
+import { PLAN_STATE_ANNOTATION } from './dcos/gate.ts';
 import { getAllReplicaSetsAndSyncRevision, templateHash } from './kubernetes/newreplicaset.ts';
 import { checkDependencies, withDependentsFinalizer } from './marathon/dependencies.ts';
 import { checkPausedConditions, deploymentComplete, hasProgressDeadline } from './kubernetes/progress.ts';
@@ -146,8 +147,15 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
   const hold =
     (plans && customPlanHold(d, plans.plans, (name) => plans.deployments.find((x) => x.metadata.name === name))) ??
     verdict.hold;
+  // A canary step the analysis continues (analysis/canary.ts) is released in this very pass, and
+  // its phase state written with the Deployment as `kubectl pacer plan continue` writes it.
+  const dp = verdict.planState === undefined ? d : withPlanState(d, verdict.planState);
   // What the strategy and the gates allow, resolved once for the whole pass (limits.ts).
-  const pass = startPass(d, [...claim.owned], snapshot.replicaSets, snapshot.pods, snapshot.now, limitsOf(d, hold));
+  const pass = startPass(dp, [...claim.owned], snapshot.replicaSets, snapshot.pods, snapshot.now, limitsOf(dp, hold));
+  if (dp !== d) {
+    pass.annotations = { ...pass.annotations }; // a new object: finish() writes the Deployment
+    if (verdict.event) pass.deploymentUpdateEvent = verdict.event;
+  }
   removeCondition(pass.status, INVALID_SPEC);
   for (const rs of claim.writes) {
     pass.actions.push({ verb: 'update', kind: 'ReplicaSet', name: rs.metadata.name ?? '', object: rs });
@@ -163,6 +171,13 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
     if (!pass.aborted) analysisWrites(pass, verdict);
   }
   return finish(pass, snapshot, pass.rss, claim.released);
+}
+
+function withPlanState(d: Deployment, planState: string): Deployment {
+  return {
+    ...d,
+    metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, [PLAN_STATE_ANNOTATION]: planState } },
+  };
 }
 
 /** Without spec.analysis: nothing to judge. */

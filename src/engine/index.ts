@@ -104,7 +104,7 @@ export type { SizedNode, SizedPod } from './noderoll/capacity.ts';
 export { semanticEqual } from './kubernetes/template.ts';
 export { isCompleted, measurementPhase, metricPhase, runPhase, tally, terminating } from './analysis/assess.ts';
 export type { AnalysisPhase, MetricLimits, Tally } from './analysis/assess.ts';
-export { ABORT_ANNOTATION, RETRY_ANNOTATION, currentRun } from './analysis/rollout.ts';
+export { ABORT_ANNOTATION, RETRY_ANNOTATION, currentRun, stepOf } from './analysis/runs.ts';
 export {
   ERROR_RETRY_MS,
   TERMINATED_MESSAGE,

@@ -58,12 +58,14 @@ export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number
   if (freeze) snapshot.freeze = freeze;
   const analysis = d.spec?.analysis;
   if (analysis) {
+    const found = (ref: AnalysisTemplateRef) => {
+      const template = source.analysisTemplate?.(ns, ref);
+      return template ? { ref, template } : { ref };
+    };
     snapshot.analysis = {
       runs: (source.analysisRuns?.(ns) ?? []).filter((r) => uid !== undefined && controllerOf(r)?.uid === uid),
-      templates: (analysis.templates ?? []).map((ref) => {
-        const template = source.analysisTemplate?.(ns, ref);
-        return template ? { ref, template } : { ref };
-      }),
+      templates: (analysis.templates ?? []).map(found),
+      ...(analysis.canarySteps ? { stepTemplates: (analysis.canarySteps.templates ?? []).map(found) } : {}),
     };
   }
 

@@ -55,6 +55,7 @@ export const CONDITION_REASONS = new Set([
   'AnalysisPaused',
   'AnalysisInconclusive',
   'AnalysisInvalid',
+  'AnalysisRunning',
   'AnalysisContinued',
   '',
 ]);

@@ -19,6 +19,7 @@ import {
   RETRY_ANNOTATION,
   REVISION_ANNOTATION,
   currentRun,
+  stepOf,
   isCompleted,
   newReplicaSetOf,
 } from '../engine/index.ts';
@@ -115,11 +116,21 @@ export function retryPatch(
   const name = d.metadata.name ?? '';
   const a = d.spec.analysis;
   if (!a) throw new PluginError(ANALYSIS_MESSAGES.noAnalysis(name, 'retry'));
-  if ((a.templates ?? []).length === 0) throw new PluginError(ANALYSIS_MESSAGES.noTemplates(name));
+  if ((a.templates ?? []).length === 0 && !a.canarySteps) throw new PluginError(ANALYSIS_MESSAGES.noTemplates(name));
   const revision = newRevision(d, rss);
   if (!revision) throw new PluginError(ANALYSIS_MESSAGES.noRevision(name, 'retry'));
   const retried = d.metadata.annotations?.[RETRY_ANNOTATION];
-  const run = currentRun(runs, revision.hash, retried);
+  // The background run, and each canary step's (analysis/canary.ts): the one that ended badly is retried.
+  const steps = [
+    ...new Set(
+      runs
+        .filter((r) => r.metadata.labels?.[RUN_TEMPLATE_HASH_LABEL] === revision.hash)
+        .flatMap((r) => stepOf(r) ?? []),
+    ),
+  ].sort((x, y) => x - y);
+  const current = [undefined, ...steps].flatMap((step) => currentRun(runs, revision.hash, retried, step) ?? []);
+  const bad = current.filter((r) => isCompleted(phaseOf(r)) && phaseOf(r) !== 'Successful');
+  const run = bad.at(-1) ?? current.find((r) => stepOf(r) === undefined) ?? current.at(-1);
   if (!run) {
     if (
       retried !== undefined &&

@@ -203,7 +203,9 @@ export class DeploymentController {
     return this.deployments
       .list(clusterScope ? undefined : t.metadata.namespace)
       .filter((d) =>
-        d.spec?.analysis?.templates?.some((r) => r.templateName === name && (r.clusterScope ?? false) === clusterScope),
+        [...(d.spec?.analysis?.templates ?? []), ...(d.spec?.analysis?.canarySteps?.templates ?? [])].some(
+          (r) => r.templateName === name && (r.clusterScope ?? false) === clusterScope,
+        ),
       )
       .map(keyOf);
   }

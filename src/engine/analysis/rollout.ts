@@ -6,12 +6,6 @@
 // revision, or roll the spec back to it. Pure: the pass (decide.ts) carries the verdict out.
 
 import type { AnalysisRun } from '../../api/analysis.ts';
-import {
-  RUN_ATTEMPT_LABEL,
-  RUN_CANARY_STEP_LABEL,
-  RUN_DEPLOYMENT_LABEL,
-  RUN_TEMPLATE_HASH_LABEL,
-} from '../../api/analysis.ts';
 import { parseGoDuration } from '../../api/duration.ts';
 import { scaledValue } from '../../api/intstr.ts';
 import type {
@@ -22,7 +16,6 @@ import type {
   Pod,
   ReplicaSet,
 } from '../../api/types.ts';
-import { newControllerRef } from '../kubernetes/claim.ts';
 import {
   getCondition,
   newCondition,
@@ -41,9 +34,10 @@ import { POD_TEMPLATE_HASH_LABEL } from '../kubernetes/hash.ts';
 import { REVISION_ANNOTATION, revisionOf } from '../kubernetes/annotations.ts';
 import { activeReplicaSets, availableReplicas, deploymentReplicas } from '../kubernetes/replicasets.ts';
 import type { PlanHold } from '../dcos/custom.ts';
-import type { AnalysisInputs, AnalysisRunWrite } from '../types.ts';
+import type { AnalysisInputs, AnalysisRunWrite, EventRecord } from '../types.ts';
+import { type CanaryStepVerdict, canaryStepVerdict } from './canary.ts';
 import { isCompleted } from './assess.ts';
-import { runFromTemplates } from './build.ts';
+import { ABORT_ANNOTATION, buildRun, currentRun, hashOf, nextAttempt, RETRY_ANNOTATION } from './runs.ts';
 
 export type { AnalysisInputs, AnalysisRunWrite };
 
@@ -61,43 +55,10 @@ export interface AnalysisVerdict {
   run?: AnalysisRun;
   /** The built-in pod check failed the new revision (kept in status.abortedRS). */
   podCheckFailed?: boolean;
-}
-
-const hashOf = (rs: ReplicaSet | undefined) => rs?.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
-
-const attemptOf = (r: AnalysisRun) => Number.parseInt(r.metadata.labels?.[RUN_ATTEMPT_LABEL] ?? '0', 10) || 0;
-
-/** `kubectl pacer rollout retry`: the name of the run retried (that run and the ones before it no longer count). */
-export const RETRY_ANNOTATION = 'pacer.dev/analysis-retry';
-/** `kubectl pacer rollout abort`: the pod-template-hash of the revision a person aborted. */
-export const ABORT_ANNOTATION = 'pacer.dev/abort';
-
-/** The runs that judge the revision with pod-template-hash `hash`. */
-function runsFor(runs: readonly AnalysisRun[], hash: string): AnalysisRun[] {
-  return runs.filter((r) => r.metadata.labels?.[RUN_TEMPLATE_HASH_LABEL] === hash);
-}
-
-/**
- * The run that judges the revision with pod-template-hash `hash`: the latest attempt, unless it (or
- * a later one) was retried (`retried`: the run named by the retry annotation): then none until the
- * next attempt starts.
- */
-export function currentRun(
-  runs: readonly AnalysisRun[],
-  hash: string | undefined,
-  retried?: string,
-): AnalysisRun | undefined {
-  if (hash === undefined) return undefined;
-  const mine = runsFor(runs, hash);
-  const gone = mine.find((r) => r.metadata.name === retried);
-  let best: AnalysisRun | undefined;
-  for (const r of mine) if (!best || attemptOf(r) > attemptOf(best)) best = r;
-  return best && gone && attemptOf(best) <= attemptOf(gone) ? undefined : best;
-}
-
-/** The attempt the next run of revision `hash` takes: one more than the latest (1 for the first). */
-function nextAttempt(runs: readonly AnalysisRun[], hash: string): number {
-  return runsFor(runs, hash).reduce((n, r) => Math.max(n, attemptOf(r)), 0) + 1;
+  /** A canary step's run succeeded: the phase state (pacer.dev/plan-state) that continues it (canary.ts). */
+  planState?: string;
+  /** Recorded with the Deployment's update that writes planState. */
+  event?: EventRecord;
 }
 
 /** The new available replicas after which the run starts: startAfterAvailable of spec.replicas (default 1), at least 1. */
@@ -110,70 +71,6 @@ export function startThreshold(a: DeploymentAnalysis, replicas: number): number 
     n = 1; // validation refuses such a value first
   }
   return Math.max(1, Math.min(n, replicas));
-}
-
-/** A Deployment's field for an argument's fieldRef (validation admits only these paths). */
-function fieldValue(d: Deployment, path: string): string | undefined {
-  if (path === 'metadata.name') return d.metadata.name;
-  if (path === 'metadata.namespace') return d.metadata.namespace ?? 'default';
-  const m = /^metadata\.(labels|annotations)\['([^']*)'\]$/.exec(path);
-  if (m) return (m[1] === 'labels' ? d.metadata.labels : d.metadata.annotations)?.[m[2]];
-  return undefined;
-}
-
-/**
- * The run for the new revision `hash` (attempt `attempt`), or why it cannot be built (with field
- * paths): the background run from spec.analysis.templates, or with `step` the run of that canary
- * step from spec.analysis.canarySteps.templates (its metrics must end: each needs a count).
- */
-export function buildRun(
-  d: Deployment,
-  inputs: AnalysisInputs,
-  hash: string,
-  stable: string | undefined,
-  revision: string | undefined,
-  attempt: number,
-  step?: number,
-): { run: AnalysisRun } | { error: string } {
-  const a = d.spec.analysis;
-  if (!a) return { error: 'spec.analysis: Required value' };
-  const args: Array<{ name: string; value: string }> = [];
-  for (const [i, given] of (a.args ?? []).entries()) {
-    let value = given.value;
-    const from = given.valueFrom;
-    if (from?.podTemplateHashValue === 'Latest') value = hash;
-    else if (from?.podTemplateHashValue === 'Stable') value = stable;
-    else if (from?.fieldRef) value = fieldValue(d, from.fieldRef.fieldPath);
-    if (value === undefined)
-      return {
-        error: `spec.analysis.args[${i}].valueFrom: Invalid value: ${JSON.stringify(from)}: gives no value for argument ${JSON.stringify(given.name)}`,
-      };
-    args.push({ name: given.name, value });
-  }
-  const list = step === undefined ? 'spec.analysis.templates' : 'spec.analysis.canarySteps.templates';
-  const templates = (step === undefined ? inputs.templates : (inputs.stepTemplates ?? [])).map((t, i) => ({
-    ...t,
-    field: `${list}[${i}].templateName`,
-  }));
-  const name = d.metadata.name ?? '';
-  return runFromTemplates({
-    templates,
-    args,
-    argsField: 'spec.analysis.args',
-    bounded: step !== undefined,
-    metadata: {
-      name: step === undefined ? `${name}-${hash}-${attempt}` : `${name}-${hash}-step${step}-${attempt}`,
-      namespace: d.metadata.namespace,
-      labels: {
-        [RUN_DEPLOYMENT_LABEL]: name,
-        [RUN_TEMPLATE_HASH_LABEL]: hash,
-        [RUN_ATTEMPT_LABEL]: String(attempt),
-        ...(step !== undefined ? { [RUN_CANARY_STEP_LABEL]: String(step) } : {}),
-      },
-      ...(revision !== undefined ? { annotations: { [REVISION_ANNOTATION]: revision } } : {}),
-      ownerReferences: [newControllerRef(d)],
-    },
-  });
 }
 
 /** Waiting reasons that mean the kubelet backs off: the container will not start as it is. */
@@ -235,10 +132,13 @@ function wentBack(stable: ReplicaSet, rollback: boolean): string {
 }
 
 /** The stable ReplicaSet is gone (history cleaned up): nowhere to go back to, so the rollout is held. */
-function goneHold(why: string, stable: string): PlanHold {
+function goneHold(why: string, stable: string | undefined): PlanHold {
   return {
     reason: REASON.analysisPaused,
-    message: `${why}; the stable revision (pod-template-hash ${stable}) is gone, so the rollout is paused`,
+    message:
+      stable === undefined
+        ? `${why}; no revision has completed yet, so there is none to go back to and the rollout is paused`
+        : `${why}; the stable revision (pod-template-hash ${stable}) is gone, so the rollout is paused`,
   };
 }
 
@@ -267,9 +167,9 @@ export function analysisVerdict(
   const status = d.status ?? {};
   const stable = status.stableRS;
   const hash = hashOf(newRS);
-  // Nothing to judge: no revision completed yet (the first rollout), or the new one is the stable one.
-  if (stable === undefined || hash === undefined || hash === stable || deploymentReplicas(d) === 0) return verdict;
-  const stableRS = owned.find((rs) => hashOf(rs) === stable);
+  // Nothing to judge: the new revision is the stable one.
+  if (hash === undefined || hash === stable || deploymentReplicas(d) === 0) return verdict;
+  const stableRS = stable === undefined ? undefined : owned.find((rs) => hashOf(rs) === stable);
   /** What onFailure makes of a failure: hold (Pause, or nowhere to go back to), roll back, or abort. */
   const failed = (why: string): AnalysisVerdict => {
     const onFailure = a.onFailure ?? 'Abort';
@@ -279,6 +179,11 @@ export function analysisVerdict(
     const rollback = onFailure === 'Rollback';
     return { ...verdict, abort: { stable: stableRS, rollback, message: `${why}; ${wentBack(stableRS, rollback)}` } };
   };
+  // The first rollout (no revision completed yet) is judged only at its canary steps.
+  if (stable === undefined) {
+    const steps = canaryStepVerdict(d, newRS, inputs, stable);
+    return steps.failure !== undefined ? failed(steps.failure) : withSteps(verdict, steps);
+  }
   if (a.podFailures) {
     // A revision the check failed stays failed (its pods are gone once it is aborted): status.abortedRS.
     if (status.abortedRS === hash) {
@@ -298,8 +203,37 @@ export function analysisVerdict(
       abort: { stable: stableRS, rollback: false, message: `${why}; ${wentBack(stableRS, false)}` },
     };
   }
-  // The pod check alone: no run to start; the revision becomes the stable one once complete.
-  if (a.templates.length === 0) return verdict;
+  const steps = canaryStepVerdict(d, newRS, inputs, stable);
+  if (steps.failure !== undefined) return failed(steps.failure);
+  const background = backgroundVerdict(d, newRS, inputs, now, verdict, failed);
+  return background.abort ? background : withSteps(background, steps);
+}
+
+/** The canary steps' verdict joined to the rest: its runs' writes, and its hold or continue unless the rest holds. */
+function withSteps(verdict: AnalysisVerdict, steps: CanaryStepVerdict): AnalysisVerdict {
+  const out: AnalysisVerdict = { ...verdict, writes: [...steps.writes, ...verdict.writes] };
+  if (out.hold) return out;
+  if (steps.hold) out.hold = steps.hold;
+  if (steps.planState !== undefined) out.planState = steps.planState;
+  if (steps.event) out.event = steps.event;
+  return out;
+}
+
+/** The background run's verdict (spec.analysis.templates): start it, end it, or what its outcome makes of the rollout. */
+function backgroundVerdict(
+  d: Deployment,
+  newRS: ReplicaSet | undefined,
+  inputs: AnalysisInputs,
+  now: number,
+  verdict: AnalysisVerdict,
+  failed: (why: string) => AnalysisVerdict,
+): AnalysisVerdict {
+  const a = d.spec.analysis!;
+  const status = d.status ?? {};
+  const stable = status.stableRS;
+  const hash = hashOf(newRS)!;
+  // The pod check or the canary steps alone: no background run.
+  if ((a.templates ?? []).length === 0) return verdict;
   const run = currentRun(inputs.runs, hash, d.metadata.annotations?.[RETRY_ANNOTATION]);
   if (run) verdict.run = run;
   if (!run) {
@@ -372,7 +306,7 @@ export function nextStableRS(
   const stable = d.status?.stableRS;
   const hash = hashOf(newRS);
   if (!complete || hash === undefined || hash === stable) return stable;
-  if (stable === undefined || d.spec.analysis.templates.length === 0) return hash;
+  if (stable === undefined || (d.spec.analysis.templates ?? []).length === 0) return hash;
   if (verdict.run?.status?.phase === 'Successful') return hash;
   return stable;
 }

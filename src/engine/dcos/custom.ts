@@ -205,7 +205,13 @@ export function customPlan(
  * is not its turn yet) or the analysis' (a person must look: analysis/rollout.ts).
  */
 export interface PlanHold {
-  readonly reason: 'PlanWaiting' | 'PlanPending' | 'AnalysisPaused' | 'AnalysisInconclusive' | 'AnalysisInvalid';
+  readonly reason:
+    | 'PlanWaiting'
+    | 'PlanPending'
+    | 'AnalysisPaused'
+    | 'AnalysisInconclusive'
+    | 'AnalysisInvalid'
+    | 'AnalysisRunning';
   readonly message: string;
 }
 

@@ -163,3 +163,13 @@ export function operatorWait(d: Deployment, newRS: ReplicaSet | undefined): stri
   if (state.interrupted) return 'its plan phase is interrupted (kubectl pacer plan continue)';
   return undefined;
 }
+
+/**
+ * The phase state with the canary steps released up to `proceeds` (the rest kept), as the
+ * annotation's text: what the analysis writes when a canary step's run succeeds, as
+ * `kubectl pacer plan continue` would (analysis/canary.ts).
+ */
+export function planStateReleasing(d: Deployment, newRS: ReplicaSet | undefined, proceeds: number): string {
+  const s = planStateFor(d, newRS);
+  return JSON.stringify({ revision: s.revision, proceeds, interrupted: s.interrupted, forced: [...s.forced] });
+}

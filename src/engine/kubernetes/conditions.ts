@@ -39,6 +39,8 @@ export const REASON = {
   analysisInconclusive: 'AnalysisInconclusive',
   /** Unknown: the analysis cannot be built (a template missing, an argument without a value); held. */
   analysisInvalid: 'AnalysisInvalid',
+  /** Unknown: a canary step waits for its analysis run to succeed (analysis/canary.ts). */
+  analysisRunning: 'AnalysisRunning',
   /** Unknown: an analysis hold was released (a new run); the deadline runs from now. */
   analysisContinued: 'AnalysisContinued',
 } as const;

@@ -67,11 +67,12 @@ export function progressDeadlineStart(status: DeploymentStatus): number {
   return Number.isNaN(ready) || ready <= from ? from : ready;
 }
 
-/** The analysis holds (analysis/rollout.ts): a person must look. */
+/** The analysis holds (analysis/rollout.ts): a person must look, or a canary step's run is under way (canary.ts). */
 const ANALYSIS_HOLDS: ReadonlySet<string | undefined> = new Set([
   REASON.analysisPaused,
   REASON.analysisInconclusive,
   REASON.analysisInvalid,
+  REASON.analysisRunning,
 ]);
 
 /**

@@ -609,7 +609,7 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
     {
       name: 'analysis without templates',
       change: set('spec.analysis', { templates: [] }),
-      errors: ['spec.analysis.templates: at least one AnalysisTemplate, unless podFailures is set'],
+      errors: ['spec.analysis.templates: at least one AnalysisTemplate, unless podFailures or canarySteps is set'],
     },
     {
       name: 'analysis by the pod check alone',

@@ -515,7 +515,9 @@ const rows: Array<{ name: string; change: Change; errors: string[] }> = [
     change: (d) => {
       d.spec.analysis = { templates: [] };
     },
-    errors: ['spec.analysis.templates: Required value: at least one AnalysisTemplate, unless podFailures is set'],
+    errors: [
+      'spec.analysis.templates: Required value: at least one AnalysisTemplate, unless podFailures or canarySteps is set',
+    ],
   },
   {
     name: 'analysis by the pod check alone, no templates',

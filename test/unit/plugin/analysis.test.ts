@@ -77,6 +77,14 @@ function run(hash: string, attempt: number, phase?: AnalysisPhase, o: { owner?: 
   };
 }
 
+/** The run of canary step `step` (analysis/canary.ts). */
+function stepRun(hash: string, step: number, attempt: number, phase?: AnalysisPhase): AnalysisRun {
+  const r = run(hash, attempt, phase);
+  r.metadata.name = `web-${hash}-step${step}-${attempt}`;
+  r.metadata.labels = { ...r.metadata.labels, 'pacer.dev/canary-step': String(step) };
+  return r;
+}
+
 const retryOf = (name: string) => ({
   metadata: { resourceVersion: '42', annotations: { 'pacer.dev/analysis-retry': name } },
 });
@@ -121,6 +129,18 @@ describe('plugin/analysis: rollout retry', () => {
       analysed({ annotations: { 'pacer.dev/analysis-retry': 'web-bbb-1' } }),
       [run('bbb', 1, 'Failed'), run('bbb', 2, 'Failed')],
       { run: 'web-bbb-2' },
+    ],
+    [
+      'a canary step run Inconclusive beside a background run Running: the step run',
+      analysed(),
+      [run('bbb', 1, 'Running'), stepRun('bbb', 2, 1, 'Inconclusive')],
+      { run: 'web-bbb-step2-1' },
+    ],
+    [
+      'the background run Failed beside a Successful step run: the background run',
+      analysed(),
+      [run('bbb', 1, 'Failed'), stepRun('bbb', 2, 1, 'Successful')],
+      { run: 'web-bbb-1' },
     ],
     [
       'retried already, the next attempt not started',
