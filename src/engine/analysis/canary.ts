@@ -4,10 +4,10 @@
 // waits instead for a run that judges the canary pods released before it. A Successful run
 // continues the step as the command would (the phase state's proceeds, written to the same
 // annotation, with a PlanContinue Event), which is Flagger's automatic promotion; a failed one is a
-// failed analysis (onFailure); an Inconclusive one holds for a person. The first step has no new pod
-// to judge: it continues by itself. A person may still continue or interrupt by hand: an
-// interrupted plan starts no run, and a step continued by hand no longer waits for its run (which
-// is stopped). Pure.
+// failed analysis (onFailure); an Inconclusive one holds for a person. The first step has no new
+// pod to judge: it is released from the start (dcos/gate.ts). A person may still continue or
+// interrupt by hand: an interrupted plan starts no run, and a step continued by hand no longer waits
+// for its run (which is stopped). Pure.
 
 import { type AnalysisRun, RUN_TEMPLATE_HASH_LABEL } from '../../api/analysis.ts';
 import type { Deployment, ReplicaSet } from '../../api/types.ts';
@@ -72,19 +72,11 @@ export function canaryStepVerdict(
   }
   if (released >= canary) return out;
   const of = `canary step ${step} of ${canary}`;
-  if (released === 0) {
-    out.planState = planStateReleasing(d, newRS, 1);
-    out.event = {
-      type: 'Normal',
-      reason: 'PlanContinue',
-      message: `${of} continues: no pod of the new revision to judge yet`,
-    };
-    return out;
-  }
-  // The released canary pods are not all available yet: the step does not wait yet.
-  if (countedAvailable(d, newRS) < released) return out;
   const run = currentRun(inputs.runs, hash, d.metadata.annotations?.[RETRY_ANNOTATION], step);
   if (!run) {
+    // The released canary pods are not all available yet: the step does not wait yet. (A run once
+    // started is read whatever the pods do: a failed one stays failed after its pods are gone.)
+    if (countedAvailable(d, newRS) < released) return out;
     const built = buildRun(
       d,
       inputs,

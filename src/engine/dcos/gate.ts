@@ -111,9 +111,14 @@ export function canarySlots(d: Deployment): number {
   return Math.min(d.spec.plan?.requiredProceeds ?? 2, deploymentReplicas(d));
 }
 
-/** Canary slots released: by continue, or because the new ReplicaSet already has that many. */
+/**
+ * Canary slots released: by continue, or because the new ReplicaSet already has that many. With
+ * analysis at the canary steps the first is released from the start: it has no new pod to judge
+ * (analysis/canary.ts judges the later ones).
+ */
 export function releasedCanarySlots(d: Deployment, newRS: ReplicaSet | undefined): number {
-  return Math.min(canarySlots(d), Math.max(planStateFor(d, newRS).proceeds, newRS ? specReplicas(newRS) : 0));
+  const judged = d.spec.analysis?.canarySteps ? 1 : 0;
+  return Math.min(canarySlots(d), Math.max(planStateFor(d, newRS).proceeds, newRS ? specReplicas(newRS) : 0, judged));
 }
 
 /**

@@ -107,18 +107,21 @@ const setPhase = (w: World, name: string, phase: NonNullable<AnalysisRun['status
 };
 
 describe('engine/analysis/canary: analysis at the canary steps of the deploy plan', () => {
-  it('the first canary step continues by itself: there is no new pod to judge yet (a PlanContinue Event)', () => {
+  it('the first canary step is released from the start: there is no new pod to judge yet', () => {
     const w = world({ stable: 'old' });
     const dec = pass(w);
     expect(newSize(w)).to.equal(1);
-    expect(planState(w)).to.deep.equal({ revision: 2, proceeds: 1, interrupted: false, forced: [] });
-    const update = dec.actions.find((a) => a.verb === 'update' && a.kind === 'Deployment');
-    expect(update?.event).to.deep.equal({
-      type: 'Normal',
-      reason: 'PlanContinue',
-      message: 'canary step 1 of 2 continues: no pod of the new revision to judge yet',
-    });
+    expect(planState(w)).to.deep.equal({});
+    expect(progressing(dec)?.reason).to.not.equal('PlanWaiting');
     expect(w.runs).to.deep.equal([]);
+  });
+
+  it('without canarySteps the same Deployment waits for an operator at step 1 (the gate as before)', () => {
+    const w = world({ stable: 'old' });
+    w.d.spec.analysis = { templates: [], podFailures: {} };
+    const dec = pass(w);
+    expect(newSize(w)).to.equal(0);
+    expect(progressing(dec)?.reason).to.equal('PlanWaiting');
   });
 
   it('once the canary pod is available, a run judges it; the next step waits for it (AnalysisRunning, no deadline)', () => {
@@ -154,10 +157,7 @@ describe('engine/analysis/canary: analysis at the canary steps of the deploy pla
       for (const a of dec.actions) if (a.event?.reason === 'PlanContinue') seen.push(a.event.message);
       for (const r of w.runs) if (r.status?.phase === 'Pending') setPhase(w, r.metadata.name!, 'Successful');
     }
-    expect(seen).to.deep.equal([
-      'canary step 1 of 2 continues: no pod of the new revision to judge yet',
-      'canary step 2 of 2 continues: analysis run web-new-step2-1 was successful',
-    ]);
+    expect(seen).to.deep.equal(['canary step 2 of 2 continues: analysis run web-new-step2-1 was successful']);
     expect(Object.fromEntries(w.rss.map((rs) => [rs.metadata.name, rs.spec.replicas]))).to.deep.equal({
       'web-old': 0,
       'web-new': 4,
@@ -178,7 +178,12 @@ describe('engine/analysis/canary: analysis at the canary steps of the deploy pla
     expect(progressing(dec)?.message).to.equal(
       'Analysis run web-new-step2-1 of canary step 2 of 2 failed: metric "errors" assessed Failed due to failed (1) > failureLimit (0); the rollout was aborted to revision 1 (ReplicaSet "web-old")',
     );
-    for (let i = 0; i < 5; i++) dec = pass(w);
+    for (let i = 0; i < 5; i++) {
+      dec = pass(w);
+      // Once its pod is gone the step's run still says Failed: the rollout stays aborted.
+      expect(progressing(dec)?.reason).to.equal('AnalysisFailed');
+      expect(summary(dec)).to.not.include('scale web-new 0->1');
+    }
     expect(newSize(w)).to.equal(0);
     expect(planState(w).proceeds).to.equal(1);
   });
