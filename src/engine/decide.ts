@@ -142,6 +142,7 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
         snapshot.analysis,
         snapshot.pods,
         snapshot.now,
+        snapshot.dependents,
       )
     : NO_VERDICT;
   const hold =
@@ -168,7 +169,7 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
     checkFrozenConditions(d, pass.status, snapshot.freeze, deploymentComplete(d, pass.stored), pass.now);
     if (snapshot.freeze) frozenSync(pass);
     else syncDeployment(snapshot, d, pass, verdict);
-    if (!pass.aborted) analysisWrites(pass, verdict);
+    if (!pass.aborted) analysisWrites(pass, verdict, snapshot.dependents);
   }
   return finish(pass, snapshot, pass.rss, claim.released);
 }
@@ -184,7 +185,7 @@ function withPlanState(d: Deployment, planState: string): Deployment {
 const NO_VERDICT: AnalysisVerdict = { writes: [] };
 
 /** The runs the analysis starts or stops, and status.stableRS (analysis/rollout.ts). */
-function analysisWrites(pass: DecisionPass, verdict: AnalysisVerdict): void {
+function analysisWrites(pass: DecisionPass, verdict: AnalysisVerdict, dependents?: readonly Deployment[]): void {
   if (!pass.d.spec.analysis) {
     if (pass.status.stableRS !== undefined) delete pass.status.stableRS;
     if (pass.status.abortedRS !== undefined) delete pass.status.abortedRS;
@@ -197,7 +198,7 @@ function analysisWrites(pass: DecisionPass, verdict: AnalysisVerdict): void {
       verdict.requeueAfterSeconds,
     );
   const newRS = findNewReplicaSet(pass.d, pass.rss, templateHash(pass.d, pass.status.collisionCount));
-  const stable = nextStableRS(pass.d, deploymentComplete(pass.d, pass.status), newRS, verdict);
+  const stable = nextStableRS(pass.d, deploymentComplete(pass.d, pass.status), newRS, verdict, dependents);
   if (stable === undefined) delete pass.status.stableRS;
   else pass.status.stableRS = stable;
   const aborted = verdict.podCheckFailed ? newRS?.metadata.labels?.[POD_TEMPLATE_HASH_LABEL] : undefined;

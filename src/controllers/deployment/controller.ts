@@ -7,6 +7,7 @@
 
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../api/types.ts';
 import { selectorMatches, isEmptySelector } from '../../api/selector.ts';
+import { dependencyKeys } from '../../api/dependencies.ts';
 import {
   ANALYSIS_RUNS,
   ANALYSIS_TEMPLATES,
@@ -300,7 +301,16 @@ export class DeploymentController {
     return [
       ...this.dependencyIndex.update(keyOf(d), gone ? undefined : d),
       ...(gone ? this.planStepChanged(d, undefined) : this.planStepChanged(old, d)),
+      // Its dependencies under analysis wait for it to settle, or go back when it fails (analysis/rollout.ts).
+      ...(!gone && old ? this.dependenciesToWake(old, d) : []),
     ];
+  }
+
+  /** The dependencies of `d` when its status changed (only Deployments with dependencies pay for the compare). */
+  private dependenciesToWake(old: Deployment, d: Deployment): string[] {
+    const keys = dependencyKeys(d);
+    if (keys.length === 0 || JSON.stringify(old.status) === JSON.stringify(d.status)) return [];
+    return keys;
   }
 
   /** The Deployments `p` names in its namespace. */

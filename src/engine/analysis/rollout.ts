@@ -24,7 +24,8 @@ import {
   removeCondition,
   setCondition,
 } from '../kubernetes/conditions.ts';
-import { getAllReplicaSetsAndSyncRevision } from '../kubernetes/newreplicaset.ts';
+import { getAllReplicaSetsAndSyncRevision, templateHash } from '../kubernetes/newreplicaset.ts';
+import { deploymentComplete } from '../kubernetes/progress.ts';
 import { latest } from '../kubernetes/pass.ts';
 import type { DecisionPass } from '../kubernetes/pass.ts';
 import { reconcileNewReplicaSet, reconcileOldReplicaSets } from '../kubernetes/rolling.ts';
@@ -160,6 +161,7 @@ export function analysisVerdict(
   inputs: AnalysisInputs | undefined,
   pods: readonly Pod[],
   now: number,
+  dependents?: readonly Deployment[],
 ): AnalysisVerdict {
   const a = d.spec.analysis;
   const verdict: AnalysisVerdict = { writes: [] };
@@ -203,10 +205,37 @@ export function analysisVerdict(
       abort: { stable: stableRS, rollback: false, message: `${why}; ${wentBack(stableRS, false)}` },
     };
   }
+  // A dependent aborted by its analysis aborts this one too (the whole Marathon-style deployment
+  // goes back), once it is back itself: dependents first.
+  const aborted = (dependents ?? []).filter(abortedByAnalysis);
+  if (aborted.length > 0) {
+    if (aborted.some((x) => (x.status?.updatedReplicas ?? 0) > 0)) return verdict;
+    const names = aborted.map((x) => `${x.metadata.namespace ?? 'default'}/${x.metadata.name}`).join(', ');
+    return failed(
+      `Deployment ${names}, which depends on ${d.metadata.name}, failed its analysis and went back to its stable revision`,
+    );
+  }
   const steps = canaryStepVerdict(d, newRS, inputs, stable);
   if (steps.failure !== undefined) return failed(steps.failure);
   const background = backgroundVerdict(d, newRS, inputs, now, verdict, failed);
   return background.abort ? background : withSteps(background, steps);
+}
+
+/** A Deployment its analysis aborted (onFailure Abort): Progressing False, AnalysisFailed. */
+function abortedByAnalysis(x: Deployment): boolean {
+  const c = getCondition(x.status, PROGRESSING);
+  return c?.status === 'False' && c.reason === REASON.analysisFailed;
+}
+
+/**
+ * A dependent is settled once its own rollout is done: complete, and under analysis its revision
+ * promoted to stable (which waits for its own dependents in turn). Until every dependent is, this
+ * Deployment's new revision is not the stable one: a dependent's failure still takes it back.
+ */
+function settled(x: Deployment): boolean {
+  const status = x.status ?? {};
+  if (x.metadata.deletionTimestamp || !deploymentComplete(x, status)) return false;
+  return !x.spec?.analysis || status.stableRS === templateHash(x, status.collisionCount);
 }
 
 /** The canary steps' verdict joined to the rest: its runs' writes, and its hold or continue unless the rest holds. */
@@ -301,11 +330,15 @@ export function nextStableRS(
   complete: boolean,
   newRS: ReplicaSet | undefined,
   verdict: AnalysisVerdict,
+  dependents?: readonly Deployment[],
 ): string | undefined {
   if (!d.spec.analysis) return undefined;
   const stable = d.status?.stableRS;
   const hash = hashOf(newRS);
   if (!complete || hash === undefined || hash === stable) return stable;
+  // The apps that depend on this one roll out after it (Marathon's order): until they are done, a
+  // failure of theirs still takes this one back, so its revision is not the stable one yet.
+  if (stable !== undefined && !(dependents ?? []).every(settled)) return stable;
   if (stable === undefined || (d.spec.analysis.templates ?? []).length === 0) return hash;
   if (verdict.run?.status?.phase === 'Successful') return hash;
   return stable;

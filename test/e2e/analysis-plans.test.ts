@@ -1,8 +1,11 @@
-// Analysis at the canary steps of the deploy plan, on both beds, through the real kubectl and a
-// real Prometheus (docs/semantics/analysis.md#canary-steps): a serial-canary Deployment whose
-// canary steps are continued by Successful runs rolls out completely with no operator command;
-// with the error ratio bad, the second canary step's run fails and the rollout stops there (never
-// more than one new pod) and goes back to the stable revision.
+// Analysis across plans, on both beds, through the real kubectl and a real Prometheus:
+// * at the canary steps of the deploy plan (docs/semantics/analysis.md#canary-steps): a
+//   serial-canary Deployment whose canary steps are continued by Successful runs rolls out
+//   completely with no operator command; with the error ratio bad, the second canary step's run
+//   fails and the rollout stops there (never more than one new pod) and goes back;
+// * across apps joined by spec.dependencies (docs/semantics/analysis.md#apps-that-depend-on-each-other):
+//   db ← app, app's analysis fails after db completed: both go back to their stable revisions, app
+//   first, each with an Event.
 
 import { expect } from 'chai';
 import { writeFile } from 'node:fs/promises';
@@ -18,18 +21,18 @@ const REPLICAS = 4;
 const CANARY_STEPS = 3;
 
 for (const bed of BEDS)
-  describe(`e2e (${bed}): analysis continues the canary steps of a serial-canary rollout, or stops it`, function () {
+  describe(`e2e (${bed}): analysis across plans: canary steps, and apps that depend on each other`, function () {
     this.timeout(240_000);
     const k = kubectlEnv({
       bed,
-      tmpPrefix: 'pacer-analysis-canary-',
+      tmpPrefix: 'pacer-analysis-plans-',
       sim: { nodes: 1, podStartMs: 100, podReadyMs: 100 },
       timeoutMs: 60_000,
     });
     const { kubectl, ok } = k;
     let endpoint: MetricsEndpoint;
     let prom: PrometheusServer;
-    const errors = (ratio: number) => endpoint.setGauge('app_errors_ratio', { app: 'shop' }, ratio);
+    const errors = (ratio: number, app = 'shop') => endpoint.setGauge('app_errors_ratio', { app }, ratio);
     const jsonpath = async (what: string, path: string) =>
       ok(kubectl('get', ...what.split(' '), '-o', `jsonpath=${path}`));
 
@@ -190,5 +193,124 @@ spec:
       );
       const t = await recording.timeline();
       expect(t.violations).to.deep.equal([]);
+    });
+    describe('db ← app: app fails its analysis after db completed', () => {
+      /** db, and app which depends on it, each judged by its own error ratio. */
+      async function applyBoth(image: string): Promise<void> {
+        const file = join(k.dir, 'db-app.yaml');
+        const one = (name: string, deps: string) => `apiVersion: pacer.dev/v1alpha1
+kind: Deployment
+metadata:
+  name: ${name}
+spec:
+  replicas: 2
+  minReadySeconds: 2
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec: {containers: [{name: ${name}, image: "${image}"}]}
+${deps}  analysis:
+    templates: [{templateName: error-ratio}]
+    args: [{name: app, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]
+`;
+        await writeFile(
+          file,
+          `apiVersion: pacer.dev/v1alpha1
+kind: AnalysisTemplate
+metadata:
+  name: error-ratio
+spec:
+  args:
+    - name: app
+  metrics:
+    - name: errors
+      interval: 1s
+      failureLimit: 1
+      successCondition: result[0] < 0.05
+      provider:
+        prometheus:
+          address: ${prom.url}
+          query: app_errors_ratio{app="{{args.app}}"}
+---
+${one('db', '')}---
+${one('app', '  dependencies: [db]\n')}`,
+        );
+        await ok(kubectl('apply', '-f', file));
+      }
+
+      /** "revision=replicas" of `app`'s ReplicaSets: "1=2 2=0". */
+      async function sizes(app: string): Promise<string> {
+        const out = await ok(
+          kubectl(
+            'get',
+            'rs',
+            '-l',
+            `app=${app}`,
+            '-o',
+            'jsonpath={range .items[*]}{.metadata.annotations.pacer\\.dev/revision}={.spec.replicas}{"\\n"}{end}',
+          ),
+        );
+        return out.trim().split('\n').sort().join(' ');
+      }
+
+      it('revision 1 of both completes and is stable', async () => {
+        errors(0.01, 'db');
+        errors(0.01, 'app');
+        await applyBoth('nginx:1');
+        for (const name of ['db', 'app'])
+          await eventually(
+            `${name} stable`,
+            async () => (await jsonpath(`pdeploy ${name}`, '{.status.stableRS}')) !== '',
+            90_000,
+          );
+      });
+
+      it("revision 2: db completes (not yet stable while app rolls out); app's analysis fails; app goes back, then db", async () => {
+        const recording = await k.record('default', () => {});
+        const dbStable = await jsonpath('pdeploy db', '{.status.stableRS}');
+        errors(0.5, 'app');
+        await waitForValue(prom, 'app_errors_ratio{app="app"}', (r) => r[0]?.value?.[1] === '0.5');
+        await applyBoth('nginx:2');
+        for (const name of ['app', 'db'])
+          await eventually(
+            `${name} aborted`,
+            async () =>
+              (await jsonpath(`pdeploy ${name}`, '{.status.conditions[?(@.type=="Progressing")].reason}')) ===
+              'AnalysisFailed',
+            120_000,
+          );
+        expect(await jsonpath('pdeploy db', '{.status.conditions[?(@.type=="Progressing")].message}')).to.match(
+          /^Deployment default\/app, which depends on db, failed its analysis and went back to its stable revision; the rollout was aborted to revision 1 \(ReplicaSet "db-/,
+        );
+        for (const name of ['app', 'db'])
+          await eventually(`${name} back at revision 1`, async () => (await sizes(name)) === '1=2 2=0', 90_000);
+        // db's revision 2 completed but never became the stable one; both specs keep nginx:2 (Abort).
+        expect(await jsonpath('pdeploy db', '{.status.stableRS}')).to.equal(dbStable);
+        expect(await jsonpath('pdeploy db', '{.spec.template.spec.containers[0].image}')).to.equal('nginx:2');
+        const t = await recording.timeline();
+        const revision2 = (app: string) =>
+          [...t.replicaSets.values()].find(
+            (rs) => rs.metadata.name?.startsWith(`${app}-`) && rs.metadata.annotations?.['pacer.dev/revision'] === '2',
+          )?.metadata.name;
+        const appBack = t.scalings.findIndex((x) => x.rs === revision2('app') && x.to === 0 && x.from > 0);
+        const dbBack = t.scalings.findIndex((x) => x.rs === revision2('db') && x.to < x.from);
+        const dbCompleted = t.scalings.findIndex((x) => x.rs === revision2('db') && x.to === 2);
+        expect(dbCompleted, 'db reached revision 2 in full').to.be.at.least(0);
+        expect(appBack, 'app went back').to.be.greaterThan(dbCompleted);
+        expect(dbBack, 'db went back after app').to.be.greaterThan(appBack);
+        for (const name of ['app', 'db']) {
+          const events = await ok(
+            kubectl(
+              'get',
+              'events',
+              '--field-selector',
+              `involvedObject.name=${name},reason=AnalysisFailed`,
+              '-o',
+              'jsonpath={.items[*].type}',
+            ),
+          );
+          expect(events.split(' '), `${name}'s Events`).to.include('Warning');
+        }
+      });
     });
   });
