@@ -439,6 +439,17 @@ function metrics(field: string, v: unknown, declared: ReadonlySet<string>, errs:
         detail: `count is ${m.count}: the time between measurements is needed`,
       });
     for (const limit of LIMITS) intOrArg(`${at}.${limit}`, m[limit], 0, errs);
+    // A metric that ends after `count` measurements can never reach a larger limit (Argo's rule).
+    for (const limit of ['failureLimit', 'inconclusiveLimit'] as const) {
+      const v = m[limit];
+      if (typeof m.count === 'number' && m.count > 0 && typeof v === 'number' && v > m.count)
+        errs.push({
+          field: `${at}.${limit}`,
+          type: 'Invalid',
+          value: v,
+          detail: `must be no more than count (${m.count}): the metric ends before it could reach it`,
+        });
+    }
     condition(`${at}.successCondition`, m.successCondition, errs);
     condition(`${at}.failureCondition`, m.failureCondition, errs);
     provider(`${at}.provider`, m.provider, errs);

@@ -306,6 +306,24 @@ describe('api/analysisvalidation: an AnalysisTemplate', () => {
           errors: ['spec.metrics[2].interval: Required value: count is 3: the time between measurements is needed'],
         },
         {
+          name: 'failureLimit 3 and inconclusiveLimit 4 with count 2: never reached',
+          change: (s) => {
+            Object.assign(metric(s, 0), { count: 2, failureLimit: 3, inconclusiveLimit: 4 });
+          },
+          errors: [
+            'spec.metrics[0].failureLimit: Invalid value: 3: must be no more than count (2): the metric ends before it could reach it',
+            'spec.metrics[0].inconclusiveLimit: Invalid value: 4: must be no more than count (2): the metric ends before it could reach it',
+          ],
+        },
+        {
+          name: 'failureLimit equal to count, and any limit without a count',
+          change: (s) => {
+            Object.assign(metric(s, 0), { count: 2, failureLimit: 2 });
+            Object.assign(metric(s, 1), { failureLimit: 9 });
+          },
+          errors: [],
+        },
+        {
           name: 'count 2.5',
           change: (s) => {
             metric(s, 0).count = 2.5;
