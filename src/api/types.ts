@@ -8,6 +8,13 @@ export const GROUP = 'pacer.dev';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 export const KIND = 'Deployment';
+/** The built-in kind Pacer also controls in native mode (docs/native.md). */
+export const APPS_API_VERSION = 'apps/v1';
+
+/** An apps/v1 Deployment (native mode), told by its apiVersion: the engine then writes apps/v1's status and owner references. */
+export function isAppsDeployment(d: { apiVersion?: string }): boolean {
+  return d.apiVersion === APPS_API_VERSION;
+}
 export const PLURAL = 'deployments';
 
 export type IntOrString = number | string;

@@ -7,7 +7,8 @@ import { parseGoDuration } from '../api/duration.ts';
 import { stopOnSignals } from './signals.ts';
 import { Command, Option } from 'commander';
 import { HttpMethod } from '@kubernetes/client-node';
-import { KubeClient, loadKubeConfig, DEFAULT_USER_AGENT } from '../kube/client.ts';
+import { APPS_DEPLOYMENTS, KubeClient, loadKubeConfig, DEFAULT_USER_AGENT } from '../kube/client.ts';
+import { otherDeploymentController } from './native.ts';
 import { toKubeError } from '../kube/errors.ts';
 import { DeploymentController, loadEngine } from '../controllers/deployment/controller.ts';
 import { PlanController } from '../controllers/plan/controller.ts';
@@ -68,6 +69,14 @@ export interface RunControllerOptions {
   /** Kubeconfig YAML (in-process use: tests, the simulated cluster). */
   kubeconfigText?: string;
   namespace?: string;
+  /**
+   * The Deployment kinds to control: `pacer` (deployments.pacer.dev, the default), and with `apps`
+   * also apps/v1 Deployments (native mode: docs/native.md; kube-controller-manager's Deployment
+   * controller must be off, which is checked at start).
+   */
+  deployments?: DeploymentKind[];
+  /** How long native mode's start-up check waits for another controller to show itself (default 5 s). */
+  nativeProbeWaitMs?: number;
   /** Concurrent Deployment reconciles; default 5, kube-controller-manager's --concurrent-deployment-syncs. */
   workers?: number;
   /** Default ":8080"; "0" disables. */
@@ -129,6 +138,8 @@ export interface RunningController {
   apiPort?: number;
   webhookPort?: number;
   controller: DeploymentController;
+  /** The controller of apps/v1 Deployments, in native mode (--deployments apps,pacer). */
+  apps?: DeploymentController;
   manager: Manager;
   client: KubeClient;
   /** Resolves after stop(); rejects when the leader election Lease was lost (the process should exit 1). */
@@ -168,6 +179,22 @@ export function durationMs(text: string): number | undefined {
 const NAMESPACE_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Checks flag values; throws CliError(…, 2) naming the flag. */
+export type DeploymentKind = 'pacer' | 'apps';
+
+/** --deployments: a comma-separated list of pacer and apps (pacer must be one of them for now). */
+export function parseDeploymentKinds(v: string): DeploymentKind[] {
+  const kinds = v.split(',').map((x) => x.trim());
+  const bad = kinds.find((k) => k !== 'pacer' && k !== 'apps');
+  if (bad !== undefined || kinds.length === 0)
+    throw new CliError(`--deployments: must be pacer or apps,pacer, got ${JSON.stringify(v)}`, 2);
+  if (!kinds.includes('pacer'))
+    throw new CliError(
+      `--deployments: native mode runs beside Pacer's own kind for now: use apps,pacer, got ${JSON.stringify(v)}`,
+      2,
+    );
+  return [...new Set(kinds)] as DeploymentKind[];
+}
+
 export function validateOptions(o: RunControllerOptions): void {
   if (o.metricsSecure && o.metricsCertDir !== undefined && !readCertDir(o.metricsCertDir)) {
     throw new CliError(`--metrics-cert-dir: ${JSON.stringify(o.metricsCertDir)} holds no tls.crt and tls.key`, 2);
@@ -336,6 +363,25 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     analysis: served.analysis,
     freeze,
   });
+  // Native mode (docs/native.md): the same engine on apps/v1 Deployments, once no other
+  // Deployment controller is found (the check writes only its probe, deleted again).
+  let apps: DeploymentController | undefined;
+  if (opts.deployments?.includes('apps')) {
+    const probeNamespace = leaderElectionNamespace(opts.leaderElectionNamespace);
+    // Through the client without the leader's write gate: the check runs before anyone leads.
+    const refused = await otherDeploymentController(opsClient!, probeNamespace, opts.nativeProbeWaitMs).catch(
+      (err: unknown) => {
+        throw new CliError((err as Error).message, 1);
+      },
+    );
+    if (refused !== undefined) throw new CliError(refused, 1);
+    apps = new DeploymentController(mgr, {
+      engine,
+      workers: opts.workers ?? DEFAULT_WORKERS,
+      resource: APPS_DEPLOYMENTS,
+      freeze,
+    });
+  }
   // AnalysisRuns are measured wherever their CRD is served (docs/semantics/analysis.md#a-run-over-time).
   if (served.analysisRuns) new AnalysisRunController(mgr);
   else
@@ -438,6 +484,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   done.catch(() => undefined);
   return {
     controller,
+    ...(apps ? { apps } : {}),
     manager: mgr,
     client,
     metrics,
@@ -493,6 +540,11 @@ export function controllerCommand(): Command {
     .description('Run the Pacer Deployment controller against a cluster')
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, else in-cluster, else ~/.kube/config)')
     .option('--namespace <ns>', 'watch and manage only this namespace (default: all)')
+    .option(
+      '--deployments <kinds>',
+      'the Deployments to control: pacer (deployments.pacer.dev), or apps,pacer to control apps/v1 Deployments too (native mode: kube-controller-manager must run with --controllers=*,-deployment-controller; docs/native.md)',
+      'pacer',
+    )
     .option(
       '--workers <n>',
       "concurrent Deployment reconciles (kube-controller-manager's --concurrent-deployment-syncs)",
@@ -567,6 +619,7 @@ export function controllerCommand(): Command {
           kubeconfig: o.kubeconfig,
           namespace: o.namespace,
           workers: parseWorkers(o.workers ?? String(DEFAULT_WORKERS)),
+          deployments: parseDeploymentKinds(o.deployments ?? 'pacer'),
           metricsBindAddress: o.metricsBindAddress,
           metricsSecure: boolFlag('--metrics-secure', o.metricsSecure),
           metricsCertDir: o.metricsCertDir,

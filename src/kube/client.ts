@@ -43,6 +43,14 @@ export const DEPLOYMENTS: ResourceType = {
   kind: 'Deployment',
   namespaced: true,
 };
+/** apps/v1 Deployments: Pacer is their controller in native mode (`pacer controller --deployments apps`). */
+export const APPS_DEPLOYMENTS: ResourceType = {
+  group: 'apps',
+  version: 'v1',
+  plural: 'deployments',
+  kind: 'Deployment',
+  namespaced: true,
+};
 export const REPLICASETS: ResourceType = {
   group: 'apps',
   version: 'v1',
@@ -274,6 +282,8 @@ export class KubeClient {
    * may be refreshed).
    */
   private dispatcher: ReturnType<RequestContext['getDispatcher']>;
+  /** The Deployment kind the Deployment methods read and write: pacer.dev's, or apps/v1's (forDeployments). */
+  readonly deploymentType: ResourceType = DEPLOYMENTS;
 
   constructor(kc: KubeConfig, opts: KubeClientOptions = {}) {
     const cluster = kc.getCurrentCluster();
@@ -576,9 +586,20 @@ export class KubeClient {
     }
   }
 
+  /**
+   * This client with its Deployment methods on `type` (APPS_DEPLOYMENTS for native mode): the same
+   * connection, rate limit and metrics, as a view whose every other property is this client's.
+   */
+  forDeployments(type: ResourceType): KubeClient {
+    if (type === this.deploymentType) return this;
+    const view = Object.create(this) as KubeClient;
+    Object.defineProperty(view, 'deploymentType', { value: type, enumerable: true });
+    return view;
+  }
+
   /** A fresh read, bypassing every cache (adoption must not trust a cache). */
   getDeployment(namespace: string, name: string): Promise<Deployment> {
-    return this.get<Deployment>(DEPLOYMENTS, namespace, name);
+    return this.get<Deployment>(this.deploymentType, namespace, name);
   }
 
   /** Merge-patches labels/annotations/ownerReferences..., guarded by the resourceVersion the change was computed on. */
@@ -589,7 +610,7 @@ export class KubeClient {
     metadata: Partial<ObjectMeta>,
   ): Promise<Deployment> {
     return this.patch<Deployment>(
-      DEPLOYMENTS,
+      this.deploymentType,
       namespace,
       name,
       { metadata: { ...metadata, resourceVersion } },
@@ -599,7 +620,7 @@ export class KubeClient {
 
   /** A merge patch of the Deployment (only what changed), guarded by a metadata.resourceVersion inside `patch`. */
   patchDeployment(namespace: string, name: string, patch: unknown): Promise<Deployment> {
-    return this.patch<Deployment>(DEPLOYMENTS, namespace, name, patch, 'merge');
+    return this.patch<Deployment>(this.deploymentType, namespace, name, patch, 'merge');
   }
 
   getReplicaSet(namespace: string, name: string): Promise<ReplicaSet> {
@@ -608,7 +629,7 @@ export class KubeClient {
 
   /** PUT of the whole Deployment (spec changes such as a rollback); 409 when stale. */
   replaceDeployment(d: Deployment): Promise<Deployment> {
-    return this.replace<Deployment>(DEPLOYMENTS, d.metadata.namespace, d.metadata.name!, d);
+    return this.replace<Deployment>(this.deploymentType, d.metadata.namespace, d.metadata.name!, d);
   }
 
   /**
@@ -632,15 +653,12 @@ export class KubeClient {
       'unavailableReplicas',
       'collisionCount',
       'conditions',
-      'selector',
-      'ready',
-      'stableRS',
-      'abortedRS',
+      ...(this.deploymentType.group === 'apps' ? [] : ['selector', 'ready', 'stableRS', 'abortedRS']),
     ]) {
       if (!(k in body)) body[k] = null;
     }
     return this.patch<Deployment>(
-      DEPLOYMENTS,
+      this.deploymentType,
       namespace,
       name,
       { metadata: { resourceVersion }, status: body },
@@ -651,7 +669,13 @@ export class KubeClient {
 
   /** PUT /status of the Deployment as read (its resourceVersion is the precondition) with `status`. */
   replaceDeploymentStatus(d: Deployment, status: DeploymentStatus): Promise<Deployment> {
-    return this.replace<Deployment>(DEPLOYMENTS, d.metadata.namespace, d.metadata.name!, { ...d, status }, 'status');
+    return this.replace<Deployment>(
+      this.deploymentType,
+      d.metadata.namespace,
+      d.metadata.name!,
+      { ...d, status },
+      'status',
+    );
   }
 
   createReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {

@@ -71,7 +71,19 @@ export function slimPod<T>(pod: T): T {
   return out as T;
 }
 
+/**
+ * An apps/v1 Deployment without managedFields, its apiVersion and kind stamped: a list's items
+ * come without them, and the engine tells a native Deployment by its apiVersion (native mode).
+ */
+function appsDeployment<T>(obj: T): T {
+  const out = dropManagedFields(obj) as { apiVersion?: string; kind?: string };
+  if (out.apiVersion === 'apps/v1' && out.kind === 'Deployment') return out as T;
+  return { ...out, apiVersion: 'apps/v1', kind: 'Deployment' } as T;
+}
+
 /** The transform of a cache of `type`: pods slimmed, everything else without managedFields. */
 export function cacheTransform(type: Pick<ResourceType, 'group' | 'plural'>): <T>(obj: T) => T {
-  return type.group === '' && type.plural === 'pods' ? slimPod : dropManagedFields;
+  if (type.group === '' && type.plural === 'pods') return slimPod;
+  if (type.group === 'apps' && type.plural === 'deployments') return appsDeployment;
+  return dropManagedFields;
 }

@@ -17,6 +17,7 @@ import {
   PODS,
   REPLICASETS,
 } from '../../kube/client.ts';
+import type { ResourceType } from '../../kube/client.ts';
 import type { AnalysisRun, AnalysisTemplate } from '../../api/analysis.ts';
 import type { Logger } from '../../observe/logger.ts';
 import { register } from '../../manager/controller.ts';
@@ -50,9 +51,13 @@ import type { Freeze } from '../../engine/index.ts';
 import { strategyTypeOf } from '../../api/strategies/index.ts';
 
 export const CONTROLLER_NAME = 'deployment';
+/** The controller of apps/v1 Deployments (native mode: docs/native.md). */
+export const APPS_CONTROLLER_NAME = 'deployment-apps';
 
 export interface DeploymentControllerOptions {
   engine: Engine;
+  /** The Deployment kind: pacer.dev's (default) or apps/v1's (APPS_DEPLOYMENTS: native mode). */
+  resource?: ResourceType;
   workers?: number;
   /** Watch Plan resources (plans.pacer.dev served): a Plan may hold a Deployment's rollout. */
   customPlans?: boolean;
@@ -102,14 +107,19 @@ export class DeploymentController {
   private readonly log: Logger;
   /** Who depends on whom, kept from the Deployment events (dependencyindex.ts). */
   readonly dependencyIndex = new DependencyIndex();
+  /** The apiVersion of the Deployments this controller owns ReplicaSets for (pacer.dev/v1alpha1 or apps/v1). */
+  private readonly ownerApiVersion: string;
   /** Deployment uid → the rollout in progress (for the rollout metrics only; see rolloutmetrics.ts). */
   private readonly rollouts = new Map<string, InProgress>();
 
   /** Registers the Deployment reconciler with `mgr`: the informers it reads, its watches, queue and workers. */
   constructor(mgr: Manager, opts: DeploymentControllerOptions) {
     this.mgr = mgr;
-    this.log = mgr.logger.child({ controller: CONTROLLER_NAME });
-    const deployments = (this.deployments = mgr.informer<Deployment>(DEPLOYMENTS));
+    const resource = opts.resource ?? DEPLOYMENTS;
+    this.ownerApiVersion = `${resource.group}/${resource.version}`;
+    const name = resource === DEPLOYMENTS ? CONTROLLER_NAME : APPS_CONTROLLER_NAME;
+    this.log = mgr.logger.child({ controller: name });
+    const deployments = (this.deployments = mgr.informer<Deployment>(resource));
     this.replicaSets = mgr.informer<ReplicaSet>(REPLICASETS);
     this.replicaSets.addIndex(BY_CONTROLLER, byController);
     this.pods = mgr.informer<Pod>(PODS);
@@ -119,7 +129,7 @@ export class DeploymentController {
     const clusterTemplates = opts.analysis ? mgr.informer<AnalysisTemplate>(CLUSTER_ANALYSIS_TEMPLATES) : undefined;
     this.recorder = mgr.eventRecorder();
     const deps: ReconcilerDeps = {
-      client: mgr.client,
+      client: mgr.client.forDeployments(resource),
       deployments: this.deployments,
       replicaSets: this.replicaSets,
       pods: this.pods,
@@ -145,7 +155,7 @@ export class DeploymentController {
       },
     });
     this.controller = register(mgr, {
-      name: CONTROLLER_NAME,
+      name,
       workers: opts.workers,
       reconcile: (key, log, stats) => reconcile(deps, key, log, stats),
       watches: [
@@ -187,7 +197,7 @@ export class DeploymentController {
   /** The Deployment that controls `obj` (by controller ownerReference, uid-checked), if cached. */
   private owner(obj: { metadata: ReplicaSet['metadata'] }): Deployment | undefined {
     const ref = controllerOf(obj);
-    if (ref?.kind !== 'Deployment' || !ref.apiVersion.startsWith('pacer.dev/')) return undefined;
+    if (ref?.kind !== 'Deployment' || ref.apiVersion !== this.ownerApiVersion) return undefined;
     const d = this.deployments.get(obj.metadata.namespace, ref.name);
     return d && d.metadata.uid === ref.uid ? d : undefined;
   }

@@ -3,7 +3,7 @@
 // longer match are released. ReplicaSets controlled by anything else are left alone.
 
 import type { Deployment, OwnerReference, ReplicaSet } from '../../api/types.ts';
-import { API_VERSION, KIND } from '../../api/types.ts';
+import { API_VERSION, APPS_API_VERSION, KIND, isAppsDeployment } from '../../api/types.ts';
 import { selectorMatches } from '../../api/selector.ts';
 import { controllerOf } from '../../api/owners.ts';
 
@@ -21,7 +21,7 @@ export interface Claim {
 /** The controller ownerReference a Deployment puts on its ReplicaSets (metav1.NewControllerRef). */
 export function newControllerRef(d: Deployment): OwnerReference {
   return {
-    apiVersion: API_VERSION,
+    apiVersion: isAppsDeployment(d) ? APPS_API_VERSION : API_VERSION,
     kind: KIND,
     name: d.metadata.name ?? '',
     uid: d.metadata.uid ?? '',

@@ -1,9 +1,11 @@
 // calculateStatus: the Deployment status computed from its ReplicaSets, with the Available
 // condition recomputed and the rest of the conditions carried over. terminatingReplicas is the
 // ReplicaSets' sum when every synced one reports it (Kubernetes 1.35+, terminatingReplicaSum). Pacer
-// adds `ready` (the READY printer column) and `selector` (for the scale subresource).
+// adds `ready` (the READY printer column) and `selector` (for the scale subresource) to its own
+// kind, not to an apps/v1 Deployment (native mode).
 
 import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from '../../api/types.ts';
+import { isAppsDeployment } from '../../api/types.ts';
 import { selectorToString } from '../../api/selector.ts';
 import { AVAILABLE, INVALID_SPEC, MESSAGE, REASON, newCondition, parseTime, setCondition } from './conditions.ts';
 import {
@@ -56,6 +58,8 @@ export function calculateStatus(
       newCondition(AVAILABLE, 'False', REASON.minimumReplicasUnavailable, MESSAGE.minimumUnavailable, now),
     );
   }
+  // Pacer's additions for its printer columns and scale subresource; apps/v1 has neither field.
+  if (isAppsDeployment(d)) return status;
   status.selector = selectorToString(d.spec.selector);
   status.ready = `${ready}/${replicas}`;
   return status;

@@ -293,6 +293,36 @@ describe('manifests/: the kustomize base', () => {
     }
   });
 
+  it("manifests/native/ adds native mode: the flag, and the apps/v1 Deployment grants of upstream's deployment-controller role", function () {
+    requireTool(this, 'kubectl', KUBECTL_HOW);
+    const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests', 'native')], { encoding: 'utf8' });
+    const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
+    const d = built.find((o) => o.kind === 'Deployment')!;
+    expect(d.spec.template.spec.containers[0].args).to.include('--deployments=apps,pacer');
+    const native = built.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'pacer-controller-native')!;
+    const verbs = (resource: string) =>
+      native.rules
+        .filter(
+          (r: { apiGroups: string[]; resources: string[] }) =>
+            r.apiGroups.includes('apps') && r.resources.includes(resource),
+        )
+        .flatMap((r: { verbs: string[] }) => r.verbs)
+        .sort();
+    expect(verbs('deployments')).to.deep.equal(['get', 'list', 'patch', 'watch']);
+    expect(verbs('deployments/status')).to.deep.equal(['update']);
+    expect(verbs('deployments/finalizers')).to.deep.equal(['update']);
+    // The probe is created in Pacer's own namespace only: a Role, not a ClusterRole.
+    const probe = built.find((o) => o.kind === 'Role' && o.metadata.name === 'pacer-controller-native-probe')!;
+    expect(probe.metadata.namespace).to.equal('pacer-system');
+    expect(probe.rules[0].verbs.sort()).to.deep.equal(['create', 'delete', 'get']);
+    const binding = built.find(
+      (o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'pacer-controller-native',
+    )!;
+    expect(binding.subjects).to.deep.equal([
+      { kind: 'ServiceAccount', name: 'pacer-controller', namespace: 'pacer-system' },
+    ]);
+  });
+
   it("manifests/webhook/ adds the webhooks (the lock, the analysis resources' validation): HTTPS with a cert-manager certificate, failurePolicy Ignore", function () {
     requireTool(this, 'kubectl', KUBECTL_HOW);
     const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests', 'webhook')], { encoding: 'utf8' });
