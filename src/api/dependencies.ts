@@ -5,6 +5,8 @@
 // checks, and this module stays free of validation.ts so the two do not import each other.
 
 import type { Deployment } from './types.ts';
+import { isAppsDeployment } from './types.ts';
+import { nativeDependencies } from './native.ts';
 
 export interface DependencyRef {
   namespace: string;
@@ -25,7 +27,8 @@ export function parseDependency(ref: string, namespace: string | undefined): Dep
 
 /** The keys ("namespace/name") of `d`'s dependencies, in the order written, without repeats. */
 export function dependencyKeys(d: Deployment): string[] {
-  const refs = d.spec?.dependencies;
+  // An apps/v1 Deployment names them in an annotation (native.ts): its spec has no such field.
+  const refs = isAppsDeployment(d) ? nativeDependencies(d) : d.spec?.dependencies;
   if (!Array.isArray(refs) || refs.length === 0) return [];
   const out: string[] = [];
   for (const ref of refs) {

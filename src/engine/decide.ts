@@ -8,6 +8,7 @@
 import type { Deployment, DeploymentStatus, ReplicaSet } from '../api/types.ts';
 import { withDefaults } from '../api/defaults.ts';
 import { isEmptySelector } from '../api/selector.ts';
+import { onAnnotations, withNativeAdditions } from '../api/native.ts';
 import { deploymentKey } from '../api/dependencies.ts';
 import { formatFieldError, validateDeployment, type FieldError } from '../api/validation.ts';
 import { claimReplicaSets } from './kubernetes/claim.ts';
@@ -118,8 +119,11 @@ export function decide(snapshot: Snapshot, options: DecideOptions = {}): Decisio
 }
 
 function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
-  const d = defaulted(snapshot.deployment);
-  const errors = options.validate ? options.validate(d) : validate(snapshot.deployment, d);
+  // An apps/v1 Deployment's Pacer additions are annotations, read into the spec here (api/native.ts).
+  const native = withNativeAdditions(snapshot.deployment);
+  const d = defaulted(native.d);
+  let errors = options.validate ? options.validate(d) : validate(native.d, d);
+  if (native.d !== snapshot.deployment) errors = [...native.errors, ...onAnnotations(errors)];
   if (errors.length > 0) return invalidSpecDecision(snapshot, d, errors);
 
   if (isEmptySelector(d.spec.selector)) {

@@ -1,0 +1,125 @@
+// Pacer's additions on an apps/v1 Deployment (src/api/native.ts, through decide()): each
+// annotation makes the engine do what the field of Pacer's own kind does (its twin, side by side),
+// and a bad value is reported on the annotation, with the value given.
+
+import { expect } from 'chai';
+import type { Deployment, ReplicaSet } from '../../../src/api/types.ts';
+import { dependencyKeys } from '../../../src/api/dependencies.ts';
+import { decide } from '../../../src/engine/decide.ts';
+import type { Snapshot } from '../../../src/engine/types.ts';
+import { NOW, deployment, replicaSet, summary } from './fixtures.ts';
+
+/** web (4 replicas, image nginx:2) rolling out from nginx:1: Pacer's kind with `spec`, or apps/v1 with `annotations`. */
+function twins(
+  spec: Partial<Deployment['spec']>,
+  annotations: Record<string, string>,
+  newRS?: [replicas: number, available: number],
+): [Snapshot, Snapshot] {
+  const rss = (): ReplicaSet[] => [
+    replicaSet('web-old', { replicas: newRS ? 3 : 4, revision: 1, age: 60 }),
+    ...(newRS
+      ? [replicaSet('web-new', { replicas: newRS[0], available: newRS[1], image: 'nginx:2', revision: 2, age: 1 })]
+      : []),
+  ];
+  const pacer = deployment({ replicas: 4, image: 'nginx:2', status: { observedGeneration: 1 } });
+  pacer.spec = { ...pacer.spec, ...spec };
+  if (spec.strategy) pacer.spec.strategy = spec.strategy;
+  const apps: Deployment = {
+    ...deployment({ replicas: 4, image: 'nginx:2', annotations, status: { observedGeneration: 1 } }),
+    apiVersion: 'apps/v1',
+  };
+  // A dependency named and looked up, not found (what the snapshot builder gives).
+  const dependencies = spec.dependencies?.map((ref) => ({ ref: `default/${ref}` }));
+  return [
+    { deployment: pacer, replicaSets: rss(), pods: [], now: NOW, ...(dependencies ? { dependencies } : {}) },
+    { deployment: apps, replicaSets: rss(), pods: [], now: NOW, ...(dependencies ? { dependencies } : {}) },
+  ];
+}
+
+const scalings = (s: Snapshot) => summary(decide(s)).filter((x) => x.startsWith('scale') || x.startsWith('create'));
+const invalid = (s: Snapshot) =>
+  decide(s).status.conditions?.find((c) => c.type === 'InvalidSpec' && c.status === 'True')?.message;
+
+describe('engine: native mode, Pacer additions by annotation', () => {
+  const rows: Array<[string, Partial<Deployment['spec']>, Record<string, string>, [number, number]?]> = [
+    [
+      'pacer.dev/minimum-health-capacity "0.5": Marathon\'s minimum health',
+      { strategy: { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.5 } } },
+      { 'pacer.dev/minimum-health-capacity': '0.5' },
+    ],
+    [
+      'with pacer.dev/maximum-over-capacity "0.25"',
+      {
+        strategy: { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.5, maximumOverCapacity: 0.25 } },
+      },
+      { 'pacer.dev/minimum-health-capacity': '0.5', 'pacer.dev/maximum-over-capacity': '0.25' },
+    ],
+    [
+      'pacer.dev/plan-strategy "serial": no second new pod before the first is available',
+      { plan: { strategy: 'serial' } },
+      { 'pacer.dev/plan-strategy': 'serial' },
+      [1, 0],
+    ],
+    [
+      'pacer.dev/plan-strategy "serial-canary" with 3 required proceeds: waits for continue',
+      { plan: { strategy: 'serial-canary', requiredProceeds: 3 } },
+      { 'pacer.dev/plan-strategy': 'serial-canary', 'pacer.dev/plan-required-proceeds': '3' },
+    ],
+    ['pacer.dev/dependencies "db" (not found): waits', { dependencies: ['db'] }, { 'pacer.dev/dependencies': 'db' }],
+  ];
+  for (const [name, spec, annotations, newRS] of rows)
+    it(`${name}, as its twin does`, () => {
+      const [pacer, apps] = twins(spec, annotations, newRS);
+      expect(scalings(apps)).to.deep.equal(scalings(pacer));
+      // The addition changes what happens: without it the same apps/v1 Deployment would roll differently.
+      const [, plain] = twins({}, {}, newRS);
+      const conds = (s: Snapshot) => decide(s).status.conditions?.map((c) => `${c.type} ${c.status} ${c.reason}`);
+      expect([scalings(plain), conds(plain)]).to.not.deep.equal([scalings(apps), conds(apps)]);
+      const conditions = (s: Snapshot) => decide(s).status.conditions?.map((c) => `${c.type} ${c.status} ${c.reason}`);
+      expect(conditions(apps)).to.deep.equal(conditions(pacer));
+    });
+
+  it('without annotations an apps/v1 Deployment rolls as RollingUpdate does (the additions change nothing)', () => {
+    const [pacer, apps] = twins({}, {});
+    expect(scalings(apps)).to.deep.equal(scalings(pacer));
+    expect(scalings(apps)).to.not.deep.equal([]);
+  });
+
+  it('pacer.dev/dependencies: comma separated, name or namespace/name, read by the dependency index too', () => {
+    const [, apps] = twins({}, { 'pacer.dev/dependencies': ' db, other/cache ,' });
+    expect(dependencyKeys(apps.deployment)).to.deep.equal(['default/db', 'other/cache']);
+    // Pacer's own kind reads its field, not the annotation.
+    const [pacer] = twins({}, {});
+    pacer.deployment.metadata.annotations = { 'pacer.dev/dependencies': 'db' };
+    expect(dependencyKeys(pacer.deployment)).to.deep.equal([]);
+  });
+
+  const bad: Array<[Record<string, string>, string]> = [
+    [
+      { 'pacer.dev/minimum-health-capacity': 'half' },
+      'metadata.annotations[pacer.dev/minimum-health-capacity]: Invalid value: "half": must be a number between 0.0 and 1.0',
+    ],
+    [
+      { 'pacer.dev/minimum-health-capacity': '1.5' },
+      'metadata.annotations[pacer.dev/minimum-health-capacity]: Invalid value: 1.5',
+    ],
+    [
+      { 'pacer.dev/plan-strategy': 'zigzag' },
+      'metadata.annotations[pacer.dev/plan-strategy]: Unsupported value: "zigzag"',
+    ],
+    [
+      { 'pacer.dev/plan-strategy': 'serial-canary', 'pacer.dev/plan-required-proceeds': 'two' },
+      'metadata.annotations[pacer.dev/plan-required-proceeds]: Invalid value: "two": must be a whole number of at least 1',
+    ],
+    [
+      { 'pacer.dev/dependencies': 'Not_A_Name' },
+      'metadata.annotations[pacer.dev/dependencies]: Invalid value: "Not_A_Name"',
+    ],
+  ];
+  for (const [annotations, want] of bad)
+    it(`${JSON.stringify(annotations)}: InvalidSpec on the annotation, nothing rolls`, () => {
+      const [, apps] = twins({}, annotations);
+      expect(invalid(apps)).to.include(want);
+      expect(scalings(apps)).to.deep.equal([]);
+    });
+});
