@@ -6,6 +6,7 @@
 //
 //	kube-bed [--dir DIR] [--nodes 3] [--zones a,b,c] [--pods-per-node 110]
 //	         [--pod-start-ms 200] [--pod-ready-ms 300] [--lifetime 2h] [--watch-stdin]
+//	         [--no-deployment-controller]
 //
 // When every component is healthy and the nodes are Ready it prints one line,
 // `kube-bed ready: {json}` (the admin kubeconfig, the server URL, the CA, the webhook certificate
@@ -52,6 +53,9 @@ type options struct {
 	watchStdin  bool
 	auditUsers  []string
 	auditGroups []string
+	// Start kube-controller-manager without its Deployment controller, so that another
+	// controller (Pacer's native mode) can take its place.
+	noDeploymentController bool
 }
 
 // ready is what the bed prints and writes to bed.json once it is up.
@@ -94,6 +98,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.podReadyMs, "pod-ready-ms", 300, "delay from Running to Ready")
 	fs.DurationVar(&o.lifetime, "lifetime", 2*time.Hour, "stop after this long (0: run until stopped)")
 	fs.BoolVar(&o.watchStdin, "watch-stdin", false, "stop when stdin closes")
+	fs.BoolVar(&o.noDeploymentController, "no-deployment-controller", false, "run kube-controller-manager without its Deployment controller (the others stay)")
 	fs.StringVar(&users, "audit-users", "system:serviceaccount:kube-system:deployment-controller,system:serviceaccount:kube-system:replicaset-controller", "users whose requests the audit log records (comma separated)")
 	fs.StringVar(&groups, "audit-groups", "system:serviceaccounts:pacer-system", "groups whose requests the audit log records (comma separated)")
 	if err := fs.Parse(args); err != nil {
@@ -266,14 +271,22 @@ func run(o options) (err error) {
 	}
 
 	metricsPaths := "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics"
-	cm, err := start("kube-controller-manager", "kube-controller-manager",
+	// --no-deployment-controller: kube-controller-manager reads its --controllers entries in order
+	// and the first that names a controller decides (IsControllerEnabled, k8s.io/controller-manager
+	// app/helper.go), and a repeated --controllers adds to the list, so a leading
+	// -deployment-controller turns it off whatever the list below says.
+	var cmFirst []string
+	if o.noDeploymentController {
+		cmFirst = append(cmFirst, "--controllers=-deployment-controller")
+	}
+	cm, err := start("kube-controller-manager", "kube-controller-manager", append(cmFirst,
 		"--kubeconfig="+kubeconfigs["controller-manager"],
 		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", ports["controller-manager"]),
 		"--cert-dir="+filepath.Join(o.dir, "controller-manager"), metricsPaths,
 		"--controllers=serviceaccount-token-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,namespace-controller,garbage-collector-controller,replicaset-controller,deployment-controller,disruption-controller,node-lifecycle-controller",
 		"--use-service-account-credentials=true",
 		"--service-account-private-key-file="+filepath.Join(pki, "sa.key"), "--root-ca-file="+caFile,
-		"--leader-elect=false", "--kube-api-qps=20", "--kube-api-burst=30", "--profiling=false")
+		"--leader-elect=false", "--kube-api-qps=20", "--kube-api-burst=30", "--profiling=false")...)
 	if err != nil {
 		return err
 	}

@@ -14,11 +14,20 @@ import (
 // when its grace period ends; a pod held by a finalizer stays until the finalizer is removed.
 // kwok renews each node's Lease, which kube-controller-manager's node lifecycle controller reads
 // as the kubelet's heartbeat: it removes the not-ready taint the API server puts on a new node.
+//
+// A pod with a container whose image ends in the tag 404 or nonexistent (upstream's end-to-end
+// tests name such images, e.g. webserver:404, for an image no registry has) never starts, as on a
+// node whose kubelet cannot pull it: after the start delay it stays Pending, each such container
+// waiting in ErrImagePull and the others in ContainerCreating (a simplification: a kubelet would
+// start those).
 
 const (
 	annotationNeverReady = "sim.pacer.dev/never-ready"
 	// How long a deleted pod's containers take to stop (its grace period still bounds it).
 	annotationStopAfter = "sim.pacer.dev/stop-after-ms"
+	// An image reference no registry serves: its tag is 404 or nonexistent (a regular expression
+	// for jq's test and sprig's regexMatch alike).
+	unpullableImage = `:(404|nonexistent)$`
 )
 
 func kwokConfig(startMs, readyMs int) string {
@@ -90,6 +99,7 @@ spec:
       operator: In
       values: [Pending]
 `)
+	fmt.Fprintf(&b, "    - key: '.spec.containers[].image | test(\"%s\")'\n      operator: NotIn\n      values: ['true']\n", unpullableImage)
 	fmt.Fprintf(&b, "  delay:\n    durationMilliseconds: %d\n", startMs)
 	b.WriteString(`  next:
     statusTemplate: |
@@ -121,6 +131,62 @@ spec:
       phase: Running
       startTime: {{ $now | Quote }}
 ---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-image-unpullable
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: .metadata.deletionTimestamp
+      operator: DoesNotExist
+    - key: .status.phase
+      operator: In
+      values: [Pending]
+    - key: .status.containerStatuses
+      operator: DoesNotExist
+`)
+	fmt.Fprintf(&b, "    - key: '.spec.containers[].image | test(\"%s\")'\n      operator: In\n      values: ['true']\n", unpullableImage)
+	fmt.Fprintf(&b, "  delay:\n    durationMilliseconds: %d\n", startMs)
+	fmt.Fprintf(&b, "  next:\n    statusTemplate: |\n      {{ $unpullable := %q }}\n", unpullableImage)
+	b.WriteString(`      {{ $now := Now }}
+      conditions:
+      - {type: PodScheduled, status: "True", lastTransitionTime: {{ $now | Quote }}}
+      - {type: PodReadyToStartContainers, status: "True", lastTransitionTime: {{ $now | Quote }}}
+      - {type: Initialized, status: "True", lastTransitionTime: {{ $now | Quote }}}
+      - {type: ContainersReady, status: "False", reason: ContainersNotReady, lastTransitionTime: {{ $now | Quote }}}
+      - {type: Ready, status: "False", reason: ContainersNotReady, lastTransitionTime: {{ $now | Quote }}}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        started: false
+        restartCount: 0
+        state:
+          waiting:
+      {{ if regexMatch $unpullable .image }}
+            reason: ErrImagePull
+            message: {{ printf "kube-bed: image %q cannot be pulled: its tag names no image (kwok stage pod-image-unpullable)" .image | Quote }}
+      {{ else }}
+            reason: ContainerCreating
+      {{ end }}
+      {{ end }}
+      {{ with NodeIPWith .spec.nodeName }}
+      hostIP: {{ . | Quote }}
+      hostIPs: [{ip: {{ . | Quote }}}]
+      {{ end }}
+      {{ with PodIPWith .spec.nodeName false .metadata.uid .metadata.name .metadata.namespace }}
+      podIP: {{ . | Quote }}
+      podIPs: [{ip: {{ . | Quote }}}]
+      {{ end }}
+      phase: Pending
+      startTime: {{ $now | Quote }}
+`)
+	b.WriteString(`---
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
