@@ -46,6 +46,7 @@ import { findNewReplicaSet } from './kubernetes/replicasets.ts';
 import { abortRollout, analysisVerdict, nextStableRS } from './analysis/rollout.ts';
 import type { AnalysisVerdict } from './analysis/rollout.ts';
 import type { Action, Decision, EventRecord, Snapshot } from './types.ts';
+import { inUpstreamKeys } from './native.ts';
 
 export interface DecideOptions {
   /** Spec validation (defaults applied); the API package's validateDeployment unless replaced. */
@@ -107,6 +108,11 @@ function validate(stored: Deployment, d: Deployment): FieldError[] {
 
 /** One reconcile pass: the writes to issue and the state they lead to. */
 export function decide(snapshot: Snapshot, options: DecideOptions = {}): Decision {
+  // An apps/v1 Deployment's bookkeeping annotations are upstream's keys (native.ts).
+  return inUpstreamKeys(snapshot, (s) => decideOne(s, options));
+}
+
+function decideOne(snapshot: Snapshot, options: DecideOptions): Decision {
   const request = decideRequests(snapshot);
   if (request && 'decision' in request) return request.decision;
   const decision = withDependentsFinalizer(snapshot, decidePass(snapshot, options));
@@ -390,6 +396,10 @@ function invalidSpecDecision(snapshot: Snapshot, d: Deployment, errors: FieldErr
  * write; look again); anything else is a hash collision: collisionCount nil→1 or +1.
  */
 export function onCreateConflict(snapshot: Snapshot, existing: ReplicaSet): Decision {
+  return inUpstreamKeys(snapshot, (s) => createConflict(s, existing));
+}
+
+function createConflict(snapshot: Snapshot, existing: ReplicaSet): Decision {
   const d = defaulted(snapshot.deployment);
   const stored = snapshot.deployment.status ?? {};
   const ours = d.metadata.uid !== undefined && controllerOf(existing)?.uid === d.metadata.uid;
@@ -408,6 +418,10 @@ export function onCreateConflict(snapshot: Snapshot, existing: ReplicaSet): Deci
  * AlreadyExists): Progressing=False ReplicaSetCreateError when a deadline is set, and a Warning event.
  */
 export function onCreateError(snapshot: Snapshot, rsName: string, message: string): Decision {
+  return inUpstreamKeys(snapshot, (s) => createError(s, rsName, message));
+}
+
+function createError(snapshot: Snapshot, rsName: string, message: string): Decision {
   const d = defaulted(snapshot.deployment);
   const msg = MESSAGE.failedRSCreate(rsName, message);
   const status: DeploymentStatus = { ...snapshot.deployment.status };

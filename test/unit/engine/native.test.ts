@@ -122,4 +122,30 @@ describe('engine: native mode, Pacer additions by annotation', () => {
       expect(invalid(apps)).to.include(want);
       expect(scalings(apps)).to.deep.equal([]);
     });
+
+  it("upstream's bookkeeping keys: read as deployment.kubernetes.io/*, written as deployment.kubernetes.io/*, never pacer.dev/*", () => {
+    const old = replicaSet('web-old', { replicas: 4, revision: 1, age: 60 });
+    old.metadata.ownerReferences = old.metadata.ownerReferences?.map((r) => ({ ...r, apiVersion: 'apps/v1' }));
+    old.metadata.annotations = {
+      'deployment.kubernetes.io/revision': '7',
+      'deployment.kubernetes.io/desired-replicas': '4',
+    };
+    const d: Deployment = {
+      ...deployment({ replicas: 4, image: 'nginx:2', annotations: { 'deployment.kubernetes.io/revision': '7' } }),
+      apiVersion: 'apps/v1',
+    };
+    const dec = decide({ deployment: d, replicaSets: [old], pods: [], now: NOW });
+    const create = dec.actions.find((a) => a.verb === 'create');
+    expect(create?.verb === 'create' && create.object.metadata.annotations).to.include({
+      'deployment.kubernetes.io/revision': '8',
+      'deployment.kubernetes.io/desired-replicas': '4',
+      'deployment.kubernetes.io/max-replicas': '5',
+    });
+    const update = dec.actions.find((a) => a.verb === 'update' && a.kind === 'Deployment');
+    expect(update?.verb === 'update' && update.object.metadata.annotations).to.include({
+      'deployment.kubernetes.io/revision': '8',
+    });
+    const written = JSON.stringify(dec.actions);
+    expect(written).to.not.include('pacer.dev/');
+  });
 });

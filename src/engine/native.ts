@@ -1,0 +1,80 @@
+// An apps/v1 Deployment's bookkeeping annotations (native mode, docs/native.md#what-is-the-same-and-what-differs):
+// upstream keeps a Deployment's and its ReplicaSets' revision, revision history and desired and
+// maximum replicas under deployment.kubernetes.io/, which kubectl's rollout commands read; Pacer's
+// own kind keeps the same under pacer.dev/ (annotations.ts). The engine is written in Pacer's keys:
+// a pass of an apps/v1 Deployment reads its objects with upstream's keys renamed to Pacer's, and
+// every object it writes has them renamed back. Pure.
+
+import type { Deployment, ReplicaSet } from '../api/types.ts';
+import { isAppsDeployment } from '../api/types.ts';
+import {
+  DESIRED_REPLICAS_ANNOTATION,
+  MAX_REPLICAS_ANNOTATION,
+  REVISION_ANNOTATION,
+  REVISION_HISTORY_ANNOTATION,
+} from './kubernetes/annotations.ts';
+import type { Action, Decision, Snapshot } from './types.ts';
+
+/** [upstream's key, Pacer's key]. */
+const KEYS: ReadonlyArray<readonly [string, string]> = [
+  ['deployment.kubernetes.io/revision', REVISION_ANNOTATION],
+  ['deployment.kubernetes.io/revision-history', REVISION_HISTORY_ANNOTATION],
+  ['deployment.kubernetes.io/desired-replicas', DESIRED_REPLICAS_ANNOTATION],
+  ['deployment.kubernetes.io/max-replicas', MAX_REPLICAS_ANNOTATION],
+];
+
+type Annotated = { metadata: { annotations?: Record<string, string> } };
+
+/** `annotations` with each `from` key renamed to its `to` key (the same object when none is there). */
+function renamed<V>(annotations: Record<string, V> | undefined, toPacer: boolean): Record<string, V> | undefined {
+  if (!annotations) return annotations;
+  let out: Record<string, V> | undefined;
+  for (const [apps, pacer] of KEYS) {
+    const [from, to] = toPacer ? [apps, pacer] : [pacer, apps];
+    if (!(from in annotations)) continue;
+    out ??= { ...annotations };
+    out[to] = out[from];
+    delete out[from];
+  }
+  return out ?? annotations;
+}
+
+function withKeys<T extends Annotated>(obj: T, toPacer: boolean): T {
+  const annotations = renamed(obj.metadata.annotations, toPacer);
+  return annotations === obj.metadata.annotations ? obj : { ...obj, metadata: { ...obj.metadata, annotations } };
+}
+
+function actionToApps(a: Action): Action {
+  switch (a.verb) {
+    case 'create':
+    case 'scale':
+      return { ...a, object: withKeys(a.object, false) };
+    case 'update':
+      return { ...a, object: withKeys(a.object as ReplicaSet, false) };
+    case 'patch':
+      return { ...a, annotations: renamed(a.annotations, false) ?? a.annotations };
+    default:
+      return a;
+  }
+}
+
+/**
+ * A pass of an apps/v1 Deployment: `pass` sees the snapshot in Pacer's keys, and its decision is
+ * written in upstream's. Pacer's own kind passes through untouched.
+ */
+export function inUpstreamKeys(snapshot: Snapshot, pass: (s: Snapshot) => Decision): Decision {
+  if (!isAppsDeployment(snapshot.deployment)) return pass(snapshot);
+  const decision = pass({
+    ...snapshot,
+    deployment: withKeys(snapshot.deployment, true),
+    replicaSets: snapshot.replicaSets.map((rs) => withKeys(rs, true)),
+  });
+  return {
+    ...decision,
+    actions: decision.actions.map(actionToApps),
+    objects: {
+      deployment: withKeys(decision.objects.deployment as Deployment, false),
+      replicaSets: decision.objects.replicaSets.map((rs) => withKeys(rs, false)),
+    },
+  };
+}
