@@ -1,6 +1,6 @@
 // Job measurements in flight across passes, on the real control plane (its Job controller, kwok
 // ending the pods: kube-bed's stages), with `pacer controller` as its own process under Pacer's
-// ServiceAccount (docs/semantics/analysis.md#a-measurement-in-flight):
+// ServiceAccount (docs/semantics/analysis.md#a-run-over-time):
 // * the process SIGKILLed while a Job runs: the next one finds that Job by its name instead of
 //   making a second, records its outcome once, and the run ends with its count exact;
 // * a run terminated while its Job runs: the Job is deleted and the measurement not counted;

@@ -1,4 +1,4 @@
-// Measurements in flight across passes (docs/semantics/analysis.md#a-measurement-in-flight): a
+// Measurements in flight across passes (docs/semantics/analysis.md#a-run-over-time): a
 // job metric's measurement lasts as long as its Job, seconds to minutes, so the run controller
 // records it as Running when the Job is made (recordMeasurement appends it uncounted) and records
 // its outcome in its place once the Job has finished. This file says which measurements are in
