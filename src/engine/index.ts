@@ -123,3 +123,13 @@ export {
   tallyOf,
 } from './analysis/measure.ts';
 export type { Schedule } from './analysis/measure.ts';
+export {
+  RECHECK_MAX_MS,
+  RECHECK_MIN_MS,
+  abandonInFlight,
+  inFlight,
+  measurementNumber,
+  nextCheck,
+  recheckAfter,
+} from './analysis/inflight.ts';
+export type { InFlight } from './analysis/inflight.ts';

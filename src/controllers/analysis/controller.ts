@@ -5,7 +5,9 @@
 // the status with the engine's recordMeasurement and writes the status back, guarded by the
 // resourceVersion it was computed from. State lives only in the run's status: a measurement whose
 // status write fails (409) was never counted and is simply taken again, so a restarted controller or
-// a new leader neither counts one twice nor loses one.
+// a new leader neither counts one twice nor loses one. A job metric's measurement spans passes
+// (engine/analysis/inflight.ts): its Job is made and the measurement stored Running; later passes
+// read the Job until it has an outcome, recorded in its place; a run that stops deletes it first.
 
 import type { AnalysisRun, Measurement, Metric } from '../../api/analysis.ts';
 import { RUN_DEPLOYMENT_LABEL } from '../../api/analysis.ts';
@@ -24,15 +26,20 @@ import type { Informer } from '../../manager/informer.ts';
 import { watch } from '../../manager/watches.ts';
 import type { ReconcileResult } from '../../manager/workqueue.ts';
 import {
+  abandonInFlight,
   assessRun,
   dueMetrics,
+  inFlight,
   isCompleted,
+  measurementNumber,
   measurementPhase,
-  nextDue,
+  nextCheck,
   numericValue,
   recordMeasurement,
   semanticEqual,
+  stopping,
 } from '../../engine/index.ts';
+import { JOB_NAME_KEY, JobProvider } from './providers/job.ts';
 import { substituteArgs } from './providers/args.ts';
 import { measure as measureWithProviders } from './providers/index.ts';
 import type { MeasureInput, ProviderResult } from './providers/types.ts';
@@ -42,7 +49,7 @@ export const ANALYSIS_CONTROLLER_NAME = 'analysis';
 const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
 
 export interface AnalysisControllerOptions {
-  /** Takes one measurement (default: the providers, providers/index.ts); tests script it. */
+  /** Takes one measurement (default: the providers, providers/index.ts); tests script it. Not job metrics': providers/job.ts. */
   measure?: (input: MeasureInput) => Promise<ProviderResult>;
   /** Runs measured at once (default 4); one run is never measured by two workers. */
   workers?: number;
@@ -67,12 +74,25 @@ const ARG_REFERENCE = /\{\{\s*args\.([A-Za-z0-9_.-]+?)\s*\}\}/g;
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/** What one pass did, for the log and the measurement counter once its status is stored. */
+interface Pass {
+  /** Measurements with an outcome (metric name, measurement). */
+  finished: Array<[string, Measurement]>;
+  /** Jobs made (measurements now in flight). */
+  started: string[];
+  /** Jobs deleted because the run is stopping (their measurements dropped). */
+  abandoned: string[];
+  /** A Job could not be deleted for a passing reason: try again soon. */
+  retry: boolean;
+}
+
 export class AnalysisRunController {
   readonly runs: Informer<AnalysisRun>;
   readonly controller: Controller;
   private readonly mgr: Manager;
   private readonly recorder: EventRecorder;
   private readonly measure: (input: MeasureInput) => Promise<ProviderResult>;
+  private readonly jobs: JobProvider;
   /** Aborted when this replica stops leading or stops: measurements in flight end, uncounted. */
   private readonly leading = new AbortController();
 
@@ -80,6 +100,7 @@ export class AnalysisRunController {
   constructor(mgr: Manager, opts: AnalysisControllerOptions = {}) {
     this.mgr = mgr;
     this.measure = opts.measure ?? measureWithProviders;
+    this.jobs = new JobProvider(mgr.client);
     this.recorder = mgr.eventRecorder();
     this.runs = mgr.informer<AnalysisRun>(ANALYSIS_RUNS);
     this.controller = register(mgr, {
@@ -112,12 +133,42 @@ export class AnalysisRunController {
     if (!cached || isCompleted(cached.status?.phase ?? 'Pending')) return {};
     const now = this.mgr.clock.now();
     let run: AnalysisRun = { ...cached, status: assessRun(cached, now) };
+    const pass: Pass = { finished: [], started: [], abandoned: [], retry: false };
+    // Measurements in flight: a Job's outcome, once it has one (a stopping run's are ended below).
+    if (!stopping(run))
+      for (const f of inFlight(run)) {
+        const outcome = await this.jobs.check(run, f.measurement);
+        if (!outcome) continue;
+        const m: Measurement = { ...f.measurement, ...outcome, finishedAt: this.isoNow() };
+        run = { ...run, status: recordMeasurement(run, f.metric.name, m, this.mgr.clock.now()) };
+        pass.finished.push([f.metric.name, m]);
+      }
     const due = dueMetrics(run, now);
     const taken = await Promise.all(due.map((m) => this.take(run, m)));
     // Stopping: nothing of this pass is written or counted; the next leader measures again.
     if (this.leading.signal.aborted) return {};
-    for (const [i, m] of taken.entries())
+    for (const [i, m] of taken.entries()) {
       run = { ...run, status: recordMeasurement(run, due[i].name, m, this.mgr.clock.now()) };
+      if (isCompleted(m.phase)) pass.finished.push([due[i].name, m]);
+      else pass.started.push(m.metadata?.[JOB_NAME_KEY] ?? due[i].name);
+    }
+    // A stopping run ends what is in flight: the Job deleted first, then the measurement dropped
+    // uncounted, so a status write that is lost leaves it in flight for the next pass to end.
+    if (stopping(run))
+      for (const f of inFlight(run)) {
+        const job = f.measurement.metadata?.[JOB_NAME_KEY] ?? f.metric.name;
+        try {
+          const leftBecause = await this.jobs.terminate(run, f.measurement);
+          if (leftBecause) log.info('job left to the garbage collector', { job, reason: leftBecause });
+        } catch (err) {
+          log.info('job not deleted yet', { job, reason: messageOf(err) });
+          pass.retry = true;
+          continue;
+        }
+        run = { ...run, status: abandonInFlight(run, f.metric.name, this.mgr.clock.now()) };
+        pass.abandoned.push(job);
+      }
+    if (this.leading.signal.aborted) return {};
     const status = run.status!;
     if (!semanticEqual(status, cached.status ?? {})) {
       try {
@@ -137,23 +188,33 @@ export class AnalysisRunController {
         if (isKind(err, 'NotFound')) return {};
         throw err;
       }
-      this.afterWrite(run, due, taken, cached, log);
+      this.afterWrite(run, pass, cached, log);
     }
-    const wait = nextDue(run, this.mgr.clock.now());
+    if (pass.retry) return { requeue: true };
+    const wait = nextCheck(run, this.mgr.clock.now());
     return wait === null ? {} : { requeueAfterMs: Math.max(wait, 1) };
   }
 
-  /** The metrics, the log line and the Event of a status that was stored. */
-  private afterWrite(run: AnalysisRun, due: Metric[], taken: Measurement[], before: AnalysisRun, log: Logger): void {
+  private isoNow(): string {
+    return new Date(this.mgr.clock.now()).toISOString();
+  }
+
+  /** The metrics, the log lines and the Event of a status that was stored. */
+  private afterWrite(run: AnalysisRun, pass: Pass, before: AnalysisRun, log: Logger): void {
     const namespace = run.metadata.namespace ?? 'default';
     const name = run.metadata.name ?? '';
-    for (const [i, m] of taken.entries())
-      this.mgr.metrics?.observeMeasurement({ namespace, run: name, metric: due[i].name, phase: m.phase });
+    for (const [metric, m] of pass.finished)
+      this.mgr.metrics?.observeMeasurement({ namespace, run: name, metric, phase: m.phase });
     const status = run.status!;
-    if (taken.length > 0)
+    if (pass.started.length > 0) log.info('jobs started', { jobs: pass.started.join(',') });
+    if (pass.abandoned.length > 0)
+      log.info('jobs deleted, their measurements not counted: the run is stopping', {
+        jobs: pass.abandoned.join(','),
+      });
+    if (pass.finished.length > 0)
       log.info('measured', {
-        measurements: taken
-          .map((m, i) => `${due[i].name}=${m.phase}${m.value !== undefined ? `(${m.value})` : ''}`)
+        measurements: pass.finished
+          .map(([metric, m]) => `${metric}=${m.phase}${m.value !== undefined ? `(${m.value})` : ''}`)
           .join(','),
         phase: status.phase,
       });
@@ -177,6 +238,15 @@ export class AnalysisRunController {
       startedAt,
       finishedAt: new Date(this.mgr.clock.now()).toISOString(),
     });
+    if (metric.provider?.job) {
+      // A job metric's measurement starts here and ends in a later pass (reconcile).
+      try {
+        const resolved = substituteArgs(metric, await this.args(run, metric));
+        return { ...(await this.jobs.start(run, resolved, measurementNumber(run, metric.name))), startedAt };
+      } catch (err) {
+        return done({ phase: 'Error', message: messageOf(err) });
+      }
+    }
     let answer: ProviderResult;
     let resolved: Metric;
     try {

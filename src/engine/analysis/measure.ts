@@ -180,10 +180,15 @@ function metricMessage(m: Metric, s: Schedule, r: MetricResult): string {
   else
     why = `count ${s.count} reached without ${s.consecutiveSuccessLimit} successful measurements in a row (consecutiveSuccessLimit ${s.consecutiveSuccessLimit})`;
   const against = conditionsOf(m);
+  // A measurement with no value (a Job's outcome) says why in its message instead.
   const value =
-    r.phase !== 'Error' && last?.value !== undefined
-      ? `; last value ${last.value}${against ? ` against ${against}` : ''}`
-      : '';
+    r.phase === 'Error'
+      ? ''
+      : last?.value !== undefined
+        ? `; last value ${last.value}${against ? ` against ${against}` : ''}`
+        : last?.message
+          ? `; last: ${last.message}`
+          : '';
   return `metric ${JSON.stringify(m.name)} assessed ${r.phase}: ${why}${value}`;
 }
 
@@ -252,11 +257,13 @@ export function assessRun(run: AnalysisRun, now: number): AnalysisRunStatus {
 }
 
 /**
- * The status with `m`, a finished measurement of metric `name`, recorded at `now`: counted
- * (Argo Rollouts' counters: an Error counts apart and breaks both streaks), appended, the oldest
- * dropped past the retention limit, then the run assessed again. The counts, never the kept list,
- * decide the phases. A metric or a run that has already ended takes no more measurements: it is
- * returned unchanged.
+ * The status with `m`, a measurement of metric `name`, recorded at `now`. A finished one is counted
+ * (Argo Rollouts' counters: an Error counts apart and breaks both streaks) and takes the place of
+ * the metric's measurement in flight if it has one (a Job's outcome), else it is appended; one in
+ * flight (Running: a Job just created) is appended and not counted, and none is started beside
+ * another in flight. The oldest are dropped past the retention limit, then the run is assessed
+ * again. The counts, never the kept list, decide the phases. A metric or a run that has already
+ * ended takes no more measurements: it is returned unchanged.
  */
 export function recordMeasurement(
   run: AnalysisRun,
@@ -271,10 +278,13 @@ export function recordMeasurement(
     ...(isDryRun(run, name) ? { dryRun: true } : {}),
   };
   const ended = isCompleted(run.status?.phase ?? 'Pending') || isCompleted(before.phase);
-  if (ended || !isCompleted(m.phase) || !run.spec.metrics.some((x) => x.name === name)) return assessRun(run, now);
+  if (ended || !run.spec.metrics.some((x) => x.name === name)) return assessRun(run, now);
   // Every counter is written once the first measurement is (0 included), so a reader sees them all.
   const t = tallyOf(before);
-  if (m.phase === 'Error') {
+  const kept = before.measurements ?? [];
+  if (!isCompleted(m.phase)) {
+    if (t.inFlight) return assessRun(run, now);
+  } else if (m.phase === 'Error') {
     t.error++;
     t.consecutiveError++;
     t.consecutiveSuccess = 0;
@@ -290,11 +300,16 @@ export function recordMeasurement(
       t.consecutiveSuccess = 0;
     }
   }
-  const { inFlight: _, ...counts } = t;
+  const { inFlight, ...counts } = t;
   const r: MetricResult = { ...before, ...counts };
-  const all = [...(before.measurements ?? []), m];
+  const all = [...(inFlight ? kept.slice(0, -1) : kept), m];
   r.measurements = all.slice(Math.max(0, all.length - retentionOf(run, name)));
-  const others = (run.status?.metricResults ?? []).filter((x) => x.name !== name);
+  return withResult(run, r, now);
+}
+
+/** The run's status with `r` in place of the result of the same name, assessed again at `now`. */
+export function withResult(run: AnalysisRun, r: MetricResult, now: number): AnalysisRunStatus {
+  const others = (run.status?.metricResults ?? []).filter((x) => x.name !== r.name);
   return assessRun({ ...run, status: { ...run.status, metricResults: [...others, r] } }, now);
 }
 

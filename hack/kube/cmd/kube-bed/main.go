@@ -1,7 +1,8 @@
 // Command kube-bed starts a real Kubernetes control plane on 127.0.0.1 for Pacer's tests and
 // benchmarks: etcd, kube-apiserver (TLS, client certificates, RBAC, an audit log),
-// kube-controller-manager (the controllers a Deployment needs), kube-scheduler, and kwok with fake
-// nodes over zones whose pods start and become ready after set delays. The binaries are the ones
+// kube-controller-manager (the controllers a Deployment needs, and the Job controller for analysis'
+// job metrics), kube-scheduler, and kwok with fake nodes over zones whose pods start and become
+// ready after set delays (a Job's pods then finish). The binaries are the ones
 // hack/kube/build.sh built beside it.
 //
 //	kube-bed [--dir DIR] [--nodes 3] [--zones a,b,c] [--pods-per-node 110]
@@ -283,7 +284,7 @@ func run(o options) (err error) {
 		"--kubeconfig="+kubeconfigs["controller-manager"],
 		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", ports["controller-manager"]),
 		"--cert-dir="+filepath.Join(o.dir, "controller-manager"), metricsPaths,
-		"--controllers=serviceaccount-token-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,namespace-controller,garbage-collector-controller,replicaset-controller,deployment-controller,disruption-controller,node-lifecycle-controller",
+		"--controllers=serviceaccount-token-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,namespace-controller,garbage-collector-controller,replicaset-controller,deployment-controller,disruption-controller,node-lifecycle-controller,job-controller",
 		"--use-service-account-credentials=true",
 		"--service-account-private-key-file="+filepath.Join(pki, "sa.key"), "--root-ca-file="+caFile,
 		"--leader-elect=false", "--kube-api-qps=20", "--kube-api-burst=30", "--profiling=false")...)

@@ -20,6 +20,12 @@ import (
 // node whose kubelet cannot pull it: after the start delay it stays Pending, each such container
 // waiting in ErrImagePull and the others in ContainerCreating (a simplification: a kubelet would
 // start those).
+//
+// A pod owned by a Job (an analysis job metric's) runs to its end once Ready, as kwok's published
+// pod-complete stage has it: after sim.pacer.dev/run-ms (at once without it) its containers
+// terminate with exit code 0 and the pod is Succeeded; annotated sim.pacer.dev/exit-code with
+// another code, they terminate with that code (reason Error) and the pod is Failed, so a test
+// makes a Job fail by its pod template's annotation. A never-ready Job pod never finishes.
 
 const (
 	annotationNeverReady = "sim.pacer.dev/never-ready"
@@ -28,6 +34,9 @@ const (
 	// An image reference no registry serves: its tag is 404 or nonexistent (a regular expression
 	// for jq's test and sprig's regexMatch alike).
 	unpullableImage = `:(404|nonexistent)$`
+	// How long a Job's pod runs once Ready, and the exit code it ends with (0: Succeeded, else Failed).
+	annotationRunFor   = "sim.pacer.dev/run-ms"
+	annotationExitCode = "sim.pacer.dev/exit-code"
 )
 
 func kwokConfig(startMs, readyMs int) string {
@@ -247,5 +256,67 @@ spec:
   next:
     delete: true
 `)
+	b.WriteString(jobPodStage("pod-complete", "DoesNotExist", "0", "Completed", "Succeeded"))
+	b.WriteString(jobPodStage("pod-fail", "Exists",
+		`index .metadata.annotations "`+annotationExitCode+`"`, "Error", "Failed"))
 	return b.String()
+}
+
+// jobPodStage is the stage that ends a Ready pod owned by a Job: with the exit-code annotation
+// absent (`DoesNotExist`) or present (`Exists`), its containers terminated with `exitCode` and
+// `reason`, the pod in `phase`. The two selectors exclude each other, so exactly one applies.
+func jobPodStage(name, exitCodeAnnotation, exitCode, reason, phase string) string {
+	return fmt.Sprintf(`---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: %s
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: .metadata.deletionTimestamp
+      operator: DoesNotExist
+    - key: .status.phase
+      operator: In
+      values: [Running]
+    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
+      operator: In
+      values: ['True']
+    - key: '.metadata.ownerReferences.[].kind'
+      operator: In
+      values: [Job]
+    - key: '.metadata.annotations["%s"]'
+      operator: %s
+  delay:
+    durationFrom:
+      jq:
+        expression: '(.metadata.annotations["%s"] // "0") + "ms"'
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      {{ $exit := %s }}
+      conditions:
+      - {type: PodScheduled, status: "True", lastTransitionTime: {{ $now | Quote }}}
+      - {type: Initialized, status: "True", lastTransitionTime: {{ $now | Quote }}}
+      - {type: ContainersReady, status: "False", reason: PodCompleted, lastTransitionTime: {{ $now | Quote }}}
+      - {type: Ready, status: "False", reason: PodCompleted, lastTransitionTime: {{ $now | Quote }}}
+      containerStatuses:
+      {{ range .status.containerStatuses }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        started: false
+        restartCount: 0
+        state:
+          terminated:
+            exitCode: {{ $exit }}
+            reason: %s
+            startedAt: {{ $now | Quote }}
+            finishedAt: {{ $now | Quote }}
+      {{ end }}
+      phase: %s
+`, name, annotationExitCode, exitCodeAnnotation, annotationRunFor, exitCode, reason, phase)
 }

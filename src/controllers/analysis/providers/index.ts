@@ -1,5 +1,6 @@
 // The analysis providers, as the run controller calls them (docs/semantics/analysis.md#providers):
-// `measure` takes one measurement of a metric with its provider (prometheus, web; job later) and
+// `measure` takes one measurement of a metric with its provider (prometheus, web; a job metric's
+// measurement spans passes and is the run controller's, with job.ts) and
 // answers what its conditions see as `result`, or throws a ProviderError naming the address and the
 // reason, which makes the measurement an Error.
 
@@ -42,6 +43,9 @@ export async function measure(input: MeasureInput): Promise<ProviderResult> {
     case 'web':
       return measureWeb(metric.provider.web!, input);
     case 'job':
-      throw new ProviderError('the job provider is not available yet');
+      // A Job lasts across passes: the run controller starts, reads and ends it (job.ts).
+      throw new ProviderError(
+        `metric ${JSON.stringify(metric.name)}: a job metric is measured across passes by the run controller (providers/job.ts), not in one call`,
+      );
   }
 }

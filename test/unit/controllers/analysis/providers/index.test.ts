@@ -28,9 +28,9 @@ describe('analysis providers: measure() and providerName()', () => {
     expect(providerName({ name: 'a', provider: {} })).to.equal(undefined);
   });
 
-  it('the job provider: a ProviderError, not available yet', async () => {
+  it("a job metric: a ProviderError, its measurement being the run controller's across passes", async () => {
     expect((await providerError({ name: 'j', provider: { job: { spec: {} } } })).message).to.equal(
-      'the job provider is not available yet',
+      'metric "j": a job metric is measured across passes by the run controller (providers/job.ts), not in one call',
     );
   });
 
