@@ -76,9 +76,21 @@ export function slimPod<T>(pod: T): T {
  * come without them, and the engine tells a native Deployment by its apiVersion (native mode).
  */
 function appsDeployment<T>(obj: T): T {
-  const out = dropManagedFields(obj) as { apiVersion?: string; kind?: string };
-  if (out.apiVersion === 'apps/v1' && out.kind === 'Deployment') return out as T;
-  return { ...out, apiVersion: 'apps/v1', kind: 'Deployment' } as T;
+  const o = obj as Obj;
+  // Who last wrote the status, and when, is kept (without the field sets): native mode notices a
+  // built-in Deployment controller switched on after Pacer started by it (cli/native.ts).
+  const status = Array.isArray(o?.metadata?.managedFields)
+    ? (o.metadata.managedFields as Obj[])
+        .filter((f) => f?.subresource === 'status')
+        .map((f) => ({ manager: f.manager, operation: f.operation, subresource: f.subresource, time: f.time }))
+    : [];
+  const out = dropManagedFields(obj) as Obj & { apiVersion?: string; kind?: string };
+  const stamped =
+    out.apiVersion === 'apps/v1' && out.kind === 'Deployment'
+      ? out
+      : { ...out, apiVersion: 'apps/v1', kind: 'Deployment' };
+  if (status.length === 0) return stamped as T;
+  return { ...stamped, metadata: { ...stamped.metadata, managedFields: status } } as T;
 }
 
 /** The transform of a cache of `type`: pods slimmed, everything else without managedFields. */

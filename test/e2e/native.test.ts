@@ -288,4 +288,39 @@ ${native ? '' : '  strategy: {type: MinimumHealth, minimumHealth: {minimumHealth
       // Marathon's rule, not a rolling update's: the old version goes down to 2 (0.5 × 4) first.
       expect(native).to.include('nginx:1 down 4 to 2');
     });
+    it('another controller writing a status after the start (as kube-controller-manager would): Pacer stands down, a Warning Event says why, nothing more is written', async () => {
+      await ok('create', 'deployment', 'late', '--image=nginx:1', '--replicas=2');
+      await ok('rollout', 'status', 'deployment/late', '--timeout=90s');
+      // What the built-in controller's status write leaves in managedFields: its manager name on the status subresource.
+      await ok(
+        'patch',
+        'deployment',
+        'late',
+        '--subresource=status',
+        '--type=merge',
+        '--field-manager=kube-controller-manager',
+        '-p',
+        '{"status":{"observedGeneration":1}}',
+      );
+      await eventually('Pacer stood down', async () => pacer?.apps?.stoodDown !== undefined, 30_000);
+      expect(pacer?.apps?.stoodDown).to.match(
+        /^native mode stopped: another Deployment controller \(kube-controller-manager\) wrote the status of deployment native\/late after Pacer started/,
+      );
+      await eventually(
+        'the Warning Event',
+        async () =>
+          (await ok(
+            'get',
+            'events',
+            '--field-selector',
+            'reason=OtherDeploymentController',
+            '-o',
+            'jsonpath={.items[*].type}',
+          )) === 'Warning',
+        30_000,
+      );
+      await ok('scale', 'deployment', 'late', '--replicas=3');
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(await ok('get', 'rs', '-l', 'app=late', '-o', 'jsonpath={.items[*].spec.replicas}')).to.equal('2');
+    });
   });

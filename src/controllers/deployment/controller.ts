@@ -30,6 +30,7 @@ import type { WorkQueue } from '../../manager/workqueue.ts';
 import { resourceVersionChanged, watch } from '../../manager/watches.ts';
 import type { Change, WatchedValue } from '../../manager/watches.ts';
 import { DependencyIndex } from './dependencyindex.ts';
+import { otherStatusWriter, standDownMessage } from './nativeguard.ts';
 import { planPhaseSamples } from './planmetrics.ts';
 import { BY_CONTROLLER, byController, controllerIndexValue, reconcile } from './reconciler.ts';
 import { controllerOf } from '../../api/owners.ts';
@@ -154,10 +155,21 @@ export class DeploymentController {
         this.rollouts.delete(d.metadata.uid ?? '');
       },
     });
+    // Native mode stands down once another Deployment controller shows itself (nativeguard.ts).
+    const native = resource !== DEPLOYMENTS;
+    const since = mgr.clock.now();
+    if (native)
+      deployments.on({
+        update: (_old, d) => this.watchForOtherController(d, since),
+        add: (d) => this.watchForOtherController(d, since),
+      });
     this.controller = register(mgr, {
       name,
       workers: opts.workers,
-      reconcile: (key, log, stats) => reconcile(deps, key, log, stats),
+      reconcile: async (key, log, stats) => {
+        if (this.stoodDown !== undefined) return {};
+        return reconcile(deps, key, log, stats);
+      },
       watches: [
         watch(deployments, { changed: resourceVersionChanged, keys: (c) => this.relatedKeys(c) }),
         watch(deployments, { keys: ({ obj }) => [keyOf(obj)] }),
@@ -192,6 +204,18 @@ export class DeploymentController {
     mgr.metrics?.trackPlanPhases(() =>
       planPhaseSamples(this.deployments.list(), this.replicaSets.list(), this.pods.list(), mgr.clock.now()),
     );
+  }
+
+  /** Set once another controller wrote an apps/v1 Deployment's status (native mode): why, and nothing more is written. */
+  stoodDown?: string;
+
+  private watchForOtherController(d: Deployment, since: number): void {
+    if (this.stoodDown !== undefined) return;
+    const manager = otherStatusWriter(d, since);
+    if (manager === undefined) return;
+    this.stoodDown = standDownMessage(manager, d);
+    this.log.error(this.stoodDown);
+    this.recorder.record(d, 'Warning', 'OtherDeploymentController', this.stoodDown);
   }
 
   /** The Deployment that controls `obj` (by controller ownerReference, uid-checked), if cached. */

@@ -11,6 +11,7 @@ import { decide } from '../../../src/engine/decide.ts';
 import { APPS_DEPLOYMENTS, DEPLOYMENTS, KubeClient } from '../../../src/kube/client.ts';
 import { loadKubeConfig } from '../../../src/kube/client.ts';
 import { deployment } from '../engine/fixtures.ts';
+import { otherStatusWriter, standDownMessage } from '../../../src/controllers/deployment/nativeguard.ts';
 
 describe('native mode: apps/v1 Deployments', () => {
   it('--deployments: pacer, or apps,pacer (either order, spaces allowed); anything else is refused with the value', () => {
@@ -71,5 +72,33 @@ describe('native mode: apps/v1 Deployments', () => {
     expect(view.deploymentType).to.equal(APPS_DEPLOYMENTS);
     expect(view.server).to.equal(client.server);
     expect(client.forDeployments(DEPLOYMENTS)).to.equal(client);
+  });
+
+  it('after the start: a status written by another manager at or after the second Pacer started stands it down', () => {
+    const start = Date.parse('2026-11-27T10:00:00.400Z');
+    const d = (entries: Array<{ manager: string; subresource?: string; time: string }>): Deployment =>
+      ({ metadata: { name: 'web', namespace: 'shop', managedFields: entries }, spec: {} }) as unknown as Deployment;
+    const rows: Array<[string, Deployment, string | undefined]> = [
+      [
+        'before Pacer started',
+        d([{ manager: 'kube-controller-manager', subresource: 'status', time: '2026-11-27T09:59:59Z' }]),
+        undefined,
+      ],
+      [
+        'in the second Pacer started',
+        d([{ manager: 'kube-controller-manager', subresource: 'status', time: '2026-11-27T10:00:00Z' }]),
+        'kube-controller-manager',
+      ],
+      [
+        'Pacer itself (another replica)',
+        d([{ manager: 'pacer-controller', subresource: 'status', time: '2026-11-27T10:05:00Z' }]),
+        undefined,
+      ],
+      ['a spec write, not status', d([{ manager: 'kubectl-edit', time: '2026-11-27T10:05:00Z' }]), undefined],
+    ];
+    for (const [name, x, want] of rows) expect(otherStatusWriter(x, start), name).to.equal(want);
+    expect(standDownMessage('kube-controller-manager', rows[1][1])).to.equal(
+      'native mode stopped: another Deployment controller (kube-controller-manager) wrote the status of deployment shop/web after Pacer started; Pacer writes no apps/v1 Deployment until it is restarted. Start kube-controller-manager with --controllers=*,-deployment-controller (docs/native.md), then restart Pacer',
+    );
   });
 });
