@@ -7,32 +7,16 @@
 
 import type { AnalysisPhase, AnalysisRun } from '../../api/analysis.ts';
 import { RUN_ATTEMPT_LABEL, RUN_NODE_LABEL, RUN_NODEROLL_LABEL } from '../../api/analysis.ts';
-import type { NodeRollAnalysisReason, NodeRollArgument } from '../../api/noderoll.ts';
+import type { NodeRollAnalysisReason } from '../../api/noderoll.ts';
 import { NODEROLL_KIND } from '../../api/noderoll.ts';
 import { labelValueErrors } from '../../api/names.ts';
 import { API_VERSION } from '../../api/types.ts';
-import type { NamedTemplate } from '../analysis/build.ts';
 import { runFromTemplates } from '../analysis/build.ts';
 import { fnv1a32 } from '../kubernetes/hash.ts';
-import type { NodeProgress } from './types.ts';
+import type { NodeProgress, RollAnalysis } from './types.ts';
 
 /** The node a run judges the cluster after, in full (its label holds it only when it fits a label value). */
 export const RUN_NODE_ANNOTATION = 'pacer.dev/node';
-
-/** What a pass knows of spec.healthGate.analysis: the templates found for it, its arguments, the roll's runs. */
-export interface RollAnalysis {
-  /** The NodeRoll: its name and uid (the runs' owner). */
-  roll: { name: string; uid?: string };
-  /** Where the runs are made (spec.healthGate.analysis.namespace, default "default"). */
-  namespace: string;
-  /** Each template reference with its template when it exists, and its field. */
-  templates: readonly NamedTemplate[];
-  args: readonly NodeRollArgument[];
-  /** The runs this roll made (its label, in its namespace). */
-  runs: readonly AnalysisRun[];
-  /** Why no run can be made at all (the analysis resources not served), in words. */
-  unavailable?: string;
-}
 
 /** What a node's analysis asks of the pass. */
 export type NodeGate =

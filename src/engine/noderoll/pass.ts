@@ -27,14 +27,13 @@ import type { NodeRoll, NodeRollStatus, NodeRollWait } from '../../api/noderoll.
 import { parseGoDuration } from '../../api/duration.ts';
 import { formatFieldError } from '../../api/validation.ts';
 import type { EventRecord } from '../types.ts';
-import type { RollAnalysis } from './analysis.ts';
+import type { RollAction, RollAnalysis } from './types.ts';
 import { capacityShortfall } from './capacity.ts';
 import type { SizedNode, SizedPod } from './capacity.ts';
 import { pacerBudgets, unhealthyWorkloads } from './health.ts';
 import { repairCheckpoint, statusOf } from './checkpoint.ts';
 import { applyRequests } from './requests.ts';
 import { decideRoll } from './roll.ts';
-import type { RollAction } from './types.ts';
 
 export interface RollPassInput {
   roll: NodeRoll;

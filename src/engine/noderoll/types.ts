@@ -3,8 +3,15 @@
 // only; the checkpoint as the NodeRoll's status stores it is NodeRollStatus (src/api/noderoll.ts).
 
 import type { AnalysisRun } from '../../api/analysis.ts';
-import type { NodeAnalysisProgress, NodeRollMode, NodeRollPause, NodeRollWait, NodeStep } from '../../api/noderoll.ts';
-import type { RollAnalysis } from './analysis.ts';
+import type {
+  NodeAnalysisProgress,
+  NodeRollArgument,
+  NodeRollMode,
+  NodeRollPause,
+  NodeRollWait,
+  NodeStep,
+} from '../../api/noderoll.ts';
+import type { NamedTemplate } from '../analysis/build.ts';
 import type { PodBudget } from './health.ts';
 
 /** A node, as far as the roll reads it. */
@@ -114,4 +121,19 @@ export interface RollDecision {
   message: string;
   /** Look again after this long (a timeout to check), or undefined to wait for a change. */
   requeueAfterMs?: number;
+}
+
+/** What a pass knows of spec.healthGate.analysis: the templates found for it, its arguments, the roll's runs. */
+export interface RollAnalysis {
+  /** The NodeRoll: its name and uid (the runs' owner). */
+  roll: { name: string; uid?: string };
+  /** Where the runs are made (spec.healthGate.analysis.namespace, default "default"). */
+  namespace: string;
+  /** Each template reference with its template when it exists, and its field. */
+  templates: readonly NamedTemplate[];
+  args: readonly NodeRollArgument[];
+  /** The runs this roll made (its label, in its namespace). */
+  runs: readonly AnalysisRun[];
+  /** Why no run can be made at all (the analysis resources not served), in words. */
+  unavailable?: string;
 }
