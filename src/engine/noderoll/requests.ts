@@ -40,6 +40,10 @@ export function skipNode(
 ): { checkpoint?: RollCheckpoint; error?: string } {
   const p = cp.nodes?.find((n) => n.name === node);
   if (!p) return { error: `node ${node} is not one of the roll's original nodes` };
+  if (cp.paused?.wait === 'analysis' && cp.paused.node === node)
+    return {
+      error: `node ${node} has been replaced and the roll is paused on its analysis: resume starts a new run, resume --skip-analysis lets it by`,
+    };
   if (p.step !== 'Pending' && p.step !== 'Draining')
     return { error: `node ${node} is already ${p.step === 'Done' ? 'done' : 'being terminated'}` };
   const resumed = cp.paused?.node === node ? resumeRoll(cp, now) : cp;

@@ -13,7 +13,8 @@ import { formatFieldError } from '../../../../src/api/validation.ts';
 import { nodeRunName } from '../../../../src/engine/noderoll/analysis.ts';
 import type { RollPass } from '../../../../src/engine/noderoll/pass.ts';
 import { NODEROLL_FINALIZER, rollPass } from '../../../../src/engine/noderoll/pass.ts';
-import { RESUME_ANNOTATION, SKIP_ANALYSIS_ANNOTATION } from '../../../../src/engine/noderoll/requests.ts';
+import { RESUME_ANNOTATION, SKIP_ANALYSIS_ANNOTATION, skipNode } from '../../../../src/engine/noderoll/requests.ts';
+import { checkpointOf } from '../../../../src/engine/noderoll/checkpoint.ts';
 import type { RollAction } from '../../../../src/engine/noderoll/types.ts';
 import { deepFreeze } from '../fixtures.ts';
 
@@ -417,6 +418,18 @@ describe("engine/noderoll/analysis: analysis at a node roll's health gate", () =
     });
     expect(pass.status.paused?.message).to.match(
       /^node w-1: the analysis cannot start: spec\.healthGate\.analysis: the analysis resources .* are not served/,
+    );
+  });
+
+  it('node-roll skip of the node paused on its analysis points at resume (the node is replaced already)', () => {
+    const cp = checkpointOf(
+      status({
+        paused: { node: 'w-1', wait: 'analysis', message: 'x', run: 'upgrade-w-1-1', reason: 'AnalysisFailed' },
+      }),
+      NOW,
+    );
+    expect(skipNode(cp, 'w-1', NOW).error).to.equal(
+      'node w-1 has been replaced and the roll is paused on its analysis: resume starts a new run, resume --skip-analysis lets it by',
     );
   });
 
