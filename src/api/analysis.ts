@@ -36,6 +36,10 @@ export const RUN_TEMPLATE_HASH_LABEL = 'pacer.dev/pod-template-hash';
 export const RUN_ATTEMPT_LABEL = 'pacer.dev/attempt';
 /** On the run of a canary step of the deploy plan: the step (1 for the first). */
 export const RUN_CANARY_STEP_LABEL = 'pacer.dev/canary-step';
+/** On a run a NodeRoll's health gate starts: the NodeRoll (docs/semantics/node-roll.md#analysis-at-the-health-gate). */
+export const RUN_NODEROLL_LABEL = 'pacer.dev/noderoll';
+/** On a NodeRoll's run: the node it judges the cluster after (when the name fits a label value). */
+export const RUN_NODE_LABEL = 'pacer.dev/node';
 
 /** Argo Rollouts keeps this many measurements of each metric unless told otherwise. */
 export const DEFAULT_MEASUREMENT_RETENTION = 10;

@@ -654,3 +654,51 @@ export function validateDeploymentAnalysis(
   oneOfValues(`${field}.onFailure`, analysis.onFailure, ON_FAILURE, errs);
   return errs;
 }
+
+/**
+ * spec.healthGate.analysis of a NodeRoll (docs/semantics/node-roll.md#analysis-at-the-health-gate):
+ * what validateNodeRoll calls. At least one template; each argument a literal `value` or
+ * `valueFrom.nodeName: true` (the node just replaced); the runs' namespace a namespace name.
+ */
+export function validateNodeRollAnalysis(analysis: unknown): FieldError[] {
+  const field = 'spec.healthGate.analysis';
+  const errs: FieldError[] = [];
+  if (!objectField(field, analysis, errs)) return errs;
+  const templates = analysis.templates;
+  if (!given(templates) || (Array.isArray(templates) && templates.length === 0))
+    errs.push({ field: `${field}.templates`, type: 'Required', detail: 'at least one AnalysisTemplate' });
+  templateRefs(`${field}.templates`, templates, errs);
+  const args = listField(`${field}.args`, analysis.args, errs);
+  argNames(`${field}.args`, args, errs);
+  args.forEach((a, i) => {
+    if (!isObject(a)) return;
+    const at = `${field}.args[${i}]`;
+    stringField(`${at}.value`, a.value, errs);
+    oneOf(at, a, ['value', 'valueFrom'], true, errs);
+    if (!objectField(`${at}.valueFrom`, a.valueFrom, errs)) return;
+    const from = a.valueFrom;
+    for (const k of Object.keys(from).filter((x) => x !== 'nodeName'))
+      errs.push({
+        field: `${at}.valueFrom.${k}`,
+        type: 'Forbidden',
+        detail: "a NodeRoll gives nodeName (a Secret's key is the template's to name)",
+      });
+    if (!given(from.nodeName))
+      errs.push({
+        field: `${at}.valueFrom.nodeName`,
+        type: 'Required',
+        detail: 'true: the name of the node just replaced',
+      });
+    else if (from.nodeName !== true)
+      errs.push({
+        field: `${at}.valueFrom.nodeName`,
+        type: 'Invalid',
+        value: from.nodeName,
+        detail: 'must be true: the name of the node just replaced',
+      });
+  });
+  if (given(analysis.namespace) && stringField(`${field}.namespace`, analysis.namespace, errs))
+    for (const detail of dns1123LabelErrors(analysis.namespace))
+      errs.push({ field: `${field}.namespace`, type: 'Invalid', value: analysis.namespace, detail });
+  return errs;
+}

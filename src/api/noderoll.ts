@@ -4,7 +4,8 @@
 // what a schema can; this is the rest, and what a reconcile pass reports as InvalidSpec with field
 // paths).
 
-import type { LabelSelector, ObjectMeta } from './types.ts';
+import type { AnalysisTemplateRef, LabelSelector, ObjectMeta } from './types.ts';
+import { validateNodeRollAnalysis } from './analysisvalidation.ts';
 import { parseGoDuration } from './duration.ts';
 import type { FieldError } from './fielderrors.ts';
 import { dns1123SubdomainErrors, validateSelector } from './validation.ts';
@@ -20,6 +21,10 @@ export type NodeRollMode = (typeof NODE_ROLL_MODES)[number];
 export const NODE_ROLL_WAITS = ['scaleUp', 'drain', 'deregister', 'healthy'] as const;
 export type NodeRollWait = (typeof NODE_ROLL_WAITS)[number];
 export type NodeRollTimeouts = Partial<Record<NodeRollWait, string>>;
+/** What a roll pauses on: a wait that timed out, or a node's analysis (a run that ended badly, or none that could be made). */
+export type NodeRollPauseCause = NodeRollWait | 'analysis';
+/** The Paused condition's reasons for a pause on analysis. */
+export type NodeRollAnalysisReason = 'AnalysisFailed' | 'AnalysisInconclusive' | 'AnalysisInvalid';
 
 /** A node's steps in a roll, in order (a skipped node goes back to Pending). */
 export const NODE_ROLL_STEPS = ['Pending', 'Draining', 'Terminating', 'Deregistered', 'Done'] as const;
@@ -41,10 +46,41 @@ export interface NodeRollSpec {
    * begins (the seed's first attempt: pods may land on old nodes and move again).
    */
   cordonFirst?: boolean;
-  /** Whose health gates each next node: default every Pacer Deployment and every ReplicaSet; a selector narrows it. */
-  healthGate?: { selector?: LabelSelector };
+  /**
+   * Whose health gates each next node: default every Pacer Deployment and every ReplicaSet; a
+   * selector narrows it. With analysis, a run of the templates after each node must be Successful too.
+   */
+  healthGate?: { selector?: LabelSelector; analysis?: NodeRollAnalysis };
   timeouts?: NodeRollTimeouts;
   paused?: boolean;
+}
+
+/**
+ * spec.healthGate.analysis (docs/semantics/node-roll.md#analysis-at-the-health-gate): after each
+ * node, once the workloads are healthy, an AnalysisRun of these templates must end Successful before
+ * the next node is taken; one that ends otherwise pauses the roll for a person.
+ */
+export interface NodeRollAnalysis {
+  templates: AnalysisTemplateRef[];
+  args?: NodeRollArgument[];
+  /** The namespace the runs are made in and a template without clusterScope is read from (default "default"). */
+  namespace?: string;
+}
+
+/** A value the roll gives one of its templates' arguments: a literal, or the name of the node just replaced. */
+export interface NodeRollArgument {
+  name: string;
+  value?: string;
+  valueFrom?: { nodeName?: boolean };
+}
+
+/** The namespace of a roll's runs when spec.healthGate.analysis.namespace leaves it out. */
+export const DEFAULT_NODE_ROLL_ANALYSIS_NAMESPACE = 'default';
+
+/** A node's analysis, as the checkpoint keeps it: the attempt its gate waits for (1, then one more a resume), or skipped by a person. */
+export interface NodeAnalysisProgress {
+  attempt: number;
+  skipped?: boolean;
 }
 
 export interface NodeRoll {
@@ -67,9 +103,9 @@ export interface NodeRollStatus {
   originalNodes?: string[];
   scaledUpTo?: number;
   scaledUpAt?: string;
-  nodes?: Array<{ name: string; step: NodeStep; since: string }>;
+  nodes?: Array<{ name: string; step: NodeStep; since: string; analysis?: NodeAnalysisProgress }>;
   skipped?: string[];
-  paused?: { node?: string; wait: NodeRollWait; message: string };
+  paused?: NodeRollPause;
   frozenSince?: string;
   zones?: string[];
   zoneMoves?: { planned: number; moved: string[]; launch?: { nodesBefore: string[]; at: string; from: string } };
@@ -81,6 +117,15 @@ export interface NodeRollStatus {
     message: string;
     lastTransitionTime: string;
   }>;
+}
+
+/** A pause for a human: what it paused on, the node, why; on analysis also the run (when there was one) and the condition's reason. */
+export interface NodeRollPause {
+  node?: string;
+  wait: NodeRollPauseCause;
+  message: string;
+  run?: string;
+  reason?: NodeRollAnalysisReason;
 }
 
 /** Each wait's timeout when the spec leaves it out (the seed's roll took about four minutes a node). */
@@ -158,6 +203,8 @@ export function validateNodeRoll(roll: NodeRoll): FieldError[] {
     });
   }
   if (spec.healthGate?.selector) validateSelector('spec.healthGate.selector', spec.healthGate.selector, errs);
+  if (spec.healthGate?.analysis !== undefined && spec.healthGate.analysis !== null)
+    errs.push(...validateNodeRollAnalysis(spec.healthGate.analysis));
   for (const wait of NODE_ROLL_WAITS) {
     const text = spec.timeouts?.[wait];
     if (text === undefined) continue;

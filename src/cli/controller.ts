@@ -390,7 +390,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     );
   if (!served.analysis)
     logger.warn(
-      `${ANALYSIS_PLURALS.map((p) => `${p}.${GROUP}`).join(', ')} are not installed: spec.analysis is ignored until the controller is restarted after kubectl apply -f crds/`,
+      `${ANALYSIS_PLURALS.map((p) => `${p}.${GROUP}`).join(', ')} are not installed: spec.analysis is ignored (and a NodeRoll whose health gate names templates pauses at its first node) until the controller is restarted after kubectl apply -f crds/`,
     );
   // Custom plans need their CRD; without it the rest runs as before (checked once, at start).
   if (served.plans) new PlanController(mgr);
@@ -402,7 +402,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   // far). A controller watching one namespace does not see every pod of a node: it would drain
   // blind, so it rolls no nodes.
   if (served.noderolls && opts.namespace === undefined) {
-    new NodeRollController(mgr, { provider: simNodeGroups(client), freeze });
+    new NodeRollController(mgr, { provider: simNodeGroups(client), freeze, analysis: served.analysis });
   } else if (served.noderolls) {
     logger.warn(
       `node rolls are off: with --namespace ${opts.namespace} the controller does not see every pod of a node`,

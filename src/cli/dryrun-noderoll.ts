@@ -73,5 +73,7 @@ function describe(a: RollAction): string {
       return "add the finalizer that gives the group's rebalancing back should the roll be deleted";
     case 'removeFinalizer':
       return "remove the roll's finalizer";
+    case 'createAnalysisRun':
+      return `create analysis run ${a.run.metadata.namespace}/${a.run.metadata.name} to judge the cluster after node ${a.node}`;
   }
 }

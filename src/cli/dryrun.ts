@@ -90,8 +90,14 @@ interface Parsed {
   clusterAnalysisTemplates?: AnalysisTemplate[];
   /** The NodeRoll decided, when the input holds one (the rest is what it acts on). */
   roll?: NodeRoll;
-  /** For a roll: every Node, pod, Deployment and ReplicaSet of the input. */
-  all?: { nodes: SizedNode[]; pods: Pod[]; deployments: Deployment[]; replicaSets: ReplicaSet[] };
+  /** For a roll: every Node, pod, Deployment and ReplicaSet of the input, and the analysis resources (its health gate's). */
+  all?: {
+    nodes: SizedNode[];
+    pods: Pod[];
+    deployments: Deployment[];
+    replicaSets: ReplicaSet[];
+    analysis: { runs: AnalysisRun[]; templates: AnalysisTemplate[]; clusterTemplates: AnalysisTemplate[] };
+  };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -198,7 +204,20 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
       throw new InputError(
         `${source}: no ${API_VERSION} NodeRoll "${pick}" (found ${rolls.map((r) => r.metadata.name).join(', ')})`,
       );
-    return { others: [], replicaSets: [], pods: [], plans: [], roll, all: { nodes, pods, deployments, replicaSets } };
+    return {
+      others: [],
+      replicaSets: [],
+      pods: [],
+      plans: [],
+      roll,
+      all: {
+        nodes,
+        pods,
+        deployments,
+        replicaSets,
+        analysis: { runs, templates, clusterTemplates: clusterTemplates },
+      },
+    };
   }
   if (deployments.length === 0) throw new InputError(`${source}: no ${API_VERSION} Deployment or NodeRoll found`);
   let deployment = deployments[0];

@@ -93,7 +93,14 @@ export type { Freeze } from './freeze.ts';
 // The node roller (docs/semantics/node-roll.md).
 export { decideRoll } from './noderoll/roll.ts';
 export { checkpointOf, statusOf } from './noderoll/checkpoint.ts';
-export { RESUME_ANNOTATION, SKIP_ANNOTATION, applyRequests, skipNode } from './noderoll/requests.ts';
+export {
+  RESUME_ANNOTATION,
+  SKIP_ANALYSIS_ANNOTATION,
+  SKIP_ANNOTATION,
+  applyRequests,
+  skipNode,
+} from './noderoll/requests.ts';
+export { nodeRunName } from './noderoll/analysis.ts';
 export type { RollAction, RollNode } from './noderoll/types.ts';
 export { pacerBudgets, unhealthyWorkloads } from './noderoll/health.ts';
 export { capacityShortfall } from './noderoll/capacity.ts';

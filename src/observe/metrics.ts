@@ -112,7 +112,7 @@ export interface NodeRollSample {
   name: string;
   /** Rolling, Paused, Frozen, Complete or Invalid. */
   phase: string;
-  /** Set while a timeout paused it: the wait (scaleUp, drain, deregister, healthy) and the node. */
+  /** Set while paused for a human: the wait that timed out (scaleUp, drain, deregister, healthy) or analysis, and the node. */
   paused?: { wait: string; node?: string };
   /** Original nodes by step. */
   steps: Readonly<Record<string, number>>;
@@ -479,7 +479,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
   });
   new Gauge({
     name: 'pacer_noderoll_paused',
-    help: 'A NodeRoll paused for a human after a wait timed out (1), with the wait and the node; 0 otherwise.',
+    help: 'A NodeRoll paused for a human (1), with the wait that timed out (or analysis: a run after the node ended badly) and the node; 0 otherwise.',
     labelNames: ['name', 'wait', 'node'],
     registers,
     collect() {

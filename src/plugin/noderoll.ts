@@ -1,6 +1,6 @@
-// `kubectl pacer node-roll status|pause|resume|skip NAME [NODE]` (docs/plugin.md): a NodeRoll as its
-// checkpoint tells it, and the operator's levers. pause and resume of the operator's own hold are
-// spec.paused; resume after a timeout and skip are requests (annotations) the controller carries out
+// `kubectl pacer node-roll status|pause|resume [--skip-analysis]|skip NAME [NODE]` (docs/plugin.md): a
+// NodeRoll as its checkpoint tells it, and the operator's levers. pause and resume of the operator's own
+// hold are spec.paused; resume after a timeout or a node's analysis, and skip, are requests (annotations) the controller carries out
 // on the checkpoint and then clears, so they hold across restarts and leader changes; skip is checked
 // here first, against the checkpoint, with the controller's own rule. The patches carry no
 // resourceVersion: the controller writes the status all the time, and each request is safe to
@@ -13,8 +13,10 @@ import { humanDuration } from '../api/duration.ts';
 import {
   NODE_ROLL_PLAN,
   RESUME_ANNOTATION,
+  SKIP_ANALYSIS_ANNOTATION,
   SKIP_ANNOTATION,
   checkpointOf,
+  nodeRunName,
   planJson,
   planTree,
   rollPlan,
@@ -47,13 +49,25 @@ export function describeRoll(roll: NodeRoll, now: number): string {
   );
   if (st.paused)
     lines.push(`Paused: ${st.paused.node ? `node ${st.paused.node}, ` : ''}${st.paused.wait}: ${st.paused.message}`);
+  const gate = spec.healthGate?.analysis;
+  if (gate)
+    lines.push(
+      `Analysis: ${(gate.templates ?? []).map((t) => `${t.clusterScope ? 'cluster:' : ''}${t.templateName}`).join(', ')} after each node, runs in namespace ${gate.namespace ?? 'default'}`,
+    );
   if (st.nodes && st.nodes.length > 0) {
     const skipped = new Set(st.skipped ?? []);
+    // With analysis: the run each node's gate waits for (or waited for), once its replacement is done.
+    const run = (n: NonNullable<typeof st.nodes>[number]) =>
+      n.analysis?.skipped
+        ? '(analysis skipped)'
+        : n.step === 'Deregistered' || n.step === 'Done' || n.analysis
+          ? nodeRunName(roll.metadata.name ?? '', n.name, n.analysis?.attempt ?? 1)
+          : '-';
     const rows = [
-      'NODE\tSTEP\tSINCE',
+      `NODE\tSTEP\tSINCE${gate ? '\tRUN' : ''}`,
       ...st.nodes.map(
         (n) =>
-          `${n.name}\t${n.step}${skipped.has(n.name) ? ' (skipped)' : ''}\t${n.step === 'Pending' ? '-' : humanDuration(Math.max(0, now - Date.parse(n.since)))}`,
+          `${n.name}\t${n.step}${skipped.has(n.name) ? ' (skipped)' : ''}\t${n.step === 'Pending' ? '-' : humanDuration(Math.max(0, now - Date.parse(n.since)))}${gate ? `\t${run(n)}` : ''}`,
       ),
     ];
     lines.push(tabwrite(`${rows.join('\n')}\n`).trimEnd());
@@ -77,22 +91,43 @@ export async function runNodeRollPause(s: Session, name: string): Promise<number
   return 0;
 }
 
-/** resume: lifts spec.paused, and asks the controller to lift a pause a timeout set (from the checkpoint). */
-export async function runNodeRollResume(s: Session, name: string): Promise<number> {
+/**
+ * resume: lifts spec.paused, and asks the controller to lift a pause a timeout or a node's analysis
+ * set (from the checkpoint): after a run that ended badly, the node's next attempt is a new run;
+ * with `skipAnalysis`, the node the analysis paused on passes its gate without one.
+ */
+export async function runNodeRollResume(s: Session, name: string, o: { skipAnalysis?: boolean } = {}): Promise<number> {
   const roll = await getRoll(s, name);
   const st = roll.status ?? {};
   if (roll.spec.paused !== true && !st.paused) throw new PluginError(`${RESOURCE} "${name}" is not paused`);
+  const onAnalysis = st.paused?.wait === 'analysis' ? st.paused.node : undefined;
+  if (o.skipAnalysis && onAnalysis === undefined)
+    throw new PluginError(
+      `${RESOURCE} "${name}" is not paused on a node's analysis${st.paused ? ` (${st.paused.wait}: ${st.paused.message})` : ''}: --skip-analysis does not apply`,
+    );
+  const annotations = {
+    ...(st.paused ? { [RESUME_ANNOTATION]: new Date().toISOString() } : {}),
+    ...(o.skipAnalysis && onAnalysis !== undefined ? { [SKIP_ANALYSIS_ANNOTATION]: onAnalysis } : {}),
+  };
   await s.client.patch(
     NODEROLLS,
     undefined,
     name,
     {
-      ...(st.paused ? { metadata: { annotations: { [RESUME_ANNOTATION]: new Date().toISOString() } } } : {}),
+      ...(Object.keys(annotations).length > 0 ? { metadata: { annotations } } : {}),
       ...(roll.spec.paused === true ? { spec: { paused: false } } : {}),
     },
     'merge',
   );
-  s.io.stdout.write(`${PREFIX}${name} resumed\n`);
+  const what =
+    onAnalysis === undefined
+      ? ''
+      : o.skipAnalysis
+        ? ` (node ${onAnalysis} passes its analysis without a run)`
+        : st.paused?.run !== undefined
+          ? ` (node ${onAnalysis}: a new analysis run, attempt ${(st.nodes?.find((n) => n.name === onAnalysis)?.analysis?.attempt ?? 1) + 1})`
+          : ` (node ${onAnalysis}: its analysis is tried again)`;
+  s.io.stdout.write(`${PREFIX}${name} resumed${what}\n`);
   return 0;
 }
 

@@ -474,10 +474,13 @@ export function pluginProgram(ctx: ProgramContext): Command {
     addCommonOptions(
       new Command('resume')
         .description(
-          'Go on from the checkpoint: lifts spec.paused, or the pause a timeout set (every wait under way starts its clock again)',
+          "Go on from the checkpoint: lifts spec.paused, or the pause a timeout or a node's analysis set (every wait under way starts its clock again; a run that ended badly is followed by a new one for that node)",
         )
-        .argument('<name>', 'the NodeRoll'),
-    ).action((name: string, o: CommonOptions) => run(name, o, (s) => runNodeRollResume(s, name))),
+        .argument('<name>', 'the NodeRoll')
+        .option('--skip-analysis', "paused on a node's analysis: let that node pass its gate without a run"),
+    ).action((name: string, o: CommonOptions & { skipAnalysis?: boolean }) =>
+      run(name, o, (s) => runNodeRollResume(s, name, { skipAnalysis: o.skipAnalysis === true })),
+    ),
   );
   roll.addCommand(
     addCommonOptions(

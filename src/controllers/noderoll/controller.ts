@@ -2,12 +2,24 @@
 // NodeRoll, the engine's pass (engine/noderoll/pass.ts) from the NodeRoll and its checkpoint, every
 // node, every pod, the Pacer Deployments and ReplicaSets and the freeze; then the pass's actions
 // (scale the group, hold its rebalancing, cordon, evict through the Eviction API, terminate through
-// the group), its Events, and the checkpoint written back to status. A restart or a new leader resumes from
-// status; every action is idempotent, so a pass repeated after a crash does no harm.
+// the group; start the health gate's AnalysisRuns), its Events, and the checkpoint written back to status. A
+// restart or a new leader resumes from status and finds its runs by name; every action is idempotent, so
+// a pass repeated after a crash does no harm.
 
 import type { Deployment, Pod, ReplicaSet } from '../../api/types.ts';
 import type { NodeRoll, NodeRollStatus } from '../../api/noderoll.ts';
-import { DEPLOYMENTS, NODEROLLS, NODES, PODS, REPLICASETS } from '../../kube/client.ts';
+import type { AnalysisRun, AnalysisTemplate } from '../../api/analysis.ts';
+import { RUN_NODEROLL_LABEL } from '../../api/analysis.ts';
+import {
+  ANALYSIS_RUNS,
+  ANALYSIS_TEMPLATES,
+  CLUSTER_ANALYSIS_TEMPLATES,
+  DEPLOYMENTS,
+  NODEROLLS,
+  NODES,
+  PODS,
+  REPLICASETS,
+} from '../../kube/client.ts';
 import { isKind } from '../../kube/errors.ts';
 import type { Logger } from '../../observe/logger.ts';
 import type { NodeRollSample } from '../../observe/metrics.ts';
@@ -18,7 +30,7 @@ import { finalizersAfter, freezeInWords, hasFinalizer, rollPass, semanticEqual }
 import type { Freeze, RollAction, RollNode, SizedPod } from '../../engine/index.ts';
 import type { EventRecorder } from '../../manager/events.ts';
 import type { Informer } from '../../manager/informer.ts';
-import { watch } from '../../manager/watches.ts';
+import { resourceVersionChanged, watch } from '../../manager/watches.ts';
 import type { WatchedValue } from '../../manager/watches.ts';
 import type { ReconcileResult } from '../../manager/workqueue.ts';
 import type { NodeGroupProvider } from './nodegroups.ts';
@@ -30,6 +42,8 @@ export interface NodeRollOptions {
   provider: NodeGroupProvider;
   /** The freeze switch: while on, nothing is done and no wait times out. */
   freeze?: WatchedValue<Freeze | undefined>;
+  /** Read and watch AnalysisRuns and the templates (the analysis CRDs served): spec.healthGate.analysis. */
+  analysis?: boolean;
 }
 
 /** A NodeRoll as the pacer_noderoll_* series show it (from its status). */
@@ -57,6 +71,12 @@ export class NodeRollController {
   private readonly recorder: EventRecorder;
   private readonly freeze?: WatchedValue<Freeze | undefined>;
   private readonly provider: NodeGroupProvider;
+  /** The analysis resources, when served (spec.healthGate.analysis). */
+  private readonly analysis?: {
+    runs: Informer<AnalysisRun>;
+    templates: Informer<AnalysisTemplate>;
+    clusterTemplates: Informer<AnalysisTemplate>;
+  };
 
   /** Registers the node roller with `mgr`: the informers it reads, its watches, queue and worker. */
   constructor(mgr: Manager, opts: NodeRollOptions) {
@@ -69,8 +89,29 @@ export class NodeRollController {
     this.deployments = mgr.informer<Deployment>(DEPLOYMENTS);
     this.replicaSets = mgr.informer<ReplicaSet>(REPLICASETS);
     this.recorder = mgr.eventRecorder();
+    const analysis = opts.analysis
+      ? (this.analysis = {
+          runs: mgr.informer<AnalysisRun>(ANALYSIS_RUNS),
+          templates: mgr.informer<AnalysisTemplate>(ANALYSIS_TEMPLATES),
+          clusterTemplates: mgr.informer<AnalysisTemplate>(CLUSTER_ANALYSIS_TEMPLATES),
+        })
+      : undefined;
     // Few NodeRolls: any change that may move one wakes them all.
     const all = () => this.rolls.list().map((r) => r.metadata.name ?? '');
+    // A template's change wakes the rolls whose health gate names it.
+    const naming = (t: AnalysisTemplate, clusterScope: boolean) =>
+      this.rolls
+        .list()
+        .filter((r) => {
+          const a = r.spec?.healthGate?.analysis;
+          return (
+            a?.templates?.some(
+              (ref) => ref.templateName === t.metadata.name && (ref.clusterScope ?? false) === clusterScope,
+            ) === true &&
+            (clusterScope || (a.namespace ?? 'default') === (t.metadata.namespace ?? 'default'))
+          );
+        })
+        .map((r) => r.metadata.name ?? '');
     this.controller = register(mgr, {
       name: NODEROLL_CONTROLLER_NAME,
       workers: 1,
@@ -82,6 +123,20 @@ export class NodeRollController {
         watch(this.deployments, { on: ['update'], keys: all }),
         watch(this.replicaSets, { on: ['update'], keys: all }),
         ...(opts.freeze ? [watch(opts.freeze, { keys: all })] : []),
+        // A run's progress wakes the roll that made it (its label); its outcome moves the gate.
+        ...(analysis
+          ? [
+              watch(analysis.runs, {
+                changed: resourceVersionChanged,
+                keys: ({ obj }) => {
+                  const roll = obj.metadata.labels?.[RUN_NODEROLL_LABEL];
+                  return roll !== undefined && this.rolls.get(roll) ? [roll] : [];
+                },
+              }),
+              watch(analysis.templates, { keys: ({ obj }) => naming(obj, false) }),
+              watch(analysis.clusterTemplates, { keys: ({ obj }) => naming(obj, true) }),
+            ]
+          : []),
       ],
     });
     mgr.metrics?.trackNodeRolls(() => this.rolls.list().map(rollSample));
@@ -99,6 +154,15 @@ export class NodeRollController {
       deployments: this.deployments.list(),
       replicaSets: this.replicaSets.list(),
       ...(freeze ? { frozen: freezeInWords(freeze) } : {}),
+      ...(this.analysis
+        ? {
+            analysis: {
+              runs: this.analysis.runs.list(),
+              templates: this.analysis.templates.list(),
+              clusterTemplates: this.analysis.clusterTemplates.list(),
+            },
+          }
+        : {}),
       now: this.mgr.clock.now(),
     });
     for (const a of pass.actions) {
@@ -173,6 +237,20 @@ export class NodeRollController {
         await this.provider.terminate(a.group, a.node, a.shrink);
         log.info('terminated node', { group: a.group, node: a.node });
         return;
+      case 'createAnalysisRun': {
+        try {
+          const run = await client.createAnalysisRun(a.run);
+          this.analysis?.runs.assume(run);
+          log.info('started analysis run', {
+            node: a.node,
+            analysisRun: `${run.metadata.namespace}/${run.metadata.name}`,
+          });
+        } catch (err) {
+          // Made by an earlier pass the cache has not seen yet: the watch brings it.
+          if (!isKind(err, 'AlreadyExists')) throw err;
+        }
+        return;
+      }
     }
   }
 

@@ -4,7 +4,7 @@
 // the checkpoint and RFC 3339 in the status.
 
 import { NODE_ROLL_STEPS } from '../../api/noderoll.ts';
-import type { NodeRollStatus, NodeRollWait } from '../../api/noderoll.ts';
+import type { NodeAnalysisProgress, NodeRollPause, NodeRollStatus, NodeRollWait } from '../../api/noderoll.ts';
 import { metaTime } from '../../api/duration.ts';
 import type { RollCheckpoint, RollDecision } from './types.ts';
 
@@ -46,7 +46,14 @@ export function repairCheckpoint(
     originals &&
     [...originals, ...moved.filter((m) => !originals.includes(m))].map((name) => {
       const n = steps.get(name);
-      if (n && NODE_ROLL_STEPS.includes(n.step)) return { name, step: n.step, since: msOf(n.since, now) };
+      if (n && NODE_ROLL_STEPS.includes(n.step)) {
+        const analysis = nodeAnalysis(n.analysis);
+        if (n.analysis !== undefined && !analysis)
+          repaired.push(
+            `status.nodes: node ${name} had an unreadable analysis ${JSON.stringify(n.analysis)}: its first attempt again`,
+          );
+        return { name, step: n.step, since: msOf(n.since, now), ...(analysis ? { analysis } : {}) };
+      }
       repaired.push(
         `status.nodes: node ${name} ${n ? `had an unknown step ${JSON.stringify(n.step)}` : 'had no step'}: Pending again`,
       );
@@ -93,6 +100,15 @@ export function repairCheckpoint(
   };
 }
 
+/** A node's analysis as stored, when it reads as one (an attempt of at least 1, skipped or not). */
+function nodeAnalysis(v: unknown): NodeAnalysisProgress | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const { attempt, skipped } = v as Record<string, unknown>;
+  if (typeof attempt !== 'number' || !Number.isInteger(attempt) || attempt < 1) return undefined;
+  if (skipped !== undefined && typeof skipped !== 'boolean') return undefined;
+  return { attempt, ...(skipped ? { skipped: true } : {}) };
+}
+
 /** The checkpoint a stored status holds (repaired where it had to be: repairCheckpoint). */
 export function checkpointOf(status: NodeRollStatus | undefined, now: number): RollCheckpoint {
   return repairCheckpoint(status, now).checkpoint;
@@ -104,6 +120,10 @@ const WAIT_REASON: Record<NodeRollWait, string> = {
   deregister: 'DeregisterTimeout',
   healthy: 'HealthTimeout',
 };
+
+/** The Paused condition's reason: the wait that timed out, or the node's analysis (AnalysisFailed, ...). */
+const pauseReason = (p: NodeRollPause): string =>
+  p.wait === 'analysis' ? (p.reason ?? 'AnalysisFailed') : (WAIT_REASON[p.wait] ?? 'Paused');
 
 /** The status to store after a decision; conditions keep their transition time while they hold. */
 export function statusOf(
@@ -138,7 +158,16 @@ export function statusOf(
     message: d.message,
     ...(cp.originalNodes ? { originalNodes: cp.originalNodes } : {}),
     ...(cp.scaledUpTo !== undefined ? { scaledUpTo: cp.scaledUpTo, scaledUpAt: metaTime(cp.scaledUpAt ?? now) } : {}),
-    ...(cp.nodes ? { nodes: cp.nodes.map((n) => ({ name: n.name, step: n.step, since: metaTime(n.since) })) } : {}),
+    ...(cp.nodes
+      ? {
+          nodes: cp.nodes.map((n) => ({
+            name: n.name,
+            step: n.step,
+            since: metaTime(n.since),
+            ...(n.analysis ? { analysis: n.analysis } : {}),
+          })),
+        }
+      : {}),
     ...(cp.skipped && cp.skipped.length > 0 ? { skipped: cp.skipped } : {}),
     ...(cp.paused ? { paused: cp.paused } : {}),
     ...(cp.frozenAt !== undefined ? { frozenSince: metaTime(cp.frozenAt) } : {}),
@@ -163,7 +192,7 @@ export function statusOf(
     ...(cp.done ? { done: true } : {}),
     conditions: [
       cp.paused
-        ? condition('Paused', true, WAIT_REASON[cp.paused.wait], cp.paused.message)
+        ? condition('Paused', true, pauseReason(cp.paused), cp.paused.message)
         : condition(
             'Paused',
             operatorPaused,

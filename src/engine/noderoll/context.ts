@@ -52,9 +52,10 @@ export function waitAtMost(c: RollContext, ms: number): void {
   c.waitMs = c.waitMs === undefined ? ms : Math.min(c.waitMs, ms);
 }
 
-/** A node on to `step`, from now. */
+/** A node on to `step`, from now (its analysis' attempt kept). */
 export function setStep(c: RollContext, name: string, step: NodeStep): void {
-  c.progress.set(name, { name, step, since: c.i.now });
+  const analysis = c.progress.get(name)?.analysis;
+  c.progress.set(name, { name, step, since: c.i.now, ...(analysis ? { analysis } : {}) });
 }
 
 /** The group's nodes that are not original ones. */

@@ -13,20 +13,27 @@
 // A roll carries its finalizer from its start (before it holds the group's rebalancing) to its end
 // (after it gives it back), so that deleting it half-way still gives the rebalancing back.
 
+import type { AnalysisRun, AnalysisTemplate } from '../../api/analysis.ts';
+import { RUN_NODEROLL_LABEL } from '../../api/analysis.ts';
 import type { Deployment, LabelSelector, ReplicaSet } from '../../api/types.ts';
 import { selectorMatches } from '../../api/selector.ts';
-import { NODE_ROLL_WAITS, nodeRollDefaults, validateNodeRoll } from '../../api/noderoll.ts';
+import {
+  DEFAULT_NODE_ROLL_ANALYSIS_NAMESPACE,
+  NODE_ROLL_WAITS,
+  nodeRollDefaults,
+  validateNodeRoll,
+} from '../../api/noderoll.ts';
 import type { NodeRoll, NodeRollStatus, NodeRollWait } from '../../api/noderoll.ts';
 import { parseGoDuration } from '../../api/duration.ts';
 import { formatFieldError } from '../../api/validation.ts';
 import type { EventRecord } from '../types.ts';
+import type { RollAction, RollAnalysis } from './types.ts';
 import { capacityShortfall } from './capacity.ts';
 import type { SizedNode, SizedPod } from './capacity.ts';
 import { pacerBudgets, unhealthyWorkloads } from './health.ts';
 import { repairCheckpoint, statusOf } from './checkpoint.ts';
 import { applyRequests } from './requests.ts';
 import { decideRoll } from './roll.ts';
-import type { RollAction } from './types.ts';
 
 export interface RollPassInput {
   roll: NodeRoll;
@@ -37,6 +44,15 @@ export interface RollPassInput {
   replicaSets: readonly ReplicaSet[];
   /** The freeze switch, in words, while it is on. */
   frozen?: string;
+  /**
+   * The analysis resources, when the cluster serves them (spec.healthGate.analysis reads them): the
+   * AnalysisRuns, AnalysisTemplates and ClusterAnalysisTemplates (of any namespace: the pass picks).
+   */
+  analysis?: {
+    runs: readonly AnalysisRun[];
+    templates: readonly AnalysisTemplate[];
+    clusterTemplates: readonly AnalysisTemplate[];
+  };
   now: number;
 }
 
@@ -107,6 +123,42 @@ function invalid(roll: NodeRoll, message: string): RollPass {
   };
 }
 
+/** What the decision reads of spec.healthGate.analysis: its templates found, its arguments, the roll's runs. */
+function rollAnalysis(i: RollPassInput): RollAnalysis | undefined {
+  const spec = i.roll.spec.healthGate?.analysis;
+  if (!spec) return undefined;
+  const name = i.roll.metadata.name ?? '';
+  const uid = i.roll.metadata.uid;
+  const namespace = spec.namespace ?? DEFAULT_NODE_ROLL_ANALYSIS_NAMESPACE;
+  const ns = (o: { metadata: { namespace?: string } }) => (o.metadata.namespace ?? 'default') === namespace;
+  const found = i.analysis;
+  return {
+    roll: { name, ...(uid !== undefined ? { uid } : {}) },
+    namespace,
+    templates: spec.templates.map((ref, k) => {
+      const template = ref.clusterScope
+        ? found?.clusterTemplates.find((t) => t.metadata.name === ref.templateName)
+        : found?.templates.find((t) => ns(t) && t.metadata.name === ref.templateName);
+      return { ref, field: `spec.healthGate.analysis.templates[${k}].templateName`, ...(template ? { template } : {}) };
+    }),
+    args: spec.args ?? [],
+    // This roll's own: its label, and its uid when the run says (a roll of the same name made before
+    // and deleted does not count).
+    runs: (found?.runs ?? []).filter(
+      (r) =>
+        ns(r) &&
+        r.metadata.labels?.[RUN_NODEROLL_LABEL] === name &&
+        (uid === undefined || !r.metadata.ownerReferences?.some((o) => o.kind === 'NodeRoll' && o.uid !== uid)),
+    ),
+    ...(found
+      ? {}
+      : {
+          unavailable:
+            'the analysis resources (analysisruns, analysistemplates, clusteranalysistemplates.pacer.dev) are not served: kubectl apply -f crds/, then restart the controller',
+        }),
+  };
+}
+
 /** The pass over `i.roll`; a Complete roll is left as it is. */
 export function rollPass(i: RollPassInput): RollPass {
   const { roll, now } = i;
@@ -151,6 +203,7 @@ export function rollPass(i: RollPassInput): RollPass {
   // The operator's requests (kubectl pacer node-roll resume|skip), carried out on the checkpoint.
   const requests = applyRequests(stored.checkpoint, roll.metadata.annotations, now);
   for (const e of requests.errors) events.push({ type: 'Warning', reason: 'NodeRollRequestRefused', message: e });
+  const analysis = rollAnalysis(i);
   const decision = decideRoll({
     mode: spec.mode,
     nodeGroup: spec.nodeGroup ?? '',
@@ -168,6 +221,7 @@ export function rollPass(i: RollPassInput): RollPass {
     pods: i.pods,
     unhealthy: unhealthyWorkloads(i.deployments, i.replicaSets, spec.healthGate?.selector),
     budget: pacerBudgets(i.deployments, i.replicaSets, i.pods),
+    ...(analysis ? { analysis } : {}),
     now,
   });
   const status = statusOf(prev, roll.metadata.generation, decision, spec.paused, now);
@@ -177,6 +231,13 @@ export function rollPass(i: RollPassInput): RollPass {
   } else if (status.originalNodes && !hasFinalizer(roll)) {
     actions.unshift({ verb: 'addFinalizer' });
   }
+  for (const a of decision.actions)
+    if (a.verb === 'createAnalysisRun')
+      events.push({
+        type: 'Normal',
+        reason: 'NodeRollAnalysisStarted',
+        message: `analysis run ${a.run.metadata.namespace}/${a.run.metadata.name} judges the cluster after node ${a.node}`,
+      });
   if (status.paused && !prev?.paused)
     events.push({ type: 'Warning', reason: 'NodeRollPaused', message: status.paused.message });
   if (status.frozenSince !== undefined && prev?.frozenSince === undefined)

@@ -1,10 +1,13 @@
 // When is a node roll paused? (docs/semantics/node-roll.md) As this file says, and nowhere else:
 //  * overdue: a wait (scaleUp, drain, deregister, healthy) that has lasted its timeout pauses the
-//    roll for a human. Every wait of every phase asks it; nothing else pauses a roll by itself.
+//    roll for a human. Every wait of every phase asks it.
+//  * judged: a node's analysis (spec.healthGate.analysis) whose run ended Failed, Error or
+//    Inconclusive, or that cannot start (a template missing or invalid), pauses the roll for a human.
+//    Nothing else pauses a roll by itself.
 //  * held: a roll paused (by overdue, or by its operator: spec.paused), frozen or done does nothing; a
 //    pause is lifted by resume (requests.ts), and resumed or thawed its waits' clocks start again.
 
-import type { NodeRollWait } from '../../api/noderoll.ts';
+import type { NodeRollAnalysisReason, NodeRollWait } from '../../api/noderoll.ts';
 import { restartClocks } from './checkpoint.ts';
 import type { RollContext } from './context.ts';
 import type { RollCheckpoint, RollDecision, RollInput } from './types.ts';
@@ -32,6 +35,25 @@ export function overdue(c: RollContext, w: Wait): { paused: RollDecision } | { l
     return { paused: { actions: c.actions, checkpoint: c.cp, message: `paused: ${message}` } };
   }
   return { leftMs: timeout - waited };
+}
+
+/**
+ * A node's analysis pauses the roll (analysis.ts says when): the checkpoint records the node, the
+ * run (when there was one), the Paused condition's reason and why; the pass ends with the actions it
+ * has so far, as for a wait that timed out.
+ */
+export function judged(
+  c: RollContext,
+  a: { node: string; reason: NodeRollAnalysisReason; message: string; run?: string },
+): RollDecision {
+  c.cp.paused = {
+    node: a.node,
+    wait: 'analysis',
+    message: a.message,
+    ...(a.run !== undefined ? { run: a.run } : {}),
+    reason: a.reason,
+  };
+  return { actions: c.actions, checkpoint: c.cp, message: `paused: ${a.message}` };
 }
 
 /**

@@ -6,7 +6,8 @@
 import { drainablePods, isReady, nameOf, stoppingInWords, stoppingPods } from './cluster.ts';
 import { decision, newNodes, setStep, waitAtMost } from './context.ts';
 import type { RollContext } from './context.ts';
-import { overdue } from './pause.ts';
+import { nodeGate } from './analysis.ts';
+import { judged, overdue } from './pause.ts';
 import type { NodeProgress, RollDecision, RollPod } from './types.ts';
 import { zoneCounts, zonesInWords } from './zones.ts';
 
@@ -215,10 +216,27 @@ export function awaitDeregistered(c: RollContext, p: NodeProgress): RollDecision
   return undefined;
 }
 
-/** Wait until every workload of the gate is healthy: then the node is Done. */
+/**
+ * Wait until every workload of the gate is healthy, and with spec.healthGate.analysis until the
+ * node's run is Successful: then the node is Done. The run starts once the workloads are healthy
+ * and, once started, is read whatever they do; it has no timeout (its metrics have counts, so it
+ * ends by itself). A run that ends Failed, Error or Inconclusive, or one that cannot be made,
+ * pauses the roll (judged).
+ */
 export function awaitHealthy(c: RollContext, p: NodeProgress): RollDecision | undefined {
-  const { unhealthy } = c.i;
+  const { unhealthy, analysis } = c.i;
+  const gate = analysis ? nodeGate(analysis, p) : ({ kind: 'passed' } as const);
+  if (gate.kind === 'pause') return judged(c, { node: p.name, ...gate });
+  if (gate.kind === 'measuring') {
+    c.words.push(`after ${p.name}, waiting for analysis run ${gate.run} (${gate.phase})`);
+    return undefined;
+  }
   if (unhealthy.length === 0) {
+    if (gate.kind === 'start') {
+      c.actions.push({ verb: 'createAnalysisRun', node: p.name, run: gate.run });
+      c.words.push(`after ${p.name}, analysis run ${gate.run.metadata.name} started`);
+      return undefined;
+    }
     setStep(c, p.name, 'Done');
     return undefined;
   }

@@ -2,7 +2,16 @@
 // the pods, the checkpoint) and what it gives back (actions, the new checkpoint, a message). Types
 // only; the checkpoint as the NodeRoll's status stores it is NodeRollStatus (src/api/noderoll.ts).
 
-import type { NodeRollMode, NodeRollWait, NodeStep } from '../../api/noderoll.ts';
+import type { AnalysisRun } from '../../api/analysis.ts';
+import type {
+  NodeAnalysisProgress,
+  NodeRollArgument,
+  NodeRollMode,
+  NodeRollPause,
+  NodeRollWait,
+  NodeStep,
+} from '../../api/noderoll.ts';
+import type { NamedTemplate } from '../analysis/build.ts';
 import type { PodBudget } from './health.ts';
 
 /** A node, as far as the roll reads it. */
@@ -32,6 +41,8 @@ export interface NodeProgress {
   step: NodeStep;
   /** When the current step began (ms), for its timeout. */
   since: number;
+  /** With spec.healthGate.analysis: the attempt of the run its gate waits for (absent: 1), or skipped by a person. */
+  analysis?: NodeAnalysisProgress;
 }
 
 /** The checkpoint (the NodeRoll's status), as the decision reads and writes it. */
@@ -45,8 +56,8 @@ export interface RollCheckpoint {
   nodes?: NodeProgress[];
   /** Nodes an operator skipped: revisited once the others are done. */
   skipped?: string[];
-  /** Set while paused for a human: what timed out. */
-  paused?: { node?: string; wait: NodeRollWait; message: string };
+  /** Set while paused for a human: what timed out, or the node's analysis. */
+  paused?: NodeRollPause;
   /** Since when the freeze switch has held the roll (ms): its waits' clocks start again once it is lifted. */
   frozenAt?: number;
   /** The zones of the original nodes, recorded at the start (a zone the roll empties still counts). */
@@ -86,6 +97,8 @@ export interface RollInput {
   unhealthy: readonly string[];
   /** A pod's workload and how many of its pods may be evicted now (health.ts pacerBudgets); undefined: no budget of Pacer's. */
   budget(pod: RollPod): PodBudget | undefined;
+  /** spec.healthGate.analysis, with its templates and the roll's runs (analysis.ts); undefined: no analysis. */
+  analysis?: RollAnalysis;
   now: number;
 }
 
@@ -97,7 +110,9 @@ export type RollAction =
   | { verb: 'evict'; node: string; namespace: string; pod: string }
   | { verb: 'terminate'; group: string; node: string; shrink: boolean }
   /** The roll's finalizer (NODEROLL_FINALIZER) on, while the roll holds something to give back, and off. */
-  | { verb: 'addFinalizer' | 'removeFinalizer' };
+  | { verb: 'addFinalizer' | 'removeFinalizer' }
+  /** The run that judges the cluster after `node` (spec.healthGate.analysis). */
+  | { verb: 'createAnalysisRun'; node: string; run: AnalysisRun };
 
 export interface RollDecision {
   actions: RollAction[];
@@ -106,4 +121,19 @@ export interface RollDecision {
   message: string;
   /** Look again after this long (a timeout to check), or undefined to wait for a change. */
   requeueAfterMs?: number;
+}
+
+/** What a pass knows of spec.healthGate.analysis: the templates found for it, its arguments, the roll's runs. */
+export interface RollAnalysis {
+  /** The NodeRoll: its name and uid (the runs' owner). */
+  roll: { name: string; uid?: string };
+  /** Where the runs are made (spec.healthGate.analysis.namespace, default "default"). */
+  namespace: string;
+  /** Each template reference with its template when it exists, and its field. */
+  templates: readonly NamedTemplate[];
+  args: readonly NodeRollArgument[];
+  /** The runs this roll made (its label, in its namespace). */
+  runs: readonly AnalysisRun[];
+  /** Why no run can be made at all (the analysis resources not served), in words. */
+  unavailable?: string;
 }

@@ -113,4 +113,60 @@ describe("pacer plan -f: a node roll's next step", () => {
       stderr: 'error: roll.yaml: no pacer.dev/v1alpha1 Deployment or NodeRoll found\n',
     });
   });
+
+  it('a health gate with analysis: after a node has left, the run the controller would make, from the templates in the file', () => {
+    const gated = {
+      ...ROLL,
+      spec: {
+        ...ROLL.spec,
+        healthGate: {
+          analysis: {
+            templates: [{ templateName: 'node-errors' }],
+            args: [{ name: 'node', valueFrom: { nodeName: true } }],
+          },
+        },
+      },
+      status: {
+        phase: 'Rolling',
+        originalNodes: ['a-1', 'b-1'],
+        scaledUpTo: 4,
+        scaledUpAt: NOW,
+        zones: ['a', 'b'],
+        nodes: [
+          { name: 'a-1', step: 'Deregistered', since: NOW },
+          { name: 'b-1', step: 'Pending', since: NOW },
+        ],
+      },
+    };
+    const template = {
+      apiVersion: 'pacer.dev/v1alpha1',
+      kind: 'AnalysisTemplate',
+      metadata: { name: 'node-errors', namespace: 'default' },
+      spec: {
+        args: [{ name: 'node' }],
+        metrics: [
+          {
+            name: 'errors',
+            count: 1,
+            successCondition: 'result[0] < 0.05',
+            provider: { prometheus: { address: 'http://prom:9090', query: 'node_errors{node="{{args.node}}"}' } },
+          },
+        ],
+      },
+    };
+    const input = list(gated, template, node('b-1', 'b'), node('new-1', 'a'), node('new-2', 'b'));
+    const text = run(input, 'text') as string;
+    expect(text).to.contain('  create analysis run default/upgrade-a-1-1 to judge the cluster after node a-1\n');
+    expect(text).to.contain('Status: Rolling: after a-1, analysis run upgrade-a-1-1 started\n');
+    const doc = run(input) as RollPlanDocument;
+    const made = doc.actions.find((a) => a.verb === 'createAnalysisRun');
+    expect(made && made.verb === 'createAnalysisRun' && made.run.spec.args).to.deep.equal([
+      { name: 'node', value: 'a-1' },
+    ]);
+    // Without the template in the file: paused, naming the field.
+    const missing = run(list(gated, node('b-1', 'b'), node('new-1', 'a'), node('new-2', 'b'))) as RollPlanDocument;
+    expect(missing.status.paused?.message).to.equal(
+      'node a-1: the analysis cannot start: spec.healthGate.analysis.templates[0].templateName: Not found: analysistemplates.pacer.dev "node-errors"',
+    );
+  });
 });

@@ -70,7 +70,53 @@ describe('sim/schema: crds/noderolls.pacer.dev.yaml', () => {
       }),
       'spec.nodeGroup: Required value',
     ],
+    [
+      'a health gate analysis without templates',
+      withSpec((s) => {
+        s.healthGate = { analysis: { templates: [] } };
+      }),
+      'spec.healthGate.analysis.templates: Invalid value: 0: spec.healthGate.analysis.templates in body should have at least 1 items',
+    ],
+    [
+      'an argument with both a value and valueFrom',
+      withSpec((s) => {
+        s.healthGate = {
+          analysis: {
+            templates: [{ templateName: 't' }],
+            args: [{ name: 'n', value: 'x', valueFrom: { nodeName: true } }],
+          },
+        };
+      }),
+      'spec.healthGate.analysis.args[0]: Invalid value: "object": exactly one of value and valueFrom',
+    ],
+    [
+      'valueFrom.nodeName false',
+      withSpec((s) => {
+        s.healthGate = {
+          analysis: { templates: [{ templateName: 't' }], args: [{ name: 'n', valueFrom: { nodeName: false } }] },
+        };
+      }),
+      'spec.healthGate.analysis.args[0].valueFrom.nodeName: Unsupported value: false: supported values: "true"',
+    ],
   ];
+  it('accepts a health gate with analysis: templates, a literal and the node name as arguments, a namespace', () => {
+    const r = admit(
+      withSpec((s) => {
+        s.healthGate = {
+          analysis: {
+            namespace: 'ops',
+            templates: [{ templateName: 'node-errors' }, { templateName: 'alerts', clusterScope: true }],
+            args: [
+              { name: 'node', valueFrom: { nodeName: true } },
+              { name: 'env', value: 'prod' },
+            ],
+          },
+        };
+      }),
+    );
+    expect(r.causes.map(causeString)).to.deep.equal([]);
+    expect(r.unknownFields).to.deep.equal([]);
+  });
   for (const [what, o, message] of rows) {
     it(`refuses ${what}: ${message}`, () => expect(admit(o).causes.map(causeString)).to.include(message));
   }
