@@ -201,7 +201,7 @@ ${o.analysis}`;
         `${template('unsure', prom.url, '      failureCondition: result[0] > 0.2\n      count: 3\n')}---
 ${deployment('unsure', {
   maxUnavailable: 0,
-  minReadySeconds: 2,
+  minReadySeconds: 3,
   analysis: `    templates: [{templateName: unsure}]
     args: [{name: app, value: unsure}]
 `,
@@ -225,7 +225,8 @@ ${deployment('unsure', {
       expect(held.message).to.contain(`unsure-${hash}-1`);
       expect((await getRun(`unsure-${hash}-1`)).status?.phase).to.equal('Inconclusive');
       const newPods = Number(await jsonpath(`rs unsure-${hash}`, '{.spec.replicas}'));
-      // Held: nothing moves for two minReadySeconds, time enough for the rollout to have gone on.
+      // Held: nothing moves for longer than minReadySeconds, time enough for the rollout to have
+      // gone on (a new pod counted available, the next one made).
       errors('unsure', 0.01);
       await waitForValue(prom, 'app_errors_ratio{app="unsure"}', (r) => r[0]?.value?.[1] === '0.01');
       await sleep(4000);
