@@ -84,9 +84,9 @@ for (const bed of BEDS)
     });
     const { kubectl, ok } = k;
     let endpoint: MetricsEndpoint;
-    /** Measured by every case but the next one. */
+    /** The Prometheus every case reads, but the one that loses it. */
     let prom: PrometheusServer;
-    /** Stopped in the middle of a run. */
+    /** The Prometheus stopped in the middle of a run (both scrape the same endpoint). */
     let doomed: PrometheusServer;
     let proxy: CountingProxy | undefined;
     const errors = (app: string, ratio: number) => endpoint.setGauge('app_errors_ratio', { app }, ratio);
