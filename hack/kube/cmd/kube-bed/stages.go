@@ -9,7 +9,11 @@ import (
 // A scheduled pod goes Pending → Running (containers started, not ready) after the start delay, then
 // Ready after the ready delay, like the simulated cluster's kubelet; a pod annotated
 // sim.pacer.dev/never-ready stays Running and unready (the same annotation the simulated cluster
-// honours, so one manifest drives a progress-deadline test on both beds). A deleted pod stops as
+// honours, so one manifest drives a progress-deadline test on both beds); one annotated
+// sim.pacer.dev/crash-loop: "true" crash-loops as the simulated kubelet's does: a second after it
+// started, and every second from then on, each container's restartCount grows by one and it waits
+// in CrashLoopBackOff, its last state a terminated exit 1, never Ready (the built-in pod check of
+// spec.analysis.podFailures on both beds). A deleted pod stops as
 // the simulated kubelet's does: after sim.pacer.dev/stop-after-ms (at once without it), cut short
 // when its grace period ends; a pod held by a finalizer stays until the finalizer is removed.
 // kwok renews each node's Lease, which kube-controller-manager's node lifecycle controller reads
@@ -29,6 +33,9 @@ import (
 
 const (
 	annotationNeverReady = "sim.pacer.dev/never-ready"
+	annotationCrashLoop  = "sim.pacer.dev/crash-loop"
+	// How often a crash-looping container restarts (the simulated kubelet's CRASH_PERIOD_MS).
+	crashPeriodMs = 1000
 	// How long a deleted pod's containers take to stop (its grace period still bounds it).
 	annotationStopAfter = "sim.pacer.dev/stop-after-ms"
 	// An image reference no registry serves: its tag is 404 or nonexistent (a regular expression
@@ -216,6 +223,7 @@ spec:
       values: ['True']
 `)
 	fmt.Fprintf(&b, "    - key: '.metadata.annotations[\"%s\"]'\n      operator: DoesNotExist\n", annotationNeverReady)
+	fmt.Fprintf(&b, "    - key: '.metadata.annotations[\"%s\"]'\n      operator: NotIn\n      values: ['true']\n", annotationCrashLoop)
 	fmt.Fprintf(&b, "  delay:\n    durationMilliseconds: %d\n", readyMs)
 	b.WriteString(`  next:
     statusTemplate: |
@@ -233,6 +241,49 @@ spec:
         started: true
         restartCount: 0
         state: {{ YAML .state 2 }}
+      {{ end }}
+`)
+	// Each crash replaces the container statuses (a strategic merge patch replaces the list), so
+	// the patched pod matches this Stage again: a restart a period, until the pod is deleted.
+	b.WriteString(`---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-crash-loop
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: .metadata.deletionTimestamp
+      operator: DoesNotExist
+    - key: .status.phase
+      operator: In
+      values: [Running]
+`)
+	fmt.Fprintf(&b, "    - key: '.metadata.annotations[\"%s\"]'\n      operator: In\n      values: ['true']\n", annotationCrashLoop)
+	fmt.Fprintf(&b, "  delay:\n    durationMilliseconds: %d\n", crashPeriodMs)
+	b.WriteString(`  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      {{ $pod := . }}
+      containerStatuses:
+      {{ range .status.containerStatuses }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        started: false
+        restartCount: {{ add1 .restartCount }}
+        state:
+          waiting:
+            reason: CrashLoopBackOff
+            message: {{ printf "back-off 10s restarting failed container=%s pod=%s_%s(%s)" .name $pod.metadata.name $pod.metadata.namespace $pod.metadata.uid | Quote }}
+        lastState:
+          terminated:
+            exitCode: 1
+            reason: Error
+            finishedAt: {{ $now | Quote }}
       {{ end }}
 ---
 apiVersion: kwok.x-k8s.io/v1alpha1
