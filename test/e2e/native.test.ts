@@ -147,6 +147,10 @@ if (BEDS.includes('real'))
       expect(await ok('rollout', 'status', 'deployment/web', '--timeout=90s')).to.match(
         /deployment "web" successfully rolled out$/,
       );
+      // The revision annotation went through /status, as upstream writes it: the generation did not move.
+      expect(
+        await ok('get', 'deployment', 'web', '-o', 'jsonpath={.metadata.generation}/{.status.observedGeneration}'),
+      ).to.equal('1/1');
       const owner = await ok(
         'get',
         'rs',
@@ -300,7 +304,8 @@ ${native ? '' : '  strategy: {type: MinimumHealth, minimumHealth: {minimumHealth
         '--type=merge',
         '--field-manager=kube-controller-manager',
         '-p',
-        '{"status":{"observedGeneration":1}}',
+        // A value that changes (a write that changes nothing leaves no managedFields entry).
+        '{"status":{"observedGeneration":7}}',
       );
       await eventually('Pacer stood down', async () => pacer?.apps?.stoodDown !== undefined, 30_000);
       expect(pacer?.apps?.stoodDown).to.match(

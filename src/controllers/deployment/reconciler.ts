@@ -12,6 +12,7 @@
 // becomes a delayed add of (s + 1) s as upstream (under 1 s: rate-limited now).
 
 import type { Deployment, DeploymentStatus, OwnerReference, PlanResource, Pod, ReplicaSet } from '../../api/types.ts';
+import { isAppsDeployment } from '../../api/types.ts';
 import { controllerOf } from '../../api/owners.ts';
 import type { AnalysisRun, AnalysisTemplate, AnalysisTemplateRef } from '../../api/analysis.ts';
 import { buildSnapshot } from '../../engine/index.ts';
@@ -429,8 +430,22 @@ class ActionWriter {
       | Record<string, Record<string, unknown>>
       | undefined;
     if (!patch) return;
-    patch.metadata = { ...(patch.metadata ?? {}), resourceVersion: this.deployment.metadata.resourceVersion };
     const d = this.deployment;
+    // An apps/v1 Deployment's annotations alone go through /status, as upstream's controller writes
+    // its revision annotation: the built-in status strategy keeps annotations, and unlike a write of
+    // the object itself it does not move metadata.generation (native mode: docs/native.md).
+    const onlyAnnotations =
+      Object.keys(patch).length === 1 && patch.metadata && Object.keys(patch.metadata).join() === 'annotations';
+    if (isAppsDeployment(d) && onlyAnnotations) {
+      this.deployment = await this.deps.client.replaceDeploymentStatus(
+        { ...d, metadata: { ...d.metadata, annotations: target.metadata.annotations ?? {} } },
+        d.status ?? {},
+      );
+      this.deps.deployments.assume?.(this.deployment);
+      this.log.info('updated deployment annotations through status');
+      return;
+    }
+    patch.metadata = { ...(patch.metadata ?? {}), resourceVersion: this.deployment.metadata.resourceVersion };
     this.deployment = await this.deps.client.patchDeployment(d.metadata.namespace!, d.metadata.name!, patch);
     this.deps.deployments.assume?.(this.deployment);
     this.log.info('updated deployment', { fields: Object.keys(patch).join(',') });
