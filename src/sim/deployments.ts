@@ -45,9 +45,12 @@ const TYPED: Record<string, { struct: string; fields: Record<string, GoType> }> 
   },
 };
 
-/** How encoding/json names a JSON value it could not store: `string`, `number 1.5`, `object`... */
-function jsonValueName(v: unknown): string {
-  if (typeof v === 'number') return `number ${v}`;
+/**
+ * How encoding/json names a JSON value it could not store: `string`, `bool`, `object`, `array`, and
+ * `number`, with its text when the field is a number too (1.5 or an overflow for an int32).
+ */
+function jsonValueName(v: unknown, t: GoType): string {
+  if (typeof v === 'number') return t === 'int32' ? `number ${v}` : 'number';
   if (typeof v === 'boolean') return 'bool';
   if (Array.isArray(v)) return 'array';
   return typeof v === 'object' ? 'object' : typeof v;
@@ -75,7 +78,7 @@ export function decodeError(o: unknown): string | undefined {
       const at = path ? `${path}.${k}` : k;
       if (!fits(x, t)) {
         const goType = typeof t === 'string' ? (k === 'type' ? 'v1.DeploymentStrategyType' : t) : t.struct;
-        return `json: cannot unmarshal ${jsonValueName(x)} into Go struct field ${typed.struct}.${at} of type ${goType}`;
+        return `json: cannot unmarshal ${jsonValueName(x, t)} into Go struct field ${typed.struct}.${at} of type ${goType}`;
       }
       if (isRecord(x)) {
         const inner = walk(x, at);

@@ -152,7 +152,7 @@ export function failSafeStatus(pdb: KubeObject, message: string, now: number): R
  */
 function deploymentOf(ctx: ControlContext, rs: KubeObject): KubeObject | undefined {
   const c = controllerRef(rs);
-  if (!c || c.kind !== 'Deployment' || !/^(apps|extensions)\//.test(c.apiVersion ?? '')) return undefined;
+  if (c?.kind !== 'Deployment' || !/^(apps|extensions)\//.test(c.apiVersion ?? '')) return undefined;
   const d = ctx.store.get(REF.deployments, rs.metadata.namespace, c.name);
   return d && d.metadata.uid === c.uid ? d : undefined;
 }
