@@ -264,3 +264,37 @@ export function deploymentStatusCauses(status: unknown): StatusCause[] {
   above('availableReplicas', 'readyReplicas', 'cannot be greater than readyReplicas');
   return errs.map(causeOf);
 }
+
+/** Fields whose zero value encoding/json leaves out (`omitempty` on a value, not a pointer). */
+const OMIT_ZERO: Record<'spec' | 'status', Record<string, unknown>> = {
+  spec: { minReadySeconds: 0, paused: false },
+  status: {
+    observedGeneration: 0,
+    replicas: 0,
+    updatedReplicas: 0,
+    readyReplicas: 0,
+    availableReplicas: 0,
+    unavailableReplicas: 0,
+  },
+};
+
+/**
+ * What the typed round trip does to spec and status, in place: nulls and the zero values of
+ * `omitempty` fields are gone (`unavailableReplicas: 0` is not stored, `terminatingReplicas: 0`, a
+ * pointer, is), and so is an empty conditions list.
+ */
+export function dropOmittedValues(o: KubeObject): void {
+  for (const part of ['spec', 'status'] as const) {
+    const v = (o as Record<string, unknown>)[part];
+    if (!isRecord(v)) continue;
+    for (const [k, x] of Object.entries(v)) {
+      const zero = OMIT_ZERO[part][k];
+      if (
+        x === null ||
+        (zero !== undefined && x === zero) ||
+        (k === 'conditions' && Array.isArray(x) && x.length === 0)
+      )
+        delete v[k];
+    }
+  }
+}

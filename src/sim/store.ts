@@ -16,6 +16,7 @@ import {
   defaultDeploymentSpec,
   deploymentCauses,
   deploymentStatusCauses,
+  dropOmittedValues,
   pruneUnknownFields,
 } from './deployments.ts';
 import { applyPatch } from './patch.ts';
@@ -761,6 +762,7 @@ export class Store implements StoreApi {
     const err = decodeError(o);
     if (err) throw new ApiError(400, 'BadRequest', err);
     const unknown = pruneUnknownFields(o);
+    dropOmittedValues(o);
     if (unknown.length === 0) return;
     if (opts.fieldValidation === 'Strict') {
       throw new ApiError(
