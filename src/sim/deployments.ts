@@ -1,4 +1,4 @@
-// apps/v1 Deployments as kube-apiserver serves them (docs/simulated-api-server.md#apps-v1-deployments),
+// apps/v1 Deployments as kube-apiserver serves them (docs/simulated-api-server.md#appsv1-deployments),
 // the parts the store's generic rules do not cover: decoding into the typed struct (a field of the
 // wrong JSON type is a 400 naming the Go field), dropping the fields apps/v1 does not have (or, with
 // fieldValidation=Strict, refusing them), apps/v1's defaults, and its validation, which is Pacer's
