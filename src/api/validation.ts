@@ -7,7 +7,7 @@
 // that reached it anyway (an older CRD, `pacer plan` input), surfaced as the InvalidSpec condition.
 
 import { isDeepStrictEqual } from 'node:util';
-import type { Deployment, DeploymentStrategy, LabelSelector } from './types.ts';
+import type { Deployment, DeploymentStrategy, LabelSelector, StrategyType } from './types.ts';
 import { PLAN_PHASE_STRATEGIES } from './types.ts';
 import { isEmptySelector, selectorMatches } from './selector.ts';
 import { NON_NEGATIVE, jsonTypeName } from './fielderrors.ts';
@@ -153,20 +153,24 @@ export function validateSelector(field: string, s: LabelSelector, errs: FieldErr
  * Recreate, which Pacer applies to every strategy's field, in the order of the supported types);
  * then the type's own checks.
  */
-function validateStrategy(strategy: DeploymentStrategy | undefined, errs: FieldError[]): void {
+function validateStrategy(
+  strategy: DeploymentStrategy | undefined,
+  types: readonly StrategyType[],
+  errs: FieldError[],
+): void {
   const field = 'spec.strategy';
   const s = strategy ?? {};
-  const rules = strategyRules(s.type);
+  const rules = types.includes(s.type as StrategyType) ? strategyRules(s.type) : undefined;
   if (!rules) {
     errs.push({
       field,
       type: 'NotSupported',
       value: strategyValue(s),
-      detail: `supported values: ${STRATEGY_TYPES.map((t) => `"${t}"`).join(', ')}`,
+      detail: `supported values: ${types.map((t) => `"${t}"`).join(', ')}`,
     });
     return;
   }
-  for (const other of STRATEGY_TYPES) {
+  for (const other of types) {
     const parameters = strategyRules(other)?.parametersField;
     if (other === rules.name || parameters === undefined) continue;
     const v = s[parameters];
@@ -274,13 +278,58 @@ export function validatePlanSpec(plan: unknown): FieldError[] {
   return errs;
 }
 
+/** apps/v1's strategy types, sorted as apimachinery lists supported values. */
+export const APPS_STRATEGY_TYPES: readonly StrategyType[] = ['Recreate', 'RollingUpdate'];
+
+export interface DeploymentValidationOptions {
+  /**
+   * The built-in apps/v1 kind's rules, as kube-apiserver applies them (the simulated cluster serves
+   * that kind with them): only RollingUpdate and Recreate; none of Pacer's fields (the API server
+   * prunes them before validation); spec.template is a value, not a pointer, so a missing one is an
+   * empty one; and the pod template's containers get the pod spec's basic checks.
+   */
+  apps?: boolean;
+}
+
+/**
+ * The pod spec's checks on a template's containers that apps/v1 validation reaches first
+ * (validateContainers): at least one, each named with a DNS-1123 label unique in the pod, each
+ * with an image.
+ */
+function validateTemplateContainers(containers: unknown, errs: FieldError[]): void {
+  const field = 'spec.template.spec.containers';
+  if (!Array.isArray(containers) || containers.length === 0) {
+    errs.push({ field, type: 'Required', detail: '' });
+    return;
+  }
+  const names = new Set<string>();
+  containers.forEach((c: unknown, i) => {
+    const at = `${field}[${i}]`;
+    const { name, image } = (c ?? {}) as { name?: unknown; image?: unknown };
+    if (typeof name !== 'string' || name === '') {
+      errs.push({ field: `${at}.name`, type: 'Required', detail: '' });
+    } else {
+      for (const msg of dns1123LabelErrors(name))
+        errs.push({ field: `${at}.name`, type: 'Invalid', value: name, detail: msg });
+      if (names.has(name)) errs.push({ field: `${at}.name`, type: 'Duplicate', value: name, detail: '' });
+      names.add(name);
+    }
+    if (typeof image !== 'string' || image.trim() === '')
+      errs.push({ field: `${at}.image`, type: 'Required', detail: '' });
+  });
+}
+
 /**
  * Every problem with `d` (defaults already applied), in upstream's order. `old` is the stored object
- * on update, for immutable fields (spec.selector).
+ * on update, for immutable fields (spec.selector). With `apps`, the rules of the built-in kind.
  */
-export function validateDeployment(d: Deployment, old?: Deployment): FieldError[] {
+export function validateDeployment(
+  d: Deployment,
+  old?: Deployment,
+  opts: DeploymentValidationOptions = {},
+): FieldError[] {
   const errs: FieldError[] = [];
-  const spec = d.spec ?? {};
+  const spec = opts.apps ? { ...(d.spec ?? {}), template: d.spec?.template ?? {} } : (d.spec ?? {});
 
   nonNegativeInteger('spec.replicas', spec.replicas, errs);
 
@@ -324,6 +373,7 @@ export function validateDeployment(d: Deployment, old?: Deployment): FieldError[
     }
     validateLabels('spec.template.metadata.labels', labels, errs);
     const podSpec = spec.template.spec ?? {};
+    if (opts.apps) validateTemplateContainers(podSpec.containers, errs);
     const restartPolicy = podSpec.restartPolicy;
     if (restartPolicy !== undefined && restartPolicy !== 'Always') {
       errs.push({
@@ -342,7 +392,7 @@ export function validateDeployment(d: Deployment, old?: Deployment): FieldError[
     }
   }
 
-  validateStrategy(spec.strategy, errs);
+  validateStrategy(spec.strategy, opts.apps ? APPS_STRATEGY_TYPES : STRATEGY_TYPES, errs);
   nonNegativeInteger('spec.minReadySeconds', spec.minReadySeconds, errs);
   nonNegativeInteger('spec.revisionHistoryLimit', spec.revisionHistoryLimit, errs);
   if (nonNegativeInteger('spec.progressDeadlineSeconds', spec.progressDeadlineSeconds, errs)) {
@@ -357,10 +407,12 @@ export function validateDeployment(d: Deployment, old?: Deployment): FieldError[
     }
   }
 
-  errs.push(...validateDependencies(spec.dependencies));
-  errs.push(...validatePlanSpec(spec.plan));
-  if (spec.analysis !== undefined && spec.analysis !== null)
-    errs.push(...validateDeploymentAnalysis(spec.analysis, spec.strategy?.type, spec.plan?.strategy));
+  if (!opts.apps) {
+    errs.push(...validateDependencies(spec.dependencies));
+    errs.push(...validatePlanSpec(spec.plan));
+    if (spec.analysis !== undefined && spec.analysis !== null)
+      errs.push(...validateDeploymentAnalysis(spec.analysis, spec.strategy?.type, spec.plan?.strategy));
+  }
 
   // Update only: apps/v1 freezes the selector once the Deployment exists.
   if (old && !sameSelector(selector, old.spec?.selector ?? undefined)) {

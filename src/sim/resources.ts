@@ -154,6 +154,23 @@ export const BUILTIN_RESOURCES: ResourceInfo[] = [
     returnDeletedObject: false,
     scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
   }),
+  // apps/v1 Deployments, with kube-apiserver's rules (deployments.ts); no Deployment controller
+  // runs for them in the simulated control plane: Pacer in native mode is that controller.
+  builtin({
+    group: 'apps',
+    version: 'v1',
+    resource: 'deployments',
+    singular: 'deployment',
+    kind: 'Deployment',
+    namespaced: true,
+    shortNames: ['deploy'],
+    categories: ['all'],
+    subresources: ['status', 'scale'],
+    hasGeneration: true,
+    statusSubresource: true,
+    returnDeletedObject: false,
+    scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+  }),
   builtin({
     group: 'coordination.k8s.io',
     version: 'v1',
@@ -257,6 +274,7 @@ export const REF = {
   configmaps: { group: '', version: 'v1', resource: 'configmaps' },
   secrets: { group: '', version: 'v1', resource: 'secrets' },
   replicasets: { group: 'apps', version: 'v1', resource: 'replicasets' },
+  deployments: { group: 'apps', version: 'v1', resource: 'deployments' },
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' },
   poddisruptionbudgets: { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' },
   customresourcedefinitions: { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' },

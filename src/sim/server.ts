@@ -396,7 +396,8 @@ export class SimServer {
         ...(r.categories.length ? { categories: r.categories } : {}),
         storageVersionHash: storageVersionHash(r),
       });
-      for (const sub of r.subresources) {
+      // Subresources in name order, as the API server lists them (scale before status).
+      for (const sub of [...r.subresources].sort()) {
         const k = this.subresourceKind(r, sub);
         resources.push({
           name: `${r.resource}/${sub}`,
@@ -439,7 +440,7 @@ export class SimServer {
               ...(r.categories.length ? { categories: r.categories } : {}),
               ...(r.subresources.length
                 ? {
-                    subresources: r.subresources.map((sub) => {
+                    subresources: [...r.subresources].sort().map((sub) => {
                       const k = this.subresourceKind(r, sub);
                       return {
                         subresource: sub,

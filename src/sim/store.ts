@@ -11,6 +11,14 @@
 import { randomUUID } from 'node:crypto';
 import { isEmptySelector, selectorMatches, selectorToString } from '../api/selector.ts';
 import type { LabelSelector } from '../api/types.ts';
+import {
+  decodeError,
+  defaultDeploymentSpec,
+  deploymentCauses,
+  deploymentStatusCauses,
+  dropOmittedValues,
+  pruneUnknownFields,
+} from './deployments.ts';
 import { applyPatch } from './patch.ts';
 import type { ResourceInfo } from './resources.ts';
 import { BUILTIN_RESOURCES, groupVersion, qualifiedResource } from './resources.ts';
@@ -718,6 +726,10 @@ export class Store implements StoreApi {
         }
         o.status = { replicas: 0 };
         break;
+      case 'apps/deployments':
+        this.defaultDeployment(o);
+        o.status = {};
+        break;
       case 'policy/poddisruptionbudgets':
         o.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
         break;
@@ -732,11 +744,44 @@ export class Store implements StoreApi {
     }
   }
 
-  /** Light validation of built-in types (the rules kubectl users meet first). */
-  private builtinCauses(info: ResourceInfo, o: KubeObject, old: KubeObject | undefined): StatusCause[] {
+  /** apps/v1's defaults of a Deployment and its pod template (on every write but a status one). */
+  private defaultDeployment(o: KubeObject): void {
+    if (!isRecord(o.spec)) o.spec = {};
+    const spec = o.spec as Record<string, unknown>;
+    defaultDeploymentSpec(spec);
+    const t = spec.template;
+    if (isRecord(t) && isRecord(t.spec)) defaultPodSpec(t.spec);
+  }
+
+  /**
+   * Decoding an apps/v1 Deployment (deployments.ts): a field of the wrong JSON type is 400; fields
+   * apps/v1 does not have are dropped, or refused (400) with fieldValidation=Strict, or each a
+   * warning with Warn.
+   */
+  private decodeDeployment(o: KubeObject, opts: ServerWriteOptions): void {
+    const err = decodeError(o);
+    if (err) throw new ApiError(400, 'BadRequest', err);
+    const unknown = pruneUnknownFields(o);
+    dropOmittedValues(o);
+    if (unknown.length === 0) return;
+    if (opts.fieldValidation === 'Strict') {
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`,
+      );
+    }
+    if (opts.fieldValidation === 'Warn') for (const f of unknown) opts.warnings?.push(`unknown field "${f}"`);
+  }
+
+  /** Light validation of built-in types (the rules kubectl users meet first); apps/v1 Deployments in full. */
+  private builtinCauses(info: ResourceInfo, o: KubeObject, old: KubeObject | undefined, sub?: 'status'): StatusCause[] {
     const causes: StatusCause[] = [];
     const spec = isRecord(o.spec) ? o.spec : {};
     switch (grOf(info)) {
+      case 'apps/deployments':
+        causes.push(...(sub === 'status' ? deploymentStatusCauses(o.status) : deploymentCauses(o, old)));
+        break;
       case 'apps/replicasets': {
         const sel = spec.selector as LabelSelector | undefined;
         const tmplLabels = (at(o, 'spec.template.metadata.labels') ?? {}) as Record<string, string>;
@@ -809,6 +854,9 @@ export class Store implements StoreApi {
       const skip = info.statusSubresource ? ['metadata', 'status'] : ['metadata'];
       return !deepEqual(without(a, skip), without(b, skip));
     }
+    // A Deployment's annotations count too: they are copied to its ReplicaSets (upstream's strategy).
+    if (grOf(info) === 'apps/deployments' && !deepEqual(a.metadata.annotations ?? {}, b.metadata.annotations ?? {}))
+      return true;
     return !deepEqual(a.spec, b.spec);
   }
 
@@ -849,6 +897,7 @@ export class Store implements StoreApi {
     let o = cloneJson(obj);
     if (!isRecord(o.metadata)) o.metadata = {};
     this.checkTypeMeta(info, o);
+    if (grOf(info) === 'apps/deployments') this.decodeDeployment(o, opts);
     const m = o.metadata;
     if (info.namespaced) {
       if (m.namespace && m.namespace !== ns) {
@@ -977,14 +1026,31 @@ export class Store implements StoreApi {
     // (PUT, mutate) is still theirs to change, so it is copied.
     const owned = mode === 'patch';
     let next: KubeObject;
+    const isDeployment = grOf(info) === 'apps/deployments';
     if (sub === 'status') {
       next = ownTop(cur);
       if (incoming.status === undefined) delete next.status;
       else next.status = owned ? incoming.status : cloneJson(incoming.status);
+      // A Deployment's status strategy keeps only its spec and labels: annotations come from the
+      // body (the Deployment controller writes its revision annotation with the status).
+      if (isDeployment) {
+        if (isRecord(inMeta.annotations))
+          next.metadata.annotations = cloneJson(inMeta.annotations) as Record<string, string>;
+        else delete next.metadata.annotations;
+        if (next.status !== undefined) {
+          next.status = cloneJson(next.status);
+          this.decodeDeployment(next, opts);
+        }
+      }
     } else {
       next = owned ? { ...incoming } : cloneJson(incoming);
       next.metadata = (owned ? { ...inMeta } : cloneJson(inMeta)) as KubeObject['metadata'];
       this.checkTypeMeta(info, next);
+      if (isDeployment) {
+        next.spec = cloneJson(next.spec);
+        this.decodeDeployment(next, opts);
+        this.defaultDeployment(next);
+      }
       const m = next.metadata;
       m.name = name;
       if (info.namespaced) m.namespace = ns;
@@ -1025,7 +1091,7 @@ export class Store implements StoreApi {
     if (grOf(info) === '/secrets') mergeStringData(next);
     const causes = [
       ...this.metaCauses(info, next),
-      ...(this.isCustom(info) ? [] : this.builtinCauses(info, next, cur)),
+      ...(this.isCustom(info) ? [] : this.builtinCauses(info, next, cur, sub)),
     ];
     if (causes.length > 0) throw invalidError(info, name, causes);
     if (this.isCustom(info)) next = this.admitCustom(info, next, cur, opts);
@@ -1125,7 +1191,7 @@ export class Store implements StoreApi {
     const s = this.scaleInfo(info);
     const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
     let selector: string | undefined;
-    if (grOf(info) === 'apps/replicasets')
+    if (grOf(info) === 'apps/replicasets' || grOf(info) === 'apps/deployments')
       selector = selectorToString(at(o, 'spec.selector') as LabelSelector | undefined);
     else if (s.labelSelectorPath) {
       const v = at(o, s.labelSelectorPath);

@@ -1,5 +1,9 @@
 // The real kubectl (v1.36, built by hack/kube, on PATH) against an in-process simulated cluster: the commands and the
-// error messages of docs/simulated-api-server.md#errors, asserted on kubectl's own output.
+// error messages of docs/simulated-api-server.md#errors, asserted on kubectl's own output. Then
+// apps/v1 Deployments on both beds: the same commands, and the answers kube-apiserver gave on the
+// real-control-plane bed expected from each (the real bed runs kube-controller-manager's Deployment
+// controller, so what the tests compare is what the API server itself answers: replicas 0, and
+// status only as written in the same request).
 
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
@@ -8,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { kubectlEnv } from './fixtures.ts';
+import { BEDS, kubectlEnv } from './fixtures.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/sim/', import.meta.url));
 const PACER_CRD = fileURLToPath(new URL('../../crds/deployments.pacer.dev.yaml', import.meta.url));
@@ -321,3 +325,257 @@ describe('e2e: kubectl against the simulated cluster', function () {
     expect(res.stdout).to.match(/^deployments\s+pdeploy\s+pacer\.dev\/v1alpha1\s+true\s+Deployment\n$/);
   });
 });
+
+const WEB = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 0
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1
+`;
+
+for (const bed of BEDS)
+  describe(`e2e (${bed}): apps/v1 Deployments as kube-apiserver serves them`, function () {
+    this.timeout(120_000);
+    const k = kubectlEnv({ bed, tmpPrefix: 'pacer-apps-deploy-', sim: { controlPlane: true, nodes: 1 } });
+    const { kubectl, ok } = k;
+    /** kubectl's table as lines of single-spaced cells, every age (`2s`, `3m2s`) made `AGE`. */
+    const cells = (text: string) =>
+      text
+        .trimEnd()
+        .split('\n')
+        .map((l) =>
+          l
+            .split(/\s+/)
+            .map((c) => (/^\d+[smhdy](\d+[smh])?$/.test(c) ? 'AGE' : c))
+            .join(' '),
+        );
+    const file = async (name: string, text: string) => {
+      const path = join(k.dir, name);
+      await writeFile(path, text);
+      return path;
+    };
+
+    before(async function () {
+      await k.start(this);
+      await ok(kubectl('apply', '-f', PACER_CRD));
+    });
+    after(() => k.stop());
+
+    it('discovery: deployments (deploy) in apps/v1 beside pacer.dev (pdeploy)', async () => {
+      const r = await ok(kubectl('api-resources', '--no-headers', '-o', 'wide'));
+      const lines = r
+        .split('\n')
+        .filter((l) => /^deployments\s/.test(l))
+        .map((l) => l.split(/\s+/).join(' '));
+      expect(lines).to.deep.equal([
+        'deployments deploy apps/v1 true Deployment create,delete,deletecollection,get,list,patch,update,watch all',
+        'deployments pdeploy pacer.dev/v1alpha1 true Deployment delete,deletecollection,get,list,patch,create,update,watch pacer',
+      ]);
+    });
+
+    it('create: valid; spec.plan refused (Strict), warned and dropped (--validate=warn)', async () => {
+      expect(await ok(kubectl('create', '-f', await file('web.yaml', WEB)))).to.equal('deployment.apps/web created\n');
+      const planned = await file(
+        'planned.yaml',
+        WEB.replace('name: web', 'name: planned')
+          .replaceAll('app: web', 'app: planned')
+          .replace('  replicas: 0\n', '  replicas: 0\n  plan: {strategy: serial-canary}\n'),
+      );
+      const strict = await kubectl('create', '-f', planned);
+      expect([strict.code, strict.stderr]).to.deep.equal([
+        1,
+        `Error from server (BadRequest): error when creating "${planned}": Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.plan"\n`,
+      ]);
+      const warn = await kubectl('create', '-f', planned, '--validate=warn');
+      expect([warn.code, warn.stderr, warn.stdout]).to.deep.equal([
+        0,
+        'Warning: unknown field "spec.plan"\n',
+        'deployment.apps/planned created\n',
+      ]);
+      expect(
+        await ok(kubectl('get', 'deploy', 'planned', '-o', 'jsonpath={.spec.plan}|{.metadata.generation}')),
+      ).to.equal('|1');
+      const spec = JSON.parse(await ok(kubectl('get', 'deploy', 'web', '-o', 'jsonpath={.spec}')));
+      expect(spec.strategy).to.deep.equal({
+        rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' },
+        type: 'RollingUpdate',
+      });
+      expect([spec.revisionHistoryLimit, spec.progressDeadlineSeconds, spec.template.spec.dnsPolicy]).to.deep.equal([
+        10,
+        600,
+        'ClusterFirst',
+      ]);
+    });
+
+    it('create: invalid objects are 422 with the same message', async () => {
+      const bad = await file(
+        'bad.yaml',
+        WEB.replace('name: web', 'name: bad')
+          .replace(
+            '  replicas: 0\n',
+            '  replicas: -2\n  revisionHistoryLimit: -1\n  strategy: {type: Recreate, rollingUpdate: {}}\n',
+          )
+          .replace('        image: nginx:1\n', ''),
+      );
+      const r = await kubectl('create', '-f', bad);
+      expect([r.code, r.stderr]).to.deep.equal([
+        1,
+        'The Deployment "bad" is invalid: \n' +
+          '* spec.replicas: Invalid value: -2: must be greater than or equal to 0\n' +
+          '* spec.template.spec.containers[0].image: Required value\n' +
+          "* spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'\n" +
+          '* spec.revisionHistoryLimit: Invalid value: -1: must be greater than or equal to 0\n',
+      ]);
+      const typed = await kubectl(
+        'create',
+        '-f',
+        await file('typed.yaml', WEB.replace('replicas: 0', 'replicas: "3"')),
+      );
+      expect(typed.stderr).to.match(
+        /Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec\.spec\.replicas of type int32\n$/,
+      );
+    });
+
+    it('get and get -o wide print the Deployment columns', async () => {
+      expect(cells(await ok(kubectl('get', 'deploy', 'web')))).to.deep.equal([
+        'NAME READY UP-TO-DATE AVAILABLE AGE',
+        'web 0/0 0 0 AGE',
+      ]);
+      expect(cells(await ok(kubectl('get', 'deploy', 'web', '-o', 'wide')))).to.deep.equal([
+        'NAME READY UP-TO-DATE AVAILABLE AGE CONTAINERS IMAGES SELECTOR',
+        'web 0/0 0 0 AGE app nginx:1 app=web',
+      ]);
+    });
+
+    it('generation: annotations bump it, labels do not; the status subresource takes status and annotations only', async () => {
+      await ok(kubectl('annotate', 'deploy', 'web', 'a=b'));
+      await ok(kubectl('label', 'deploy', 'web', 'l=1'));
+      expect(await ok(kubectl('get', 'deploy', 'web', '-o', 'jsonpath={.metadata.generation}'))).to.equal('2');
+      const status = await ok(
+        kubectl(
+          'patch',
+          'deploy',
+          'web',
+          '--subresource=status',
+          '--type=merge',
+          '-p',
+          '{"metadata":{"labels":{"x":"y"},"annotations":{"s":"t"}},"spec":{"replicas":7},"status":{"observedGeneration":42}}',
+          '-o',
+          'jsonpath={.metadata.generation} {.spec.replicas} {.metadata.labels} {.metadata.annotations.s} {.status.observedGeneration}',
+        ),
+      );
+      expect(status).to.equal('2 0 {"l":"1"} t 42');
+      const invalid = await kubectl(
+        'patch',
+        'deploy',
+        'web',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        '{"status":{"replicas":1,"readyReplicas":2,"availableReplicas":0,"updatedReplicas":0}}',
+      );
+      expect([invalid.code, invalid.stderr]).to.deep.equal([
+        1,
+        'The Deployment "web" is invalid: status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas\n',
+      ]);
+    });
+
+    it('scale, strategic merge and JSON patches; the selector stays', async () => {
+      expect(await ok(kubectl('scale', 'deploy', 'web', '--replicas=2'))).to.equal('deployment.apps/web scaled\n');
+      expect(
+        await ok(kubectl('get', 'deploy', 'web', '-o', 'jsonpath={.spec.replicas} {.metadata.generation}')),
+      ).to.equal('2 3');
+      const scale = JSON.parse(
+        await ok(kubectl('get', '--raw', '/apis/apps/v1/namespaces/default/deployments/web/scale')),
+      );
+      expect([scale.kind, scale.apiVersion, scale.spec, scale.status.selector]).to.deep.equal([
+        'Scale',
+        'autoscaling/v1',
+        { replicas: 2 },
+        'app=web',
+      ]);
+      await ok(
+        kubectl(
+          'patch',
+          'deploy',
+          'web',
+          '-p',
+          '{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}',
+        ),
+      );
+      await ok(
+        kubectl(
+          'patch',
+          'deploy',
+          'web',
+          '--type=json',
+          '-p',
+          '[{"op":"replace","path":"/spec/revisionHistoryLimit","value":3}]',
+        ),
+      );
+      expect(
+        await ok(
+          kubectl(
+            'get',
+            'deploy',
+            'web',
+            '-o',
+            'jsonpath={.metadata.generation} {.spec.revisionHistoryLimit} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].imagePullPolicy}',
+          ),
+        ),
+      ).to.equal('5 3 nginx:2 IfNotPresent');
+      const immutable = await kubectl(
+        'patch',
+        'deploy',
+        'web',
+        '--type=merge',
+        '-p',
+        '{"spec":{"selector":{"matchLabels":{"app":"web","x":"y"}}}}',
+      );
+      expect([immutable.code, immutable.stderr]).to.deep.equal([
+        1,
+        'The Deployment "web" is invalid: \n' +
+          '* spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`\n' +
+          '* spec.selector: Invalid value: {"matchLabels":{"app":"web","x":"y"}}: field is immutable\n',
+      ]);
+    });
+
+    it('delete --cascade=foreground takes the ReplicaSets the Deployment owns', async () => {
+      const uid = await ok(kubectl('get', 'deploy', 'planned', '-o', 'jsonpath={.metadata.uid}'));
+      // Owned but not controlled (and selecting other pods), so that no Deployment controller claims it.
+      const rs = {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: {
+          name: 'planned-extra',
+          ownerReferences: [
+            { apiVersion: 'apps/v1', kind: 'Deployment', name: 'planned', uid, blockOwnerDeletion: true },
+          ],
+        },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: 'extra' } },
+          template: {
+            metadata: { labels: { app: 'extra' } },
+            spec: { containers: [{ name: 'app', image: 'nginx:1' }] },
+          },
+        },
+      };
+      await ok(kubectl('create', '-f', await file('rs.json', JSON.stringify(rs))));
+      expect(await ok(kubectl('delete', 'deploy', 'planned', '--cascade=foreground', '--timeout=60s'))).to.equal(
+        'deployment.apps "planned" deleted from default namespace\n',
+      );
+      const gone = await kubectl('get', 'rs', 'planned-extra');
+      expect(gone.stderr).to.equal('Error from server (NotFound): replicasets.apps "planned-extra" not found\n');
+    });
+  });

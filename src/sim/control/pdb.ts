@@ -147,19 +147,38 @@ export function failSafeStatus(pdb: KubeObject, message: string, now: number): R
 }
 
 /**
+ * The apps/v1 Deployment that controls `rs` (its controller reference names one that exists with
+ * that uid), as upstream's getPodDeployment finds it; a pacer.dev Deployment is not one.
+ */
+function deploymentOf(ctx: ControlContext, rs: KubeObject): KubeObject | undefined {
+  const c = controllerRef(rs);
+  if (c?.kind !== 'Deployment' || !/^(apps|extensions)\//.test(c.apiVersion ?? '')) return undefined;
+  const d = ctx.store.get(REF.deployments, rs.metadata.namespace, c.name);
+  return d && d.metadata.uid === c.uid ? d : undefined;
+}
+
+/**
  * The controllers' scale for the matching pods: each distinct controlling ReplicaSet counts its
- * spec.replicas; another controller counts its spec.replicas when it has one. Pods without a
- * controller are not counted (upstream reports them as unmanaged). Throws when a controller
- * cannot be found, as upstream fails the sync.
+ * spec.replicas, or, when an apps/v1 Deployment controls it, that Deployment counts its own once
+ * (upstream's finders: a Deployment's ReplicaSets are not counted on their own); another
+ * controller counts its spec.replicas when it has one. Pods without a controller are not counted
+ * (upstream reports them as unmanaged). Throws when a controller cannot be found, as upstream fails
+ * the sync.
  */
 function controllersScale(ctx: ControlContext, pods: KubeObject[]): number {
   const seen = new Map<string, number>();
   for (const p of pods) {
-    const c = controllerRef(p);
+    let c = controllerRef(p);
     if (!c || seen.has(c.uid)) continue;
     let scale: number | undefined;
     const rs = c.kind === 'ReplicaSet' ? ctx.cache.replicasets.get(p.metadata.namespace, c.name) : undefined;
-    if (rs && rs.metadata.uid === c.uid) {
+    const deployment = rs && rs.metadata.uid === c.uid ? deploymentOf(ctx, rs) : undefined;
+    if (deployment) {
+      c = { ...c, uid: deployment.metadata.uid ?? '' };
+      if (seen.has(c.uid)) continue;
+      const r = (deployment.spec as { replicas?: number } | undefined)?.replicas;
+      scale = typeof r === 'number' ? r : 1;
+    } else if (rs && rs.metadata.uid === c.uid) {
       const r = (rs.spec as { replicas?: number } | undefined)?.replicas;
       scale = typeof r === 'number' ? r : 1;
     } else {

@@ -4,7 +4,6 @@
 
 import type { KubeObject, StatusCause } from '../types.ts';
 import type { ResourceInfo, Subresource } from '../resources.ts';
-import { STANDARD_VERBS } from '../resources.ts';
 import type { JSONSchemaProps, PrinterColumn, ServedVersion, ValidationRule } from './types.ts';
 import { additionalPropertiesSchema, isPlainObject } from './types.ts';
 import { child, forbidden, index, invalid, key, notSupported, required } from './fielderrors.ts';
@@ -788,7 +787,8 @@ export function resourceInfoFor(compiled: CompiledCRD, version: ServedVersion): 
     namespaced: compiled.scope === 'Namespaced',
     shortNames: [...compiled.names.shortNames],
     categories: [...compiled.names.categories],
-    verbs: [...STANDARD_VERBS],
+    // In the order apiextensions-apiserver's discovery lists them (kubectl api-resources -o wide shows it).
+    verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
     subresources,
     hasGeneration: true,
     statusSubresource: version.subresources.status !== undefined,

@@ -203,6 +203,57 @@ const BUILTIN_SCHEMAS: Record<string, JSONSchemaProps> = {
       conditions,
     }),
   }),
+  'apps/Deployment': obj('Deployment enables declarative updates for Pods and ReplicaSets.', {
+    spec: obj(
+      'Specification of the desired behavior of the Deployment.',
+      {
+        replicas: int('Number of desired pods. Defaults to 1.'),
+        selector: labelSelector,
+        template: podTemplate,
+        strategy: obj('The deployment strategy to use to replace existing pods with new ones.', {
+          type: str('Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate.'),
+          rollingUpdate: obj('Rolling update config params. Present only if DeploymentStrategyType = RollingUpdate.', {
+            maxUnavailable: intOrString('The maximum number of pods that can be unavailable during the update.'),
+            maxSurge: intOrString('The maximum number of pods that can be scheduled above the desired number of pods.'),
+          }),
+        }),
+        minReadySeconds: int(
+          'Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available.',
+        ),
+        revisionHistoryLimit: int('The number of old ReplicaSets to retain to allow rollback. Defaults to 10.'),
+        paused: bool('Indicates that the deployment is paused.'),
+        progressDeadlineSeconds: int(
+          'The maximum time in seconds for a deployment to make progress before it is considered to be failed. Defaults to 600s.',
+        ),
+      },
+      ['selector', 'template'],
+    ),
+    status: obj('Most recently observed status of the Deployment.', {
+      observedGeneration: {
+        type: 'integer',
+        format: 'int64',
+        description: 'The generation observed by the deployment controller.',
+      },
+      replicas: int(
+        'Total number of non-terminating pods targeted by this deployment (their labels match the selector).',
+      ),
+      updatedReplicas: int(
+        'Total number of non-terminating pods targeted by this deployment that have the desired template spec.',
+      ),
+      readyReplicas: int('Total number of non-terminating pods targeted by this Deployment with a Ready Condition.'),
+      availableReplicas: int(
+        'Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.',
+      ),
+      unavailableReplicas: int('Total number of unavailable pods targeted by this deployment.'),
+      terminatingReplicas: int(
+        'Total number of terminating pods targeted by this deployment. Terminating pods have a non-null .metadata.deletionTimestamp and have not yet reached the Failed or Succeeded .status.phase.',
+      ),
+      conditions,
+      collisionCount: int(
+        'Count of hash collisions for the Deployment. The Deployment controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ReplicaSet.',
+      ),
+    }),
+  }),
   '/Node': obj('Node is a worker node in Kubernetes.', {
     spec: obj('Spec defines the behavior of a node.', {
       unschedulable: bool('Unschedulable controls node schedulability of new pods. By default, node is schedulable.'),

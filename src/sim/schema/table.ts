@@ -210,6 +210,23 @@ function replicaSetCells(rs: KubeObject, now: number): Cell[] {
   ];
 }
 
+/** The built-in Deployment printer's row: READY is ready/desired, then up-to-date and available counts. */
+function deploymentCells(d: KubeObject, now: number): Cell[] {
+  const spec = o(d.spec);
+  const status = o(d.status);
+  const containers = arr(o(o(spec.template).spec).containers);
+  return [
+    d.metadata.name ?? '',
+    `${n(status.readyReplicas)}/${n(spec.replicas)}`,
+    n(status.updatedReplicas),
+    n(status.availableReplicas),
+    ageSince(d.metadata.creationTimestamp, now),
+    containers.map((c) => s(c.name)).join(','),
+    containers.map((c) => s(c.image)).join(','),
+    formatLabelSelector(spec.selector),
+  ];
+}
+
 function nodeRoles(labels: Record<string, string>): string[] {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries(labels)) {
@@ -326,6 +343,32 @@ const PRINTERS: Record<string, Printer> = {
       col('Selector', 'string', 'Selector is a label query over pods that should match the replica count.', 1),
     ],
     cells: replicaSetCells,
+  },
+  'apps/Deployment': {
+    columns: [
+      nameCol,
+      col('Ready', 'string', 'Number of the pod with ready state'),
+      col(
+        'Up-to-date',
+        'string',
+        'Total number of non-terminating pods targeted by this deployment that have the desired template spec.',
+      ),
+      col(
+        'Available',
+        'string',
+        'Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.',
+      ),
+      ageCol,
+      col('Containers', 'string', 'Names of each container in the template.', 1),
+      col('Images', 'string', 'Images referenced by each container in the template.', 1),
+      col(
+        'Selector',
+        'string',
+        "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.",
+        1,
+      ),
+    ],
+    cells: deploymentCells,
   },
   '/Node': {
     columns: [

@@ -144,4 +144,37 @@ describe('sim/control pdb: behaviour', () => {
     await waitFor('generation 2 observed', () => get().observedGeneration === 2);
     expect(get()).to.deep.include({ desiredHealthy: 3, disruptionsAllowed: 2 });
   });
+
+  it("counts an apps/v1 Deployment's scale once for the pods of its ReplicaSets (upstream's getPodDeployment)", async () => {
+    c = startCluster();
+    const d = c.store.create(REF.deployments, 'default', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+      spec: {
+        replicas: 4,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx:1' }] } },
+      },
+    });
+    const owned = (name: string, replicas: number, hash: string): KubeObject => {
+      const rs = replicaSet(name, replicas, { labels: { app: 'web', hash } });
+      rs.metadata.ownerReferences = [
+        { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: d.metadata.uid!, controller: true },
+      ];
+      return rs;
+    };
+    c.store.create(REF.replicasets, 'default', owned('web-a', 2, 'a'));
+    c.store.create(REF.replicasets, 'default', owned('web-b', 1, 'b'));
+    c.store.create(REF.poddisruptionbudgets, 'default', {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'web' },
+      spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'web' } } },
+    });
+    const get = () => statusOf(c.store.get(REF.poddisruptionbudgets, 'default', 'web'));
+    await waitFor('3 healthy', () => get().currentHealthy === 3);
+    // The Deployment's 4, not the ReplicaSets' 2 + 1.
+    expect(get()).to.deep.include({ expectedPods: 4, desiredHealthy: 3, disruptionsAllowed: 0 });
+  });
 });
