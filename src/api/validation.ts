@@ -13,6 +13,8 @@ import { isEmptySelector, selectorMatches } from './selector.ts';
 import { NON_NEGATIVE, jsonTypeName } from './fielderrors.ts';
 import type { FieldError } from './fielderrors.ts';
 import { STRATEGY_TYPES, strategyRules } from './strategies/index.ts';
+import { recreateRules } from './strategies/recreate.ts';
+import { rollingUpdateRules } from './strategies/rollingupdate.ts';
 import { dns1123LabelErrors, dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from './names.ts';
 import { validateDeploymentAnalysis } from './analysisvalidation.ts';
 
@@ -279,7 +281,7 @@ export function validatePlanSpec(plan: unknown): FieldError[] {
 }
 
 /** apps/v1's strategy types, sorted as apimachinery lists supported values. */
-export const APPS_STRATEGY_TYPES: readonly StrategyType[] = ['Recreate', 'RollingUpdate'];
+export const APPS_STRATEGY_TYPES: readonly StrategyType[] = [recreateRules.name, rollingUpdateRules.name];
 
 export interface DeploymentValidationOptions {
   /**

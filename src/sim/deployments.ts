@@ -8,9 +8,9 @@
 // runs a Deployment controller: in the simulated cluster, as in a cluster in native mode, that is
 // Pacer's job.
 
-import { DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE } from '../api/defaults.ts';
+import { DEFAULT_STRATEGY_TYPE, strategyRules } from '../api/strategies/index.ts';
 import type { Deployment } from '../api/types.ts';
-import { formatFieldError, validateDeployment } from '../api/validation.ts';
+import { APPS_STRATEGY_TYPES, formatFieldError, validateDeployment } from '../api/validation.ts';
 import type { FieldError } from '../api/validation.ts';
 import type { KubeObject, StatusCause } from './types.ts';
 
@@ -198,12 +198,11 @@ export function pruneUnknownFields(o: KubeObject): string[] {
 export function defaultDeploymentSpec(spec: Record<string, unknown>): void {
   spec.replicas ??= 1;
   const strategy = isRecord(spec.strategy) ? spec.strategy : (spec.strategy = {});
-  if (strategy.type === undefined || strategy.type === null || strategy.type === '') strategy.type = 'RollingUpdate';
-  if (strategy.type === 'RollingUpdate') {
-    const ru = isRecord(strategy.rollingUpdate) ? strategy.rollingUpdate : (strategy.rollingUpdate = {});
-    ru.maxUnavailable ??= DEFAULT_MAX_UNAVAILABLE;
-    ru.maxSurge ??= DEFAULT_MAX_SURGE;
-  }
+  const given = strategy.type;
+  if (given === undefined || given === null || given === '') strategy.type = DEFAULT_STRATEGY_TYPE;
+  // apps/v1's own types take their defaults (RollingUpdate: 25% and 25%); another is validation's to refuse.
+  const type = String(strategy.type);
+  if (APPS_STRATEGY_TYPES.some((t) => t === type)) strategyRules(type)?.applyDefaults(strategy);
   spec.revisionHistoryLimit ??= 10;
   spec.progressDeadlineSeconds ??= 600;
 }

@@ -8,6 +8,8 @@ import type { ResourceInfo } from '../resources.ts';
 import type { CompiledCRD, ServedVersion } from './crd.ts';
 import type { JSONSchemaProps } from './types.ts';
 import { KUBE_VERSION } from '../version.ts';
+import { DEFAULT_STRATEGY_TYPE } from '../../api/strategies/index.ts';
+import { APPS_STRATEGY_TYPES } from '../../api/validation.ts';
 
 interface Kind {
   group: string;
@@ -211,7 +213,9 @@ const BUILTIN_SCHEMAS: Record<string, JSONSchemaProps> = {
         selector: labelSelector,
         template: podTemplate,
         strategy: obj('The deployment strategy to use to replace existing pods with new ones.', {
-          type: str('Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate.'),
+          type: str(
+            `Type of deployment. Can be ${APPS_STRATEGY_TYPES.map((t) => JSON.stringify(t)).join(' or ')}. Default is ${DEFAULT_STRATEGY_TYPE}.`,
+          ),
           rollingUpdate: obj('Rolling update config params. Present only if DeploymentStrategyType = RollingUpdate.', {
             maxUnavailable: intOrString('The maximum number of pods that can be unavailable during the update.'),
             maxSurge: intOrString('The maximum number of pods that can be scheduled above the desired number of pods.'),
