@@ -70,6 +70,22 @@ export function maxRevision(rss: readonly ReplicaSet[]): number {
   return max;
 }
 
+/**
+ * The next revision after `rss`'s, as the annotation's text: the largest parseable one plus one,
+ * exact as upstream's int64 arithmetic even past 2^53 (an adopted ReplicaSet may carry a huge
+ * revision, and a double would round it: upstream's own e2e spec checks the exact digits).
+ */
+export function nextRevisionText(rss: readonly ReplicaSet[]): string {
+  let max = 0n;
+  for (const rs of rss) {
+    const v = rs.metadata.annotations?.[REVISION_ANNOTATION];
+    if (v === undefined || parseInt64(v) === null) continue;
+    const n = BigInt(v.trim().replace(/^\+/, ''));
+    if (n > max) max = n;
+  }
+  return (max + 1n).toString();
+}
+
 /** The second-highest revision (upstream LastRevision), 0 when there is none. */
 export function lastRevision(rss: readonly ReplicaSet[]): number {
   let max = 0;

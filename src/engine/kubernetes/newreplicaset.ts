@@ -4,7 +4,7 @@
 
 import type { Deployment, ReplicaSet } from '../../api/types.ts';
 import {
-  maxRevision,
+  nextRevisionText,
   parseInt64,
   setNewReplicaSetAnnotations,
   skipCopyAnnotation,
@@ -102,7 +102,7 @@ export function getAllReplicaSetsAndSyncRevision(pass: DecisionPass, create: boo
   const d = pass.d;
   const existing = findNewReplicaSet(d, pass.rss, templateHash(d, pass.status.collisionCount));
   const oldRSs = findOldReplicaSets(pass.rss, existing);
-  const newRevision = String(maxRevision(oldRSs) + 1);
+  const newRevision = nextRevisionText(oldRSs);
   const replicas = deploymentReplicas(d);
   const maxReplicas = replicas + pass.limits.maxSurge;
 

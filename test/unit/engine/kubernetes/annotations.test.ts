@@ -12,6 +12,7 @@ import {
   getNonNegativeInt32FromAnnotation,
   lastRevision,
   maxRevision,
+  nextRevisionText,
   revisionOf,
   setNewReplicaSetAnnotations,
   skipCopyAnnotation,
@@ -64,6 +65,14 @@ describe('engine/annotations', () => {
       const rss = ['1', 'x', '4', '2'].map((v) => withAnnotations({ [REVISION_ANNOTATION]: v }));
       expect(maxRevision(rss)).to.equal(4);
       expect(maxRevision([])).to.equal(0);
+    });
+    it("the next revision is the largest plus one, exact past 2^53 (upstream's int64; its e2e spec adopts a ReplicaSet of revision 3546343826724305832)", () => {
+      const next = (...vs: string[]) => nextRevisionText(vs.map((v) => withAnnotations({ [REVISION_ANNOTATION]: v })));
+      expect(next()).to.equal('1');
+      expect(next('1', 'x', '4', '2')).to.equal('5');
+      expect(next('3546343826724305832', '7')).to.equal('3546343826724305833');
+      expect(next('+12', '007')).to.equal('13');
+      expect(next('-3')).to.equal('1');
     });
     it('lastRevision is the second-highest', () => {
       const rss = ['1', '3', '2'].map((v) => withAnnotations({ [REVISION_ANNOTATION]: v }));
