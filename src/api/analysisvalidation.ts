@@ -565,6 +565,13 @@ function startAfterAvailable(field: string, v: unknown, errs: FieldError[]): voi
     errs.push({ field, type: 'Invalid', value: v, detail: 'must be between 0% and 100%' });
 }
 
+/** templateRefs of a list that must name at least one template. */
+function requiredTemplateRefs(field: string, list: unknown, errs: FieldError[]): void {
+  if (!given(list) || (Array.isArray(list) && list.length === 0))
+    errs.push({ field, type: 'Required', detail: 'at least one AnalysisTemplate' });
+  templateRefs(field, list, errs);
+}
+
 /** A list of template references: each an object with a templateName (a DNS subdomain), none twice. */
 function templateRefs(field: string, list: unknown, errs: FieldError[]): void {
   const seen = new Set<string>();
@@ -613,10 +620,7 @@ export function validateDeploymentAnalysis(
     });
   templateRefs(`${field}.templates`, templates, errs);
   if (objectField(`${field}.canarySteps`, analysis.canarySteps, errs)) {
-    const steps = analysis.canarySteps;
-    if (!given(steps.templates) || (Array.isArray(steps.templates) && steps.templates.length === 0))
-      errs.push({ field: `${field}.canarySteps.templates`, type: 'Required', detail: 'at least one AnalysisTemplate' });
-    templateRefs(`${field}.canarySteps.templates`, steps.templates, errs);
+    requiredTemplateRefs(`${field}.canarySteps.templates`, analysis.canarySteps.templates, errs);
     if (typeof planStrategy !== 'string' || !planStrategy.endsWith('-canary'))
       errs.push({
         field: `${field}.canarySteps`,
@@ -664,10 +668,7 @@ export function validateNodeRollAnalysis(analysis: unknown): FieldError[] {
   const field = 'spec.healthGate.analysis';
   const errs: FieldError[] = [];
   if (!objectField(field, analysis, errs)) return errs;
-  const templates = analysis.templates;
-  if (!given(templates) || (Array.isArray(templates) && templates.length === 0))
-    errs.push({ field: `${field}.templates`, type: 'Required', detail: 'at least one AnalysisTemplate' });
-  templateRefs(`${field}.templates`, templates, errs);
+  requiredTemplateRefs(`${field}.templates`, analysis.templates, errs);
   const args = listField(`${field}.args`, analysis.args, errs);
   argNames(`${field}.args`, args, errs);
   args.forEach((a, i) => {

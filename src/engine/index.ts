@@ -140,3 +140,4 @@ export {
   recheckAfter,
 } from './analysis/inflight.ts';
 export type { InFlight } from './analysis/inflight.ts';
+export { statusEqual } from './kubernetes/status.ts';

@@ -46,6 +46,7 @@ import {
   planStepNames,
   plansNaming,
   REVISION_ANNOTATION,
+  statusEqual,
   strategyOf,
 } from '../../engine/index.ts';
 import type { Freeze } from '../../engine/index.ts';
@@ -343,7 +344,7 @@ export class DeploymentController {
   /** The dependencies of `d` when its status changed (only Deployments with dependencies pay for the compare). */
   private dependenciesToWake(old: Deployment, d: Deployment): string[] {
     const keys = dependencyKeys(d);
-    if (keys.length === 0 || JSON.stringify(old.status) === JSON.stringify(d.status)) return [];
+    if (keys.length === 0 || statusEqual(old.status, d.status ?? {})) return [];
     return keys;
   }
 
