@@ -6,15 +6,18 @@
 // (so the check can fail), all but one that passes without any controller and so proves nothing on
 // its own. The simulated cluster runs no apps/v1 Deployment controller: the real bed's only.
 //
-// Pacer's native mode (issue 26) becomes a third configuration: the bed without kube-controller-
-// manager's Deployment controller, Pacer started on it (see `start` below), expecting BASELINE.
+// Pacer's native mode is the third configuration: the bed without kube-controller-manager's
+// Deployment controller, Pacer started on it (startPacerNative), expecting BASELINE. It runs only
+// with PACER_E2E_NATIVE=1 for now: it does not pass yet.
 
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_WORKERS } from '../../src/cli/controller.ts';
 import { requireTool } from '../fixtures/tools.ts';
+import { startTestController } from '../integration/fixtures/cluster.ts';
 import { startRealBed } from '../fixtures/realbed.ts';
 import type { RealBed, RealBedOptions } from '../fixtures/realbed.ts';
 import { BEDS, ROOT } from './fixtures.ts';
@@ -64,10 +67,38 @@ interface Configuration {
 const CONFIGURATIONS: Configuration[] = [
   { name: "kube-controller-manager's Deployment controller", bed: {}, procs: 4, expected: BASELINE },
   { name: 'no Deployment controller at all', bed: { noDeploymentController: true }, procs: 12, expected: WITHOUT },
-  // Pacer's native mode, once it exists:
-  // { name: "Pacer's native mode", bed: { noDeploymentController: true }, procs: 4, expected: BASELINE,
-  //   start: async (bed) => startTestController(await bed.controllerKubeconfig(), { native: true }) },
+  // Pacer as the Deployment controller: only with PACER_E2E_NATIVE=1 until it passes the baseline
+  // (on 2026-11-27 it passed 2 of the 11, the other 9 timing out with no ReplicaSet made).
+  ...(process.env.PACER_E2E_NATIVE === '1'
+    ? [
+        {
+          name: "Pacer's native mode",
+          bed: { noDeploymentController: true },
+          procs: 4,
+          expected: BASELINE,
+          start: startPacerNative,
+        },
+      ]
+    : []),
 ];
+
+/**
+ * Pacer as the cluster's Deployment controller: the CRDs, manifests/base's and manifests/native's
+ * RBAC, then the controller in-process as Pacer's ServiceAccount, controlling apps/v1 Deployments
+ * in every namespace (each spec makes its own).
+ */
+async function startPacerNative(bed: RealBed): Promise<{ stop(): Promise<void> }> {
+  const kubeconfig = await bed.controllerKubeconfig();
+  for (const args of [
+    ['apply', '-f', join(ROOT, 'crds')],
+    ['apply', '-f', join(ROOT, 'manifests', 'native', 'rbac.yaml')],
+    ['wait', '--for=condition=Established', 'crd/deployments.pacer.dev', '--timeout=60s'],
+  ]) {
+    const r = await bed.kubectl(args);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+  }
+  return startTestController(kubeconfig, { deployments: ['apps', 'pacer'], workers: DEFAULT_WORKERS });
+}
 
 /** One spec's outcome in ginkgo's JSON report (the fields read here). */
 interface SpecReport {
