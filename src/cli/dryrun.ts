@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
-import { API_VERSION, KIND, PLAN_KIND } from '../api/types.ts';
+import { API_VERSION, APPS_API_VERSION, KIND, PLAN_KIND } from '../api/types.ts';
 import {
   buildSnapshot,
   decide,
@@ -157,12 +157,13 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
         throw new InputError(`${at}: ${apiVersion} ${kind}: metadata.name is required`);
       }
       const name = obj.metadata.name;
-      if (apiVersion === API_VERSION && kind === KIND) {
+      // Pacer's own kind, or an apps/v1 Deployment as Pacer controls it in native mode (docs/native.md).
+      if ((apiVersion === API_VERSION || apiVersion === APPS_API_VERSION) && kind === KIND) {
         if (!isObject(obj.spec)) throw new InputError(`${at}: Deployment "${name}": spec is required`);
         const d = withMetadataDefaults(obj as unknown as Deployment, now);
         const key = deploymentKey(d.metadata.namespace, name);
         if (deployments.some((x) => deploymentKey(x.metadata.namespace, x.metadata.name) === key)) {
-          throw new InputError(`${at}: more than one ${API_VERSION} Deployment named ${key}`);
+          throw new InputError(`${at}: more than one Deployment named ${key}`);
         }
         deployments.push(d);
       } else if (apiVersion === 'apps/v1' && kind === 'ReplicaSet') {
@@ -192,7 +193,7 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
         clusterTemplates.push(obj as unknown as AnalysisTemplate);
       } else {
         throw new InputError(
-          `${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment, Plan, NodeRoll, AnalysisRun, AnalysisTemplate or ClusterAnalysisTemplate, apps/v1 ReplicaSet, v1 Pod or Node`,
+          `${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment, Plan, NodeRoll, AnalysisRun, AnalysisTemplate or ClusterAnalysisTemplate, apps/v1 Deployment or ReplicaSet, v1 Pod or Node`,
         );
       }
     });
@@ -219,7 +220,8 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
       },
     };
   }
-  if (deployments.length === 0) throw new InputError(`${source}: no ${API_VERSION} Deployment or NodeRoll found`);
+  if (deployments.length === 0)
+    throw new InputError(`${source}: no Deployment (${API_VERSION} or ${APPS_API_VERSION}) or NodeRoll found`);
   let deployment = deployments[0];
   if (pick !== undefined) {
     const found = deployments.find(
@@ -227,7 +229,7 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
     );
     if (!found)
       throw new InputError(
-        `${source}: no ${API_VERSION} Deployment "${pick}" (found ${deployments.map((d) => deploymentKey(d.metadata.namespace, d.metadata.name)).join(', ')})`,
+        `${source}: no Deployment "${pick}" (found ${deployments.map((d) => deploymentKey(d.metadata.namespace, d.metadata.name)).join(', ')})`,
       );
     deployment = found;
   }

@@ -108,7 +108,7 @@ describe('pacer plan: dependencies', () => {
   it('--name that matches nothing is an input error', () => {
     const r = runPlan(manifest('app'), 'deps.yaml', { now: NOW, name: 'nope' });
     expect(r.code).to.equal(2);
-    expect(r.stderr).to.equal('error: deps.yaml: no pacer.dev/v1alpha1 Deployment "nope" (found default/app)\n');
+    expect(r.stderr).to.equal('error: deps.yaml: no Deployment "nope" (found default/app)\n');
   });
 
   it('a cancel request shows its fan-out: the other app stamped, then the request swapped for the stamp (and the stamp printed on it)', () => {

@@ -110,7 +110,7 @@ describe("pacer plan -f: a node roll's next step", () => {
     expect(runPlan(list(node('a-1', 'a')), 'roll.yaml', { now: NOW })).to.deep.equal({
       code: 2,
       stdout: '',
-      stderr: 'error: roll.yaml: no pacer.dev/v1alpha1 Deployment or NodeRoll found\n',
+      stderr: 'error: roll.yaml: no Deployment (pacer.dev/v1alpha1 or apps/v1) or NodeRoll found\n',
     });
   });
 

@@ -130,17 +130,17 @@ status: {phase: Running}
       [
         'no Deployment',
         'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n',
-        /^error: deploy\.yaml: no pacer\.dev\/v1alpha1 Deployment or NodeRoll found\n$/,
+        /^error: deploy\.yaml: no Deployment \(pacer\.dev\/v1alpha1 or apps\/v1\) or NodeRoll found\n$/,
       ],
       [
         'two Deployments',
         `${DEPLOYMENT}---\n${DEPLOYMENT}`,
-        /^error: deploy\.yaml: document 2: more than one pacer\.dev\/v1alpha1 Deployment/,
+        /^error: deploy\.yaml: document 2: more than one Deployment named default\/web/,
       ],
       [
         'an unsupported kind',
-        `${DEPLOYMENT}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n`,
-        /^error: deploy\.yaml: document 2: unsupported object apps\/v1 Deployment "x"/,
+        `${DEPLOYMENT}---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: x}\n`,
+        /^error: deploy\.yaml: document 2: unsupported object apps\/v1 StatefulSet "x"/,
       ],
       ['broken YAML', `${DEPLOYMENT}---\nkind: [\n`, /^error: deploy\.yaml: document 2: /],
       [
@@ -163,6 +163,15 @@ status: {phase: Running}
       const r = runPlan(DEPLOYMENT, 'deploy.yaml', { now: 'yesterday' });
       expect([r.code, r.stderr]).to.deep.equal([2, 'error: --now: not an RFC 3339 time: "yesterday"\n']);
     });
+  });
+
+  it('an apps/v1 Deployment is planned as Pacer controls it in native mode: owned as apps/v1, upstream revision keys', () => {
+    const doc = plan(DEPLOYMENT.replace('apiVersion: pacer.dev/v1alpha1', 'apiVersion: apps/v1'));
+    expect(doc.actions.map((a) => a.verb)).to.deep.equal(['create', 'update', 'updateStatus']);
+    const rs = doc.objects[1];
+    expect(rs.metadata.ownerReferences![0]).to.deep.include({ apiVersion: 'apps/v1', kind: 'Deployment' });
+    expect(rs.metadata.annotations).to.deep.include({ 'deployment.kubernetes.io/revision': '1' });
+    expect(Object.keys(rs.metadata.annotations ?? {}).filter((k) => k.startsWith('pacer.dev/'))).to.deep.equal([]);
   });
 
   it('JSON input works as well as YAML', () => {

@@ -94,7 +94,17 @@ describe('native mode: apps/v1 Deployments', () => {
         d([{ manager: 'pacer-controller', subresource: 'status', time: '2026-11-27T10:05:00Z' }]),
         undefined,
       ],
-      ['a spec write, not status', d([{ manager: 'kubectl-edit', time: '2026-11-27T10:05:00Z' }]), undefined],
+      [
+        'a spec write, not status',
+        d([{ manager: 'kube-controller-manager', time: '2026-11-27T10:05:00Z' }]),
+        undefined,
+      ],
+      // Upstream's own e2e spec "should validate Deployment Status endpoints" writes status as e2e.test.
+      [
+        'another client writing status',
+        d([{ manager: 'e2e.test', subresource: 'status', time: '2026-11-27T10:05:00Z' }]),
+        undefined,
+      ],
     ];
     for (const [name, x, want] of rows) expect(otherStatusWriter(x, start), name).to.equal(want);
     expect(standDownMessage('kube-controller-manager', rows[1][1])).to.equal(
