@@ -2,6 +2,8 @@
 # Installs or builds the programs the test suite uses beyond npm packages, before any test runs:
 # * kubectl and the real control plane (kube-bed and its components), built from the Go module in
 #   hack/kube and cached per machine (hack/kube/build.sh); test/setup.ts puts them first on PATH;
+# * Kubernetes' own e2e test binary and ginkgo, from the Go module in hack/e2e, cached likewise
+#   (hack/e2e/build.sh; about 10 minutes the first time on 2 cores), for the upstream Deployment specs;
 # * Debian's prometheus (promtool for the alert rules in manifests/monitoring/, and the server that
 #   scrapes Pacer on the real bed) and python3-kubernetes (the official Python client, driven
 #   against both beds), and openssl (a test certificate for the client's TLS connection test).
@@ -20,6 +22,12 @@ if [ "$status" -ne 0 ]; then
     echo "error: could not build the Kubernetes binaries in hack/kube (exit $status)" >&2
     exit 1
   fi
+fi
+if [ "$what" = all ] && [ "$status" -eq 0 ]; then
+  hack/e2e/build.sh >/dev/null || {
+    echo "error: could not build Kubernetes' e2e test binary in hack/e2e" >&2
+    exit 1
+  }
 fi
 
 # Debian's packages: each with the check that says it is there.

@@ -1,13 +1,17 @@
 // Loaded by mocha before any test file (.mocharc.json): puts the Kubernetes binaries that
 // hack/kube/build.sh built for this checkout (kubectl, and the real control plane when built) first on
 // PATH, so every test runs the kubectl of the release the project pins, not whatever else the
-// machine has. `make test` builds them first; `npx mocha` alone uses them once built.
+// machine has; and, when built, Kubernetes' own e2e test binary and ginkgo (hack/e2e/build.sh),
+// which test/e2e/upstream-deployment.test.ts runs. `make test` builds them first; `npx mocha` alone
+// uses them once built.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const binDir = execFileSync(fileURLToPath(new URL('../hack/kube/build.sh', import.meta.url)), ['--bin-dir'], {
-  encoding: 'utf8',
-}).trim();
-if (existsSync(binDir)) process.env.PATH = `${binDir}:${process.env.PATH ?? ''}`;
+for (const script of ['../hack/e2e/build.sh', '../hack/kube/build.sh']) {
+  const binDir = execFileSync(fileURLToPath(new URL(script, import.meta.url)), ['--bin-dir'], {
+    encoding: 'utf8',
+  }).trim();
+  if (existsSync(binDir)) process.env.PATH = `${binDir}:${process.env.PATH ?? ''}`;
+}
