@@ -7,8 +7,8 @@
 // its own. The simulated cluster runs no apps/v1 Deployment controller: the real bed's only.
 //
 // Pacer's native mode is the third configuration: the bed without kube-controller-manager's
-// Deployment controller, Pacer started on it (startPacerNative), expecting BASELINE. It runs only
-// with PACER_E2E_NATIVE=1 for now: it does not pass yet.
+// Deployment controller, Pacer started on it (startPacerNative), expecting BASELINE: every spec
+// that passes with upstream's controller passes with Pacer's.
 
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
@@ -67,19 +67,7 @@ interface Configuration {
 const CONFIGURATIONS: Configuration[] = [
   { name: "kube-controller-manager's Deployment controller", bed: {}, procs: 4, expected: BASELINE },
   { name: 'no Deployment controller at all', bed: { noDeploymentController: true }, procs: 12, expected: WITHOUT },
-  // Pacer as the Deployment controller: only with PACER_E2E_NATIVE=1 until it passes the baseline
-  // (on 2026-11-27 it passed 2 of the 11, the other 9 timing out with no ReplicaSet made).
-  ...(process.env.PACER_E2E_NATIVE === '1'
-    ? [
-        {
-          name: "Pacer's native mode",
-          bed: { noDeploymentController: true },
-          procs: 4,
-          expected: BASELINE,
-          start: startPacerNative,
-        },
-      ]
-    : []),
+  { name: "Pacer's native mode", bed: { noDeploymentController: true }, procs: 4, expected: BASELINE, start: startPacerNative },
 ];
 
 /**
