@@ -3,12 +3,16 @@
 // * started beside kube-controller-manager's own Deployment controller, Pacer refuses with a
 //   message that says how to fix it, and writes nothing but its probe (read from the API server's
 //   audit log), which it deletes again;
-// * on a bed whose kube-controller-manager runs without it, Pacer is the Deployment controller:
-//   the real kubectl's rollout commands (status, history, undo, pause, resume, restart) work on an
-//   apps/v1 Deployment as upstream's controller makes them, and an apps/v1 Deployment with
-//   pacer.dev/minimum-health-capacity scales exactly as its pacer.dev twin.
+// * the rollout table: the real kubectl's rollout commands (status, history, undo, pause, resume,
+//   restart, and their refusals) give the same output and exit code line for line with Pacer's
+//   native mode as beside kube-controller-manager's Deployment controller, pod-template-hashes
+//   aside (ROLLOUT_TABLE);
+// * on a bed whose kube-controller-manager runs without it, Pacer is the Deployment controller,
+//   writing as upstream's does, and an apps/v1 Deployment with pacer.dev/minimum-health-capacity
+//   scales exactly as its pacer.dev twin.
 
 import { expect } from 'chai';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runController } from '../../src/cli/controller.ts';
 import type { RunningController } from '../../src/cli/controller.ts';
@@ -20,6 +24,141 @@ import type { RealBed } from '../fixtures/realbed.ts';
 import { ROOT } from './fixtures.ts';
 
 const WRITES = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/**
+ * kubectl's rollout commands on one apps/v1 Deployment, in the order a user would type them; run
+ * once beside kube-controller-manager's Deployment controller and once with Pacer's native mode,
+ * each row's output must be the same line for line (docs/native.md shows the table). `last` keeps
+ * only the last line of stdout: `rollout status` prints a line per change it sees on the way,
+ * which depends on timing, not on the controller; its last line and exit code do not.
+ */
+const ROLLOUT_TABLE: Array<{ args: string[]; last?: boolean }> = [
+  { args: ['create', 'deployment', 'web', '--image=nginx:1', '--replicas=3'] },
+  { args: ['rollout', 'status', 'deployment/web', '--timeout=90s'], last: true },
+  { args: ['rollout', 'history', 'deployment/web'] },
+  { args: ['set', 'image', 'deployment/web', 'nginx=nginx:2'] },
+  { args: ['rollout', 'status', 'deployment/web', '--timeout=90s'], last: true },
+  { args: ['rollout', 'history', 'deployment/web'] },
+  // The pod template with its pod-template-hash label: the same hash from both controllers.
+  { args: ['rollout', 'history', 'deployment/web', '--revision=1'] },
+  { args: ['rollout', 'status', 'deployment/web', '--revision=1'] },
+  { args: ['rollout', 'undo', 'deployment/web', '--to-revision=7'] },
+  { args: ['rollout', 'undo', 'deployment/web', '--to-revision=2'] },
+  { args: ['rollout', 'undo', 'deployment/web'] },
+  { args: ['rollout', 'status', 'deployment/web', '--timeout=90s'], last: true },
+  { args: ['rollout', 'history', 'deployment/web'] },
+  {
+    args: [
+      'get',
+      'rs',
+      '-l',
+      'app=web',
+      '--sort-by=.metadata.annotations.deployment\\.kubernetes\\.io/revision',
+      '-o',
+      'custom-columns=NAME:.metadata.name,DESIRED:.spec.replicas,READY:.status.readyReplicas,REVISION:.metadata.annotations.deployment\\.kubernetes\\.io/revision,HISTORY:.metadata.annotations.deployment\\.kubernetes\\.io/revision-history',
+    ],
+  },
+  { args: ['rollout', 'pause', 'deployment/web'] },
+  { args: ['rollout', 'pause', 'deployment/web'] },
+  { args: ['set', 'image', 'deployment/web', 'nginx=nginx:3'] },
+  { args: ['rollout', 'status', 'deployment/web', '--timeout=3s'], last: true },
+  { args: ['rollout', 'undo', 'deployment/web'] },
+  { args: ['rollout', 'resume', 'deployment/web'] },
+  { args: ['rollout', 'resume', 'deployment/web'] },
+  { args: ['rollout', 'status', 'deployment/web', '--timeout=90s'], last: true },
+  { args: ['rollout', 'restart', 'deployment/web'] },
+  { args: ['rollout', 'status', 'deployment/web', '--timeout=90s'], last: true },
+  { args: ['rollout', 'history', 'deployment/web'] },
+  {
+    args: [
+      'get',
+      'deployment',
+      'web',
+      '-o',
+      'custom-columns=READY:.status.readyReplicas,UPDATED:.status.updatedReplicas,AVAILABLE:.status.availableReplicas,REVISION:.metadata.annotations.deployment\\.kubernetes\\.io/revision,PROGRESSING:.status.conditions[?(@.type=="Progressing")].reason',
+    ],
+  },
+  // A rollout that cannot finish: kwok keeps pods of an image tagged 404 in ErrImagePull.
+  { args: ['create', 'deployment', 'stuck', '--image=nginx:404', '--replicas=2'] },
+  { args: ['patch', 'deployment', 'stuck', '-p', '{"spec":{"progressDeadlineSeconds":5}}'] },
+  { args: ['rollout', 'status', 'deployment/stuck', '--timeout=90s'], last: true },
+  {
+    args: [
+      'get',
+      'deployment',
+      'stuck',
+      '-o',
+      'jsonpath={range .status.conditions[*]}{.type}={.status}/{.reason}: {.message}{"\\n"}{end}',
+    ],
+  },
+];
+
+interface TableRow {
+  command: string;
+  code: number;
+  output: string;
+}
+
+/**
+ * Runs ROLLOUT_TABLE in a new namespace of the bed. Before each command every Deployment of the
+ * namespace must have been observed (status.observedGeneration = metadata.generation), as a user
+ * would see it a moment later: otherwise `rollout status` races the controller's first look.
+ */
+async function rolloutTable(bed: RealBed, namespace: string): Promise<TableRow[]> {
+  const created = await bed.kubectl(['create', 'namespace', namespace]);
+  expect(created.code, created.stderr).to.equal(0);
+  const rows: TableRow[] = [];
+  for (const { args, last } of ROLLOUT_TABLE) {
+    await eventually(
+      'every Deployment observed',
+      async () => {
+        const r = await bed.kubectl([
+          '-n',
+          namespace,
+          'get',
+          'deployments.apps',
+          '-o',
+          'jsonpath={range .items[*]}{.metadata.generation}={.status.observedGeneration} {end}',
+        ]);
+        return r.code === 0 && r.stdout.split(' ').every((g) => g === '' || g.split('=')[0] === g.split('=')[1]);
+      },
+      30_000,
+    );
+    const r = await bed.kubectl(['-n', namespace, ...args]);
+    const stdout = r.stdout.trimEnd();
+    const output = [last ? (stdout.split('\n').at(-1) ?? '') : stdout, r.stderr.trimEnd()].filter((x) => x).join('\n');
+    rows.push({ command: `kubectl ${args.join(' ')}`, code: r.code, output });
+  }
+  return rows;
+}
+
+/** The table as Markdown: each command, upstream's output beside Pacer's (docs/native.md). */
+function markdownTable(upstream: TableRow[], pacer: TableRow[]): string {
+  const cell = (row: TableRow | undefined) =>
+    row ? `exit ${row.code}<br>${row.output.replaceAll('|', '\\|').replaceAll('\n', '<br>')}` : '(not run)';
+  return [
+    "| command | kube-controller-manager's controller | Pacer's native mode |",
+    '|---|---|---|',
+    ...upstream.map((row, i) => `| \`${row.command.replaceAll('|', '\\|')}\` | ${cell(row)} | ${cell(pacer[i])} |`),
+  ].join('\n');
+}
+
+/**
+ * The rows with each pod-template-hash replaced by its order of first appearance (`<hash 1>`):
+ * Pacer's hash is FNV-1a over a canonical JSON of the template, upstream's over go-spew's dump of
+ * the Go struct (docs/semantics/kubernetes-deployments.md), so the same template gets another name,
+ * and a table's columns another width.
+ */
+function byHashOrder(rows: TableRow[]): TableRow[] {
+  const seen = new Map<string, string>();
+  const name = (hash: string) => seen.get(hash) ?? seen.set(hash, `<hash ${seen.size + 1}>`).get(hash);
+  const hashes = /(?<=(?:pod-template-hash=|\b(?:web|stuck)-))[bcdfghjklmnpqrstvwxz2456789]{5,10}\b/g;
+  // A table's columns are as wide as its longest cell: hashes of other lengths move them.
+  return rows.map((r) => ({ ...r, output: r.output.replace(hashes, (h) => name(h) ?? h).replace(/ {2,}/g, '  ') }));
+}
+
+/** Upstream's table, from the first describe's bed; the second compares Pacer's with it. */
+let upstreamTable: TableRow[] | undefined;
 
 if (BEDS.includes('real'))
   describe('e2e (real): native mode', function () {
@@ -88,6 +227,14 @@ if (BEDS.includes('real'))
         .map((e) => `${e.verb} ${e.objectRef?.apiGroup ?? ''}/${e.objectRef?.resource} ${e.objectRef?.namespace}`);
       expect(writes).to.deep.equal(['create apps/deployments pacer-system', 'delete apps/deployments pacer-system']);
     });
+    it("the rollout table: kubectl's rollout commands beside kube-controller-manager's Deployment controller", async () => {
+      upstreamTable = await rolloutTable(bed, 'table');
+      // The upstream side makes sense on its own: what the Pacer side must then match.
+      expect(
+        upstreamTable.find((r) => r.command.startsWith('kubectl rollout undo deployment/web --to-revision=2'))?.output,
+      ).to.match(/skipped rollback/);
+      expect(upstreamTable.find((r) => r.command.includes('deployment/stuck --timeout'))?.code).to.equal(1);
+    });
   });
 
 /** The controller options of an in-process Pacer with no servers, as `kubeconfig` allows. */
@@ -142,84 +289,30 @@ if (BEDS.includes('real'))
       expect(pacer?.apps).to.not.equal(undefined);
     });
 
-    it("kubectl rollout status, history, undo, pause, resume and restart, as on upstream's controller", async () => {
+    it("upstream's marks on what Pacer writes: the revision through /status (generation unmoved), ReplicaSets owned as apps/v1, no request refused by RBAC", async () => {
       await ok('create', 'deployment', 'web', '--image=nginx:1', '--replicas=3');
-      expect(await ok('rollout', 'status', 'deployment/web', '--timeout=90s')).to.match(
-        /deployment "web" successfully rolled out$/,
-      );
-      // The revision annotation went through /status, as upstream writes it: the generation did not move.
+      await ok('rollout', 'status', 'deployment/web', '--timeout=90s');
       expect(
         await ok('get', 'deployment', 'web', '-o', 'jsonpath={.metadata.generation}/{.status.observedGeneration}'),
       ).to.equal('1/1');
-      const owner = await ok(
-        'get',
-        'rs',
-        '-l',
-        'app=web',
-        '-o',
-        'jsonpath={.items[0].metadata.ownerReferences[0].apiVersion}',
-      );
-      expect(owner).to.equal('apps/v1');
       expect(
-        await ok('get', 'deployment', 'web', '-o', 'jsonpath={.status.conditions[?(@.type=="Progressing")].reason}'),
-      ).to.equal('NewReplicaSetAvailable');
-
-      await ok('set', 'image', 'deployment/web', 'nginx=nginx:2');
-      await ok('rollout', 'status', 'deployment/web', '--timeout=90s');
-      const history = await ok('rollout', 'history', 'deployment/web');
-      expect(history.split('\n').slice(0, 2).join('\n')).to.equal('deployment.apps/web \nREVISION  CHANGE-CAUSE');
-      expect(
-        history
-          .split('\n')
-          .slice(2)
-          .map((l) => l.trim().split(/\s+/)[0]),
-      ).to.deep.equal(['1', '2']);
-
-      expect(await ok('rollout', 'undo', 'deployment/web')).to.equal('deployment.apps/web rolled back');
-      await ok('rollout', 'status', 'deployment/web', '--timeout=90s');
-      expect(await ok('get', 'deployment', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image}')).to.equal(
-        'nginx:1',
-      );
-      expect(
-        await ok(
-          'get',
-          'deployment',
-          'web',
-          '-o',
-          "jsonpath={.metadata.annotations['deployment\\.kubernetes\\.io/revision']}",
-        ),
-      ).to.equal('3');
-
-      expect(await ok('rollout', 'pause', 'deployment/web')).to.equal('deployment.apps/web paused');
-      await ok('set', 'image', 'deployment/web', 'nginx=nginx:3');
-      await eventually(
-        'the paused Deployment observed',
-        async () =>
-          (await ok(
-            'get',
-            'deployment',
-            'web',
-            '-o',
-            'jsonpath={.status.conditions[?(@.type=="Progressing")].reason}',
-          )) === 'DeploymentPaused',
-        30_000,
-      );
-      expect(
-        await ok('get', 'rs', '-l', 'app=web', '-o', 'jsonpath={.items[*].spec.template.spec.containers[0].image}'),
-      ).to.not.include('nginx:3');
-      const paused = await k('rollout', 'status', 'deployment/web', '--timeout=2s');
-      expect(paused.code).to.equal(1);
-      expect(await ok('rollout', 'resume', 'deployment/web')).to.equal('deployment.apps/web resumed');
-      await ok('rollout', 'status', 'deployment/web', '--timeout=90s');
-      expect(await ok('get', 'deployment', 'web', '-o', 'jsonpath={.status.updatedReplicas}')).to.equal('3');
-
-      expect(await ok('rollout', 'restart', 'deployment/web')).to.equal('deployment.apps/web restarted');
-      await ok('rollout', 'status', 'deployment/web', '--timeout=90s');
-      const revisions = (await ok('rollout', 'history', 'deployment/web')).split('\n').slice(2);
-      expect(revisions.map((l) => l.trim().split(/\s+/)[0])).to.deep.equal(['2', '3', '4', '5']);
+        await ok('get', 'rs', '-l', 'app=web', '-o', 'jsonpath={.items[0].metadata.ownerReferences[0].apiVersion}'),
+      ).to.equal('apps/v1');
       expect(await bed.forbidden()).to.deep.equal([]);
     });
-
+    it("the rollout table: kubectl's rollout commands with Pacer's native mode, line for line as beside upstream's controller", async () => {
+      if (!upstreamTable)
+        throw new Error(
+          "upstream's side of the rollout table did not run: run the whole file (-g 'rollout table' runs both)",
+        );
+      const pacerTable = await rolloutTable(bed, 'table');
+      if (process.env.PACER_ROLLOUT_TABLE)
+        await writeFile(process.env.PACER_ROLLOUT_TABLE, `${markdownTable(upstreamTable, pacerTable)}\n`);
+      expect(byHashOrder(pacerTable), markdownTable(upstreamTable, pacerTable)).to.deep.equal(
+        byHashOrder(upstreamTable),
+      );
+      expect(await bed.forbidden()).to.deep.equal([]);
+    });
     it('pacer.dev/minimum-health-capacity "0.5": an apps/v1 Deployment scales step for step as its pacer.dev twin', async () => {
       const manifest = (apiVersion: string, name: string, image: string) => {
         const native = apiVersion === 'apps/v1';
