@@ -3,8 +3,9 @@
 // they are annotations, read into the spec fields of Pacer's own kind that mean the same: the engine
 // then sees one Deployment shape. Each annotation's errors name the annotation, with the value given.
 
+import { parse as parseYaml } from 'yaml';
 import type { FieldError } from './fielderrors.ts';
-import type { Deployment, DeploymentSpec, PlanPhaseStrategy } from './types.ts';
+import type { Deployment, DeploymentAnalysis, DeploymentSpec, PlanPhaseStrategy } from './types.ts';
 import { isAppsDeployment } from './types.ts';
 import { minimumHealthRules } from './strategies/minimumhealth.ts';
 
@@ -14,15 +15,22 @@ export const NATIVE_ANNOTATION = {
   dependencies: 'pacer.dev/dependencies',
   planStrategy: 'pacer.dev/plan-strategy',
   planRequiredProceeds: 'pacer.dev/plan-required-proceeds',
+  analysis: 'pacer.dev/analysis',
 } as const;
 
-/** Where each annotation lands in Pacer's spec (field errors found there are reported on the annotation). */
-const LANDS_IN: ReadonlyArray<[prefix: string, annotation: string]> = [
+/**
+ * Where each annotation lands in Pacer's spec (field errors found there are reported on the
+ * annotation). A structured annotation keeps the rest of the path: an error at
+ * `spec.analysis.templates[0].templateName` is reported at
+ * `metadata.annotations[pacer.dev/analysis].templates[0].templateName`.
+ */
+const LANDS_IN: ReadonlyArray<[prefix: string, annotation: string, keepsPath?: true]> = [
   ['spec.strategy.minimumHealth.minimumHealthCapacity', NATIVE_ANNOTATION.minimumHealthCapacity],
   ['spec.strategy.minimumHealth.maximumOverCapacity', NATIVE_ANNOTATION.maximumOverCapacity],
   ['spec.dependencies', NATIVE_ANNOTATION.dependencies],
   ['spec.plan.strategy', NATIVE_ANNOTATION.planStrategy],
   ['spec.plan.requiredProceeds', NATIVE_ANNOTATION.planRequiredProceeds],
+  ['spec.analysis', NATIVE_ANNOTATION.analysis, true],
 ];
 
 const field = (annotation: string) => `metadata.annotations[${annotation}]`;
@@ -35,6 +43,52 @@ export function nativeDependencies(d: Deployment): string[] | undefined {
     .split(',')
     .map((x) => x.trim())
     .filter((x) => x !== '');
+}
+
+/** What a `pacer.dev/analysis` value parsed to: spec.analysis, or why it is not one. */
+type ParsedAnalysis = { analysis: DeploymentAnalysis } | { error: string };
+
+// Parsed once per distinct value (every Deployment of a fleet usually carries one of a few), frozen
+// so that no pass can change what the next one reads. Cleared when it grows past a fleet's worth.
+const parsedAnalyses = new Map<string, ParsedAnalysis>();
+const PARSED_ANALYSES_MAX = 1024;
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+/** A `pacer.dev/analysis` value: spec.analysis's fields as a YAML (or JSON) mapping. */
+export function parseNativeAnalysis(text: string): ParsedAnalysis {
+  const hit = parsedAnalyses.get(text);
+  if (hit) return hit;
+  let out: ParsedAnalysis;
+  try {
+    const v: unknown = parseYaml(text);
+    out =
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? { analysis: deepFreeze(v as DeploymentAnalysis) }
+        : {
+            error: `must be a mapping of spec.analysis's fields (templates, args, onFailure, ...), not ${v === null ? 'null' : Array.isArray(v) ? 'a list' : `a ${typeof v}`}`,
+          };
+  } catch (err) {
+    out = { error: `must be YAML or JSON: ${(err as Error).message.split('\n')[0]}` };
+  }
+  if (parsedAnalyses.size >= PARSED_ANALYSES_MAX) parsedAnalyses.clear();
+  parsedAnalyses.set(text, out);
+  return out;
+}
+
+/** spec.analysis as the engine reads it: Pacer's field, or an apps/v1 Deployment's annotation (if it parses). */
+export function analysisOf(d: Deployment): DeploymentAnalysis | undefined {
+  if (!isAppsDeployment(d)) return d.spec?.analysis;
+  const text = d.metadata.annotations?.[NATIVE_ANNOTATION.analysis];
+  if (text === undefined) return undefined;
+  const parsed = parseNativeAnalysis(text);
+  return 'analysis' in parsed ? parsed.analysis : undefined;
 }
 
 const DECIMAL = /^\s*\d+(\.\d+)?\s*$/;
@@ -91,13 +145,28 @@ export function withNativeAdditions(d: Deployment): { d: Deployment; errors: Fie
     };
     changed = true;
   }
+  const analysis = a[NATIVE_ANNOTATION.analysis];
+  if (analysis !== undefined) {
+    const parsed = parseNativeAnalysis(analysis);
+    if ('error' in parsed)
+      errors.push({ field: field(NATIVE_ANNOTATION.analysis), type: 'Invalid', value: analysis, detail: parsed.error });
+    else {
+      spec.analysis = parsed.analysis;
+      changed = true;
+    }
+  }
   return { d: changed ? { ...d, spec } : d, errors };
 }
 
 /** `errors` of the spec withNativeAdditions returned, those of an annotation's field moved onto the annotation. */
 export function onAnnotations(errors: readonly FieldError[]): FieldError[] {
   return errors.map((e) => {
-    const hit = LANDS_IN.find(([prefix]) => e.field === prefix || e.field.startsWith(`${prefix}[`));
-    return hit ? { ...e, field: field(hit[1]) } : e;
+    const hit = LANDS_IN.find(
+      ([prefix, , keepsPath]) =>
+        e.field === prefix || e.field.startsWith(`${prefix}[`) || (keepsPath && e.field.startsWith(`${prefix}.`)),
+    );
+    if (!hit) return e;
+    const [prefix, annotation, keepsPath] = hit;
+    return { ...e, field: field(annotation) + (keepsPath ? e.field.slice(prefix.length) : '') };
   });
 }

@@ -379,6 +379,8 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
       engine,
       workers: opts.workers ?? DEFAULT_WORKERS,
       resource: APPS_DEPLOYMENTS,
+      // pacer.dev/analysis (api/native.ts) judges an apps/v1 Deployment's rollouts as spec.analysis does.
+      analysis: served.analysis,
       freeze,
     });
   }

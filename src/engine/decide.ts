@@ -129,7 +129,8 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
   const native = withNativeAdditions(snapshot.deployment);
   const d = defaulted(native.d);
   let errors = options.validate ? options.validate(d) : validate(native.d, d);
-  if (native.d !== snapshot.deployment) errors = [...native.errors, ...onAnnotations(errors)];
+  if (native.d !== snapshot.deployment || native.errors.length > 0)
+    errors = [...native.errors, ...onAnnotations(errors)];
   if (errors.length > 0) return invalidSpecDecision(snapshot, d, errors);
 
   if (isEmptySelector(d.spec.selector)) {

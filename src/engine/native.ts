@@ -4,11 +4,17 @@
 // own kind keeps the same under pacer.dev/ (annotations.ts). The engine is written in Pacer's keys:
 // a pass of an apps/v1 Deployment reads its objects with upstream's keys renamed to Pacer's, and
 // every object it writes has them renamed back. Pure.
+//
+// Analysis' bookkeeping in status (stableRS, abortedRS) has no field in apps/v1's status, whose
+// unknown fields the API server drops: an apps/v1 Deployment keeps them in annotations, read into
+// the status a pass sees and written with its status write (through /status, which keeps
+// annotations and leaves the generation alone).
 
-import type { Deployment, ReplicaSet } from '../api/types.ts';
+import type { Deployment, DeploymentStatus, ReplicaSet } from '../api/types.ts';
 import { isAppsDeployment } from '../api/types.ts';
 import {
   DESIRED_REPLICAS_ANNOTATION,
+  withAnnotations,
   MAX_REPLICAS_ANNOTATION,
   REVISION_ANNOTATION,
   REVISION_HISTORY_ANNOTATION,
@@ -22,6 +28,36 @@ const KEYS: ReadonlyArray<readonly [string, string]> = [
   ['deployment.kubernetes.io/desired-replicas', DESIRED_REPLICAS_ANNOTATION],
   ['deployment.kubernetes.io/max-replicas', MAX_REPLICAS_ANNOTATION],
 ];
+
+/** [status field, the annotation that keeps it on an apps/v1 Deployment]. */
+const STATUS_KEYS: ReadonlyArray<readonly ['stableRS' | 'abortedRS', string]> = [
+  ['stableRS', 'pacer.dev/stable-rs'],
+  ['abortedRS', 'pacer.dev/aborted-rs'],
+];
+
+/** The Deployment with the status fields its annotations keep put back in its status. */
+function statusFromAnnotations(d: Deployment): Deployment {
+  const a = d.metadata.annotations;
+  if (!a || !STATUS_KEYS.some(([, key]) => key in a)) return d;
+  const status: DeploymentStatus = { ...d.status };
+  for (const [f, key] of STATUS_KEYS) if (key in a) status[f] = a[key];
+  return { ...d, status };
+}
+
+/** `status` without the fields annotations keep, and the annotation changes that keep them (merge patch: null removes). */
+function statusToAnnotations(
+  status: DeploymentStatus,
+  annotations: Record<string, string> | undefined,
+): { status: DeploymentStatus; changes: Record<string, string | null> } {
+  const out: DeploymentStatus = { ...status };
+  const changes: Record<string, string | null> = {};
+  for (const [f, key] of STATUS_KEYS) {
+    const v = status[f];
+    delete out[f];
+    if (v !== annotations?.[key]) changes[key] = v ?? null;
+  }
+  return { status: out, changes };
+}
 
 type Annotated = { metadata: { annotations?: Record<string, string> } };
 
@@ -66,14 +102,25 @@ export function inUpstreamKeys(snapshot: Snapshot, pass: (s: Snapshot) => Decisi
   if (!isAppsDeployment(snapshot.deployment)) return pass(snapshot);
   const decision = pass({
     ...snapshot,
-    deployment: withKeys(snapshot.deployment, true),
+    deployment: withKeys(statusFromAnnotations(snapshot.deployment), true),
     replicaSets: snapshot.replicaSets.map((rs) => withKeys(rs, true)),
   });
+  const kept = snapshot.deployment.metadata.annotations;
+  const toApps = (a: Action): Action => {
+    if (a.verb !== 'updateStatus') return actionToApps(a);
+    const { status, changes } = statusToAnnotations(a.status, kept);
+    return Object.keys(changes).length > 0 ? { ...a, status, annotations: changes } : { ...a, status };
+  };
+  const final = withAnnotations(
+    withKeys(decision.objects.deployment as Deployment, false),
+    statusToAnnotations(decision.status, kept).changes,
+  );
   return {
     ...decision,
-    actions: decision.actions.map(actionToApps),
+    status: statusToAnnotations(decision.status, kept).status,
+    actions: decision.actions.map(toApps),
     objects: {
-      deployment: withKeys(decision.objects.deployment as Deployment, false),
+      deployment: { ...final, status: statusToAnnotations(final.status ?? {}, kept).status },
       replicaSets: decision.objects.replicaSets.map((rs) => withKeys(rs, false)),
     },
   };

@@ -3,6 +3,7 @@
 // (docs/architecture.md#what-a-snapshot-holds). No copies: the engine never changes its input, and
 // handing it the source's own objects lets it remember work per object across passes.
 
+import { analysisOf } from '../api/native.ts';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import type { AnalysisRun, AnalysisTemplate, AnalysisTemplateRef } from '../api/analysis.ts';
 import { isEmptySelector, selectorMatches } from '../api/selector.ts';
@@ -51,12 +52,13 @@ export function buildSnapshot(d: Deployment, source: SnapshotSource, now: number
     return selects && !rs.metadata.deletionTimestamp && selectorMatches(selector, rs.metadata.labels);
   });
   // Recreate waits for old pods; the analysis' pod check looks at the new ones (analysis/rollout.ts).
-  const readsPods = selects && (strategyOf(d)?.readsPods === true || d.spec?.analysis?.podFailures !== undefined);
+  const readsPods = selects && (strategyOf(d)?.readsPods === true || analysisOf(d)?.podFailures !== undefined);
   const pods = readsPods ? source.pods(ns).filter((p) => selectorMatches(selector, p.metadata.labels)) : [];
   const snapshot: Snapshot = { deployment: d, replicaSets, pods, now };
   const freeze = source.freeze?.();
   if (freeze) snapshot.freeze = freeze;
-  const analysis = d.spec?.analysis;
+  // An apps/v1 Deployment's analysis is its pacer.dev/analysis annotation (api/native.ts).
+  const analysis = analysisOf(d);
   if (analysis) {
     const found = (ref: AnalysisTemplateRef) => {
       const template = source.analysisTemplate?.(ns, ref);

@@ -125,6 +125,11 @@ export interface UpdateStatusAction extends ActionBase {
   kind: 'Deployment';
   name: string;
   status: DeploymentStatus;
+  /**
+   * Annotation changes written with the status (merge patch: null removes one): an apps/v1
+   * Deployment's stableRS and abortedRS, which its status has no field for (engine/native.ts).
+   */
+  annotations?: Record<string, string | null>;
   /** One event per condition whose status or reason this write changes (recorded after it succeeded). */
   events?: EventRecord[];
 }

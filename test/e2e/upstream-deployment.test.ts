@@ -67,7 +67,13 @@ interface Configuration {
 const CONFIGURATIONS: Configuration[] = [
   { name: "kube-controller-manager's Deployment controller", bed: {}, procs: 4, expected: BASELINE },
   { name: 'no Deployment controller at all', bed: { noDeploymentController: true }, procs: 12, expected: WITHOUT },
-  { name: "Pacer's native mode", bed: { noDeploymentController: true }, procs: 4, expected: BASELINE, start: startPacerNative },
+  {
+    name: "Pacer's native mode",
+    bed: { noDeploymentController: true },
+    procs: 4,
+    expected: BASELINE,
+    start: startPacerNative,
+  },
 ];
 
 /**

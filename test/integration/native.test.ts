@@ -2,7 +2,8 @@
 // no Deployment controller of its own: Pacer's start-up check passes (nobody else writes the probe's
 // status), an apps/v1 Deployment rolls out with upstream's exact status and ReplicaSets owned as
 // apps/v1, a template change rolls to a second ReplicaSet, and the real kubectl's
-// `rollout status` and `rollout undo` work on it.
+// `rollout status` and `rollout undo` work on it; its pacer.dev/analysis annotation judges it as
+// spec.analysis does.
 
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
@@ -180,5 +181,72 @@ describe('native mode on the simulated cluster: Pacer as the apps/v1 Deployment 
         .filter((l) => /^\d/.test(l))
         .map((l) => l.trim()),
     ).to.deep.equal(['2         <none>', '3         <none>']);
+  });
+
+  it('pacer.dev/analysis: a crash-looping new revision is aborted by the pod check, its stable and aborted revisions kept in annotations', async () => {
+    const judged: Deployment = {
+      ...WEB,
+      metadata: {
+        name: 'judged',
+        namespace: 'default',
+        annotations: { 'pacer.dev/analysis': 'podFailures: {window: 2s, restarts: 3}' },
+      },
+      spec: {
+        ...WEB.spec,
+        selector: { matchLabels: { app: 'judged' } },
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+        // Each new pod takes 2 s to count as available: the rollout lasts long enough to be judged.
+        minReadySeconds: 2,
+        template: {
+          metadata: { labels: { app: 'judged' } },
+          spec: { containers: [{ name: 'app', image: 'nginx:1' }] },
+        },
+      },
+    };
+    await client.create(APPS_DEPLOYMENTS, 'default', judged);
+    const annotation = async (key: string) =>
+      (await client.get<Deployment>(APPS_DEPLOYMENTS, 'default', 'judged')).metadata.annotations?.[key];
+    // Complete: its revision is the stable one, kept where apps/v1's status has no field for it.
+    const stable = await eventually('the stable revision recorded', () => annotation('pacer.dev/stable-rs'), 60_000);
+    const first = (await client.list<ReplicaSet>(REPLICASETS, 'default', { labelSelector: 'app=judged' })).items;
+    expect(first.map((r) => r.metadata.labels?.['pod-template-hash'])).to.deep.equal([stable]);
+
+    await client.patch(
+      APPS_DEPLOYMENTS,
+      'default',
+      'judged',
+      {
+        spec: {
+          template: {
+            metadata: { annotations: { 'sim.pacer.dev/crash-loop': 'true' } },
+            spec: { containers: [{ name: 'app', image: 'nginx:broken' }] },
+          },
+        },
+      },
+      'merge',
+    );
+    const d = await eventually(
+      'aborted by the pod check',
+      async () => {
+        const x = await client.get<Deployment>(APPS_DEPLOYMENTS, 'default', 'judged');
+        const p = x.status?.conditions?.find((c) => c.type === 'Progressing');
+        return p?.reason === 'AnalysisFailed' && x.metadata.annotations?.['pacer.dev/aborted-rs'] !== undefined && x;
+      },
+      60_000,
+    );
+    expect(d.status?.conditions?.find((c) => c.type === 'Progressing')?.message).to.match(
+      /^The pod check failed: pod default\/judged-\w+-\w+: container app is in CrashLoopBackOff/,
+    );
+    expect(d.metadata.annotations?.['pacer.dev/stable-rs']).to.equal(stable);
+    // apps/v1's status has no such fields: nothing was written there.
+    expect(d.status).to.not.have.any.keys('stableRS', 'abortedRS');
+    await eventually(
+      'back on the stable revision only',
+      async () => {
+        const sets = (await client.list<ReplicaSet>(REPLICASETS, 'default', { labelSelector: 'app=judged' })).items;
+        return sets.every((r) => (r.metadata.labels?.['pod-template-hash'] === stable) === (r.spec?.replicas === 3));
+      },
+      30_000,
+    );
   });
 });

@@ -5,6 +5,7 @@
 // it may adopt it); a Deployment's dependents and, when its dependency list changes, its
 // dependencies (dependencyindex.ts); the other steps of the Plans naming it. docs/architecture.md
 
+import { analysisOf } from '../../api/native.ts';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../api/types.ts';
 import { selectorMatches, isEmptySelector } from '../../api/selector.ts';
 import { dependencyKeys } from '../../api/dependencies.ts';
@@ -233,13 +234,13 @@ export class DeploymentController {
     return d ? [keyOf(d)] : [];
   }
 
-  /** The Deployments whose spec.analysis names a template (any namespace's for a ClusterAnalysisTemplate). */
+  /** The Deployments whose spec.analysis (an apps/v1 one's pacer.dev/analysis) names a template (any namespace's for a ClusterAnalysisTemplate). */
   private templateKeys(t: AnalysisTemplate, clusterScope: boolean): string[] {
     const name = t.metadata.name;
     return this.deployments
       .list(clusterScope ? undefined : t.metadata.namespace)
       .filter((d) =>
-        [...(d.spec?.analysis?.templates ?? []), ...(d.spec?.analysis?.canarySteps?.templates ?? [])].some(
+        [...(analysisOf(d)?.templates ?? []), ...(analysisOf(d)?.canarySteps?.templates ?? [])].some(
           (r) => r.templateName === name && (r.clusterScope ?? false) === clusterScope,
         ),
       )
@@ -290,7 +291,7 @@ export class DeploymentController {
     const rs = this.replicaSets.get(pod.metadata.namespace, ref.name);
     if (!rs || rs.metadata.uid !== ref.uid) return [];
     const d = this.owner(rs);
-    return d && (strategyOf(d)?.readsPods || d.spec.analysis?.podFailures) ? [keyOf(d)] : [];
+    return d && (strategyOf(d)?.readsPods || analysisOf(d)?.podFailures) ? [keyOf(d)] : [];
   }
 
   /** Feeds one stored change of a Deployment to the rollout rule; counts what ended. */

@@ -15,7 +15,7 @@ import type { Deployment, DeploymentStatus, OwnerReference, PlanResource, Pod, R
 import { isAppsDeployment } from '../../api/types.ts';
 import { controllerOf } from '../../api/owners.ts';
 import type { AnalysisRun, AnalysisTemplate, AnalysisTemplateRef } from '../../api/analysis.ts';
-import { buildSnapshot } from '../../engine/index.ts';
+import { buildSnapshot, withAnnotations } from '../../engine/index.ts';
 import type { Action, Decision, EventRecord, Freeze, Snapshot, SnapshotSource } from '../../engine/index.ts';
 import { KubeError, isKind, toKubeError } from '../../kube/errors.ts';
 import { mergePatchDiff } from '../../kube/mergepatch.ts';
@@ -404,7 +404,11 @@ class ActionWriter {
         return;
       }
       case 'updateStatus': {
-        this.deployment = await c.replaceDeploymentStatus(this.deployment, action.status);
+        const d = this.deployment;
+        this.deployment = await c.replaceDeploymentStatus(
+          action.annotations ? withAnnotations(d, action.annotations) : d,
+          action.status,
+        );
         this.deps.deployments.assume?.(this.deployment);
         this.log.debug('updated status', { observedGeneration: action.status.observedGeneration });
         return;

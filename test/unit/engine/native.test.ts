@@ -3,6 +3,7 @@
 // and a bad value is reported on the annotation, with the value given.
 
 import { expect } from 'chai';
+import type { AnalysisTemplate } from '../../../src/api/analysis.ts';
 import type { Deployment, ReplicaSet } from '../../../src/api/types.ts';
 import { dependencyKeys } from '../../../src/api/dependencies.ts';
 import { decide } from '../../../src/engine/decide.ts';
@@ -21,22 +22,52 @@ function twins(
       ? [replicaSet('web-new', { replicas: newRS[0], available: newRS[1], image: 'nginx:2', revision: 2, age: 1 })]
       : []),
   ];
-  const pacer = deployment({ replicas: 4, image: 'nginx:2', status: { observedGeneration: 1 } });
+  // Under analysis the old revision is the stable one: in status, or an apps/v1 Deployment's annotation.
+  const stable = spec.analysis ? 'old' : undefined;
+  const pacer = deployment({ replicas: 4, image: 'nginx:2', status: { observedGeneration: 1, stableRS: stable } });
   pacer.spec = { ...pacer.spec, ...spec };
   if (spec.strategy) pacer.spec.strategy = spec.strategy;
   const apps: Deployment = {
-    ...deployment({ replicas: 4, image: 'nginx:2', annotations, status: { observedGeneration: 1 } }),
+    ...deployment({
+      replicas: 4,
+      image: 'nginx:2',
+      annotations: { ...annotations, ...(stable ? { 'pacer.dev/stable-rs': stable } : {}) },
+      status: { observedGeneration: 1 },
+    }),
     apiVersion: 'apps/v1',
   };
   // A dependency named and looked up, not found (what the snapshot builder gives).
   const dependencies = spec.dependencies?.map((ref) => ({ ref: `default/${ref}` }));
+  // Each template named is found: one Prometheus metric.
+  const analysis = spec.analysis && {
+    runs: [],
+    templates: spec.analysis.templates.map((ref) => ({
+      ref,
+      template: {
+        apiVersion: 'pacer.dev/v1alpha1',
+        kind: 'AnalysisTemplate',
+        metadata: { name: ref.templateName, namespace: 'default' },
+        spec: {
+          metrics: [
+            {
+              name: 'errors',
+              interval: '10s',
+              successCondition: 'result < 0.05',
+              provider: { prometheus: { address: 'http://prometheus:9090', query: 'errors' } },
+            },
+          ],
+        },
+      } satisfies AnalysisTemplate,
+    })),
+  };
   return [
-    { deployment: pacer, replicaSets: rss(), pods: [], now: NOW, ...(dependencies ? { dependencies } : {}) },
-    { deployment: apps, replicaSets: rss(), pods: [], now: NOW, ...(dependencies ? { dependencies } : {}) },
+    { deployment: pacer, replicaSets: rss(), pods: [], now: NOW, ...(dependencies ? { dependencies } : {}), analysis },
+    { deployment: apps, replicaSets: rss(), pods: [], now: NOW, ...(dependencies ? { dependencies } : {}), analysis },
   ];
 }
 
-const scalings = (s: Snapshot) => summary(decide(s)).filter((x) => x.startsWith('scale') || x.startsWith('create'));
+const scalings = (s: Snapshot) =>
+  summary(decide(s)).filter((x) => x.startsWith('scale') || x.startsWith('create') || x.includes('AnalysisRun'));
 const invalid = (s: Snapshot) =>
   decide(s).status.conditions?.find((c) => c.type === 'InvalidSpec' && c.status === 'True')?.message;
 
@@ -66,6 +97,18 @@ describe('engine: native mode, Pacer additions by annotation', () => {
       { 'pacer.dev/plan-strategy': 'serial-canary', 'pacer.dev/plan-required-proceeds': '3' },
     ],
     ['pacer.dev/dependencies "db" (not found): waits', { dependencies: ['db'] }, { 'pacer.dev/dependencies': 'db' }],
+    [
+      'pacer.dev/analysis naming a template: its run starts with the first new pod available',
+      { analysis: { templates: [{ templateName: 'success-rate' }], onFailure: 'Rollback' } },
+      { 'pacer.dev/analysis': 'templates: [{templateName: success-rate}]\nonFailure: Rollback\n' },
+      [1, 1],
+    ],
+    [
+      'pacer.dev/analysis as JSON',
+      { analysis: { templates: [{ templateName: 'success-rate' }] } },
+      { 'pacer.dev/analysis': '{"templates": [{"templateName": "success-rate"}]}' },
+      [1, 1],
+    ],
   ];
   for (const [name, spec, annotations, newRS] of rows)
     it(`${name}, as its twin does`, () => {
@@ -112,6 +155,18 @@ describe('engine: native mode, Pacer additions by annotation', () => {
       'metadata.annotations[pacer.dev/plan-required-proceeds]: Invalid value: "two": must be a whole number of at least 1',
     ],
     [
+      { 'pacer.dev/analysis': 'templates: [{templateName: a}' },
+      'metadata.annotations[pacer.dev/analysis]: Invalid value: "templates: [{templateName: a}": must be YAML or JSON: ',
+    ],
+    [
+      { 'pacer.dev/analysis': '- templateName: a' },
+      'metadata.annotations[pacer.dev/analysis]: Invalid value: "- templateName: a": must be a mapping of spec.analysis\'s fields (templates, args, onFailure, ...), not a list',
+    ],
+    [
+      { 'pacer.dev/analysis': 'templates: [{templateName: a}]\nonFailure: Retry' },
+      'metadata.annotations[pacer.dev/analysis].onFailure: Unsupported value: "Retry"',
+    ],
+    [
       { 'pacer.dev/dependencies': 'Not_A_Name' },
       'metadata.annotations[pacer.dev/dependencies]: Invalid value: "Not_A_Name"',
     ],
@@ -147,5 +202,33 @@ describe('engine: native mode, Pacer additions by annotation', () => {
     });
     const written = JSON.stringify(dec.actions);
     expect(written).to.not.include('pacer.dev/');
+  });
+
+  it('pacer.dev/analysis: the stable revision is kept in pacer.dev/stable-rs (apps/v1 status has no field for it), written with the status', () => {
+    const done = (annotations: Record<string, string>): Snapshot => {
+      const rs = replicaSet('web-new', { replicas: 4, available: 4, image: 'nginx:2', revision: 2, age: 60 });
+      rs.metadata.ownerReferences = rs.metadata.ownerReferences?.map((r) => ({ ...r, apiVersion: 'apps/v1' }));
+      const d: Deployment = {
+        ...deployment({ replicas: 4, image: 'nginx:2', annotations, status: { observedGeneration: 1 } }),
+        apiVersion: 'apps/v1',
+      };
+      return { deployment: d, replicaSets: [rs], pods: [], now: NOW, analysis: { runs: [], templates: [] } };
+    };
+    const analysis = { 'pacer.dev/analysis': 'podFailures: {}', 'deployment.kubernetes.io/revision': '2' };
+    const first = decide(done(analysis));
+    const write = first.actions.find((a) => a.verb === 'updateStatus');
+    expect(write?.verb === 'updateStatus' && write.annotations).to.deep.equal({ 'pacer.dev/stable-rs': 'new' });
+    expect(write?.verb === 'updateStatus' && write.status).to.not.have.property('stableRS');
+    expect(first.status).to.not.have.property('stableRS');
+    expect(first.objects.deployment.metadata.annotations).to.include({ 'pacer.dev/stable-rs': 'new' });
+    // Read back from the annotation, the stable revision is known: nothing more to write about it.
+    const again = decide({
+      ...done({ ...analysis, 'pacer.dev/stable-rs': 'new' }),
+      deployment: first.objects.deployment,
+    });
+    expect(again.actions.filter((a) => a.verb === 'updateStatus' && a.annotations)).to.deep.equal([]);
+    // Pacer's own kind keeps it in its status, as before.
+    const [pacer] = twins({ analysis: { templates: [], podFailures: {} } }, {});
+    expect(JSON.stringify(decide(pacer).actions)).to.not.include('pacer.dev/stable-rs');
   });
 });
