@@ -19,6 +19,16 @@ import { DEFAULT_WINDOW_TIME_ZONE, MAX_WINDOW_MS, blackoutInstant, clockTime, we
 import { instantsAt, wallTime } from '../api/timezone.ts';
 import { metaTime } from '../api/duration.ts';
 import { parseGoDuration } from '../api/duration.ts';
+import type { Deployment, DeploymentStatus } from '../api/types.ts';
+import {
+  PROGRESSING,
+  REASON,
+  getCondition,
+  newCondition,
+  removeCondition,
+  setCondition,
+} from './kubernetes/conditions.ts';
+import { hasProgressDeadline } from './kubernetes/progress.ts';
 
 /** Where a resource stands with its windows at an instant. */
 export interface WindowState {
@@ -186,4 +196,42 @@ export function outsideWindowInWords(spec: WindowsSpec, state: WindowState): str
 export function untilWindowChange(state: WindowState, now: number): number | undefined {
   const at = state.open ? state.closesAt : state.opensAt;
   return at === undefined ? undefined : Math.max(0, at - now);
+}
+
+// A Deployment's rollout and its windows (docs/semantics/windows.md#deployments). A Deployment that
+// names windows (or blackouts) takes no rollout step while none is open: Progressing Unknown
+// OutsideWindow with the next opening, its progress deadline not running (as for a pause or a gate's
+// hold: progress.ts isPlanHold), the pass looking again at the opening. Scaling is not held (it is
+// decided before the rollout, as for a paused Deployment), and a Deployment without windows never
+// comes here.
+
+/**
+ * Does a window hold `d`'s rollout at `now`? When it does, the Progressing condition says so (unless
+ * the rollout has already timed out) and the seconds until the window opens are returned (null when
+ * none opens within the horizon); undefined: the rollout may go on. `pending`: the rollout has
+ * something left to do (no ReplicaSet of the current template yet, or an old one still sized).
+ */
+export function windowHold(
+  d: Deployment,
+  status: DeploymentStatus,
+  pending: boolean,
+  now: number,
+): { requeueAfterSeconds: number | null } | undefined {
+  if (!pending || !hasWindows(d.spec)) return undefined;
+  const state = windowState(d.spec, now);
+  if (state.open) return undefined;
+  if (hasProgressDeadline(d)) {
+    const c = getCondition(status, PROGRESSING);
+    const message = `Deployment waits for a maintenance window: ${outsideWindowInWords(d.spec, state)}`;
+    if (c?.reason !== REASON.timedOut && (c?.reason !== REASON.outsideWindow || c.message !== message)) {
+      const cond = newCondition(PROGRESSING, 'Unknown', REASON.outsideWindow, message, now);
+      // The next opening moved on (a blackout, a new window): the message follows, the transition time stays.
+      if (c?.reason === REASON.outsideWindow) cond.lastTransitionTime = c.lastTransitionTime;
+      removeCondition(status, PROGRESSING);
+      setCondition(status, cond);
+    }
+  }
+  return {
+    requeueAfterSeconds: state.opensAt === undefined ? null : Math.max(1, Math.ceil((state.opensAt - now) / 1000)),
+  };
 }
