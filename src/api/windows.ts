@@ -42,9 +42,9 @@ export const WINDOW_DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as 
 /** The longest window: a week (a longer one would always be open). */
 export const MAX_WINDOW_MS = 7 * 24 * 3_600_000;
 
-/** A day name's weekday (0 Sunday), case-insensitively; undefined for anything else. */
+/** A day name's weekday (0 Sunday), spelt exactly as WINDOW_DAYS (as Go's time.Weekday abbreviates); undefined for anything else. */
 export function weekdayOf(name: string): number | undefined {
-  const i = WINDOW_DAYS.findIndex((d) => d.toLowerCase() === String(name).toLowerCase());
+  const i = WINDOW_DAYS.findIndex((d) => d === name);
   return i < 0 ? undefined : i;
 }
 

@@ -13,12 +13,12 @@ const errors = (spec: WindowsSpec) => validateWindows(spec).map(formatFieldError
 const nightly = { days: ['Mon', 'Tue'], start: '22:00', duration: '2h', timeZone: 'Europe/Berlin' };
 
 describe('api: maintenance windows and blackouts, validated', () => {
-  it('a complete spec is valid: days in any case, a zone, a Go duration; blackouts as dates or RFC 3339', () => {
+  it('a complete spec is valid: days, a zone, a Go duration; blackouts as dates or RFC 3339', () => {
     expect(
       errors({
         windows: [
           nightly,
-          { days: ['sat', 'SUN'], start: '00:00', duration: '168h' },
+          { days: ['Sat', 'Sun'], start: '00:00', duration: '168h' },
           { start: '23:59', duration: '1m' },
         ],
         blackouts: [
@@ -81,14 +81,19 @@ describe('api: maintenance windows and blackouts, validated', () => {
       'spec.windows[1].days[1]: Unsupported value: "Funday": supported values: "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"',
     ],
     [
-      'a full day name (only the three-letter names, as cron)',
+      'a full day name (only the three-letter names)',
       { windows: [{ ...nightly, days: ['Monday'] }] },
       'spec.windows[0].days[0]: Unsupported value: "Monday": supported values: "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"',
     ],
     [
       'a day twice',
-      { windows: [{ ...nightly, days: ['Mon', 'mon'] }] },
-      'spec.windows[0].days[1]: Duplicate value: "mon"',
+      { windows: [{ ...nightly, days: ['Mon', 'Mon'] }] },
+      'spec.windows[0].days[1]: Duplicate value: "Mon"',
+    ],
+    [
+      'a day in lower case (the names are spelt as Go abbreviates them)',
+      { windows: [{ ...nightly, days: ['mon'] }] },
+      'spec.windows[0].days[0]: Unsupported value: "mon": supported values: "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"',
     ],
     [
       'an empty list of days',
