@@ -44,7 +44,7 @@ export const MAX_WINDOW_MS = 7 * 24 * 3_600_000;
 
 /** A day name's weekday (0 Sunday), spelt exactly as WINDOW_DAYS (as Go's time.Weekday abbreviates); undefined for anything else. */
 export function weekdayOf(name: string): number | undefined {
-  const i = WINDOW_DAYS.findIndex((d) => d === name);
+  const i = (WINDOW_DAYS as readonly string[]).indexOf(name);
   return i < 0 ? undefined : i;
 }
 
