@@ -9,6 +9,8 @@ import { validateNodeRollAnalysis } from './analysisvalidation.ts';
 import { parseGoDuration } from './duration.ts';
 import type { FieldError } from './fielderrors.ts';
 import { dns1123SubdomainErrors, validateSelector } from './validation.ts';
+import type { WindowsSpec } from './windows.ts';
+import { validateWindows } from './windows.ts';
 
 export const NODEROLL_KIND = 'NodeRoll';
 export const NODEROLL_PLURAL = 'noderolls';
@@ -30,7 +32,7 @@ export type NodeRollAnalysisReason = 'AnalysisFailed' | 'AnalysisInconclusive' |
 export const NODE_ROLL_STEPS = ['Pending', 'Draining', 'Terminating', 'Deregistered', 'Done'] as const;
 export type NodeStep = (typeof NODE_ROLL_STEPS)[number];
 
-export interface NodeRollSpec {
+export interface NodeRollSpec extends WindowsSpec {
   /** The group's nodes. An empty selector would select every node: refused. */
   nodeSelector?: LabelSelector;
   /** The node group (the provider's) that is scaled and that terminates nodes. */
@@ -53,6 +55,8 @@ export interface NodeRollSpec {
   healthGate?: { selector?: LabelSelector; analysis?: NodeRollAnalysis };
   timeouts?: NodeRollTimeouts;
   paused?: boolean;
+  // spec.windows and spec.blackouts (WindowsSpec, docs/semantics/windows.md): outside a window
+  // nothing new is cordoned, drained or terminated; a node already under way finishes.
 }
 
 /**
@@ -110,6 +114,8 @@ export interface NodeRollStatus {
   zones?: string[];
   zoneMoves?: { planned: number; moved: string[]; launch?: { nodesBefore: string[]; at: string; from: string } };
   done?: boolean;
+  /** With spec.windows or spec.blackouts: whether a window is open, and when it closes or the next opens (RFC 3339). */
+  window?: { open: boolean; closesAt?: string; opensAt?: string };
   conditions?: Array<{
     type: string;
     status: 'True' | 'False';
@@ -205,6 +211,7 @@ export function validateNodeRoll(roll: NodeRoll): FieldError[] {
   if (spec.healthGate?.selector) validateSelector('spec.healthGate.selector', spec.healthGate.selector, errs);
   if (spec.healthGate?.analysis !== undefined && spec.healthGate.analysis !== null)
     errs.push(...validateNodeRollAnalysis(spec.healthGate.analysis));
+  errs.push(...validateWindows(spec));
   for (const wait of NODE_ROLL_WAITS) {
     const text = spec.timeouts?.[wait];
     if (text === undefined) continue;

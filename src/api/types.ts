@@ -2,6 +2,8 @@
 // Plain JSON shapes, as they travel on the wire: the engine, the controller, `pacer plan` and the
 // simulated cluster all use these, and none of them depends on a Kubernetes client library.
 
+import type { WindowsSpec } from './windows.ts';
+
 /** Where the install manifests put Pacer: its Lease and its freeze switch live there. */
 export const PACER_NAMESPACE = 'pacer-system';
 export const GROUP = 'pacer.dev';
@@ -95,7 +97,7 @@ export interface DeploymentStrategy {
   minimumHealth?: MinimumHealthDeployment;
 }
 
-export interface DeploymentSpec {
+export interface DeploymentSpec extends WindowsSpec {
   replicas?: number;
   selector?: LabelSelector;
   template?: PodTemplateSpec;
@@ -121,6 +123,9 @@ export interface DeploymentSpec {
    * turn bad: docs/semantics/analysis.md. Pacer addition (Argo Rollouts' analysis).
    */
   analysis?: DeploymentAnalysis;
+  // spec.windows and spec.blackouts (WindowsSpec, docs/semantics/windows.md): a rollout waits for a
+  // maintenance window (Progressing Unknown OutsideWindow, its deadline not running); scaling does
+  // not. Pacer addition.
 }
 
 export const PLAN_PHASE_STRATEGIES = ['serial', 'parallel', 'serial-canary', 'parallel-canary'] as const;

@@ -6,6 +6,7 @@
 // The CRD schema rejects most of these at apply time; this is the engine's own guard for objects
 // that reached it anyway (an older CRD, `pacer plan` input), surfaced as the InvalidSpec condition.
 
+import { validateWindows } from './windows.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { Deployment, DeploymentStrategy, LabelSelector, StrategyType } from './types.ts';
 import { PLAN_PHASE_STRATEGIES } from './types.ts';
@@ -414,6 +415,7 @@ export function validateDeployment(
     errs.push(...validatePlanSpec(spec.plan));
     if (spec.analysis !== undefined && spec.analysis !== null)
       errs.push(...validateDeploymentAnalysis(spec.analysis, spec.strategy?.type, spec.plan?.strategy));
+    errs.push(...validateWindows(spec));
   }
 
   // Update only: apps/v1 freezes the selector once the Deployment exists.

@@ -47,6 +47,8 @@ import { abortRollout, analysisVerdict, nextStableRS } from './analysis/rollout.
 import type { AnalysisVerdict } from './analysis/rollout.ts';
 import type { Action, Decision, EventRecord, Snapshot } from './types.ts';
 import { inUpstreamKeys } from './native.ts';
+import { windowHold } from './windows.ts';
+import { specReplicas } from './kubernetes/replicasets.ts';
 
 export interface DecideOptions {
   /** Spec validation (defaults applied); the API package's validateDeployment unless replaced. */
@@ -231,6 +233,8 @@ function syncDeployment(snapshot: Snapshot, d: Deployment, pass: DecisionPass, v
     abortRollout(pass, verdict.abort); // the analysis failed: back to the stable revision
   } else if (scalingEvent(pass)) {
     sync(pass, false);
+  } else if (heldByWindow(pass)) {
+    syncStatusOnly(pass); // outside its maintenance windows: no rollout step (windows.ts)
   } else {
     // A type no strategy implements only gets here past a caller's own validation (DecideOptions):
     // it takes the default's step, whose budget refuses it once one is needed.
@@ -249,6 +253,18 @@ function frozenSync(pass: DecisionPass): void {
     scale(pass, current(pass, newRS), currentAll(pass, oldRSs));
   }
   syncDeploymentStatus(pass, newRS);
+}
+
+/** spec.windows: no window open and a rollout left to do holds it (Progressing OutsideWindow), looking again at the opening. */
+function heldByWindow(pass: DecisionPass): boolean {
+  if (!pass.d.spec.windows?.length && !pass.d.spec.blackouts?.length) return false;
+  const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(pass, false);
+  const pending = !newRS || oldRSs.some((rs) => specReplicas(rs) > 0);
+  const held = windowHold(pass.d, pass.status, pending, pass.now);
+  if (!held) return false;
+  if (held.requeueAfterSeconds !== null)
+    pass.requeueAfterSeconds = Math.min(pass.requeueAfterSeconds ?? Number.POSITIVE_INFINITY, held.requeueAfterSeconds);
+  return true;
 }
 
 function scalingEvent(pass: DecisionPass): boolean {

@@ -50,6 +50,8 @@ export const CONDITION_REASONS = new Set([
   'PlanContinued',
   'Frozen',
   'FreezeLifted',
+  'OutsideWindow',
+  'WindowOpened',
   // Analysis (docs/semantics/analysis.md): the PacerAnalysisFailed alert reads AnalysisFailed.
   'AnalysisFailed',
   'AnalysisPaused',

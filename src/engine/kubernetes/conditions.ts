@@ -31,6 +31,9 @@ export const REASON = {
   /** Held by the freeze switch (freeze.ts), and released by lifting it. */
   frozen: 'Frozen',
   freezeLifted: 'FreezeLifted',
+  /** Unknown: a rollout waits for its maintenance window (windows.ts); WindowOpened once it opens. */
+  outsideWindow: 'OutsideWindow',
+  windowOpened: 'WindowOpened',
   /** False: the new revision's analysis run failed or errored; the rollout went back (analysis/rollout.ts). */
   analysisFailed: 'AnalysisFailed',
   /** Unknown: held for a person after a failed run (onFailure Pause). */
@@ -54,6 +57,7 @@ export const MESSAGE = {
   planContinued: 'Deployment plan continues',
   analysisContinued: 'Deployment analysis continues',
   freezeLifted: 'Pacer is no longer frozen',
+  windowOpened: 'A maintenance window is open: the rollout goes on',
   foundNewRS: (rs: string) => `Found new replica set "${rs}"`,
   newRSCreated: (rs: string) => `Created new replica set "${rs}"`,
   failedRSCreate: (rs: string, err: string) => `Failed to create new replica set "${rs}": ${err}`,

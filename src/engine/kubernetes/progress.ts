@@ -77,10 +77,16 @@ const ANALYSIS_HOLDS: ReadonlySet<string | undefined> = new Set([
 
 /**
  * Progressing Unknown while a gate holds the rollout: a plan, for an operator (PlanWaiting) or its
- * turn (PlanPending), or the analysis. No deadline runs meanwhile.
+ * turn (PlanPending), the analysis, or its maintenance windows (OutsideWindow, windows.ts). No
+ * deadline runs meanwhile.
  */
 export function isPlanHold(reason: string | undefined): boolean {
-  return reason === REASON.planWaiting || reason === REASON.planPending || ANALYSIS_HOLDS.has(reason);
+  return (
+    reason === REASON.outsideWindow ||
+    reason === REASON.planWaiting ||
+    reason === REASON.planPending ||
+    ANALYSIS_HOLDS.has(reason)
+  );
 }
 
 /** DeploymentTimedOut: lastUpdateTime (progressDeadlineStart) + deadline strictly before now. */
@@ -149,7 +155,9 @@ export function rolloutStatus(
       // Continued: the deadline runs from now, as after a resume.
       const cond = ANALYSIS_HOLDS.has(currentCond?.reason)
         ? newCondition(PROGRESSING, 'Unknown', REASON.analysisContinued, MESSAGE.analysisContinued, now)
-        : newCondition(PROGRESSING, 'Unknown', REASON.planContinued, MESSAGE.planContinued, now);
+        : currentCond?.reason === REASON.outsideWindow
+          ? newCondition(PROGRESSING, 'Unknown', REASON.windowOpened, MESSAGE.windowOpened, now)
+          : newCondition(PROGRESSING, 'Unknown', REASON.planContinued, MESSAGE.planContinued, now);
       setCondition(next, cond);
     }
     if (deploymentComplete(d, next)) {

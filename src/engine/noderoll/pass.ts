@@ -34,6 +34,8 @@ import { pacerBudgets, unhealthyWorkloads } from './health.ts';
 import { repairCheckpoint, statusOf } from './checkpoint.ts';
 import { applyRequests } from './requests.ts';
 import { decideRoll } from './roll.ts';
+import { hasWindows, outsideWindowInWords, untilWindowChange, windowState } from '../windows.ts';
+import { withWindow } from './window.ts';
 
 export interface RollPassInput {
   roll: NodeRoll;
@@ -204,6 +206,9 @@ export function rollPass(i: RollPassInput): RollPass {
   const requests = applyRequests(stored.checkpoint, roll.metadata.annotations, now);
   for (const e of requests.errors) events.push({ type: 'Warning', reason: 'NodeRollRequestRefused', message: e });
   const analysis = rollAnalysis(i);
+  // spec.windows and spec.blackouts (engine/windows.ts): outside a window nothing new starts.
+  const win = hasWindows(spec) ? windowState(spec, now) : undefined;
+  const winWords = win && !win.open ? outsideWindowInWords(spec, win) : undefined;
   const decision = decideRoll({
     mode: spec.mode,
     nodeGroup: spec.nodeGroup ?? '',
@@ -222,9 +227,15 @@ export function rollPass(i: RollPassInput): RollPass {
     unhealthy: unhealthyWorkloads(i.deployments, i.replicaSets, spec.healthGate?.selector),
     budget: pacerBudgets(i.deployments, i.replicaSets, i.pods),
     ...(analysis ? { analysis } : {}),
+    ...(win ? { window: { open: win.open, ...(winWords ? { words: winWords } : {}) } } : {}),
     now,
   });
-  const status = statusOf(prev, roll.metadata.generation, decision, spec.paused, now);
+  let status = statusOf(prev, roll.metadata.generation, decision, spec.paused, now);
+  if (win && !status.done) status = withWindow(status, prev, win, winWords, now);
+  // Look again when the window opens (or closes: the status says so).
+  const change = win && !status.done ? untilWindowChange(win, now) : undefined;
+  const requeueAfterMs =
+    change === undefined ? decision.requeueAfterMs : Math.min(decision.requeueAfterMs ?? change, change);
   const actions = [...decision.actions];
   if (status.done) {
     if (hasFinalizer(roll)) actions.push({ verb: 'removeFinalizer' });
@@ -245,12 +256,19 @@ export function rollPass(i: RollPassInput): RollPass {
   if (status.frozenSince === undefined && prev?.frozenSince !== undefined)
     events.push({ type: 'Normal', reason: 'NodeRollThawed', message: 'the freeze switch is off: the roll goes on' });
   if (status.done) events.push({ type: 'Normal', reason: 'NodeRollComplete', message: decision.message });
+  const wasOpen = prev?.window?.open;
+  if (status.window && wasOpen !== status.window.open && (wasOpen !== undefined || !status.window.open))
+    events.push(
+      status.window.open
+        ? { type: 'Normal', reason: 'NodeRollWindowOpened', message: 'a maintenance window is open: the roll goes on' }
+        : { type: 'Normal', reason: 'NodeRollOutsideWindow', message: winWords ?? '' },
+    );
   return {
     status,
     actions,
     events,
     handled: requests.handled,
     message: decision.message,
-    ...(decision.requeueAfterMs !== undefined ? { requeueAfterMs: decision.requeueAfterMs } : {}),
+    ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
   };
 }

@@ -10,6 +10,7 @@ import { nodeGate } from './analysis.ts';
 import { judged, overdue } from './pause.ts';
 import type { NodeProgress, RollDecision, RollPod } from './types.ts';
 import { zoneCounts, zonesInWords } from './zones.ts';
+import { closedForNew } from './window.ts';
 
 /** Start, once: the original nodes (those the selector matches now) and their zones recorded, the group's own rebalancing held. */
 export function start(c: RollContext): void {
@@ -27,6 +28,7 @@ export function start(c: RollContext): void {
 export function scaleUp(c: RollContext): RollDecision | undefined {
   const { i, cp } = c;
   if (cp.scaledUpTo !== undefined) return undefined;
+  if (closedForNew(c)) return decision(c, c.words.join('; '));
   cp.scaledUpTo = cp.originalNodes!.length + i.desiredNodes;
   cp.scaledUpAt = i.now;
   c.actions.push({ verb: 'scaleGroup', group: i.nodeGroup, to: cp.scaledUpTo });
@@ -127,6 +129,7 @@ export function startNodes(c: RollContext, order: readonly NodeProgress[]): void
       continue;
     }
     if (i.unhealthy.length > 0) break;
+    if (closedForNew(c)) break;
     if (i.mode === 'Drain' || i.cordonFirst === false || !c.originals.has(p.name))
       c.actions.push({ verb: 'cordon', node: p.name });
     setStep(c, p.name, 'Draining');

@@ -9,17 +9,22 @@ import { held } from './pause.ts';
 import { awaitNewNodes, cordonOriginals, done, everyNodeDone, nodeWork, rolling, scaleUp, start } from './phases.ts';
 import type { RollDecision, RollInput } from './types.ts';
 import { zoneMoves } from './zonemoves.ts';
+import { closedForNew, outsideWindow } from './window.ts';
 
 /** The next decision of a roll. */
 export function decideRoll(i: RollInput): RollDecision {
   const gate = held(i);
   if ('decision' in gate) return gate.decision;
+  // Outside its maintenance windows a roll not yet started does not start (window.ts).
+  const closed = outsideWindow(i);
+  if (closed !== undefined && !gate.checkpoint.originalNodes)
+    return { actions: [], checkpoint: gate.checkpoint, message: `not started: ${closed}` };
   const c = newContext(i, gate.checkpoint);
   start(c);
   if (i.mode === 'Replace') {
     const waiting = scaleUp(c) ?? awaitNewNodes(c);
     if (waiting) return waiting;
-    cordonOriginals(c);
+    if (!closedForNew(c)) cordonOriginals(c);
   }
   const paused = nodeWork(c);
   if (paused) return paused;

@@ -89,6 +89,12 @@ export interface RollInput {
   paused: boolean;
   /** The freeze switch is on, in words (engine/freeze.ts): nothing is done, no wait times out. */
   frozen?: string;
+  /**
+   * With spec.windows or spec.blackouts (engine/windows.ts): whether one is open now, and when closed
+   * why in words. Closed: nothing new is started (no scale-up, cordon, node or zone move); what is
+   * under way finishes.
+   */
+  window?: { open: boolean; words?: string };
   checkpoint: RollCheckpoint;
   /** The nodes the selector matches now. */
   nodes: readonly RollNode[];

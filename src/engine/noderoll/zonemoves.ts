@@ -9,6 +9,7 @@ import type { RollContext } from './context.ts';
 import { overdue } from './pause.ts';
 import type { RollDecision, RollNode, ZoneMoves } from './types.ts';
 import { ZONE_LABEL, rebalanceMoves, zoneCounts } from './zones.ts';
+import { closedForNew } from './window.ts';
 import type { ZoneMove } from './zones.ts';
 
 /** Zone moves (Replace): the next move's step, or undefined when no move is left (the roll is done). */
@@ -21,6 +22,8 @@ export function zoneMoves(c: RollContext): RollDecision | undefined {
   c.cp.zoneMoves = zm;
   if (zm.launch) return awaitLaunched(c, zm, nodes);
   if (zm.moved.length >= zm.planned || moves.length === 0) return undefined;
+  // Outside a window the next move waits (window.ts): its node would be drained.
+  if (closedForNew(c)) return decision(c, c.words.join('; '));
   return launch(c, zm, nodes, moves[0]);
 }
 

@@ -234,9 +234,10 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
     expect(at('spec.strategy.rollingUpdate.maxUnavailable')['x-kubernetes-int-or-string']).to.equal(true);
   });
 
-  it("declares spec and status field for field as apps/v1, plus Pacer's additions (dependencies, plan, analysis; status.selector, ready, stableRS, abortedRS)", () => {
+  it("declares spec and status field for field as apps/v1, plus Pacer's additions (dependencies, plan, analysis, windows, blackouts; status.selector, ready, stableRS, abortedRS)", () => {
     expect(Object.keys(at('spec').properties!).sort()).to.deep.equal([
       'analysis',
+      'blackouts',
       'dependencies',
       'minReadySeconds',
       'paused',
@@ -247,6 +248,7 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
       'selector',
       'strategy',
       'template',
+      'windows',
     ]);
     expect(Object.keys(at('status').properties!).sort()).to.deep.equal([
       'abortedRS',

@@ -117,6 +117,39 @@ describe('sim/schema: crds/noderolls.pacer.dev.yaml', () => {
     expect(r.causes.map(causeString)).to.deep.equal([]);
     expect(r.unknownFields).to.deep.equal([]);
   });
+  it('accepts maintenance windows and blackouts (docs/semantics/windows.md)', () => {
+    const r = admit(
+      withSpec((s) => {
+        s.windows = [{ days: ['Sat', 'Sun'], start: '02:00', duration: '4h', timeZone: 'Europe/Berlin' }];
+        s.blackouts = [{ start: '2026-12-24', end: '2026-12-26', timeZone: 'Europe/Berlin', reason: 'Christmas' }];
+      }),
+    );
+    expect(r.causes.map(causeString)).to.deep.equal([]);
+    expect(r.unknownFields).to.deep.equal([]);
+  });
+  rows.push(
+    [
+      'a window starting at 25:00',
+      withSpec((s) => {
+        s.windows = [{ start: '25:00', duration: '1h' }];
+      }),
+      'spec.windows[0].start: Invalid value: "25:00": spec.windows[0].start in body should match \'^([01][0-9]|2[0-3]):[0-5][0-9]$\'',
+    ],
+    [
+      'a window on an unknown day',
+      withSpec((s) => {
+        s.windows = [{ days: ['Funday'], start: '02:00', duration: '1h' }];
+      }),
+      'spec.windows[0].days[0]: Unsupported value: "Funday": supported values: "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"',
+    ],
+    [
+      'a blackout without an end',
+      withSpec((s) => {
+        s.blackouts = [{ start: '2026-12-24' }];
+      }),
+      'spec.blackouts[0].end: Required value',
+    ],
+  );
   for (const [what, o, message] of rows) {
     it(`refuses ${what}: ${message}`, () => expect(admit(o).causes.map(causeString)).to.include(message));
   }
