@@ -16,6 +16,8 @@ export const NATIVE_ANNOTATION = {
   planStrategy: 'pacer.dev/plan-strategy',
   planRequiredProceeds: 'pacer.dev/plan-required-proceeds',
   analysis: 'pacer.dev/analysis',
+  windows: 'pacer.dev/windows',
+  blackouts: 'pacer.dev/blackouts',
 } as const;
 
 /**
@@ -31,6 +33,8 @@ const LANDS_IN: ReadonlyArray<[prefix: string, annotation: string, keepsPath?: t
   ['spec.plan.strategy', NATIVE_ANNOTATION.planStrategy],
   ['spec.plan.requiredProceeds', NATIVE_ANNOTATION.planRequiredProceeds],
   ['spec.analysis', NATIVE_ANNOTATION.analysis, true],
+  ['spec.windows', NATIVE_ANNOTATION.windows, true],
+  ['spec.blackouts', NATIVE_ANNOTATION.blackouts, true],
 ];
 
 const field = (annotation: string) => `metadata.annotations[${annotation}]`;
@@ -45,13 +49,13 @@ export function nativeDependencies(d: Deployment): string[] | undefined {
     .filter((x) => x !== '');
 }
 
-/** What a `pacer.dev/analysis` value parsed to: spec.analysis, or why it is not one. */
-type ParsedAnalysis = { analysis: DeploymentAnalysis } | { error: string };
+/** What a structured annotation's value parsed to, or why it is not that. */
+type Parsed<T> = { value: T } | { error: string };
 
 // Parsed once per distinct value (every Deployment of a fleet usually carries one of a few), frozen
 // so that no pass can change what the next one reads. Cleared when it grows past a fleet's worth.
-const parsedAnalyses = new Map<string, ParsedAnalysis>();
-const PARSED_ANALYSES_MAX = 1024;
+const parsedValues = new Map<string, Parsed<unknown>>();
+const PARSED_VALUES_MAX = 1024;
 
 function deepFreeze<T>(v: T): T {
   if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
@@ -61,25 +65,56 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-/** A `pacer.dev/analysis` value: spec.analysis's fields as a YAML (or JSON) mapping. */
-export function parseNativeAnalysis(text: string): ParsedAnalysis {
-  const hit = parsedAnalyses.get(text);
-  if (hit) return hit;
-  let out: ParsedAnalysis;
+const kindOf = (v: unknown) =>
+  v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : `a ${typeof v}`;
+
+/**
+ * A structured annotation's value, YAML (or JSON, which is YAML too): a mapping of a spec field's
+ * fields (`shape` "mapping", e.g. pacer.dev/analysis) or a list of its items ("list", e.g.
+ * pacer.dev/windows). `what` names them in the error.
+ */
+function parseStructured<T>(text: string, shape: 'mapping' | 'list', what: string): Parsed<T> {
+  const key = `${shape}\u0000${text}`;
+  const hit = parsedValues.get(key);
+  if (hit) return hit as Parsed<T>;
+  let out: Parsed<unknown>;
   try {
     const v: unknown = parseYaml(text);
-    out =
-      v !== null && typeof v === 'object' && !Array.isArray(v)
-        ? { analysis: deepFreeze(v as DeploymentAnalysis) }
-        : {
-            error: `must be a mapping of spec.analysis's fields (templates, args, onFailure, ...), not ${v === null ? 'null' : Array.isArray(v) ? 'a list' : `a ${typeof v}`}`,
-          };
+    const fits = shape === 'list' ? Array.isArray(v) : v !== null && typeof v === 'object' && !Array.isArray(v);
+    out = fits ? { value: deepFreeze(v) } : { error: `must be a ${shape} of ${what}, not ${kindOf(v)}` };
   } catch (err) {
     out = { error: `must be YAML or JSON: ${(err as Error).message.split('\n')[0]}` };
   }
-  if (parsedAnalyses.size >= PARSED_ANALYSES_MAX) parsedAnalyses.clear();
-  parsedAnalyses.set(text, out);
-  return out;
+  if (parsedValues.size >= PARSED_VALUES_MAX) parsedValues.clear();
+  parsedValues.set(key, out);
+  return out as Parsed<T>;
+}
+
+/** The structured annotations: each one's spec field, shape, and what its error calls its content. */
+const STRUCTURED = [
+  {
+    annotation: NATIVE_ANNOTATION.analysis,
+    field: 'analysis',
+    shape: 'mapping',
+    what: "spec.analysis's fields (templates, args, onFailure, ...)",
+  },
+  {
+    annotation: NATIVE_ANNOTATION.windows,
+    field: 'windows',
+    shape: 'list',
+    what: 'maintenance windows (days, start, duration, timeZone)',
+  },
+  {
+    annotation: NATIVE_ANNOTATION.blackouts,
+    field: 'blackouts',
+    shape: 'list',
+    what: 'blackouts (start, end, timeZone, reason)',
+  },
+] as const;
+
+/** A `pacer.dev/analysis` value: spec.analysis's fields as a YAML (or JSON) mapping. */
+export function parseNativeAnalysis(text: string): Parsed<DeploymentAnalysis> {
+  return parseStructured(text, STRUCTURED[0].shape, STRUCTURED[0].what);
 }
 
 /** spec.analysis as the engine reads it: Pacer's field, or an apps/v1 Deployment's annotation (if it parses). */
@@ -88,7 +123,7 @@ export function analysisOf(d: Deployment): DeploymentAnalysis | undefined {
   const text = d.metadata.annotations?.[NATIVE_ANNOTATION.analysis];
   if (text === undefined) return undefined;
   const parsed = parseNativeAnalysis(text);
-  return 'analysis' in parsed ? parsed.analysis : undefined;
+  return 'value' in parsed ? parsed.value : undefined;
 }
 
 const DECIMAL = /^\s*\d+(\.\d+)?\s*$/;
@@ -145,13 +180,14 @@ export function withNativeAdditions(d: Deployment): { d: Deployment; errors: Fie
     };
     changed = true;
   }
-  const analysis = a[NATIVE_ANNOTATION.analysis];
-  if (analysis !== undefined) {
-    const parsed = parseNativeAnalysis(analysis);
+  for (const { annotation, field: to, shape, what } of STRUCTURED) {
+    const text = a[annotation];
+    if (text === undefined) continue;
+    const parsed = parseStructured<never>(text, shape, what);
     if ('error' in parsed)
-      errors.push({ field: field(NATIVE_ANNOTATION.analysis), type: 'Invalid', value: analysis, detail: parsed.error });
+      errors.push({ field: field(annotation), type: 'Invalid', value: text, detail: parsed.error });
     else {
-      spec.analysis = parsed.analysis;
+      spec[to] = parsed.value;
       changed = true;
     }
   }

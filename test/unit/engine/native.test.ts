@@ -104,6 +104,16 @@ describe('engine: native mode, Pacer additions by annotation', () => {
       [1, 1],
     ],
     [
+      'pacer.dev/windows (03:00 for an hour, not now): the rollout waits for its window',
+      { windows: [{ start: '03:00', duration: '1h' }] },
+      { 'pacer.dev/windows': '[{start: "03:00", duration: 1h}]' },
+    ],
+    [
+      'pacer.dev/blackouts (today): the rollout waits',
+      { blackouts: [{ start: '2025-03-01', end: '2025-03-01', reason: 'sale' }] },
+      { 'pacer.dev/blackouts': '- {start: 2025-03-01, end: 2025-03-01, reason: sale}' },
+    ],
+    [
       'pacer.dev/analysis as JSON',
       { analysis: { templates: [{ templateName: 'success-rate' }] } },
       { 'pacer.dev/analysis': '{"templates": [{"templateName": "success-rate"}]}' },
@@ -165,6 +175,14 @@ describe('engine: native mode, Pacer additions by annotation', () => {
     [
       { 'pacer.dev/analysis': 'templates: [{templateName: a}]\nonFailure: Retry' },
       'metadata.annotations[pacer.dev/analysis].onFailure: Unsupported value: "Retry"',
+    ],
+    [
+      { 'pacer.dev/windows': '{start: "03:00", duration: 1h}' },
+      'metadata.annotations[pacer.dev/windows]: Invalid value: "{start: \\"03:00\\", duration: 1h}": must be a list of maintenance windows (days, start, duration, timeZone), not a mapping',
+    ],
+    [
+      { 'pacer.dev/windows': '[{start: "25:00", duration: 1h}]' },
+      'metadata.annotations[pacer.dev/windows][0].start: Invalid value: "25:00"',
     ],
     [
       { 'pacer.dev/dependencies': 'Not_A_Name' },
