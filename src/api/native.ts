@@ -7,6 +7,8 @@ import type { FieldError } from './fielderrors.ts';
 import type { Deployment, DeploymentSpec, PlanPhaseStrategy } from './types.ts';
 import { isAppsDeployment } from './types.ts';
 import { minimumHealthRules } from './strategies/minimumhealth.ts';
+import { withDefaults } from './defaults.ts';
+import { validateDeployment } from './validation.ts';
 
 export const NATIVE_ANNOTATION = {
   minimumHealthCapacity: 'pacer.dev/minimum-health-capacity',
@@ -15,6 +17,15 @@ export const NATIVE_ANNOTATION = {
   planStrategy: 'pacer.dev/plan-strategy',
   planRequiredProceeds: 'pacer.dev/plan-required-proceeds',
 } as const;
+
+/** Every annotation of Pacer's additions (the native webhook's match condition names them). */
+export const NATIVE_ANNOTATIONS: readonly string[] = Object.values(NATIVE_ANNOTATION);
+
+/** Does `d` carry any of Pacer's additions by annotation? */
+export function hasNativeAnnotations(d: { metadata?: { annotations?: Record<string, string> | null } }): boolean {
+  const a = d.metadata?.annotations;
+  return !!a && NATIVE_ANNOTATIONS.some((k) => a[k] !== undefined);
+}
 
 /** Where each annotation lands in Pacer's spec (field errors found there are reported on the annotation). */
 const LANDS_IN: ReadonlyArray<[prefix: string, annotation: string]> = [
@@ -100,4 +111,19 @@ export function onAnnotations(errors: readonly FieldError[]): FieldError[] {
     const hit = LANDS_IN.find(([prefix]) => e.field === prefix || e.field.startsWith(`${prefix}[`));
     return hit ? { ...e, field: field(hit[1]) } : e;
   });
+}
+
+/**
+ * The errors of an apps/v1 Deployment's pacer.dev annotations alone, as its InvalidSpec condition
+ * reports them (decide() validates the same spec, then moves these onto the annotations): what the
+ * native admission webhook refuses at apply time. Errors of apps/v1's own fields are not among
+ * them (those are the API server's to refuse); none for Pacer's own kind or without the annotations.
+ */
+export function nativeAnnotationErrors(d: Deployment): FieldError[] {
+  const native = withNativeAdditions(d);
+  if (native.d === d) return native.errors;
+  const onTheirs = onAnnotations(validateDeployment(withDefaults(native.d))).filter((e) =>
+    NATIVE_ANNOTATIONS.some((k) => e.field === field(k)),
+  );
+  return [...native.errors, ...onTheirs];
 }

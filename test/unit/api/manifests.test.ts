@@ -323,6 +323,29 @@ describe('manifests/: the kustomize base', () => {
     ]);
   });
 
+  it('manifests/native/webhook/ is native mode with the webhooks: the flag, the grants, the webhook server, and native.pacer.dev', function () {
+    requireTool(this, 'kubectl', KUBECTL_HOW);
+    const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests', 'native', 'webhook')], {
+      encoding: 'utf8',
+    });
+    const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
+    const c = built.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0];
+    expect(c.args).to.include.members([
+      '--deployments=apps,pacer',
+      '--webhook-bind-address=:9443',
+      '--webhook-cert-dir=/etc/pacer/webhook',
+    ]);
+    expect(c.args).to.not.include('--webhook-bind-address=0');
+    expect(built.some((o) => o.kind === 'ClusterRole' && o.metadata.name === 'pacer-controller-native')).to.equal(true);
+    const configs = built.filter((o) => o.kind === 'ValidatingWebhookConfiguration');
+    expect(configs.map((o) => o.metadata.name).sort()).to.deep.equal(['pacer-locks', 'pacer-native']);
+    const native = configs.find((o) => o.metadata.name === 'pacer-native')!;
+    expect(
+      (native.metadata as { annotations?: Record<string, string> }).annotations?.['cert-manager.io/inject-ca-from'],
+    ).to.equal('pacer-system/pacer-webhook');
+    expect(native.webhooks[0].clientConfig.service.name).to.equal('pacer-webhook');
+  });
+
   it("manifests/webhook/ adds the webhooks (the lock, the analysis resources' validation): HTTPS with a cert-manager certificate, failurePolicy Ignore", function () {
     requireTool(this, 'kubectl', KUBECTL_HOW);
     const out = execFileSync('kubectl', ['kustomize', join(repo, 'manifests', 'webhook')], { encoding: 'utf8' });
