@@ -8,6 +8,8 @@ import type { FieldError } from './fielderrors.ts';
 import type { Deployment, DeploymentAnalysis, DeploymentSpec, PlanPhaseStrategy } from './types.ts';
 import { isAppsDeployment } from './types.ts';
 import { minimumHealthRules } from './strategies/minimumhealth.ts';
+import { withDefaults } from './defaults.ts';
+import { validateDeployment } from './validation.ts';
 
 export const NATIVE_ANNOTATION = {
   minimumHealthCapacity: 'pacer.dev/minimum-health-capacity',
@@ -19,6 +21,15 @@ export const NATIVE_ANNOTATION = {
   windows: 'pacer.dev/windows',
   blackouts: 'pacer.dev/blackouts',
 } as const;
+
+/** Every annotation of Pacer's additions (the native webhook's match condition names them). */
+export const NATIVE_ANNOTATIONS: readonly string[] = Object.values(NATIVE_ANNOTATION);
+
+/** Does `d` carry any of Pacer's additions by annotation? */
+export function hasNativeAnnotations(d: { metadata?: { annotations?: Record<string, string> | null } }): boolean {
+  const a = d.metadata?.annotations;
+  return !!a && NATIVE_ANNOTATIONS.some((k) => a[k] !== undefined);
+}
 
 /**
  * Where each annotation lands in Pacer's spec (field errors found there are reported on the
@@ -205,4 +216,22 @@ export function onAnnotations(errors: readonly FieldError[]): FieldError[] {
     const [prefix, annotation, keepsPath] = hit;
     return { ...e, field: field(annotation) + (keepsPath ? e.field.slice(prefix.length) : '') };
   });
+}
+
+/**
+ * The errors of an apps/v1 Deployment's pacer.dev annotations alone, as its InvalidSpec condition
+ * reports them (decide() validates the same spec, then moves these onto the annotations): what the
+ * native admission webhook refuses at apply time. Errors of apps/v1's own fields are not among
+ * them (those are the API server's to refuse); none for Pacer's own kind or without the annotations.
+ */
+export function nativeAnnotationErrors(d: Deployment): FieldError[] {
+  const native = withNativeAdditions(d);
+  if (native.d === d) return native.errors;
+  // An error of a structured annotation keeps its path under it: metadata.annotations[pacer.dev/windows][0].start.
+  const onTheirs = onAnnotations(validateDeployment(withDefaults(native.d))).filter((e) =>
+    NATIVE_ANNOTATIONS.some(
+      (k) => e.field === field(k) || e.field.startsWith(`${field(k)}.`) || e.field.startsWith(`${field(k)}[`),
+    ),
+  );
+  return [...native.errors, ...onTheirs];
 }

@@ -93,7 +93,7 @@ export interface RunControllerOptions {
   healthProbeBindAddress?: string;
   /** The read-only views (GET /v2/deployments). Default ":8082"; "0" disables. */
   apiBindAddress?: string;
-  /** The validating admission webhook (the deployment lock, the analysis resources' validation). Default ":9443"; "0" disables. */
+  /** The validating admission webhook (the deployment lock, the analysis resources' validation, native mode's annotations). Default ":9443"; "0" disables. */
   webhookBindAddress?: string;
   /** Directory with tls.crt and tls.key: the webhook serves HTTPS when both exist, plain HTTP otherwise. */
   webhookCertDir?: string;
@@ -570,7 +570,7 @@ export function controllerCommand(): Command {
     )
     .option(
       '--webhook-bind-address <addr>',
-      'address of the validating admission webhook: the deployment lock and the analysis resources\' validation ("0" disables)',
+      'address of the validating admission webhook: the deployment lock, the analysis resources\' validation and native mode\'s annotations ("0" disables)',
       ':9443',
     )
     .option(

@@ -80,6 +80,20 @@ function withKeys<T extends Annotated>(obj: T, toPacer: boolean): T {
   return annotations === obj.metadata.annotations ? obj : { ...obj, metadata: { ...obj.metadata, annotations } };
 }
 
+/**
+ * An apps/v1 Deployment or one of its ReplicaSets in Pacer's keys (what the engine's readers of
+ * revisions expect: the plugin's history, undo and tree read native objects through it); the same
+ * object when it has none of upstream's keys.
+ */
+export function inPacerKeys<T extends Annotated>(obj: T): T {
+  return withKeys(obj, true);
+}
+
+/** Annotations computed in Pacer's keys, written back in upstream's (an apps/v1 object's). */
+export function annotationsInUpstreamKeys(annotations: Record<string, string>): Record<string, string> {
+  return renamed(annotations, false) ?? annotations;
+}
+
 function actionToApps(a: Action): Action {
   switch (a.verb) {
     case 'create':

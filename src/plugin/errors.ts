@@ -45,6 +45,8 @@ export interface ErrorContext {
   crdMissing?: boolean;
   /** The plural of the pacer.dev resource the command is about (default: deployments). */
   resource?: string;
+  /** Its group (default pacer.dev; apps for an apps/v1 Deployment). */
+  group?: string;
 }
 
 function hostPort(server: string | undefined): string {
@@ -75,7 +77,7 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): string {
       return `Unable to connect to the server: ${err.message.replace(/^[^:]*: /, '')}`;
     case 'NotFound':
       if (err.status?.details?.name === undefined && ctx.name !== undefined) {
-        return `Error from server (NotFound): ${ctx.resource ?? PLURAL}.${GROUP} "${ctx.name}" not found`;
+        return `Error from server (NotFound): ${ctx.resource ?? PLURAL}.${ctx.group ?? GROUP} "${ctx.name}" not found`;
       }
       return `Error from server (NotFound): ${serverMessage(err)}`;
     case 'Forbidden':

@@ -8,7 +8,7 @@
 import type { AnalysisRun } from '../api/analysis.ts';
 import { RUN_DEPLOYMENT_LABEL } from '../api/analysis.ts';
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
-import { ANALYSIS_RUNS, DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
+import { ANALYSIS_RUNS, PODS, REPLICASETS } from '../kube/client.ts';
 import { selectorToString } from '../api/selector.ts';
 import { strategyTypeOf } from '../api/strategies/index.ts';
 import { RETRY_ANNOTATION, currentRun, phaseSummary, revisionOf, strategyNamed } from '../engine/index.ts';
@@ -20,6 +20,7 @@ import type { Session } from './options.ts';
 import { printData } from './options.ts';
 import { SYMBOL, deploymentState, podReadiness, podState, replicaSetState } from './state.ts';
 import { follow, intoMap } from './watch.ts';
+import { PACER_KIND, deploymentAsEngineReads, replicaSetInPacerKeys } from './target.ts';
 
 export interface TreeObjects {
   deployment: Deployment;
@@ -47,8 +48,17 @@ function images(template: Deployment['spec']['template']): string[] {
   return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].map((c) => c.image ?? '');
 }
 
-/** The header and the tree of `o` at `now` (ms), one string per line. */
-export function renderTree(o: TreeObjects, now: number): string[] {
+/**
+ * The header and the tree of `o` at `now` (ms), one string per line. An apps/v1 Deployment is drawn
+ * as the engine reads it: its revisions under upstream's keys, its annotations' additions as its
+ * strategy and plan.
+ */
+export function renderTree(read: TreeObjects, now: number): string[] {
+  const o: TreeObjects = {
+    ...read,
+    deployment: deploymentAsEngineReads(read.deployment),
+    replicaSets: read.replicaSets.map(replicaSetInPacerKeys),
+  };
   const d = o.deployment;
   const name = d.metadata.name ?? '';
   const state = deploymentState(d);
@@ -196,6 +206,9 @@ function eraseLines(n: number): string {
 
 export async function runGet(s: Session, name: string, o: GetOptions): Promise<number> {
   const now = o.now ?? Date.now;
+  const kind = s.kind ?? PACER_KIND;
+  // A list's items come without their apiVersion: an apps/v1 Deployment's is stamped back.
+  const stamp = (d: Deployment): Deployment => (kind.native ? { ...d, apiVersion: 'apps/v1' } : d);
   const first = await s.client.getDeployment(s.namespace, name);
   const selector = selectorToString(first.spec.selector);
   const rsList = await s.client.list<ReplicaSet>(REPLICASETS, s.namespace, { labelSelector: selector });
@@ -260,16 +273,17 @@ export async function runGet(s: Session, name: string, o: GetOptions): Promise<n
     await Promise.all([
       follow<Deployment>(
         s.client,
-        DEPLOYMENTS,
+        kind.type,
         s.namespace,
         { fieldSelector: `metadata.name=${name}` },
         {
           onList(items) {
-            deployment = items.find((i) => i.metadata.name === name) ?? deployment;
+            const found = items.find((i) => i.metadata.name === name);
+            if (found) deployment = stamp(found);
             schedule();
           },
           onEvent(type, d) {
-            if (type !== 'DELETED') deployment = d;
+            if (type !== 'DELETED') deployment = stamp(d);
             schedule();
           },
         },

@@ -6,7 +6,9 @@ import { controllerOf } from '../api/owners.ts';
 import { REPLICASETS } from '../kube/client.ts';
 import { CHANGE_CAUSE_ANNOTATION, revisionOf } from '../engine/index.ts';
 import { selectorToString } from '../api/selector.ts';
-import { OBJECT_PREFIX, PluginError } from './errors.ts';
+import { PluginError } from './errors.ts';
+import { PACER_KIND, kindOf, replicaSetInPacerKeys } from './target.ts';
+import type { DeploymentKind } from './target.ts';
 import type { Session } from './options.ts';
 import { printData } from './options.ts';
 import { tabwrite } from './format.ts';
@@ -25,11 +27,14 @@ export async function ownedReplicaSets(s: Session, d: Deployment): Promise<Repli
   return list.items.filter((rs) => controllerOf(rs)?.uid === d.metadata.uid);
 }
 
-/** One entry per ReplicaSet with a parseable revision, ascending; `warnings` names the others. */
+/**
+ * One entry per ReplicaSet with a parseable revision, ascending; `warnings` names the others. The
+ * revision is under the keys of the ReplicaSet's controller's kind (upstream's for an apps/v1 one).
+ */
 export function revisions(rss: readonly ReplicaSet[], warnings: string[] = []): Revision[] {
   const out: Revision[] = [];
   for (const rs of rss) {
-    const v = revisionOf(rs);
+    const v = revisionOf(replicaSetInPacerKeys(rs));
     if (v === null) {
       warnings.push(`Warning: unable to parse the revision of replica set "${rs.metadata.name}"`);
       continue;
@@ -40,11 +45,11 @@ export function revisions(rss: readonly ReplicaSet[], warnings: string[] = []): 
 }
 
 /** kubectl's history output: `deployment.pacer.dev/web ` (trailing space), the table, a blank line. */
-export function historyTable(name: string, revs: readonly Revision[]): string {
+export function historyTable(name: string, revs: readonly Revision[], k: DeploymentKind = PACER_KIND): string {
   if (revs.length === 0) return 'No rollout history found.\n';
   let table = 'REVISION\tCHANGE-CAUSE\n';
   for (const r of revs) table += `${r.revision}\t${r.changeCause || '<none>'}\n`;
-  return `${OBJECT_PREFIX}${name} \n${tabwrite(table, { minwidth: 0, padding: 2 })}\n`;
+  return `${k.prefix}${name} \n${tabwrite(table, { minwidth: 0, padding: 2 })}\n`;
 }
 
 type Json = Record<string, unknown>;
@@ -167,10 +172,15 @@ export function describeTemplate(t: PodTemplateSpec | undefined): string {
 }
 
 /** `--revision=N` output: the header line and the template. Throws kubectl's error for a missing N. */
-export function revisionDetail(name: string, revs: readonly Revision[], n: number): string {
+export function revisionDetail(
+  name: string,
+  revs: readonly Revision[],
+  n: number,
+  k: DeploymentKind = PACER_KIND,
+): string {
   const r = revs.find((x) => x.revision === n);
   if (!r) throw new PluginError('unable to find the specified revision');
-  return `${OBJECT_PREFIX}${name} with revision #${n}\n${describeTemplate(r.replicaSet.spec.template)}`;
+  return `${k.prefix}${name} with revision #${n}\n${describeTemplate(r.replicaSet.spec.template)}`;
 }
 
 export async function runRolloutHistory(
@@ -192,6 +202,7 @@ export async function runRolloutHistory(
     }
     return 0;
   }
-  s.io.stdout.write(o.revision > 0 ? revisionDetail(name, revs, o.revision) : historyTable(name, revs));
+  const k = kindOf(d);
+  s.io.stdout.write(o.revision > 0 ? revisionDetail(name, revs, o.revision, k) : historyTable(name, revs, k));
   return 0;
 }

@@ -9,6 +9,7 @@ import { KubeClient, loadKubeConfig } from '../kube/client.ts';
 import { KubeError } from '../kube/errors.ts';
 import { GROUP, PLURAL, VERSION } from '../api/types.ts';
 import { PluginError, describeError } from './errors.ts';
+import type { DeploymentKind } from './target.ts';
 
 export const PLUGIN_USER_AGENT = 'kubectl-pacer/0.1.0';
 /** The source component of the Events the plugin records. */
@@ -36,6 +37,8 @@ export interface Session {
   io: Streams;
   /** Aborted on Ctrl-C: watches end, commands return. */
   signal?: AbortSignal;
+  /** The kind of Deployment the command names (default Pacer's; `client` is then on its resource). */
+  kind?: DeploymentKind;
 }
 
 export function addCommonOptions(cmd: Command, opts: { output?: boolean; allNamespaces?: boolean } = {}): Command {
@@ -84,7 +87,8 @@ export async function crdInstalled(client: KubeClient, plural: string = PLURAL):
 
 /**
  * Runs `fn`, turning a failure into kubectl's one line on stderr; returns the exit code. `resource`
- * is the plural of the pacer.dev resource `name` is one of (default: deployments).
+ * is the plural of the resource `name` is one of (default: deployments), `group` its group (default
+ * pacer.dev; a missing CRD is looked for only there).
  */
 export async function reportErrors(
   io: Streams,
@@ -92,15 +96,16 @@ export async function reportErrors(
   getSession: () => Session | undefined,
   fn: () => Promise<number>,
   resource: string = PLURAL,
+  group: string = GROUP,
 ): Promise<number> {
   try {
     return await fn();
   } catch (err) {
     const session = getSession();
     let crdMissing = false;
-    if (session && err instanceof KubeError && err.kind === 'NotFound')
+    if (session && group === GROUP && err instanceof KubeError && err.kind === 'NotFound')
       crdMissing = !(await crdInstalled(session.client, resource));
-    io.stderr.write(`${describeError(err, { server: session?.client.server, name, crdMissing, resource })}\n`);
+    io.stderr.write(`${describeError(err, { server: session?.client.server, name, crdMissing, resource, group })}\n`);
     return err instanceof PluginError ? err.exitCode : 1;
   }
 }

@@ -20,6 +20,7 @@ import { runNodeRollPause, runNodeRollResume, runNodeRollSkip, runNodeRollStatus
 import { runRestart } from './restart.ts';
 import { runSetImage } from './setimage.ts';
 import { parseRevisionFlag, runRolloutStatus } from './status.ts';
+import { parseDeploymentArg } from './target.ts';
 import { parseDryRun, runRolloutUndo } from './undo.ts';
 
 /** Boolean flags that may be written `--flag=true|false` (kubectl/pflag style). */
@@ -119,6 +120,40 @@ export function pluginProgram(ctx: ProgramContext): Command {
     );
   };
 
+  /**
+   * `run` for a command on one Deployment: `arg` is NAME (Pacer's kind) or TYPE/NAME
+   * (`deployment.apps/NAME`: an apps/v1 Deployment in native mode; target.ts); `fn` gets the name,
+   * with the session's client on that kind's resource.
+   */
+  const runOn = async (arg: string, o: CommonOptions, fn: (s: Session, name: string) => Promise<number>) => {
+    let target: ReturnType<typeof parseDeploymentArg>;
+    try {
+      target = parseDeploymentArg(arg);
+    } catch (err) {
+      ctx.exitCode = await reportErrors(
+        io,
+        arg,
+        () => undefined,
+        () => Promise.reject(err),
+      );
+      return;
+    }
+    const { name, kind } = target;
+    let session: Session | undefined;
+    ctx.exitCode = await reportErrors(
+      io,
+      name,
+      () => session,
+      async () => {
+        const s = connect(o, io, ctx.signal);
+        session = { ...s, client: s.client.forDeployments(kind.type), kind };
+        return fn(session, name);
+      },
+      kind.type.plural,
+      kind.type.group,
+    );
+  };
+
   const program = new Command('kubectl pacer')
     .description(
       'Rollout commands for Pacer Deployments (deployments.pacer.dev): the `kubectl rollout` verbs, a live tree view, list and set image, and the analysis runs that judge rollouts',
@@ -132,13 +167,13 @@ export function pluginProgram(ctx: ProgramContext): Command {
     addCommonOptions(
       new Command('status')
         .description('Watch a rollout until it completes (exit 0) or misses its progress deadline (exit 1)')
-        .argument('<name>', 'the Deployment')
+        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)')
         .option('-w, --watch', 'keep watching until the rollout finishes (--watch=false: print once)', true)
         .option('--no-watch', 'print the status once and exit')
         .option('--timeout <duration>', 'give up after this long (Go duration: 30s, 2m; 0 = forever)', '0s')
         .option('--revision <n>', 'require this revision to be the one rolling out (0 = any)'),
     ).action((name: string, o: CommonOptions & { watch: boolean; timeout?: string; revision?: string }) =>
-      run(name, o, (s) =>
+      runOn(name, o, (s, name) =>
         runRolloutStatus(s, name, {
           watch: o.watch,
           timeoutMs: durationFlag('--timeout', o.timeout),
@@ -152,11 +187,11 @@ export function pluginProgram(ctx: ProgramContext): Command {
     addCommonOptions(
       new Command('history')
         .description("The revisions of a Deployment, or one revision's pod template")
-        .argument('<name>', 'the Deployment')
+        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)')
         .option('--revision <n>', "show this revision's pod template"),
       { output: true },
     ).action((name: string, o: CommonOptions & { revision?: string }) =>
-      run(name, o, (s) =>
+      runOn(name, o, (s, name) =>
         runRolloutHistory(s, name, { revision: intFlag('--revision', o.revision), output: o.output }),
       ),
     ),
@@ -166,11 +201,11 @@ export function pluginProgram(ctx: ProgramContext): Command {
     addCommonOptions(
       new Command('undo')
         .description('Roll back to the previous revision, or to --to-revision')
-        .argument('<name>', 'the Deployment')
+        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)')
         .option('--to-revision <n>', 'the revision to roll back to (0 = the previous one)', '0')
         .option('--dry-run <strategy>', '"none", "client" (print the template) or "server"', 'none'),
     ).action((name: string, o: CommonOptions & { toRevision?: string; dryRun?: string }) =>
-      run(name, o, (s) =>
+      runOn(name, o, (s, name) =>
         runRolloutUndo(s, name, { toRevision: intFlag('--to-revision', o.toRevision), dryRun: parseDryRun(o.dryRun) }),
       ),
     ),
@@ -184,8 +219,8 @@ export function pluginProgram(ctx: ProgramContext): Command {
       addCommonOptions(
         new Command(verb)
           .description(paused ? 'Pause a rollout (spec.paused=true): template changes wait' : 'Resume a paused rollout')
-          .argument('<name>', 'the Deployment'),
-      ).action((name: string, o: CommonOptions) => run(name, o, (s) => runPause(s, name, paused))),
+          .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)'),
+      ).action((name: string, o: CommonOptions) => runOn(name, o, (s, name) => runPause(s, name, paused))),
     );
   }
 
@@ -193,8 +228,8 @@ export function pluginProgram(ctx: ProgramContext): Command {
     addCommonOptions(
       new Command('restart')
         .description('Replace every pod through a rollout (pod-template annotation kubectl.kubernetes.io/restartedAt)')
-        .argument('<name>', 'the Deployment'),
-    ).action((name: string, o: CommonOptions) => run(name, o, (s) => runRestart(s, name))),
+        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)'),
+    ).action((name: string, o: CommonOptions) => runOn(name, o, (s, name) => runRestart(s, name))),
   );
 
   rollout.addCommand(
@@ -221,13 +256,13 @@ export function pluginProgram(ctx: ProgramContext): Command {
     addCommonOptions(
       new Command('get')
         .description('A Deployment as a tree of revisions, ReplicaSets and pods; -w redraws on every change')
-        .argument('<name>', 'the Deployment')
+        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)')
         .option('-w, --watch', 'keep redrawing until Ctrl-C', false)
         .option('--no-watch', 'draw once')
         .option('--timeout <duration>', 'with -w: stop after this long (Go duration; 0 = until Ctrl-C)', '0s'),
       { output: true },
     ).action((name: string, o: CommonOptions & { watch: boolean; timeout?: string }) =>
-      run(name, o, (s) =>
+      runOn(name, o, (s, name) =>
         runGet(s, name, { watch: o.watch, timeoutMs: durationFlag('--timeout', o.timeout), output: o.output }),
       ),
     ),
@@ -528,9 +563,11 @@ export function pluginProgram(ctx: ProgramContext): Command {
     addCommonOptions(
       new Command('image')
         .description('Set container images: NAME CONTAINER=IMAGE ... (CONTAINER "*" = every container)')
-        .argument('<name>', 'the Deployment')
+        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)')
         .argument('<container=image...>', 'the images to set'),
-    ).action((name: string, images: string[], o: CommonOptions) => run(name, o, (s) => runSetImage(s, name, images))),
+    ).action((name: string, images: string[], o: CommonOptions) =>
+      runOn(name, o, (s, name) => runSetImage(s, name, images)),
+    ),
   );
 
   // addCommand() does not pass these settings down: every command writes to `io` and throws

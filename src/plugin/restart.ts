@@ -4,16 +4,18 @@
 // Deployment and of a second restart within the same second.
 
 import type { Deployment } from '../api/types.ts';
-import { OBJECT_PREFIX, PluginError } from './errors.ts';
+import { PluginError } from './errors.ts';
 import { formatRFC3339 } from './format.ts';
 import type { Session } from './options.ts';
+import { PACER_KIND, kindOf } from './target.ts';
+import type { DeploymentKind } from './target.ts';
 
 import { RESTARTED_AT_ANNOTATION } from '../planops/service.ts';
 
 export { RESTARTED_AT_ANNOTATION };
 
 export const RESTART_MESSAGES = {
-  restarted: (name: string) => `${OBJECT_PREFIX}${name} restarted`,
+  restarted: (name: string, k: DeploymentKind = PACER_KIND) => `${k.prefix}${name} restarted`,
   paused: "can't restart paused deployment (run rollout resume first)",
   tooSoon: (name: string) =>
     `failed to create patch for ${name}: if restart has already been triggered within the past second, please wait before attempting to trigger another`,
@@ -35,6 +37,6 @@ export function restartPatch(d: Deployment, now: number, offsetMinutes?: number)
 export async function runRestart(s: Session, name: string, now: () => number = Date.now): Promise<number> {
   const d = await s.client.getDeployment(s.namespace, name);
   await s.client.patchDeployment(s.namespace, name, restartPatch(d, now()));
-  s.io.stdout.write(`${RESTART_MESSAGES.restarted(name)}\n`);
+  s.io.stdout.write(`${RESTART_MESSAGES.restarted(name, kindOf(d))}\n`);
   return 0;
 }

@@ -5,10 +5,11 @@
 
 import { HttpMethod } from '@kubernetes/client-node';
 import type { Deployment } from '../api/types.ts';
-import { DEPLOYMENTS, resourcePath } from '../kube/client.ts';
-import { OBJECT_PREFIX, PluginError, RESOURCE } from './errors.ts';
+import { resourcePath } from '../kube/client.ts';
+import { PluginError } from './errors.ts';
 import type { Session } from './options.ts';
 import type { JsonPatchOp } from './undo.ts';
+import { kindOf } from './target.ts';
 
 /** CONTAINER=IMAGE pairs, in order; kubectl's error for anything else. */
 export function parseImageArgs(args: readonly string[]): Array<{ container: string; image: string }> {
@@ -50,13 +51,14 @@ export async function runSetImage(s: Session, name: string, args: readonly strin
   const updates = parseImageArgs(args);
   const d = await s.client.getDeployment(s.namespace, name);
   const patch = imagePatch(d, updates);
+  const k = kindOf(d);
   if (patch.length > 0) {
-    await s.client.request<Deployment>(HttpMethod.PATCH, resourcePath(DEPLOYMENTS, s.namespace, name), {
+    await s.client.request<Deployment>(HttpMethod.PATCH, resourcePath(k.type, s.namespace, name), {
       body: patch,
       contentType: 'application/json-patch+json',
-      what: `patch ${RESOURCE} ${name}`,
+      what: `patch ${k.resource} ${name}`,
     });
   }
-  s.io.stdout.write(`${OBJECT_PREFIX}${name} image updated\n`);
+  s.io.stdout.write(`${k.prefix}${name} image updated\n`);
   return 0;
 }

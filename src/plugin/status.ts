@@ -2,11 +2,11 @@
 // same order, with the same words) over a list-then-watch of the one Deployment.
 
 import type { Deployment } from '../api/types.ts';
-import { DEPLOYMENTS } from '../kube/client.ts';
-import { PROGRESSING, REASON, REVISION_ANNOTATION } from '../engine/index.ts';
+import { PROGRESSING, REASON, REVISION_ANNOTATION, inPacerKeys } from '../engine/index.ts';
 import { PluginError } from './errors.ts';
 import type { Session } from './options.ts';
 import { follow } from './watch.ts';
+import { PACER_KIND } from './target.ts';
 
 export interface RolloutStatus {
   /** The line to print (with its trailing newline), or '' with an error. */
@@ -78,7 +78,10 @@ export interface StatusOptions {
 /** Runs the command; returns the exit code (errors are thrown as PluginError / KubeError). */
 export async function runRolloutStatus(s: Session, name: string, o: StatusOptions): Promise<number> {
   // A plain GET first: a missing object or CRD gets kubectl's NotFound line, not "No resources found".
-  const first = await s.client.getDeployment(s.namespace, name);
+  // An apps/v1 Deployment's revision is under upstream's key: read in Pacer's.
+  const kind = s.kind ?? PACER_KIND;
+  const read = (d: Deployment): Deployment => (kind.native ? inPacerKeys(d) : d);
+  const first = read(await s.client.getDeployment(s.namespace, name));
   if (!o.watch) return report(s, rolloutStatus(first, o.revision));
 
   const stop = new AbortController();
@@ -93,7 +96,7 @@ export async function runRolloutStatus(s: Session, name: string, o: StatusOption
   let result: number | undefined;
   let failure: unknown;
   const see = (d: Deployment): boolean => {
-    const st = rolloutStatus(d, o.revision);
+    const st = rolloutStatus(read(d), o.revision);
     if (st.error) {
       failure = new PluginError(st.error);
       return true;
@@ -108,7 +111,7 @@ export async function runRolloutStatus(s: Session, name: string, o: StatusOption
   try {
     await follow<Deployment>(
       s.client,
-      DEPLOYMENTS,
+      kind.type,
       s.namespace,
       { fieldSelector: `metadata.name=${name}` },
       {

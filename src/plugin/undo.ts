@@ -5,27 +5,32 @@
 
 import { HttpMethod } from '@kubernetes/client-node';
 import type { Deployment, ReplicaSet } from '../api/types.ts';
-import { DEPLOYMENTS, resourcePath } from '../kube/client.ts';
+import { resourcePath } from '../kube/client.ts';
 import { isStalePatch } from '../kube/errors.ts';
 import {
   findRollbackTarget,
   LAST_APPLIED_CONFIG_ANNOTATION,
   ROLLBACK_MESSAGES,
+  annotationsInUpstreamKeys,
+  inPacerKeys,
   rollbackAnnotations,
   runsTemplateOf,
   templateWithoutHash,
 } from '../engine/index.ts';
-import { OBJECT_PREFIX, PluginError, RESOURCE } from './errors.ts';
+import { PluginError } from './errors.ts';
 import { describeTemplate, ownedReplicaSets } from './history.ts';
 import type { Session } from './options.ts';
+import { PACER_KIND, kindOf, replicaSetInPacerKeys } from './target.ts';
+import type { DeploymentKind } from './target.ts';
 
-/** kubectl's words with Pacer's resource name (`deployment.pacer.dev/web rolled back`). */
-const ours = (s: string): string => s.replace('deployment.apps/', OBJECT_PREFIX);
+/** kubectl's words with the kind's resource name (`deployment.pacer.dev/web rolled back`). */
+const ours = (s: string, k: DeploymentKind): string => s.replace('deployment.apps/', k.prefix);
 
 export const UNDO_MESSAGES = {
-  rolledBack: (name: string) => ours(ROLLBACK_MESSAGES.rolledBack(name)),
-  skipped: (name: string, n: number) => ours(ROLLBACK_MESSAGES.skipped(name, n)),
-  lastAppliedWarning: (name: string) => ROLLBACK_MESSAGES.lastAppliedWarning(`${RESOURCE}/${name}`),
+  rolledBack: (name: string, k: DeploymentKind = PACER_KIND) => ours(ROLLBACK_MESSAGES.rolledBack(name), k),
+  skipped: (name: string, n: number, k: DeploymentKind = PACER_KIND) => ours(ROLLBACK_MESSAGES.skipped(name, n), k),
+  lastAppliedWarning: (name: string, k: DeploymentKind = PACER_KIND) =>
+    ROLLBACK_MESSAGES.lastAppliedWarning(`${k.resource}/${name}`),
 } as const;
 
 export type JsonPatchOp = { op: 'test' | 'replace' | 'add'; path: string; value: unknown };
@@ -34,13 +39,19 @@ export type UndoPlan =
   | { kind: 'skip'; message: string; target: ReplicaSet }
   | { kind: 'patch'; patch: JsonPatchOp[]; target: ReplicaSet; warning?: string };
 
-/** What `rollout undo` does to `d` given its ReplicaSets; throws kubectl's errors. Pure. */
-export function planUndo(d: Deployment, rss: readonly ReplicaSet[], toRevision = 0): UndoPlan {
+/**
+ * What `rollout undo` does to `d` given its ReplicaSets; throws kubectl's errors. An apps/v1
+ * Deployment's objects are read in Pacer's keys and its annotations written back in upstream's. Pure.
+ */
+export function planUndo(stored: Deployment, rss: readonly ReplicaSet[], toRevision = 0): UndoPlan {
+  const k = kindOf(stored);
+  const d = k.native ? inPacerKeys(stored) : stored;
   const name = d.metadata.name ?? '';
-  const target = findRollbackTarget(name, rss, toRevision);
+  const target = findRollbackTarget(name, rss.map(replicaSetInPacerKeys), toRevision);
   if (d.spec.paused) throw new PluginError(ROLLBACK_MESSAGES.paused);
-  if (runsTemplateOf(d, target)) return { kind: 'skip', message: UNDO_MESSAGES.skipped(name, toRevision), target };
-  const annotations = rollbackAnnotations(d.metadata.annotations, target.metadata.annotations);
+  if (runsTemplateOf(d, target)) return { kind: 'skip', message: UNDO_MESSAGES.skipped(name, toRevision, k), target };
+  const computed = rollbackAnnotations(d.metadata.annotations, target.metadata.annotations);
+  const annotations = k.native ? annotationsInUpstreamKeys(computed) : computed;
   const patch: JsonPatchOp[] = [
     { op: 'test', path: '/metadata/resourceVersion', value: d.metadata.resourceVersion },
     { op: 'replace', path: '/spec/template', value: templateWithoutHash(target.spec.template) },
@@ -49,7 +60,7 @@ export function planUndo(d: Deployment, rss: readonly ReplicaSet[], toRevision =
   ];
   const warning =
     d.metadata.annotations?.[LAST_APPLIED_CONFIG_ANNOTATION] !== undefined
-      ? UNDO_MESSAGES.lastAppliedWarning(name)
+      ? UNDO_MESSAGES.lastAppliedWarning(name, k)
       : undefined;
   return { kind: 'patch', patch, target, ...(warning ? { warning } : {}) };
 }
@@ -80,11 +91,15 @@ export async function patchAsPlanned(
     const p = await plan(await s.client.getDeployment(s.namespace, name));
     if (p.kind === 'skip') return p;
     try {
-      await s.client.request<Deployment>(HttpMethod.PATCH, resourcePath(DEPLOYMENTS, s.namespace, name) + query, {
-        body: p.patch,
-        contentType: 'application/json-patch+json',
-        what: `patch ${RESOURCE} ${name}`,
-      });
+      await s.client.request<Deployment>(
+        HttpMethod.PATCH,
+        resourcePath((s.kind ?? PACER_KIND).type, s.namespace, name) + query,
+        {
+          body: p.patch,
+          contentType: 'application/json-patch+json',
+          what: `patch ${(s.kind ?? PACER_KIND).resource} ${name}`,
+        },
+      );
       return p;
     } catch (err) {
       if (attempt < 5 && isStalePatch(err)) continue;
@@ -106,7 +121,7 @@ export async function runRolloutUndo(
       return 0;
     }
     s.io.stdout.write(describeTemplate(templateWithoutHash(plan.target.spec.template)));
-    s.io.stdout.write(`${UNDO_MESSAGES.rolledBack(name)} (dry run)\n`);
+    s.io.stdout.write(`${UNDO_MESSAGES.rolledBack(name, s.kind)} (dry run)\n`);
     return 0;
   }
   let warned = false;
@@ -127,6 +142,6 @@ export async function runRolloutUndo(
     s.io.stdout.write(`${done.message}\n`);
     return 0;
   }
-  s.io.stdout.write(`${UNDO_MESSAGES.rolledBack(name)}${o.dryRun === 'server' ? ' (server dry run)' : ''}\n`);
+  s.io.stdout.write(`${UNDO_MESSAGES.rolledBack(name, s.kind)}${o.dryRun === 'server' ? ' (server dry run)' : ''}\n`);
   return 0;
 }

@@ -5,6 +5,8 @@
 // 422 Invalid with the field path. At /validate-pacer-dev-v1alpha1-analysis it validates the analysis
 // resources (AnalysisTemplate, ClusterAnalysisTemplate, AnalysisRun) on create and update with
 // src/api/analysisvalidation.ts: 422 Invalid with every field error, as the API server words its own.
+// At /validate-apps-v1-deployment (native mode) it checks the pacer.dev annotations of apps/v1
+// Deployments (src/api/native.ts), and nothing else of them: 422 Invalid on the annotation.
 //
 // TLS: served over HTTPS with tls.crt/tls.key from --webhook-cert-dir when both are present, plain
 // HTTP otherwise. A real API server calls webhooks over HTTPS only (plain HTTP suits the simulated
@@ -17,7 +19,8 @@ import https from 'node:https';
 import { readCertDir } from './certs.ts';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../api/types.ts';
-import { GROUP } from '../api/types.ts';
+import { APPS_API_VERSION, GROUP } from '../api/types.ts';
+import { NATIVE_ANNOTATIONS, hasNativeAnnotations, nativeAnnotationErrors } from '../api/native.ts';
 import type { AnalysisRun, AnalysisTemplate } from '../api/analysis.ts';
 import { ANALYSIS_RUN_KIND, ANALYSIS_TEMPLATE_KIND, CLUSTER_ANALYSIS_TEMPLATE_KIND } from '../api/analysis.ts';
 import {
@@ -33,6 +36,7 @@ import type { BindAddress } from './http.ts';
 
 export const WEBHOOK_PATH = '/validate-pacer-dev-v1alpha1-deployment';
 export const ANALYSIS_WEBHOOK_PATH = '/validate-pacer-dev-v1alpha1-analysis';
+export const NATIVE_WEBHOOK_PATH = '/validate-apps-v1-deployment';
 const MAX_BODY = 3 * 1024 * 1024;
 
 export interface AdmissionRequest {
@@ -154,21 +158,42 @@ export function reviewAnalysis(body: AdmissionReview): AdmissionReview {
     errors = errors.filter((e) => !before.has(formatFieldError(e)));
   }
   if (errors.length === 0) return allow;
+  return invalid(
+    apiVersion,
+    req.uid,
+    GROUP,
+    kind,
+    req.name || object.metadata?.name || object.metadata?.generateName || '',
+    errors,
+  );
+}
+
+/**
+ * A refusal with every field error, in the API server's words: 422 Invalid, the message
+ * `<Kind>.<group> "<name>" is invalid: <error>` (several in brackets), one cause per error.
+ */
+function invalid(
+  apiVersion: string,
+  uid: string,
+  group: string,
+  kind: string,
+  name: string,
+  errors: readonly FieldError[],
+): AdmissionReview {
   const lines = errors.map(formatFieldError);
-  const name = req.name || object.metadata?.name || object.metadata?.generateName || '';
   return {
     apiVersion,
     kind: 'AdmissionReview',
     response: {
-      uid: req.uid,
+      uid,
       allowed: false,
       status: {
         code: 422,
         reason: 'Invalid',
-        message: `${kind}.${GROUP} ${JSON.stringify(name)} is invalid: ${lines.length === 1 ? lines[0] : `[${lines.join(', ')}]`}`,
+        message: `${kind}.${group} ${JSON.stringify(name)} is invalid: ${lines.length === 1 ? lines[0] : `[${lines.join(', ')}]`}`,
         details: {
           name,
-          group: GROUP,
+          group,
           kind,
           causes: errors.map((e, i) => ({
             reason: CAUSE_REASON[e.type],
@@ -179,6 +204,35 @@ export function reviewAnalysis(body: AdmissionReview): AdmissionReview {
       },
     },
   };
+}
+
+/**
+ * The answer to one AdmissionReview of an apps/v1 Deployment (native mode, docs/native.md): its
+ * pacer.dev annotations checked as the controller would read them (nativeAnnotationErrors), refused
+ * as 422 Invalid with every error on the annotation and the value given. Everything else about the
+ * Deployment is apps/v1's and the API server's: allowed untouched, as is a Deployment without
+ * Pacer's annotations, a delete, or a subresource. On update only errors the stored object did not
+ * have refuse it, so a Deployment stored with a bad value before the webhook existed can still be
+ * changed (its bad value stays the InvalidSpec condition until fixed).
+ */
+export function reviewNative(body: AdmissionReview): AdmissionReview {
+  const req = body.request;
+  if (!req || typeof req.uid !== 'string') throw new Error('AdmissionReview without request.uid');
+  const apiVersion = body.apiVersion || 'admission.k8s.io/v1';
+  const allow: AdmissionReview = { apiVersion, kind: 'AdmissionReview', response: { uid: req.uid, allowed: true } };
+  if (req.kind?.group !== 'apps' || req.kind.kind !== 'Deployment' || (req.subResource ?? '') !== '') return allow;
+  if ((req.operation !== 'CREATE' && req.operation !== 'UPDATE') || !req.object) return allow;
+  // The review names the version it sends; the object is apps/v1's whichever the client wrote.
+  const asApps = (o: unknown): Deployment => ({ ...(o as Deployment), apiVersion: APPS_API_VERSION });
+  const object = asApps(req.object);
+  if (!hasNativeAnnotations(object)) return allow;
+  let errors = nativeAnnotationErrors(object);
+  if (req.operation === 'UPDATE' && req.oldObject) {
+    const before = new Set(nativeAnnotationErrors(asApps(req.oldObject)).map(formatFieldError));
+    errors = errors.filter((e) => !before.has(formatFieldError(e)));
+  }
+  if (errors.length === 0) return allow;
+  return invalid(apiVersion, req.uid, 'apps', 'Deployment', req.name || object.metadata?.name || '', errors);
 }
 
 function reply(res: http.ServerResponse, code: number, body: unknown): void {
@@ -193,7 +247,9 @@ export function webhookHandler(source: WebhookSource): http.RequestListener {
         ? (b: AdmissionReview) => review(b, source)
         : p === ANALYSIS_WEBHOOK_PATH
           ? reviewAnalysis
-          : undefined;
+          : p === NATIVE_WEBHOOK_PATH
+            ? reviewNative
+            : undefined;
     if (!answer) return reply(res, 404, { message: `no webhook at ${p}` });
     if (req.method !== 'POST')
       return reply(res, 405, { message: `${req.method} is not supported: POST an AdmissionReview` });
@@ -297,6 +353,58 @@ export function webhookConfiguration(base: string): {
             scope: '*',
           },
         ],
+        failurePolicy: 'Ignore',
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        timeoutSeconds: 5,
+      },
+    ],
+  };
+}
+
+export const NATIVE_WEBHOOK_NAME = 'native.pacer.dev';
+
+/**
+ * Only apps/v1 Deployments that carry one of Pacer's annotations reach the native webhook: an
+ * objectSelector sees labels only, a match condition (CEL, GA since Kubernetes 1.30) sees the
+ * object. A plain Deployment is never sent, so no fault of the webhook can block it.
+ */
+export const NATIVE_MATCH_CONDITION = {
+  name: 'pacer-annotations',
+  expression: `has(object.metadata.annotations) && [${NATIVE_ANNOTATIONS.map((k) => `'${k}'`).join(', ')}].exists(k, k in object.metadata.annotations)`,
+};
+
+/**
+ * The ValidatingWebhookConfiguration of native mode: creates and updates of apps/v1 Deployments
+ * with Pacer's annotations go to the webhook server at `base` (manifests/native/webhook/ holds the
+ * in-cluster one, with the same rules). failurePolicy Ignore: a controller that is down must not
+ * block changes to the cluster's Deployments; a bad value that gets in meanwhile is the
+ * InvalidSpec condition once it is back, and nothing rolls out on it.
+ */
+export function nativeWebhookConfiguration(base: string): {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  webhooks: object[];
+} {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'pacer-native' },
+    webhooks: [
+      {
+        name: NATIVE_WEBHOOK_NAME,
+        clientConfig: { url: `${base}${NATIVE_WEBHOOK_PATH}` },
+        rules: [
+          {
+            operations: ['CREATE', 'UPDATE'],
+            apiGroups: ['apps'],
+            apiVersions: ['v1'],
+            resources: ['deployments'],
+            scope: 'Namespaced',
+          },
+        ],
+        matchConditions: [NATIVE_MATCH_CONDITION],
         failurePolicy: 'Ignore',
         sideEffects: 'None',
         admissionReviewVersions: ['v1'],

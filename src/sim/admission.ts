@@ -4,7 +4,7 @@
 // userInfo, object, oldObject, dryRun) to each matching webhook, in parallel, with the object as it
 // would be stored; one denial refuses the write. A denial becomes the Status kubectl prints: the
 // code of response.status.code (403 when absent or below 400), the reason given, and the message
-// `admission webhook "<name>" denied the request: <message>`. A call that fails (unreachable,
+// `admission webhook "<name>" denied the request: <message>`, and the details given. A call that fails (unreachable,
 // timeout, a bad answer) refuses the write with 500 under failurePolicy Fail (the default) and is
 // skipped under Ignore.
 //
@@ -184,7 +184,7 @@ function post(url: string, body: object, timeoutMs: number): Promise<unknown> {
 
 interface Verdict {
   allowed: boolean;
-  status?: { code?: number; reason?: string; message?: string };
+  status?: { code?: number; reason?: string; message?: string; details?: ApiError['details'] };
   warnings?: string[];
 }
 
@@ -209,7 +209,9 @@ export function denial(webhook: string, status: Verdict['status']): ApiError {
     : status?.reason
       ? `${by}: ${status.reason}`
       : `${by} without explanation`;
-  return new ApiError(code, status?.reason ?? '', message);
+  // The details go along as given (kube-apiserver keeps them): kubectl prints an Invalid denial
+  // with causes as it prints the server's own validation errors, `The Deployment "web" is invalid: ...`.
+  return new ApiError(code, status?.reason ?? '', message, status?.details);
 }
 
 /**

@@ -37,6 +37,7 @@ import { parseExposition, samples } from '../fixtures/prometheus.ts';
 import { TEST_USER_AGENT, Timeline } from '../integration/fixtures/cluster.ts';
 
 export { BEDS } from '../fixtures/beds.ts';
+type WebhookConfiguration = ReturnType<typeof webhookConfiguration>;
 /** Changes in one namespace, as a Timeline whose invariants are checked on every change. */
 export interface Recording {
   /** The Timeline up to now (on the real bed, once the watches have caught up). */
@@ -74,6 +75,11 @@ export interface KubectlEnvOptions {
   plugin?: boolean;
   /** A command still running after this long is killed (default 30 s). */
   timeoutMs?: number;
+  /**
+   * The real bed's kube-controller-manager without its Deployment controller, for Pacer's native
+   * mode (the simulated cluster runs none anyway).
+   */
+  noDeploymentController?: boolean;
 }
 
 export interface KubectlEnv {
@@ -109,8 +115,11 @@ export interface KubectlEnv {
    * it runs as Pacer's ServiceAccount, and its webhook serves the bed's certificate.
    */
   startController(opts?: RunControllerOptions): Promise<RunningController>;
-  /** Registers the controller's validating webhook (on the real bed: HTTPS, with the bed's CA bundle). */
-  registerWebhook(controller: RunningController): Promise<void>;
+  /**
+   * Registers the controller's validating webhooks (on the real bed: HTTPS, with the bed's CA
+   * bundle): `build`'s configuration (default Pacer's own, webhookConfiguration).
+   */
+  registerWebhook(controller: RunningController, build?: (base: string) => WebhookConfiguration): Promise<void>;
   /** Creates a namespace (through kubectl, as the admin). */
   createNamespace(name: string): Promise<void>;
   /** Starts recording the changes in `namespace`; `setup` adds the Timeline's invariants. */
@@ -208,6 +217,7 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
         ...(o.zones ? { zones: o.zones } : {}),
         ...(o.podStartMs !== undefined ? { podStartMs: o.podStartMs } : {}),
         ...(o.podReadyMs !== undefined ? { podReadyMs: o.podReadyMs } : {}),
+        ...(options.noDeploymentController ? { noDeploymentController: true } : {}),
       });
       await writeFile(kubeconfigPath, await readFile(real.info.kubeconfig, 'utf8'), { mode: 0o600 });
     },
@@ -277,11 +287,11 @@ export function kubectlEnv(options: KubectlEnvOptions): KubectlEnv {
       return controller;
     },
 
-    async registerWebhook(c) {
+    async registerWebhook(c, build = webhookConfiguration) {
       // The simulated API server calls webhooks over plain HTTP; a real one only over HTTPS, and
       // it checks the serving certificate against the configuration's CA bundle.
       const scheme = real ? 'https' : 'http';
-      const config = webhookConfiguration(`${scheme}://127.0.0.1:${c.webhookPort}`);
+      const config = build(`${scheme}://127.0.0.1:${c.webhookPort}`);
       if (real) {
         const ca = (await readFile(real.info.ca)).toString('base64');
         for (const w of config.webhooks as Array<{ clientConfig: Record<string, string> }>)

@@ -181,7 +181,7 @@ if (BEDS.includes('real'))
 
     it("beside kube-controller-manager's Deployment controller: refused, saying how to fix it; only the probe written, and deleted", async () => {
       const kubeconfig = await bed.controllerKubeconfig();
-      const rbac = await bed.kubectl(['apply', '-f', join(ROOT, 'manifests', 'native', 'rbac.yaml')]);
+      const rbac = await bed.kubectl(['apply', '-f', join(ROOT, 'manifests', 'native', 'rbac', 'rbac.yaml')]);
       expect(rbac.code, rbac.stderr).to.equal(0);
       const since = (await bed.audit()).length;
       let error: Error | undefined;
@@ -267,7 +267,7 @@ if (BEDS.includes('real'))
       const kubeconfig = await bed.controllerKubeconfig();
       for (const args of [
         ['apply', '-f', join(ROOT, 'crds')],
-        ['apply', '-f', join(ROOT, 'manifests', 'native', 'rbac.yaml')],
+        ['apply', '-f', join(ROOT, 'manifests', 'native', 'rbac', 'rbac.yaml')],
         ['create', 'namespace', 'native'],
       ]) {
         const r = await bed.kubectl(args);

@@ -85,7 +85,7 @@ async function startPacerNative(bed: RealBed): Promise<{ stop(): Promise<void> }
   const kubeconfig = await bed.controllerKubeconfig();
   for (const args of [
     ['apply', '-f', join(ROOT, 'crds')],
-    ['apply', '-f', join(ROOT, 'manifests', 'native', 'rbac.yaml')],
+    ['apply', '-f', join(ROOT, 'manifests', 'native', 'rbac', 'rbac.yaml')],
     ['wait', '--for=condition=Established', 'crd/deployments.pacer.dev', '--timeout=60s'],
   ]) {
     const r = await bed.kubectl(args);

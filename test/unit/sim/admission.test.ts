@@ -170,6 +170,24 @@ describe('sim/admission: the server calls validating webhooks', function () {
     );
   });
 
+  it("a denial's details go along, as kube-apiserver keeps them (kubectl prints an Invalid one from its causes)", async () => {
+    configure([{ name: 'native.pacer.dev', clientConfig: { url: hookUrl }, rules: [rule] }]);
+    await send('POST', leaseUrl(), lease('e', 'one'));
+    const details = {
+      name: 'e',
+      group: 'coordination.k8s.io',
+      kind: 'Lease',
+      causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "x": no', field: 'spec.holderIdentity' }],
+    };
+    answer = (r) => ({
+      uid: r.uid,
+      allowed: false,
+      status: { code: 422, reason: 'Invalid', message: 'Lease.coordination.k8s.io "e" is invalid: ...', details },
+    });
+    const r = await send('PATCH', leaseUrl('e'), { spec: { holderIdentity: 'x' } }, 'application/merge-patch+json');
+    expect([r.status, r.body.reason, r.body.details]).to.deep.equal([422, 'Invalid', details]);
+  });
+
   it('a denial without a code is 403; a delete is reviewed with oldObject only', async () => {
     configure([{ name: 'no.example.com', clientConfig: { url: hookUrl }, rules: [rule] }]);
     await send('POST', leaseUrl(), lease('c', 'one'));
