@@ -132,7 +132,7 @@ describe('integration: analysis resources refused at apply time by the webhook',
     };
     const e = await refusal(c.client.create(ANALYSIS_RUNS, ns, run));
     expect(e.status?.message).to.equal(
-      'AnalysisRun.pacer.dev "web-2" is invalid: spec.args[0]: Invalid value: "object": exactly one of value and valueFrom.secretKeyRef',
+      'AnalysisRun.pacer.dev "web-2" is invalid: spec.args[0]: Invalid value: exactly one of value and valueFrom.secretKeyRef',
     );
   });
 

@@ -18,6 +18,7 @@ import {
   tooLong,
   tooMany,
   typeInvalid,
+  OMITTED,
 } from './fielderrors.ts';
 import { isDNS1123Subdomain } from './names.ts';
 import { compileCel, isTransitionRule, runCel, toCel } from './cel.ts';
@@ -505,7 +506,7 @@ function joinFieldPath(base: string, fieldPath: string): string {
   return out;
 }
 
-function ruleCause(rule: ValidationRule, path: string, typeName: string, message: string): StatusCause {
+function ruleCause(rule: ValidationRule, path: string, bad: unknown, message: string): StatusCause {
   const field = rule.fieldPath ? joinFieldPath(path, rule.fieldPath) : path;
   switch (rule.reason) {
     case 'FieldValueForbidden':
@@ -513,9 +514,9 @@ function ruleCause(rule: ValidationRule, path: string, typeName: string, message
     case 'FieldValueRequired':
       return required(field, message);
     case 'FieldValueDuplicate':
-      return duplicate(field, typeName);
+      return duplicate(field, bad);
     default:
-      return invalid(field, typeName, message);
+      return invalid(field, bad, message);
   }
 }
 
@@ -542,7 +543,9 @@ function celNode(
 ): void {
   if (v === null || v === undefined || !hasRules(s)) return;
   if (s.type && !typeMatches(s.type, v)) return; // already a type error; rules would only misfire
-  const typeName = s.type ?? '';
+  // The value a failed rule reports: a scalar as given, an object's or a list's left out (as
+  // kube-apiserver 1.36 prints them: `spec.s: Invalid value: "bad": ...`, `spec.obj: Invalid value: ...`).
+  const bad = isPlainObject(v) || Array.isArray(v) ? OMITTED : v;
   for (const rule of s['x-kubernetes-validations'] ?? []) {
     const transition = isTransitionRule(rule.rule);
     if (transition && (old === undefined || old === null)) continue;
@@ -551,9 +554,9 @@ function celNode(
     const ctx = transition ? { self, oldSelf } : { self };
     const r = runCel(c.program, ctx);
     if (r.error !== undefined) {
-      errs.push(invalid(path, typeName, `${r.error} evaluating rule: ${rule.rule}`));
+      errs.push(invalid(path, bad, `${r.error} evaluating rule: ${rule.rule}`));
     } else if (r.value !== true) {
-      errs.push(ruleCause(rule, path, typeName, ruleMessage(rule, ctx)));
+      errs.push(ruleCause(rule, path, bad, ruleMessage(rule, ctx)));
     }
   }
   if (isPlainObject(v)) {

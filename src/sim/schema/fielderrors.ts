@@ -48,8 +48,15 @@ export function required(field: string, detail?: string): StatusCause {
   return cause('FieldValueRequired', field, withDetail('Required value', detail));
 }
 
+/**
+ * A bad value field.Error leaves out (apimachinery's omitValue): printed as the error type alone,
+ * `spec.obj: Invalid value: <detail>`. A CRD's validation rule on an object or a list reports so.
+ */
+export const OMITTED: unique symbol = Symbol('omitted value');
+
 export function invalid(field: string, value: unknown, detail?: string): StatusCause {
-  return cause('FieldValueInvalid', field, withDetail(`Invalid value: ${formatValue(value)}`, detail));
+  const head = value === OMITTED ? 'Invalid value' : `Invalid value: ${formatValue(value)}`;
+  return cause('FieldValueInvalid', field, withDetail(head, detail));
 }
 
 export function typeInvalid(field: string, value: unknown, detail?: string): StatusCause {
@@ -73,7 +80,11 @@ export function forbidden(field: string, detail?: string): StatusCause {
 }
 
 export function duplicate(field: string, value: unknown): StatusCause {
-  return cause('FieldValueDuplicate', field, `Duplicate value: ${formatValue(value)}`);
+  return cause(
+    'FieldValueDuplicate',
+    field,
+    value === OMITTED ? 'Duplicate value' : `Duplicate value: ${formatValue(value)}`,
+  );
 }
 
 export function tooLong(field: string, max: number): StatusCause {

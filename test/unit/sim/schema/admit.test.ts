@@ -277,7 +277,7 @@ describe('sim/schema/admit', () => {
         {
           reason: 'FieldValueInvalid',
           field: 'spec.minReplicas',
-          message: 'Invalid value: "object": minReplicas must not exceed replicas',
+          message: 'Invalid value: minReplicas must not exceed replicas',
         },
       ]);
     });
@@ -291,7 +291,7 @@ describe('sim/schema/admit', () => {
       expect(messages({ size: 'small', name: 'abc' })).to.deep.equal([]);
       expect(messages({ size: 'small', name: 'abc' }, { size: 'small', name: 'abc' })).to.deep.equal([]);
       expect(messages({ size: 'small', name: 'xyz' }, { size: 'small', name: 'abc' })).to.deep.equal([
-        'spec.name: Invalid value: "string": name is immutable',
+        'spec.name: Invalid value: "xyz": name is immutable',
       ]);
     });
     it('runs a transition rule only where the old value exists', () => {
@@ -305,7 +305,7 @@ describe('sim/schema/admit', () => {
       const v = compileCRD(defaultCRD(crd)).versions[0]!;
       const r = admitCustomResource(v, widget({ size: 'small', replicas: 50 }), undefined, opts);
       expect(r.causes.map(causeString)).to.deep.equal([
-        'spec: Invalid value: "object": failed rule: self.replicas < 10',
+        'spec: Invalid value: failed rule: self.replicas < 10',
       ]);
     });
     it('sees integers as CEL ints and numbers as doubles', () => {

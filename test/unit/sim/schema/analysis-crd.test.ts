@@ -334,21 +334,21 @@ describe('sim/schema: the analysis CRDs', () => {
           withSpec((s) => {
             s.metrics[0].count = 0;
           }),
-          'spec.metrics[0].count: Invalid value: "": must be greater than or equal to 1',
+          'spec.metrics[0].count: Invalid value: 0: must be greater than or equal to 1',
         ],
         [
           'a negative failureLimit',
           withSpec((s) => {
             s.metrics[0].failureLimit = -1;
           }),
-          'spec.metrics[0].failureLimit: Invalid value: "": must be greater than or equal to 0',
+          'spec.metrics[0].failureLimit: Invalid value: -1: must be greater than or equal to 0',
         ],
         [
           'a consecutiveErrorLimit "4" (a number in a string)',
           withSpec((s) => {
             s.metrics[0].consecutiveErrorLimit = '4';
           }),
-          'spec.metrics[0].consecutiveErrorLimit: Invalid value: "": must be an integer, or one {{args.NAME}} reference and nothing else',
+          'spec.metrics[0].consecutiveErrorLimit: Invalid value: "4": must be an integer, or one {{args.NAME}} reference and nothing else',
         ],
         [
           'a Prometheus address without a scheme',
@@ -376,7 +376,7 @@ describe('sim/schema: the analysis CRDs', () => {
           withSpec((s) => {
             s.metrics[1].provider.web.headers[0].value = 'Bearer x';
           }),
-          'spec.metrics[1].provider.web.headers[0]: Invalid value: "object": exactly one of value and valueFrom.secretKeyRef',
+          'spec.metrics[1].provider.web.headers[0]: Invalid value: exactly one of value and valueFrom.secretKeyRef',
         ],
         [
           'timeoutSeconds 0',
@@ -404,7 +404,7 @@ describe('sim/schema: the analysis CRDs', () => {
           withSpec((s) => {
             s.dryRun = [{ metricName: 'latency' }];
           }),
-          'spec.dryRun: Invalid value: "object": every dryRun entry must name one of the metrics',
+          'spec.dryRun: Invalid value: every dryRun entry must name one of the metrics',
         ],
         [
           'a retention of 0 measurements',
@@ -431,7 +431,7 @@ describe('sim/schema: the analysis CRDs', () => {
             withSpec((s) => {
               delete s.args[0].value;
             }),
-            'spec.args[0]: Invalid value: "object": exactly one of value and valueFrom.secretKeyRef',
+            'spec.args[0]: Invalid value: exactly one of value and valueFrom.secretKeyRef',
           ],
           [
             'an argument from the Deployment (resolved when the run is made)',
@@ -455,7 +455,7 @@ describe('sim/schema: the analysis CRDs', () => {
             withSpec((s) => {
               s.args[2].valueFrom.fieldRef = { fieldPath: 'metadata.name' };
             }),
-            'spec.args[2].valueFrom: Invalid value: "object": exactly one of secretKeyRef, podTemplateHashValue and fieldRef',
+            'spec.args[2].valueFrom: Invalid value: exactly one of secretKeyRef, podTemplateHashValue and fieldRef',
           ],
           [
             'podTemplateHashValue Canary',

@@ -79,6 +79,21 @@ describe('sim/schema: crds/deployments.pacer.dev.yaml', () => {
         /^spec\.strategy\.rollingUpdate\.maxSurge: Invalid value: "boolean"/,
       ],
       [
+        // A failed validation rule shows the value given, as kube-apiserver 1.36 prints it.
+        'maxSurge "abc" (the value kept)',
+        (s) => {
+          s.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 'abc' } };
+        },
+        /^spec\.strategy\.rollingUpdate\.maxSurge: Invalid value: "abc": a valid percent string must be a numeric string followed by an ending '%'/,
+      ],
+      [
+        'maxUnavailable -1 (the value kept)',
+        (s) => {
+          s.strategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: -1 } };
+        },
+        /^spec\.strategy\.rollingUpdate\.maxUnavailable: Invalid value: -1: must be greater than or equal to 0$/,
+      ],
+      [
         'missing selector',
         (s) => {
           delete s.selector;

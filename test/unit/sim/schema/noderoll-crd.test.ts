@@ -40,7 +40,7 @@ describe('sim/schema: crds/noderolls.pacer.dev.yaml', () => {
       withSpec((s) => {
         s.nodeSelector = {};
       }),
-      'spec.nodeSelector: Invalid value: "object": a non-empty selector is required (an empty one would select every node)',
+      'spec.nodeSelector: Invalid value: a non-empty selector is required (an empty one would select every node)',
     ],
     [
       'nodes at a time of 0',
@@ -87,7 +87,7 @@ describe('sim/schema: crds/noderolls.pacer.dev.yaml', () => {
           },
         };
       }),
-      'spec.healthGate.analysis.args[0]: Invalid value: "object": exactly one of value and valueFrom',
+      'spec.healthGate.analysis.args[0]: Invalid value: exactly one of value and valueFrom',
     ],
     [
       'valueFrom.nodeName false',
