@@ -144,7 +144,13 @@ export function parseGoQuantity(str: string): GoQuantity {
     decScale = 0;
   }
   if (fmt === 'BinarySI' && unscaled > 0n && unscaled < 10n ** BigInt(Math.max(decScale, 0))) fmt = 'DecimalSI';
-  return { value: 0n, scale: 0, dec: { unscaled: positive ? unscaled : -unscaled, scale: decScale }, s: '', format: fmt };
+  return {
+    value: 0n,
+    scale: 0,
+    dec: { unscaled: positive ? unscaled : -unscaled, scale: decScale },
+    s: '',
+    format: fmt,
+  };
 }
 
 function removeFactors(n: bigint, base: bigint): { amount: bigint; times: number } {

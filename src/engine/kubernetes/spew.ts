@@ -80,7 +80,8 @@ class Printer {
         return;
       case 'slice': {
         if (typed) this.out += `(${typeName})`;
-        if (!absent(v) && !Array.isArray(v)) throw new TemplateValueError(`want a list (Go ${typeName}), got ${show(v)}`);
+        if (!absent(v) && !Array.isArray(v))
+          throw new TemplateValueError(`want a list (Go ${typeName}), got ${show(v)}`);
         const list = (v ?? []) as unknown[];
         if (list.length === 0 && (absent(v) || !byGoName)) {
           this.out += '<nil>';
@@ -144,7 +145,8 @@ class Printer {
           return;
         }
         if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) {
-          if (t.kind === 'uint' && v < 0) throw new TemplateValueError(`want an unsigned integer (Go ${typeName}), got ${show(v)}`);
+          if (t.kind === 'uint' && v < 0)
+            throw new TemplateValueError(`want an unsigned integer (Go ${typeName}), got ${show(v)}`);
           this.out += String(v);
           return;
         }
@@ -188,6 +190,18 @@ function byUtf8(a: string, b: string): number {
 /** Seconds from 0001-01-01 to 1970-01-01: Go's time.Time counts from the former. */
 const UNIX_TO_INTERNAL = 62135596800n;
 
+/** time.Local as Go loads it from Etc/UTC: one zone, one transition at the beginning of time. */
+const UTC_ZONE = { name: 'UTC', offset: 0, isDST: false };
+const LOCAL_UTC = {
+  name: 'Local',
+  zone: [UTC_ZONE],
+  tx: [{ when: -(1n << 63n), index: 0, isstd: false, isutc: false }],
+  extend: 'UTC0',
+  cacheStart: -(1n << 63n),
+  cacheEnd: (1n << 63n) - 1n,
+  cacheZone: UTC_ZONE,
+};
+
 /** The Go fields of a type that decodes its own JSON form. */
 function goForm(kind: 'quantity' | 'intOrString' | 'time' | 'fieldsV1', v: unknown): Record<string, unknown> {
   switch (kind) {
@@ -207,19 +221,13 @@ function goForm(kind: 'quantity' | 'intOrString' | 'time' | 'fieldsV1', v: unkno
       if (typeof v === 'string') return { Type: 1, IntVal: 0, StrVal: v };
       throw new TemplateValueError(`want an integer or a string, got ${show(v)}`);
     case 'time': {
-      // The informer's protobuf keeps whole seconds, in the controller's local time zone; an unset
-      // time is Go's zero time. The zone is assumed to be UTC without zone data (limits in the docs).
+      // The informer decodes whole seconds into the controller's local zone; an unset time is Go's
+      // zero time. The local zone is taken to be UTC loaded from tzdata (/etc/localtime pointing at
+      // Etc/UTC), as on the test bed: upstream's hash of a set time depends on that machine's zone.
       if (absent(v)) return { Time: { wall: 0, ext: 0, loc: null } };
       const ms = typeof v === 'string' ? Date.parse(v) : Number.NaN;
       if (Number.isNaN(ms)) throw new TemplateValueError(`want an RFC 3339 time, got ${show(v)}`);
-      const seconds = BigInt(Math.floor(ms / 1000));
-      return {
-        Time: {
-          wall: 0,
-          ext: seconds + UNIX_TO_INTERNAL,
-          loc: { name: 'UTC', zone: null, tx: null, extend: '', cacheStart: 0, cacheEnd: 0, cacheZone: null },
-        },
-      };
+      return { Time: { wall: 0, ext: BigInt(Math.floor(ms / 1000)) + UNIX_TO_INTERNAL, loc: LOCAL_UTC } };
     }
     case 'fieldsV1':
       return { Raw: absent(v) ? null : [...new TextEncoder().encode(JSON.stringify(v))] };
