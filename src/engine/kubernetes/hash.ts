@@ -21,14 +21,14 @@ export function fnv1a32(bytes: Uint8Array, h = FNV_OFFSET): number {
   return h >>> 0;
 }
 
+const encoder = new TextEncoder();
+
 /** Maps each character through the safe alphabet (index = char code mod 27). */
 export function safeEncodeString(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) out += SAFE_ALPHABET[s.charCodeAt(i) % SAFE_ALPHABET.length];
   return out;
 }
-
-const encoder = new TextEncoder();
 
 /**
  * The pod-template-hash of `template` (without the hash label) and the Deployment's collisionCount.

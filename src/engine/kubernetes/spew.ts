@@ -19,14 +19,57 @@ import schema from './podtemplate-types.json' with { type: 'json' };
 
 type GoField = readonly [goName: string, jsonName: string | null, type: string];
 type GoType =
-  | { kind: 'struct'; json?: 'quantity' | 'intOrString' | 'time' | 'fieldsV1'; fields: GoField[] }
+  | { kind: 'struct'; json?: SpecialJson; fields: GoField[] }
   | { kind: 'ptr' | 'slice'; elem: string }
   | { kind: 'map'; key: string; elem: string }
   | { kind: 'string' | 'bool' }
   | { kind: 'int' | 'uint'; bits: number };
+type SpecialJson = 'quantity' | 'intOrString' | 'time' | 'fieldsV1';
+
+/** A Go type ready to print: its parts resolved, its labels written once. */
+interface Node {
+  kind: GoType['kind'];
+  name: string;
+  /** `(name)`, printed before a typed value. */
+  typeLabel: string;
+  json?: SpecialJson;
+  elem?: Node;
+  fields?: Field[];
+  /** What an unset value prints, typed and untyped; filled on first use. */
+  unset: [string | undefined, string | undefined];
+}
+
+interface Field {
+  goName: string;
+  jsonName: string | null;
+  /** `Name:`, with the space before it from the second field on. */
+  label: string;
+  node: Node;
+}
 
 const TYPES = schema.types as unknown as Record<string, GoType>;
-const ROOT = schema.root;
+const NODES = new Map<string, Node>();
+
+function node(name: string): Node {
+  let n = NODES.get(name);
+  if (n) return n;
+  const t = TYPES[name];
+  if (!t) throw new Error(`podtemplate-types.json has no Go type ${name}`);
+  n = { kind: t.kind, name, typeLabel: `(${name})`, unset: [undefined, undefined] };
+  NODES.set(name, n);
+  if (t.kind === 'struct') {
+    n.json = t.json;
+    n.fields = t.fields.map(([goName, jsonName, type], i) => ({
+      goName,
+      jsonName,
+      label: `${i > 0 ? ' ' : ''}${goName}:`,
+      node: node(type),
+    }));
+  } else if (t.kind === 'ptr' || t.kind === 'slice' || t.kind === 'map') n.elem = node(t.elem);
+  return n;
+}
+
+const ROOT = node(schema.root);
 
 /** A template field that cannot be what its Go type says: names the field and shows the value. */
 export class TemplateValueError extends Error {
@@ -57,31 +100,45 @@ function absent(v: unknown): boolean {
 class Printer {
   out = '';
 
-  value(typeName: string, v: unknown, typed: boolean, byGoName: boolean): void {
-    const t = TYPES[typeName];
-    switch (t.kind) {
+  value(n: Node, v: unknown, typed: boolean, byGoName: boolean): void {
+    if (v === undefined || v === null) {
+      // Most of a template's fields are unset: what each type prints unset is worked out once.
+      const i = typed ? 0 : 1;
+      let text = n.unset[i];
+      if (text === undefined) {
+        const p = new Printer();
+        p.print(n, undefined, typed, byGoName);
+        text = n.unset[i] = p.out;
+      }
+      this.out += text;
+      return;
+    }
+    this.print(n, v, typed, byGoName);
+  }
+
+  print(n: Node, v: unknown, typed: boolean, byGoName: boolean): void {
+    switch (n.kind) {
       case 'ptr':
         if (absent(v)) {
-          this.out += typed ? `(${typeName})<nil>` : '<nil>';
+          this.out += typed ? `${n.typeLabel}<nil>` : '<nil>';
           return;
         }
-        this.out += typed ? `(${typeName})` : '<*>';
-        this.value(t.elem, v, false, byGoName);
+        this.out += typed ? n.typeLabel : '<*>';
+        this.value(n.elem!, v, false, byGoName);
         return;
       case 'struct':
-        if (typed) this.out += `(${typeName})`;
-        if (t.json && !byGoName) {
-          this.struct(t, goForm(t.json, v), true);
+        if (typed) this.out += n.typeLabel;
+        if (n.json && !byGoName) {
+          this.struct(n.fields!, goForm(n.json, v), true);
           return;
         }
         if (!absent(v) && (typeof v !== 'object' || Array.isArray(v)))
-          throw new TemplateValueError(`want an object (Go ${typeName}), got ${show(v)}`);
-        this.struct(t, (v ?? {}) as Record<string, unknown>, byGoName);
+          throw new TemplateValueError(`want an object (Go ${n.name}), got ${show(v)}`);
+        this.struct(n.fields!, (v ?? {}) as Record<string, unknown>, byGoName);
         return;
       case 'slice': {
-        if (typed) this.out += `(${typeName})`;
-        if (!absent(v) && !Array.isArray(v))
-          throw new TemplateValueError(`want a list (Go ${typeName}), got ${show(v)}`);
+        if (typed) this.out += n.typeLabel;
+        if (!absent(v) && !Array.isArray(v)) throw new TemplateValueError(`want a list (Go ${n.name}), got ${show(v)}`);
         const list = (v ?? []) as unknown[];
         if (list.length === 0 && (absent(v) || !byGoName)) {
           this.out += '<nil>';
@@ -91,7 +148,7 @@ class Printer {
         for (let i = 0; i < list.length; i++) {
           if (i > 0) this.out += ' ';
           try {
-            this.value(t.elem, list[i], false, byGoName);
+            this.value(n.elem!, list[i], false, byGoName);
           } catch (e) {
             throw e instanceof TemplateValueError ? e.within(String(i)) : e;
           }
@@ -100,9 +157,9 @@ class Printer {
         return;
       }
       case 'map': {
-        if (typed) this.out += `(${typeName})`;
+        if (typed) this.out += n.typeLabel;
         if (!absent(v) && (typeof v !== 'object' || Array.isArray(v)))
-          throw new TemplateValueError(`want an object (Go ${typeName}), got ${show(v)}`);
+          throw new TemplateValueError(`want an object (Go ${n.name}), got ${show(v)}`);
         const m = (v ?? {}) as Record<string, unknown>;
         // go-spew sorts the keys (SortKeys) as Go compares strings.
         const keys = Object.keys(m)
@@ -117,7 +174,7 @@ class Printer {
           if (i > 0) this.out += ' ';
           this.out += `${keys[i]}:`;
           try {
-            this.value(t.elem, m[keys[i]], false, byGoName);
+            this.value(n.elem!, m[keys[i]], false, byGoName);
           } catch (e) {
             throw e instanceof TemplateValueError ? e.within(keys[i]) : e;
           }
@@ -126,47 +183,45 @@ class Printer {
         return;
       }
       case 'string':
-        if (typed) this.out += `(${typeName})`;
+        if (typed) this.out += n.typeLabel;
         if (absent(v)) return;
-        if (typeof v !== 'string') throw new TemplateValueError(`want a string (Go ${typeName}), got ${show(v)}`);
+        if (typeof v !== 'string') throw new TemplateValueError(`want a string (Go ${n.name}), got ${show(v)}`);
         this.out += v;
         return;
       case 'bool':
-        if (typed) this.out += `(${typeName})`;
+        if (typed) this.out += n.typeLabel;
         if (!absent(v) && typeof v !== 'boolean')
-          throw new TemplateValueError(`want true or false (Go ${typeName}), got ${show(v)}`);
+          throw new TemplateValueError(`want true or false (Go ${n.name}), got ${show(v)}`);
         this.out += v === true ? 'true' : 'false';
         return;
       case 'int':
       case 'uint':
-        if (typed) this.out += `(${typeName})`;
+        if (typed) this.out += n.typeLabel;
         if (absent(v)) {
           this.out += '0';
           return;
         }
         if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) {
-          if (t.kind === 'uint' && v < 0)
-            throw new TemplateValueError(`want an unsigned integer (Go ${typeName}), got ${show(v)}`);
+          if (n.kind === 'uint' && v < 0)
+            throw new TemplateValueError(`want an unsigned integer (Go ${n.name}), got ${show(v)}`);
           this.out += String(v);
           return;
         }
-        throw new TemplateValueError(`want an integer (Go ${typeName}), got ${show(v)}`);
+        throw new TemplateValueError(`want an integer (Go ${n.name}), got ${show(v)}`);
     }
   }
 
-  struct(t: { fields: GoField[] }, o: Record<string, unknown>, byGoName: boolean): void {
+  struct(fields: Field[], o: Record<string, unknown>, byGoName: boolean): void {
     this.out += '{';
-    const fields = t.fields;
     for (let i = 0; i < fields.length; i++) {
-      const [goName, jsonName, type] = fields[i];
-      if (i > 0) this.out += ' ';
-      this.out += `${goName}:`;
+      const f = fields[i];
+      this.out += f.label;
       // An embedded struct without a JSON name of its own reads its fields from the same object.
-      const v = byGoName ? o[goName] : jsonName === null ? o : o[jsonName];
+      const v = byGoName ? o[f.goName] : f.jsonName === null ? o : o[f.jsonName];
       try {
-        this.value(type, v, true, byGoName);
+        this.value(f.node, v, true, byGoName);
       } catch (e) {
-        throw e instanceof TemplateValueError ? e.within(jsonName ?? goName) : e;
+        throw e instanceof TemplateValueError ? e.within(f.jsonName ?? f.goName) : e;
       }
     }
     this.out += '}';
