@@ -30,9 +30,11 @@ const BINARY_BY_EXPONENT = new Map(Object.entries(BINARY_SUFFIX).map(([s, e]) =>
 
 /** Why a text is not a quantity, in the words of the API server's errors, with the text. */
 export class QuantityError extends Error {
+  readonly reason: string;
   constructor(text: string, why: string) {
     super(`quantity ${JSON.stringify(text)}: ${why}`);
     this.name = 'QuantityError';
+    this.reason = why;
   }
 }
 

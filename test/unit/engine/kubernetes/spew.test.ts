@@ -78,7 +78,7 @@ describe('engine/spew: a pod template as go-spew prints it', () => {
     [
       'a quantity that is not one',
       container({ resources: { limits: { cpu: 'lots' } } }),
-      'template.spec.containers.0.resources.limits.cpu: quantity "lots"',
+      'template.spec.containers[0].resources.limits[cpu]: quantities must match the regular expression',
     ],
     [
       'a string where a number goes',
@@ -88,17 +88,22 @@ describe('engine/spew: a pod template as go-spew prints it', () => {
     [
       'a number where a string goes',
       container({ image: 3 }),
-      'template.spec.containers.0.image: want a string (Go string), got 3',
+      'template.spec.containers[0].image: want a string (Go string), got 3',
     ],
     [
       'an object where a list goes',
       container({ args: { a: 1 } }),
-      'template.spec.containers.0.args: want a list (Go []string), got {"a":1}',
+      'template.spec.containers[0].args: want a list (Go []string), got {"a":1}',
     ],
     [
-      'a fraction for a port',
+      'a fraction for a port, inside an inlined struct (the probe handler)',
       container({ readinessProbe: { tcpSocket: { port: 1.5 } } }),
-      'port: want an integer or a string, got 1.5',
+      'template.spec.containers[0].readinessProbe.tcpSocket.port: want an integer or a string, got 1.5',
+    ],
+    [
+      'a number for a volume source, inlined in the volume',
+      { spec: { volumes: [{ name: 'v', emptyDir: 1 }] } },
+      'template.spec.volumes[0].emptyDir: want an object (Go v1.EmptyDirVolumeSource), got 1',
     ],
   ];
   for (const [what, template, message] of bad)
