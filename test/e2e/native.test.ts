@@ -9,6 +9,7 @@
 //   pacer.dev/minimum-health-capacity scales exactly as its pacer.dev twin.
 
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runController } from '../../src/cli/controller.ts';
 import type { RunningController } from '../../src/cli/controller.ts';
@@ -160,6 +161,16 @@ if (BEDS.includes('real'))
         'jsonpath={.items[0].metadata.ownerReferences[0].apiVersion}',
       );
       expect(owner).to.equal('apps/v1');
+      // Named as kube-controller-manager names it for the same command (recorded on this bed with its
+      // own Deployment controller: test/fixtures/podtemplate-hash/kube-controller-manager.json).
+      const upstream = (
+        JSON.parse(
+          readFileSync(join(ROOT, 'test', 'fixtures', 'podtemplate-hash', 'kube-controller-manager.json'), 'utf8'),
+        ) as Array<{ name: string; hash: string }>
+      ).find((r) => r.name.startsWith('kubectl create deployment web --image=nginx:1,'));
+      expect(await ok('get', 'rs', '-l', 'app=web', '-o', 'jsonpath={.items[0].metadata.name}')).to.equal(
+        `web-${upstream?.hash}`,
+      );
       expect(
         await ok('get', 'deployment', 'web', '-o', 'jsonpath={.status.conditions[?(@.type=="Progressing")].reason}'),
       ).to.equal('NewReplicaSetAvailable');
