@@ -41,7 +41,8 @@ import { calculateStatus, statusEqual } from './kubernetes/status.ts';
 import { cleanupDeployment, current, currentAll } from './kubernetes/steps.ts';
 import { DEFAULT_STRATEGY, strategyNamed, strategyOf } from './strategies/index.ts';
 import { equalIgnoreHash } from './kubernetes/template.ts';
-import { POD_TEMPLATE_HASH_LABEL } from './kubernetes/hash.ts';
+import { POD_TEMPLATE_HASH_LABEL, templateHashOf } from './kubernetes/hash.ts';
+import { TemplateValueError } from './kubernetes/spew.ts';
 import { findNewReplicaSet } from './kubernetes/replicasets.ts';
 import { abortRollout, analysisVerdict, nextStableRS } from './analysis/rollout.ts';
 import type { AnalysisVerdict } from './analysis/rollout.ts';
@@ -134,6 +135,8 @@ function decidePass(snapshot: Snapshot, options: DecideOptions): Decision {
   if (native.d !== snapshot.deployment || native.errors.length > 0)
     errors = [...native.errors, ...onAnnotations(errors)];
   if (errors.length > 0) return invalidSpecDecision(snapshot, d, errors);
+  const unhashable = templateHashError(d);
+  if (unhashable) return invalidSpecDecision(snapshot, d, [unhashable]);
 
   if (isEmptySelector(d.spec.selector)) {
     const pass = startPass(d, [], snapshot.replicaSets, snapshot.pods, snapshot.now, limitsOf(d));
@@ -389,6 +392,22 @@ function simpleDecision(
     events,
     objects: { deployment: { ...stored, status: final }, replicaSets: owned },
   };
+}
+
+/**
+ * A template whose pod-template-hash cannot be computed because a value is not what its Go type
+ * says (a string for a number, a quantity that is not one): the API server refuses such an apps/v1
+ * template; one in a pacer.dev Deployment is reported as an invalid spec, naming the field.
+ * The hash is remembered (templateHashOf), so the pass that follows does not compute it again.
+ */
+function templateHashError(d: Deployment): FieldError | undefined {
+  try {
+    templateHashOf(d.spec.template, d.status?.collisionCount);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof TemplateValueError)) throw e;
+    return { field: `spec.${e.field}`, type: 'Invalid', value: e.value, detail: e.want };
+  }
 }
 
 /** An invalid spec: only the InvalidSpec condition and observedGeneration change. */

@@ -1,8 +1,10 @@
-// The pod-template-hash: FNV-1a 32-bit over a canonical dump of the Deployment's pod template
-// (stable under key order), plus the collision count, printed through a vowel-free alphabet so a
-// hash never spells a word. Upstream dumps Go structs with go-spew; any stable dump behaves alike.
+// The pod-template-hash, as kube-controller-manager computes it (controller.ComputeHash): FNV-1a
+// 32-bit over go-spew's dump of the Deployment's pod template (spew.ts), then the collision count,
+// the sum printed in decimal through a vowel-free alphabet so a hash never spells a word. Equal to
+// upstream's for the same template (test/unit/engine/kubernetes/hash-upstream.test.ts).
 
 import type { PodTemplateSpec } from '../../api/types.ts';
+import { spewPodTemplate } from './spew.ts';
 
 export const POD_TEMPLATE_HASH_LABEL = 'pod-template-hash';
 
@@ -19,18 +21,7 @@ export function fnv1a32(bytes: Uint8Array, h = FNV_OFFSET): number {
   return h >>> 0;
 }
 
-/** JSON with object keys sorted at every level; undefined members are left out. */
-export function canonicalJson(v: unknown): string {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
-  const o = v as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const k of Object.keys(o).sort()) {
-    if (o[k] === undefined) continue;
-    parts.push(`${JSON.stringify(k)}:${canonicalJson(o[k])}`);
-  }
-  return `{${parts.join(',')}}`;
-}
+const encoder = new TextEncoder();
 
 /** Maps each character through the safe alphabet (index = char code mod 27). */
 export function safeEncodeString(s: string): string {
@@ -39,11 +30,12 @@ export function safeEncodeString(s: string): string {
   return out;
 }
 
-const encoder = new TextEncoder();
-
-/** The pod-template-hash of `template` (without the hash label) and the Deployment's collisionCount. */
+/**
+ * The pod-template-hash of `template` (without the hash label) and the Deployment's collisionCount.
+ * Throws a TemplateValueError naming the field when a value cannot be what its Go type says.
+ */
 export function computeHash(template: PodTemplateSpec | undefined, collisionCount?: number): string {
-  let h = fnv1a32(encoder.encode(canonicalJson(template ?? {})));
+  let h = fnv1a32(encoder.encode(spewPodTemplate(template ?? {})));
   if (collisionCount !== undefined && collisionCount !== null) {
     const extra = new Uint8Array(8);
     new DataView(extra.buffer).setUint32(0, collisionCount >>> 0, true);

@@ -273,6 +273,18 @@ describe('engine/sync decide()', () => {
       const good = decide(snapshot(bad.objects.deployment, []));
       expect(good.status.conditions!.some((c) => c.type === 'InvalidSpec')).to.equal(false);
     });
+    it('a template value the pod-template-hash cannot read (a quantity that is not one): InvalidSpec naming the field, nothing created', () => {
+      const dep = deployment({ replicas: 3 });
+      (dep.spec.template!.spec!.containers as Array<Record<string, unknown>>)[0].resources = {
+        limits: { cpu: 'lots' },
+      };
+      const d = decide(snapshot(dep, []));
+      expect(d.actions.map((a) => a.verb)).to.deep.equal(['updateStatus']);
+      const cond = d.status.conditions!.find((c) => c.type === 'InvalidSpec');
+      expect(cond?.message).to.match(
+        /^spec\.template\.spec\.containers\[0\]\.resources\.limits\[cpu\]: Invalid value: "lots": quantities must match the regular expression/,
+      );
+    });
   });
 
   it('an empty selector: Warning SelectingAll and nothing else', () => {

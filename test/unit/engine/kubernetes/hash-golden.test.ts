@@ -1,16 +1,18 @@
 // Golden pod-template-hash values. DO NOT UPDATE THESE LITERALS TO MAKE THE TEST PASS.
 //
-// The pod-template-hash is how the controller recognises the ReplicaSet of a Deployment's current
-// template: it looks for `<deployment>-<hash>` and for the label pod-template-hash=<hash>. If an
-// upgrade of Pacer computed a different hash for an unchanged template (another field order in the
-// canonical dump, another hash function, another alphabet, collisionCount mixed in differently, a
-// default applied before hashing...), every existing Deployment would stop finding its ReplicaSet,
-// create a new one and roll out all of its pods: a fleet-wide rollout caused by the upgrade alone.
+// The pod-template-hash names a Deployment's ReplicaSets (`<deployment>-<hash>`) and labels them.
+// Pacer computes it exactly as kube-controller-manager does (src/engine/kubernetes/spew.ts), so
+// that a native Deployment's ReplicaSets are named as upstream's controller names them. The values
+// below are upstream's: printed by `go run ./cmd/podtemplate-hash` in hack/gotypes (the ten lines
+// of ComputeHash over go-spew), for the templates written out here. If this test fails, the change
+// to src/engine/kubernetes/hash.ts, spew.ts or goquantity.ts (or to what is fed into them) is the
+// bug, not the test. The templates are written out in full, not taken from shared fixtures, so
+// that editing a fixture cannot move them.
 //
-// The values below were computed once with the hashing as released and written down as literals.
-// If this test fails, the change to src/engine/kubernetes/hash.ts (or to what is fed into it) is the bug, not
-// the test. The templates are written out here in full, not taken from shared fixtures, so that
-// editing a fixture cannot move them either.
+// The hash did change once, on purpose: before, Pacer hashed canonical JSON. An upgrade across
+// that change does not roll anything out, because a Deployment's current ReplicaSet is found by
+// template equality as well as by hash (replicasets.ts, findNewReplicaSet); the last test here
+// keeps that so.
 
 import { expect } from 'chai';
 import type { Deployment, PodTemplateSpec } from '../../../../src/api/types.ts';
@@ -66,16 +68,16 @@ interface Golden {
 }
 
 const GOLDEN: Golden[] = [
-  { name: 'minimal', deployment: 'web', template: MINIMAL, hash: '6c8d7489d5' },
-  { name: 'minimal, collisionCount 0', deployment: 'web', template: MINIMAL, collisionCount: 0, hash: '5b956567df' },
-  { name: 'minimal, collisionCount 1', deployment: 'web', template: MINIMAL, collisionCount: 1, hash: 'd898ff9b' },
-  { name: 'several containers, env and ports', deployment: 'shop-api', template: RICH, hash: '846db4cd98' },
+  { name: 'minimal', deployment: 'web', template: MINIMAL, hash: '5547cb94' },
+  { name: 'minimal, collisionCount 0', deployment: 'web', template: MINIMAL, collisionCount: 0, hash: '75698bb574' },
+  { name: 'minimal, collisionCount 1', deployment: 'web', template: MINIMAL, collisionCount: 1, hash: '7fc5b56bc' },
+  { name: 'several containers, env and ports', deployment: 'shop-api', template: RICH, hash: '5fd9bf9df8' },
   {
     name: 'several containers, collisionCount 2',
     deployment: 'shop-api',
     template: RICH,
     collisionCount: 2,
-    hash: '6d4cd96cd4',
+    hash: '5df5b9578d',
   },
 ];
 
@@ -99,7 +101,7 @@ function deploymentOf(g: Golden): Deployment {
   };
 }
 
-describe('engine/hash golden values (must never change: a new hash rolls out every Deployment on upgrade)', () => {
+describe("engine/hash golden values (kube-controller-manager's; must never change)", () => {
   for (const g of GOLDEN) {
     describe(g.name, () => {
       it(`hashes to ${g.hash}`, () => {
@@ -135,6 +137,21 @@ describe('engine/hash golden values (must never change: a new hash rolls out eve
       },
       metadata: { annotations: RICH.metadata!.annotations, labels: { tier: 'backend', app: 'shop' } },
     } as PodTemplateSpec;
-    expect(computeHash(reordered)).to.equal('846db4cd98');
+    expect(computeHash(reordered)).to.equal('5fd9bf9df8');
+  });
+
+  it("finds a ReplicaSet named by the hash Pacer used before upstream's, and creates none (an upgrade rolls nothing out)", () => {
+    // What Pacer's canonical-JSON hash named the minimal template's ReplicaSet before.
+    const before = '6c8d7489d5';
+    const g = GOLDEN[0];
+    const d = deploymentOf(g);
+    const rs = buildNewReplicaSet(d, before, NOW - 3000_000);
+    rs.spec.replicas = 2;
+    rs.metadata.annotations = { 'deployment.kubernetes.io/revision': '1' };
+    rs.status = { replicas: 2, readyReplicas: 2, availableReplicas: 2, fullyLabeledReplicas: 2, observedGeneration: 1 };
+    expect(templateHash(d, undefined)).to.not.equal(before);
+    const decision = decide({ deployment: d, replicaSets: [rs], pods: [], now: NOW });
+    expect(decision.actions.filter((a) => a.verb === 'create' || a.verb === 'delete')).to.deep.equal([]);
+    expect(decision.status?.updatedReplicas).to.equal(2);
   });
 });
