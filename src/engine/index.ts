@@ -7,7 +7,7 @@
 export { decide, onCreateConflict, onCreateError } from './decide.ts';
 export type { Action, Decision, EventRecord, Snapshot } from './types.ts';
 export { buildSnapshot } from './snapshot.ts';
-export { annotationsInUpstreamKeys, inPacerKeys } from './native.ts';
+export { annotationsInUpstreamKeys, inPacerKeys, statusFromAnnotations } from './native.ts';
 export { withAnnotations } from './kubernetes/annotations.ts';
 export type { SnapshotSource } from './snapshot.ts';
 

@@ -36,7 +36,7 @@ const STATUS_KEYS: ReadonlyArray<readonly ['stableRS' | 'abortedRS', string]> = 
 ];
 
 /** The Deployment with the status fields its annotations keep put back in its status. */
-function statusFromAnnotations(d: Deployment): Deployment {
+export function statusFromAnnotations(d: Deployment): Deployment {
   const a = d.metadata.annotations;
   if (!a || !STATUS_KEYS.some(([, key]) => key in a)) return d;
   const status: DeploymentStatus = { ...d.status };

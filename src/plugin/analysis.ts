@@ -25,7 +25,9 @@ import {
 } from '../engine/index.ts';
 import { ANALYSIS_RUNS } from '../kube/client.ts';
 import { KubeError, isStalePatch } from '../kube/errors.ts';
-import { OBJECT_PREFIX, PluginError, RESOURCE, crdMissing } from './errors.ts';
+import { PluginError, crdMissing } from './errors.ts';
+import { PACER_KIND, deploymentAsEngineReads, kindOf } from './target.ts';
+import type { DeploymentKind } from './target.ts';
 import { age, tabwrite } from './format.ts';
 import { ownedReplicaSets } from './history.ts';
 import type { Session } from './options.ts';
@@ -80,15 +82,18 @@ export async function runsOf(s: Session, d: Deployment): Promise<AnalysisRun[]> 
 // ---------------------------------------------------------------------------------------------
 // rollout retry | abort
 
-const quoted = (name: string) => `${RESOURCE} "${name}"`;
+const quoted = (name: string, k: DeploymentKind = PACER_KIND) => `${k.resource} "${name}"`;
 
 export const ANALYSIS_MESSAGES = {
-  retried: (name: string, run: string) => `${OBJECT_PREFIX}${name} retried (analysis run ${run})`,
-  aborted: (name: string) => `${OBJECT_PREFIX}${name} aborted`,
-  noAnalysis: (name: string, verb: 'retry' | 'abort') =>
-    verb === 'retry'
-      ? `${quoted(name)} has no analysis (spec.analysis): nothing to retry`
-      : `${quoted(name)} has no analysis (spec.analysis): nothing to abort (kubectl pacer rollout undo changes the spec instead)`,
+  retried: (name: string, run: string, k: DeploymentKind = PACER_KIND) =>
+    `${k.prefix}${name} retried (analysis run ${run})`,
+  aborted: (name: string, k: DeploymentKind = PACER_KIND) => `${k.prefix}${name} aborted`,
+  noAnalysis: (name: string, verb: 'retry' | 'abort', k: DeploymentKind = PACER_KIND) => {
+    const field = k.native ? 'annotation pacer.dev/analysis' : 'spec.analysis';
+    return verb === 'retry'
+      ? `${quoted(name, k)} has no analysis (${field}): nothing to retry`
+      : `${quoted(name, k)} has no analysis (${field}): nothing to abort (kubectl pacer rollout undo changes the spec instead)`;
+  },
   noTemplates: (name: string) =>
     `${quoted(name)} runs no analysis templates (spec.analysis.templates is empty): nothing to retry`,
   noRevision: (name: string, verb: 'retry' | 'abort') =>
@@ -100,9 +105,9 @@ export const ANALYSIS_MESSAGES = {
   notEnded: (run: string, phase: AnalysisPhase) =>
     `analysis run ${run} is still ${phase}: nothing to retry (only a run that ended Failed, Error or Inconclusive)`,
   successful: (run: string) => `analysis run ${run} was Successful: nothing to retry`,
-  noStable: (name: string) =>
-    `${quoted(name)} has no stable revision to go back to (status.stableRS is unset or is the new revision): kubectl pacer rollout undo changes the spec instead`,
-  alreadyAborted: (name: string) => `${quoted(name)} is already aborted`,
+  noStable: (name: string, k: DeploymentKind = PACER_KIND) =>
+    `${quoted(name, k)} has no stable revision to go back to (${k.native ? 'annotation pacer.dev/stable-rs' : 'status.stableRS'} is unset or is the new revision): kubectl pacer rollout undo changes the spec instead`,
+  alreadyAborted: (name: string, k: DeploymentKind = PACER_KIND) => `${quoted(name, k)} is already aborted`,
   stableGone: (hash: string) =>
     `Warning: the stable revision's ReplicaSet (pod-template-hash ${hash}) is gone: the rollout will be paused instead of going back`,
 } as const;
@@ -115,7 +120,7 @@ export function retryPatch(
 ): { patch: unknown; run: string } {
   const name = d.metadata.name ?? '';
   const a = d.spec.analysis;
-  if (!a) throw new PluginError(ANALYSIS_MESSAGES.noAnalysis(name, 'retry'));
+  if (!a) throw new PluginError(ANALYSIS_MESSAGES.noAnalysis(name, 'retry', kindOf(d)));
   if ((a.templates ?? []).length === 0 && !a.canarySteps) throw new PluginError(ANALYSIS_MESSAGES.noTemplates(name));
   const revision = newRevision(d, rss);
   if (!revision) throw new PluginError(ANALYSIS_MESSAGES.noRevision(name, 'retry'));
@@ -152,13 +157,14 @@ export function retryPatch(
 /** The merge patch that aborts the new revision (back to status.stableRS), a warning if any; or why not. Pure. */
 export function abortPatch(d: Deployment, rss: readonly ReplicaSet[]): { patch: unknown; warning?: string } {
   const name = d.metadata.name ?? '';
-  if (!d.spec.analysis) throw new PluginError(ANALYSIS_MESSAGES.noAnalysis(name, 'abort'));
+  const k = kindOf(d);
+  if (!d.spec.analysis) throw new PluginError(ANALYSIS_MESSAGES.noAnalysis(name, 'abort', k));
   const revision = newRevision(d, rss);
   if (!revision) throw new PluginError(ANALYSIS_MESSAGES.noRevision(name, 'abort'));
   const stable = d.status?.stableRS;
-  if (stable === undefined || stable === revision.hash) throw new PluginError(ANALYSIS_MESSAGES.noStable(name));
+  if (stable === undefined || stable === revision.hash) throw new PluginError(ANALYSIS_MESSAGES.noStable(name, k));
   if (d.metadata.annotations?.[ABORT_ANNOTATION] === revision.hash)
-    throw new PluginError(ANALYSIS_MESSAGES.alreadyAborted(name));
+    throw new PluginError(ANALYSIS_MESSAGES.alreadyAborted(name, k));
   const gone = !rss.some((rs) => rs.metadata.labels?.[POD_TEMPLATE_HASH] === stable);
   return {
     patch: {
@@ -180,7 +186,8 @@ export async function patchDecided<R extends { patch: unknown }>(
   decide: (d: Deployment) => Promise<R>,
 ): Promise<R> {
   for (let attempt = 1; ; attempt++) {
-    const decided = await decide(await s.client.getDeployment(s.namespace, name));
+    // An apps/v1 Deployment (native mode) as the engine reads it: its analysis and stable revision are annotations.
+    const decided = await decide(deploymentAsEngineReads(await s.client.getDeployment(s.namespace, name), s.kind));
     try {
       await s.client.patchDeployment(s.namespace, name, decided.patch);
       return decided;
@@ -197,7 +204,7 @@ export async function runRolloutRetry(s: Session, name: string): Promise<number>
     if (!d.spec.analysis) return retryPatch(d, [], []);
     return retryPatch(d, await ownedReplicaSets(s, d), await runsOf(s, d));
   });
-  s.io.stdout.write(`${ANALYSIS_MESSAGES.retried(name, done.run)}\n`);
+  s.io.stdout.write(`${ANALYSIS_MESSAGES.retried(name, done.run, s.kind)}\n`);
   return 0;
 }
 
@@ -206,7 +213,7 @@ export async function runRolloutAbort(s: Session, name: string): Promise<number>
     abortPatch(d, d.spec.analysis ? await ownedReplicaSets(s, d) : []),
   );
   if (done.warning) s.io.stderr.write(`${done.warning}\n`);
-  s.io.stdout.write(`${ANALYSIS_MESSAGES.aborted(name)}\n`);
+  s.io.stdout.write(`${ANALYSIS_MESSAGES.aborted(name, s.kind)}\n`);
   return 0;
 }
 

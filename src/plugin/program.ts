@@ -238,8 +238,8 @@ export function pluginProgram(ctx: ProgramContext): Command {
         .description(
           'Retry the analysis of the new revision: its run ended Failed, Error or Inconclusive; the next attempt starts (annotation pacer.dev/analysis-retry)',
         )
-        .argument('<name>', 'the Deployment'),
-    ).action((name: string, o: CommonOptions) => run(name, o, (s) => runRolloutRetry(s, name))),
+        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)'),
+    ).action((name: string, o: CommonOptions) => runOn(name, o, (s, name) => runRolloutRetry(s, name))),
   );
 
   rollout.addCommand(
@@ -248,8 +248,8 @@ export function pluginProgram(ctx: ProgramContext): Command {
         .description(
           'Go back to the stable revision (status.stableRS) as a failed analysis would, the spec unchanged (annotation pacer.dev/abort)',
         )
-        .argument('<name>', 'the Deployment'),
-    ).action((name: string, o: CommonOptions) => run(name, o, (s) => runRolloutAbort(s, name))),
+        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)'),
+    ).action((name: string, o: CommonOptions) => runOn(name, o, (s, name) => runRolloutAbort(s, name))),
   );
 
   program.addCommand(

@@ -12,7 +12,7 @@ import { controllerOf } from '../api/owners.ts';
 import { withNativeAdditions } from '../api/native.ts';
 import { APPS_DEPLOYMENTS, DEPLOYMENTS } from '../kube/client.ts';
 import type { ResourceType } from '../kube/client.ts';
-import { inPacerKeys } from '../engine/index.ts';
+import { inPacerKeys, statusFromAnnotations } from '../engine/index.ts';
 import { PluginError } from './errors.ts';
 
 export interface DeploymentKind {
@@ -85,10 +85,11 @@ export function replicaSetInPacerKeys(rs: ReplicaSet): ReplicaSet {
 
 /**
  * The Deployment as the engine reads it: an apps/v1 one in Pacer's keys, its annotations' additions
- * in its spec (so its strategy and plan show as they roll). `kind` stamps the apiVersion a list's
- * items come without.
+ * in its spec (so its strategy and plan show as they roll) and the analysis' bookkeeping
+ * annotations in its status (pacer.dev/stable-rs as status.stableRS). `kind` stamps the apiVersion
+ * a list's items come without.
  */
 export function deploymentAsEngineReads(d: Deployment, kind: DeploymentKind = kindOf(d)): Deployment {
   if (!kind.native) return d;
-  return withNativeAdditions(inPacerKeys({ ...d, apiVersion: 'apps/v1' })).d;
+  return withNativeAdditions(statusFromAnnotations(inPacerKeys({ ...d, apiVersion: 'apps/v1' }))).d;
 }

@@ -19,6 +19,7 @@ import {
   runsTable,
 } from '../../../src/plugin/analysis.ts';
 import { describeError } from '../../../src/plugin/errors.ts';
+import { deploymentAsEngineReads } from '../../../src/plugin/target.ts';
 import { renderTree } from '../../../src/plugin/get.ts';
 import type { Session } from '../../../src/plugin/options.ts';
 import { T0, deployment, pod, replicaSet } from './fixtures.ts';
@@ -207,6 +208,25 @@ describe('plugin/analysis: rollout abort', () => {
   ];
   for (const [name, d, message] of refusals)
     it(`${name}: "${message}"`, () => expect(() => abortPatch(d, revisions(d))).to.throw(message));
+
+  it('an apps/v1 Deployment (native mode): its analysis and stable revision are annotations, read as the engine reads them', () => {
+    const apps = (annotations: Record<string, string>): Deployment => {
+      const d = analysed({ annotations });
+      d.apiVersion = 'apps/v1';
+      delete d.spec.analysis;
+      return deploymentAsEngineReads(d);
+    };
+    const d = apps({ 'pacer.dev/analysis': 'templates: [{templateName: error-rate}]', 'pacer.dev/stable-rs': 'aaa' });
+    expect(abortPatch(d, revisions(d))).to.deep.equal({ patch: abortOf });
+    const none = apps({ 'pacer.dev/stable-rs': 'aaa' });
+    expect(() => abortPatch(none, revisions(none))).to.throw(
+      'deployments.apps "web" has no analysis (annotation pacer.dev/analysis): nothing to abort',
+    );
+    const unstable = apps({ 'pacer.dev/analysis': 'templates: [{templateName: error-rate}]' });
+    expect(() => abortPatch(unstable, revisions(unstable))).to.throw(
+      'deployments.apps "web" has no stable revision to go back to (annotation pacer.dev/stable-rs is unset',
+    );
+  });
 
   it('an abort of an older revision does not count for the new one', () => {
     const d = analysed({ stableRS: 'aaa', annotations: { 'pacer.dev/abort': 'ccc' } });
