@@ -8,8 +8,9 @@
 //   native mode as beside kube-controller-manager's Deployment controller, ReplicaSet names (the
 //   pod-template-hash) included (ROLLOUT_TABLE);
 // * on a bed whose kube-controller-manager runs without it, Pacer is the Deployment controller,
-//   writing as upstream's does, and an apps/v1 Deployment with pacer.dev/minimum-health-capacity
-//   scales exactly as its pacer.dev twin.
+//   writing as upstream's does; an apps/v1 Deployment with pacer.dev/minimum-health-capacity
+//   scales exactly as its pacer.dev twin, and one with pacer.dev/dependencies waits for its
+//   dependency as its twin does.
 
 import { expect } from 'chai';
 import { writeFile } from 'node:fs/promises';
@@ -368,6 +369,80 @@ ${native ? '' : '  strategy: {type: MinimumHealth, minimumHealth: {minimumHealth
       expect(native).to.deep.equal(await scalings('mh-twin'));
       // Marathon's rule, not a rolling update's: the old version goes down to 2 (0.5 × 4) first.
       expect(native).to.include('nginx:1 down 4 to 2');
+    });
+    it('pacer.dev/dependencies: an apps/v1 app waits for its db as its pacer.dev twin does, and starts once db is available', async () => {
+      const manifest = (apiVersion: string, name: string, depends?: string) => {
+        const native = apiVersion === 'apps/v1';
+        const deps = depends === undefined ? '' : native ? `  annotations: {pacer.dev/dependencies: ${depends}}\n` : '';
+        return `apiVersion: ${apiVersion}
+kind: Deployment
+metadata:
+  name: ${name}
+  namespace: native
+${deps}spec:
+  replicas: 2
+  selector: {matchLabels: {app: ${name}}}
+${depends !== undefined && !native ? `  dependencies: [${depends}]\n` : ''}  template:
+    metadata: {labels: {app: ${name}}}
+    spec: {containers: [{name: app, image: "nginx:1"}]}
+`;
+      };
+      const apply = async (text: string) => {
+        const r = await bed.kubectl(['apply', '-f', '-'], text);
+        expect(r.code, r.stderr).to.equal(0);
+      };
+      const twins = [
+        { kind: 'deployment.apps', apiVersion: 'apps/v1', db: 'dep-db', app: 'dep-app' },
+        { kind: 'deployments.pacer.dev', apiVersion: 'pacer.dev/v1alpha1', db: 'twin-db', app: 'twin-app' },
+      ];
+      const ready = async (kind: string, name: string) =>
+        ok(
+          'get',
+          kind,
+          name,
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="DependenciesReady")].status}/{.status.conditions[?(@.type=="DependenciesReady")].reason}',
+        );
+      // The app alone: it waits, visibly, and makes no ReplicaSet.
+      for (const t of twins) await apply(manifest(t.apiVersion, t.app, t.db));
+      for (const t of twins)
+        await eventually(
+          `${t.app} waiting`,
+          async () => (await ready(t.kind, t.app)) === 'False/DependencyMissing',
+          30_000,
+        );
+      await new Promise((r) => setTimeout(r, 2000));
+      for (const t of twins) expect(await ok('get', 'rs', '-l', `app=${t.app}`, '-o', 'name')).to.equal('');
+      // Its db: once db is available, app rolls out.
+      for (const t of twins) await apply(manifest(t.apiVersion, t.db));
+      for (const t of twins)
+        await eventually(
+          `${t.app} rolled out`,
+          async () => (await ok('get', t.kind, t.app, '-o', 'jsonpath={.status.availableReplicas}')) === '2',
+          90_000,
+        );
+      for (const t of twins) {
+        expect(await ready(t.kind, t.app)).to.equal('True/DependenciesReady');
+        // app's first ReplicaSet came after db was available, to the second (the API server stamps a
+        // ReplicaSet in whole seconds; Pacer's own kind keeps its conditions' milliseconds).
+        const dbAvailable =
+          1000 *
+          Math.floor(
+            Date.parse(
+              await ok(
+                'get',
+                t.kind,
+                t.db,
+                '-o',
+                'jsonpath={.status.conditions[?(@.type=="Available")].lastTransitionTime}',
+              ),
+            ) / 1000,
+          );
+        const appRS = Date.parse(
+          await ok('get', 'rs', '-l', `app=${t.app}`, '-o', 'jsonpath={.items[0].metadata.creationTimestamp}'),
+        );
+        expect(appRS, `${t.app}'s ReplicaSet against ${t.db} available`).to.be.at.least(dbAvailable);
+      }
     });
     it('another controller writing a status after the start (as kube-controller-manager would): Pacer stands down, a Warning Event says why, nothing more is written', async () => {
       await ok('create', 'deployment', 'late', '--image=nginx:1', '--replicas=2');
