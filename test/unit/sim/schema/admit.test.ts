@@ -304,9 +304,7 @@ describe('sim/schema/admit', () => {
       ];
       const v = compileCRD(defaultCRD(crd)).versions[0]!;
       const r = admitCustomResource(v, widget({ size: 'small', replicas: 50 }), undefined, opts);
-      expect(r.causes.map(causeString)).to.deep.equal([
-        'spec: Invalid value: failed rule: self.replicas < 10',
-      ]);
+      expect(r.causes.map(causeString)).to.deep.equal(['spec: Invalid value: failed rule: self.replicas < 10']);
     });
     it('sees integers as CEL ints and numbers as doubles', () => {
       const crd = widgetCRD() as any;

@@ -66,7 +66,7 @@ describe('sim/schema: crds/plans.pacer.dev.yaml', () => {
       [
         'a reserved name',
         withSpec(() => undefined, 'deploy'),
-        'Invalid value: the names deploy, recovery and decommission are the service\'s own plans',
+        "Invalid value: the names deploy, recovery and decommission are the service's own plans",
       ],
       [
         'a canary plan strategy',
