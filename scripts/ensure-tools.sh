@@ -4,6 +4,8 @@
 #   hack/kube and cached per machine (hack/kube/build.sh); test/setup.ts puts them first on PATH;
 # * Kubernetes' own e2e test binary and ginkgo, from the Go module in hack/e2e, cached likewise
 #   (hack/e2e/build.sh; about 10 minutes the first time on 2 cores), for the upstream Deployment specs;
+# * Cluster API's core manager, its in-memory infrastructure provider for kwok and capi-bed, from the
+#   Go module in hack/capi, cached likewise (hack/capi/build.sh), for test/e2e/capi.test.ts;
 # * Debian's prometheus (promtool for the alert rules in manifests/monitoring/, and the server that
 #   scrapes Pacer on the real bed) and python3-kubernetes (the official Python client, driven
 #   against both beds), and openssl (a test certificate for the client's TLS connection test).
@@ -26,6 +28,10 @@ fi
 if [ "$what" = all ] && [ "$status" -eq 0 ]; then
   hack/e2e/build.sh >/dev/null || {
     echo "error: could not build Kubernetes' e2e test binary in hack/e2e" >&2
+    exit 1
+  }
+  hack/capi/build.sh >/dev/null || {
+    echo "error: could not build Cluster API's managers in hack/capi" >&2
     exit 1
   }
 fi

@@ -8,7 +8,7 @@ import type { AnalysisTemplateRef, LabelSelector, ObjectMeta } from './types.ts'
 import { validateNodeRollAnalysis } from './analysisvalidation.ts';
 import { parseGoDuration } from './duration.ts';
 import type { FieldError } from './fielderrors.ts';
-import { dns1123SubdomainErrors, validateSelector } from './validation.ts';
+import { dns1123LabelErrors, dns1123SubdomainErrors, validateSelector } from './validation.ts';
 import type { WindowsSpec } from './windows.ts';
 import { validateWindows } from './windows.ts';
 
@@ -35,7 +35,11 @@ export type NodeStep = (typeof NODE_ROLL_STEPS)[number];
 export interface NodeRollSpec extends WindowsSpec {
   /** The group's nodes. An empty selector would select every node: refused. */
   nodeSelector?: LabelSelector;
-  /** The node group (the provider's) that is scaled and that terminates nodes. */
+  /**
+   * The node group that is scaled and that terminates nodes: the simulated cluster's NodeGroup by
+   * its name (`workers`), or a Cluster API MachineDeployment or MachineSet as KIND/NAMESPACE/NAME
+   * (`MachineDeployment/capi/workers`), as kubectl names an object by TYPE/NAME. See parseNodeGroup.
+   */
   nodeGroup?: string;
   /** Replace: the number of new nodes, the size of the group when the roll is done. */
   desiredNodes?: number;
@@ -155,6 +159,37 @@ export function nodeRollDefaults(
   };
 }
 
+/** The Cluster API kinds a NodeRoll may roll through (docs/semantics/node-roll.md#cluster-api). */
+export const CLUSTER_API_NODE_GROUP_KINDS = ['MachineDeployment', 'MachineSet'] as const;
+export type ClusterAPINodeGroupKind = (typeof CLUSTER_API_NODE_GROUP_KINDS)[number];
+
+/** The group spec.nodeGroup names: the simulated cluster's NodeGroup, or a Cluster API object. */
+export type NodeGroupRef =
+  | { kind: 'NodeGroup'; name: string }
+  | { kind: ClusterAPINodeGroupKind; namespace: string; name: string };
+
+/**
+ * Reads spec.nodeGroup: a bare name is the simulated cluster's NodeGroup (cluster-scoped); KIND/NAMESPACE/NAME
+ * a Cluster API MachineDeployment or MachineSet (namespaced). What is wrong with it otherwise, each a
+ * sentence for a field error.
+ */
+export function parseNodeGroup(value: string): NodeGroupRef | { errors: string[] } {
+  const parts = value.split('/');
+  if (parts.length === 1) {
+    const errors = dns1123SubdomainErrors(value);
+    return errors.length > 0 ? { errors } : { kind: 'NodeGroup', name: value };
+  }
+  const form = `a Cluster API node group is KIND/NAMESPACE/NAME, KIND one of ${CLUSTER_API_NODE_GROUP_KINDS.join(', ')} (e.g. MachineDeployment/capi/workers)`;
+  if (parts.length !== 3) return { errors: [form] };
+  const [kind, namespace, name] = parts as [string, string, string];
+  const errors: string[] = [];
+  if (!(CLUSTER_API_NODE_GROUP_KINDS as readonly string[]).includes(kind))
+    errors.push(`unknown kind "${kind}": ${form}`);
+  for (const msg of dns1123LabelErrors(namespace)) errors.push(`namespace "${namespace}": ${msg}`);
+  for (const msg of dns1123SubdomainErrors(name)) errors.push(`name "${name}": ${msg}`);
+  return errors.length > 0 ? { errors } : { kind: kind as ClusterAPINodeGroupKind, namespace, name };
+}
+
 const isEmpty = (s: LabelSelector | undefined) =>
   !s || (Object.keys(s.matchLabels ?? {}).length === 0 && (s.matchExpressions ?? []).length === 0);
 
@@ -178,8 +213,10 @@ export function validateNodeRoll(roll: NodeRoll): FieldError[] {
       detail: 'the node group to scale and to terminate nodes through',
     });
   } else {
-    for (const msg of dns1123SubdomainErrors(spec.nodeGroup))
-      errs.push({ field: 'spec.nodeGroup', type: 'Invalid', value: spec.nodeGroup, detail: msg });
+    const parsed = parseNodeGroup(spec.nodeGroup);
+    if ('errors' in parsed)
+      for (const msg of parsed.errors)
+        errs.push({ field: 'spec.nodeGroup', type: 'Invalid', value: spec.nodeGroup, detail: msg });
   }
   const mode = spec.mode ?? 'Replace';
   if (!(NODE_ROLL_MODES as readonly string[]).includes(mode)) {

@@ -13,7 +13,7 @@ import { toKubeError } from '../kube/errors.ts';
 import { DeploymentController, loadEngine } from '../controllers/deployment/controller.ts';
 import { PlanController } from '../controllers/plan/controller.ts';
 import { NodeRollController } from '../controllers/noderoll/controller.ts';
-import { simNodeGroups } from '../controllers/noderoll/nodegroups.ts';
+import { clusterAPINodeGroups, nodeGroupProviders, simNodeGroups } from '../controllers/noderoll/nodegroups.ts';
 import { FreezeSwitch } from '../controllers/freeze/switch.ts';
 import { AnalysisRunController } from '../controllers/analysis/controller.ts';
 import { Manager } from '../manager/manager.ts';
@@ -400,11 +400,15 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     logger.warn(
       `${PLAN_PLURAL}.${GROUP} is not installed: custom plans are off until the controller is restarted after kubectl apply -f crds/`,
     );
-  // Node rolls reach their groups through the simulated cluster's NodeGroups (the one provider so
-  // far). A controller watching one namespace does not see every pod of a node: it would drain
+  // Node rolls reach their groups through the simulated cluster's NodeGroups or Cluster API's
+  // MachineDeployments and MachineSets, by the form of spec.nodeGroup. A controller watching one namespace does not see every pod of a node: it would drain
   // blind, so it rolls no nodes.
   if (served.noderolls && opts.namespace === undefined) {
-    new NodeRollController(mgr, { provider: simNodeGroups(client), freeze, analysis: served.analysis });
+    new NodeRollController(mgr, {
+      provider: nodeGroupProviders({ sim: simNodeGroups(client), clusterAPI: clusterAPINodeGroups(client) }),
+      freeze,
+      analysis: served.analysis,
+    });
   } else if (served.noderolls) {
     logger.warn(
       `node rolls are off: with --namespace ${opts.namespace} the controller does not see every pod of a node`,

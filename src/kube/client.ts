@@ -76,6 +76,28 @@ export const SIM_NODEGROUPS: ResourceType = {
   kind: 'NodeGroup',
   namespaced: false,
 };
+/** Cluster API's MachineDeployments, MachineSets and Machines (cluster.x-k8s.io/v1beta2): node groups a NodeRoll may name. */
+export const CAPI_MACHINEDEPLOYMENTS: ResourceType = {
+  group: 'cluster.x-k8s.io',
+  version: 'v1beta2',
+  plural: 'machinedeployments',
+  kind: 'MachineDeployment',
+  namespaced: true,
+};
+export const CAPI_MACHINESETS: ResourceType = {
+  group: 'cluster.x-k8s.io',
+  version: 'v1beta2',
+  plural: 'machinesets',
+  kind: 'MachineSet',
+  namespaced: true,
+};
+export const CAPI_MACHINES: ResourceType = {
+  group: 'cluster.x-k8s.io',
+  version: 'v1beta2',
+  plural: 'machines',
+  kind: 'Machine',
+  namespaced: true,
+};
 /** Custom plans (crds/plans.pacer.dev.yaml). */
 export const PLANS: ResourceType = {
   group: GROUP,

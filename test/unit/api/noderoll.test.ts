@@ -4,7 +4,7 @@
 
 import { expect } from 'chai';
 import { formatFieldError } from '../../../src/api/validation.ts';
-import { nodeRollDefaults, validateNodeRoll } from '../../../src/api/noderoll.ts';
+import { nodeRollDefaults, parseNodeGroup, validateNodeRoll } from '../../../src/api/noderoll.ts';
 import type { NodeRollSpec } from '../../../src/api/noderoll.ts';
 
 const base: NodeRollSpec = {
@@ -81,8 +81,41 @@ describe('api: the NodeRoll spec', () => {
       { ...base, timeouts: { healthy: '0s' } },
       'spec.timeouts.healthy: Invalid value: "0s": must be greater than 0',
     ],
+    [
+      'a Cluster API group of an unknown kind',
+      { ...base, nodeGroup: 'MachinePool/capi/workers' },
+      'spec.nodeGroup: Invalid value: "MachinePool/capi/workers": unknown kind "MachinePool": a Cluster API node group is KIND/NAMESPACE/NAME, KIND one of MachineDeployment, MachineSet (e.g. MachineDeployment/capi/workers)',
+    ],
+    [
+      'a Cluster API group without its namespace',
+      { ...base, nodeGroup: 'MachineDeployment/workers' },
+      'spec.nodeGroup: Invalid value: "MachineDeployment/workers": a Cluster API node group is KIND/NAMESPACE/NAME, KIND one of MachineDeployment, MachineSet (e.g. MachineDeployment/capi/workers)',
+    ],
+    [
+      'a Cluster API group whose namespace is no namespace name',
+      { ...base, nodeGroup: 'MachineSet/Capi/workers-1' },
+      "spec.nodeGroup: Invalid value: \"MachineSet/Capi/workers-1\": namespace \"Capi\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+    ],
+    [
+      'a Cluster API group with an empty name',
+      { ...base, nodeGroup: 'MachineDeployment/capi/' },
+      "spec.nodeGroup: Invalid value: \"MachineDeployment/capi/\": name \"\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    ],
   ];
   for (const [what, spec, message] of rows) {
     it(`refuses ${what}: ${message}`, () => expect(errors(spec)).to.include(message));
   }
+});
+
+describe('api: spec.nodeGroup names the simulated NodeGroup or a Cluster API object', () => {
+  const rows: Array<[string, ReturnType<typeof parseNodeGroup>]> = [
+    ['workers', { kind: 'NodeGroup', name: 'workers' }],
+    ['MachineDeployment/capi/workers', { kind: 'MachineDeployment', namespace: 'capi', name: 'workers' }],
+    ['MachineSet/default/workers-7d9f', { kind: 'MachineSet', namespace: 'default', name: 'workers-7d9f' }],
+  ];
+  for (const [value, want] of rows)
+    it(`${value} → ${JSON.stringify(want)}`, () => expect(parseNodeGroup(value)).to.deep.equal(want));
+  it('a Cluster API group is valid in a spec, as a bare name is', () => {
+    expect(errors({ ...base, nodeGroup: 'MachineDeployment/capi/workers' })).to.deep.equal([]);
+  });
 });
