@@ -108,7 +108,7 @@ describe('manifests/: the kustomize base', () => {
     it('no wildcards', () => {
       expect(JSON.stringify(rules)).not.to.include('*');
     });
-    it("nothing outside its own resources, ReplicaSets, pods, nodes, events, the reviews, and analysis's Secrets and Jobs (leases: the namespaced Role)", () => {
+    it("nothing outside its own resources, ReplicaSets, pods, nodes, events, the reviews, analysis's Secrets and Jobs, and the node groups (leases: the namespaced Role)", () => {
       const resources = new Set(
         rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}`))),
       );
@@ -122,6 +122,9 @@ describe('manifests/: the kustomize base', () => {
         'authentication.k8s.io/tokenreviews',
         'authorization.k8s.io/subjectaccessreviews',
         'batch/jobs',
+        'cluster.x-k8s.io/machinedeployments',
+        'cluster.x-k8s.io/machines',
+        'cluster.x-k8s.io/machinesets',
         'pacer.dev/analysisruns',
         'pacer.dev/analysisruns/status',
         'pacer.dev/analysistemplates',
