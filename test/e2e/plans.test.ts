@@ -104,8 +104,8 @@ for (const bed of BEDS)
 
     it("hello then world: the trees move through the SDK's statuses, world waiting for hello, to the finished plan", async () => {
       // hello applied paused: no pod yet, so the plan is the SDK's initial one; resumed, it goes.
-      // hello-0 stays STARTING for 4 s (not the example's 1.5 s): a `kubectl pacer plan show` poll
-      // takes 1-3 s under load, and this test must see each status.
+      // hello-0 stays STARTING for 4 s (not the example's 1.5 s), so that each status lasts long
+      // enough to be drawn.
       const paused = await k.editedExample('hello-world.yaml', [
         ['  replicas: 1\n', '  replicas: 1\n  paused: true\n'],
         ['sim.pacer.dev/start-delay-ms: "1500"', 'sim.pacer.dev/start-delay-ms: "4000"'],
@@ -113,17 +113,29 @@ for (const bed of BEDS)
       expect(await ok(kubectl('apply', '-f', paused))).to.equal(
         'deployment.pacer.dev/hello created\ndeployment.pacer.dev/world created\n',
       );
-      const trees = [await ok(kubectl('pacer', 'plan', 'show', 'hello'))];
+      const initial = await ok(kubectl('pacer', 'plan', 'show', 'hello'));
+      // Every tree through `plan show -w`, which prints one on each change: a poll under load can miss
+      // a status that lasts a few seconds.
+      const watching = kubectl('pacer', 'plan', 'show', 'hello', '-w', '--timeout=45s');
+      await new Promise((r) => setTimeout(r, 1500));
       expect(await ok(kubectl('pacer', 'rollout', 'resume', 'hello'))).to.equal('deployment.pacer.dev/hello resumed\n');
       const done = await eventually(
         'the deploy plan to complete',
         async () => {
           const tree = await ok(kubectl('pacer', 'plan', 'show', 'hello'));
-          if (trees.at(-1) !== tree) trees.push(tree);
           return tree.startsWith('deploy (serial strategy) (COMPLETE)') && tree;
         },
         60_000,
       );
+      const watched = await watching;
+      expect([watched.code, watched.stderr]).to.deep.equal([0, '']);
+      const trees = [initial];
+      for (const t of watched.stdout
+        .trim()
+        .split('\n\n')
+        .map((x) => `${x}\n`))
+        if (trees.at(-1) !== t) trees.push(t);
+      if (trees.at(-1) !== done) trees.push(done);
       expect(done).to.equal(
         [
           'deploy (serial strategy) (COMPLETE)',
@@ -430,18 +442,22 @@ for (const bed of BEDS)
         .map((l) => l.split(' '))
         .filter(([, image]) => image === 'app:1')
         .map(([name]) => name);
+      // Its ReplicaSet (revision 1) starts a replacement: a recovery phase until it is available,
+      // which on a bed whose pods are ready within a second a poll may miss; `plan show -w` draws
+      // every change.
+      const watching = kubectl('pacer', 'plan', 'show', 'mid', 'recovery', '-w', '--timeout=20s');
+      await new Promise((r) => setTimeout(r, 1500));
       await ok(kubectl('delete', 'pod', oldPods[0], '--wait=false'));
-      // Its ReplicaSet (revision 1) starts a replacement: a recovery phase until it is available.
-      const seen = await eventually(
-        'a recovery phase',
-        async () => {
-          const tree = await ok(kubectl('pacer', 'plan', 'show', 'mid', 'recovery'));
-          return tree.split('\n').length > 2 && tree;
-        },
-        20_000,
+      const watched = await watching;
+      expect([watched.code, watched.stderr]).to.deep.equal([0, '']);
+      const seen = watched.stdout.split('\n\n').find((tree) => tree.trim().split('\n').length > 1);
+      expect(seen, `a recovery phase among the trees drawn:\n${watched.stdout}`).to.be.a('string');
+      const phase = /^[└├]─ (\S+) \(serial strategy\)/m.exec(seen!)![1];
+      // The pod may be gone by now (the rollout goes on): its ReplicaSet, named in its name, stays.
+      const replicaSet = phase.slice(0, phase.lastIndexOf('-'));
+      const image = await ok(
+        kubectl('get', 'rs', replicaSet, '-o', 'jsonpath={.spec.template.spec.containers[0].image}'),
       );
-      const phase = /^[└├]─ (\S+) \(serial strategy\)/m.exec(seen)![1];
-      const image = await ok(kubectl('get', 'pod', phase, '-o', 'jsonpath={.spec.containers[0].image}'));
       expect(image, 'replaced into its own revision, never the new one').to.equal('app:1');
       await eventually(
         'the rollout to finish',
