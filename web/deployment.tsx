@@ -41,8 +41,8 @@ function Result({ r }: { r: Outcome }) {
       role={r.ok ? 'status' : 'alert'}
       data-result={r.ok ? 'ok' : r.status}
     >
-      {r.ok ? null : <strong>{r.status > 0 ? `${r.status} ` : ''}</strong>}
-      {r.message}
+      {r.ok ? null : <strong class="status">{r.status > 0 ? `${r.status} ` : ''}</strong>}
+      <span class="message">{r.message}</span>
       {(r.warnings ?? []).map((w) => (
         <div key={w} class="warning">
           {w}
@@ -118,7 +118,7 @@ export function DeploymentPage({
           {d.desired} desired, {d.updated} updated, {d.ready} ready, {d.available} available
         </dd>
         <dt>Revision</dt>
-        <dd data-field="revision">{d.revision ?? '?'}</dd>
+        <dd data-field="revision">{d.revision ?? '—'}</dd>
         <dt>Images</dt>
         <dd>{d.images.join(', ')}</dd>
       </dl>

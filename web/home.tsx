@@ -30,7 +30,7 @@ function Row({ d }: { d: DeploymentView }) {
       </td>
       <td class="num">{d.updated}</td>
       <td class="num">{d.available}</td>
-      <td class="num">{d.revision ?? '?'}</td>
+      <td class="num">{d.revision ?? '—'}</td>
       <td>
         <StateBadge state={d.state} title={d.stateMessage} />
       </td>

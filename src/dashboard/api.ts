@@ -29,7 +29,7 @@ export interface DeploymentView {
   ready: number;
   updated: number;
   available: number;
-  /** The revision annotation; null before the controller has written one. */
+  /** The revision annotation (pacer.dev/revision); null before the controller has written one. */
   revision: number | null;
   state: DashboardState;
   /** Why, as `Reason: message` of the deciding condition ('' for nothing to say). */

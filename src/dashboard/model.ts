@@ -7,7 +7,14 @@ import type { Deployment, Pod, PodTemplateSpec, ReplicaSet } from '../api/types.
 import { API_VERSION } from '../api/types.ts';
 import { controllerOf } from '../api/owners.ts';
 import { strategyTypeOf } from '../api/strategies/index.ts';
-import { CHANGE_CAUSE_ANNOTATION, INVALID_SPEC, PROGRESSING, REASON, revisionOf } from '../engine/index.ts';
+import {
+  CHANGE_CAUSE_ANNOTATION,
+  INVALID_SPEC,
+  PROGRESSING,
+  REASON,
+  REVISION_ANNOTATION,
+  revisionOf,
+} from '../engine/index.ts';
 import { podReadiness, podState } from '../plugin/state.ts';
 import { rolloutStatus } from '../plugin/status.ts';
 import type { DashboardState, DeploymentView, PodView, ReplicaSetView } from './api.ts';
@@ -51,6 +58,11 @@ export function dashboardState(d: Deployment): { state: DashboardState; message:
   return { state: 'progressing', message: status.message.trim() };
 }
 
+/** The revision annotation's number; null when there is none yet (or it is not a number). */
+function revision(obj: { metadata: { annotations?: Record<string, string> } }): number | null {
+  return obj.metadata.annotations?.[REVISION_ANNOTATION] === undefined ? null : revisionOf(obj);
+}
+
 function imagesOf(t: PodTemplateSpec | undefined): string[] {
   const spec = t?.spec as { containers?: Array<{ image?: string }> } | undefined;
   return (spec?.containers ?? []).map((c) => c.image ?? '');
@@ -68,7 +80,7 @@ export function deploymentView(d: Deployment): DeploymentView {
     ready: s.readyReplicas ?? 0,
     updated: s.updatedReplicas ?? 0,
     available: s.availableReplicas ?? 0,
-    revision: revisionOf(d),
+    revision: revision(d),
     state,
     stateMessage: message,
     paused: d.spec.paused === true,
@@ -94,7 +106,7 @@ export function replicaSetView(rs: ReplicaSet): ReplicaSetView | undefined {
     namespace: rs.metadata.namespace ?? '',
     name: rs.metadata.name ?? '',
     deploymentUid: owner.uid,
-    revision: revisionOf(rs),
+    revision: revision(rs),
     desired: rs.spec.replicas ?? 1,
     replicas: s.replicas ?? 0,
     ready: s.readyReplicas ?? 0,
