@@ -4,7 +4,7 @@
 // what came after it ("resumed") or, when it cannot, sends a new snapshot. A tab in the background
 // closes its stream and opens it again, from where it was, when it is shown.
 
-import type { Change, Resumed, Snapshot } from '../src/dashboard/api.ts';
+import type { Change, Resumed, Snapshot, Waiting } from '../src/dashboard/api.ts';
 
 export type LinkState = 'connecting' | 'live' | 'reconnecting' | 'paused';
 
@@ -12,6 +12,8 @@ export interface StreamHandlers {
   snapshot(s: Snapshot, again: boolean): void;
   changes(c: Change[]): void;
   resumed(r: Resumed): void;
+  /** The server cannot fill its cache yet, and why. */
+  waiting(w: Waiting): void;
   link(state: LinkState): void;
 }
 
@@ -43,6 +45,9 @@ export class Stream {
       this.h.snapshot(JSON.parse(e.data) as Snapshot, this.everLive);
       this.everLive = true;
       this.h.link('live');
+    });
+    es.addEventListener('waiting', (e) => {
+      this.h.waiting(JSON.parse(e.data) as Waiting);
     });
     es.addEventListener('resumed', (e) => {
       this.h.resumed(JSON.parse(e.data) as Resumed);

@@ -37,6 +37,7 @@ function App() {
   const [model, setModel] = useState<Model | undefined>(undefined);
   const [link, setLink] = useState<LinkState>('connecting');
   const [notice, setNotice] = useState('');
+  const [problems, setProblems] = useState<string[]>([]);
   const [where, setWhere] = useState<Route>(route(location.hash));
   const [filter, setFilter] = useState<Filter>({ name: '', state: '' });
   const seen = useRef(new Set<string>());
@@ -46,6 +47,7 @@ function App() {
     window.addEventListener('hashchange', onHash);
     const stream = new Stream({
       snapshot(s, again) {
+        setProblems([]);
         setModel(fromSnapshot(s));
         if (again)
           setNotice('Reconnected: the server could not replay what was missed, so everything was loaded again.');
@@ -55,6 +57,9 @@ function App() {
       },
       resumed(r) {
         setNotice(`Reconnected: resumed where the page left off (${r.changes} changes caught up).`);
+      },
+      waiting(w) {
+        setProblems(w.problems);
       },
       link: setLink,
     });
@@ -91,6 +96,16 @@ function App() {
       {!model ? (
         <main>
           <p class="loading">Loading…</p>
+          {problems.length > 0 ? (
+            <div class="notice error" role="alert" data-waiting="">
+              The dashboard cannot read the cluster yet (it keeps trying):
+              <ul>
+                {problems.map((p) => (
+                  <li key={p}>{p}</li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
         </main>
       ) : where.page === 'home' ? (
         <Home model={model} filter={filter} setFilter={setFilter} />

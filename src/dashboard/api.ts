@@ -96,6 +96,11 @@ export type Change =
   | { kind: 'pod'; op: 'put'; obj: PodView }
   | { kind: Kind; op: 'delete'; namespace: string; name: string };
 
+/** The `waiting` event, before the snapshot: the lists that fail, in the API server's words (RBAC's 403, say). */
+export interface Waiting {
+  problems: string[];
+}
+
 /** The `resumed` event: the stream goes on after the id the page last saw, with `changes` to replay. */
 export interface Resumed {
   after: string;

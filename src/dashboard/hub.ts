@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
 import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { toKubeError } from '../kube/errors.ts';
 import type { KubeError } from '../kube/errors.ts';
 import { cacheTransform } from '../kube/slim.ts';
 import { Informer, kubeSource } from '../manager/informer.ts';
@@ -82,18 +83,62 @@ export class Hub {
     pod: new Map(),
   };
   private readonly listeners = new Set<(s: Sequenced) => void>();
+  /** Why each type's last list failed (the API server's words), until a list works. */
+  private readonly failing = new Map<string, string>();
+  private readonly problemListeners = new Set<() => void>();
   private readonly informers: Array<Informer<Deployment> | Informer<ReplicaSet> | Informer<Pod>>;
 
   constructor(sources: HubSources, opts: HubOptions = {}) {
     this.logSize = opts.logSize ?? 10_000;
     const onError = opts.onError ? { onError: opts.onError } : {};
-    const deployments = new Informer(sources.deployments, { name: 'deployments', ...onError });
-    const replicaSets = new Informer(sources.replicaSets, { name: 'replicasets', ...onError });
-    const pods = new Informer(sources.pods, { name: 'pods', ...onError });
+    const deployments = new Informer(this.watched('deployments', sources.deployments), {
+      name: 'deployments',
+      ...onError,
+    });
+    const replicaSets = new Informer(this.watched('replicasets', sources.replicaSets), {
+      name: 'replicasets',
+      ...onError,
+    });
+    const pods = new Informer(this.watched('pods', sources.pods), { name: 'pods', ...onError });
     this.follow(deployments, 'deployment', deploymentView);
     this.follow(replicaSets, 'replicaSet', replicaSetView);
     this.follow(pods, 'pod', podView);
     this.informers = [deployments, replicaSets, pods];
+  }
+
+  /** `source` with its lists' outcomes kept: a failing list (RBAC's 403, say) is a problem the pages are told. */
+  private watched<T>(name: string, source: ListWatchSource<T>): ListWatchSource<T> {
+    return {
+      list: async (signal) => {
+        try {
+          const list = await source.list(signal);
+          this.setProblem(name, undefined);
+          return list;
+        } catch (err) {
+          if (!signal.aborted) this.setProblem(name, toKubeError(err).message);
+          throw err;
+        }
+      },
+      watch: (rv, onEvent, signal, onOpen) => source.watch(rv, onEvent, signal, onOpen),
+    };
+  }
+
+  private setProblem(name: string, message: string | undefined): void {
+    if (this.failing.get(name) === message) return;
+    if (message === undefined) this.failing.delete(name);
+    else this.failing.set(name, message);
+    for (const l of this.problemListeners) l();
+  }
+
+  /** Why the cache cannot fill, one line per type whose list fails now (`pods: list pods in default: ...`). */
+  problems(): string[] {
+    return [...this.failing].map(([name, message]) => `${name}: ${message}`);
+  }
+
+  /** Calls `fn` whenever problems() changes; returns the unsubscribe. */
+  onProblems(fn: () => void): () => void {
+    this.problemListeners.add(fn);
+    return () => this.problemListeners.delete(fn);
   }
 
   private follow<T extends { metadata: { name?: string; namespace?: string } }>(
@@ -154,6 +199,7 @@ export class Hub {
 
   async stop(): Promise<void> {
     this.listeners.clear();
+    this.problemListeners.clear();
     await Promise.all(this.informers.map((i) => i.stop()));
   }
 

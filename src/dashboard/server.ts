@@ -7,13 +7,13 @@
 //   GET  /                                           the page (index.html) and its files
 //   GET  /api/v1/config                              ConfigView
 //   GET  /api/v1/deployments                         DeploymentView[]
-//   GET  /api/v1/stream                              text/event-stream: snapshot | resumed, then changes
+//   GET  /api/v1/stream                              text/event-stream: [waiting], snapshot | resumed, then changes
 //   POST /api/v1/namespaces/NS/deployments/NAME/ACTION   pause | resume | undo ({"toRevision": N})
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
-import type { Action, ActionRequest, ActionResult, ConfigView, Snapshot } from './api.ts';
+import type { Action, ActionRequest, ActionResult, ConfigView, Snapshot, Waiting } from './api.ts';
 import type { Act } from './actions.ts';
 import type { Hub, Sequenced } from './hub.ts';
 import type { StaticFile } from './static.ts';
@@ -160,11 +160,20 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     // How long the browser waits before it reconnects by itself.
     res.write('retry: 1000\n\n');
     let closed = false;
+    // Until every type is listed, the page is told why it waits, when a list fails.
+    const tell = (): void => {
+      const problems = o.hub.problems();
+      if (problems.length > 0) res.write(event('waiting', { problems } satisfies Waiting));
+    };
+    const offProblems = o.hub.onProblems(tell);
     const end = () => {
       closed = true;
+      offProblems();
     };
     req.on('close', end);
+    tell();
     await o.hub.waitForSync();
+    offProblems();
     if (closed) return;
     const queue: Sequenced[] = [];
     let flush: NodeJS.Timeout | undefined;

@@ -12,7 +12,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
@@ -56,7 +56,7 @@ const MANIFEST = [
   deployment('never-ready', { extra: '\n  progressDeadlineSeconds: 3', pod: 'sim.pacer.dev/never-ready: "true"' }),
 ].join('\n');
 
-for (const bed of BEDS.filter((b) => b === 'sim'))
+for (const bed of BEDS)
   describe(`e2e (${bed}): the dashboard in chromium`, function () {
     this.timeout(120_000);
     const k = kubectlEnv({
@@ -71,6 +71,37 @@ for (const bed of BEDS.filter((b) => b === 'sim'))
     let page: Page;
     let url = '';
     let dashboard: ChildProcess | undefined;
+    let viewerDashboard: ChildProcess | undefined;
+    const problems: string[] = [];
+
+    /** `kubectl pacer dashboard --port 0` with `env` (its kubeconfig), and the URL it printed. */
+    const startDashboard = async (env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> => {
+      const child = k.track(spawn('kubectl', ['pacer', 'dashboard', '--port', '0'], { env }));
+      let out = '';
+      let err = '';
+      child.stderr?.on('data', (b: Buffer) => (err += b));
+      const printed = await new Promise<string>((resolve, reject) => {
+        child.stdout?.on('data', (b: Buffer) => {
+          out += b;
+          const m = /Pacer dashboard: (http:\/\/127\.0\.0\.1:[0-9]+\/) \(namespace default; Ctrl-C to stop\)\n/.exec(
+            out,
+          );
+          if (m) resolve(m[1]);
+        });
+        child.on('exit', (code) => reject(new Error(`kubectl pacer dashboard exited ${code}: ${out}${err}`)));
+      });
+      return { child, url: printed };
+    };
+    /** A page whose script errors and unexpected dialogs fail the test. */
+    const newPage = async (): Promise<Page> => {
+      const p = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+      p.on('pageerror', (e) => problems.push(e.message));
+      p.on('dialog', (d) => {
+        problems.push(`a dialog opened: ${d.message()}`);
+        void d.dismiss();
+      });
+      return p;
+    };
 
     /** The `data-state` of each row of the home page, by name. */
     const states = () =>
@@ -79,7 +110,9 @@ for (const bed of BEDS.filter((b) => b === 'sim'))
       );
     // biome-ignore lint/performance/useDomNodeTextContent: the text as a user reads it (a row's cells apart), not the DOM's
     const text = (selector: string) => page.locator(selector).first().innerText();
-    const shot = async (name: string) => {
+    /** A screenshot for docs/dashboard.md, from one bed only (the last bed's would overwrite it). */
+    const shot = async (name: string, on: typeof bed = 'sim') => {
+      if (bed !== on) return;
       await mkdir(SHOTS, { recursive: true });
       await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
     };
@@ -98,41 +131,21 @@ for (const bed of BEDS.filter((b) => b === 'sim'))
       await writeFile(join(k.dir, 'dashboard.yaml'), MANIFEST);
       await ok(kubectl('apply', '-f', join(k.dir, 'dashboard.yaml')));
 
-      dashboard = k.track(spawn('kubectl', ['pacer', 'dashboard', '--port', '0'], { env: k.env }));
-      let out = '';
-      let err = '';
-      dashboard.stderr?.on('data', (b: Buffer) => (err += b));
-      url = await new Promise<string>((resolve, reject) => {
-        dashboard!.stdout?.on('data', (b: Buffer) => {
-          out += b;
-          const m = /Pacer dashboard: (http:\/\/127\.0\.0\.1:[0-9]+\/) \(namespace default; Ctrl-C to stop\)\n/.exec(
-            out,
-          );
-          if (m) resolve(m[1]);
-        });
-        dashboard!.on('exit', (code) => reject(new Error(`kubectl pacer dashboard exited ${code}: ${out}${err}`)));
-      });
+      const started = await startDashboard(k.env);
+      dashboard = started.child;
+      url = started.url;
       browser = await chromium.launch({ executablePath: chrome, headless: true });
-      page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-      const problems: string[] = [];
-      page.on('pageerror', (e) => problems.push(e.message));
-      page.on('dialog', (d) => {
-        problems.push(`a dialog opened: ${d.message()}`);
-        void d.dismiss();
-      });
-      (page as Page & { problems: string[] }).problems = problems;
+      page = await newPage();
     });
 
     after(async () => {
       await browser?.close();
-      dashboard?.kill('SIGINT');
+      for (const d of [dashboard, viewerDashboard]) d?.kill('SIGINT');
       await k.stop();
     });
 
     afterEach(() => {
-      expect((page as (Page & { problems: string[] }) | undefined)?.problems ?? [], 'errors in the page').to.deep.equal(
-        [],
-      );
+      expect(problems, 'errors in the page').to.deep.equal([]);
     });
 
     it('the home page lists every Deployment with its state and the counts by state', async () => {
@@ -283,5 +296,71 @@ for (const bed of BEDS.filter((b) => b === 'sim'))
       expect(await text('[data-gone="deleted"]')).to.equal('Deployment default/held has been deleted.');
       await page.click('a[href="#/"]');
       await eventually('held gone from the home page', async () => !('held' in (await states())), PAGE_MS);
+    });
+
+    it("on the real control plane: a user who may only read is refused in the page, in the API server's words", async function () {
+      if (bed !== 'real') {
+        console.log(
+          '      skipped: the simulated API server does not authorise its own requests (docs/simulated-api-server.md)',
+        );
+        this.skip();
+      }
+      // A ServiceAccount that may read pacer.dev Deployments in default, and nothing else yet.
+      const grant = async (role: string, resources: string) => {
+        await ok(kubectl('create', 'role', role, '--verb=get,list,watch', `--resource=${resources}`, '-n', 'default'));
+        await ok(
+          kubectl('create', 'rolebinding', role, `--role=${role}`, '--serviceaccount=default:viewer', '-n', 'default'),
+        );
+      };
+      await ok(kubectl('create', 'serviceaccount', 'viewer', '-n', 'default'));
+      await grant('pacer-reader', 'deployments.pacer.dev');
+      const token = (await ok(kubectl('create', 'token', 'viewer', '-n', 'default', '--duration=1h'))).trim();
+      const kubeconfig = join(k.dir, 'viewer.kubeconfig');
+      await writeFile(
+        kubeconfig,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          'current-context': 'viewer',
+          clusters: [
+            {
+              name: 'bed',
+              cluster: {
+                server: k.real.info.server,
+                'certificate-authority-data': (await readFile(k.real.info.ca)).toString('base64'),
+              },
+            },
+          ],
+          users: [{ name: 'viewer', user: { token } }],
+          contexts: [{ name: 'viewer', context: { cluster: 'bed', user: 'viewer', namespace: 'default' } }],
+        }),
+      );
+      const viewer = await startDashboard({ ...k.env, KUBECONFIG: kubeconfig });
+      viewerDashboard = viewer.child;
+      page = await newPage();
+      await page.goto(`${viewer.url}#/deployments/default/web`);
+      // It cannot list pods or ReplicaSets: the page says why it waits, in the API server's words.
+      await page.waitForSelector('[data-waiting] li', { timeout: PAGE_MS });
+      await eventually(
+        'both refusals shown',
+        async () => (await page.locator('[data-waiting] li').count()) === 2,
+        PAGE_MS,
+      );
+      expect(await text('[data-waiting]')).to.contain(
+        'pods is forbidden: User "system:serviceaccount:default:viewer" cannot list resource "pods" in API group "" in the namespace "default"',
+      );
+      await shot('waiting', 'real');
+      // Allowed to read them too, the dashboard's caches fill on their next try and the page appears.
+      await grant('workload-reader', 'pods,replicasets.apps');
+      await page.waitForSelector('button[data-action="pause"]', { timeout: PAGE_MS });
+      expect(await page.locator('[data-waiting]').count()).to.equal(0);
+      await page.click('button[data-action="pause"]');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="403"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="403"]')).to.equal(
+        '403 Error from server (Forbidden): deployments.pacer.dev "web" is forbidden: User "system:serviceaccount:default:viewer" cannot patch resource "deployments" in API group "pacer.dev" in the namespace "default"',
+      );
+      await shot('forbidden', 'real');
+      expect(await spec('web', '.spec.paused')).to.not.equal('true');
     });
   });

@@ -212,6 +212,56 @@ describe('dashboard/server', () => {
     });
   });
 
+  it('a list the API server refuses: the page is told why it waits, then gets its snapshot once the list works', async () => {
+    let refuse = true;
+    const forbidden = fromResponse(403, {
+      kind: 'Status',
+      reason: 'Forbidden',
+      code: 403,
+      message: 'pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"',
+    });
+    const pods = fakeSource<Pod>([pod(rs, 'a')]).source;
+    hub = new Hub({
+      deployments: fakeSource<Deployment>([web]).source,
+      replicaSets: fakeSource<ReplicaSet>([rs]).source,
+      pods: {
+        list: async (signal) => {
+          if (refuse) throw forbidden;
+          return pods.list(signal);
+        },
+        watch: pods.watch,
+      },
+    });
+    hub.start();
+    server = await startDashboardServer({
+      hub,
+      files: new Map(),
+      act,
+      address: '127.0.0.1',
+      port: 0,
+      config: { namespace: 'default', readOnly: false, server: 'https://kube' },
+    });
+    try {
+      const s = openStream(server.port);
+      await eventually('the waiting event', () => s.events[0]);
+      expect(s.events[0]).to.deep.equal({
+        event: 'waiting',
+        data: {
+          problems: [
+            'pods: pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"',
+          ],
+        },
+      });
+      refuse = false;
+      // The informer tries again after its backoff (200 ms, then doubling).
+      await eventually('the snapshot', () => s.events.find((e) => e.event === 'snapshot'), 10_000);
+      expect(hub.problems()).to.deep.equal([]);
+      s.close();
+    } finally {
+      await stop();
+    }
+  });
+
   describe('requests', () => {
     afterEach(stop);
     const action = '/api/v1/namespaces/default/deployments/web/pause';
