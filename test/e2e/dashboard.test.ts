@@ -13,6 +13,8 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
@@ -286,6 +288,70 @@ for (const bed of BEDS)
         body: { ok: false, message: 'error: deployments.pacer.dev "held" is already paused' },
       });
       expect(await spec('held', '.spec.paused')).to.equal('true');
+    });
+
+    it('a lost connection: the page says so, reconnects by itself and resumes where it left off', async () => {
+      // The page reaches the dashboard through a proxy that can cut its connections and refuse new ones
+      // (a browser's offline mode leaves an open stream as it is). It passes the dashboard's own Host.
+      const dashboardPort = new URL(url).port;
+      const sockets = new Set<Socket>();
+      let blocked = false;
+      const proxy = http.createServer((req, res) => {
+        const upstream = http.request(
+          {
+            host: '127.0.0.1',
+            port: dashboardPort,
+            method: req.method,
+            path: req.url,
+            headers: { ...req.headers, host: `127.0.0.1:${dashboardPort}` },
+          },
+          (up) => {
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            up.pipe(res);
+          },
+        );
+        upstream.on('error', () => res.destroy());
+        res.on('close', () => upstream.destroy());
+        req.pipe(upstream);
+      });
+      proxy.on('connection', (socket: Socket) => {
+        if (blocked) return void socket.destroy();
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      try {
+        await page.goto(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/#/deployments/default/web`);
+        await page.waitForSelector('[data-link="live"]', { timeout: PAGE_MS });
+        blocked = true;
+        for (const socket of sockets) socket.destroy();
+        await page.waitForSelector('[data-link="reconnecting"]', { timeout: PAGE_MS });
+        // Missed while cut off: a change the stream must replay.
+        await ok(kubectl('scale', 'deployments.pacer.dev', 'web', '--replicas=4'));
+        await eventually(
+          'the dashboard to have the change',
+          async () => {
+            const r = await fetch(`${url}api/v1/deployments`);
+            return ((await r.json()) as Array<{ name: string; desired: number }>).some(
+              (d) => d.name === 'web' && d.desired === 4,
+            );
+          },
+          PAGE_MS,
+        );
+        expect(await text('[data-field="replicas"]')).to.match(/^3 desired/);
+        blocked = false;
+        await page.waitForSelector('[data-notice="reconnected"]', { timeout: PAGE_MS });
+        const notice = await text('[data-notice="reconnected"]');
+        const m = /^Reconnected: resumed where the page left off \(([0-9]+) changes caught up\)\./.exec(notice);
+        expect(m, notice).to.not.equal(null);
+        expect(Number(m![1])).to.be.greaterThan(0);
+        await page.waitForSelector('[data-link="live"]', { timeout: PAGE_MS });
+        expect(await text('[data-field="replicas"]')).to.match(/^4 desired/);
+      } finally {
+        blocked = true;
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      }
     });
 
     it('a Deployment deleted while its page is open says so', async () => {
