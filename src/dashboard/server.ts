@@ -42,6 +42,8 @@ export interface RunningDashboard {
 const ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'undo']);
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1']);
 const MAX_BODY = 64 * 1024;
+/** Bytes of a stream a page may leave unread before it is disconnected (it resumes from its last id). */
+const MAX_UNREAD = 8 * 1024 * 1024;
 
 /** Headers on every answer: no framing, no sniffing, scripts and connections to this origin only. */
 const SECURITY_HEADERS = {
@@ -170,16 +172,32 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       closed = true;
       offProblems();
     };
-    req.on('close', end);
+    res.on('close', end);
     tell();
     await o.hub.waitForSync();
     offProblems();
     if (closed) return;
     const queue: Sequenced[] = [];
     let flush: NodeJS.Timeout | undefined;
+    let heartbeat: NodeJS.Timeout | undefined;
+    let unsubscribe = (): void => {};
+    const stop = (): void => {
+      unsubscribe();
+      clearInterval(heartbeat);
+      clearTimeout(flush);
+      streams.delete(stop);
+      res.end();
+    };
     const send = (): void => {
       flush = undefined;
       if (queue.length === 0) return;
+      // A page that does not read its stream is let go rather than buffered for without end: it
+      // reconnects, and resumes from the last id it did read.
+      if (res.writableLength > MAX_UNREAD) {
+        queue.length = 0;
+        stop();
+        return;
+      }
       const batch = queue.splice(0);
       res.write(
         event(
@@ -190,7 +208,7 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       );
     };
     // Subscribed and served in one turn of the event loop: no change falls between the two.
-    const unsubscribe = o.hub.subscribe((s) => {
+    unsubscribe = o.hub.subscribe((s) => {
       queue.push(s);
       flush ??= setTimeout(send, batchMs);
     });
@@ -210,17 +228,11 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       };
       res.write(event('snapshot', body, snap.id));
     }
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
-    const stop = (): void => {
-      unsubscribe();
-      clearInterval(heartbeat);
-      if (flush) clearTimeout(flush);
-      streams.delete(stop);
-      res.end();
-    };
+    if (res.writableEnded) return; // let go while replaying
+    heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
     streams.add(stop);
-    req.off('close', end);
-    req.on('close', stop);
+    res.off('close', end);
+    res.on('close', stop);
   };
 
   const action = async (
@@ -277,7 +289,11 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     if (method !== 'GET' && method !== 'HEAD')
       return refuse(res, 405, `${method} ${path}: only GET here`, { Allow: 'GET, HEAD' });
     if (path === '/api/v1/config') return sendJson(res, 200, o.config);
-    if (path === '/api/v1/deployments') return sendJson(res, 200, o.hub.snapshot().deployments);
+    if (path === '/api/v1/deployments') {
+      if (!o.hub.hasSynced())
+        return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet', problems: o.hub.problems() });
+      return sendJson(res, 200, o.hub.snapshot().deployments);
+    }
     if (path === '/api/v1/stream') return stream(req, res, url);
     const file = o.files.get(path === '/' ? '/index.html' : path);
     if (!file) return refuse(res, 404, `not found: ${path}`);

@@ -5,11 +5,12 @@
 import { isIP } from 'node:net';
 import { Hub, kubeSources } from '../dashboard/hub.ts';
 import { pluginActions } from '../dashboard/actions.ts';
+import type { Act } from '../dashboard/actions.ts';
 import { startDashboardServer } from '../dashboard/server.ts';
 import type { RunningDashboard } from '../dashboard/server.ts';
 import { loadStaticFiles } from '../dashboard/static.ts';
 import { PluginError } from './errors.ts';
-import type { Session } from './options.ts';
+import type { Session, Streams } from './options.ts';
 
 export const DEFAULT_PORT = 3100;
 export const DEFAULT_ADDRESS = '127.0.0.1';
@@ -40,6 +41,21 @@ export function parseAddress(v: string | undefined): string {
   return v;
 }
 
+/**
+ * Every action also as one line on stdout, once answered: when, what, on what, and the answer
+ * (`2026-03-01T10:00:00.000Z pause default/web: 403 Error from server (Forbidden): ...`).
+ */
+export function audited(act: Act, io: Streams, now: () => Date = () => new Date()): Act {
+  return async (namespace, name, action, req) => {
+    const outcome = await act(namespace, name, action, req);
+    const what = req.toRevision !== undefined ? `${action} --to-revision=${req.toRevision}` : action;
+    io.stdout.write(
+      `${now().toISOString()} ${what} ${namespace}/${name}: ${outcome.status} ${outcome.result.message.split('\n')[0]}\n`,
+    );
+    return outcome;
+  };
+}
+
 export interface DashboardOptions {
   port: number;
   address: string;
@@ -66,7 +82,7 @@ export async function runDashboard(s: Session, o: DashboardOptions): Promise<num
     server = await startDashboardServer({
       hub,
       files,
-      act: pluginActions(s.client),
+      act: audited(pluginActions(s.client), s.io),
       address: o.address,
       port: o.port,
       config: { namespace: o.namespace ?? null, readOnly: o.readOnly, server: s.client.server },

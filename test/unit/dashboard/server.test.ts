@@ -252,6 +252,8 @@ describe('dashboard/server', () => {
           ],
         },
       });
+      const early = await request(server.port, 'GET', '/api/v1/deployments', { Host: `127.0.0.1:${server.port}` });
+      expect([early.status, JSON.parse(early.body).message]).to.deep.equal([503, 'the cache is not filled yet']);
       refuse = false;
       // The informer tries again after its backoff (200 ms, then doubling).
       await eventually('the snapshot', () => s.events.find((e) => e.event === 'snapshot'), 10_000);

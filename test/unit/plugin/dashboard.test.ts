@@ -2,7 +2,7 @@
 // before anything is started.
 
 import { expect } from 'chai';
-import { parseAddress, parsePort } from '../../../src/plugin/dashboard.ts';
+import { audited, parseAddress, parsePort } from '../../../src/plugin/dashboard.ts';
 import { runPlugin } from '../../../src/plugin/program.ts';
 
 describe('plugin/dashboard: flags', () => {
@@ -43,4 +43,25 @@ describe('plugin/dashboard: flags', () => {
       const code = await runPlugin(['dashboard', ...args, '--kubeconfig', '/nonexistent/kubeconfig'], io);
       expect([code, err.join(''), out.join('')]).to.deep.equal([1, stderr, '']);
     });
+});
+
+describe('plugin/dashboard: the actions on the terminal', () => {
+  it('one line per action once answered: when, what, on what, the status and the first line of the answer', async () => {
+    const out: string[] = [];
+    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: () => true } };
+    const act = audited(
+      async (_ns, name, action) =>
+        action === 'undo'
+          ? { status: 200, result: { ok: true, message: `deployment.pacer.dev/${name} rolled back` } }
+          : { status: 403, result: { ok: false, message: 'Error from server (Forbidden): no\nsecond line' } },
+      io,
+      () => new Date('2026-03-01T10:00:00Z'),
+    );
+    await act('default', 'web', 'undo', { toRevision: 1 });
+    await act('prod', 'api', 'pause', {});
+    expect(out).to.deep.equal([
+      '2026-03-01T10:00:00.000Z undo --to-revision=1 default/web: 200 deployment.pacer.dev/web rolled back\n',
+      '2026-03-01T10:00:00.000Z pause prod/api: 403 Error from server (Forbidden): no\n',
+    ]);
+  });
 });
