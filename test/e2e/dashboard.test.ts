@@ -354,6 +354,36 @@ for (const bed of BEDS)
       }
     });
 
+    it('a tab in the background closes its stream, and resumes it when shown again', async () => {
+      await page.goto(`${url}#/deployments/default/web`);
+      await page.waitForSelector('[data-link="live"]', { timeout: PAGE_MS });
+      // The browser's own signal (document.hidden and visibilitychange), as when the tab is hidden.
+      const setHidden = (hidden: boolean) =>
+        page.evaluate(
+          `Object.defineProperty(document, 'hidden', { value: ${hidden}, configurable: true }); document.dispatchEvent(new Event('visibilitychange'));`,
+        );
+      await setHidden(true);
+      await page.waitForSelector('[data-link="paused"]', { timeout: PAGE_MS });
+      await ok(kubectl('scale', 'deployments.pacer.dev', 'web', '--replicas=5'));
+      await eventually(
+        'the dashboard to have the change',
+        async () =>
+          ((await (await fetch(`${url}api/v1/deployments`)).json()) as Array<{ name: string; desired: number }>).some(
+            (d) => d.name === 'web' && d.desired === 5,
+          ),
+        PAGE_MS,
+      );
+      expect(await text('[data-field="replicas"]'), 'no stream while hidden').to.match(/^4 desired/);
+      await setHidden(false);
+      await page.waitForSelector('[data-link="live"]', { timeout: PAGE_MS });
+      await eventually(
+        'the change once shown',
+        async () => (await text('[data-field="replicas"]')).startsWith('5 desired'),
+        PAGE_MS,
+      );
+      expect(await text('[data-notice="reconnected"]')).to.match(/^Reconnected: resumed where the page left off/);
+    });
+
     it('a Deployment deleted while its page is open says so', async () => {
       await page.goto(`${url}#/deployments/default/held`);
       await page.waitForSelector('h1 .badge', { timeout: PAGE_MS });
