@@ -1,5 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need first.
-.PHONY: run test typecheck lint fmt unit bench chaos install kubectl clean
+# `make` alone installs and builds the dashboard's page.
+.PHONY: build run test typecheck lint fmt unit bench chaos install kubectl clean
+.DEFAULT_GOAL := build
 
 STAMP := node_modules/.pacer-installed
 
@@ -9,8 +11,12 @@ $(STAMP): package.json package-lock.json
 
 install: $(STAMP)
 
+## The dashboard's page (web/) type-checked and built into dist/dashboard/ (docs/dashboard.md).
+build: $(STAMP)
+	npm run --silent build:dashboard
+
 ## Run Pacer: on the embedded simulated cluster, or against $$KUBECONFIG when it is set.
-run: $(STAMP)
+run: build
 	npm start --silent
 
 ## The whole test suite: type check, unit, integration and end-to-end tests.
@@ -46,4 +52,4 @@ chaos: $(STAMP)
 	npm run --silent chaos
 
 clean:
-	rm -rf node_modules
+	rm -rf node_modules dist .cache/dashboard-build

@@ -8,7 +8,8 @@
 #   Go module in hack/capi, cached likewise (hack/capi/build.sh), for test/e2e/capi.test.ts;
 # * Debian's prometheus (promtool for the alert rules in manifests/monitoring/, and the server that
 #   scrapes Pacer on the real bed) and python3-kubernetes (the official Python client, driven
-#   against both beds), and openssl (a test certificate for the client's TLS connection test).
+#   against both beds), openssl (a test certificate for the client's TLS connection test), and
+#   chromium (the dashboard's browser tests drive it headless through playwright-core).
 # Without Go or root it says what is missing and the tests that need it skip with that reason;
 # under CI=true they fail instead, so a missing Go fails here at once.
 set -euo pipefail
@@ -41,6 +42,7 @@ packages=()
 command -v promtool >/dev/null || packages+=(prometheus)
 /usr/bin/python3 -c 'import kubernetes' 2>/dev/null || packages+=(python3-kubernetes)
 command -v openssl >/dev/null || packages+=(openssl)
+command -v chromium >/dev/null || packages+=(chromium)
 if [ ${#packages[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "installing Debian's ${packages[*]} (apt-get install)" >&2

@@ -5,7 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { ANALYSIS_RUN_PLURAL } from '../api/analysis.ts';
 import { runAnalysisList, runAnalysisShow, runRolloutAbort, runRolloutRetry } from './analysis.ts';
-import { PluginError } from './errors.ts';
+import { PluginError, describeError } from './errors.ts';
 import { parseGoDuration } from './format.ts';
 import { parseParameters, runPlanNames, runPlanOperation, runPlanShow } from './plan.ts';
 import { runPlanCancel, runPlanList } from './deployments.ts';
@@ -15,6 +15,7 @@ import { runList } from './list.ts';
 import { addCommonOptions, connect, reportErrors } from './options.ts';
 import type { CommonOptions, Session, Streams } from './options.ts';
 import { runPause } from './pause.ts';
+import { parseAddress, parsePort, runDashboard } from './dashboard.ts';
 import { freezeNamespace, runFreezeOff, runFreezeOn, runFreezeStatus } from './freeze.ts';
 import { runNodeRollPause, runNodeRollResume, runNodeRollSkip, runNodeRollStatus } from './noderoll.ts';
 import { runRestart } from './restart.ts';
@@ -30,6 +31,7 @@ const BOOL_FLAGS: Record<string, string> = {
   '--wait': 'wait',
   '--all-namespaces': 'all-namespaces',
   '-A': 'all-namespaces',
+  '--read-only': 'read-only',
 };
 
 /** kubectl's global flags that take a value: accepted anywhere on the command line. */
@@ -555,6 +557,39 @@ export function pluginProgram(ctx: ProgramContext): Command {
     ).action((o: CommonOptions) =>
       run('', o, (s) => runFreezeStatus(s, freezeNamespace(o.namespace), { output: o.output })),
     ),
+  );
+
+  program.addCommand(
+    addCommonOptions(
+      new Command('dashboard')
+        .description(
+          'Serve the web dashboard on this machine with your kubeconfig: every Deployment of the namespace (or of all with -A) live, and pause, resume and undo under your own RBAC',
+        )
+        .option('--port <port>', 'the port to listen on (0: any free port)', '3100')
+        .option('--address <address>', 'the address to listen on (an IP address or localhost)', '127.0.0.1')
+        .option('--read-only', 'show only: every action is refused', false)
+        .option('--no-read-only', 'allow the actions (the default)'),
+      { allNamespaces: true },
+    ).action(async (o: CommonOptions & { port?: string; address?: string; readOnly: boolean }) => {
+      let port: number;
+      let address: string;
+      try {
+        port = parsePort(o.port);
+        address = parseAddress(o.address);
+      } catch (err) {
+        io.stderr.write(`${describeError(err)}\n`);
+        ctx.exitCode = 1;
+        return;
+      }
+      await run(undefined, o, (s) =>
+        runDashboard(s, {
+          port,
+          address,
+          namespace: o.allNamespaces === true ? undefined : s.namespace,
+          readOnly: o.readOnly === true,
+        }),
+      );
+    }),
   );
 
   const set = new Command('set').description('Change a Deployment (like kubectl set)');

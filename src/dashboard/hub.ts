@@ -1,0 +1,246 @@
+// The dashboard's one cache for every page: one informer per type (pacer.dev Deployments, apps/v1
+// ReplicaSets, the pods of Deployments; the manager's Informer, which recovers from every failed
+// list and watch), each object turned into its view (model.ts) as it changes. Every change that
+// alters a view gets the next sequence number and goes into a bounded log, so a page that lost
+// its stream asks for what came after the last id it saw and gets exactly that, or, when that id
+// is no longer in the log (or is from an earlier run of the server), a new snapshot.
+
+import { randomUUID } from 'node:crypto';
+import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
+import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { toKubeError } from '../kube/errors.ts';
+import type { KubeError } from '../kube/errors.ts';
+import { cacheTransform } from '../kube/slim.ts';
+import { Informer, kubeSource } from '../manager/informer.ts';
+import type { ListWatchSource } from '../manager/informer.ts';
+import type { Change, DeploymentView, Kind, PodView, ReplicaSetView } from './api.ts';
+import { deploymentView, podView, replicaSetView } from './model.ts';
+
+/** The label every pod of a Deployment carries (the ReplicaSet's pod-template-hash): the pods watched. */
+export const DEPLOYMENT_PODS = 'pod-template-hash';
+
+export interface HubSources {
+  deployments: ListWatchSource<Deployment>;
+  replicaSets: ListWatchSource<ReplicaSet>;
+  pods: ListWatchSource<Pod>;
+}
+
+/** The three sources through `client`, in `namespace` (undefined: every namespace). */
+export function kubeSources(client: KubeClient, namespace: string | undefined): HubSources {
+  const slimPod = cacheTransform(PODS) as (p: Pod) => Pod;
+  return {
+    deployments: kubeSource<Deployment>(client, DEPLOYMENTS, namespace, undefined, cacheTransform(DEPLOYMENTS)),
+    replicaSets: kubeSource<ReplicaSet>(client, REPLICASETS, namespace, undefined, cacheTransform(REPLICASETS)),
+    pods: {
+      list: (signal) =>
+        client.list<Pod>(PODS, namespace, { labelSelector: DEPLOYMENT_PODS, transform: slimPod }, signal),
+      watch: (resourceVersion, onEvent, signal, onOpen) =>
+        client.watch<Pod>(
+          PODS,
+          namespace,
+          {
+            resourceVersion,
+            labelSelector: DEPLOYMENT_PODS,
+            timeoutSeconds: 300 + Math.floor(Math.random() * 300),
+            ...(onOpen ? { onOpen } : {}),
+          },
+          (e) =>
+            onEvent(
+              e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED'
+                ? { ...e, object: slimPod(e.object) }
+                : e,
+            ),
+          signal,
+        ),
+    },
+  };
+}
+
+/** A change and its place in the stream. */
+export interface Sequenced {
+  id: string;
+  change: Change;
+}
+
+export interface HubOptions {
+  /** How many changes are kept for pages that resume (default 10,000). */
+  logSize?: number;
+  onError?(err: KubeError, what: string): void;
+}
+
+type View = DeploymentView | ReplicaSetView | PodView;
+
+export class Hub {
+  /** This run's prefix of every id: an id of an earlier run is never taken for one of this run. */
+  readonly epoch = randomUUID().slice(0, 8);
+  private seq = 0;
+  private readonly log: Array<{ seq: number; change: Change }> = [];
+  private readonly logSize: number;
+  private readonly views: Record<Kind, Map<string, { json: string; view: View }>> = {
+    deployment: new Map(),
+    replicaSet: new Map(),
+    pod: new Map(),
+  };
+  private readonly listeners = new Set<(s: Sequenced) => void>();
+  /** Why each type's last list failed (the API server's words), until a list works. */
+  private readonly failing = new Map<string, string>();
+  private readonly problemListeners = new Set<() => void>();
+  private readonly informers: Array<Informer<Deployment> | Informer<ReplicaSet> | Informer<Pod>>;
+
+  constructor(sources: HubSources, opts: HubOptions = {}) {
+    this.logSize = opts.logSize ?? 10_000;
+    const onError = opts.onError ? { onError: opts.onError } : {};
+    const deployments = new Informer(this.watched('deployments', sources.deployments), {
+      name: 'deployments',
+      ...onError,
+    });
+    const replicaSets = new Informer(this.watched('replicasets', sources.replicaSets), {
+      name: 'replicasets',
+      ...onError,
+    });
+    const pods = new Informer(this.watched('pods', sources.pods), { name: 'pods', ...onError });
+    this.follow(deployments, 'deployment', deploymentView);
+    this.follow(replicaSets, 'replicaSet', replicaSetView);
+    this.follow(pods, 'pod', podView);
+    this.informers = [deployments, replicaSets, pods];
+  }
+
+  /** `source` with its lists' outcomes kept: a failing list (RBAC's 403, say) is a problem the pages are told. */
+  private watched<T>(name: string, source: ListWatchSource<T>): ListWatchSource<T> {
+    return {
+      list: async (signal) => {
+        try {
+          const list = await source.list(signal);
+          this.setProblem(name, undefined);
+          return list;
+        } catch (err) {
+          if (!signal.aborted) this.setProblem(name, toKubeError(err).message);
+          throw err;
+        }
+      },
+      watch: (rv, onEvent, signal, onOpen) => source.watch(rv, onEvent, signal, onOpen),
+    };
+  }
+
+  private setProblem(name: string, message: string | undefined): void {
+    if (this.failing.get(name) === message) return;
+    if (message === undefined) this.failing.delete(name);
+    else this.failing.set(name, message);
+    for (const l of this.problemListeners) l();
+  }
+
+  /** Why the cache cannot fill, one line per type whose list fails now (`pods: list pods in default: ...`). */
+  problems(): string[] {
+    return [...this.failing].map(([name, message]) => `${name}: ${message}`);
+  }
+
+  /** Calls `fn` whenever problems() changes; returns the unsubscribe. */
+  onProblems(fn: () => void): () => void {
+    this.problemListeners.add(fn);
+    return () => this.problemListeners.delete(fn);
+  }
+
+  private follow<T extends { metadata: { name?: string; namespace?: string } }>(
+    informer: Informer<T & { metadata: { resourceVersion?: string; uid?: string } }>,
+    kind: Kind,
+    view: (obj: T) => View | undefined,
+  ): void {
+    const put = (obj: T) => {
+      const v = view(obj);
+      if (v === undefined) this.remove(kind, obj);
+      else this.put(kind, v);
+    };
+    informer.on({
+      add: put,
+      // A resync delivers the same version again: nothing changed.
+      update: (old, obj) => {
+        if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) put(obj);
+      },
+      delete: (obj) => this.remove(kind, obj),
+    });
+  }
+
+  private put(kind: Kind, view: View): void {
+    const key = `${view.namespace}/${view.name}`;
+    const json = JSON.stringify(view);
+    const had = this.views[kind].get(key);
+    if (had?.json === json) return;
+    this.views[kind].set(key, { json, view });
+    this.emit({ kind, op: 'put', obj: view } as Change);
+  }
+
+  private remove(kind: Kind, obj: { metadata: { name?: string; namespace?: string } }): void {
+    const key = `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+    if (!this.views[kind].delete(key)) return;
+    this.emit({ kind, op: 'delete', namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' });
+  }
+
+  private emit(change: Change): void {
+    const seq = ++this.seq;
+    this.log.push({ seq, change });
+    if (this.log.length > this.logSize) this.log.splice(0, this.log.length - this.logSize);
+    const s = { id: this.idOf(seq), change };
+    for (const l of this.listeners) l(s);
+  }
+
+  private idOf(seq: number): string {
+    return `${this.epoch}-${seq}`;
+  }
+
+  /** The id of the last change (the one a snapshot taken now is current to). */
+  lastId(): string {
+    return this.idOf(this.seq);
+  }
+
+  start(): void {
+    for (const i of this.informers) i.start();
+  }
+
+  async stop(): Promise<void> {
+    this.listeners.clear();
+    this.problemListeners.clear();
+    await Promise.all(this.informers.map((i) => i.stop()));
+  }
+
+  /** Resolves once every informer has listed once. */
+  async waitForSync(): Promise<void> {
+    await Promise.all(this.informers.map((i) => i.waitForSync()));
+  }
+
+  hasSynced(): boolean {
+    return this.informers.every((i) => i.hasSynced());
+  }
+
+  /** Every view now, and the id it is current to. */
+  snapshot(): { id: string; deployments: DeploymentView[]; replicaSets: ReplicaSetView[]; pods: PodView[] } {
+    const all = <V>(kind: Kind) => [...this.views[kind].values()].map((e) => e.view as V);
+    return {
+      id: this.lastId(),
+      deployments: all<DeploymentView>('deployment'),
+      replicaSets: all<ReplicaSetView>('replicaSet'),
+      pods: all<PodView>('pod'),
+    };
+  }
+
+  /**
+   * The changes after `id`, in order; undefined when they cannot be told: an id of another run, an
+   * id not yet given, or one so old that the log no longer reaches back to it.
+   */
+  since(id: string): Sequenced[] | undefined {
+    const m = /^([0-9a-f]{8})-([0-9]{1,15})$/.exec(id);
+    if (!m || m[1] !== this.epoch) return undefined;
+    const after = Number(m[2]);
+    if (after > this.seq) return undefined;
+    if (after === this.seq) return [];
+    const first = this.log[0]?.seq ?? this.seq + 1;
+    if (after < first - 1) return undefined;
+    return this.log.filter((e) => e.seq > after).map((e) => ({ id: this.idOf(e.seq), change: e.change }));
+  }
+
+  /** Calls `fn` with every change from now on; returns the unsubscribe. */
+  subscribe(fn: (s: Sequenced) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+}

@@ -1,0 +1,338 @@
+// The dashboard's HTTP server: the page's files, a JSON API and a Server-Sent Events stream, all
+// fed by one Hub (hub.ts) whatever the number of pages open. Nothing changes on a GET: actions are
+// POSTs, taken only from a page of this very server (its Origin, or Sec-Fetch-Site: same-origin),
+// as JSON (which a cross-site form cannot send), and only when the Host header names this server
+// (a DNS name pointed at 127.0.0.1 by another site is refused: DNS rebinding).
+//
+//   GET  /                                           the page (index.html) and its files
+//   GET  /api/v1/config                              ConfigView
+//   GET  /api/v1/deployments                         DeploymentView[]
+//   GET  /api/v1/stream                              text/event-stream: [waiting], snapshot | resumed, then changes
+//   POST /api/v1/namespaces/NS/deployments/NAME/ACTION   pause | resume | undo ({"toRevision": N})
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isIP } from 'node:net';
+import type { Action, ActionRequest, ActionResult, ConfigView, Snapshot, Waiting } from './api.ts';
+import type { Act } from './actions.ts';
+import type { Hub, Sequenced } from './hub.ts';
+import type { StaticFile } from './static.ts';
+
+export interface DashboardServerOptions {
+  hub: Hub;
+  config: ConfigView;
+  files: Map<string, StaticFile>;
+  act: Act;
+  /** The address to listen on (an IP address or "localhost"). */
+  address: string;
+  /** 0: any free port. */
+  port: number;
+  /** A comment line on every stream this often, so that proxies and the page see it alive (default 15 s). */
+  heartbeatMs?: number;
+  /** How long changes are gathered into one event (default 25 ms). */
+  batchMs?: number;
+}
+
+export interface RunningDashboard {
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+const ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'undo']);
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1']);
+const MAX_BODY = 64 * 1024;
+/** Bytes of a stream a page may leave unread before it is disconnected (it resumes from its last id). */
+const MAX_UNREAD = 8 * 1024 * 1024;
+
+/** Headers on every answer: no framing, no sniffing, scripts and connections to this origin only. */
+const SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/** The host (without brackets) and port of a Host header; undefined when it is not one. */
+export function parseHost(h: string | undefined): { name: string; port: number } | undefined {
+  if (h === undefined) return undefined;
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+))(?::([0-9]{1,5}))?$/.exec(h);
+  if (!m) return undefined;
+  return { name: (m[1] ?? m[2]).toLowerCase(), port: m[3] === undefined ? 80 : Number(m[3]) };
+}
+
+function isWildcard(address: string): boolean {
+  return address === '0.0.0.0' || address === '::';
+}
+
+/**
+ * Whether a request's Host header names this server: its port, and a loopback name, the address
+ * it listens on, or (listening on every interface) any IP address. A DNS name is refused unless it
+ * is localhost: a page of another site whose name was pointed at this machine (DNS rebinding)
+ * reaches the server with its own name in Host.
+ */
+export function hostAllowed(host: string | undefined, address: string, port: number): boolean {
+  const h = parseHost(host);
+  if (!h || h.port !== port) return false;
+  if (LOOPBACK.has(h.name) || h.name === address.toLowerCase()) return true;
+  return isWildcard(address) && isIP(h.name) !== 0;
+}
+
+/**
+ * Whether a POST comes from a page of this server: Sec-Fetch-Site says same-origin (every current
+ * browser sends it), or, without it, Origin is this server's. A request with neither is refused:
+ * curl and scripts add `-H "Origin: http://HOST:PORT"`.
+ */
+export function sameOrigin(headers: http.IncomingHttpHeaders): boolean {
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin';
+  const origin = headers.origin;
+  if (origin === undefined || headers.host === undefined) return false;
+  return origin === `http://${headers.host}`;
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+  res
+    .writeHead(status, {
+      ...SECURITY_HEADERS,
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-store',
+      ...extra,
+    })
+    .end(`${JSON.stringify(body)}\n`);
+}
+
+function refuse(res: http.ServerResponse, status: number, message: string, extra: Record<string, string> = {}): void {
+  sendJson(res, status, { ok: false, message } satisfies ActionResult, extra);
+}
+
+async function readBody(req: http.IncomingMessage): Promise<string> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new Error(`the request body is over ${MAX_BODY} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** An action's body: `{}` or `{"toRevision": N}` with N a whole number >= 0. Throws naming what is wrong. */
+export function parseActionRequest(action: Action, text: string): ActionRequest {
+  if (text.trim() === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`the request body is not JSON: ${(err as Error).message}`);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new Error(`the request body must be a JSON object, not ${JSON.stringify(body)}`);
+  const { toRevision, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new Error(`unknown field "${unknown[0]}" in the ${action} request`);
+  if (toRevision === undefined) return {};
+  if (action !== 'undo') throw new Error(`toRevision is for undo only, not ${action}`);
+  if (typeof toRevision !== 'number' || !Number.isSafeInteger(toRevision) || toRevision < 0)
+    throw new Error(
+      `toRevision must be a whole number >= 0 (0: the previous revision), not ${JSON.stringify(toRevision)}`,
+    );
+  return { toRevision };
+}
+
+/** One SSE event. */
+function event(name: string, data: unknown, id?: string): string {
+  return `${id !== undefined ? `id: ${id}\n` : ''}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+export async function startDashboardServer(o: DashboardServerOptions): Promise<RunningDashboard> {
+  const heartbeatMs = o.heartbeatMs ?? 15_000;
+  const batchMs = o.batchMs ?? 25;
+  let port = o.port;
+  const streams = new Set<() => void>();
+
+  const stream = async (req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> => {
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Accel-Buffering': 'no',
+    });
+    // How long the browser waits before it reconnects by itself.
+    res.write('retry: 1000\n\n');
+    let closed = false;
+    // Until every type is listed, the page is told why it waits, when a list fails.
+    const tell = (): void => {
+      const problems = o.hub.problems();
+      if (problems.length > 0) res.write(event('waiting', { problems } satisfies Waiting));
+    };
+    const offProblems = o.hub.onProblems(tell);
+    const end = () => {
+      closed = true;
+      offProblems();
+    };
+    res.on('close', end);
+    tell();
+    await o.hub.waitForSync();
+    offProblems();
+    if (closed) return;
+    const queue: Sequenced[] = [];
+    let flush: NodeJS.Timeout | undefined;
+    let heartbeat: NodeJS.Timeout | undefined;
+    let unsubscribe = (): void => {};
+    const stop = (): void => {
+      unsubscribe();
+      clearInterval(heartbeat);
+      clearTimeout(flush);
+      streams.delete(stop);
+      res.end();
+    };
+    const send = (): void => {
+      flush = undefined;
+      if (queue.length === 0) return;
+      // A page that does not read its stream is let go rather than buffered for without end: it
+      // reconnects, and resumes from the last id it did read.
+      if (res.writableLength > MAX_UNREAD) {
+        queue.length = 0;
+        stop();
+        return;
+      }
+      const batch = queue.splice(0);
+      res.write(
+        event(
+          'changes',
+          batch.map((s) => s.change),
+          batch[batch.length - 1].id,
+        ),
+      );
+    };
+    // Subscribed and served in one turn of the event loop: no change falls between the two.
+    unsubscribe = o.hub.subscribe((s) => {
+      queue.push(s);
+      flush ??= setTimeout(send, batchMs);
+    });
+    const last = req.headers['last-event-id'] ?? url.searchParams.get('lastEventId') ?? undefined;
+    const replay = typeof last === 'string' && last !== '' ? o.hub.since(last) : undefined;
+    if (replay !== undefined && typeof last === 'string') {
+      res.write(event('resumed', { after: last, changes: replay.length }));
+      queue.push(...replay);
+      send();
+    } else {
+      const snap = o.hub.snapshot();
+      const body: Snapshot = {
+        config: o.config,
+        deployments: snap.deployments,
+        replicaSets: snap.replicaSets,
+        pods: snap.pods,
+      };
+      res.write(event('snapshot', body, snap.id));
+    }
+    if (res.writableEnded) return; // let go while replaying
+    heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
+    streams.add(stop);
+    res.off('close', end);
+    res.on('close', stop);
+  };
+
+  const action = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    namespace: string,
+    name: string,
+    verb: Action,
+  ): Promise<void> => {
+    if (!sameOrigin(req.headers))
+      return refuse(
+        res,
+        403,
+        `cross-origin request refused: an action must come from this dashboard's page (Origin http://${req.headers.host ?? ''}); got Origin ${JSON.stringify(req.headers.origin ?? null)}, Sec-Fetch-Site ${JSON.stringify(req.headers['sec-fetch-site'] ?? null)}`,
+      );
+    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (type !== 'application/json')
+      return refuse(res, 415, `an action's body must be application/json, not ${JSON.stringify(type)}`);
+    if (o.config.readOnly) return refuse(res, 403, `the dashboard is read-only (--read-only): ${verb} is not allowed`);
+    if (o.config.namespace !== null && namespace !== o.config.namespace)
+      return refuse(
+        res,
+        404,
+        `namespace "${namespace}" is not served by this dashboard (it serves "${o.config.namespace}"; -A serves all)`,
+      );
+    let body: ActionRequest;
+    try {
+      body = parseActionRequest(verb, await readBody(req));
+    } catch (err) {
+      return refuse(res, 400, (err as Error).message);
+    }
+    const outcome = await o.act(namespace, name, verb, body);
+    sendJson(res, outcome.status, outcome.result);
+  };
+
+  const handler = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    if (!hostAllowed(req.headers.host, o.address, port))
+      return refuse(
+        res,
+        421,
+        `this dashboard answers to ${o.address}:${port} (or localhost:${port}), not Host ${JSON.stringify(req.headers.host ?? null)}`,
+      );
+    const url = new URL(req.url ?? '/', 'http://dashboard');
+    const path = url.pathname;
+    const method = req.method ?? 'GET';
+    const m = /^\/api\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)\/([^/]+)$/.exec(path);
+    if (m) {
+      const [ns, name, verb] = [decodeURIComponent(m[1]), decodeURIComponent(m[2]), m[3]];
+      if (!ACTIONS.has(verb)) return refuse(res, 404, `no action "${verb}" (the actions: ${[...ACTIONS].join(', ')})`);
+      if (method !== 'POST')
+        return refuse(res, 405, `${verb} is a POST: no action is taken on a ${method}`, { Allow: 'POST' });
+      return action(req, res, ns, name, verb as Action);
+    }
+    if (method !== 'GET' && method !== 'HEAD')
+      return refuse(res, 405, `${method} ${path}: only GET here`, { Allow: 'GET, HEAD' });
+    if (path === '/api/v1/config') return sendJson(res, 200, o.config);
+    if (path === '/api/v1/deployments') {
+      if (!o.hub.hasSynced())
+        return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet', problems: o.hub.problems() });
+      return sendJson(res, 200, o.hub.snapshot().deployments);
+    }
+    if (path === '/api/v1/stream') return stream(req, res, url);
+    const file = o.files.get(path === '/' ? '/index.html' : path);
+    if (!file) return refuse(res, 404, `not found: ${path}`);
+    if (req.headers['if-none-match'] === file.etag) {
+      res.writeHead(304, { ...SECURITY_HEADERS, ETag: file.etag }).end();
+      return;
+    }
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': file.type,
+      'Cache-Control': 'no-cache',
+      ETag: file.etag,
+    });
+    res.end(method === 'HEAD' ? undefined : file.body);
+  };
+
+  const server = http.createServer((req, res) => {
+    handler(req, res).catch((err: unknown) => {
+      if (!res.headersSent) refuse(res, 500, err instanceof Error ? err.message : String(err));
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.address, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const hostInUrl = isWildcard(o.address) ? '127.0.0.1' : o.address.includes(':') ? `[${o.address}]` : o.address;
+  return {
+    port,
+    url: `http://${hostInUrl}:${port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const stop of [...streams]) stop();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,108 @@
+// `kubectl pacer dashboard [--port 3100] [--address 127.0.0.1] [-n NS | -A] [--read-only]`: the web
+// dashboard (src/dashboard/) on this machine, with the user's kubeconfig: what the user may do, the
+// page may do. It runs until Ctrl-C.
+
+import { isIP } from 'node:net';
+import { Hub, kubeSources } from '../dashboard/hub.ts';
+import { pluginActions } from '../dashboard/actions.ts';
+import type { Act } from '../dashboard/actions.ts';
+import { startDashboardServer } from '../dashboard/server.ts';
+import type { RunningDashboard } from '../dashboard/server.ts';
+import { loadStaticFiles } from '../dashboard/static.ts';
+import { PluginError } from './errors.ts';
+import type { Session, Streams } from './options.ts';
+
+export const DEFAULT_PORT = 3100;
+export const DEFAULT_ADDRESS = '127.0.0.1';
+
+/** --port: a whole number 0-65535 (0: any free port), in kubectl's words when it is not. */
+export function parsePort(v: string | undefined): number {
+  if (v === undefined) return DEFAULT_PORT;
+  if (!/^-?[0-9]+$/.test(v))
+    throw new PluginError(
+      `invalid argument "${v}" for "--port" flag: strconv.ParseInt: parsing "${v}": invalid syntax`,
+    );
+  const port = Number(v);
+  if (port < 0 || port > 65535)
+    throw new PluginError(
+      `invalid argument "${v}" for "--port" flag: port ${v} is out of range (0-65535; 0 picks a free port)`,
+    );
+  return port;
+}
+
+/** --address: an IP address, or localhost (as kubectl port-forward's --address takes it). */
+export function parseAddress(v: string | undefined): string {
+  if (v === undefined) return DEFAULT_ADDRESS;
+  if (v === 'localhost') return '127.0.0.1';
+  if (isIP(v) === 0)
+    throw new PluginError(
+      `invalid argument "${v}" for "--address" flag: not an IP address (e.g. 127.0.0.1, ::1, 0.0.0.0, or localhost)`,
+    );
+  return v;
+}
+
+/**
+ * Every action also as one line on stdout, once answered: when, what, on what, and the answer
+ * (`2026-03-01T10:00:00.000Z pause default/web: 403 Error from server (Forbidden): ...`).
+ */
+export function audited(act: Act, io: Streams, now: () => Date = () => new Date()): Act {
+  return async (namespace, name, action, req) => {
+    const outcome = await act(namespace, name, action, req);
+    const what = req.toRevision !== undefined ? `${action} --to-revision=${req.toRevision}` : action;
+    io.stdout.write(
+      `${now().toISOString()} ${what} ${namespace}/${name}: ${outcome.status} ${outcome.result.message.split('\n')[0]}\n`,
+    );
+    return outcome;
+  };
+}
+
+export interface DashboardOptions {
+  port: number;
+  address: string;
+  /** undefined: every namespace (-A). */
+  namespace: string | undefined;
+  readOnly: boolean;
+  /** Called once it listens (tests); the URL is printed either way. */
+  onListening?: (d: RunningDashboard) => void;
+}
+
+export async function runDashboard(s: Session, o: DashboardOptions): Promise<number> {
+  let files: Awaited<ReturnType<typeof loadStaticFiles>>;
+  try {
+    files = await loadStaticFiles();
+  } catch (err) {
+    throw new PluginError((err as Error).message);
+  }
+  const hub = new Hub(kubeSources(s.client, o.namespace), {
+    onError: (err, what) => s.io.stderr.write(`warning: ${what}: ${err.message}\n`),
+  });
+  hub.start();
+  let server: RunningDashboard;
+  try {
+    server = await startDashboardServer({
+      hub,
+      files,
+      act: audited(pluginActions(s.client), s.io),
+      address: o.address,
+      port: o.port,
+      config: { namespace: o.namespace ?? null, readOnly: o.readOnly, server: s.client.server },
+    });
+  } catch (err) {
+    await hub.stop();
+    const e = err as NodeJS.ErrnoException;
+    const where = o.address.includes(':') ? `[${o.address}]:${o.port}` : `${o.address}:${o.port}`;
+    if (e.code === 'EADDRINUSE') throw new PluginError(`listen tcp ${where}: bind: address already in use`);
+    if (e.code === 'EADDRNOTAVAIL') throw new PluginError(`listen tcp ${where}: bind: cannot assign requested address`);
+    throw new PluginError(`listen tcp ${where}: ${e.message}`);
+  }
+  const scope = o.namespace === undefined ? 'all namespaces' : `namespace ${o.namespace}`;
+  s.io.stdout.write(`Pacer dashboard: ${server.url} (${scope}${o.readOnly ? ', read-only' : ''}; Ctrl-C to stop)\n`);
+  o.onListening?.(server);
+  await new Promise<void>((resolve) => {
+    if (!s.signal || s.signal.aborted) return resolve();
+    s.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await server.close();
+  await hub.stop();
+  return 0;
+}

@@ -1,0 +1,462 @@
+// The dashboard in a real browser: Debian's chromium, headless, driven by playwright-core (never a
+// browser of its own: the executable is the one on PATH). `kubectl pacer dashboard` runs as a child
+// process through kubectl's plugin discovery against the simulated cluster with an in-process
+// controller; the test reads the page as a user would, changes the cluster with the real kubectl and
+// waits (polling the DOM, generous timeouts, no timed assertion) for the page to follow, steers the
+// rollout from the page and checks the result with kubectl. It also takes the screenshots of
+// docs/dashboard.md (docs/dashboard/*.png).
+//
+// Sim bed only for now: the page and its stream are the same on both beds, and the real bed's part
+// (a user bound to `view` refused in the page, in-cluster mode) comes with the in-cluster server.
+
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { eventually } from '../integration/fixtures/cluster.ts';
+import { requireTool } from '../fixtures/tools.ts';
+import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
+
+const NODE = join(ROOT, 'node_modules', '.bin', 'node');
+const SHOTS = join(ROOT, 'docs', 'dashboard');
+/** How long the page may take to follow the cluster: far beyond what it needs, on a loaded machine. */
+const PAGE_MS = 45_000;
+
+const deployment = (name: string, o: { replicas?: number; extra?: string; annotations?: string; pod?: string }) => `
+apiVersion: pacer.dev/v1alpha1
+kind: Deployment
+metadata:
+  name: ${name}
+  annotations: {${o.annotations ?? ''}}
+spec:
+  replicas: ${o.replicas ?? 2}${o.extra ?? ''}
+  selector:
+    matchLabels: {app: ${name}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+      annotations: {${o.pod ?? ''}}
+    spec:
+      containers: [{name: app, image: "nginx:1.27"}]
+---`;
+
+/** The Deployments the page starts with, each in a different state. */
+const MANIFEST = [
+  // Its change cause is shown on its ReplicaSet's line: markup in it must come out as text.
+  deployment('web', {
+    replicas: 3,
+    annotations: `kubernetes.io/change-cause: "<img src=x onerror=alert(1)> & <b>bold</b>"`,
+  }),
+  deployment('held', { extra: '\n  paused: true' }),
+  // A canary plan holds the rollout for `kubectl pacer plan continue`.
+  deployment('canary', { extra: '\n  plan: {strategy: serial-canary}' }),
+  deployment('never-ready', { extra: '\n  progressDeadlineSeconds: 3', pod: 'sim.pacer.dev/never-ready: "true"' }),
+].join('\n');
+
+for (const bed of BEDS)
+  describe(`e2e (${bed}): the dashboard in chromium`, function () {
+    this.timeout(120_000);
+    const k = kubectlEnv({
+      bed,
+      tmpPrefix: 'pacer-dashboard-',
+      plugin: true,
+      timeoutMs: 45_000,
+      sim: { podStartMs: 150, podReadyMs: 250 },
+    });
+    const { kubectl, ok } = k;
+    let browser: Browser | undefined;
+    let page: Page;
+    let url = '';
+    let dashboard: ChildProcess | undefined;
+    let viewerDashboard: ChildProcess | undefined;
+    const problems: string[] = [];
+
+    /** `kubectl pacer dashboard --port 0` with `env` (its kubeconfig), and the URL it printed. */
+    const startDashboard = async (env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> => {
+      const child = k.track(spawn('kubectl', ['pacer', 'dashboard', '--port', '0'], { env }));
+      let out = '';
+      let err = '';
+      child.stderr?.on('data', (b: Buffer) => (err += b));
+      const printed = await new Promise<string>((resolve, reject) => {
+        child.stdout?.on('data', (b: Buffer) => {
+          out += b;
+          const m = /Pacer dashboard: (http:\/\/127\.0\.0\.1:[0-9]+\/) \(namespace default; Ctrl-C to stop\)\n/.exec(
+            out,
+          );
+          if (m) resolve(m[1]);
+        });
+        child.on('exit', (code) => reject(new Error(`kubectl pacer dashboard exited ${code}: ${out}${err}`)));
+      });
+      return { child, url: printed };
+    };
+    /** A page whose script errors and unexpected dialogs fail the test. */
+    const newPage = async (): Promise<Page> => {
+      const p = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+      p.on('pageerror', (e) => problems.push(e.message));
+      p.on('dialog', (d) => {
+        problems.push(`a dialog opened: ${d.message()}`);
+        void d.dismiss();
+      });
+      return p;
+    };
+
+    /** The `data-state` of each row of the home page, by name. */
+    const states = () =>
+      page.$$eval('table.deployments tbody tr', (trs) =>
+        Object.fromEntries(trs.map((tr) => [tr.getAttribute('data-name'), tr.getAttribute('data-state')])),
+      );
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as a user reads it (a row's cells apart), not the DOM's
+    const text = (selector: string) => page.locator(selector).first().innerText();
+    /** A screenshot for docs/dashboard.md, from one bed only (the last bed's would overwrite it). */
+    const shot = async (name: string, on: typeof bed = 'sim') => {
+      if (bed !== on) return;
+      await mkdir(SHOTS, { recursive: true });
+      await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+    };
+    const spec = async (name: string, path: string) =>
+      ok(kubectl('get', 'deployments.pacer.dev', name, '-o', `jsonpath={${path}}`));
+
+    before(async function () {
+      this.timeout(180_000);
+      const chrome = requireTool(this, 'chromium', "make test installs Debian's chromium (scripts/ensure-tools.sh)");
+      await k.start(this);
+      // The page as the sources have it now.
+      await ok(k.run(NODE, [join(ROOT, 'scripts', 'build-dashboard.ts')]));
+      await ok(kubectl('apply', '-f', join(ROOT, 'crds')));
+      await eventually('the CRD to be served', async () => (await kubectl('get', 'pdeploy')).code === 0);
+      await k.startController();
+      await writeFile(join(k.dir, 'dashboard.yaml'), MANIFEST);
+      await ok(kubectl('apply', '-f', join(k.dir, 'dashboard.yaml')));
+
+      const started = await startDashboard(k.env);
+      dashboard = started.child;
+      url = started.url;
+      browser = await chromium.launch({ executablePath: chrome, headless: true });
+      page = await newPage();
+    });
+
+    after(async () => {
+      await browser?.close();
+      for (const d of [dashboard, viewerDashboard]) d?.kill('SIGINT');
+      await k.stop();
+    });
+
+    afterEach(() => {
+      expect(problems, 'errors in the page').to.deep.equal([]);
+    });
+
+    it('the home page lists every Deployment with its state and the counts by state', async () => {
+      await page.goto(url);
+      await eventually(
+        'the three Deployments in their states',
+        async () => {
+          const s = await states();
+          return (
+            s.web === 'complete' &&
+            s.held === 'paused' &&
+            s['never-ready'] === 'deadline-exceeded' &&
+            s.canary === 'waiting' &&
+            s
+          );
+        },
+        PAGE_MS,
+      );
+      expect(Object.keys(await states())).to.deep.equal(['canary', 'held', 'never-ready', 'web']);
+      expect(await text('[data-count="complete"] .n')).to.equal('1');
+      expect(await text('[data-count="paused"] .n')).to.equal('1');
+      expect(await text('[data-count="deadline-exceeded"] .n')).to.equal('1');
+      expect(await text('[data-count="waiting"] .n')).to.equal('1');
+      expect(await text('[data-count="progressing"] .n')).to.equal('0');
+      expect(await page.getAttribute('tr[data-name="canary"] .badge', 'title')).to.match(/^PlanWaiting: /);
+      expect(await text('tr[data-name="never-ready"] .badge')).to.equal('deadline exceeded');
+      expect(await page.getAttribute('tr[data-name="never-ready"] .badge', 'title')).to.match(
+        /^ProgressDeadlineExceeded: /,
+      );
+      expect(await text('tr[data-name="web"]')).to.match(/web\s+default\s+RollingUpdate\s+3\/3\s+3\s+3\s+1\s+complete/);
+      await shot('home');
+
+      await page.fill('input[name="name"]', 'ever');
+      expect(Object.keys(await states())).to.deep.equal(['never-ready']);
+      await page.fill('input[name="name"]', '');
+      await page.selectOption('select[name="state"]', 'paused');
+      expect(Object.keys(await states())).to.deep.equal(['held']);
+      await page.selectOption('select[name="state"]', '');
+      await page.click('[data-count="complete"]');
+      expect(Object.keys(await states())).to.deep.equal(['web']);
+      await page.click('[data-count="complete"]');
+      expect(Object.keys(await states())).to.have.length(4);
+    });
+
+    it('a name from the cluster is shown as text, never as markup', async () => {
+      await page.click('tr[data-name="web"] a');
+      await page.waitForSelector('section[data-revision="1"]', { timeout: PAGE_MS });
+      expect(await text('section[data-revision="1"] .rsinfo')).to.contain('<img src=x onerror=alert(1)> & <b>bold</b>');
+      expect(await page.locator('main img, main b').count()).to.equal(0);
+    });
+
+    it('the Deployment page shows the new ReplicaSet live when kubectl changes the image', async () => {
+      await ok(
+        kubectl(
+          'patch',
+          'deployments.pacer.dev',
+          'web',
+          '--type=merge',
+          '-p',
+          '{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}}}',
+        ),
+      );
+      // No reload: the stream brings the new ReplicaSet, then the rollout's counts.
+      await page.waitForSelector('section[data-revision="2"]', { timeout: PAGE_MS });
+      await eventually(
+        'revision 2 to have taken over',
+        async () =>
+          (await text('section[data-revision="2"] [data-field="rs-counts"]')) === '3/3 pods, 3 ready, 3 available' &&
+          (await text('section[data-revision="1"] [data-field="rs-counts"]')) === '0/0 pods, 0 ready, 0 available' &&
+          (await text('h1 .badge')) === 'complete',
+        PAGE_MS,
+      );
+      expect(await text('[data-field="revision"]')).to.equal('2');
+      expect(await page.locator('section[data-revision="2"] tr[data-pod]').count()).to.equal(3);
+      expect(await text('section[data-revision="2"] h3')).to.match(/Revision 2\s+current/);
+      expect(await text('section[data-revision="2"] .rsinfo')).to.contain('nginx:1.28');
+      await shot('deployment');
+    });
+
+    it('pauses and resumes from the page, each after a confirmation (checked with kubectl)', async () => {
+      await page.click('button[data-action="pause"]');
+      expect(await text('[role="dialog"]')).to.contain('Pause the rollout of default/web?');
+      await shot('confirm');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="ok"] .message')).to.equal('deployment.pacer.dev/web paused');
+      expect(await spec('web', '.spec.paused')).to.equal('true');
+      await page.waitForSelector('button[data-action="resume"]', { timeout: PAGE_MS });
+      expect(await text('h1 .badge')).to.equal('paused');
+
+      // Cancel sends nothing.
+      await page.click('button[data-action="resume"]');
+      await page.click('[data-confirm="no"]');
+      expect(await spec('web', '.spec.paused')).to.equal('true');
+
+      await page.click('button[data-action="resume"]');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="ok"] .message')).to.equal('deployment.pacer.dev/web resumed');
+      expect(await spec('web', '.spec.paused')).to.equal('false');
+      await page.waitForSelector('button[data-action="pause"]', { timeout: PAGE_MS });
+    });
+
+    it("undo to revision 1 from the page: revision 1's template comes back as revision 3", async () => {
+      await page.click('section[data-revision="1"] button[data-action="undo"]');
+      expect(await text('[role="dialog"]')).to.contain('Roll default/web back to revision 1 (nginx:1.27)?');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="ok"] .message')).to.equal('deployment.pacer.dev/web rolled back');
+      // The warning `kubectl pacer rollout undo` prints for an applied Deployment comes along.
+      expect(await text('[data-result="ok"] .warning')).to.match(
+        /^Warning: resource deployments.pacer.dev\/web was previously managed with 'kubectl apply'/,
+      );
+      expect(await spec('web', '.spec.template.spec.containers[0].image')).to.equal('nginx:1.27');
+      await page.waitForSelector('section[data-revision="3"].current', { timeout: PAGE_MS });
+      expect(await page.locator('section[data-revision="1"]').count()).to.equal(0);
+      expect(await text('section[data-revision="3"] .rsinfo')).to.contain('nginx:1.27');
+      const web = JSON.parse(await ok(kubectl('get', 'deployments.pacer.dev', 'web', '-o', 'json')));
+      expect(web.metadata.annotations['pacer.dev/revision']).to.equal('3');
+    });
+
+    it("a refused action answers in kubectl's words with its status, and changes nothing", async () => {
+      await page.goto(`${url}#/deployments/default/held`);
+      await page.waitForSelector('button[data-action="resume"]', { timeout: PAGE_MS });
+      // A paused Deployment offers no undo (the plugin refuses one) and no pause.
+      expect(await page.locator('button[data-action="undo"], button[data-action="pause"]').count()).to.equal(0);
+      // The same POST the page sends, for what the page does not offer: the plugin's refusal.
+      const r = await page.evaluate(async () => {
+        const res = await fetch('/api/v1/namespaces/default/deployments/held/pause', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{}',
+        });
+        return { status: res.status, body: (await res.json()) as unknown };
+      });
+      expect(r).to.deep.equal({
+        status: 409,
+        body: { ok: false, message: 'error: deployments.pacer.dev "held" is already paused' },
+      });
+      expect(await spec('held', '.spec.paused')).to.equal('true');
+    });
+
+    it('a lost connection: the page says so, reconnects by itself and resumes where it left off', async () => {
+      // The page reaches the dashboard through a proxy that can cut its connections and refuse new ones
+      // (a browser's offline mode leaves an open stream as it is). It passes the dashboard's own Host.
+      const dashboardPort = new URL(url).port;
+      const sockets = new Set<Socket>();
+      let blocked = false;
+      const proxy = http.createServer((req, res) => {
+        const upstream = http.request(
+          {
+            host: '127.0.0.1',
+            port: dashboardPort,
+            method: req.method,
+            path: req.url,
+            headers: { ...req.headers, host: `127.0.0.1:${dashboardPort}` },
+          },
+          (up) => {
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            up.pipe(res);
+          },
+        );
+        upstream.on('error', () => res.destroy());
+        res.on('close', () => upstream.destroy());
+        req.pipe(upstream);
+      });
+      proxy.on('connection', (socket: Socket) => {
+        if (blocked) return void socket.destroy();
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      try {
+        await page.goto(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/#/deployments/default/web`);
+        await page.waitForSelector('[data-link="live"]', { timeout: PAGE_MS });
+        blocked = true;
+        for (const socket of sockets) socket.destroy();
+        await page.waitForSelector('[data-link="reconnecting"]', { timeout: PAGE_MS });
+        // Missed while cut off: a change the stream must replay.
+        await ok(kubectl('scale', 'deployments.pacer.dev', 'web', '--replicas=4'));
+        await eventually(
+          'the dashboard to have the change',
+          async () => {
+            const r = await fetch(`${url}api/v1/deployments`);
+            return ((await r.json()) as Array<{ name: string; desired: number }>).some(
+              (d) => d.name === 'web' && d.desired === 4,
+            );
+          },
+          PAGE_MS,
+        );
+        expect(await text('[data-field="replicas"]')).to.match(/^3 desired/);
+        blocked = false;
+        await page.waitForSelector('[data-notice="reconnected"]', { timeout: PAGE_MS });
+        const notice = await text('[data-notice="reconnected"]');
+        const m = /^Reconnected: resumed where the page left off \(([0-9]+) changes caught up\)\./.exec(notice);
+        expect(m, notice).to.not.equal(null);
+        expect(Number(m![1])).to.be.greaterThan(0);
+        await page.waitForSelector('[data-link="live"]', { timeout: PAGE_MS });
+        expect(await text('[data-field="replicas"]')).to.match(/^4 desired/);
+      } finally {
+        blocked = true;
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      }
+    });
+
+    it('a tab in the background closes its stream, and resumes it when shown again', async () => {
+      await page.goto(`${url}#/deployments/default/web`);
+      await page.waitForSelector('[data-link="live"]', { timeout: PAGE_MS });
+      // The browser's own signal (document.hidden and visibilitychange), as when the tab is hidden.
+      const setHidden = (hidden: boolean) =>
+        page.evaluate(
+          `Object.defineProperty(document, 'hidden', { value: ${hidden}, configurable: true }); document.dispatchEvent(new Event('visibilitychange'));`,
+        );
+      await setHidden(true);
+      await page.waitForSelector('[data-link="paused"]', { timeout: PAGE_MS });
+      await ok(kubectl('scale', 'deployments.pacer.dev', 'web', '--replicas=5'));
+      await eventually(
+        'the dashboard to have the change',
+        async () =>
+          ((await (await fetch(`${url}api/v1/deployments`)).json()) as Array<{ name: string; desired: number }>).some(
+            (d) => d.name === 'web' && d.desired === 5,
+          ),
+        PAGE_MS,
+      );
+      expect(await text('[data-field="replicas"]'), 'no stream while hidden').to.match(/^4 desired/);
+      await setHidden(false);
+      await page.waitForSelector('[data-link="live"]', { timeout: PAGE_MS });
+      await eventually(
+        'the change once shown',
+        async () => (await text('[data-field="replicas"]')).startsWith('5 desired'),
+        PAGE_MS,
+      );
+      expect(await text('[data-notice="reconnected"]')).to.match(/^Reconnected: resumed where the page left off/);
+    });
+
+    it('a Deployment deleted while its page is open says so', async () => {
+      await page.goto(`${url}#/deployments/default/held`);
+      await page.waitForSelector('h1 .badge', { timeout: PAGE_MS });
+      await ok(kubectl('delete', 'deployments.pacer.dev', 'held'));
+      await page.waitForSelector('[data-gone="deleted"]', { timeout: PAGE_MS });
+      expect(await text('[data-gone="deleted"]')).to.equal('Deployment default/held has been deleted.');
+      await page.click('a[href="#/"]');
+      await eventually('held gone from the home page', async () => !('held' in (await states())), PAGE_MS);
+    });
+
+    it("on the real control plane: a user who may only read is refused in the page, in the API server's words", async function () {
+      if (bed !== 'real') {
+        console.log(
+          '      skipped: the simulated API server does not authorise its own requests (docs/simulated-api-server.md)',
+        );
+        this.skip();
+      }
+      // A ServiceAccount that may read pacer.dev Deployments in default, and nothing else yet.
+      const grant = async (role: string, resources: string) => {
+        await ok(kubectl('create', 'role', role, '--verb=get,list,watch', `--resource=${resources}`, '-n', 'default'));
+        await ok(
+          kubectl('create', 'rolebinding', role, `--role=${role}`, '--serviceaccount=default:viewer', '-n', 'default'),
+        );
+      };
+      await ok(kubectl('create', 'serviceaccount', 'viewer', '-n', 'default'));
+      await grant('pacer-reader', 'deployments.pacer.dev');
+      const token = (await ok(kubectl('create', 'token', 'viewer', '-n', 'default', '--duration=1h'))).trim();
+      const kubeconfig = join(k.dir, 'viewer.kubeconfig');
+      await writeFile(
+        kubeconfig,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          'current-context': 'viewer',
+          clusters: [
+            {
+              name: 'bed',
+              cluster: {
+                server: k.real.info.server,
+                'certificate-authority-data': (await readFile(k.real.info.ca)).toString('base64'),
+              },
+            },
+          ],
+          users: [{ name: 'viewer', user: { token } }],
+          contexts: [{ name: 'viewer', context: { cluster: 'bed', user: 'viewer', namespace: 'default' } }],
+        }),
+      );
+      const viewer = await startDashboard({ ...k.env, KUBECONFIG: kubeconfig });
+      viewerDashboard = viewer.child;
+      page = await newPage();
+      await page.goto(`${viewer.url}#/deployments/default/web`);
+      // It cannot list pods or ReplicaSets: the page says why it waits, in the API server's words.
+      await page.waitForSelector('[data-waiting] li', { timeout: PAGE_MS });
+      await eventually(
+        'both refusals shown',
+        async () => (await page.locator('[data-waiting] li').count()) === 2,
+        PAGE_MS,
+      );
+      expect(await text('[data-waiting]')).to.contain(
+        'pods is forbidden: User "system:serviceaccount:default:viewer" cannot list resource "pods" in API group "" in the namespace "default"',
+      );
+      await shot('waiting', 'real');
+      // Allowed to read them too, the dashboard's caches fill on their next try and the page appears.
+      await grant('workload-reader', 'pods,replicasets.apps');
+      await page.waitForSelector('button[data-action="pause"]', { timeout: PAGE_MS });
+      expect(await page.locator('[data-waiting]').count()).to.equal(0);
+      await page.click('button[data-action="pause"]');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="403"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="403"]')).to.equal(
+        '403 Error from server (Forbidden): deployments.pacer.dev "web" is forbidden: User "system:serviceaccount:default:viewer" cannot patch resource "deployments" in API group "pacer.dev" in the namespace "default"',
+      );
+      await shot('forbidden', 'real');
+      expect(await spec('web', '.spec.paused')).to.not.equal('true');
+    });
+  });

@@ -1,0 +1,257 @@
+// A Deployment: its state, counts and conditions, its ReplicaSets by revision with their pods, and
+// pause, resume and undo, each asked for again in a confirmation before it is sent.
+
+import { useState } from 'preact/hooks';
+import type { Action, ActionRequest, ActionResult, DeploymentView } from '../src/dashboard/api.ts';
+import { act } from './api.ts';
+import { StateBadge } from './home.tsx';
+import { age, revisions } from './state.ts';
+import type { Model } from './state.ts';
+
+interface Pending {
+  action: Action;
+  body: ActionRequest;
+  question: string;
+}
+
+type Outcome = ActionResult & { status: number };
+
+function Confirm({ p, onYes, onNo }: { p: Pending; onYes: () => void; onNo: () => void }) {
+  return (
+    <div class="backdrop">
+      <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="confirm-question">
+        <p id="confirm-question">{p.question}</p>
+        <div class="buttons">
+          <button type="button" class="primary" data-confirm="yes" onClick={onYes}>
+            {p.action === 'undo' ? 'Roll back' : p.action === 'pause' ? 'Pause' : 'Resume'}
+          </button>
+          <button type="button" data-confirm="no" onClick={onNo}>
+            Cancel
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function Result({ r }: { r: Outcome }) {
+  return (
+    <div
+      class={r.ok ? 'notice ok' : 'notice error'}
+      role={r.ok ? 'status' : 'alert'}
+      data-result={r.ok ? 'ok' : r.status}
+    >
+      {r.ok ? null : <strong class="status">{r.status > 0 ? `${r.status} ` : ''}</strong>}
+      <span class="message">{r.message}</span>
+      {(r.warnings ?? []).map((w) => (
+        <div key={w} class="warning">
+          {w}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export function DeploymentPage({
+  model,
+  namespace,
+  name,
+  seen,
+}: {
+  model: Model;
+  namespace: string;
+  name: string;
+  /** This Deployment was shown before (so its absence now means it was deleted). */
+  seen: boolean;
+}) {
+  const [pending, setPending] = useState<Pending | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome | undefined>(undefined);
+  const d: DeploymentView | undefined = model.deployments.get(`${namespace}/${name}`);
+  const back = (
+    <p class="back">
+      <a href="#/">← All Deployments</a>
+    </p>
+  );
+  if (!d)
+    return (
+      <main>
+        {back}
+        <h1>{name}</h1>
+        <div class="notice error" role="alert" data-gone={seen ? 'deleted' : 'missing'}>
+          {seen
+            ? `Deployment ${namespace}/${name} has been deleted.`
+            : `There is no Deployment ${namespace}/${name} in the namespaces served.`}
+        </div>
+      </main>
+    );
+  const readOnly = model.config.readOnly;
+  const now = Date.now();
+  const tree = revisions(model, d);
+  const ask = (p: Pending) => {
+    setOutcome(undefined);
+    setPending(p);
+  };
+  const run = async () => {
+    if (!pending) return;
+    const p = pending;
+    setPending(undefined);
+    setBusy(true);
+    setOutcome(await act(d.namespace, d.name, p.action, p.body));
+    setBusy(false);
+  };
+  return (
+    <main>
+      {back}
+      <h1>
+        {d.name} <StateBadge state={d.state} />
+      </h1>
+      <dl class="facts">
+        <dt>Namespace</dt>
+        <dd>{d.namespace}</dd>
+        <dt>State</dt>
+        <dd data-field="state">{d.stateMessage || '—'}</dd>
+        <dt>Strategy</dt>
+        <dd>{d.strategy}</dd>
+        <dt>Replicas</dt>
+        <dd data-field="replicas">
+          {d.desired} desired, {d.updated} updated, {d.ready} ready, {d.available} available
+        </dd>
+        <dt>Revision</dt>
+        <dd data-field="revision">{d.revision ?? '—'}</dd>
+        <dt>Images</dt>
+        <dd>{d.images.join(', ')}</dd>
+      </dl>
+      {readOnly ? (
+        <p class="readonly">Read-only: the actions are off (--read-only).</p>
+      ) : (
+        <div class="actions">
+          {d.paused ? (
+            <button
+              type="button"
+              data-action="resume"
+              disabled={busy}
+              onClick={() =>
+                ask({ action: 'resume', body: {}, question: `Resume the rollout of ${d.namespace}/${d.name}?` })
+              }
+            >
+              Resume
+            </button>
+          ) : (
+            <button
+              type="button"
+              data-action="pause"
+              disabled={busy}
+              onClick={() =>
+                ask({
+                  action: 'pause',
+                  body: {},
+                  question: `Pause the rollout of ${d.namespace}/${d.name}? Template changes will wait until it is resumed.`,
+                })
+              }
+            >
+              Pause
+            </button>
+          )}
+        </div>
+      )}
+      {outcome ? <Result r={outcome} /> : null}
+      {pending ? <Confirm p={pending} onYes={run} onNo={() => setPending(undefined)} /> : null}
+
+      <h2>Revisions</h2>
+      {tree.length === 0 ? <p class="empty">No ReplicaSet yet.</p> : null}
+      {tree.map(({ replicaSet: rs, pods, current }) => (
+        <section
+          key={rs.name}
+          class={current ? 'revision current' : 'revision'}
+          data-revision={rs.revision ?? ''}
+          data-replicaset={rs.name}
+        >
+          <h3>
+            Revision {rs.revision ?? '?'} {current ? <span class="badge current">current</span> : null}
+            <span class="rs">{rs.name}</span>
+            {!current && !readOnly && rs.revision !== null ? (
+              <button
+                type="button"
+                class="undo"
+                data-action="undo"
+                disabled={busy}
+                onClick={() =>
+                  ask({
+                    action: 'undo',
+                    body: { toRevision: rs.revision ?? 0 },
+                    question: `Roll ${d.namespace}/${d.name} back to revision ${rs.revision} (${rs.images.join(', ')})? Its template comes back as a new revision.`,
+                  })
+                }
+              >
+                Undo to revision {rs.revision}
+              </button>
+            ) : null}
+          </h3>
+          <p class="rsinfo">
+            <span data-field="rs-counts">
+              {rs.replicas}/{rs.desired} pods, {rs.ready} ready, {rs.available} available
+            </span>
+            {' · '}
+            {rs.images.join(', ')}
+            {rs.changeCause ? ` · ${rs.changeCause}` : ''}
+            {' · '}
+            {age(rs.createdAt, now)}
+          </p>
+          {pods.length > 0 ? (
+            <table class="pods">
+              <thead>
+                <tr>
+                  <th>Pod</th>
+                  <th>Status</th>
+                  <th>Ready</th>
+                  <th>Restarts</th>
+                  <th>Node</th>
+                  <th>Age</th>
+                </tr>
+              </thead>
+              <tbody>
+                {pods.map((p) => (
+                  <tr key={p.name} data-pod={p.name} data-healthy={p.healthy ? 'true' : 'false'}>
+                    <td>{p.name}</td>
+                    <td class={p.healthy ? 'healthy' : 'unhealthy'}>{p.status}</td>
+                    <td class="num">
+                      {p.readyContainers}/{p.containers}
+                    </td>
+                    <td class="num">{p.restarts}</td>
+                    <td>{p.node}</td>
+                    <td>{age(p.createdAt, now)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+        </section>
+      ))}
+
+      <h2>Conditions</h2>
+      <table class="conditions">
+        <thead>
+          <tr>
+            <th>Type</th>
+            <th>Status</th>
+            <th>Reason</th>
+            <th>Message</th>
+            <th>Updated</th>
+          </tr>
+        </thead>
+        <tbody>
+          {d.conditions.map((c) => (
+            <tr key={c.type} data-condition={c.type}>
+              <td>{c.type}</td>
+              <td>{c.status}</td>
+              <td>{c.reason}</td>
+              <td>{c.message}</td>
+              <td>{age(c.lastUpdateTime, now)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </main>
+  );
+}

@@ -1,0 +1,125 @@
+// The dashboard's page: one stream of the server's views (connection.ts) into one model
+// (state.ts), drawn by Preact as the home page or a Deployment's page, chosen by the URL's hash
+// (#/ or #/deployments/NAMESPACE/NAME). Every name reaches the DOM through JSX text, which Preact
+// escapes.
+
+import { render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Stream } from './connection.ts';
+import type { LinkState } from './connection.ts';
+import { DeploymentPage } from './deployment.tsx';
+import { Home } from './home.tsx';
+import { applyChanges, fromSnapshot, keyOf } from './state.ts';
+import type { Filter, Model } from './state.ts';
+
+type Route = { page: 'home' } | { page: 'deployment'; namespace: string; name: string };
+
+function route(hash: string): Route {
+  const m = /^#\/deployments\/([^/]+)\/([^/]+)$/.exec(hash);
+  if (m) {
+    try {
+      return { page: 'deployment', namespace: decodeURIComponent(m[1]), name: decodeURIComponent(m[2]) };
+    } catch {
+      return { page: 'home' };
+    }
+  }
+  return { page: 'home' };
+}
+
+const LINK_WORDS: Record<LinkState, string> = {
+  connecting: 'connecting…',
+  live: 'live',
+  reconnecting: 'connection lost: reconnecting…',
+  paused: 'paused while the tab is hidden',
+};
+
+function App() {
+  const [model, setModel] = useState<Model | undefined>(undefined);
+  const [link, setLink] = useState<LinkState>('connecting');
+  const [notice, setNotice] = useState('');
+  const [problems, setProblems] = useState<string[]>([]);
+  const [where, setWhere] = useState<Route>(route(location.hash));
+  const [filter, setFilter] = useState<Filter>({ name: '', state: '' });
+  const seen = useRef(new Set<string>());
+
+  useEffect(() => {
+    const onHash = () => setWhere(route(location.hash));
+    window.addEventListener('hashchange', onHash);
+    const stream = new Stream({
+      snapshot(s, again) {
+        setProblems([]);
+        setModel(fromSnapshot(s));
+        if (again)
+          setNotice('Reconnected: the server could not replay what was missed, so everything was loaded again.');
+      },
+      changes(c) {
+        setModel((m) => (m ? applyChanges(m, c) : m));
+      },
+      resumed(r) {
+        setNotice(`Reconnected: resumed where the page left off (${r.changes} changes caught up).`);
+      },
+      waiting(w) {
+        setProblems(w.problems);
+      },
+      link: setLink,
+    });
+    stream.open();
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+
+  if (model) for (const d of model.deployments.values()) seen.current.add(keyOf(d));
+  const scope = model
+    ? model.config.namespace === null
+      ? 'all namespaces'
+      : `namespace ${model.config.namespace}`
+    : '';
+  return (
+    <>
+      <header>
+        <a class="brand" href="#/">
+          Pacer
+        </a>
+        <span class="scope">{scope}</span>
+        {model?.config.readOnly ? <span class="badge readonly">read-only</span> : null}
+        <span class={`link link-${link}`} role="status" data-link={link}>
+          {LINK_WORDS[link]}
+        </span>
+      </header>
+      {notice ? (
+        <div class="notice info" data-notice="reconnected">
+          {notice}{' '}
+          <button type="button" class="dismiss" onClick={() => setNotice('')}>
+            dismiss
+          </button>
+        </div>
+      ) : null}
+      {!model ? (
+        <main>
+          <p class="loading">Loading…</p>
+          {problems.length > 0 ? (
+            <div class="notice error" role="alert" data-waiting="">
+              The dashboard cannot read the cluster yet (it keeps trying):
+              <ul>
+                {problems.map((p) => (
+                  <li key={p}>{p}</li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
+        </main>
+      ) : where.page === 'home' ? (
+        <Home model={model} filter={filter} setFilter={setFilter} />
+      ) : (
+        <DeploymentPage
+          key={`${where.namespace}/${where.name}`}
+          model={model}
+          namespace={where.namespace}
+          name={where.name}
+          seen={seen.current.has(`${where.namespace}/${where.name}`)}
+        />
+      )}
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app') as HTMLElement);
