@@ -10,6 +10,7 @@ import { HttpMethod } from '@kubernetes/client-node';
 import { APPS_DEPLOYMENTS, KubeClient, loadKubeConfig, DEFAULT_USER_AGENT } from '../kube/client.ts';
 import { otherDeploymentController } from './native.ts';
 import { toKubeError } from '../kube/errors.ts';
+import { isSimulatedCluster, STALE_SIM_HINT } from '../kube/simulated.ts';
 import { DeploymentController, loadEngine } from '../controllers/deployment/controller.ts';
 import { PlanController } from '../controllers/plan/controller.ts';
 import { NodeRollController } from '../controllers/noderoll/controller.ts';
@@ -273,7 +274,11 @@ export async function checkCluster(
     await client.version();
   } catch (err) {
     const e = toKubeError(err);
-    throw new CliError(`cannot reach the API server at ${client.server}: ${e.message.replace(/^GET \S+: /, '')}`, 1);
+    const hint = e.kind === 'Unreachable' && isSimulatedCluster(client.kubeConfig) ? `\nhint: ${STALE_SIM_HINT}` : '';
+    throw new CliError(
+      `cannot reach the API server at ${client.server}: ${e.message.replace(/^GET \S+: /, '')}${hint}`,
+      1,
+    );
   }
   // Discovery, not a CRD read: every authenticated client may use it, and a least-privilege role
   // need not grant access to CustomResourceDefinitions.

@@ -342,7 +342,7 @@ export class KubeClient {
     try {
       await this.throttle(method, opts.signal, opts.background ?? false);
     } catch (err) {
-      throw toKubeError(err, what);
+      throw toKubeError(err, what, this.server);
     }
     // After the rate limiter's wait, right before sending: leadership may have been lost meanwhile.
     if (method !== HttpMethod.GET && this.writeGate) {
@@ -364,7 +364,7 @@ export class KubeClient {
       code = resp.httpStatusCode;
       text = await resp.body.text();
     } catch (err) {
-      throw toKubeError(err, what);
+      throw toKubeError(err, what, this.server);
     } finally {
       this.observe(method, code, started);
     }
@@ -501,7 +501,7 @@ export class KubeClient {
       await this.throttle(HttpMethod.GET, signal, false);
     } catch (err) {
       if (signal?.aborted) return;
-      throw toKubeError(err, what);
+      throw toKubeError(err, what, this.server);
     }
     const inactivityMs = opts.inactivityMs ?? ((opts.timeoutSeconds ?? 300) + 30) * 1000;
     const local = new AbortController();
@@ -559,7 +559,7 @@ export class KubeClient {
         throw new KubeError('Transient', `${what}: no data for ${Math.round(inactivityMs / 1000)}s`, {
           reason: 'WatchInactive',
         });
-      throw toKubeError(err, what);
+      throw toKubeError(err, what, this.server);
     } finally {
       if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onOuterAbort);

@@ -2,6 +2,8 @@
 // (client-node refuses http:// without it; kubectl does not mind), a token (client-node sends it;
 // kubectl never sends credentials over http), and a context whose namespace is `default`.
 
+import { SIM_CLUSTER_NAME } from '../kube/simulated.ts';
+
 export const SIM_TOKEN = 'sim-token';
 
 export function kubeconfigYaml(url: string, token = SIM_TOKEN): string {
@@ -9,21 +11,21 @@ export function kubeconfigYaml(url: string, token = SIM_TOKEN): string {
     'apiVersion: v1',
     'kind: Config',
     'clusters:',
-    '- name: pacer-sim',
+    `- name: ${SIM_CLUSTER_NAME}`,
     '  cluster:',
     `    server: ${url}`,
     '    insecure-skip-tls-verify: true',
     'users:',
-    '- name: pacer-sim',
+    `- name: ${SIM_CLUSTER_NAME}`,
     '  user:',
     `    token: ${token}`,
     'contexts:',
-    '- name: pacer-sim',
+    `- name: ${SIM_CLUSTER_NAME}`,
     '  context:',
-    '    cluster: pacer-sim',
-    '    user: pacer-sim',
+    `    cluster: ${SIM_CLUSTER_NAME}`,
+    `    user: ${SIM_CLUSTER_NAME}`,
     '    namespace: default',
-    'current-context: pacer-sim',
+    `current-context: ${SIM_CLUSTER_NAME}`,
     'preferences: {}',
     '',
   ].join('\n');
