@@ -80,7 +80,7 @@ export interface RunControllerOptions {
   nativeProbeWaitMs?: number;
   /** Concurrent Deployment reconciles; default 5, kube-controller-manager's --concurrent-deployment-syncs. */
   workers?: number;
-  /** Default ":8080"; "0" disables. */
+  /** Default ":8443" (kubebuilder's port for secure metrics); "0" disables. */
   metricsBindAddress?: string;
   /**
    * Serve /metrics over HTTPS, only to callers the API server authenticates (TokenReview) and
@@ -416,7 +416,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     );
   }
   const servers = await startServers({
-    metrics: parseBindAddress(opts.metricsBindAddress ?? ':8080'),
+    metrics: parseBindAddress(opts.metricsBindAddress ?? ':8443'),
     ...(opts.metricsSecure
       ? {
           metricsSecurity: {
@@ -557,7 +557,7 @@ export function controllerCommand(): Command {
       "concurrent Deployment reconciles (kube-controller-manager's --concurrent-deployment-syncs)",
       String(DEFAULT_WORKERS),
     )
-    .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', ':8080')
+    .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', ':8443')
     .option(
       '--metrics-secure [bool]',
       'serve /metrics over HTTPS, only to callers the API server authenticates and authorises for GET /metrics (--metrics-secure=false: plain HTTP to anyone)',

@@ -363,7 +363,7 @@ export function upCommand(): Command {
     .option('--sim-kubeconfig <file>', "where to write the simulated cluster's kubeconfig", 'pacer-sim.kubeconfig')
     .option('--port <n>', 'port of the simulated cluster (0 = any free port)', '0')
     .option('--examples <dir>', 'Deployments to apply to the simulated cluster', join(ROOT, 'examples'))
-    .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', '127.0.0.1:8080')
+    .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', '127.0.0.1:8443')
     .option('--health-probe-bind-address <addr>', 'address of /healthz and /readyz ("0" disables)', '127.0.0.1:8081')
     .option(
       '--api-bind-address <addr>',
@@ -389,7 +389,7 @@ export function upCommand(): Command {
           simKubeconfig: o.simKubeconfig ?? 'pacer-sim.kubeconfig',
           port: parsePort(o.port ?? '0'),
           examples: o.examples ?? join(ROOT, 'examples'),
-          metricsBindAddress: o.metricsBindAddress ?? '127.0.0.1:8080',
+          metricsBindAddress: o.metricsBindAddress ?? '127.0.0.1:8443',
           healthProbeBindAddress: o.healthProbeBindAddress ?? '127.0.0.1:8081',
           apiBindAddress: o.apiBindAddress ?? '127.0.0.1:8082',
           ...(o.webhookBindAddress ? { webhookBindAddress: o.webhookBindAddress } : {}),
