@@ -20,6 +20,7 @@ import { parseAllDocuments } from 'yaml';
 import { CliError, runController } from './controller.ts';
 import type { RunningController } from './controller.ts';
 import { startSim } from '../sim/index.ts';
+import { SIM_TOKEN } from '../sim/kubeconfig.ts';
 import type { SimCluster } from '../sim/index.ts';
 import { REF } from '../sim/resources.ts';
 import type { KubeObject, ResourceRef } from '../sim/types.ts';
@@ -29,6 +30,8 @@ import { API_VERSION, GROUP, PACER_NAMESPACE, PLURAL, VERSION } from '../api/typ
 import type { Deployment } from '../api/types.ts';
 import { deploymentComplete, getCondition, PROGRESSING, REASON } from '../engine/index.ts';
 import { webhookConfiguration } from '../server/webhook.ts';
+import { checkPortsFree, claimUp } from './uplock.ts';
+import type { UpClaim } from './uplock.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const DEPLOYMENTS: ResourceRef = { group: GROUP, version: VERSION, resource: PLURAL };
@@ -173,6 +176,57 @@ export class LiveStatus {
   }
 }
 
+/** The controller's endpoints as the instructions and the run's record name them. */
+function endpoints(controller: RunningController): string[] {
+  return [
+    controller.metricsPort !== undefined ? `metrics http://127.0.0.1:${controller.metricsPort}/metrics` : 'metrics off',
+    controller.healthPort !== undefined
+      ? `health http://127.0.0.1:${controller.healthPort}/healthz`
+      : 'health probes off',
+    controller.apiPort !== undefined
+      ? `deployments view http://127.0.0.1:${controller.apiPort}/v2/deployments`
+      : 'deployments view off',
+  ];
+}
+
+/**
+ * What `pacer up` prints on the simulated cluster: where everything is, then the lines to paste in
+ * another terminal, the first two of which are the README's (the kubeconfig, and the directory of
+ * the kubectl plugin on PATH: bin/kubectl-pacer, a link to bin/kubectl-pacer.js).
+ */
+export function instructions(i: {
+  server: string;
+  kubeconfig: string;
+  endpoints: string[];
+  applied: string[];
+  /** Where the controller logs; undefined when the caller passed its own logger. */
+  logs?: string;
+  apiPort?: number;
+}): string {
+  return [
+    `pacer: simulated cluster serving at ${i.server}`,
+    `pacer: controller running; ${i.endpoints.join(', ')}`,
+    `pacer: applied examples: ${i.applied.join(', ') || '(none)'}`,
+    ...(i.logs !== undefined ? [`pacer: controller logs: ${i.logs}`] : []),
+    `pacer: in another terminal:`,
+    `  export KUBECONFIG=${i.kubeconfig}`,
+    `  export PATH=${join(ROOT, 'bin')}:$PATH   # kubectl pacer: the plugin`,
+    `  kubectl get pdeploy,rs,pods`,
+    `  kubectl pacer rollout status web`,
+    `  kubectl pacer set image web nginx=nginx:1.28`,
+    `  kubectl pacer get web -w`,
+    `  kubectl pacer deployments`,
+    ...(i.apiPort !== undefined
+      ? [
+          // The views check the caller's token with the API server; the kubeconfig's is an admin's.
+          `  curl -H "Authorization: Bearer ${SIM_TOKEN}" http://127.0.0.1:${i.apiPort}/v2/deployments   # the kubeconfig's token`,
+        ]
+      : []),
+    `pacer: Ctrl-C stops everything`,
+    '',
+  ].join('\n');
+}
+
 /** The log file, its directory created, truncated (this run's logs); write errors are dropped. */
 function openLogFile(path: string): WriteStream {
   mkdirSync(dirname(path), { recursive: true });
@@ -208,8 +262,26 @@ export async function runUp(o: UpOptions): Promise<Up> {
   const wantFile =
     o.logger === undefined && !o.logToStderr ? (o.logFile ?? (kubeconfig ? undefined : DEFAULT_LOG_FILE)) : undefined;
   const logFile = wantFile !== undefined ? resolve(wantFile) : undefined;
+  // On the simulated cluster: refuse before writing anything (the kubeconfig, the log) when another
+  // run holds this kubeconfig, or when a port to listen on is taken (uplock.ts).
+  let claim: UpClaim | undefined;
+  if (!kubeconfig) {
+    claim = claimUp(resolve(o.simKubeconfig), logFile !== undefined ? { logFile } : {});
+    try {
+      await checkPortsFree([
+        ['--metrics-bind-address', o.metricsBindAddress],
+        ['--health-probe-bind-address', o.healthProbeBindAddress],
+        ['--api-bind-address', o.apiBindAddress ?? '127.0.0.1:8082'],
+        ['--webhook-bind-address', o.webhookBindAddress],
+      ]);
+    } catch (err) {
+      claim.release();
+      throw err;
+    }
+  }
   const logStream = logFile !== undefined ? openLogFile(logFile) : undefined;
   const closeLog = async (): Promise<void> => {
+    claim?.release();
     if (logStream) await new Promise<void>((done) => logStream.end(done));
   };
   const logger =
@@ -283,38 +355,24 @@ export async function runUp(o: UpOptions): Promise<Up> {
       applied.push(obj.metadata.name ?? '?');
     }
     const out = o.out ?? process.stdout;
-    const plugin = join(ROOT, 'bin', 'kubectl-pacer.js');
+    claim?.update({
+      server: sim.url,
+      kubeconfig: sim.kubeconfigPath ?? o.simKubeconfig,
+      endpoints: endpoints(controller),
+    });
     out.write(
-      [
-        `pacer: simulated cluster serving at ${sim.url}`,
-        `pacer: controller running; ${[
-          controller.metricsPort !== undefined
-            ? `metrics http://127.0.0.1:${controller.metricsPort}/metrics`
-            : 'metrics off',
-          controller.healthPort !== undefined
-            ? `health http://127.0.0.1:${controller.healthPort}/healthz`
-            : 'health probes off',
-          controller.apiPort !== undefined
-            ? `deployments view http://127.0.0.1:${controller.apiPort}/v2/deployments`
-            : 'deployments view off',
-        ].join(', ')}`,
-        `pacer: applied examples: ${applied.join(', ') || '(none)'}`,
-        ...(o.logger
-          ? []
-          : [
-              `pacer: controller logs: ${logFile !== undefined ? `${logFile} (tail -f it; -v or --log-to-stderr shows them here)` : 'on stderr'}`,
-            ]),
-        `pacer: in another terminal:`,
-        `  export KUBECONFIG=${sim.kubeconfigPath}`,
-        `  kubectl get pdeploy,rs,pods`,
-        `  ln -sf ${plugin} ~/.local/bin/kubectl-pacer   # the kubectl plugin, on your PATH`,
-        `  kubectl pacer rollout status web`,
-        `  kubectl pacer set image web nginx=nginx:1.28`,
-        `  kubectl pacer get web -w`,
-        `  kubectl pacer deployments   # or GET /v2/deployments on ${common.apiBindAddress}`,
-        `pacer: Ctrl-C stops everything`,
-        '',
-      ].join('\n'),
+      instructions({
+        server: sim.url,
+        kubeconfig: sim.kubeconfigPath ?? o.simKubeconfig,
+        endpoints: endpoints(controller),
+        applied,
+        logs: o.logger
+          ? undefined
+          : logFile !== undefined
+            ? `${logFile} (tail -f it; -v or --log-to-stderr shows them here)`
+            : 'on stderr',
+        apiPort: controller.apiPort,
+      }),
     );
     const status =
       o.status === false

@@ -4,7 +4,14 @@
 
 import { SIM_CLUSTER_NAME } from '../kube/simulated.ts';
 
-export const SIM_TOKEN = 'sim-token';
+/**
+ * The kubeconfig's bearer token. The simulator's TokenReview takes a token for the user of that
+ * name (authz.ts), so this one is `kubernetes-admin`, in `system:masters` as on a kubeadm cluster:
+ * the same user the simulator assumes for kubectl's requests, which carry no token over plain HTTP.
+ * That is what lets a `make run` user read the controller's views (GET /v2/deployments, behind a
+ * TokenReview and a SubjectAccessReview) with the kubeconfig's own token.
+ */
+export const SIM_TOKEN = 'kubernetes-admin';
 
 export function kubeconfigYaml(url: string, token = SIM_TOKEN): string {
   return [
