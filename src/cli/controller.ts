@@ -431,8 +431,9 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
       : {}),
     health: parseBindAddress(opts.healthProbeBindAddress ?? ':8081'),
     registry: metrics.registry,
-    ready: () => mgr.ready(),
-    notReady: () => mgr.notReady(),
+    // /readyz: the caches, and a replica that cannot campaign for the Lease at all (it would never lead).
+    ready: () => mgr.ready() && mgr.campaignProblem() === undefined,
+    notReady: () => mgr.notReady() ?? mgr.campaignProblem(),
     api: parseBindAddress(opts.apiBindAddress ?? ':8082'),
     views: {
       deployments: () => controller.deployments.list(),
