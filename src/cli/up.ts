@@ -26,7 +26,8 @@ import { REF } from '../sim/resources.ts';
 import type { KubeObject, ResourceRef } from '../sim/types.ts';
 import { createLogger } from '../observe/logger.ts';
 import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
-import { API_VERSION, GROUP, PACER_NAMESPACE, PLURAL, VERSION } from '../api/types.ts';
+import { API_VERSION, GROUP, PACER_NAMESPACE, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
+import { NODEROLL_PLURAL } from '../api/noderoll.ts';
 import type { Deployment } from '../api/types.ts';
 import { deploymentComplete, getCondition, PROGRESSING, REASON } from '../engine/index.ts';
 import { webhookConfiguration } from '../server/webhook.ts';
@@ -35,6 +36,25 @@ import type { UpClaim } from './uplock.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const DEPLOYMENTS: ResourceRef = { group: GROUP, version: VERSION, resource: PLURAL };
+/**
+ * What `pacer up` applies from the examples directory (its top level: examples/failing/ is left
+ * out), by apiVersion/kind: Pacer's Deployments, Plans and NodeRolls, and the simulated cloud's
+ * NodeGroups that a NodeRoll replaces.
+ */
+const EXAMPLE_KINDS: Record<string, { ref: ResourceRef; namespaced: boolean; afterRollout?: boolean }> = {
+  [`${API_VERSION}/Deployment`]: { ref: DEPLOYMENTS, namespaced: true },
+  [`${API_VERSION}/Plan`]: {
+    ref: { group: GROUP, version: VERSION, resource: PLAN_PLURAL },
+    namespaced: true,
+    afterRollout: true,
+  },
+  [`${API_VERSION}/NodeRoll`]: {
+    ref: { group: GROUP, version: VERSION, resource: NODEROLL_PLURAL },
+    namespaced: false,
+    afterRollout: true,
+  },
+  'sim.pacer.dev/v1/NodeGroup': { ref: REF.nodegroups, namespaced: false },
+};
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 /** Where the controller logs on the simulated cluster, relative to the working directory. */
 export const DEFAULT_LOG_FILE = join('.pacer', 'controller.log');
@@ -167,6 +187,19 @@ export class LiveStatus {
     this.out.write(`\r\x1b[2K${shown}`);
   }
 
+  /** A line of its own above the status line (which is drawn again below it). */
+  note(line: string): void {
+    if (this.stopped) return;
+    if (!this.inPlace) {
+      this.out.write(`${line}\n`);
+      return;
+    }
+    this.out.write(`\r\x1b[2K${line}\n`);
+    const last = this.last;
+    this.last = undefined;
+    if (last !== undefined) this.refresh();
+  }
+
   /** No more updates; a line left open on the TTY is ended, so whatever follows starts on its own. */
   stop(): void {
     if (this.stopped) return;
@@ -199,6 +232,8 @@ export function instructions(i: {
   kubeconfig: string;
   endpoints: string[];
   applied: string[];
+  /** Applied once the Deployments have rolled out (Plans, NodeRolls). */
+  later?: string[];
   /** Where the controller logs; undefined when the caller passed its own logger. */
   logs?: string;
   apiPort?: number;
@@ -207,6 +242,7 @@ export function instructions(i: {
     `pacer: simulated cluster serving at ${i.server}`,
     `pacer: controller running; ${i.endpoints.join(', ')}`,
     `pacer: applied examples: ${i.applied.join(', ') || '(none)'}`,
+    ...(i.later?.length ? [`pacer: once they have rolled out: ${i.later.join(', ')}`] : []),
     ...(i.logs !== undefined ? [`pacer: controller logs: ${i.logs}`] : []),
     `pacer: in another terminal:`,
     `  export KUBECONFIG=${i.kubeconfig}`,
@@ -349,10 +385,22 @@ export async function runUp(o: UpOptions): Promise<Up> {
       );
     }
     const applied: string[] = [];
+    // Plans and NodeRolls wait for the Deployments' first rollout: a Plan is created interrupted and
+    // would hold its Deployments' first rollout too, and a node roll waits for every workload to be
+    // healthy. Applied after, the Plan holds the next change (examples/custom-plan.yaml) and the roll
+    // moves pods that are running.
+    const later: Array<{ obj: KubeObject; kind: (typeof EXAMPLE_KINDS)[string] }> = [];
+    const label = (obj: KubeObject) =>
+      obj.kind === 'Deployment' ? (obj.metadata.name ?? '?') : `${obj.kind} ${obj.metadata.name}`;
     for (const obj of await readManifests(o.examples)) {
-      if (obj.apiVersion !== API_VERSION || obj.kind !== 'Deployment') continue;
-      applyToSim(sim, DEPLOYMENTS, obj, obj.metadata.namespace ?? 'default');
-      applied.push(obj.metadata.name ?? '?');
+      const kind = EXAMPLE_KINDS[`${obj.apiVersion}/${obj.kind}`];
+      if (!kind) continue;
+      if (kind.afterRollout) {
+        later.push({ obj, kind });
+        continue;
+      }
+      applyToSim(sim, kind.ref, obj, kind.namespaced ? (obj.metadata.namespace ?? 'default') : undefined);
+      applied.push(label(obj));
     }
     const out = o.out ?? process.stdout;
     claim?.update({
@@ -366,6 +414,7 @@ export async function runUp(o: UpOptions): Promise<Up> {
         kubeconfig: sim.kubeconfigPath ?? o.simKubeconfig,
         endpoints: endpoints(controller),
         applied,
+        later: later.map(({ obj }) => label(obj)),
         logs: o.logger
           ? undefined
           : logFile !== undefined
@@ -386,12 +435,34 @@ export async function runUp(o: UpOptions): Promise<Up> {
               intervalMs: o.statusIntervalMs ?? 1000,
             },
           );
+    const listDeployments = () =>
+      sim.store.list(DEPLOYMENTS, undefined, { shared: true }).items as unknown as Deployment[];
+    const laterTimer =
+      later.length === 0
+        ? undefined
+        : setInterval(() => {
+            let c: DeploymentCounts;
+            try {
+              c = countDeployments(listDeployments());
+            } catch {
+              return; // the store is stopping
+            }
+            if (c.complete < c.total) return;
+            clearInterval(laterTimer);
+            for (const { obj, kind } of later)
+              applyToSim(sim, kind.ref, obj, kind.namespaced ? (obj.metadata.namespace ?? 'default') : undefined);
+            const line = `pacer: the Deployments have rolled out; applied ${later.map(({ obj }) => label(obj)).join(', ')}`;
+            if (status) status.note(line);
+            else out.write(`${line}\n`);
+          }, 250);
+    laterTimer?.unref();
     return {
       sim,
       controller,
       ...(logFile !== undefined ? { logFile } : {}),
       ...(status ? { status } : {}),
       stop: async () => {
+        clearInterval(laterTimer);
         status?.stop();
         await controller.stop();
         await sim.stop();

@@ -31,7 +31,7 @@ for (const bed of BEDS)
     /** `kubectl pacer ...`: kubectl finds kubectl-pacer on PATH (no kubectl flags may come first). */
     const kubectlPacer = (...a: string[]) => kubectl('pacer', ...a);
     /** An example file with some lines changed (shorter timings keep the test short). */
-    const example = (file: string, edits: Array<[string, string]>) => k.editedExample(file, edits);
+    const example = (file: string, edits: Array<[string, string]>, out?: string) => k.editedExample(file, edits, out);
 
     before(function () {
       return k.start(this);
@@ -66,7 +66,11 @@ for (const bed of BEDS)
     it('applies the examples; never-ready (deadline 10 s) is watched in the background', async () => {
       const web = await example('rolling-web.yaml', [['minReadySeconds: 5', 'minReadySeconds: 1']]);
       expect((await kubectl('apply', '-f', web)).stdout).to.equal('deployment.pacer.dev/web created\n');
-      const nr = await example('never-ready.yaml', [['progressDeadlineSeconds: 30', 'progressDeadlineSeconds: 10']]);
+      const nr = await example(
+        'failing/never-ready.yaml',
+        [['progressDeadlineSeconds: 30', 'progressDeadlineSeconds: 10']],
+        'never-ready.yaml',
+      );
       expect((await kubectl('apply', '-f', nr)).stdout).to.equal('deployment.pacer.dev/never-ready created\n');
       neverReady = pacer('rollout', 'status', 'never-ready', '--timeout=40s');
       // Long before its deadline, a short --timeout ends the wait with kubectl's words.

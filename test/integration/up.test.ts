@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { runUp } from '../../src/cli/up.ts';
+import { countDeployments, runUp } from '../../src/cli/up.ts';
+import { HttpMethod } from '@kubernetes/client-node';
 import { CliError } from '../../src/cli/controller.ts';
 import type { Up } from '../../src/cli/up.ts';
 import { KubeClient, loadKubeConfig, DEPLOYMENTS } from '../../src/kube/client.ts';
@@ -78,10 +79,12 @@ describe('pacer up (the main job)', function () {
     expect(lines).to.include(`  export KUBECONFIG=${kubeconfig}`);
     expect(lines.find((l) => l.startsWith('pacer: applied examples: '))).to.include('web');
     expect(lines.some((l) => l.includes('kubectl pacer rollout status web'))).to.equal(true);
+    // The Deployments among what was applied (a NodeGroup is named with its kind: `NodeGroup workers`).
     const examples = lines
       .find((l) => l.startsWith('pacer: applied examples: '))!
       .slice('pacer: applied examples: '.length)
-      .split(', ').length;
+      .split(', ')
+      .filter((name) => !name.includes(' ')).length;
 
     // The examples roll out through the controller, as a user would see them with that kubeconfig.
     const client = new KubeClient(loadKubeConfig({ kubeconfig }));
@@ -324,5 +327,49 @@ describe('pacer up (the main job)', function () {
     expect(answer.status).to.equal(200);
     expect(Array.isArray(await answer.json())).to.equal(true);
     expect((await fetch(m![2])).status, 'no token: 401').to.equal(401);
+  });
+
+  it('the examples work together: Deployments, then the Plan and the NodeRoll, which replaces its group', async function () {
+    this.timeout(180_000);
+    const out = collect();
+    const kubeconfig = join(dir, 'pacer-sim.kubeconfig');
+    up = await withoutKubeconfigEnv(() => runUp({ ...common, simKubeconfig: kubeconfig, out: out.stream }));
+    const lines = out.text().split('\n');
+    expect(lines).to.include('pacer: once they have rolled out: Plan regions, NodeRoll upgrade-workers');
+    expect(lines.find((l) => l.startsWith('pacer: applied examples: '))).to.not.include('never-ready');
+    await eventually(
+      'the Plan and the NodeRoll to be applied',
+      () =>
+        out.text().includes('pacer: the Deployments have rolled out; applied Plan regions, NodeRoll upgrade-workers\n')
+          ? true
+          : undefined,
+      60_000,
+    );
+    const client = new KubeClient(loadKubeConfig({ kubeconfig }));
+    const roll = await eventually(
+      'the node roll to complete',
+      async () => {
+        const r = await client.request<{ status?: { phase?: string; message?: string } }>(
+          HttpMethod.GET,
+          '/apis/pacer.dev/v1alpha1/noderolls/upgrade-workers',
+        );
+        return r.status?.phase === 'Complete' ? r : undefined;
+      },
+      120_000,
+    );
+    expect(roll.status?.message).to.equal('every original node has been replaced; zones a 1, b 1, c 1 (balanced)');
+    // Every Deployment complete again, and each with its own app label: no label selects another's pods.
+    const all = (await client.list<Deployment>(DEPLOYMENTS, undefined)).items;
+    const counts = countDeployments(all);
+    expect([counts.complete, counts.total]).to.deep.equal([all.length, all.length]);
+    const apps = all.map((d) => d.spec.selector?.matchLabels?.app);
+    expect(new Set(apps).size, JSON.stringify(apps)).to.equal(all.length);
+    const plan = await client.request<{ status?: { status?: string } }>(
+      HttpMethod.GET,
+      '/apis/pacer.dev/v1alpha1/namespaces/default/plans/regions',
+    );
+    // Applied after its Deployments' first rollout, the plan has nothing to hold: COMPLETE until
+    // their next change (which it holds: examples/custom-plan.yaml).
+    expect(plan.status?.status).to.equal('COMPLETE');
   });
 });

@@ -773,7 +773,7 @@ describe('examples/: every example is a valid pacer.dev Deployment', () => {
       },
     },
     {
-      file: 'never-ready.yaml',
+      file: 'failing/never-ready.yaml',
       check: (d) => {
         expect(d.spec.progressDeadlineSeconds).to.equal(30);
         expect(d.spec.template?.metadata?.annotations).to.deep.equal({ 'sim.pacer.dev/never-ready': 'true' });
