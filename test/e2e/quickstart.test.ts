@@ -6,6 +6,7 @@
 
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandResult } from './fixtures.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
@@ -90,6 +91,20 @@ for (const bed of BEDS)
       const rs = await kubectl('get', 'rs', '-l', 'app=web', '-o', 'jsonpath={.items[*].metadata.name}');
       firstRevisionRs = rs.stdout.trim();
       expect(firstRevisionRs).to.match(/^web-[a-z0-9]+$/);
+    });
+
+    it('the built-in kubectl rollout refuses the custom kind, in the words docs/plugin.md quotes', async () => {
+      const doc = await readFile(join(ROOT, 'docs', 'plugin.md'), 'utf8');
+      const quoted = /\$ kubectl rollout status pdeploy\/web\n(error: no kind .*)\n/.exec(doc)?.[1];
+      expect(quoted, 'docs/plugin.md quotes it').to.be.a('string');
+      for (const args of [
+        ['rollout', 'status', 'pdeploy/web'],
+        ['rollout', 'history', 'pdeploy/web'],
+        ['set', 'image', 'pdeploy/web', 'nginx=nginx:1.28'],
+      ]) {
+        const r = await kubectl(...args);
+        expect([r.code, r.stderr], args.join(' ')).to.deep.equal([1, `${quoted}\n`]);
+      }
     });
 
     it('set image starts revision 2; status follows it to the end', async () => {
