@@ -1,5 +1,6 @@
 // `pacer` / `pacer up`: the main job. With no kubeconfig, it starts the simulated cluster, installs
-// the CRD, starts the controller, applies examples/ and says how to point kubectl at it; with a
+// the CRD, starts the controller, applies examples/ (Plans and NodeRolls once its Deployments have
+// rolled out) and says how to point kubectl at it; with a
 // kubeconfig (flag or KUBECONFIG) it runs the controller against that cluster. Ctrl-C stops
 // everything cleanly.
 //
@@ -491,7 +492,11 @@ export function upCommand(): Command {
     )
     .option('--sim-kubeconfig <file>', "where to write the simulated cluster's kubeconfig", 'pacer-sim.kubeconfig')
     .option('--port <n>', 'port of the simulated cluster (0 = any free port)', '0')
-    .option('--examples <dir>', 'Deployments to apply to the simulated cluster', join(ROOT, 'examples'))
+    .option(
+      '--examples <dir>',
+      'what to apply to the simulated cluster: the Deployments and NodeGroups of its YAML files, then, once the Deployments have rolled out, their Plans and NodeRolls',
+      join(ROOT, 'examples'),
+    )
     .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', '127.0.0.1:8443')
     .option('--health-probe-bind-address <addr>', 'address of /healthz and /readyz ("0" disables)', '127.0.0.1:8081')
     .option(
