@@ -1,8 +1,7 @@
 // `pacer` / `pacer up`: the main job. With no kubeconfig, it starts the simulated cluster, installs
 // the CRD, starts the controller, applies examples/ (Plans and NodeRolls once its Deployments have
-// rolled out) and says how to point kubectl at it; with a
-// kubeconfig (flag or KUBECONFIG) it runs the controller against that cluster. Ctrl-C stops
-// everything cleanly.
+// rolled out) and says how to point kubectl at it; with a kubeconfig (flag or KUBECONFIG) it runs
+// the controller against that cluster. Ctrl-C stops everything cleanly.
 //
 // On the simulated cluster the terminal is for people: the instructions, then one status line (the
 // Deployments and how many are complete or still progressing), rewritten in place on a TTY and
