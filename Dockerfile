@@ -17,6 +17,6 @@ COPY crds/ crds/
 # The image's unprivileged user (uid 1000).
 USER node
 
-EXPOSE 8080 8081 8082
+EXPOSE 8443 8081 8082
 ENTRYPOINT ["node", "bin/pacer.js"]
 CMD ["controller"]

@@ -6,7 +6,7 @@
 STAMP := node_modules/.pacer-installed
 
 $(STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund
+	scripts/npm-ci.sh
 	@touch $@
 
 install: $(STAMP)

@@ -10,6 +10,7 @@ import { HttpMethod } from '@kubernetes/client-node';
 import { APPS_DEPLOYMENTS, KubeClient, loadKubeConfig, DEFAULT_USER_AGENT } from '../kube/client.ts';
 import { otherDeploymentController } from './native.ts';
 import { toKubeError } from '../kube/errors.ts';
+import { isSimulatedCluster, STALE_SIM_HINT } from '../kube/simulated.ts';
 import { DeploymentController, loadEngine } from '../controllers/deployment/controller.ts';
 import { PlanController } from '../controllers/plan/controller.ts';
 import { NodeRollController } from '../controllers/noderoll/controller.ts';
@@ -79,7 +80,7 @@ export interface RunControllerOptions {
   nativeProbeWaitMs?: number;
   /** Concurrent Deployment reconciles; default 5, kube-controller-manager's --concurrent-deployment-syncs. */
   workers?: number;
-  /** Default ":8080"; "0" disables. */
+  /** Default ":8443" (kubebuilder's port for secure metrics); "0" disables. */
   metricsBindAddress?: string;
   /**
    * Serve /metrics over HTTPS, only to callers the API server authenticates (TokenReview) and
@@ -273,7 +274,11 @@ export async function checkCluster(
     await client.version();
   } catch (err) {
     const e = toKubeError(err);
-    throw new CliError(`cannot reach the API server at ${client.server}: ${e.message.replace(/^GET \S+: /, '')}`, 1);
+    const hint = e.kind === 'Unreachable' && isSimulatedCluster(client.kubeConfig) ? `\nhint: ${STALE_SIM_HINT}` : '';
+    throw new CliError(
+      `cannot reach the API server at ${client.server}: ${e.message.replace(/^GET \S+: /, '')}${hint}`,
+      1,
+    );
   }
   // Discovery, not a CRD read: every authenticated client may use it, and a least-privilege role
   // need not grant access to CustomResourceDefinitions.
@@ -415,7 +420,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     );
   }
   const servers = await startServers({
-    metrics: parseBindAddress(opts.metricsBindAddress ?? ':8080'),
+    metrics: parseBindAddress(opts.metricsBindAddress ?? ':8443'),
     ...(opts.metricsSecure
       ? {
           metricsSecurity: {
@@ -430,8 +435,9 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
       : {}),
     health: parseBindAddress(opts.healthProbeBindAddress ?? ':8081'),
     registry: metrics.registry,
-    ready: () => mgr.ready(),
-    notReady: () => mgr.notReady(),
+    // /readyz: the caches, and a replica that cannot campaign for the Lease at all (it would never lead).
+    ready: () => mgr.ready() && mgr.campaignProblem() === undefined,
+    notReady: () => mgr.notReady() ?? mgr.campaignProblem(),
     api: parseBindAddress(opts.apiBindAddress ?? ':8082'),
     views: {
       deployments: () => controller.deployments.list(),
@@ -556,7 +562,7 @@ export function controllerCommand(): Command {
       "concurrent Deployment reconciles (kube-controller-manager's --concurrent-deployment-syncs)",
       String(DEFAULT_WORKERS),
     )
-    .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', ':8080')
+    .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', ':8443')
     .option(
       '--metrics-secure [bool]',
       'serve /metrics over HTTPS, only to callers the API server authenticates and authorises for GET /metrics (--metrics-secure=false: plain HTTP to anyone)',

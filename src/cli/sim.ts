@@ -6,6 +6,9 @@ import { Command } from 'commander';
 import { resolve } from 'node:path';
 import { parseFaults } from '../sim/faults.ts';
 import { startSim } from '../sim/index.ts';
+import { REF } from '../sim/resources.ts';
+import type { KubeObject } from '../sim/types.ts';
+import { PACER_NAMESPACE } from '../api/types.ts';
 
 export interface SimFlags {
   kubeconfig: string;
@@ -100,6 +103,13 @@ export function simCommand(): Command {
         ...(cfg.podReadyMs !== undefined ? { podReadyMs: cfg.podReadyMs } : {}),
         ...(cfg.faults !== undefined ? { faults: cfg.faults } : {}),
       });
+      // Pacer's own namespace, as the install manifests make it: the controller's defaults put the
+      // leader election Lease and the freeze switch there (the simulator itself knows nothing of Pacer).
+      sim.store.create(REF.namespaces, undefined, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: PACER_NAMESPACE },
+      } as KubeObject);
       process.stdout.write(`pacer sim ready: KUBECONFIG=${sim.kubeconfigPath}\n`);
       // Its stdout is one line a script waits for: nothing more is printed on the way out.
       stopOnSignals(() => sim.stop(), { quiet: true });

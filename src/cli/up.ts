@@ -1,7 +1,7 @@
 // `pacer` / `pacer up`: the main job. With no kubeconfig, it starts the simulated cluster, installs
-// the CRD, starts the controller, applies examples/ and says how to point kubectl at it; with a
-// kubeconfig (flag or KUBECONFIG) it runs the controller against that cluster. Ctrl-C stops
-// everything cleanly.
+// the CRD, starts the controller, applies examples/ (Plans and NodeRolls once its Deployments have
+// rolled out) and says how to point kubectl at it; with a kubeconfig (flag or KUBECONFIG) it runs
+// the controller against that cluster. Ctrl-C stops everything cleanly.
 //
 // On the simulated cluster the terminal is for people: the instructions, then one status line (the
 // Deployments and how many are complete or still progressing), rewritten in place on a TTY and
@@ -20,18 +20,41 @@ import { parseAllDocuments } from 'yaml';
 import { CliError, runController } from './controller.ts';
 import type { RunningController } from './controller.ts';
 import { startSim } from '../sim/index.ts';
+import { SIM_TOKEN } from '../sim/kubeconfig.ts';
 import type { SimCluster } from '../sim/index.ts';
 import { REF } from '../sim/resources.ts';
 import type { KubeObject, ResourceRef } from '../sim/types.ts';
 import { createLogger } from '../observe/logger.ts';
 import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
-import { API_VERSION, GROUP, PACER_NAMESPACE, PLURAL, VERSION } from '../api/types.ts';
+import { API_VERSION, GROUP, PACER_NAMESPACE, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
+import { NODEROLL_PLURAL } from '../api/noderoll.ts';
 import type { Deployment } from '../api/types.ts';
 import { deploymentComplete, getCondition, PROGRESSING, REASON } from '../engine/index.ts';
 import { webhookConfiguration } from '../server/webhook.ts';
+import { checkPortsFree, claimUp } from './uplock.ts';
+import type { UpClaim } from './uplock.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const DEPLOYMENTS: ResourceRef = { group: GROUP, version: VERSION, resource: PLURAL };
+/**
+ * What `pacer up` applies from the examples directory (its top level: examples/failing/ is left
+ * out), by apiVersion/kind: Pacer's Deployments, Plans and NodeRolls, and the simulated cloud's
+ * NodeGroups that a NodeRoll replaces.
+ */
+const EXAMPLE_KINDS: Record<string, { ref: ResourceRef; namespaced: boolean; afterRollout?: boolean }> = {
+  [`${API_VERSION}/Deployment`]: { ref: DEPLOYMENTS, namespaced: true },
+  [`${API_VERSION}/Plan`]: {
+    ref: { group: GROUP, version: VERSION, resource: PLAN_PLURAL },
+    namespaced: true,
+    afterRollout: true,
+  },
+  [`${API_VERSION}/NodeRoll`]: {
+    ref: { group: GROUP, version: VERSION, resource: NODEROLL_PLURAL },
+    namespaced: false,
+    afterRollout: true,
+  },
+  'sim.pacer.dev/v1/NodeGroup': { ref: REF.nodegroups, namespaced: false },
+};
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 /** Where the controller logs on the simulated cluster, relative to the working directory. */
 export const DEFAULT_LOG_FILE = join('.pacer', 'controller.log');
@@ -164,6 +187,19 @@ export class LiveStatus {
     this.out.write(`\r\x1b[2K${shown}`);
   }
 
+  /** A line of its own above the status line (which is drawn again below it). */
+  note(line: string): void {
+    if (this.stopped) return;
+    if (!this.inPlace) {
+      this.out.write(`${line}\n`);
+      return;
+    }
+    this.out.write(`\r\x1b[2K${line}\n`);
+    const last = this.last;
+    this.last = undefined;
+    if (last !== undefined) this.refresh();
+  }
+
   /** No more updates; a line left open on the TTY is ended, so whatever follows starts on its own. */
   stop(): void {
     if (this.stopped) return;
@@ -171,6 +207,60 @@ export class LiveStatus {
     clearInterval(this.timer);
     if (this.inPlace && this.last !== undefined) this.out.write('\n');
   }
+}
+
+/** The controller's endpoints as the instructions and the run's record name them. */
+function endpoints(controller: RunningController): string[] {
+  return [
+    controller.metricsPort !== undefined ? `metrics http://127.0.0.1:${controller.metricsPort}/metrics` : 'metrics off',
+    controller.healthPort !== undefined
+      ? `health http://127.0.0.1:${controller.healthPort}/healthz`
+      : 'health probes off',
+    controller.apiPort !== undefined
+      ? `deployments view http://127.0.0.1:${controller.apiPort}/v2/deployments`
+      : 'deployments view off',
+  ];
+}
+
+/**
+ * What `pacer up` prints on the simulated cluster: where everything is, then the lines to paste in
+ * another terminal, the first two of which are the README's (the kubeconfig, and the directory of
+ * the kubectl plugin on PATH: bin/kubectl-pacer, a link to bin/kubectl-pacer.js).
+ */
+export function instructions(i: {
+  server: string;
+  kubeconfig: string;
+  endpoints: string[];
+  applied: string[];
+  /** Applied once the Deployments have rolled out (Plans, NodeRolls). */
+  later?: string[];
+  /** Where the controller logs; undefined when the caller passed its own logger. */
+  logs?: string;
+  apiPort?: number;
+}): string {
+  return [
+    `pacer: simulated cluster serving at ${i.server}`,
+    `pacer: controller running; ${i.endpoints.join(', ')}`,
+    `pacer: applied examples: ${i.applied.join(', ') || '(none)'}`,
+    ...(i.later?.length ? [`pacer: once they have rolled out: ${i.later.join(', ')}`] : []),
+    ...(i.logs !== undefined ? [`pacer: controller logs: ${i.logs}`] : []),
+    `pacer: in another terminal:`,
+    `  export KUBECONFIG=${i.kubeconfig}`,
+    `  export PATH=${join(ROOT, 'bin')}:$PATH   # kubectl pacer: the plugin`,
+    `  kubectl get pdeploy,rs,pods`,
+    `  kubectl pacer rollout status web`,
+    `  kubectl pacer set image web nginx=nginx:1.28`,
+    `  kubectl pacer get web -w`,
+    `  kubectl pacer deployments`,
+    ...(i.apiPort !== undefined
+      ? [
+          // The views check the caller's token with the API server; the kubeconfig's is an admin's.
+          `  curl -H "Authorization: Bearer ${SIM_TOKEN}" http://127.0.0.1:${i.apiPort}/v2/deployments   # the kubeconfig's token`,
+        ]
+      : []),
+    `pacer: Ctrl-C stops everything`,
+    '',
+  ].join('\n');
 }
 
 /** The log file, its directory created, truncated (this run's logs); write errors are dropped. */
@@ -208,8 +298,26 @@ export async function runUp(o: UpOptions): Promise<Up> {
   const wantFile =
     o.logger === undefined && !o.logToStderr ? (o.logFile ?? (kubeconfig ? undefined : DEFAULT_LOG_FILE)) : undefined;
   const logFile = wantFile !== undefined ? resolve(wantFile) : undefined;
+  // On the simulated cluster: refuse before writing anything (the kubeconfig, the log) when another
+  // run holds this kubeconfig, or when a port to listen on is taken (uplock.ts).
+  let claim: UpClaim | undefined;
+  if (!kubeconfig) {
+    claim = claimUp(resolve(o.simKubeconfig), logFile !== undefined ? { logFile } : {});
+    try {
+      await checkPortsFree([
+        ['--metrics-bind-address', o.metricsBindAddress],
+        ['--health-probe-bind-address', o.healthProbeBindAddress],
+        ['--api-bind-address', o.apiBindAddress ?? '127.0.0.1:8082'],
+        ['--webhook-bind-address', o.webhookBindAddress],
+      ]);
+    } catch (err) {
+      claim.release();
+      throw err;
+    }
+  }
   const logStream = logFile !== undefined ? openLogFile(logFile) : undefined;
   const closeLog = async (): Promise<void> => {
+    claim?.release();
     if (logStream) await new Promise<void>((done) => logStream.end(done));
   };
   const logger =
@@ -277,44 +385,43 @@ export async function runUp(o: UpOptions): Promise<Up> {
       );
     }
     const applied: string[] = [];
+    // Plans and NodeRolls wait for the Deployments' first rollout: a Plan is created interrupted and
+    // would hold its Deployments' first rollout too, and a node roll waits for every workload to be
+    // healthy. Applied after, the Plan holds the next change (examples/custom-plan.yaml) and the roll
+    // moves pods that are running.
+    const later: Array<{ obj: KubeObject; kind: (typeof EXAMPLE_KINDS)[string] }> = [];
+    const label = (obj: KubeObject) =>
+      obj.kind === 'Deployment' ? (obj.metadata.name ?? '?') : `${obj.kind} ${obj.metadata.name}`;
     for (const obj of await readManifests(o.examples)) {
-      if (obj.apiVersion !== API_VERSION || obj.kind !== 'Deployment') continue;
-      applyToSim(sim, DEPLOYMENTS, obj, obj.metadata.namespace ?? 'default');
-      applied.push(obj.metadata.name ?? '?');
+      const kind = EXAMPLE_KINDS[`${obj.apiVersion}/${obj.kind}`];
+      if (!kind) continue;
+      if (kind.afterRollout) {
+        later.push({ obj, kind });
+        continue;
+      }
+      applyToSim(sim, kind.ref, obj, kind.namespaced ? (obj.metadata.namespace ?? 'default') : undefined);
+      applied.push(label(obj));
     }
     const out = o.out ?? process.stdout;
-    const plugin = join(ROOT, 'bin', 'kubectl-pacer.js');
+    claim?.update({
+      server: sim.url,
+      kubeconfig: sim.kubeconfigPath ?? o.simKubeconfig,
+      endpoints: endpoints(controller),
+    });
     out.write(
-      [
-        `pacer: simulated cluster serving at ${sim.url}`,
-        `pacer: controller running; ${[
-          controller.metricsPort !== undefined
-            ? `metrics http://127.0.0.1:${controller.metricsPort}/metrics`
-            : 'metrics off',
-          controller.healthPort !== undefined
-            ? `health http://127.0.0.1:${controller.healthPort}/healthz`
-            : 'health probes off',
-          controller.apiPort !== undefined
-            ? `deployments view http://127.0.0.1:${controller.apiPort}/v2/deployments`
-            : 'deployments view off',
-        ].join(', ')}`,
-        `pacer: applied examples: ${applied.join(', ') || '(none)'}`,
-        ...(o.logger
-          ? []
-          : [
-              `pacer: controller logs: ${logFile !== undefined ? `${logFile} (tail -f it; -v or --log-to-stderr shows them here)` : 'on stderr'}`,
-            ]),
-        `pacer: in another terminal:`,
-        `  export KUBECONFIG=${sim.kubeconfigPath}`,
-        `  kubectl get pdeploy,rs,pods`,
-        `  ln -sf ${plugin} ~/.local/bin/kubectl-pacer   # the kubectl plugin, on your PATH`,
-        `  kubectl pacer rollout status web`,
-        `  kubectl pacer set image web nginx=nginx:1.28`,
-        `  kubectl pacer get web -w`,
-        `  kubectl pacer deployments   # or GET /v2/deployments on ${common.apiBindAddress}`,
-        `pacer: Ctrl-C stops everything`,
-        '',
-      ].join('\n'),
+      instructions({
+        server: sim.url,
+        kubeconfig: sim.kubeconfigPath ?? o.simKubeconfig,
+        endpoints: endpoints(controller),
+        applied,
+        later: later.map(({ obj }) => label(obj)),
+        logs: o.logger
+          ? undefined
+          : logFile !== undefined
+            ? `${logFile} (tail -f it; -v or --log-to-stderr shows them here)`
+            : 'on stderr',
+        apiPort: controller.apiPort,
+      }),
     );
     const status =
       o.status === false
@@ -328,12 +435,34 @@ export async function runUp(o: UpOptions): Promise<Up> {
               intervalMs: o.statusIntervalMs ?? 1000,
             },
           );
+    const listDeployments = () =>
+      sim.store.list(DEPLOYMENTS, undefined, { shared: true }).items as unknown as Deployment[];
+    const laterTimer =
+      later.length === 0
+        ? undefined
+        : setInterval(() => {
+            let c: DeploymentCounts;
+            try {
+              c = countDeployments(listDeployments());
+            } catch {
+              return; // the store is stopping
+            }
+            if (c.complete < c.total) return;
+            clearInterval(laterTimer);
+            for (const { obj, kind } of later)
+              applyToSim(sim, kind.ref, obj, kind.namespaced ? (obj.metadata.namespace ?? 'default') : undefined);
+            const line = `pacer: the Deployments have rolled out; applied ${later.map(({ obj }) => label(obj)).join(', ')}`;
+            if (status) status.note(line);
+            else out.write(`${line}\n`);
+          }, 250);
+    laterTimer?.unref();
     return {
       sim,
       controller,
       ...(logFile !== undefined ? { logFile } : {}),
       ...(status ? { status } : {}),
       stop: async () => {
+        clearInterval(laterTimer);
         status?.stop();
         await controller.stop();
         await sim.stop();
@@ -362,8 +491,12 @@ export function upCommand(): Command {
     )
     .option('--sim-kubeconfig <file>', "where to write the simulated cluster's kubeconfig", 'pacer-sim.kubeconfig')
     .option('--port <n>', 'port of the simulated cluster (0 = any free port)', '0')
-    .option('--examples <dir>', 'Deployments to apply to the simulated cluster', join(ROOT, 'examples'))
-    .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', '127.0.0.1:8080')
+    .option(
+      '--examples <dir>',
+      'what to apply to the simulated cluster: the Deployments and NodeGroups of its YAML files, then, once the Deployments have rolled out, their Plans and NodeRolls',
+      join(ROOT, 'examples'),
+    )
+    .option('--metrics-bind-address <addr>', 'address of /metrics ("0" disables)', '127.0.0.1:8443')
     .option('--health-probe-bind-address <addr>', 'address of /healthz and /readyz ("0" disables)', '127.0.0.1:8081')
     .option(
       '--api-bind-address <addr>',
@@ -389,7 +522,7 @@ export function upCommand(): Command {
           simKubeconfig: o.simKubeconfig ?? 'pacer-sim.kubeconfig',
           port: parsePort(o.port ?? '0'),
           examples: o.examples ?? join(ROOT, 'examples'),
-          metricsBindAddress: o.metricsBindAddress ?? '127.0.0.1:8080',
+          metricsBindAddress: o.metricsBindAddress ?? '127.0.0.1:8443',
           healthProbeBindAddress: o.healthProbeBindAddress ?? '127.0.0.1:8081',
           apiBindAddress: o.apiBindAddress ?? '127.0.0.1:8082',
           ...(o.webhookBindAddress ? { webhookBindAddress: o.webhookBindAddress } : {}),

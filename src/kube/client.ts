@@ -364,7 +364,7 @@ export class KubeClient {
     try {
       await this.throttle(method, opts.signal, opts.background ?? false);
     } catch (err) {
-      throw toKubeError(err, what);
+      throw toKubeError(err, what, this.server);
     }
     // After the rate limiter's wait, right before sending: leadership may have been lost meanwhile.
     if (method !== HttpMethod.GET && this.writeGate) {
@@ -386,7 +386,7 @@ export class KubeClient {
       code = resp.httpStatusCode;
       text = await resp.body.text();
     } catch (err) {
-      throw toKubeError(err, what);
+      throw toKubeError(err, what, this.server);
     } finally {
       this.observe(method, code, started);
     }
@@ -523,7 +523,7 @@ export class KubeClient {
       await this.throttle(HttpMethod.GET, signal, false);
     } catch (err) {
       if (signal?.aborted) return;
-      throw toKubeError(err, what);
+      throw toKubeError(err, what, this.server);
     }
     const inactivityMs = opts.inactivityMs ?? ((opts.timeoutSeconds ?? 300) + 30) * 1000;
     const local = new AbortController();
@@ -581,7 +581,7 @@ export class KubeClient {
         throw new KubeError('Transient', `${what}: no data for ${Math.round(inactivityMs / 1000)}s`, {
           reason: 'WatchInactive',
         });
-      throw toKubeError(err, what);
+      throw toKubeError(err, what, this.server);
     } finally {
       if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onOuterAbort);

@@ -66,9 +66,13 @@ export function kindOf(code: number, reason?: string): KubeErrorKind {
   return 'Other';
 }
 
+/** The reason of a connection that fetch refused to open (a port the Fetch standard blocks). */
+export const BAD_PORT = 'BAD_PORT';
+
 // Socket and DNS failures that mean "no API server answered". Resets mid-request are Transient:
 // a server was there and may answer the retry.
 const UNREACHABLE_CODES = new Set([
+  BAD_PORT,
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
@@ -131,18 +135,96 @@ function networkCode(err: unknown, depth = 0): string | undefined {
   return typeof e.code === 'string' ? e.code : undefined;
 }
 
+/** The innermost error that carries a socket error code (undici's own errors included), or the bad-port refusal. */
+function socketError(err: unknown, depth = 0): SocketError | undefined {
+  if (!err || typeof err !== 'object' || depth > 4) return undefined;
+  const e = err as SocketError & { cause?: unknown; errors?: unknown[] };
+  const inner =
+    socketError(e.cause, depth + 1) ?? (Array.isArray(e.errors) ? socketError(e.errors[0], depth + 1) : undefined);
+  if (inner) return inner;
+  if (typeof e.code === 'string' || e.message === 'bad port') return e;
+  return undefined;
+}
+
+interface SocketError {
+  code?: string;
+  message?: string;
+  syscall?: string;
+  address?: string;
+  port?: number;
+  hostname?: string;
+}
+
+/** host:port of a URL (the scheme's port when none is written), IPv6 in brackets. */
+function urlAddress(server: string | undefined): string | undefined {
+  if (!server) return undefined;
+  try {
+    const u = new URL(server);
+    return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+// The reasons of Go's net package (the text of the syscall errors kubectl prints) for the codes
+// Node reports on connect.
+const CONNECT_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  EHOSTUNREACH: 'no route to host',
+  ENETUNREACH: 'network is unreachable',
+  EHOSTDOWN: 'host is down',
+  ECONNRESET: 'connection reset by peer',
+};
+
+/**
+ * A connection failure in the shape kubectl prints it (Go's net package: `dial tcp
+ * 127.0.0.1:6443: connect: connection refused`, `dial tcp: lookup HOST: no such host`, `dial tcp
+ * ADDR: i/o timeout`), naming the address and the reason, instead of fetch's bare `fetch failed`.
+ * `server` (the API server URL) names the address where the error does not. Undefined when `err`
+ * is no network failure; the socket error's own text for a failure Go words differently (TLS).
+ */
+export function connectionFailure(err: unknown, server?: string): string | undefined {
+  const s = socketError(err);
+  const requestTimeout = (err as { name?: unknown } | undefined)?.name === 'TimeoutError';
+  const timedOut = s?.code === 'ETIMEDOUT' || s?.code === 'UND_ERR_CONNECT_TIMEOUT';
+  if (!s && !requestTimeout) return undefined;
+  const fromError =
+    s?.address !== undefined && s.port !== undefined
+      ? `${s.address.includes(':') ? `[${s.address}]` : s.address}:${s.port}`
+      : undefined;
+  const address = fromError ?? urlAddress(server);
+  const dial = address ? `dial tcp ${address}` : 'dial tcp';
+  if (timedOut) return `${dial}: i/o timeout`;
+  if (!s) return `${address ?? 'the server'}: no answer within the request's timeout`;
+  const code = s!.code;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    const host = s!.hostname ?? (server ? new URL(server).hostname : '?');
+    return `dial tcp: lookup ${host}: ${code === 'ENOTFOUND' ? 'no such host' : 'temporary failure in name resolution'}`;
+  }
+  if (s!.message === 'bad port') {
+    // The Fetch standard blocks a list of ports (1, 6000, 6665-6669, ...) before any connection.
+    return `${dial}: not dialled: Node's fetch refuses this port (a "bad port" of the Fetch standard, https://fetch.spec.whatwg.org/#bad-port)`;
+  }
+  if (code !== undefined && CONNECT_REASONS[code] !== undefined && s!.syscall === 'connect')
+    return `${dial}: connect: ${CONNECT_REASONS[code]}`;
+  return s!.message;
+}
+
 /**
  * Any thrown value as a KubeError: an ApiException from client-node's generated APIs, a watch
  * failure carrying `statusCode`, a network error, or a KubeError already (returned as is).
+ * `server`, the API server's URL, names the address of a connection failure that does not.
  */
-export function toKubeError(err: unknown, what?: string): KubeError {
+export function toKubeError(err: unknown, what?: string, server?: string): KubeError {
   if (err instanceof KubeError) return err;
   if (err instanceof ApiException) return fromResponse(err.code, err.body, what);
   const e = err as { statusCode?: unknown; message?: unknown; name?: unknown } | undefined;
   if (e && typeof e.statusCode === 'number') return fromResponse(e.statusCode, undefined, what);
-  const code = networkCode(err);
+  const badPort = socketError(err)?.message === 'bad port';
+  const code = networkCode(err) ?? (badPort ? BAD_PORT : undefined);
   const baseMessage = err instanceof Error ? err.message : String(err);
-  const detail = code && !baseMessage.includes(code) ? `${baseMessage} (${code})` : baseMessage;
+  const failure = code !== undefined || badPort ? connectionFailure(err, server) : undefined;
+  const detail = failure ?? (code && !baseMessage.includes(code) ? `${baseMessage} (${code})` : baseMessage);
   const message = what ? `${what}: ${detail}` : detail;
   if (code && UNREACHABLE_CODES.has(code)) return new KubeError('Unreachable', message, { reason: code, cause: err });
   if (code && TRANSIENT_CODES.has(code)) return new KubeError('Transient', message, { reason: code, cause: err });

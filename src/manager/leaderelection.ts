@@ -18,6 +18,7 @@ import type { KubeClient } from '../kube/client.ts';
 import { realClock } from '../kube/clock.ts';
 import type { Clock } from '../kube/clock.ts';
 import { toKubeError } from '../kube/errors.ts';
+import type { KubeError } from '../kube/errors.ts';
 
 /** client-go's defaults (LeaseDuration, RenewDeadline, RetryPeriod as kube-controller-manager uses them). */
 export const DEFAULT_LEASE_DURATION_MS = 15_000;
@@ -104,7 +105,7 @@ export interface LeaderElectorOptions {
   /** The Lease names a different holder than last seen ('' when released). */
   onNewLeader?(identity: string): void;
   /** A failed try (logging only: the elector keeps trying). */
-  onError?(message: string): void;
+  onError?(message: string, err?: KubeError): void;
 }
 
 /** Checks the three durations as client-go's NewLeaderElector does; returns the error, if any. */
@@ -148,6 +149,8 @@ export class LeaderElector {
   isLeader(): boolean {
     return this.leading;
   }
+
+  private lastError: KubeError | undefined;
 
   /** The holder last seen in the Lease ('' for none). */
   leader(): string {
@@ -252,7 +255,7 @@ export class LeaderElector {
     try {
       current = await store.get(signal);
     } catch (err) {
-      this.o.onError?.(toKubeError(err).message);
+      this.failed(toKubeError(err));
       return false;
     }
     if (!current) {
@@ -267,9 +270,10 @@ export class LeaderElector {
           signal,
         );
         this.noteRecord(made.spec ?? mine, made.metadata.resourceVersion);
+        this.lastError = undefined;
         return true;
       } catch (err) {
-        this.o.onError?.(toKubeError(err).message);
+        this.failed(toKubeError(err));
         return false;
       }
     }
@@ -278,7 +282,10 @@ export class LeaderElector {
     const holder = old.holderIdentity ?? '';
     const heldByMe = holder === identity;
     const validUntil = this.observedAt + (old.leaseDurationSeconds ?? 0) * 1000;
-    if (holder !== '' && !heldByMe && validUntil > now) return false; // someone else holds it
+    if (holder !== '' && !heldByMe && validUntil > now) {
+      this.lastError = undefined; // someone else holds it: campaigning works
+      return false;
+    }
     if (heldByMe) {
       mine.acquireTime = old.acquireTime ?? mine.acquireTime;
       mine.leaseTransitions = old.leaseTransitions ?? 0;
@@ -288,11 +295,22 @@ export class LeaderElector {
     try {
       const updated = await store.update({ ...current, spec: { ...old, ...mine } }, signal);
       this.noteRecord(updated.spec ?? mine, updated.metadata.resourceVersion);
+      this.lastError = undefined;
       return true;
     } catch (err) {
-      this.o.onError?.(toKubeError(err).message);
+      this.failed(toKubeError(err));
       return false;
     }
+  }
+
+  private failed(err: KubeError): void {
+    this.lastError = err;
+    this.o.onError?.(err.message, err);
+  }
+
+  /** The error of the last attempt to read or write the Lease, while the next has not succeeded. */
+  campaignError(): KubeError | undefined {
+    return this.lastError;
   }
 
   /** Gives the Lease up (only when this replica holds it as last seen). */
@@ -321,6 +339,27 @@ export class LeaderElector {
       this.o.onError?.(`cannot release the lease: ${toKubeError(err).message}`);
     }
   }
+}
+
+/**
+ * Why this replica cannot campaign at all, in words with the fix, from the last failed attempt: the
+ * Lease's namespace does not exist, or RBAC does not let it read or write Leases there. Undefined for
+ * a failure that may pass by itself (an API server that does not answer, a conflict).
+ */
+export function campaignProblem(err: KubeError | undefined, namespace: string): string | undefined {
+  if (!err) return undefined;
+  const missing = /namespaces "([^"]+)" not found/.exec(err.message);
+  if (err.kind === 'NotFound' && missing)
+    return (
+      `cannot campaign for leadership: the Lease's namespace "${missing[1]}" does not exist (${err.message}); ` +
+      `no reconcile runs until it does: kubectl create namespace ${missing[1]}, or --leader-election-namespace=<an existing namespace>`
+    );
+  if (err.kind === 'Forbidden')
+    return (
+      `cannot campaign for leadership: ${err.message}; no reconcile runs until the controller may get, create and update ` +
+      `leases.coordination.k8s.io in ${namespace}`
+    );
+  return undefined;
 }
 
 function describe(store: LeaseStore): string {

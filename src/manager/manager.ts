@@ -25,7 +25,7 @@ import type { ControllerMetrics } from '../observe/metrics.ts';
 import { Informer, kubeSource } from './informer.ts';
 import type { ObjectWithMeta } from './informer.ts';
 import { EventRecorder } from './events.ts';
-import { LeaderElector, kubeLeaseStore } from './leaderelection.ts';
+import { LeaderElector, campaignProblem, kubeLeaseStore } from './leaderelection.ts';
 import type { LeaseStore } from './leaderelection.ts';
 
 export interface Runnable {
@@ -98,6 +98,9 @@ export class Manager {
   private leading: boolean;
   /** Once lost, never again in this process: the writeGate stays shut. */
   private lost = false;
+  /** The last campaign failure logged (said once, not at every retry). */
+  private lastCampaignError: string | undefined;
+  private leaseNamespace: string | undefined;
   private started = false;
   /** Set the moment a stop is asked for (before `stopping`'s first await). */
   private stopRequested = false;
@@ -138,13 +141,28 @@ export class Manager {
         clock: this.clock,
         onStartedLeading: () => this.startLeading(),
         onStoppedLeading: () => this.stopLeading(),
-        onNewLeader: (id) =>
+        onNewLeader: (id) => {
+          this.lastCampaignError = undefined;
           log.info(id === '' ? 'the lease was released' : 'new leader', {
             leader: id,
             me: id === this.elector?.identity,
-          }),
-        onError: (message) => log.warn(message),
+          });
+        },
+        // A failure that stops every campaign (no namespace, no RBAC) is an error, said once with its
+        // fix; the same failure again is not repeated at each retry (debug), another one is.
+        onError: (message, err) => {
+          const problem = campaignProblem(err, le.namespace);
+          const text = problem ?? message;
+          if (text === this.lastCampaignError) {
+            log.debug(message);
+            return;
+          }
+          this.lastCampaignError = text;
+          if (problem) log.error(problem);
+          else log.warn(message);
+        },
       });
+      this.leaseNamespace = le.namespace;
       opts.metrics?.leaderElection.set({ name: le.id }, 0);
     }
   }
@@ -213,6 +231,15 @@ export class Manager {
   /** Every cache has synced and none is stale (readiness: a standby is ready too). */
   ready(): boolean {
     return this.notReady() === undefined;
+  }
+
+  /**
+   * Why this replica cannot campaign for the leader election Lease at all (its namespace missing,
+   * RBAC refusing), with the fix; undefined when it can, or does not elect.
+   */
+  campaignProblem(): string | undefined {
+    if (!this.elector || this.leading) return undefined;
+    return campaignProblem(this.elector.campaignError(), this.leaseNamespace ?? '');
   }
 
   /** Why not ready, in words: the caches not synced yet, or those whose lists and watches keep failing. */

@@ -2,6 +2,7 @@
 // `describeError(...)` on stderr and exits with the code it carries (1, like kubectl).
 
 import { KubeError } from '../kube/errors.ts';
+import { STALE_SIM_HINT } from '../kube/simulated.ts';
 import { GROUP, PLURAL } from '../api/types.ts';
 
 /** The resource as kubectl names it in errors: `deployments.pacer.dev`. */
@@ -47,6 +48,8 @@ export interface ErrorContext {
   resource?: string;
   /** Its group (default pacer.dev; apps for an apps/v1 Deployment). */
   group?: string;
+  /** The kubeconfig is a simulated cluster's: an unreachable server gets a hint (it is likely gone). */
+  simulated?: boolean;
 }
 
 function hostPort(server: string | undefined): string {
@@ -70,11 +73,13 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): string {
   if (!(err instanceof KubeError)) return `error: ${err instanceof Error ? err.message : String(err)}`;
   if (ctx.crdMissing) return `error: ${crdMissing(ctx.resource ?? PLURAL)}`;
   switch (err.kind) {
-    case 'Unreachable':
+    case 'Unreachable': {
+      const hint = ctx.simulated ? `\nhint: ${STALE_SIM_HINT}` : '';
       if (err.reason === 'ECONNREFUSED') {
-        return `The connection to the server ${hostPort(ctx.server)} was refused - did you specify the right host or port?`;
+        return `The connection to the server ${hostPort(ctx.server)} was refused - did you specify the right host or port?${hint}`;
       }
-      return `Unable to connect to the server: ${err.message.replace(/^[^:]*: /, '')}`;
+      return `Unable to connect to the server: ${err.message.replace(/^[^:]*: /, '')}${hint}`;
+    }
     case 'NotFound':
       if (err.status?.details?.name === undefined && ctx.name !== undefined) {
         return `Error from server (NotFound): ${ctx.resource ?? PLURAL}.${ctx.group ?? GROUP} "${ctx.name}" not found`;

@@ -7,6 +7,7 @@ import { HttpMethod } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 import { KubeClient, loadKubeConfig } from '../kube/client.ts';
 import { KubeError } from '../kube/errors.ts';
+import { isSimulatedCluster } from '../kube/simulated.ts';
 import { GROUP, PLURAL, VERSION } from '../api/types.ts';
 import { PluginError, describeError } from './errors.ts';
 import type { DeploymentKind } from './target.ts';
@@ -105,7 +106,10 @@ export async function reportErrors(
     let crdMissing = false;
     if (session && group === GROUP && err instanceof KubeError && err.kind === 'NotFound')
       crdMissing = !(await crdInstalled(session.client, resource));
-    io.stderr.write(`${describeError(err, { server: session?.client.server, name, crdMissing, resource, group })}\n`);
+    const simulated = session !== undefined && isSimulatedCluster(session.client.kubeConfig);
+    io.stderr.write(
+      `${describeError(err, { server: session?.client.server, name, crdMissing, resource, group, simulated })}\n`,
+    );
     return err instanceof PluginError ? err.exitCode : 1;
   }
 }

@@ -4,8 +4,8 @@
 // served as controller-runtime's SecureServing with its authentication and authorization filter
 // serves them: HTTPS (TLS 1.2 or later), every request authenticated and authorised for its path
 // (auth.ts). Bind addresses are written
-// as controller-runtime's flags take them: ":8080" (every interface), "127.0.0.1:8080",
-// "[::1]:8080", port 0 for any free port, and "0" to switch the server off.
+// as controller-runtime's flags take them: ":8443" (every interface), "127.0.0.1:8443",
+// "[::1]:8443", port 0 for any free port, and "0" to switch the server off.
 
 import http from 'node:http';
 import https from 'node:https';
@@ -30,7 +30,7 @@ export function parseBindAddress(s: string): BindAddress | null {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(v);
   if (!m)
     throw new Error(
-      `"${s}" is not a bind address (expected [host]:port, e.g. ":8080" or "127.0.0.1:8080", or "0" to disable)`,
+      `"${s}" is not a bind address (expected [host]:port, e.g. ":8443" or "127.0.0.1:8443", or "0" to disable)`,
     );
   const port = Number(m[3]);
   if (port > 65535) throw new Error(`"${s}": port ${port} is out of range (0-65535)`);

@@ -14,6 +14,7 @@ import type { Faults } from './faults.ts';
 import { queryBool, readListOptions } from './listoptions.ts';
 import { KUBE_VERSION } from './version.ts';
 import { PATCH_CONTENT_TYPES, strategicUnsupported } from './patch.ts';
+import { decodeProtobufObject, isProtobuf } from './protobuf.ts';
 import type { ResourceInfo } from './resources.ts';
 import { REF, groupVersion } from './resources.ts';
 import { schema } from './schemabridge.ts';
@@ -487,16 +488,9 @@ export class SimServer {
   private async objectBody(ctx: RequestContext, optional = false): Promise<unknown> {
     const ct = this.contentType(ctx);
     const raw = await this.readBody(ctx);
-    if (
-      ct === 'application/vnd.kubernetes.protobuf' ||
-      (raw.length >= 4 && raw.subarray(0, 4).toString('latin1') === 'k8s\0')
-    ) {
-      throw new ApiError(
-        415,
-        'UnsupportedMediaType',
-        'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
-      );
-    }
+    // kubectl's typed clients send built-in kinds as protobuf (protobuf.ts decodes the kinds
+    // `kubectl create` sends that way).
+    if (isProtobuf(ct, raw)) return decodeProtobufObject(raw);
     if (raw.length === 0) {
       if (optional) return undefined;
       throw new ApiError(400, 'BadRequest', 'the body of the request was empty');

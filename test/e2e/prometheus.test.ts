@@ -200,9 +200,11 @@ for (const bed of BEDS.filter((b) => b === 'real'))
     });
 
     it('PacerRolloutProgressDeadlineExceeded fires for a rollout past its deadline', async () => {
-      const nr = await k.editedExample('never-ready.yaml', [
-        ['progressDeadlineSeconds: 30', 'progressDeadlineSeconds: 5'],
-      ]);
+      const nr = await k.editedExample(
+        'failing/never-ready.yaml',
+        [['progressDeadlineSeconds: 30', 'progressDeadlineSeconds: 5']],
+        'never-ready.yaml',
+      );
       await k.ok(k.kubectl('apply', '-f', nr));
       const alert = await eventually(
         'the alert to fire',

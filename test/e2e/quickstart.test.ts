@@ -6,6 +6,7 @@
 
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandResult } from './fixtures.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
@@ -31,7 +32,7 @@ for (const bed of BEDS)
     /** `kubectl pacer ...`: kubectl finds kubectl-pacer on PATH (no kubectl flags may come first). */
     const kubectlPacer = (...a: string[]) => kubectl('pacer', ...a);
     /** An example file with some lines changed (shorter timings keep the test short). */
-    const example = (file: string, edits: Array<[string, string]>) => k.editedExample(file, edits);
+    const example = (file: string, edits: Array<[string, string]>, out?: string) => k.editedExample(file, edits, out);
 
     before(function () {
       return k.start(this);
@@ -66,7 +67,11 @@ for (const bed of BEDS)
     it('applies the examples; never-ready (deadline 10 s) is watched in the background', async () => {
       const web = await example('rolling-web.yaml', [['minReadySeconds: 5', 'minReadySeconds: 1']]);
       expect((await kubectl('apply', '-f', web)).stdout).to.equal('deployment.pacer.dev/web created\n');
-      const nr = await example('never-ready.yaml', [['progressDeadlineSeconds: 30', 'progressDeadlineSeconds: 10']]);
+      const nr = await example(
+        'failing/never-ready.yaml',
+        [['progressDeadlineSeconds: 30', 'progressDeadlineSeconds: 10']],
+        'never-ready.yaml',
+      );
       expect((await kubectl('apply', '-f', nr)).stdout).to.equal('deployment.pacer.dev/never-ready created\n');
       neverReady = pacer('rollout', 'status', 'never-ready', '--timeout=40s');
       // Long before its deadline, a short --timeout ends the wait with kubectl's words.
@@ -86,6 +91,20 @@ for (const bed of BEDS)
       const rs = await kubectl('get', 'rs', '-l', 'app=web', '-o', 'jsonpath={.items[*].metadata.name}');
       firstRevisionRs = rs.stdout.trim();
       expect(firstRevisionRs).to.match(/^web-[a-z0-9]+$/);
+    });
+
+    it('the built-in kubectl rollout refuses the custom kind, in the words docs/plugin.md quotes', async () => {
+      const doc = await readFile(join(ROOT, 'docs', 'plugin.md'), 'utf8');
+      const quoted = /\$ kubectl rollout status pdeploy\/web\n(error: no kind .*)\n/.exec(doc)?.[1];
+      expect(quoted, 'docs/plugin.md quotes it').to.be.a('string');
+      for (const args of [
+        ['rollout', 'status', 'pdeploy/web'],
+        ['rollout', 'history', 'pdeploy/web'],
+        ['set', 'image', 'pdeploy/web', 'nginx=nginx:1.28'],
+      ]) {
+        const r = await kubectl(...args);
+        expect([r.code, r.stderr], args.join(' ')).to.deep.equal([1, `${quoted}\n`]);
+      }
     });
 
     it('set image starts revision 2; status follows it to the end', async () => {

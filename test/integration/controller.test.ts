@@ -209,9 +209,35 @@ describe('controller against the simulated cluster', function () {
       expect(err).to.be.instanceOf(CliError);
       expect((err as CliError).exitCode).to.equal(1);
       expect((err as CliError).message).to.match(
-        new RegExp(`^cannot reach the API server at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`),
+        new RegExp(
+          `^cannot reach the API server at http://127\\.0\\.0\\.1:${port}: dial tcp 127\\.0\\.0\\.1:${port}: connect: connection refused$`,
+        ),
       );
       expect((err as CliError).message).to.not.contain('\n');
+    });
+
+    it('a stopped simulated cluster (its kubeconfig still exported): the refusal, then a hint', async () => {
+      const sim = await startSim({});
+      const kubeconfig = sim.kubeconfig;
+      await sim.stop();
+      const err = await runController({
+        kubeconfigText: kubeconfig,
+        metricsBindAddress: '0',
+        healthProbeBindAddress: '0',
+        apiBindAddress: '0',
+        webhookBindAddress: '0',
+        logger: silentLogger(),
+        engine: standInEngine,
+      }).then(
+        () => expect.fail('runController should fail'),
+        (e: unknown) => e as CliError,
+      );
+      const port = new URL(sim.url).port;
+      expect(err.message).to.equal(
+        `cannot reach the API server at http://127.0.0.1:${port}: dial tcp 127.0.0.1:${port}: connect: connection refused\n` +
+          `hint: this kubeconfig's cluster "pacer-sim" is a simulated cluster that \`make run\` or \`pacer sim\` wrote and that is no longer running; start a new one (\`unset KUBECONFIG; make run\` in the Pacer clone) and use the kubeconfig it writes`,
+      );
+      expect(err.exitCode).to.equal(1);
     });
 
     it('bad flag values: an error naming the flag, exit 2', async () => {

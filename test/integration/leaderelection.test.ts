@@ -8,6 +8,7 @@
 // a successor then tries at most 2.2 s after a release. The takeover times are printed, not
 // asserted: wall-clock figures belong to benchmarks.
 
+import { SIM_TOKEN } from '../../src/sim/kubeconfig.ts';
 import { expect } from 'chai';
 import { HttpMethod } from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
@@ -133,7 +134,7 @@ describe('leader election: two pacer controller processes, one simulated cluster
   function writes(): AuditEntry[] {
     return sim.audit
       .entries()
-      .filter((e) => e.user !== undefined && e.user !== 'sim-token' && WRITES.has(e.verb) && e.resource !== 'leases');
+      .filter((e) => e.user !== undefined && e.user !== SIM_TOKEN && WRITES.has(e.verb) && e.resource !== 'leases');
   }
 
   async function lease(): Promise<Lease> {

@@ -2,6 +2,7 @@
 // merge patch on request), custom objects with status and scale, and an informer that sees add,
 // update and delete and recovers from a 410 by relisting.
 
+import { SIM_TOKEN } from '../../src/sim/kubeconfig.ts';
 import * as k8s from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
@@ -70,8 +71,8 @@ describe('integration: client-node against the simulated cluster', function () {
     expect(mp.metadata?.labels).to.deep.equal({ app: 'web' });
     const patches = sim.audit.entries({ verb: 'patch', resource: 'pods' });
     expect(patches.map((e) => [e.name, e.code, e.user])).to.deep.equal([
-      ['p1', 200, 'sim-token'],
-      ['p1', 200, 'sim-token'],
+      ['p1', 200, SIM_TOKEN],
+      ['p1', 200, SIM_TOKEN],
     ]);
   });
 

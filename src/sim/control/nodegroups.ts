@@ -4,7 +4,8 @@
 // sim.pacer.dev/node-group=<name>, named <name>-<n>.
 //
 //  * launch: a missing node is launched in the zone with the fewest (ties by name) and registers
-//    after spec.launchDelayMs (the Node object appears; its kubelet then reports Ready);
+//    after spec.launchDelayMs (the Node object appears, with spec.taints if the group has any; its
+//    kubelet then reports Ready);
 //  * scale-down: launches not yet done are dropped first; then nodes marked for deletion
 //    (the annotation sim.pacer.dev/delete-node, as Cluster API's delete-machine annotation), then
 //    the newest node of the fullest zone;
@@ -37,6 +38,8 @@ export interface NodeGroupSpec {
   launchDelayMs?: number;
   deregistrationDelayMs?: number;
   rebalance?: boolean;
+  /** Taints every node of the group registers with (a cloud group's node template, as a managed node group's). */
+  taints?: Array<{ key: string; value?: string; effect: string }>;
 }
 
 interface Launch {
@@ -121,7 +124,12 @@ export function syncNodeGroup(ctx: ControlContext, name: string): void {
       ctx.store.create(
         REF.nodes,
         undefined,
-        { apiVersion: 'v1', kind: 'Node', metadata: { name: l.name, labels }, spec: {} },
+        {
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: { name: l.name, labels },
+          spec: spec.taints?.length ? { taints: structuredClone(spec.taints) } : {},
+        },
         { actor: ACTOR },
       );
     live.push({ metadata: { name: l.name, labels } } as KubeObject);

@@ -140,15 +140,31 @@ function admissionErrors(s: Schema, v: unknown, old: unknown, path: string, out:
   return out;
 }
 
+/**
+ * The scale subresource's own check, after the schema's (apiextensions-apiserver validates the
+ * replicas at specReplicasPath as a non-negative integer): the one refusal of a negative
+ * spec.replicas, the schema stating no minimum for it (a minimum would report it twice).
+ */
+function scaleErrors(d: unknown): string[] {
+  const path: string = version.subresources.scale.specReplicasPath;
+  let v: unknown = d;
+  for (const k of path.replace(/^\./, '').split('.'))
+    v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return typeof v === 'number' && Number.isInteger(v) && v < 0 ? [`${path}: should be a non-negative integer`] : [];
+}
+
 function admit(d: unknown, old?: unknown): string[] {
   const defaulted = applyDefaults(root, structuredClone(d));
-  return admissionErrors(
-    root,
-    defaulted,
-    old === undefined ? undefined : applyDefaults(root, structuredClone(old)),
-    '',
-    [],
-  ).map((e) => e.replace(/^\./, ''));
+  return [
+    ...admissionErrors(
+      root,
+      defaulted,
+      old === undefined ? undefined : applyDefaults(root, structuredClone(old)),
+      '',
+      [],
+    ),
+    ...scaleErrors(defaulted),
+  ].map((e) => e.replace(/^\./, ''));
 }
 
 function web(): Deployment {
@@ -293,9 +309,13 @@ describe('crds/deployments.pacer.dev.yaml: shape', () => {
   });
 
   it('states minimums and enums', () => {
-    for (const f of ['replicas', 'minReadySeconds', 'revisionHistoryLimit', 'progressDeadlineSeconds']) {
+    for (const f of ['minReadySeconds', 'revisionHistoryLimit', 'progressDeadlineSeconds']) {
       expect(at(`spec.${f}`).minimum, f).to.equal(0);
     }
+    // spec.replicas has none: the scale subresource's check refuses a negative one, and with a
+    // minimum as well kube-apiserver reports it twice, with two spellings of the path.
+    expect(at('spec.replicas').minimum).to.equal(undefined);
+    expect(version.subresources.scale.specReplicasPath).to.equal('.spec.replicas');
     expect(at('spec.strategy.type').enum).to.deep.equal(['RollingUpdate', 'Recreate', 'MinimumHealth']);
     for (const f of ['minimumHealthCapacity', 'maximumOverCapacity']) {
       // Bounded by a CEL rule, not minimum/maximum: one error, in Marathon's words.
@@ -435,9 +455,9 @@ describe('crds/deployments.pacer.dev.yaml: admission with the CEL rules', () => 
       errors: ['spec.progressDeadlineSeconds: must be greater than minReadySeconds'],
     },
     {
-      name: 'negative replicas',
+      name: 'negative replicas (once: the scale subresource refuses it, the schema states no minimum)',
       change: set('spec.replicas', -1),
-      errors: ['spec.replicas: should be greater than or equal to 0'],
+      errors: ['spec.replicas: should be a non-negative integer'],
     },
     {
       name: 'missing selector',
@@ -773,7 +793,7 @@ describe('examples/: every example is a valid pacer.dev Deployment', () => {
       },
     },
     {
-      file: 'never-ready.yaml',
+      file: 'failing/never-ready.yaml',
       check: (d) => {
         expect(d.spec.progressDeadlineSeconds).to.equal(30);
         expect(d.spec.template?.metadata?.annotations).to.deep.equal({ 'sim.pacer.dev/never-ready': 'true' });

@@ -169,7 +169,7 @@ describe('manifests/: the kustomize base', () => {
       expect(c.args).to.deep.equal([
         'controller',
         '--leader-elect=true',
-        '--metrics-bind-address=:8080',
+        '--metrics-bind-address=:8443',
         '--metrics-secure=true',
         '--health-probe-bind-address=:8081',
         '--api-bind-address=:8082',
@@ -222,19 +222,19 @@ describe('manifests/: the kustomize base', () => {
       expect(c.readinessProbe.httpGet).to.deep.equal({ path: '/readyz', port: c.livenessProbe.httpGet.port });
     });
 
-    it('exposes metrics on 8080 and the views on 8082 through a Service that selects its pods', () => {
+    it('exposes metrics on 8443 and the views on 8082 through a Service that selects its pods', () => {
       const svc = find('Service');
       expect(svc.spec.ports).to.deep.equal([
-        { name: 'metrics', port: 8080, targetPort: 'metrics', protocol: 'TCP' },
+        { name: 'metrics', port: 8443, targetPort: 'metrics', protocol: 'TCP' },
         { name: 'api', port: 8082, targetPort: 'api', protocol: 'TCP' },
       ]);
       expect(c.ports.find((p: { name: string }) => p.name === 'api').containerPort).to.equal(8082);
-      expect(c.ports.find((p: { name: string }) => p.name === 'metrics').containerPort).to.equal(8080);
+      expect(c.ports.find((p: { name: string }) => p.name === 'metrics').containerPort).to.equal(8443);
       for (const [k, v] of Object.entries(svc.spec.selector)) expect(d.spec.template.metadata.labels[k], k).to.equal(v);
     });
   });
 
-  it("a NetworkPolicy selects the controller's pods and admits only metrics (8080), the webhook (9443) and the views (8082), each from labelled namespaces", () => {
+  it("a NetworkPolicy selects the controller's pods and admits only metrics (8443), the webhook (9443) and the views (8082), each from labelled namespaces", () => {
     const np = find('NetworkPolicy');
     const d = find('Deployment');
     for (const [k, v] of Object.entries(np.spec.podSelector.matchLabels as Record<string, string>))
@@ -249,14 +249,14 @@ describe('manifests/: the kustomize base', () => {
       (r) => `${r.ports.map((p) => p.port).join(',')} from ${JSON.stringify(r.from[0].namespaceSelector.matchLabels)}`,
     );
     expect(rules).to.deep.equal([
-      '8080 from {"metrics":"enabled"}',
+      '8443 from {"metrics":"enabled"}',
       '9443 from {"webhook":"enabled"}',
       '8082 from {"pacer-api":"enabled"}',
     ]);
     const ports = (d.spec.template.spec.containers[0].ports as Array<{ name: string; containerPort: number }>).map(
       (p) => p.containerPort,
     );
-    expect(ports, 'the health port is left to the kubelet').to.include.members([8080, 8081, 8082]);
+    expect(ports, 'the health port is left to the kubelet').to.include.members([8443, 8081, 8082]);
   });
 
   it('builds with `kubectl kustomize`', function () {

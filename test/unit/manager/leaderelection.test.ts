@@ -3,7 +3,8 @@
 
 import { expect } from 'chai';
 import { ManualClock } from '../../../src/kube/clock.ts';
-import { LeaderElector, checkDurations, microTime } from '../../../src/manager/leaderelection.ts';
+import { LeaderElector, campaignProblem, checkDurations, microTime } from '../../../src/manager/leaderelection.ts';
+import { KubeError } from '../../../src/kube/errors.ts';
 import type { LeaseStore } from '../../../src/manager/leaderelection.ts';
 import { MemoryLease } from './memorylease.ts';
 
@@ -189,4 +190,35 @@ describe('manager/leaderelection: client-go semantics on a manual clock', () => 
       });
     }
   });
+});
+
+describe('leader election: a campaign that cannot succeed, in words with the fix', () => {
+  const rows: Array<[string, KubeError | undefined, string | undefined]> = [
+    [
+      "the Lease's namespace does not exist",
+      new KubeError('NotFound', 'create lease ops/pacer-controller: namespaces "ops" not found', { code: 404 }),
+      'cannot campaign for leadership: the Lease\'s namespace "ops" does not exist (create lease ops/pacer-controller: namespaces "ops" not found); no reconcile runs until it does: kubectl create namespace ops, or --leader-election-namespace=<an existing namespace>',
+    ],
+    [
+      'RBAC refuses',
+      new KubeError(
+        'Forbidden',
+        'create lease ops/pacer-controller: leases.coordination.k8s.io is forbidden: User "system:serviceaccount:ops:pacer" cannot create resource "leases"',
+        { code: 403 },
+      ),
+      'cannot campaign for leadership: create lease ops/pacer-controller: leases.coordination.k8s.io is forbidden: User "system:serviceaccount:ops:pacer" cannot create resource "leases"; no reconcile runs until the controller may get, create and update leases.coordination.k8s.io in ops',
+    ],
+    [
+      'a conflict passes by itself',
+      new KubeError('Conflict', 'update lease ops/x: conflict', { code: 409 }),
+      undefined,
+    ],
+    ['an API server that does not answer', new KubeError('Unreachable', 'get lease ops/x: dial tcp ...'), undefined],
+    ['no failure', undefined, undefined],
+  ];
+  for (const [name, err, want] of rows) {
+    it(name, () => {
+      expect(campaignProblem(err, 'ops')).to.equal(want);
+    });
+  }
 });

@@ -57,6 +57,28 @@ describe('plugin/errors: kubectl-like one-liners', () => {
       'The connection to the server k8s.example.com:443 was refused - did you specify the right host or port?',
     ],
     [
+      'connection refused on a simulated cluster: the hint that it is likely gone',
+      toKubeError(refused, 'get'),
+      { server: 'http://127.0.0.1:45459', simulated: true },
+      'The connection to the server 127.0.0.1:45459 was refused - did you specify the right host or port?\n' +
+        'hint: this kubeconfig\'s cluster "pacer-sim" is a simulated cluster that `make run` or `pacer sim` wrote and that is no longer running; start a new one (`unset KUBECONFIG; make run` in the Pacer clone) and use the kubeconfig it writes',
+    ],
+    [
+      'no such host: the address and the reason, as kubectl',
+      toKubeError(
+        new TypeError('fetch failed', {
+          cause: Object.assign(new Error('getaddrinfo ENOTFOUND k8s.example.invalid'), {
+            code: 'ENOTFOUND',
+            syscall: 'getaddrinfo',
+            hostname: 'k8s.example.invalid',
+          }),
+        }),
+        'list deployments in default',
+      ),
+      { server: 'https://k8s.example.invalid:6443' },
+      'Unable to connect to the server: dial tcp: lookup k8s.example.invalid: no such host',
+    ],
+    [
       'forbidden',
       fromResponse(
         403,

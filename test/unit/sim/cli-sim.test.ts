@@ -51,7 +51,7 @@ describe('pacer sim: process', function () {
   this.timeout(30_000);
   const entry = fileURLToPath(new URL('../../../src/cli/pacer.ts', import.meta.url));
 
-  it('prints one ready line, serves, and exits 0 on SIGTERM', async () => {
+  it('prints one ready line, serves (pacer-system there), and exits 0 on SIGTERM', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pacer-sim-cli-'));
     try {
       const child = spawn(process.execPath, [entry, 'sim', '--kubeconfig', join(dir, 'kc'), '--nodes', '1'], {
@@ -70,6 +70,8 @@ describe('pacer sim: process', function () {
       const url = /server: (\S+)/.exec(kc)![1];
       const version = (await (await fetch(`${url}/version`)).json()) as { minor: string };
       expect(version.minor).to.equal('36');
+      // The namespace the controller's defaults need (its leader election Lease, the freeze switch).
+      expect((await fetch(`${url}/api/v1/namespaces/pacer-system`)).status).to.equal(200);
       const code = await new Promise<number | null>((resolve) => {
         child.on('exit', (c) => resolve(c));
         child.kill('SIGTERM');

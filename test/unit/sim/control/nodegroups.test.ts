@@ -126,4 +126,24 @@ describe('sim/control: node groups', () => {
       5000,
     );
   });
+
+  it('spec.taints: every node of the group registers with them, and pods without the toleration stay off', async () => {
+    const taint = { key: 'dedicated', value: 'batch', effect: 'NoSchedule' };
+    const g = setup({ replicas: 2, zones: ['a', 'b'], taints: [taint] });
+    stop = g.stop;
+    await waitFor('2 nodes Ready', () => members(g.store).length === 2 && members(g.store).every(ready));
+    for (const n of members(g.store)) expect((n.spec as { taints?: unknown[] }).taints).to.deep.equal([taint]);
+    g.store.create(REF.replicasets, 'default', replicaSet('plain', 1));
+    const message = await waitFor(
+      'the pod to be unschedulable',
+      () =>
+        g.store
+          .list(REF.pods, 'default')
+          .items.flatMap(
+            (p) => (p.status as { conditions?: Array<{ type: string; message?: string }> })?.conditions ?? [],
+          )
+          .find((c) => c.type === 'PodScheduled' && c.message)?.message,
+    );
+    expect(message).to.contain('untolerated taint {dedicated: batch}');
+  });
 });

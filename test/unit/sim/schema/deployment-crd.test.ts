@@ -58,11 +58,13 @@ describe('sim/schema: crds/deployments.pacer.dev.yaml', () => {
 
     const bad: Array<[string, (spec: any) => void, RegExp]> = [
       [
+        // Once, by the scale subresource's check (the schema states no minimum for replicas), in
+        // upstream's spelling of that check's path.
         'negative replicas',
         (s) => {
           s.replicas = -1;
         },
-        /^spec\.replicas: Invalid value: -1: /,
+        /^\.spec\.replicas: Invalid value: -1: should be a non-negative integer$/,
       ],
       [
         'unknown strategy',
@@ -112,5 +114,13 @@ describe('sim/schema: crds/deployments.pacer.dev.yaml', () => {
         ).to.equal(true);
       });
     }
+
+    it('a negative spec.replicas is one error, not two', () => {
+      const d = structuredClone(examples()[0]![1]);
+      (d.spec as { replicas: number }).replicas = -1;
+      expect(admitCustomResource(version, d, undefined, opts).causes.map(causeString)).to.deep.equal([
+        '.spec.replicas: Invalid value: -1: should be a non-negative integer',
+      ]);
+    });
   });
 });
