@@ -4,7 +4,7 @@
 // controller; the test reads the page as a user would, changes the cluster with the real kubectl and
 // waits (polling the DOM, generous timeouts, no timed assertion) for the page to follow, steers the
 // rollout from the page and checks the result with kubectl. It also takes the screenshots of
-// docs/dashboard.md (docs/dashboard/*.png).
+// docs/dashboard.md (docs/dashboard/*.png, written there with PACER_UPDATE_SCREENSHOTS=1).
 //
 // Sim bed only for now: the page and its stream are the same on both beds, and the real bed's part
 // (a user bound to `view` refused in the page, in-cluster mode) comes with the in-cluster server.
@@ -15,6 +15,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
@@ -23,7 +24,15 @@ import { requireTool } from '../fixtures/tools.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
 
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
-const SHOTS = join(ROOT, 'docs', 'dashboard');
+/**
+ * Where the screenshots go: docs/dashboard/ (those docs/dashboard.md shows) with
+ * PACER_UPDATE_SCREENSHOTS=1, else a temporary directory, so that a test run leaves the checkout as
+ * it found it (ages and pod names differ on every run).
+ */
+const SHOTS =
+  process.env.PACER_UPDATE_SCREENSHOTS === '1'
+    ? join(ROOT, 'docs', 'dashboard')
+    : join(tmpdir(), `pacer-dashboard-shots-${process.pid}`);
 /** How long the page may take to follow the cluster: far beyond what it needs, on a loaded machine. */
 const PAGE_MS = 45_000;
 
