@@ -91,6 +91,8 @@ describe('leader election: two pacer controller processes, one simulated cluster
       { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, KUBECONFIG: '' } },
     );
     const logs: string[] = [];
+    /** When each message was first logged: a wait for one already logged ends at once. */
+    const seen = new Map<string, number>();
     const waiters: Array<{ msg: string; resolve(t: number): void }> = [];
     let buf = '';
     child.stderr!.on('data', (b: Buffer) => {
@@ -106,6 +108,7 @@ describe('leader election: two pacer controller processes, one simulated cluster
         } catch {
           /* not a log line */
         }
+        if (msg !== undefined && !seen.has(msg)) seen.set(msg, Date.now());
         for (const w of waiters.filter((x) => x.msg === msg)) {
           waiters.splice(waiters.indexOf(w), 1);
           w.resolve(Date.now());
@@ -118,8 +121,13 @@ describe('leader election: two pacer controller processes, one simulated cluster
       child,
       logs,
       exited,
+      // A message logged before the wait began counts (under load a replica's next lines can be read
+      // before the test gets to wait for them: the standby took over before the old leader's exit
+      // was seen, and the wait for its takeover never ended).
       logged: (msg) =>
         new Promise<number>((resolve, reject) => {
+          const at = seen.get(msg);
+          if (at !== undefined) return resolve(at);
           waiters.push({ msg, resolve });
           void exited.then((code) =>
             reject(new Error(`${name} exited (${code}) before logging "${msg}":\n${logs.slice(-20).join('\n')}`)),
