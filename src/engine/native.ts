@@ -125,13 +125,11 @@ export function inUpstreamKeys(snapshot: Snapshot, pass: (s: Snapshot) => Decisi
     const { status, changes } = statusToAnnotations(a.status, kept);
     return Object.keys(changes).length > 0 ? { ...a, status, annotations: changes } : { ...a, status };
   };
-  const final = withAnnotations(
-    withKeys(decision.objects.deployment as Deployment, false),
-    statusToAnnotations(decision.status, kept).changes,
-  );
+  const after = statusToAnnotations(decision.status, kept);
+  const final = withAnnotations(withKeys(decision.objects.deployment as Deployment, false), after.changes);
   return {
     ...decision,
-    status: statusToAnnotations(decision.status, kept).status,
+    status: after.status,
     actions: decision.actions.map(toApps),
     objects: {
       deployment: { ...final, status: statusToAnnotations(final.status ?? {}, kept).status },

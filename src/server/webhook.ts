@@ -307,59 +307,64 @@ export function startWebhookServer(
 export const WEBHOOK_NAME = 'locks.pacer.dev';
 export const ANALYSIS_WEBHOOK_NAME = 'analysis.pacer.dev';
 
+type WebhookConfiguration = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  webhooks: object[];
+};
+
+/** A ValidatingWebhookConfiguration named `name` holding `webhooks`. */
+function configuration(name: string, webhooks: object[]): WebhookConfiguration {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name },
+    webhooks,
+  };
+}
+
+/**
+ * One of Pacer's validating webhooks: requests matching `rule` (and `more`'s match conditions) go
+ * to `url`. Every one is failurePolicy Ignore (a controller that is down must not block users),
+ * free of side effects, and answers within 5 s.
+ */
+function webhook(name: string, url: string, rule: object, more: object = {}): object {
+  return {
+    name,
+    clientConfig: { url },
+    rules: [rule],
+    ...more,
+    failurePolicy: 'Ignore',
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    timeoutSeconds: 5,
+  };
+}
+
 /**
  * The ValidatingWebhookConfiguration that sends UPDATEs of pacer.dev Deployments, and creates and
  * updates of the analysis resources, to the webhook server at `base` (scheme://host:port; what
  * `pacer up` registers in the simulated cluster; manifests/webhook/ holds the in-cluster one, with
  * the same rules). failurePolicy Ignore: a controller that is down must not block users.
  */
-export function webhookConfiguration(base: string): {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string };
-  webhooks: object[];
-} {
-  return {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingWebhookConfiguration',
-    metadata: { name: 'pacer-locks' },
-    webhooks: [
-      {
-        name: WEBHOOK_NAME,
-        clientConfig: { url: `${base}${WEBHOOK_PATH}` },
-        rules: [
-          {
-            operations: ['UPDATE'],
-            apiGroups: [GROUP],
-            apiVersions: ['v1alpha1'],
-            resources: ['deployments'],
-            scope: 'Namespaced',
-          },
-        ],
-        failurePolicy: 'Ignore',
-        sideEffects: 'None',
-        admissionReviewVersions: ['v1'],
-        timeoutSeconds: 5,
-      },
-      {
-        name: ANALYSIS_WEBHOOK_NAME,
-        clientConfig: { url: `${base}${ANALYSIS_WEBHOOK_PATH}` },
-        rules: [
-          {
-            operations: ['CREATE', 'UPDATE'],
-            apiGroups: [GROUP],
-            apiVersions: ['v1alpha1'],
-            resources: ['analysistemplates', 'clusteranalysistemplates', 'analysisruns'],
-            scope: '*',
-          },
-        ],
-        failurePolicy: 'Ignore',
-        sideEffects: 'None',
-        admissionReviewVersions: ['v1'],
-        timeoutSeconds: 5,
-      },
-    ],
-  };
+export function webhookConfiguration(base: string): WebhookConfiguration {
+  return configuration('pacer-locks', [
+    webhook(WEBHOOK_NAME, `${base}${WEBHOOK_PATH}`, {
+      operations: ['UPDATE'],
+      apiGroups: [GROUP],
+      apiVersions: ['v1alpha1'],
+      resources: ['deployments'],
+      scope: 'Namespaced',
+    }),
+    webhook(ANALYSIS_WEBHOOK_NAME, `${base}${ANALYSIS_WEBHOOK_PATH}`, {
+      operations: ['CREATE', 'UPDATE'],
+      apiGroups: [GROUP],
+      apiVersions: ['v1alpha1'],
+      resources: ['analysistemplates', 'clusteranalysistemplates', 'analysisruns'],
+      scope: '*',
+    }),
+  ]);
 }
 
 export const NATIVE_WEBHOOK_NAME = 'native.pacer.dev';
@@ -381,35 +386,19 @@ export const NATIVE_MATCH_CONDITION = {
  * block changes to the cluster's Deployments; a bad value that gets in meanwhile is the
  * InvalidSpec condition once it is back, and nothing rolls out on it.
  */
-export function nativeWebhookConfiguration(base: string): {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string };
-  webhooks: object[];
-} {
-  return {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingWebhookConfiguration',
-    metadata: { name: 'pacer-native' },
-    webhooks: [
+export function nativeWebhookConfiguration(base: string): WebhookConfiguration {
+  return configuration('pacer-native', [
+    webhook(
+      NATIVE_WEBHOOK_NAME,
+      `${base}${NATIVE_WEBHOOK_PATH}`,
       {
-        name: NATIVE_WEBHOOK_NAME,
-        clientConfig: { url: `${base}${NATIVE_WEBHOOK_PATH}` },
-        rules: [
-          {
-            operations: ['CREATE', 'UPDATE'],
-            apiGroups: ['apps'],
-            apiVersions: ['v1'],
-            resources: ['deployments'],
-            scope: 'Namespaced',
-          },
-        ],
-        matchConditions: [NATIVE_MATCH_CONDITION],
-        failurePolicy: 'Ignore',
-        sideEffects: 'None',
-        admissionReviewVersions: ['v1'],
-        timeoutSeconds: 5,
+        operations: ['CREATE', 'UPDATE'],
+        apiGroups: ['apps'],
+        apiVersions: ['v1'],
+        resources: ['deployments'],
+        scope: 'Namespaced',
       },
-    ],
-  };
+      { matchConditions: [NATIVE_MATCH_CONDITION] },
+    ),
+  ]);
 }
