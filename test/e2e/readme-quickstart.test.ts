@@ -77,7 +77,8 @@ if (BEDS.includes('sim'))
     this.timeout(240_000);
     let dir: string;
     let pacer: ReturnType<typeof startPacer> | undefined;
-    const env: NodeJS.ProcessEnv = { ...process.env };
+    // A fresh shell: no KUBECONFIG, and an empty HOME (nothing linked or cached there by hand).
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'pacer-readme-home-')) };
     delete env.KUBECONFIG;
     const { run, lines } = quickStart(readFileSync(join(ROOT, 'README.md'), 'utf8'));
 
