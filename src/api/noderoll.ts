@@ -15,7 +15,11 @@ import { validateWindows } from './windows.ts';
 export const NODEROLL_KIND = 'NodeRoll';
 export const NODEROLL_PLURAL = 'noderolls';
 
-/** Replace: scale the group up, then remove each original node. Drain: cordon and evict in place (no surge). */
+/**
+ * Replace: scale the group up, then remove each original node. Drain: no surge; each node cordoned
+ * and drained, then terminated through the group (which replaces it), or, without a group, uncordoned
+ * again (in place).
+ */
 export const NODE_ROLL_MODES = ['Replace', 'Drain'] as const;
 export type NodeRollMode = (typeof NODE_ROLL_MODES)[number];
 
@@ -28,8 +32,11 @@ export type NodeRollPauseCause = NodeRollWait | 'analysis';
 /** The Paused condition's reasons for a pause on analysis. */
 export type NodeRollAnalysisReason = 'AnalysisFailed' | 'AnalysisInconclusive' | 'AnalysisInvalid';
 
-/** A node's steps in a roll, in order (a skipped node goes back to Pending). */
-export const NODE_ROLL_STEPS = ['Pending', 'Draining', 'Terminating', 'Deregistered', 'Done'] as const;
+/**
+ * A node's steps in a roll, in order (a skipped node goes back to Pending): Terminating and
+ * Deregistered through a group, Uncordoned in place (a Drain roll without spec.nodeGroup).
+ */
+export const NODE_ROLL_STEPS = ['Pending', 'Draining', 'Terminating', 'Deregistered', 'Uncordoned', 'Done'] as const;
 export type NodeStep = (typeof NODE_ROLL_STEPS)[number];
 
 export interface NodeRollSpec extends WindowsSpec {
@@ -39,6 +46,7 @@ export interface NodeRollSpec extends WindowsSpec {
    * The node group that is scaled and that terminates nodes: the simulated cluster's NodeGroup by
    * its name (`workers`), or a Cluster API MachineDeployment or MachineSet as KIND/NAMESPACE/NAME
    * (`MachineDeployment/capi/workers`), as kubectl names an object by TYPE/NAME. See parseNodeGroup.
+   * Left out in Drain mode: the nodes are drained in place (cordoned, drained, uncordoned).
    */
   nodeGroup?: string;
   /** Replace: the number of new nodes, the size of the group when the roll is done. */
@@ -206,19 +214,21 @@ export function validateNodeRoll(roll: NodeRoll): FieldError[] {
   } else {
     validateSelector('spec.nodeSelector', spec.nodeSelector!, errs);
   }
+  const mode = spec.mode ?? 'Replace';
   if (spec.nodeGroup === undefined || spec.nodeGroup === '') {
-    errs.push({
-      field: 'spec.nodeGroup',
-      type: 'Required',
-      detail: 'the node group to scale and to terminate nodes through',
-    });
+    // Drain without a group drains in place; Replace has nothing to scale without one.
+    if (mode !== 'Drain')
+      errs.push({
+        field: 'spec.nodeGroup',
+        type: 'Required',
+        detail: 'the node group to scale and to terminate nodes through (only a Drain roll goes without one, in place)',
+      });
   } else {
     const parsed = parseNodeGroup(spec.nodeGroup);
     if ('errors' in parsed)
       for (const msg of parsed.errors)
         errs.push({ field: 'spec.nodeGroup', type: 'Invalid', value: spec.nodeGroup, detail: msg });
   }
-  const mode = spec.mode ?? 'Replace';
   if (!(NODE_ROLL_MODES as readonly string[]).includes(mode)) {
     errs.push({
       field: 'spec.mode',

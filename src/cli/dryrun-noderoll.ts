@@ -65,6 +65,8 @@ function describe(a: RollAction): string {
       return `release node group ${a.group}'s own zone rebalancing`;
     case 'cordon':
       return `cordon node ${a.node}`;
+    case 'uncordon':
+      return `uncordon node ${a.node} (drained in place)`;
     case 'evict':
       return `evict pod ${a.namespace}/${a.pod} from node ${a.node}`;
     case 'terminate':

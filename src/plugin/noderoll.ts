@@ -45,7 +45,7 @@ export function describeRoll(roll: NodeRoll, now: number): string {
   if (st.message) lines.push(`  ${st.message}`);
   const mode = spec.mode ?? 'Replace';
   lines.push(
-    `Mode: ${mode}, ${spec.nodesAtATime ?? 1} node(s) at a time, group ${spec.nodeGroup ?? '(none)'}${mode === 'Replace' ? ` to ${spec.desiredNodes} new node(s)` : ''}${spec.paused ? ', paused (spec.paused)' : ''}`,
+    `Mode: ${mode}, ${spec.nodesAtATime ?? 1} node(s) at a time, ${spec.nodeGroup ? `group ${spec.nodeGroup}` : 'in place (no group)'}${mode === 'Replace' ? ` to ${spec.desiredNodes} new node(s)` : ''}${spec.paused ? ', paused (spec.paused)' : ''}`,
   );
   if (st.paused)
     lines.push(`Paused: ${st.paused.node ? `node ${st.paused.node}, ` : ''}${st.paused.wait}: ${st.paused.message}`);

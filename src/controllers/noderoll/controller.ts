@@ -2,7 +2,7 @@
 // NodeRoll, the engine's pass (engine/noderoll/pass.ts) from the NodeRoll and its checkpoint, every
 // node, every pod, the Pacer Deployments and ReplicaSets and the freeze; then the pass's actions
 // (scale the group, hold its rebalancing, cordon, evict through the Eviction API, terminate through
-// the group; start the health gate's AnalysisRuns), its Events, and the checkpoint written back to status. A
+// the group or uncordon in place; start the health gate's AnalysisRuns), its Events, and the checkpoint written back to status. A
 // restart or a new leader resumes from status and finds its runs by name; every action is idempotent, so
 // a pass repeated after a crash does no harm.
 
@@ -225,8 +225,9 @@ export class NodeRollController {
         log.info('scaled node group', { group: a.group, to: a.to });
         return;
       case 'cordon':
-        await client.patch(NODES, undefined, a.node, { spec: { unschedulable: true } }, 'merge');
-        log.info('cordoned node', { node: a.node });
+      case 'uncordon':
+        await client.patch(NODES, undefined, a.node, { spec: { unschedulable: a.verb === 'cordon' } }, 'merge');
+        log.info(`${a.verb}ed node`, { node: a.node });
         return;
       case 'evict':
         // A PodDisruptionBudget may say not now (or the pod is gone): the next pass looks again.

@@ -8,9 +8,15 @@ import { decision, newNodes, setStep, waitAtMost } from './context.ts';
 import type { RollContext } from './context.ts';
 import { nodeGate } from './analysis.ts';
 import { judged, overdue } from './pause.ts';
-import type { NodeProgress, RollDecision, RollPod } from './types.ts';
+import type { NodeProgress, RollDecision, RollInput, RollPod } from './types.ts';
 import { zoneCounts, zonesInWords } from './zones.ts';
 import { closedForNew } from './window.ts';
+
+/**
+ * A Drain roll without a node group drains in place: each node is cordoned, drained and uncordoned,
+ * nothing is terminated and no group is held.
+ */
+export const inPlace = (i: RollInput): boolean => i.mode === 'Drain' && i.nodeGroup === '';
 
 /** Start, once: the original nodes (those the selector matches now) and their zones recorded, the group's own rebalancing held. */
 export function start(c: RollContext): void {
@@ -19,7 +25,7 @@ export function start(c: RollContext): void {
     cp.originalNodes = [...c.byName.keys()].sort();
     cp.nodes = cp.originalNodes.map((name) => ({ name, step: 'Pending', since: i.now }));
     cp.zones = Object.keys(zoneCounts(i.nodes)).sort();
-    c.actions.push({ verb: 'holdRebalance', group: i.nodeGroup });
+    if (!inPlace(i)) c.actions.push({ verb: 'holdRebalance', group: i.nodeGroup });
   }
   c.originals = new Set(cp.originalNodes);
 }
@@ -82,7 +88,7 @@ export function nodeWork(c: RollContext): RollDecision | undefined {
         ? drain(c, p)
         : p.step === 'Terminating'
           ? awaitDeregistered(c, p)
-          : p.step === 'Deregistered'
+          : p.step === 'Deregistered' || p.step === 'Uncordoned'
             ? awaitHealthy(c, p)
             : undefined;
     if (paused) {
@@ -107,11 +113,11 @@ function markGone(c: RollContext): void {
   }
 }
 
-/** Nodes draining, terminating or awaiting health. */
+/** Nodes draining, terminating or awaiting health (after leaving the cluster, or uncordoned in place). */
 function underWay(c: RollContext): number {
   let n = 0;
   for (const p of c.progress.values())
-    if (p.step === 'Draining' || p.step === 'Terminating' || p.step === 'Deregistered') n++;
+    if (p.step === 'Draining' || p.step === 'Terminating' || p.step === 'Deregistered' || p.step === 'Uncordoned') n++;
   return n;
 }
 
@@ -136,14 +142,25 @@ export function startNodes(c: RollContext, order: readonly NodeProgress[]): void
   }
 }
 
-/** Drain: evict the node's pods; once none is left to evict, wait until every pod evicted has stopped; then terminate the node. */
+/**
+ * Drain: evict the node's pods; once none is left to evict, wait until every pod evicted has
+ * stopped; then terminate the node (in place: uncordon it).
+ */
 export function drain(c: RollContext, p: NodeProgress): RollDecision | undefined {
   const left = drainablePods(c.i.pods, p.name);
   if (left.length > 0) return evict(c, p, left);
   const stopping = stoppingPods(c.i.pods, p.name);
   if (stopping.length > 0) return awaitStopped(c, p, stopping);
-  terminate(c, p);
+  if (inPlace(c.i)) uncordon(c, p);
+  else terminate(c, p);
   return undefined;
+}
+
+/** In place: the drained node is schedulable again, and the roll waits for health (awaitHealthy) before the next. */
+export function uncordon(c: RollContext, p: NodeProgress): void {
+  setStep(c, p.name, 'Uncordoned');
+  c.actions.push({ verb: 'uncordon', node: p.name });
+  c.words.push(`uncordoned ${p.name}`);
 }
 
 /** Why a pod may not be evicted now (its workload's budget, this pass's evictions counted), or undefined: it may. */
@@ -266,9 +283,10 @@ export function rolling(c: RollContext): RollDecision {
   return decision(c, c.words.join('; ') || 'rolling', c.waitMs !== undefined ? Math.max(0, c.waitMs) : undefined);
 }
 
-/** Done: every original node replaced (and the zone moves made); the group's rebalancing given back. */
+/** Done: every original node replaced (and the zone moves made); the group's rebalancing given back. In place: every node drained and back. */
 export function done(c: RollContext): RollDecision {
   c.cp.done = true;
+  if (inPlace(c.i)) return decision(c, `every original node has been drained in place and uncordoned`);
   c.actions.push({ verb: 'releaseRebalance', group: c.i.nodeGroup });
   const moved = c.cp.zoneMoves?.moved.length ?? 0;
   return decision(

@@ -78,6 +78,7 @@ export interface ZoneMoves {
 
 export interface RollInput {
   mode: NodeRollMode;
+  /** The group's name; '' for a Drain roll in place (no group). */
   nodeGroup: string;
   desiredNodes: number;
   nodesAtATime: number;
@@ -112,7 +113,8 @@ export type RollAction =
   | { verb: 'scaleGroup'; group: string; to: number }
   /** The group's own zone rebalancing off for the roll (hold) and back as it was (release). */
   | { verb: 'holdRebalance' | 'releaseRebalance'; group: string }
-  | { verb: 'cordon'; node: string }
+  /** Cordon (spec.unschedulable true) and, after a drain in place, uncordon (false). */
+  | { verb: 'cordon' | 'uncordon'; node: string }
   | { verb: 'evict'; node: string; namespace: string; pod: string }
   | { verb: 'terminate'; group: string; node: string; shrink: boolean }
   /** The roll's finalizer (NODEROLL_FINALIZER) on, while the roll holds something to give back, and off. */

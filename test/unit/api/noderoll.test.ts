@@ -25,9 +25,10 @@ describe('api: the NodeRoll spec', () => {
     expect(nodeRollDefaults({ ...base, timeouts: { drain: '30m' } }).timeouts.drain).to.equal('30m');
   });
 
-  it('a complete spec is valid; Drain needs no desired count', () => {
+  it('a complete spec is valid; Drain needs no desired count, and no group (it drains in place)', () => {
     expect(errors(base)).to.deep.equal([]);
     expect(errors({ ...base, desiredNodes: undefined, mode: 'Drain' })).to.deep.equal([]);
+    expect(errors({ ...base, desiredNodes: undefined, nodeGroup: undefined, mode: 'Drain' })).to.deep.equal([]);
   });
 
   const rows: Array<[string, NodeRollSpec, string]> = [
@@ -49,7 +50,7 @@ describe('api: the NodeRoll spec', () => {
     [
       'no node group',
       { ...base, nodeGroup: undefined },
-      'spec.nodeGroup: Required value: the node group to scale and to terminate nodes through',
+      'spec.nodeGroup: Required value: the node group to scale and to terminate nodes through (only a Drain roll goes without one, in place)',
     ],
     [
       'Replace without a desired count',

@@ -30,6 +30,8 @@ interface World {
   /** Every pod's node history, by pod name (a pod keeps its name when it moves, for counting moves). */
   moves: Map<string, string[]>;
   log: string[];
+  /** Pods whose eviction the API server refuses (a PodDisruptionBudget that allows none): they stay. */
+  refused?: Set<string>;
 }
 
 const node = (name: string, ready = true): RollNode => ({
@@ -69,11 +71,12 @@ function apply(w: World, actions: readonly RollAction[]): void {
     );
     if (a.verb === 'scaleGroup') w.groupSize = a.to;
     if (a.verb === 'cordon') w.nodes.find((n) => n.metadata.name === a.node)!.spec = { unschedulable: true };
+    if (a.verb === 'uncordon') w.nodes.find((n) => n.metadata.name === a.node)!.spec = {};
     if (a.verb === 'terminate') {
       w.nodes = w.nodes.filter((n) => n.metadata.name !== a.node);
       if (a.shrink) w.groupSize--;
     }
-    if (a.verb === 'evict') {
+    if (a.verb === 'evict' && !w.refused?.has(a.pod)) {
       const target = w.nodes.filter((n) => !n.spec?.unschedulable && n.status?.conditions?.[0]?.status === 'True');
       const pod = w.pods.find((p) => p.metadata.name === a.pod)!;
       const to = target[w.moves.size % Math.max(1, target.length)]?.metadata.name;
@@ -308,6 +311,94 @@ describe("node roll: the roller's decision (Replace, pass by pass)", () => {
       'terminate old-2',
     ]);
     expect(w.groupSize).to.equal(3);
+  });
+
+  describe('Drain in place (no spec.nodeGroup): each node cordoned, drained and uncordoned; nothing terminated, no group touched', () => {
+    it('the whole roll: cordon, evict, uncordon, node after node, every node schedulable at the end', () => {
+      const w = world(3, 1);
+      const out = roll(w, {}, { mode: 'Drain', nodeGroup: '', desiredNodes: 0 });
+      expect(out.cp.done).to.equal(true);
+      expect(out.message).to.equal('every original node has been drained in place and uncordoned');
+      expect(w.log.filter((l) => !l.startsWith('evict'))).to.deep.equal([
+        'cordon old-0',
+        'uncordon old-0',
+        'cordon old-1',
+        'uncordon old-1',
+        'cordon old-2',
+        'uncordon old-2',
+      ]);
+      // In place a pod may land on a node not yet drained and move again with it.
+      expect(w.pods.every((p) => p.spec?.nodeName?.startsWith('old-'))).to.equal(true);
+      expect(w.nodes.map((n) => [n.metadata.name, n.spec?.unschedulable ?? false])).to.deep.equal([
+        ['old-0', false],
+        ['old-1', false],
+        ['old-2', false],
+      ]);
+      expect(out.cp.nodes!.map((n) => n.step)).to.deep.equal(['Done', 'Done', 'Done']);
+    });
+
+    it('an uncordoned node waits for the health gate (step Uncordoned) before the next is cordoned', () => {
+      const w = world(2, 1);
+      const o = { mode: 'Drain' as const, nodeGroup: '', desiredNodes: 0 };
+      let cp: RollCheckpoint = {};
+      for (let now = 0; !cp.nodes?.some((n) => n.step === 'Uncordoned'); now += 1000) {
+        const d = decideRoll(input(w, cp, now, o));
+        apply(w, d.actions);
+        cp = d.checkpoint;
+      }
+      const waiting = decideRoll(
+        input(w, cp, 10_000, { ...o, unhealthy: ['deployment default/web: 0 of 1 available'] }),
+      );
+      expect(waiting.actions).to.deep.equal([]);
+      expect(waiting.message).to.equal('after old-0, waiting for: deployment default/web: 0 of 1 available');
+      expect(waiting.checkpoint.nodes!.map((n) => n.step)).to.deep.equal(['Uncordoned', 'Pending']);
+      const healthy = decideRoll(input(w, cp, 11_000, o));
+      expect(healthy.checkpoint.nodes!.map((n) => n.step)).to.deep.equal(['Done', 'Pending']);
+      const next = decideRoll(input(w, healthy.checkpoint, 12_000, o));
+      expect(next.actions[0]).to.deep.equal({ verb: 'cordon', node: 'old-1' });
+      expect(next.actions.slice(1).map((a) => ('node' in a ? `${a.verb} ${a.node}` : a.verb))).to.include(
+        'evict old-1',
+      );
+    });
+
+    it('a drain a PodDisruptionBudget blocks (the API refuses the eviction) pauses with DrainTimeout; skipped, the node stays cordoned and the others go on; resumed once the budget is relaxed, it finishes', () => {
+      const w = world(3, 1);
+      w.refused = new Set(['pod-1-0']);
+      const o = { mode: 'Drain' as const, nodeGroup: '', desiredNodes: 0 };
+      const out = roll(w, {}, o, 100, 0, MIN);
+      expect(out.cp.paused).to.deep.equal({
+        node: 'old-1',
+        wait: 'drain',
+        message: 'node old-1: 1 pod(s) not evicted after 600 s',
+      });
+      const skipped = skipNode(out.cp, 'old-1', 1_000_000);
+      expect(skipped.error).to.equal(undefined);
+      const rest = roll(w, skipped.checkpoint!, o, 100, 1_000_000, MIN);
+      expect(rest.cp.nodes!.map((n) => [n.name, n.step])).to.deep.equal([
+        ['old-0', 'Done'],
+        ['old-1', 'Draining'],
+        ['old-2', 'Done'],
+      ]);
+      expect(rest.cp.paused).to.deep.include({ wait: 'drain', node: 'old-1' });
+      expect(w.nodes.find((n) => n.metadata.name === 'old-1')!.spec, 'the skipped node stayed cordoned').to.deep.equal({
+        unschedulable: true,
+      });
+      w.refused.clear();
+      const done = roll(w, resumeRoll(rest.cp, 10_000_000), o, 100, 10_000_000);
+      expect(done.cp.done).to.equal(true);
+      expect(w.nodes.every((n) => !n.spec?.unschedulable)).to.equal(true);
+      expect(
+        w.log.filter((l) => /^(cordon|uncordon|terminate|scale|holdRebalance|releaseRebalance)/.test(l)),
+      ).to.deep.equal([
+        'cordon old-0',
+        'uncordon old-0',
+        'cordon old-1',
+        'cordon old-2',
+        'uncordon old-2',
+        'cordon old-1',
+        'uncordon old-1',
+      ]);
+    });
   });
 
   it('at the end the zones are said, with the moves that would balance them', () => {

@@ -68,8 +68,9 @@ describe('sim/schema: crds/noderolls.pacer.dev.yaml', () => {
       withSpec((s) => {
         delete s.nodeGroup;
       }),
-      'spec.nodeGroup: Required value',
+      'spec.nodeGroup: Required value: Replace needs the node group to scale (only a Drain roll goes without one, in place)',
     ],
+
     [
       'a health gate analysis without templates',
       withSpec((s) => {
@@ -99,6 +100,16 @@ describe('sim/schema: crds/noderolls.pacer.dev.yaml', () => {
       'spec.healthGate.analysis.args[0].valueFrom.nodeName: Unsupported value: false: supported values: "true"',
     ],
   ];
+  it('accepts a Drain roll without a node group or a desired count (in place)', () => {
+    const r = admit(
+      withSpec((s) => {
+        delete s.nodeGroup;
+        delete s.desiredNodes;
+        s.mode = 'Drain';
+      }),
+    );
+    expect(r.causes.map(causeString)).to.deep.equal([]);
+  });
   it('accepts a health gate with analysis: templates, a literal and the node name as arguments, a namespace', () => {
     const r = admit(
       withSpec((s) => {
