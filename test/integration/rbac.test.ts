@@ -5,13 +5,14 @@
 //   (a) manifests/base/rbac.yaml must allow each one, with RBAC's exact matching (its ClusterRole
 //       anywhere, its Role only in the Role's namespace: the leader election Lease);
 //   (b) every verb the role grants must have been used, except rules that rbac.yaml marks as
-//       reserved for a later feature (a comment above the rule containing "not used yet").
+//       reserved for a later feature (a comment above the rule containing "not used yet") and the
+//       node roller's rules (their comments start with "Node rolls"), which a roll proves:
+//       test/e2e/noderoll-drain.test.ts. The rule reading and matching is test/fixtures/rbac.ts.
 // Discovery and /version are non-resource URLs: the API server's default system:discovery and
 // system:public-info-viewer roles grant them to every authenticated client; the sim does not log them.
 
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { parseAllDocuments, isMap, isSeq } from 'yaml';
 import type { Deployment, PlanResource, ReplicaSet } from '../../src/api/types.ts';
 import { ANALYSIS_RUNS, ANALYSIS_TEMPLATES, DEPLOYMENTS, PLANS, REPLICASETS } from '../../src/kube/client.ts';
 import type { AnalysisRun, AnalysisTemplate } from '../../src/api/analysis.ts';
@@ -32,7 +33,19 @@ import {
   waitComplete,
 } from './fixtures/cluster.ts';
 import { BEDS } from '../fixtures/beds.ts';
-import { PACER_USER, startRealCluster } from '../fixtures/realbed.ts';
+import { startRealCluster } from '../fixtures/realbed.ts';
+import {
+  RBAC_FILE,
+  deniedBy,
+  describePermission,
+  grantsOf,
+  isNodeRollerRule,
+  pacerRequests,
+  policyRules,
+  ruleAllows,
+  unusedGrants,
+} from '../fixtures/rbac.ts';
+import type { PolicyRule, RequestAttributes } from '../fixtures/rbac.ts';
 import type { RealBed } from '../fixtures/realbed.ts';
 import { KUBECTL_HOW, requireTool } from '../fixtures/tools.ts';
 import { operatorToken } from '../fixtures/operator.ts';
@@ -45,59 +58,11 @@ const NAMESPACES: ResourceType = {
   namespaced: false,
 };
 const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
-const RBAC_FILE = new URL('../../manifests/base/rbac.yaml', import.meta.url).pathname;
-/** How rbac.yaml marks a rule kept for a later feature (see the leases rule). */
-const RESERVED_MARK = /not used yet/i;
 /** The controller elects a leader as installed: its Lease in pacer-system, where the Role grants it. */
 const LEASE_NAMESPACE = 'pacer-system';
 const ELECTING = { leaderElect: true, leaderElectionNamespace: LEASE_NAMESPACE, apiBindAddress: '127.0.0.1:0' };
 
-interface PolicyRule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-  /** Marked in rbac.yaml as reserved for a later feature. */
-  reserved: boolean;
-  /** The comment above the rule, for messages. */
-  comment: string;
-  /** A Role's namespace: the rule holds only there (a ClusterRole's rules hold everywhere). */
-  namespace?: string;
-}
-
-/** The rules of every ClusterRole and Role in a manifest file, each with the comment written above it. */
-function policyRules(text: string): PolicyRule[] {
-  const out: PolicyRule[] = [];
-  for (const doc of parseAllDocuments(text)) {
-    const obj = doc.toJS() as { kind?: string; metadata?: { name?: string; namespace?: string } } | null;
-    if (obj?.kind !== 'ClusterRole' && obj?.kind !== 'Role') continue;
-    const rules = isMap(doc.contents) ? doc.contents.get('rules', true) : undefined;
-    if (!isSeq(rules)) continue;
-    for (const node of rules.items) {
-      const rule = (node as { toJSON(): Record<string, string[] | undefined> }).toJSON();
-      const comment = (node as { commentBefore?: string | null }).commentBefore ?? '';
-      out.push({
-        apiGroups: rule.apiGroups ?? [],
-        resources: rule.resources ?? [],
-        verbs: rule.verbs ?? [],
-        reserved: RESERVED_MARK.test(comment),
-        comment: comment.trim(),
-        ...(obj.kind === 'Role' ? { namespace: obj.metadata?.namespace ?? 'default' } : {}),
-      });
-    }
-  }
-  if (out.length === 0) throw new Error('no ClusterRole or Role in the manifest');
-  return out;
-}
-
-interface RequestAttributes {
-  apiGroup: string;
-  /** "resource" or "resource/subresource", as RBAC names it. */
-  resource: string;
-  verb: string;
-  /** The request's namespace (none for cluster-scoped requests and lists across namespaces). */
-  namespace?: string;
-}
-
+/** A request's attributes, from the simulated cluster's audit log. */
 function attributesOf(e: AuditEntry): RequestAttributes {
   return {
     apiGroup: e.apiGroup,
@@ -105,26 +70,6 @@ function attributesOf(e: AuditEntry): RequestAttributes {
     verb: e.verb,
     ...(e.namespace ? { namespace: e.namespace } : {}),
   };
-}
-
-/**
- * RBAC's rule matching (no resourceNames in these roles): group, resource (incl. subresource) and
- * verb, or "*"; a Role's rule only for requests in its namespace.
- */
-function ruleAllows(rule: PolicyRule, a: RequestAttributes): boolean {
-  const has = (list: string[], v: string) => list.includes('*') || list.includes(v);
-  if (rule.namespace !== undefined && rule.namespace !== a.namespace) return false;
-  return has(rule.apiGroups, a.apiGroup) && has(rule.resources, a.resource) && has(rule.verbs, a.verb);
-}
-
-const describePermission = (a: RequestAttributes) =>
-  `${a.verb} ${a.apiGroup === '' ? '' : `${a.apiGroup}/`}${a.resource}`;
-
-/** Every (group, resource, verb) a rule grants. */
-function grantsOf(rule: PolicyRule): RequestAttributes[] {
-  return rule.apiGroups.flatMap((apiGroup) =>
-    rule.resources.flatMap((resource) => rule.verbs.map((verb) => ({ apiGroup, resource, verb }))),
-  );
 }
 
 describe('RBAC: manifests/base/rbac.yaml against what the controller does', function () {
@@ -251,19 +196,8 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
           await c.client.create(NAMESPACES, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
           client = c.client;
           stopController = () => c.ctl.stop();
-          // The real API server's audit log: every request of Pacer's ServiceAccount (discovery and
-          // other non-resource URLs have no objectRef: the default discovery roles grant them).
-          requests = async () =>
-            (await c.bed.audit())
-              .filter((e) => e.user.username === PACER_USER && e.objectRef?.resource)
-              .map((e) => ({
-                apiGroup: e.objectRef!.apiGroup ?? '',
-                resource: e.objectRef!.subresource
-                  ? `${e.objectRef!.resource}/${e.objectRef!.subresource}`
-                  : e.objectRef!.resource!,
-                verb: e.verb,
-                ...(e.objectRef!.namespace ? { namespace: e.objectRef!.namespace } : {}),
-              }));
+          // The real API server's audit log: every request of Pacer's ServiceAccount.
+          requests = async () => pacerRequests(await c.bed.audit());
         }
         // Create, roll out a new image, scale up and down and up again (the same Event message twice:
         // the recorder patches the existing Event), pause and resume.
@@ -448,33 +382,18 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
       }
 
       it('(a) the roles allow every request the controller made', () => {
-        const rules = policyRules(readFileSync(RBAC_FILE, 'utf8'));
-        const denied = [
-          ...new Set(used.filter((a) => !rules.some((r) => ruleAllows(r, a))).map(describePermission)),
-        ].sort();
+        const denied = deniedBy(policyRules(readFileSync(RBAC_FILE, 'utf8')), used);
         expect(denied, `requests the roles do not allow: ${denied.join(', ')}`).to.deep.equal([]);
       });
 
-      it('(b) every permission the roles grant was used, except rules marked "not used yet"', () => {
-        const rules = policyRules(readFileSync(RBAC_FILE, 'utf8'));
-        const usedKeys = new Set(used.map(describePermission));
-        const unused = rules
-          .filter((r) => !r.reserved)
-          .flatMap(grantsOf)
+      it('(b) every permission the roles grant was used, except rules marked "not used yet" and the node roller\'s', () => {
+        // The node roller's rules are proven by a roll (test/e2e/noderoll-drain.test.ts): this
+        // workload rolls no node.
+        const rules = policyRules(readFileSync(RBAC_FILE, 'utf8')).filter((r) => !r.reserved && !isNodeRollerRule(r));
+        const unused = unusedGrants(rules, used)
           // The simulated cluster does not serve batch/v1 Jobs (docs/simulated-api-server.md), so
           // the job provider's grants are used on the real bed only.
           .filter((g) => bed === 'real' || !NOT_SERVED_BY_SIM.has(`${g.apiGroup}/${g.resource}`))
-          .filter((g) => {
-            // A wildcard grant is used if anything it covers was used.
-            if ([g.apiGroup, g.resource, g.verb].includes('*'))
-              return !used.some((a) =>
-                ruleAllows(
-                  { apiGroups: [g.apiGroup], resources: [g.resource], verbs: [g.verb], reserved: false, comment: '' },
-                  a,
-                ),
-              );
-            return !usedKeys.has(describePermission(g));
-          })
           .map(describePermission);
         expect(
           unused,
