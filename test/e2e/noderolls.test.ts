@@ -1,6 +1,6 @@
-// A node roll through the real kubectl, on the simulated cluster (its NodeGroups are the one node
-// group provider so far; the real control plane has none yet, so this suite runs on the simulated
-// bed only): a group of 6 nodes over 3 zones running 10 Pacer Deployments, some with
+// A node roll through the real kubectl, on the simulated cluster (a Replace roll needs a node group
+// provider: its NodeGroups here; on the real control plane Cluster API's, capi-noderoll.test.ts, and
+// Drain rolls in place, noderoll-drain.test.ts and noderoll-windows.test.ts): a group of 6 nodes over 3 zones running 10 Pacer Deployments, some with
 // PodDisruptionBudgets, is rolled to 6 new nodes with `kubectl apply -f` of a NodeRoll. Sampled
 // throughout: no Deployment ever below replicas − maxUnavailable; at the end each pod has moved at
 // most once (every old node cordoned first), the zones are balanced, the old nodes are gone, and
