@@ -34,9 +34,10 @@ export type NodeRollAnalysisReason = 'AnalysisFailed' | 'AnalysisInconclusive' |
 
 /**
  * A node's steps in a roll, in order (a skipped node goes back to Pending): Terminating and
- * Deregistered through a group, Uncordoned in place (a Drain roll without spec.nodeGroup).
+ * Deregistered through a group, Drained in place (a Drain roll without spec.nodeGroup: the node
+ * drained and uncordoned, awaiting the health gate).
  */
-export const NODE_ROLL_STEPS = ['Pending', 'Draining', 'Terminating', 'Deregistered', 'Uncordoned', 'Done'] as const;
+export const NODE_ROLL_STEPS = ['Pending', 'Draining', 'Terminating', 'Deregistered', 'Drained', 'Done'] as const;
 export type NodeStep = (typeof NODE_ROLL_STEPS)[number];
 
 export interface NodeRollSpec extends WindowsSpec {
@@ -121,6 +122,8 @@ export interface NodeRollStatus {
   scaledUpAt?: string;
   nodes?: Array<{ name: string; step: NodeStep; since: string; analysis?: NodeAnalysisProgress }>;
   skipped?: string[];
+  /** In place: the original nodes already cordoned when the roll started (they stay cordoned). */
+  cordonedBefore?: string[];
   paused?: NodeRollPause;
   frozenSince?: string;
   zones?: string[];

@@ -74,6 +74,7 @@ export function repairCheckpoint(
         ? { scaledUpTo: scaled ? s.scaledUpTo : 0, scaledUpAt: msOf(s.scaledUpAt, now) }
         : {}),
       ...(s.skipped ? { skipped: names(s.skipped) } : {}),
+      ...(s.cordonedBefore ? { cordonedBefore: names(s.cordonedBefore) } : {}),
       ...(s.paused ? { paused: s.paused } : {}),
       ...(s.frozenSince !== undefined ? { frozenAt: msOf(s.frozenSince, now) } : {}),
       ...(s.zones ? { zones: names(s.zones) } : {}),
@@ -169,6 +170,7 @@ export function statusOf(
         }
       : {}),
     ...(cp.skipped && cp.skipped.length > 0 ? { skipped: cp.skipped } : {}),
+    ...(cp.cordonedBefore && cp.cordonedBefore.length > 0 ? { cordonedBefore: cp.cordonedBefore } : {}),
     ...(cp.paused ? { paused: cp.paused } : {}),
     ...(cp.frozenAt !== undefined ? { frozenSince: metaTime(cp.frozenAt) } : {}),
     ...(cp.zones ? { zones: cp.zones } : {}),

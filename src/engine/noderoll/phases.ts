@@ -26,6 +26,10 @@ export function start(c: RollContext): void {
     cp.nodes = cp.originalNodes.map((name) => ({ name, step: 'Pending', since: i.now }));
     cp.zones = Object.keys(zoneCounts(i.nodes)).sort();
     if (!inPlace(i)) c.actions.push({ verb: 'holdRebalance', group: i.nodeGroup });
+    else {
+      const cordoned = cp.originalNodes.filter((name) => c.byName.get(name)?.spec?.unschedulable === true);
+      if (cordoned.length > 0) cp.cordonedBefore = cordoned;
+    }
   }
   c.originals = new Set(cp.originalNodes);
 }
@@ -88,7 +92,7 @@ export function nodeWork(c: RollContext): RollDecision | undefined {
         ? drain(c, p)
         : p.step === 'Terminating'
           ? awaitDeregistered(c, p)
-          : p.step === 'Deregistered' || p.step === 'Uncordoned'
+          : p.step === 'Deregistered' || p.step === 'Drained'
             ? awaitHealthy(c, p)
             : undefined;
     if (paused) {
@@ -117,7 +121,7 @@ function markGone(c: RollContext): void {
 function underWay(c: RollContext): number {
   let n = 0;
   for (const p of c.progress.values())
-    if (p.step === 'Draining' || p.step === 'Terminating' || p.step === 'Deregistered' || p.step === 'Uncordoned') n++;
+    if (p.step === 'Draining' || p.step === 'Terminating' || p.step === 'Deregistered' || p.step === 'Drained') n++;
   return n;
 }
 
@@ -156,9 +160,16 @@ export function drain(c: RollContext, p: NodeProgress): RollDecision | undefined
   return undefined;
 }
 
-/** In place: the drained node is schedulable again, and the roll waits for health (awaitHealthy) before the next. */
+/**
+ * In place: the drained node is schedulable again (unless it was cordoned before the roll: it is
+ * left as the roll found it), and the roll waits for health (awaitHealthy) before the next.
+ */
 export function uncordon(c: RollContext, p: NodeProgress): void {
-  setStep(c, p.name, 'Uncordoned');
+  setStep(c, p.name, 'Drained');
+  if (c.cp.cordonedBefore?.includes(p.name)) {
+    c.words.push(`drained ${p.name}, left cordoned as it was before the roll`);
+    return;
+  }
   c.actions.push({ verb: 'uncordon', node: p.name });
   c.words.push(`uncordoned ${p.name}`);
 }

@@ -6,7 +6,7 @@
 //               out (or the roll is done)
 //   roll        a step per original node, in the roll's order (serial at one node at a time,
 //               parallel beyond): Pending → PENDING, Draining → STARTING, Terminating,
-//               Deregistered and Uncordoned → STARTED, Done → COMPLETE; before the roll starts one step "nodes"
+//               Deregistered and Drained → STARTED, Done → COMPLETE; before the roll starts one step "nodes"
 //               PENDING (the nodes are fixed when it starts)
 //   rebalance   (Replace) a step per zone move once they are planned ("move-1", ...: PENDING, STARTING
 //               while its node is launched, then its node's step as above); "zones" PENDING before
@@ -26,7 +26,7 @@ const STEP_STATUS: Record<NodeStep, StepStatus> = {
   Draining: 'STARTING',
   Terminating: 'STARTED',
   Deregistered: 'STARTED',
-  Uncordoned: 'STARTED',
+  Drained: 'STARTED',
   Done: 'COMPLETE',
 };
 

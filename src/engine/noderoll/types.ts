@@ -56,6 +56,11 @@ export interface RollCheckpoint {
   nodes?: NodeProgress[];
   /** Nodes an operator skipped: revisited once the others are done. */
   skipped?: string[];
+  /**
+   * In place: the original nodes already cordoned (by someone else) when the roll started; they
+   * stay cordoned after their drain, as the roll found them.
+   */
+  cordonedBefore?: string[];
   /** Set while paused for a human: what timed out, or the node's analysis. */
   paused?: NodeRollPause;
   /** Since when the freeze switch has held the roll (ms): its waits' clocks start again once it is lifted. */

@@ -337,11 +337,29 @@ describe("node roll: the roller's decision (Replace, pass by pass)", () => {
       expect(out.cp.nodes!.map((n) => n.step)).to.deep.equal(['Done', 'Done', 'Done']);
     });
 
-    it('an uncordoned node waits for the health gate (step Uncordoned) before the next is cordoned', () => {
+    it('a node cordoned before the roll (by someone else) is drained and left cordoned; the others are uncordoned', () => {
+      const w = world(2, 1);
+      w.nodes[1]!.spec = { unschedulable: true };
+      const out = roll(w, {}, { mode: 'Drain', nodeGroup: '', desiredNodes: 0 });
+      expect(out.cp.done).to.equal(true);
+      expect(out.cp.cordonedBefore).to.deep.equal(['old-1']);
+      expect(w.log.filter((l) => !l.startsWith('evict'))).to.deep.equal([
+        'cordon old-0',
+        'uncordon old-0',
+        'cordon old-1',
+      ]);
+      expect(w.nodes.map((n) => [n.metadata.name, n.spec?.unschedulable ?? false])).to.deep.equal([
+        ['old-0', false],
+        ['old-1', true],
+      ]);
+      expect(w.pods[1]!.spec?.nodeName, "old-1's pod went to old-0, drained and back in service").to.equal('old-0');
+    });
+
+    it('an uncordoned node waits for the health gate (step Drained) before the next is cordoned', () => {
       const w = world(2, 1);
       const o = { mode: 'Drain' as const, nodeGroup: '', desiredNodes: 0 };
       let cp: RollCheckpoint = {};
-      for (let now = 0; !cp.nodes?.some((n) => n.step === 'Uncordoned'); now += 1000) {
+      for (let now = 0; !cp.nodes?.some((n) => n.step === 'Drained'); now += 1000) {
         const d = decideRoll(input(w, cp, now, o));
         apply(w, d.actions);
         cp = d.checkpoint;
@@ -351,7 +369,7 @@ describe("node roll: the roller's decision (Replace, pass by pass)", () => {
       );
       expect(waiting.actions).to.deep.equal([]);
       expect(waiting.message).to.equal('after old-0, waiting for: deployment default/web: 0 of 1 available');
-      expect(waiting.checkpoint.nodes!.map((n) => n.step)).to.deep.equal(['Uncordoned', 'Pending']);
+      expect(waiting.checkpoint.nodes!.map((n) => n.step)).to.deep.equal(['Drained', 'Pending']);
       const healthy = decideRoll(input(w, cp, 11_000, o));
       expect(healthy.checkpoint.nodes!.map((n) => n.step)).to.deep.equal(['Done', 'Pending']);
       const next = decideRoll(input(w, healthy.checkpoint, 12_000, o));
