@@ -31,7 +31,7 @@ export function resumeRoll(cp: RollCheckpoint, now: number, o: { skipAnalysis?: 
 /**
  * skip NODE: a node whose drain is blocked goes back to Pending and to the end of the order (it
  * stays cordoned; what it still runs stays); the roll goes on with the others and comes back to it.
- * Only a node not yet terminated can be skipped.
+ * Only a node not yet terminated (in place: not yet drained) can be skipped.
  */
 export function skipNode(
   cp: RollCheckpoint,
@@ -45,7 +45,9 @@ export function skipNode(
       error: `node ${node} has been replaced and the roll is paused on its analysis: resume starts a new run, resume --skip-analysis lets it by`,
     };
   if (p.step !== 'Pending' && p.step !== 'Draining')
-    return { error: `node ${node} is already ${p.step === 'Done' ? 'done' : 'being terminated'}` };
+    return {
+      error: `node ${node} is already ${p.step === 'Done' ? 'done' : p.step === 'Drained' ? 'drained (in place)' : 'being terminated'}`,
+    };
   const resumed = cp.paused?.node === node ? resumeRoll(cp, now) : cp;
   return {
     checkpoint: {

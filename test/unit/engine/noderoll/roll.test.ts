@@ -270,16 +270,18 @@ describe("node roll: the roller's decision (Replace, pass by pass)", () => {
     expect(evicts).to.deep.equal(['pod-0-0']);
   });
 
-  it("skip refuses a node that is not the roll's, or already terminated", () => {
+  it("skip refuses a node that is not the roll's, or already terminated (in place: drained)", () => {
     const cp: RollCheckpoint = {
-      originalNodes: ['a', 'b'],
+      originalNodes: ['a', 'b', 'c'],
       nodes: [
         { name: 'a', step: 'Terminating', since: 0 },
         { name: 'b', step: 'Pending', since: 0 },
+        { name: 'c', step: 'Drained', since: 0 },
       ],
     };
     expect(skipNode(cp, 'z', 0).error).to.equal("node z is not one of the roll's original nodes");
     expect(skipNode(cp, 'a', 0).error).to.equal('node a is already being terminated');
+    expect(skipNode(cp, 'c', 0).error).to.equal('node c is already drained (in place)');
   });
 
   it('resumes from its checkpoint after a restart: the group is never scaled twice, and the roll finishes', () => {
