@@ -297,7 +297,13 @@ export function rolling(c: RollContext): RollDecision {
 /** Done: every original node replaced (and the zone moves made); the group's rebalancing given back. In place: every node drained and back. */
 export function done(c: RollContext): RollDecision {
   c.cp.done = true;
-  if (inPlace(c.i)) return decision(c, `every original node has been drained in place and uncordoned`);
+  if (inPlace(c.i)) {
+    const left = c.cp.cordonedBefore ?? [];
+    return decision(
+      c,
+      `every original node has been drained in place and uncordoned${left.length > 0 ? ` (${left.join(', ')} left cordoned, as before the roll)` : ''}`,
+    );
+  }
   c.actions.push({ verb: 'releaseRebalance', group: c.i.nodeGroup });
   const moved = c.cp.zoneMoves?.moved.length ?? 0;
   return decision(

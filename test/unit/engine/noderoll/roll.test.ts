@@ -345,6 +345,9 @@ describe("node roll: the roller's decision (Replace, pass by pass)", () => {
       const out = roll(w, {}, { mode: 'Drain', nodeGroup: '', desiredNodes: 0 });
       expect(out.cp.done).to.equal(true);
       expect(out.cp.cordonedBefore).to.deep.equal(['old-1']);
+      expect(out.message).to.equal(
+        'every original node has been drained in place and uncordoned (old-1 left cordoned, as before the roll)',
+      );
       expect(w.log.filter((l) => !l.startsWith('evict'))).to.deep.equal([
         'cordon old-0',
         'uncordon old-0',
