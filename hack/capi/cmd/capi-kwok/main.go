@@ -366,8 +366,8 @@ func (m *nodesInCluster) zoneOf(ctx context.Context, name string) (string, error
 // place picks the zone for a Machine that names no failure domain, as a cloud's auto scaling group
 // spreads its instances: the zone where the Machine's group (its MachineDeployment, else its
 // MachineSet) has the fewest live Machines with a Node, the first given on a tie. Cluster API's
-// InfraMachine contract lets a provider choose the failure domain when the Machine names none
-// (https://cluster-api.sigs.k8s.io/developer/providers/contracts/infra-machine#inframachine-failure-domain);
+// InfraMachine contract binds a provider to the failure domain a Machine names and lets it report
+// where it placed one (https://cluster-api.sigs.k8s.io/developer/providers/contracts/infra-machine.html#inframachine-failure-domain);
 // CAPD's in-memory backend reports the Machine's own, so the choice shows on the Node's zone label
 // only, as a cloud's node controller labels a Node with its instance's zone.
 func (m *nodesInCluster) place(ctx context.Context, machine *clusterv1.Machine) (string, error) {
