@@ -28,8 +28,7 @@
 // * at the end: the 4 Nodes are new, 2 in each zone, and the roll planned no zone move.
 
 import { expect } from 'chai';
-import { eventually } from '../integration/fixtures/cluster.ts';
-import { TEST_USER_AGENT } from '../integration/fixtures/cluster.ts';
+import { TEST_USER_AGENT, eventually } from '../integration/fixtures/cluster.ts';
 import {
   APPS_DEPLOYMENTS,
   CAPI_MACHINEDEPLOYMENTS,
@@ -253,6 +252,7 @@ for (const bed of BEDS.filter((b) => b === 'real'))
       );
       for (const node of originalNodes) {
         const t = trail.nodes.get(node)!;
+        expect(t.firstEviction, `${node}: one of its pods evicted`).to.not.equal(undefined);
         expect(t.deleted, `${node}: Node deleted`).to.not.equal(undefined);
         expect(t.marked, `${node}: its Machine marked ${DELETE_MACHINE}`).to.not.equal(undefined);
         expect(t.lastPodGone, `${node}: its pods gone`).to.not.equal(undefined);
