@@ -136,6 +136,14 @@ export const CONFIGMAPS: ResourceType = {
   kind: 'ConfigMap',
   namespaced: true,
 };
+/** Leader election's Lease (manager/leaderelection.ts). */
+export const LEASES: ResourceType = {
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  plural: 'leases',
+  kind: 'Lease',
+  namespaced: true,
+};
 export const EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
 export const CRDS: ResourceType = {
   group: 'apiextensions.k8s.io',

@@ -10,54 +10,26 @@
 // rolls: the MachineDeployment is paused (its rollout held) and never asked for more than 4.
 
 import { expect } from 'chai';
-import { join } from 'node:path';
 import { eventually, startTestController } from '../integration/fixtures/cluster.ts';
 import type { RunningController } from '../../src/cli/controller.ts';
-import { CAPI_BED, CAPI_BED_HOW, startCapiBed } from '../fixtures/capibed.ts';
-import type { CapiBed } from '../fixtures/capibed.ts';
-import { startRealBed } from '../fixtures/realbed.ts';
-import type { RealBed } from '../fixtures/realbed.ts';
-import { requireTool } from '../fixtures/tools.ts';
-import { BEDS, ROOT } from './fixtures.ts';
-
-const POOL = 'node.cluster.x-k8s.io/pool';
+import { POOL, capiNodeRoll, capiSuite, poolWorkload } from '../fixtures/capibed.ts';
+import { BEDS } from './fixtures.ts';
 
 for (const bed of BEDS.filter((b) => b === 'real'))
   describe(`e2e (${bed}): a NodeRoll replaces a Cluster API MachineDeployment's Machines`, function () {
     this.timeout(300_000);
-    let real: RealBed | undefined;
-    let capi: CapiBed | undefined;
     let controller: RunningController | undefined;
-
-    before(async function () {
-      this.timeout(420_000);
-      requireTool(this, 'kube-bed', 'hack/kube/build.sh builds it with Go; make test runs it');
-      requireTool(this, CAPI_BED, CAPI_BED_HOW);
-      if (process.env.PACER_E2E_KUBECONFIG) {
-        console.log('      skipped: Cluster API here needs a kube-bed (its kwok and webhook certificate)');
-        this.skip();
-      }
-      real = await startRealBed({ nodes: 1, podStartMs: 50, podReadyMs: 80 });
-      capi = await startCapiBed(real);
-    });
-    after(async () => {
-      await controller?.stop();
-      await capi?.stop();
-      await real?.stop();
-    });
-
-    const kubectl = async (args: string[], input?: string) => {
-      const r = await real!.kubectl(args, input);
-      if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-      return r.stdout;
-    };
-    const json = async <T>(args: string[]) => JSON.parse(await kubectl([...args, '-o', 'json'])) as T;
+    after(() => controller?.stop());
+    const s = capiSuite({ bed: { nodes: 1, podStartMs: 50, podReadyMs: 80 } });
+    // s's fields are set by its `before`: read them at call time.
+    const kubectl = (args: string[], input?: string) => s.kubectl(args, input);
+    const json = <T>(args: string[]) => s.json<T>(args);
     type Named = { metadata: { name: string; annotations?: Record<string, string> } };
     const md = () =>
       json<Named & { spec: { replicas: number; paused?: boolean } }>([
         'get',
         '-n',
-        capi!.info.namespace,
+        s.capi.info.namespace,
         'machinedeployment.cluster.x-k8s.io/workers',
       ]);
     const machineNames = async () =>
@@ -65,7 +37,7 @@ for (const bed of BEDS.filter((b) => b === 'real'))
         await json<{ items: Named[] }>([
           'get',
           '-n',
-          capi!.info.namespace,
+          s.capi.info.namespace,
           'machines.cluster.x-k8s.io',
           '-l',
           'cluster.x-k8s.io/deployment-name=workers',
@@ -79,56 +51,33 @@ for (const bed of BEDS.filter((b) => b === 'real'))
         .sort();
 
     it('replaces both Machines one node at a time, the rollout held meanwhile, nothing refused', async () => {
-      await kubectl(['apply', '-f', '-'], capi!.machineDeployment('workers', 2, { labels: { [POOL]: 'workers' } }));
+      await kubectl(['apply', '-f', '-'], s.capi.machineDeployment('workers', 2, { labels: { [POOL]: 'workers' } }));
       const oldNodes = await eventually(
         'the 2 Machines’ Nodes, labelled by Cluster API from their Machines',
         async () => ((await poolNodes()).length === 2 ? poolNodes() : false),
         90_000,
       );
       const oldMachines = await machineNames();
-      await kubectl(['apply', '-f', join(ROOT, 'crds')]);
-      await kubectl(['wait', '--for=condition=Established', 'crd/noderolls.pacer.dev', '--timeout=60s']);
       // Its pods only on the pool's nodes, so that every node's drain moves some.
       await kubectl(
         ['apply', '-f', '-'],
-        [
-          'apiVersion: apps/v1',
-          'kind: Deployment',
-          'metadata: {name: web, namespace: default}',
-          'spec:',
-          '  replicas: 4',
-          '  selector: {matchLabels: {app: web}}',
-          '  template:',
-          '    metadata: {labels: {app: web}}',
-          `    spec: {nodeSelector: {${POOL}: workers}, containers: [{name: web, image: "web:1"}]}`,
-          '---',
-          'apiVersion: policy/v1',
-          'kind: PodDisruptionBudget',
-          'metadata: {name: web, namespace: default}',
-          'spec: {minAvailable: 3, selector: {matchLabels: {app: web}}}',
-          '',
-        ].join('\n'),
+        poolWorkload('web', { namespace: 'default', pool: 'workers', replicas: 4, minAvailable: 3 }),
       );
       await eventually(
         'web to be available',
         async () => (await kubectl(['get', 'deployment', 'web', '-o', 'jsonpath={.status.availableReplicas}'])) === '4',
         60_000,
       );
-      controller = await startTestController(await real!.controllerKubeconfig());
+      controller = await startTestController(await s.real.controllerKubeconfig());
 
       await kubectl(
         ['apply', '-f', '-'],
-        [
-          'apiVersion: pacer.dev/v1alpha1',
-          'kind: NodeRoll',
-          'metadata: {name: workers}',
-          'spec:',
-          `  nodeSelector: {matchLabels: {${POOL}: workers}}`,
-          `  nodeGroup: MachineDeployment/${capi!.info.namespace}/workers`,
-          '  desiredNodes: 2',
-          '  timeouts: {scaleUp: 2m, drain: 2m, deregister: 2m, healthy: 2m}',
-          '',
-        ].join('\n'),
+        capiNodeRoll('workers', {
+          pool: 'workers',
+          nodeGroup: `MachineDeployment/${s.capi.info.namespace}/workers`,
+          desiredNodes: 2,
+          timeouts: 'scaleUp: 2m, drain: 2m, deregister: 2m, healthy: 2m',
+        }),
       );
       // Sampled from outside until the roll ends: the largest size asked for, and whether the
       // rollout was seen held.
@@ -181,6 +130,6 @@ for (const bed of BEDS.filter((b) => b === 'real'))
         async () => (await kubectl(['get', 'deployment', 'web', '-o', 'jsonpath={.status.availableReplicas}'])) === '4',
         60_000,
       );
-      expect(await real!.forbidden()).to.deep.equal([]);
+      expect(await s.real.forbidden()).to.deep.equal([]);
     });
   });

@@ -1,12 +1,12 @@
 // Two `pacer controller` processes against one simulated cluster, electing a leader on a Lease:
 // only the leader writes; a SIGKILLed leader is replaced once its Lease expires and the rollout it
-// left half done finishes; a SIGTERMed leader releases the Lease and its successor takes over at its
-// next try. Each replica has its own token, so the sim's audit log tells their requests apart, and
+// left half done finishes; a SIGTERMed leader releases the Lease and its successor, which watches
+// the Lease, takes over at once. Each replica has its own token, so the sim's audit log tells their requests apart, and
 // the test checks from it that the two never write in overlapping periods.
 //
-// The replicas use a 1 s retry period (the default is 2 s, plus up to 2.4 s of client-go's jitter):
-// a successor then tries at most 2.2 s after a release. The takeover times are printed, not
-// asserted: wall-clock figures belong to benchmarks.
+// The replicas use a 1 s retry period (the default is 2 s, plus up to 2.4 s of client-go's jitter),
+// except the one that takes over on SIGTERM (120 s: only its watch can make it try in time). The
+// takeover times are printed, not asserted: wall-clock figures belong to benchmarks.
 
 import { SIM_TOKEN } from '../../src/sim/kubeconfig.ts';
 import { expect } from 'chai';
@@ -65,7 +65,11 @@ describe('leader election: two pacer controller processes, one simulated cluster
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function startReplica(name: string): Replica {
+  /** A replica; `retry` is its retry period (1 s unless given: with it, its lease duration and renew deadline). */
+  function startReplica(
+    name: string,
+    retry?: { period: string; renewDeadline: string; leaseDuration: string },
+  ): Replica {
     const kubeconfig = join(dir, `${name}.kubeconfig`);
     writeFileSync(kubeconfig, kubeconfigYaml(sim.url, name)); // the token names the replica in the audit log
     const child = spawn(
@@ -84,7 +88,15 @@ describe('leader election: two pacer controller processes, one simulated cluster
         '--webhook-bind-address',
         '0',
         '--leader-election-retry-period',
-        '1s',
+        retry?.period ?? '1s',
+        ...(retry
+          ? [
+              '--leader-election-renew-deadline',
+              retry.renewDeadline,
+              '--leader-election-lease-duration',
+              retry.leaseDuration,
+            ]
+          : []),
         '--log-format',
         'json',
       ],
@@ -210,9 +222,11 @@ describe('leader election: two pacer controller processes, one simulated cluster
     );
   });
 
-  it('SIGTERM of the leader: it releases the Lease, and the standby takes over at its next try', async () => {
+  it('SIGTERM of the leader: it releases the Lease, and the standby, watching it, takes over at once', async () => {
     const b = replicas[1]!;
-    const c = startReplica('replica-c');
+    // A retry period of 120 s: c tries once when it starts, and its next try would come two minutes
+    // later, after this test has ended. Only its watch of the Lease can make it try in between.
+    const c = startReplica('replica-c', { period: '120s', renewDeadline: '200s', leaseDuration: '300s' });
     await c.logged('caches synced; campaigning for leadership');
     await client.patch(
       DEPLOYMENTS,
@@ -233,17 +247,14 @@ describe('leader election: two pacer controller processes, one simulated cluster
       'the last Lease write of the stopped leader succeeded (the release)',
     ).to.equal(200);
     const tookOver = await c.logged('became the leader; starting workers');
-    // A released Lease is taken at the next try, not after the 15 s lease duration: the standby's
-    // first read of the Lease after the release is followed by its acquiring write (waiting for the
-    // Lease to expire would take some fifteen reads, one per retry period).
+    // c read the Lease twice in all: its first try, which found b holding it, and the try its watch
+    // started when b released it, followed by its acquiring write. A poll would have been a third
+    // read, two minutes after the first.
     const cLease = sim.audit
       .entries()
-      .slice(releasedAt + 1)
-      .filter((e) => e.user === 'replica-c' && e.resource === 'leases');
-    expect(
-      cLease.slice(0, 2).map((e) => `${e.verb} ${e.code}`),
-      "replica-c's Lease requests after the release",
-    ).to.deep.equal(['get 200', 'update 200']);
+      .filter((e) => e.user === 'replica-c' && e.resource === 'leases' && e.verb !== 'watch')
+      .map((e) => `${e.verb} ${e.code}`);
+    expect(cLease, "replica-c's Lease requests").to.deep.equal(['get 200', 'get 200', 'update 200']);
     await client.patch(DEPLOYMENTS, NS, 'web', { spec: { replicas: 2 } }, 'merge');
     await eventually(
       'scaled to 2 by the new leader',
@@ -253,7 +264,9 @@ describe('leader election: two pacer controller processes, one simulated cluster
       },
       30_000,
     );
-    console.log(`      (SIGTERM → standby leading: ${((tookOver - termAt) / 1000).toFixed(1)} s; retry period 1 s)`);
+    console.log(
+      `      (SIGTERM → standby leading: ${((tookOver - termAt) / 1000).toFixed(2)} s; its retry period 120 s)`,
+    );
   });
 
   it('the audit log: every write came from the leader of its time, and no two replicas ever wrote in overlapping periods', () => {

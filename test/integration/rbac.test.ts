@@ -364,6 +364,7 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
           'get coordination.k8s.io/leases',
           'create coordination.k8s.io/leases',
           'update coordination.k8s.io/leases',
+          'watch coordination.k8s.io/leases',
           'watch pacer.dev/plans',
           'update pacer.dev/plans/status',
           'patch pacer.dev/plans',

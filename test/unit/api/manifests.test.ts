@@ -90,11 +90,11 @@ describe('manifests/: the kustomize base', () => {
     }
   });
 
-  it('leases and the freeze switch only through a Role in pacer-system, where both live: the Lease written, ConfigMaps only read', () => {
+  it('leases and the freeze switch only through a Role in pacer-system, where both live: the Lease written and watched, ConfigMaps only read', () => {
     const role = find('Role');
     expect(role.metadata.namespace).to.equal('pacer-system');
     expect(role.rules).to.deep.equal([
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update', 'watch'] },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch'] },
     ]);
   });

@@ -11,14 +11,23 @@ import { MemoryLease } from './memorylease.ts';
 interface Candidate {
   elector: LeaderElector;
   log: string[];
+  /** What the elector said through onError. */
+  errors: string[];
   abort: AbortController;
   run: Promise<void>;
 }
 
-function candidate(mem: MemoryLease, clock: ManualClock, who: string, random = () => 0): Candidate {
+function candidate(
+  mem: MemoryLease,
+  clock: ManualClock,
+  who: string,
+  random = () => 0,
+  opts: { watch?: boolean } = {},
+): Candidate {
   const log: string[] = [];
+  const errors: string[] = [];
   const elector = new LeaderElector({
-    store: mem.store(who),
+    store: mem.store(who, opts),
     identity: who,
     clock,
     random,
@@ -26,9 +35,10 @@ function candidate(mem: MemoryLease, clock: ManualClock, who: string, random = (
     onStoppedLeading: () => {
       log.push(`stopped@${clock.now() - T0}`);
     },
+    onError: (message) => errors.push(message),
   });
   const abort = new AbortController();
-  return { elector, log, abort, run: elector.run(abort.signal) };
+  return { elector, log, errors, abort, run: elector.run(abort.signal) };
 }
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -47,8 +57,8 @@ describe('manager/leaderelection: client-go semantics on a manual clock', () => 
     await clock.advance(20_000);
     await Promise.all(running.map((c) => c.run));
   });
-  const start = (who: string, random?: () => number): Candidate => {
-    const c = candidate(mem, clock, who, random);
+  const start = (who: string, random?: () => number, opts?: { watch?: boolean }): Candidate => {
+    const c = candidate(mem, clock, who, random, opts);
     running.push(c);
     return c;
   };
@@ -128,6 +138,50 @@ describe('manager/leaderelection: client-go semantics on a manual clock', () => 
       'started@6000',
     ]);
     expect(mem.lease?.spec).to.deep.include({ holderIdentity: 'b', leaseTransitions: 1 });
+  });
+
+  it('a standby that watches the Lease takes a released one at once, not at its next try', async () => {
+    const a = start('a', undefined, { watch: true });
+    await clock.advance(0);
+    const b = start('b', undefined, { watch: true });
+    await clock.advance(5_000);
+    expect(b.log, 'b stands by: the Lease is renewed every 2 s, never released').to.deep.equal([]);
+    a.abort.abort();
+    await a.run;
+    await clock.advance(0);
+    expect(b.log, 'b leads at 5 s, when a released the Lease (its next try was at 6 s)').to.deep.equal([
+      'started@5000',
+    ]);
+    expect(mem.lease?.spec).to.deep.include({ holderIdentity: 'b', leaseTransitions: 1 });
+  });
+
+  it('a Lease that expires changes nothing a watch would see: the watching standby still waits it out', async () => {
+    mem.lease = {
+      metadata: { name: 'pacer-controller', namespace: 'pacer-system', resourceVersion: '1' },
+      spec: { holderIdentity: 'gone', leaseDurationSeconds: 15, leaseTransitions: 3 },
+    };
+    const b = start('b', undefined, { watch: true });
+    await clock.advance(14_000);
+    expect(b.log).to.deep.equal([]);
+    await clock.advance(2_000);
+    expect(b.log, 'taken at its first try after 15 s without a change').to.deep.equal(['started@16000']);
+  });
+
+  it('a watch that fails is said once; the standby then takes a released Lease at its next try', async () => {
+    mem.watchError = new KubeError('Forbidden', 'leases.coordination.k8s.io "pacer-controller" is forbidden', {
+      code: 403,
+    });
+    const a = start('a');
+    await clock.advance(0);
+    const b = start('b', undefined, { watch: true });
+    await clock.advance(5_000);
+    a.abort.abort();
+    await a.run;
+    await clock.advance(2_000);
+    expect(b.log).to.deep.equal(['started@6000']);
+    expect(b.errors, 'said once, not at each of its 2 s retries').to.deep.equal([
+      'cannot watch lease pacer-system/pacer-controller (a released Lease is then taken at the next try): leases.coordination.k8s.io "pacer-controller" is forbidden',
+    ]);
   });
 
   it('the acquire loop waits retry period plus up to 1.2 × retry period of jitter', async () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Gauge, Registry } from 'prom-client';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../../../src/api/types.ts';
@@ -290,6 +291,72 @@ describe('observe/metrics', () => {
       }
       expect(value(s, 'pacer_deployment_status_replicas_available', { name: 'api' })).to.equal(1);
       expect(samples(s, 'pacer_deployment_status_condition', { name: 'api' })).to.have.length(6);
+    });
+
+    it("writes each family's samples exactly as prom-client formats them, escapes included", async () => {
+      const odd = web(
+        {
+          conditions: [
+            { type: 'Weird"Type\\with\nnewline', status: 'True', reason: 'NewReplicaSetAvailable' },
+            { type: 'Progressing', status: 'Unknown', reason: 'ProgressDeadlineExceeded' },
+          ],
+          availableReplicas: Number.NaN,
+        },
+        'a"b',
+      );
+      const cache = [odd, web(), { ...web(), metadata: { ...web().metadata, resourceVersion: '7', name: 'api' } }];
+      const m = createMetrics({ defaultMetrics: false });
+      m.trackDeployments(() => cache);
+      const ours = await m.registry.metrics();
+      // The same samples through prom-client's own Gauge.set() and formatting.
+      const plain = new Registry();
+      const gauges = new Map<string, Gauge>();
+      const series = cache.flatMap(deploymentSeries);
+      for (const s of series) {
+        if (!gauges.has(s.name)) {
+          const help = /^# HELP (\S+) (.*)$/m.exec(
+            ours.split('\n').find((l) => l.startsWith(`# HELP ${s.name} `)) ?? '',
+          )?.[2];
+          gauges.set(
+            s.name,
+            new Gauge({ name: s.name, help: help ?? '', labelNames: Object.keys(s.labels), registers: [plain] }),
+          );
+        }
+        gauges.get(s.name)!.set(s.labels, s.value);
+      }
+      for (const name of gauges.keys()) {
+        const want = await plain.getSingleMetricAsString(name);
+        const got = await m.registry.getSingleMetricAsString(name);
+        expect(got, name).to.equal(want);
+      }
+      expect(ours).to.contain('condition="Weird\\"Type\\\\with\\nnewline"');
+      expect(ours).to.contain('pacer_deployment_status_replicas_available{namespace="shop",name="a\\"b"} Nan');
+      const json = await m.registry.getMetricsAsJSON();
+      expect(json.find((f) => f.name === 'pacer_deployment_spec_replicas')!.values).to.have.length(3);
+    });
+
+    it('a Deployment is rendered once per version: an unchanged object is not read again at the next scrape', async () => {
+      let reads = 0;
+      const stored: Deployment = { ...web(), metadata: { ...web().metadata, resourceVersion: '41' } };
+      const counted = new Proxy(stored, {
+        get(target, key, receiver) {
+          if (key === 'status') reads++;
+          return Reflect.get(target, key, receiver);
+        },
+      });
+      let cache: Deployment[] = [counted];
+      const m = createMetrics({ defaultMetrics: false });
+      m.trackDeployments(() => cache);
+      const first = await m.registry.getSingleMetricAsString('pacer_deployment_status_replicas');
+      const afterFirst = reads;
+      expect(afterFirst).to.be.greaterThan(0);
+      expect(await m.registry.getSingleMetricAsString('pacer_deployment_status_replicas')).to.equal(first);
+      expect(reads, 'no read of an unchanged Deployment').to.equal(afterFirst);
+      // A new version (the informer's new object) is rendered at once.
+      cache = [{ ...stored, metadata: { ...stored.metadata, resourceVersion: '42' }, status: { replicas: 9 } }];
+      expect(await m.registry.getSingleMetricAsString('pacer_deployment_status_replicas')).to.contain(
+        'pacer_deployment_status_replicas{namespace="shop",name="web"} 9',
+      );
     });
 
     it('a scrape lists the cache once for all eleven families (and each plan phase once for both of theirs)', async () => {

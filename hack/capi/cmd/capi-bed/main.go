@@ -66,6 +66,7 @@ type options struct {
 	lifetime                                                        time.Duration
 	watchStdin                                                      bool
 	podsPerNode                                                     int
+	zones                                                           string
 }
 
 // Ready is what capi-bed prints when Cluster API is up (also DIR/capi-bed.json).
@@ -94,6 +95,7 @@ func main() {
 	fs.DurationVar(&o.lifetime, "lifetime", 2*time.Hour, "stop after this long")
 	fs.BoolVar(&o.watchStdin, "watch-stdin", false, "stop when stdin closes")
 	fs.IntVar(&o.podsPerNode, "pods-per-node", 110, "pods capacity of each Node (capi-kwok --pods-per-node)")
+	fs.StringVar(&o.zones, "zones", "", "the infrastructure's zones, comma separated (capi-kwok --failure-domains): a Machine that names no failure domain is placed in the one where its group has the fewest")
 	_ = fs.Parse(os.Args[1:])
 	for name, v := range map[string]string{"kubeconfig": o.kubeconfig, "ca": o.ca, "webhook-cert-dir": o.webhookCertDir} {
 		if v == "" {
@@ -233,7 +235,7 @@ func run(o options) error {
 	); err != nil {
 		return err
 	}
-	if err := startChild("capi-kwok", "--kubeconfig="+o.kubeconfig, fmt.Sprintf("--pods-per-node=%d", o.podsPerNode)); err != nil {
+	if err := startChild("capi-kwok", "--kubeconfig="+o.kubeconfig, fmt.Sprintf("--pods-per-node=%d", o.podsPerNode), "--failure-domains="+o.zones); err != nil {
 		return err
 	}
 	childGone := func() error {

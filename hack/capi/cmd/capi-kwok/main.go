@@ -7,11 +7,14 @@
 // port of this process). One thing differs here, where the objects land: a Node goes to the
 // cluster this process is given (--kubeconfig), annotated so that kwok runs it, with the capacity
 // kube-bed gives its own nodes and its Machine's failure domain as its zone; everything else
-// stays in memory. With the Cluster's kubeconfig Secret pointing at that same cluster, Cluster
+// stays in memory. With --failure-domains the in-memory cloud has zones: a Machine that names no
+// failure domain is placed, as a cloud's auto scaling group places an instance, in the zone where
+// its MachineDeployment (or MachineSet) has the fewest live Machines, and its Node is labelled with
+// that zone. With the Cluster's kubeconfig Secret pointing at that same cluster, Cluster
 // API's Machine controller finds each Node there by its providerID (in-memory://NAME), sets the
 // Machine's status.nodeRef, and drains and deletes it there when the Machine goes.
 //
-//	capi-kwok --kubeconfig FILE [--pods-per-node 110] [--cpu 64] [--memory 256Gi] [-v 2]
+//	capi-kwok --kubeconfig FILE [--pods-per-node 110] [--cpu 64] [--memory 256Gi] [--failure-domains a,b] [-v 2]
 //
 // It serves no webhooks and no metrics, and takes no lease: one process per cluster.
 package main
@@ -24,6 +27,9 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -33,6 +39,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
@@ -59,6 +66,7 @@ func main() {
 	podsPerNode := fs.Int("pods-per-node", 110, "pods capacity of each Node")
 	cpu := fs.String("cpu", "64", "cpu capacity of each Node")
 	memory := fs.String("memory", "256Gi", "memory capacity of each Node")
+	domains := fs.String("failure-domains", "", "the cloud's zones, comma separated: a Machine without spec.failureDomain is placed in the one where its group has the fewest Machines (none: such a Node gets no zone)")
 	klog.InitFlags(fs)
 	_ = fs.Parse(os.Args[1:])
 	if *kubeconfig == "" {
@@ -74,14 +82,29 @@ func main() {
 		}
 		capacity[name] = q
 	}
+	var zones []string
+	for _, z := range strings.Split(*domains, ",") {
+		if z = strings.TrimSpace(z); z == "" {
+			continue
+		}
+		if errs := validation.IsValidLabelValue(z); len(errs) > 0 {
+			fmt.Fprintf(os.Stderr, "capi-kwok: --failure-domains %q: %q is not a label value: %s\n", *domains, z, strings.Join(errs, "; "))
+			os.Exit(2)
+		}
+		if slices.Contains(zones, z) {
+			fmt.Fprintf(os.Stderr, "capi-kwok: --failure-domains %q: %q is given twice\n", *domains, z)
+			os.Exit(2)
+		}
+		zones = append(zones, z)
+	}
 	ctrl.SetLogger(klog.Background())
-	if err := run(*kubeconfig, capacity); err != nil {
+	if err := run(*kubeconfig, capacity, zones); err != nil {
 		klog.ErrorS(err, "capi-kwok stopped")
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig string, capacity corev1.ResourceList) error {
+func run(kubeconfig string, capacity corev1.ResourceList, zones []string) error {
 	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err)
@@ -149,7 +172,10 @@ func run(kubeconfig string, capacity corev1.ResourceList) error {
 		return fmt.Errorf("container runtime: %w", err)
 	}
 
-	routed := &nodesInCluster{Manager: cloud, cluster: mgr.GetClient(), reader: mgr.GetClient(), capacity: capacity}
+	routed := &nodesInCluster{
+		Manager: cloud, cluster: mgr.GetClient(), reader: mgr.GetClient(), capacity: capacity,
+		zones: zones, placed: map[string]string{},
+	}
 	if err := (&controllers.DevClusterReconciler{
 		Client: mgr.GetClient(), ContainerRuntime: docker, InMemoryManager: routed, APIServerMux: mux,
 	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 4}); err != nil {
@@ -189,6 +215,11 @@ type nodesInCluster struct {
 	cluster  client.Client
 	reader   client.Reader
 	capacity corev1.ResourceList
+	// zones are the cloud's failure domains (--failure-domains); placed, the zone chosen for each
+	// Node this process made, read under mu (the cache may not hold a Node made a moment ago).
+	zones  []string
+	mu     sync.Mutex
+	placed map[string]string
 }
 
 func (m *nodesInCluster) GetResourceGroup(name string) inmemoryresourcegroup.ResourceGroup {
@@ -231,8 +262,17 @@ func (c *routedClient) Create(ctx context.Context, obj client.Object) error {
 	if !ok {
 		return c.memory.Create(ctx, obj)
 	}
+	// One Node at a time: a zone is chosen from the Nodes placed before it.
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
 	c.m.prepare(ctx, node)
-	return c.m.cluster.Create(ctx, node)
+	if err := c.m.cluster.Create(ctx, node); err != nil {
+		return err
+	}
+	if zone := node.Labels[zoneLabel]; zone != "" {
+		c.m.placed[node.Name] = zone
+	}
+	return nil
 }
 
 func (c *routedClient) Delete(ctx context.Context, obj client.Object) error {
@@ -287,12 +327,15 @@ func (m *nodesInCluster) prepare(ctx context.Context, node *corev1.Node) {
 	if zone, err := m.zoneOf(ctx, node.Name); err != nil {
 		klog.ErrorS(err, "no zone for node", "node", node.Name)
 	} else if zone != "" {
-		node.Labels["topology.kubernetes.io/zone"] = zone
+		node.Labels[zoneLabel] = zone
 	}
 }
 
+const zoneLabel = "topology.kubernetes.io/zone"
+
 // zoneOf is the failure domain of the Machine that owns the DevMachine named like the node (the
-// backend names a Node after its DevMachine).
+// backend names a Node after its DevMachine); for a Machine that names none, the zone the cloud
+// places it in (place), when the cloud has zones.
 func (m *nodesInCluster) zoneOf(ctx context.Context, name string) (string, error) {
 	var devMachines infrav1.DevMachineList
 	if err := m.reader.List(ctx, &devMachines); err != nil {
@@ -310,9 +353,61 @@ func (m *nodesInCluster) zoneOf(ctx context.Context, name string) (string, error
 			if err := m.reader.Get(ctx, client.ObjectKey{Namespace: dm.Namespace, Name: ref.Name}, &machine); err != nil {
 				return "", err
 			}
-			return machine.Spec.FailureDomain, nil
+			if machine.Spec.FailureDomain != "" || len(m.zones) == 0 {
+				return machine.Spec.FailureDomain, nil
+			}
+			return m.place(ctx, &machine)
 		}
 		return "", errors.New("DevMachine " + dm.Namespace + "/" + name + " has no Machine owner yet")
 	}
 	return "", nil
+}
+
+// place picks the zone for a Machine that names no failure domain, as a cloud's auto scaling group
+// spreads its instances: the zone where the Machine's group (its MachineDeployment, else its
+// MachineSet) has the fewest live Machines with a Node, the first given on a tie. Cluster API's
+// InfraMachine contract binds a provider to the failure domain a Machine names and lets it report
+// where it placed one (https://cluster-api.sigs.k8s.io/developer/providers/contracts/infra-machine.html#inframachine-failure-domain);
+// CAPD's in-memory backend reports the Machine's own, so the choice shows on the Node's zone label
+// only, as a cloud's node controller labels a Node with its instance's zone.
+func (m *nodesInCluster) place(ctx context.Context, machine *clusterv1.Machine) (string, error) {
+	group := client.MatchingLabels{}
+	if md := machine.Labels[clusterv1.MachineDeploymentNameLabel]; md != "" {
+		group[clusterv1.MachineDeploymentNameLabel] = md
+	} else if ms := machine.Labels[clusterv1.MachineSetNameLabel]; ms != "" {
+		group[clusterv1.MachineSetNameLabel] = ms
+	} else {
+		return m.zones[0], nil
+	}
+	var machines clusterv1.MachineList
+	if err := m.reader.List(ctx, &machines, client.InNamespace(machine.Namespace), group); err != nil {
+		return "", err
+	}
+	var nodes corev1.NodeList
+	if err := m.reader.List(ctx, &nodes); err != nil {
+		return "", err
+	}
+	zoneOfNode := map[string]string{}
+	for _, n := range nodes.Items {
+		zoneOfNode[n.Name] = n.Labels[zoneLabel]
+	}
+	count := map[string]int{}
+	for _, other := range machines.Items {
+		if other.Name == machine.Name || !other.DeletionTimestamp.IsZero() {
+			continue
+		}
+		node := other.Spec.InfrastructureRef.Name // the DevMachine, whose name the Node takes
+		zone, ok := m.placed[node]
+		if !ok {
+			zone = zoneOfNode[node]
+		}
+		count[zone]++
+	}
+	best := m.zones[0]
+	for _, z := range m.zones[1:] {
+		if count[z] < count[best] {
+			best = z
+		}
+	}
+	return best, nil
 }
