@@ -1045,6 +1045,10 @@ export class SimServer {
  */
 function nameSelected(ctx: RequestContext): string | undefined {
   if (ctx.verb !== 'list' && ctx.verb !== 'watch') return undefined;
-  const m = /^metadata\.name==?([^,]+)$/.exec(ctx.url.searchParams.get('fieldSelector') ?? '');
-  return m?.[1];
+  // A term requiring metadata.name exactly, among any others (fields.Selector's RequiresExactMatch).
+  for (const term of (ctx.url.searchParams.get('fieldSelector') ?? '').split(',')) {
+    const m = /^\s*metadata\.name\s*==?\s*([^\s]+)\s*$/.exec(term);
+    if (m) return m[1];
+  }
+  return undefined;
 }
