@@ -1,14 +1,26 @@
-// A node roll at size on the simulated cluster (issue "The node roller"): a NodeGroup of 20 nodes
-// over 3 zones running 20 Pacer Deployments of 5 replicas (100 pods, maxUnavailable 1), rolled to 20
-// new nodes with the controller in-process, once with every old node cordoned first (the default)
-// and once cordoning each node only when its drain begins (the seed's first attempt: pods may land
-// on old nodes and move again).
+// A node roll at size (issue "The node roller"), on either bed:
+//
+// * the simulated cluster (default): a NodeGroup of 20 nodes over 3 zones running 20 Pacer
+//   Deployments of 5 replicas (100 pods, maxUnavailable 1), rolled to 20 new nodes with the
+//   controller in-process, once with every old node cordoned first (the default) and once cordoning
+//   each node only when its drain begins (the seed's first attempt: pods may land on old nodes and
+//   move again);
+// * the real control plane (--bed real): hack/kube's kube-bed with Cluster API's managers and the
+//   in-memory infrastructure provider (hack/capi's capi-bed), whose Machines become kwok Nodes. A
+//   MachineDeployment of --nodes kwok nodes (default 4) runs --deployments Pacer Deployments of 4
+//   replicas (default 4; maxUnavailable 1, their pods only on the group's nodes), rolled to as many
+//   new Machines through Cluster API (spec.nodeGroup MachineDeployment/NS/NAME) by the controller
+//   in-process as Pacer's own ServiceAccount; everything sampled from outside through the API server
+//   every 200 ms. Cordoning first only (one run: the real bed is slow to start).
+//
 //   npx node bench/noderoll.bench.ts                 # both, about a minute
 //   npx node bench/noderoll.bench.ts --desired 10    # 20 old nodes consolidated onto 10 new ones
 //   npx node bench/noderoll.bench.ts --pods-per-node 6   # a node takes 6 pods (the new ones fill up)
+//   npx node bench/noderoll.bench.ts --bed real [--nodes 4] [--deployments 4]   # a few minutes
 // Prints one JSON line per run: total time, time per node, pods created during the roll per pod
-// (1.0: each pod moved once), the fewest available replicas any Deployment had (its minimum is 4),
-// and the group's largest size (originals + desired: scaled up once).
+// (1.0: each pod moved once), the fewest available replicas any Deployment had (and each one's,
+// on the real bed) against its minimum, and the group's largest size (originals + desired: scaled
+// up once).
 
 import { performance } from 'node:perf_hooks';
 import type { Deployment } from '../src/api/types.ts';
@@ -16,9 +28,14 @@ import { DEPLOYMENTS, NODEROLLS } from '../src/kube/client.ts';
 import { REF } from '../src/sim/resources.ts';
 import type { KubeObject } from '../src/sim/types.ts';
 import { deploymentManifest, eventually, startCluster, waitComplete } from '../test/integration/fixtures/cluster.ts';
-import { numberFlag } from './flags.ts';
+import { numberFlag, stringFlag } from './flags.ts';
 
-const NODES = 20;
+const BED = stringFlag('--bed') ?? 'sim';
+if (BED !== 'sim' && BED !== 'real') {
+  process.stderr.write(`--bed: expected sim or real, got "${BED}"\n`);
+  process.exit(2);
+}
+const NODES = numberFlag('--nodes', BED === 'real' ? 4 : 20, { integer: true, min: 1 });
 const DESIRED = numberFlag('--desired', NODES, { integer: true, min: 1 });
 const PODS_PER_NODE = numberFlag('--pods-per-node', 110, { integer: true, min: 1 });
 const DEPLOYMENTS_N = 20;
@@ -106,4 +123,17 @@ async function run(cordonFirst: boolean): Promise<Record<string, unknown>> {
   }
 }
 
-for (const cordonFirst of [true, false]) process.stdout.write(`${JSON.stringify(await run(cordonFirst))}\n`);
+if (BED === 'real') {
+  // Loaded only here: it puts hack/kube's and hack/capi's binaries on PATH.
+  const { runReal } = await import('./noderoll-real.ts');
+  process.stdout.write(
+    `${JSON.stringify(
+      await runReal({
+        nodes: NODES,
+        desired: DESIRED,
+        deployments: numberFlag('--deployments', 4, { integer: true, min: 1 }),
+        replicas: 4,
+      }),
+    )}\n`,
+  );
+} else for (const cordonFirst of [true, false]) process.stdout.write(`${JSON.stringify(await run(cordonFirst))}\n`);

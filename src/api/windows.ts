@@ -4,6 +4,7 @@
 // each field, and the validation with field paths; when a window is open is the engine's
 // (src/engine/windows.ts).
 
+import { parse as parseYaml } from 'yaml';
 import { parseGoDuration } from './duration.ts';
 import type { FieldError } from './fielderrors.ts';
 import { isTimeZone, startOfDay } from './timezone.ts';
@@ -188,4 +189,53 @@ export function validateWindows(spec: WindowsSpec, path = 'spec'): FieldError[] 
       });
   }
   return errs;
+}
+
+/**
+ * The cluster's default windows as a ConfigMap's data holds them (docs/semantics/windows.md#the-clusters-default):
+ * the key `windows` a YAML (or JSON) list in spec.windows' shape, the key `blackouts` one in
+ * spec.blackouts' shape; no other key. Each problem's field is the data key and the path under it
+ * (`data.windows[0].timeZone`), with the value given.
+ */
+export function parseWindowsData(data: Readonly<Record<string, unknown>> | undefined): {
+  spec: WindowsSpec;
+  errors: FieldError[];
+} {
+  const spec: WindowsSpec = {};
+  const errors: FieldError[] = [];
+  for (const [key, text] of Object.entries(data ?? {})) {
+    if (key !== 'windows' && key !== 'blackouts') {
+      errors.push({
+        field: `data.${key}`,
+        type: 'NotSupported',
+        value: key,
+        detail: 'supported keys: "windows", "blackouts"',
+      });
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = parseYaml(String(text));
+    } catch (err) {
+      const first = (err as Error).message.split('\n')[0];
+      errors.push({ field: `data.${key}`, type: 'Invalid', value: text, detail: `must be YAML or JSON: ${first}` });
+      continue;
+    }
+    // An empty key is no list: the same as leaving it out.
+    if (value === null || value === undefined) continue;
+    if (!Array.isArray(value)) {
+      const kind = typeof value === 'object' ? 'a mapping' : `a ${typeof value}`;
+      errors.push({
+        field: `data.${key}`,
+        type: 'Invalid',
+        value: text,
+        detail: `must be a list of ${key === 'windows' ? 'windows (days, start, duration, timeZone)' : 'blackouts (start, end, timeZone, reason)'}, as spec.${key} is, not ${kind}`,
+      });
+      continue;
+    }
+    if (key === 'windows') spec.windows = value as MaintenanceWindow[];
+    else spec.blackouts = value as Blackout[];
+  }
+  errors.push(...validateWindows(spec, 'data'));
+  return { spec, errors };
 }

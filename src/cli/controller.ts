@@ -16,6 +16,7 @@ import { PlanController } from '../controllers/plan/controller.ts';
 import { NodeRollController } from '../controllers/noderoll/controller.ts';
 import { clusterAPINodeGroups, nodeGroupProviders, simNodeGroups } from '../controllers/noderoll/nodegroups.ts';
 import { FreezeSwitch } from '../controllers/freeze/switch.ts';
+import { DefaultWindowsSource } from '../controllers/freeze/defaultwindows.ts';
 import { AnalysisRunController } from '../controllers/analysis/controller.ts';
 import { Manager } from '../manager/manager.ts';
 import { realClock } from '../kube/clock.ts';
@@ -412,6 +413,8 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     new NodeRollController(mgr, {
       provider: nodeGroupProviders({ sim: simNodeGroups(client), clusterAPI: clusterAPINodeGroups(client) }),
       freeze,
+      // Beside the freeze switch: the cluster's default maintenance windows (docs/semantics/windows.md).
+      defaultWindows: new DefaultWindowsSource(mgr, leaderElectionNamespace(opts.leaderElectionNamespace)),
       analysis: served.analysis,
     });
   } else if (served.noderolls) {

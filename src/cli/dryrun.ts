@@ -23,8 +23,19 @@ import {
   servicePlans,
   viewPlan,
   withAnnotations,
+  DEFAULT_WINDOWS_CONFIGMAP,
+  defaultWindowsOf,
 } from '../engine/index.ts';
-import type { Action, Decision, PlanJson, PlanView, SizedNode, SnapshotSource } from '../engine/index.ts';
+import type {
+  Action,
+  Decision,
+  DefaultWindows,
+  PlanJson,
+  PlanView,
+  SizedNode,
+  SnapshotSource,
+  WindowsConfigMap,
+} from '../engine/index.ts';
 import type { NodeRoll } from '../api/noderoll.ts';
 import type { AnalysisRun, AnalysisTemplate } from '../api/analysis.ts';
 import { ANALYSIS_RUN_KIND, ANALYSIS_TEMPLATE_KIND, CLUSTER_ANALYSIS_TEMPLATE_KIND } from '../api/analysis.ts';
@@ -97,6 +108,8 @@ interface Parsed {
     deployments: Deployment[];
     replicaSets: ReplicaSet[];
     analysis: { runs: AnalysisRun[]; templates: AnalysisTemplate[]; clusterTemplates: AnalysisTemplate[] };
+    /** The cluster's default maintenance windows, when the input holds their ConfigMap. */
+    defaultWindows?: DefaultWindows;
   };
 }
 
@@ -126,6 +139,7 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
   const pods: Pod[] = [];
   const plans: PlanResource[] = [];
   const rolls: NodeRoll[] = [];
+  let windowsConfigMap: WindowsConfigMap | undefined;
   const nodes: SizedNode[] = [];
   const runs: AnalysisRun[] = [];
   const templates: AnalysisTemplate[] = [];
@@ -184,6 +198,9 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
         rolls.push(r);
       } else if (apiVersion === 'v1' && kind === 'Node') {
         nodes.push(obj as unknown as SizedNode);
+      } else if (apiVersion === 'v1' && kind === 'ConfigMap' && name === DEFAULT_WINDOWS_CONFIGMAP) {
+        // The cluster's default maintenance windows, for a roll (docs/semantics/windows.md#the-clusters-default).
+        windowsConfigMap = obj as unknown as WindowsConfigMap;
       } else if (apiVersion === API_VERSION && kind === ANALYSIS_RUN_KIND) {
         if (!isObject(obj.spec)) throw new InputError(`${at}: AnalysisRun "${name}": spec is required`);
         runs.push(withMetadataDefaults(obj as unknown as AnalysisRun, now));
@@ -193,7 +210,7 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
         clusterTemplates.push(obj as unknown as AnalysisTemplate);
       } else {
         throw new InputError(
-          `${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment, Plan, NodeRoll, AnalysisRun, AnalysisTemplate or ClusterAnalysisTemplate, apps/v1 Deployment or ReplicaSet, v1 Pod or Node`,
+          `${at}: unsupported object ${apiVersion} ${kind} "${name}": expected ${API_VERSION} Deployment, Plan, NodeRoll, AnalysisRun, AnalysisTemplate or ClusterAnalysisTemplate, apps/v1 Deployment or ReplicaSet, v1 Pod or Node, or the v1 ConfigMap ${DEFAULT_WINDOWS_CONFIGMAP}`,
         );
       }
     });
@@ -217,6 +234,7 @@ function parseInput(input: string, source: string, now: string, pick?: string): 
         deployments,
         replicaSets,
         analysis: { runs, templates, clusterTemplates: clusterTemplates },
+        ...(defaultWindowsOf(windowsConfigMap) ? { defaultWindows: defaultWindowsOf(windowsConfigMap)! } : {}),
       },
     };
   }

@@ -89,6 +89,18 @@ export type { CustomPlanState } from './dcos/custom.ts';
 
 // The freeze switch (docs/semantics/freeze.md).
 export { FREEZE_CONFIGMAP, FREEZE_REASON_KEY, FREEZE_SINCE_KEY, freezeInWords, freezeOf } from './freeze.ts';
+// The cluster's default maintenance windows, beside the freeze switch (docs/semantics/windows.md).
+export {
+  DEFAULT_BLACKOUTS_KEY,
+  DEFAULT_WINDOWS_CONFIGMAP,
+  DEFAULT_WINDOWS_KEY,
+  closedInWords,
+  defaultWindowsOf,
+  effectiveWindows,
+} from './defaultwindows.ts';
+export type { DefaultWindows, EffectiveWindows, WindowsConfigMap } from './defaultwindows.ts';
+export { hasWindows, windowState } from './windows.ts';
+export type { WindowState } from './windows.ts';
 export type { Freeze } from './freeze.ts';
 
 // The node roller (docs/semantics/node-roll.md).

@@ -17,6 +17,7 @@ import type { CommonOptions, Session, Streams } from './options.ts';
 import { runPause } from './pause.ts';
 import { parseAddress, parsePort, runDashboard } from './dashboard.ts';
 import { freezeNamespace, runFreezeOff, runFreezeOn, runFreezeStatus } from './freeze.ts';
+import { runWindowsClear, runWindowsSet, runWindowsStatus, windowsNamespace } from './windows.ts';
 import { runNodeRollPause, runNodeRollResume, runNodeRollSkip, runNodeRollStatus } from './noderoll.ts';
 import { runRestart } from './restart.ts';
 import { runSetImage } from './setimage.ts';
@@ -557,6 +558,39 @@ export function pluginProgram(ctx: ProgramContext): Command {
     ).action((o: CommonOptions) =>
       run('', o, (s) => runFreezeStatus(s, freezeNamespace(o.namespace), { output: o.output })),
     ),
+  );
+
+  const windows = new Command('windows').description(
+    "The cluster's default maintenance windows, beside the freeze switch: when NodeRolls without windows of their own may disrupt (-n: Pacer's namespace, default pacer-system)",
+  );
+  program.addCommand(windows);
+  windows.addCommand(
+    addCommonOptions(
+      new Command('set')
+        .description(
+          'Set the default windows from a file: "windows" and "blackouts" in the shape of a NodeRoll\'s spec.windows and spec.blackouts (checked before anything is written)',
+        )
+        .option('-f, --filename <file>', 'the YAML or JSON file ("-": stdin)'),
+    ).action((o: CommonOptions & { filename?: string }) =>
+      run('', o, (s) => runWindowsSet(s, windowsNamespace(o.namespace), o.filename)),
+    ),
+  );
+  windows.addCommand(
+    addCommonOptions(
+      new Command('status').description(
+        'The default windows and blackouts, and whether one is open now for a NodeRoll without its own (-o json|yaml: the same as a document)',
+      ),
+      { output: true },
+    ).action((o: CommonOptions) =>
+      run('', o, (s) => runWindowsStatus(s, windowsNamespace(o.namespace), { output: o.output })),
+    ),
+  );
+  windows.addCommand(
+    addCommonOptions(
+      new Command('clear').description(
+        'Remove the default windows: NodeRolls without windows of their own may roll at any time',
+      ),
+    ).action((o: CommonOptions) => run('', o, (s) => runWindowsClear(s, windowsNamespace(o.namespace)))),
   );
 
   program.addCommand(

@@ -182,6 +182,7 @@ export class SimServer {
       if (audited || !ctx.route || !ctx.verb) return;
       audited = true;
       const auth = req.headers.authorization;
+      const name = ctx.route.name || nameSelected(ctx);
       this.audit.record({
         time: new Date(this.now()).toISOString(),
         userAgent: String(req.headers['user-agent'] ?? ''),
@@ -191,7 +192,7 @@ export class SimServer {
         resource: ctx.route.info.resource,
         ...(ctx.route.subresource ? { subresource: ctx.route.subresource } : {}),
         ...(ctx.route.namespace ? { namespace: ctx.route.namespace } : {}),
-        ...(ctx.route.name ? { name: ctx.route.name } : {}),
+        ...(name ? { name } : {}),
         code: res.statusCode,
         requestURI: req.url ?? '',
       });
@@ -1036,4 +1037,18 @@ export class SimServer {
     }
     throw notFoundPath();
   }
+}
+
+/**
+ * The one name a list or watch selects by `fieldSelector=metadata.name=NAME`, which the API server
+ * takes as the request's name (RBAC's resourceNames then apply to it, and its audit log shows it).
+ */
+function nameSelected(ctx: RequestContext): string | undefined {
+  if (ctx.verb !== 'list' && ctx.verb !== 'watch') return undefined;
+  // A term requiring metadata.name exactly, among any others (fields.Selector's RequiresExactMatch).
+  for (const term of (ctx.url.searchParams.get('fieldSelector') ?? '').split(',')) {
+    const m = /^\s*metadata\.name\s*==?\s*([^\s]+)\s*$/.exec(term);
+    if (m) return m[1];
+  }
+  return undefined;
 }

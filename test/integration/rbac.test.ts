@@ -3,7 +3,9 @@
 // itself judges every request), every request the controller made is taken from the audit log as
 // (apiGroup, resource[/subresource], verb) (list and watch as the API server names them), and
 //   (a) manifests/base/rbac.yaml must allow each one, with RBAC's exact matching (its ClusterRole
-//       anywhere, its Role only in the Role's namespace: the leader election Lease);
+//       anywhere, its Role only in the Role's namespace: the leader election Lease; a rule with
+//       resourceNames only for requests naming one of them, a list or watch by its field selector
+//       metadata.name: the freeze switch and the default windows);
 //   (b) every verb the role grants must have been used, except rules that rbac.yaml marks as
 //       reserved for a later feature (a comment above the rule containing "not used yet") and the
 //       node roller's rules (their comments start with "Node rolls"), which a roll proves:
@@ -69,6 +71,7 @@ function attributesOf(e: AuditEntry): RequestAttributes {
     resource: e.subresource ? `${e.resource}/${e.subresource}` : e.resource,
     verb: e.verb,
     ...(e.namespace ? { namespace: e.namespace } : {}),
+    ...(e.name ? { name: e.name } : {}),
   };
 }
 
@@ -106,6 +109,20 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
         ruleAllows(inNs, { apiGroup: 'apps', resource: 'replicasets', verb: 'get' }),
         'across namespaces',
       ).to.equal(false);
+    });
+    it('a rule with resourceNames holds for those names only (a list or watch names one by its field selector)', () => {
+      const named: PolicyRule = {
+        apiGroups: [''],
+        resources: ['configmaps'],
+        verbs: ['list', 'watch'],
+        resourceNames: ['pacer-freeze'],
+        reserved: false,
+        comment: '',
+      };
+      const cm = { apiGroup: '', resource: 'configmaps', verb: 'watch' };
+      expect(ruleAllows(named, { ...cm, name: 'pacer-freeze' })).to.equal(true);
+      expect(ruleAllows(named, { ...cm, name: 'other' })).to.equal(false);
+      expect(ruleAllows(named, cm), 'a list of every ConfigMap').to.equal(false);
     });
     it('"*" matches any group, resource or verb', () => {
       expect(
@@ -400,6 +417,27 @@ describe('RBAC: manifests/base/rbac.yaml against what the controller does', func
           unused,
           `granted but never used (remove them, or mark the rule "not used yet" for a later feature): ${unused.join(', ')}`,
         ).to.deep.equal([]);
+      });
+
+      it('(b) every name a rule narrows to was used, with each of its verbs (the freeze switch, the default windows)', () => {
+        const rules = policyRules(readFileSync(RBAC_FILE, 'utf8')).filter(
+          (r) => !r.reserved && r.resourceNames?.length,
+        );
+        expect(rules, 'rbac.yaml narrows the ConfigMaps to their names').to.have.length.greaterThan(0);
+        const unused = rules.flatMap((r) =>
+          grantsOf(r).flatMap((g) =>
+            (r.resourceNames ?? [])
+              .filter(
+                (name) =>
+                  !used.some(
+                    (a) =>
+                      a.apiGroup === g.apiGroup && a.resource === g.resource && a.verb === g.verb && a.name === name,
+                  ),
+              )
+              .map((name) => `${describePermission(g)} ${name}`),
+          ),
+        );
+        expect(unused, `named but never used: ${unused.join(', ')}`).to.deep.equal([]);
       });
 
       it('reserved rules say so in rbac.yaml, and are really unused', () => {

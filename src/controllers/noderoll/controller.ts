@@ -1,6 +1,7 @@
 // The node roll controller, a reconciler on the manager (docs/semantics/node-roll.md): for each
 // NodeRoll, the engine's pass (engine/noderoll/pass.ts) from the NodeRoll and its checkpoint, every
-// node, every pod, the Pacer Deployments and ReplicaSets and the freeze; then the pass's actions
+// node, every pod, the Pacer Deployments and ReplicaSets, the freeze and the cluster's default
+// maintenance windows; then the pass's actions
 // (scale the group, hold its rebalancing, cordon, evict through the Eviction API, terminate through
 // the group or uncordon in place; start the health gate's AnalysisRuns), its Events, and the checkpoint written back to status. A
 // restart or a new leader resumes from status and finds its runs by name; every action is idempotent, so
@@ -27,7 +28,7 @@ import { register } from '../../manager/controller.ts';
 import type { Controller } from '../../manager/controller.ts';
 import type { Manager } from '../../manager/manager.ts';
 import { finalizersAfter, freezeInWords, hasFinalizer, rollPass, semanticEqual } from '../../engine/index.ts';
-import type { Freeze, RollAction, RollNode, SizedPod } from '../../engine/index.ts';
+import type { DefaultWindows, Freeze, RollAction, RollNode, SizedPod } from '../../engine/index.ts';
 import type { EventRecorder } from '../../manager/events.ts';
 import type { Informer } from '../../manager/informer.ts';
 import { resourceVersionChanged, watch } from '../../manager/watches.ts';
@@ -42,6 +43,8 @@ export interface NodeRollOptions {
   provider: NodeGroupProvider;
   /** The freeze switch: while on, nothing is done and no wait times out. */
   freeze?: WatchedValue<Freeze | undefined>;
+  /** The cluster's default maintenance windows (the ConfigMap beside the freeze switch). */
+  defaultWindows?: WatchedValue<DefaultWindows | undefined>;
   /** Read and watch AnalysisRuns and the templates (the analysis CRDs served): spec.healthGate.analysis. */
   analysis?: boolean;
 }
@@ -70,6 +73,7 @@ export class NodeRollController {
   /** Events on the NodeRoll (a pause, the end): the manager's recorder. */
   private readonly recorder: EventRecorder;
   private readonly freeze?: WatchedValue<Freeze | undefined>;
+  private readonly defaultWindows?: WatchedValue<DefaultWindows | undefined>;
   private readonly provider: NodeGroupProvider;
   /** The analysis resources, when served (spec.healthGate.analysis). */
   private readonly analysis?: {
@@ -83,6 +87,7 @@ export class NodeRollController {
     this.mgr = mgr;
     this.provider = opts.provider;
     this.freeze = opts.freeze;
+    this.defaultWindows = opts.defaultWindows;
     this.rolls = mgr.informer<NodeRoll>(NODEROLLS);
     this.nodes = mgr.informer(NODES);
     this.pods = mgr.informer<Pod>(PODS);
@@ -123,6 +128,7 @@ export class NodeRollController {
         watch(this.deployments, { on: ['update'], keys: all }),
         watch(this.replicaSets, { on: ['update'], keys: all }),
         ...(opts.freeze ? [watch(opts.freeze, { keys: all })] : []),
+        ...(opts.defaultWindows ? [watch(opts.defaultWindows, { keys: all })] : []),
         // A run's progress wakes the roll that made it (its label); its outcome moves the gate.
         ...(analysis
           ? [
@@ -147,6 +153,7 @@ export class NodeRollController {
     if (!found || (found.status?.done && !hasFinalizer(found))) return {};
     let roll = found;
     const freeze = this.freeze?.current();
+    const defaultWindows = this.defaultWindows?.current();
     const pass = rollPass({
       roll,
       nodes: this.nodes.list(),
@@ -154,6 +161,7 @@ export class NodeRollController {
       deployments: this.deployments.list(),
       replicaSets: this.replicaSets.list(),
       ...(freeze ? { frozen: freezeInWords(freeze) } : {}),
+      ...(defaultWindows ? { defaultWindows } : {}),
       ...(this.analysis
         ? {
             analysis: {

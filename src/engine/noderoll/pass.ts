@@ -1,7 +1,7 @@
 // One pass over a NodeRoll (docs/semantics/node-roll.md): what the controller asks on every
 // reconcile and `pacer plan -f` asks of a file, from the same objects. Pure: the NodeRoll, every
 // node, every pod, the Pacer Deployments and ReplicaSets (the health gate and Pacer's budgets), the
-// freeze and the clock in; the status to store, the actions to carry out before it, the Events,
+// freeze, the cluster's default windows and the clock in; the status to store, the actions to carry out before it, the Events,
 // and the operator's requests (annotations) to clear once the status is stored, out.
 //
 //   deleted (a deletionTimestamp)          → the group's rebalancing given back if the roll held it,
@@ -34,7 +34,10 @@ import { pacerBudgets, unhealthyWorkloads } from './health.ts';
 import { repairCheckpoint, statusOf } from './checkpoint.ts';
 import { applyRequests } from './requests.ts';
 import { decideRoll } from './roll.ts';
-import { hasWindows, outsideWindowInWords, untilWindowChange, windowState } from '../windows.ts';
+import { hasWindows, untilWindowChange, windowState } from '../windows.ts';
+import type { WindowState } from '../windows.ts';
+import { closedInWords, effectiveWindows } from '../defaultwindows.ts';
+import type { DefaultWindows } from '../defaultwindows.ts';
 import { withWindow } from './window.ts';
 
 export interface RollPassInput {
@@ -46,6 +49,8 @@ export interface RollPassInput {
   replicaSets: readonly ReplicaSet[];
   /** The freeze switch, in words, while it is on. */
   frozen?: string;
+  /** The cluster's default maintenance windows (engine/defaultwindows.ts), when its ConfigMap names any. */
+  defaultWindows?: DefaultWindows;
   /**
    * The analysis resources, when the cluster serves them (spec.healthGate.analysis reads them): the
    * AnalysisRuns, AnalysisTemplates and ClusterAnalysisTemplates (of any namespace: the pass picks).
@@ -206,9 +211,12 @@ export function rollPass(i: RollPassInput): RollPass {
   const requests = applyRequests(stored.checkpoint, roll.metadata.annotations, now);
   for (const e of requests.errors) events.push({ type: 'Warning', reason: 'NodeRollRequestRefused', message: e });
   const analysis = rollAnalysis(i);
-  // spec.windows and spec.blackouts (engine/windows.ts): outside a window nothing new starts.
-  const win = hasWindows(spec) ? windowState(spec, now) : undefined;
-  const winWords = win && !win.open ? outsideWindowInWords(spec, win) : undefined;
+  // spec.windows and spec.blackouts with the cluster's default (engine/windows.ts,
+  // defaultwindows.ts): outside a window nothing new starts; an invalid default holds the roll.
+  const eff = effectiveWindows(spec, i.defaultWindows);
+  const win: WindowState | undefined =
+    eff.invalid !== undefined ? { open: false } : hasWindows(eff.spec) ? windowState(eff.spec, now) : undefined;
+  const winWords = win && !win.open ? closedInWords(eff, win) : undefined;
   const decision = decideRoll({
     mode: spec.mode,
     nodeGroup: spec.nodeGroup ?? '',
@@ -231,7 +239,15 @@ export function rollPass(i: RollPassInput): RollPass {
     now,
   });
   let status = statusOf(prev, roll.metadata.generation, decision, spec.paused, now);
-  if (win && !status.done) status = withWindow(status, prev, win, winWords, now);
+  if (win && !status.done)
+    status = withWindow(
+      status,
+      prev,
+      win,
+      winWords,
+      now,
+      eff.invalid !== undefined ? 'DefaultWindowsInvalid' : undefined,
+    );
   // Look again when the window opens (or closes: the status says so).
   const change = win && !status.done ? untilWindowChange(win, now) : undefined;
   const requeueAfterMs =
@@ -257,7 +273,10 @@ export function rollPass(i: RollPassInput): RollPass {
     events.push({ type: 'Normal', reason: 'NodeRollThawed', message: 'the freeze switch is off: the roll goes on' });
   if (status.done) events.push({ type: 'Normal', reason: 'NodeRollComplete', message: decision.message });
   const wasOpen = prev?.window?.open;
-  if (status.window && wasOpen !== status.window.open && (wasOpen !== undefined || !status.window.open))
+  const wasInvalid = prev?.conditions?.some((c) => c.type === 'Window' && c.reason === 'DefaultWindowsInvalid');
+  if (eff.invalid !== undefined && !status.done) {
+    if (!wasInvalid) events.push({ type: 'Warning', reason: 'NodeRollDefaultWindowsInvalid', message: eff.invalid });
+  } else if (status.window && wasOpen !== status.window.open && (wasOpen !== undefined || !status.window.open))
     events.push(
       status.window.open
         ? { type: 'Normal', reason: 'NodeRollWindowOpened', message: 'a maintenance window is open: the roll goes on' }

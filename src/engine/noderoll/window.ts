@@ -33,6 +33,8 @@ export function withWindow(
   state: WindowState,
   words: string | undefined,
   now: number,
+  /** Closed by an invalid default (DefaultWindowsInvalid) rather than by the clock. */
+  invalid?: 'DefaultWindowsInvalid',
 ): NodeRollStatus {
   const window = {
     open: state.open,
@@ -44,10 +46,12 @@ export function withWindow(
   const condition: Condition = {
     type: 'Window',
     status: on,
-    reason: state.open ? 'InsideWindow' : 'OutsideWindow',
+    reason: state.open ? 'InsideWindow' : (invalid ?? 'OutsideWindow'),
     message: state.open
       ? `a maintenance window is open${window.closesAt ? ` until ${window.closesAt}` : ''}`
-      : `${words}; nothing new is cordoned, drained or terminated until then`,
+      : invalid
+        ? `${words}; nothing new is cordoned, drained or terminated until it is fixed or deleted`
+        : `${words}; nothing new is cordoned, drained or terminated until then`,
     lastTransitionTime: before && before.status === on ? before.lastTransitionTime : metaTime(now),
   };
   return {

@@ -90,12 +90,17 @@ describe('manifests/: the kustomize base', () => {
     }
   });
 
-  it('leases and the freeze switch only through a Role in pacer-system, where both live: the Lease written and watched, ConfigMaps only read', () => {
+  it('leases, the freeze switch and the default windows only through a Role in pacer-system, where they live: the Lease written and watched, two ConfigMaps by name only read', () => {
     const role = find('Role');
     expect(role.metadata.namespace).to.equal('pacer-system');
     expect(role.rules).to.deep.equal([
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update', 'watch'] },
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch'] },
+      {
+        apiGroups: [''],
+        resources: ['configmaps'],
+        resourceNames: ['pacer-freeze', 'pacer-maintenance-windows'],
+        verbs: ['list', 'watch'],
+      },
     ]);
   });
 

@@ -66,6 +66,24 @@ describe("pacer plan -f: a node roll's next step", () => {
     expect(next.status.nodes?.map((n) => `${n.name} ${n.step}`)).to.deep.equal(['a-1 Draining', 'b-1 Pending']);
   });
 
+  it("with the cluster's default windows' ConfigMap in the file: outside them, the roll does not start and says whose windows", () => {
+    const windows = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'pacer-maintenance-windows', namespace: 'pacer-system' },
+      data: { windows: '- start: "22:00"\n  duration: 4h' },
+    };
+    const doc = run(list(ROLL, windows, node('a-1', 'a'), node('b-1', 'b'))) as RollPlanDocument;
+    expect([doc.actions, doc.status.window, doc.requeueAfterSeconds]).to.deep.equal([
+      [],
+      { open: false, opensAt: '2026-01-01T22:00:00Z' },
+      12 * 3600,
+    ]);
+    expect(doc.status.message).to.equal(
+      "not started: outside the cluster's default maintenance windows (configmap pacer-system/pacer-maintenance-windows): the next window opens at 2026-01-01T22:00:00Z",
+    );
+  });
+
   it('text: the actions, the status and the plan as a tree', () => {
     const out = run(list(ROLL, node('a-1', 'a')), 'text') as string;
     expect(out.split('\n').slice(0, 7)).to.deep.equal([

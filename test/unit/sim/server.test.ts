@@ -252,6 +252,18 @@ describe('sim/server', function () {
     ]);
   });
 
+  it('names a list by its field selector metadata.name, as the API server does (RBAC resourceNames apply to it)', async () => {
+    sim.audit.clear();
+    await req('/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dpacer-freeze');
+    await req('/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Da%2Cmetadata.namespace%3Ddefault');
+    await req('/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name!%3Db');
+    expect(sim.audit.entries().map((e) => [e.verb, e.resource, e.name])).to.deep.equal([
+      ['list', 'configmaps', 'pacer-freeze'],
+      ['list', 'configmaps', 'a'],
+      ['list', 'configmaps', undefined],
+    ]);
+  });
+
   it('audits a watch when its response starts, while it is still open', async () => {
     sim.audit.clear();
     const ac = new AbortController();

@@ -9,6 +9,8 @@ import type { NodeRoll, NodeRollSpec } from '../../../../src/api/noderoll.ts';
 import { rollPass } from '../../../../src/engine/noderoll/pass.ts';
 import type { RollPass } from '../../../../src/engine/noderoll/pass.ts';
 import type { RollAction, RollNode, RollPod } from '../../../../src/engine/noderoll/types.ts';
+import { defaultWindowsOf } from '../../../../src/engine/defaultwindows.ts';
+import type { DefaultWindows } from '../../../../src/engine/defaultwindows.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const node = (name: string): RollNode => ({
@@ -49,8 +51,16 @@ function world(spec: NodeRollSpec = DAILY_TEN): World {
 }
 
 /** One pass at `now`, its actions carried out at once (an evicted pod is gone, a terminated node leaves). */
-function pass(w: World, now: number): RollPass {
-  const p = rollPass({ roll: w.roll, nodes: w.nodes, pods: w.pods, deployments: [], replicaSets: [], now });
+function pass(w: World, now: number, defaultWindows?: DefaultWindows): RollPass {
+  const p = rollPass({
+    roll: w.roll,
+    nodes: w.nodes,
+    pods: w.pods,
+    deployments: [],
+    replicaSets: [],
+    ...(defaultWindows ? { defaultWindows } : {}),
+    now,
+  });
   for (const a of p.actions as RollAction[]) {
     w.log.push('node' in a ? `${a.verb} ${a.node}` : a.verb);
     if (a.verb === 'scaleGroup') while (w.nodes.length < a.to) w.nodes.push(node(`new-${w.launched++}`));
@@ -162,5 +172,57 @@ describe('node roll: maintenance windows', () => {
       'spec.windows[0].start: Invalid value: "25:00": must be a time of day as HH:MM on a 24-hour clock, from 00:00 to 23:59',
       [],
     ]);
+  });
+
+  describe("the cluster's default (the ConfigMap pacer-maintenance-windows)", () => {
+    const NO_WINDOWS: NodeRollSpec = { ...DAILY_TEN, windows: undefined };
+    const cm = (data: Record<string, string>) =>
+      defaultWindowsOf({ metadata: { name: 'pacer-maintenance-windows', namespace: 'pacer-system' }, data });
+    /** Every day 22:00 to 02:00 UTC. */
+    const NIGHTS = cm({ windows: '- start: "22:00"\n  duration: 4h' });
+
+    it("holds a roll without windows of its own until the default's window opens, naming the ConfigMap", () => {
+      const w = world(NO_WINDOWS);
+      const before = pass(w, at('2026-01-01T21:59:00Z'), NIGHTS);
+      expect([before.actions, before.message, before.requeueAfterMs]).to.deep.equal([
+        [],
+        "not started: outside the cluster's default maintenance windows (configmap pacer-system/pacer-maintenance-windows): the next window opens at 2026-01-01T22:00:00Z",
+        60_000,
+      ]);
+      expect(windowCondition(before)).to.deep.include({ status: 'False', reason: 'OutsideWindow' });
+      const opened = pass(w, at('2026-01-01T22:00:00Z'), NIGHTS);
+      expect(opened.actions.map((a) => a.verb)).to.deep.equal(['addFinalizer', 'holdRebalance', 'scaleGroup']);
+      expect(opened.status.window).to.deep.include({ open: true, closesAt: '2026-01-02T02:00:00Z' });
+    });
+
+    it('a roll with windows of its own keeps them: the default does not hold it inside its own window', () => {
+      const p = pass(world(), at('2026-01-01T10:30:00Z'), NIGHTS);
+      expect(p.actions.map((a) => a.verb)).to.deep.equal(['addFinalizer', 'holdRebalance', 'scaleGroup']);
+    });
+
+    it('an invalid default holds every roll with a Warning once, the key, path and value in its condition; fixed, the roll goes on', () => {
+      const broken = cm({ windows: '- start: "22:00"\n  duration: 4h\n  timeZone: Europe/Atlantis' });
+      const w = world();
+      const held = pass(w, at('2026-01-01T10:30:00Z'), broken);
+      const why =
+        'the cluster\'s default maintenance windows (configmap pacer-system/pacer-maintenance-windows) are invalid: data.windows[0].timeZone: Invalid value: "Europe/Atlantis": unknown time zone: must be a name of the IANA time zone database, such as "Europe/Berlin" or "UTC"';
+      expect([held.actions, held.message, held.requeueAfterMs]).to.deep.equal([[], `not started: ${why}`, undefined]);
+      expect(held.status.phase, 'the roll itself is valid').to.equal('Rolling');
+      expect(held.status.window).to.deep.equal({ open: false });
+      expect(windowCondition(held)).to.deep.include({
+        status: 'False',
+        reason: 'DefaultWindowsInvalid',
+        message: `${why}; nothing new is cordoned, drained or terminated until it is fixed or deleted`,
+      });
+      expect(held.events.map((e) => [e.type, e.reason, e.message])).to.deep.equal([
+        ['Warning', 'NodeRollDefaultWindowsInvalid', why],
+      ]);
+      const again = pass(w, at('2026-01-01T10:31:00Z'), broken);
+      expect([again.actions, again.events], 'said once').to.deep.equal([[], []]);
+      // The ConfigMap deleted (or mended): the roll's own window is open, and it starts.
+      const mended = pass(w, at('2026-01-01T10:32:00Z'));
+      expect(mended.actions.map((a) => a.verb)).to.deep.equal(['addFinalizer', 'holdRebalance', 'scaleGroup']);
+      expect(windowCondition(mended)).to.deep.include({ status: 'True', reason: 'InsideWindow' });
+    });
   });
 });
