@@ -19,6 +19,10 @@ const snapshot: Snapshot = {
   deployments: [deploymentView(web), deploymentView(api)],
   replicaSets: [old, cur, other].map((r) => replicaSetView(r)!),
   pods: [pod(cur, 'b'), pod(cur, 'a'), pod(other, 'z')].map((p) => podView(p)!),
+  nodeRolls: [],
+  freeze: [],
+  sources: [],
+  planResources: [],
 };
 
 describe('web/state: the page model', () => {
