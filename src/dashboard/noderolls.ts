@@ -22,7 +22,8 @@ export const zoneOf = (labels: Record<string, string> | undefined) => labels?.[Z
 /**
  * Where the health gate stands: done with the roll; paused on a health or analysis wait; waiting
  * while a node is past its removal (Deregistered) and the workloads (or its analysis run) are not
- * yet healthy, in the roll's own message; open otherwise.
+ * yet healthy, or while the roll's message says what it waits for (`waiting for: deployment
+ * default/web: 1 of 3 available`, the roller's words), the message as the detail; open otherwise.
  */
 export function healthGate(roll: NodeRoll): HealthGateView {
   const spec = roll.spec ?? {};
@@ -38,7 +39,8 @@ export function healthGate(roll: NodeRoll): HealthGateView {
   if (st.paused && (st.paused.wait === 'healthy' || st.paused.wait === 'analysis'))
     return { ...base, state: 'paused', detail: st.paused.message };
   const atGate = (st.nodes ?? []).filter((n) => n.step === 'Deregistered').map((n) => n.name);
-  if (atGate.length > 0) return { ...base, state: 'waiting', detail: st.message ?? `after ${atGate.join(', ')}` };
+  if (atGate.length > 0 || /\bwaiting for: /.test(st.message ?? ''))
+    return { ...base, state: 'waiting', detail: st.message || `after ${atGate.join(', ')}` };
   return { ...base, state: 'open', detail: '' };
 }
 
