@@ -13,7 +13,7 @@ const SKIPPABLE = new Set(['Pending', 'Draining']);
 
 const GATE_WORDS: Record<NodeRollView['gate']['state'], string> = {
   open: 'open: no node waits at it',
-  waiting: 'waiting',
+  waiting: 'holding the next node',
   paused: 'paused for a person',
   done: 'done',
 };

@@ -108,13 +108,15 @@ function Plan({
                   <td>
                     <span class={statusClass(st.status)}>{st.status}</span>
                   </td>
-                  <td class="ops">
-                    {readOnly ? null : (
-                      <>
-                        {recovery ? null : button('forceComplete', ph.name, st.name)}
-                        {button('restart', ph.name, st.name)}
-                      </>
-                    )}
+                  <td class="step-ops">
+                    <span class="ops">
+                      {readOnly ? null : (
+                        <>
+                          {recovery ? null : button('forceComplete', ph.name, st.name)}
+                          {button('restart', ph.name, st.name)}
+                        </>
+                      )}
+                    </span>
                   </td>
                 </tr>
               ))}
