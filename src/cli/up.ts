@@ -43,8 +43,12 @@ const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 /** Where `pacer up` serves the dashboard on the simulated cluster: `kubectl pacer dashboard`'s own default. */
 export const DEFAULT_DASHBOARD_ADDRESS = '127.0.0.1:3100';
 
-/** The dashboard's action lines (and its cache's warnings) go where the controller's logs go: the terminal keeps the status line. */
-function dashboardLog(log: WriteStream | undefined): { write(t: string): void } {
+/**
+ * The dashboard's action lines (and its cache's warnings) go where the controller's logs go: the
+ * log file (the terminal keeps the status line), or stderr with -v; nowhere when the caller passed
+ * its own logger.
+ */
+function dashboardLog(log: NodeJS.WritableStream | undefined): { write(t: string): void } {
   return { write: (t: string) => void log?.write(`dashboard: ${t}`) };
 }
 const DEPLOYMENTS: ResourceRef = { group: GROUP, version: VERSION, resource: PLURAL };
@@ -420,7 +424,10 @@ export async function runUp(o: UpOptions): Promise<Up> {
           new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }), {
             userAgent: `${DEFAULT_USER_AGENT} dashboard`,
           }),
-          { stdout: dashboardLog(logStream), stderr: dashboardLog(logStream) },
+          {
+            stdout: dashboardLog(logStream ?? (o.logToStderr ? process.stderr : undefined)),
+            stderr: dashboardLog(logStream ?? (o.logToStderr ? process.stderr : undefined)),
+          },
           { address: bind.host || '127.0.0.1', port: bind.port, namespace: undefined, readOnly: false },
         );
         dashboardLine = { url: dashboard.server.url };
