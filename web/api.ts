@@ -1,6 +1,6 @@
 // The page's calls of the server's actions (POST, JSON, same origin).
 
-import type { Action, ActionRequest, ActionResult } from '../src/dashboard/api.ts';
+import type { Action, ActionRequest, ActionResult, Operation, ServicePlansView } from '../src/dashboard/api.ts';
 
 export async function act(
   namespace: string,
@@ -20,5 +20,52 @@ export async function act(
     return { ...result, status: res.status };
   } catch (err) {
     return { ok: false, status: 0, message: `error: the dashboard could not be reached: ${(err as Error).message}` };
+  }
+}
+
+/** Where each operation is POSTed. */
+export function operationUrl(op: Operation): string {
+  const e = encodeURIComponent;
+  if (op.kind === 'nodeRoll') return `/api/v1/noderolls/${e(op.name)}/${op.action}`;
+  if (op.kind === 'freeze') return `/api/v1/freeze/${op.action}`;
+  return `/api/v1/namespaces/${e(op.namespace)}/services/${e(op.service)}/plans/${e(op.plan)}/${op.action}`;
+}
+
+/** What each operation's body carries. */
+function operationBody(op: Operation): Record<string, string> {
+  if (op.kind === 'nodeRoll') return op.node !== undefined ? { node: op.node } : {};
+  if (op.kind === 'freeze') return op.reason !== undefined ? { reason: op.reason } : {};
+  return {
+    ...(op.phase !== undefined ? { phase: op.phase } : {}),
+    ...(op.step !== undefined ? { step: op.step } : {}),
+  };
+}
+
+/** An action on a node roll, the freeze switch or a plan. */
+export async function operate(op: Operation): Promise<ActionResult & { status: number }> {
+  try {
+    const res = await fetch(operationUrl(op), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(operationBody(op)),
+      credentials: 'same-origin',
+    });
+    const result = (await res.json()) as ActionResult;
+    return { ...result, status: res.status };
+  } catch (err) {
+    return { ok: false, status: 0, message: `error: the dashboard could not be reached: ${(err as Error).message}` };
+  }
+}
+
+/** A service's plans; an error's message when they cannot be had. */
+export async function fetchPlans(namespace: string, service: string): Promise<ServicePlansView | { error: string }> {
+  const e = encodeURIComponent;
+  try {
+    const res = await fetch(`/api/v1/namespaces/${e(namespace)}/services/${e(service)}/plans`);
+    const body = (await res.json()) as ServicePlansView | ActionResult;
+    if (!res.ok) return { error: `${res.status} ${(body as ActionResult).message}` };
+    return body as ServicePlansView;
+  } catch (err) {
+    return { error: `the dashboard could not be reached: ${(err as Error).message}` };
   }
 }

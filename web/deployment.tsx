@@ -2,9 +2,11 @@
 // pause, resume and undo, each asked for again in a confirmation before it is sent.
 
 import { useState } from 'preact/hooks';
-import type { Action, ActionRequest, ActionResult, DeploymentView } from '../src/dashboard/api.ts';
+import type { Action, ActionRequest, DeploymentView } from '../src/dashboard/api.ts';
+import { Result } from './actions.tsx';
+import type { Outcome } from './actions.tsx';
 import { act } from './api.ts';
-import { StateBadge } from './home.tsx';
+import { StateBadge, plansHref } from './home.tsx';
 import { age, revisions } from './state.ts';
 import type { Model } from './state.ts';
 
@@ -13,8 +15,6 @@ interface Pending {
   body: ActionRequest;
   question: string;
 }
-
-type Outcome = ActionResult & { status: number };
 
 function Confirm({ p, onYes, onNo }: { p: Pending; onYes: () => void; onNo: () => void }) {
   return (
@@ -30,24 +30,6 @@ function Confirm({ p, onYes, onNo }: { p: Pending; onYes: () => void; onNo: () =
           </button>
         </div>
       </div>
-    </div>
-  );
-}
-
-function Result({ r }: { r: Outcome }) {
-  return (
-    <div
-      class={r.ok ? 'notice ok' : 'notice error'}
-      role={r.ok ? 'status' : 'alert'}
-      data-result={r.ok ? 'ok' : r.status}
-    >
-      {r.ok ? null : <strong class="status">{r.status > 0 ? `${r.status} ` : ''}</strong>}
-      <span class="message">{r.message}</span>
-      {(r.warnings ?? []).map((w) => (
-        <div key={w} class="warning">
-          {w}
-        </div>
-      ))}
     </div>
   );
 }
@@ -121,6 +103,12 @@ export function DeploymentPage({
         <dd data-field="revision">{d.revision ?? '—'}</dd>
         <dt>Images</dt>
         <dd>{d.images.join(', ')}</dd>
+        <dt>Plans</dt>
+        <dd>
+          <a href={plansHref(d)} data-link-plans="">
+            the service's plans
+          </a>
+        </dd>
       </dl>
       {readOnly ? (
         <p class="readonly">Read-only: the actions are off (--read-only).</p>

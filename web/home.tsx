@@ -9,6 +9,10 @@ export function deploymentHref(d: { namespace: string; name: string }): string {
   return `#/deployments/${encodeURIComponent(d.namespace)}/${encodeURIComponent(d.name)}`;
 }
 
+export function plansHref(d: { namespace: string; name: string }): string {
+  return `#/plans/${encodeURIComponent(d.namespace)}/${encodeURIComponent(d.name)}`;
+}
+
 export function StateBadge({ state, title }: { state: DashboardState; title?: string }) {
   return (
     <span class={`badge state-${state}`} title={title || undefined}>

@@ -7,18 +7,29 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Stream } from './connection.ts';
 import type { LinkState } from './connection.ts';
+import { useOperations } from './actions.tsx';
 import { DeploymentPage } from './deployment.tsx';
 import { Home } from './home.tsx';
-import { applyChanges, fromSnapshot, keyOf } from './state.ts';
+import { NodeRollsPage } from './noderolls.tsx';
+import { PlansPage } from './plans.tsx';
+import { age, applyChanges, frozen, fromSnapshot, keyOf } from './state.ts';
 import type { Filter, Model } from './state.ts';
 
-type Route = { page: 'home' } | { page: 'deployment'; namespace: string; name: string };
+type Route =
+  | { page: 'home' }
+  | { page: 'noderolls' }
+  | { page: 'deployment' | 'plans'; namespace: string; name: string };
 
 function route(hash: string): Route {
-  const m = /^#\/deployments\/([^/]+)\/([^/]+)$/.exec(hash);
+  if (hash === '#/noderolls') return { page: 'noderolls' };
+  const m = /^#\/(deployments|plans)\/([^/]+)\/([^/]+)$/.exec(hash);
   if (m) {
     try {
-      return { page: 'deployment', namespace: decodeURIComponent(m[1]), name: decodeURIComponent(m[2]) };
+      return {
+        page: m[1] === 'plans' ? 'plans' : 'deployment',
+        namespace: decodeURIComponent(m[2]),
+        name: decodeURIComponent(m[3]),
+      };
     } catch {
       return { page: 'home' };
     }
@@ -41,6 +52,7 @@ function App() {
   const [where, setWhere] = useState<Route>(route(location.hash));
   const [filter, setFilter] = useState<Filter>({ name: '', state: '' });
   const seen = useRef(new Set<string>());
+  const freezeOps = useOperations();
 
   useEffect(() => {
     const onHash = () => setWhere(route(location.hash));
@@ -73,18 +85,71 @@ function App() {
       ? 'all namespaces'
       : `namespace ${model.config.namespace}`
     : '';
+  const freeze = model ? frozen(model) : undefined;
+  const canAct = model !== undefined && !model.config.readOnly;
   return (
     <>
       <header>
         <a class="brand" href="#/">
           Pacer
         </a>
+        <nav>
+          <a href="#/" class={where.page === 'home' || where.page === 'deployment' ? 'here' : ''}>
+            Deployments
+          </a>
+          <a href="#/noderolls" class={where.page === 'noderolls' ? 'here' : ''} data-nav="noderolls">
+            Node rolls
+          </a>
+        </nav>
         <span class="scope">{scope}</span>
+        {canAct && !freeze ? (
+          <button
+            type="button"
+            class="freeze-on"
+            data-action="freeze-on"
+            disabled={freezeOps.busy}
+            onClick={() =>
+              freezeOps.ask({
+                op: { kind: 'freeze', action: 'on' },
+                question:
+                  'Freeze Pacer? No new rollout step, eviction or node termination anywhere in the cluster until the freeze is lifted.',
+                yes: 'Freeze',
+                input: 'Reason',
+              })
+            }
+          >
+            Freeze…
+          </button>
+        ) : null}
         {model?.config.readOnly ? <span class="badge readonly">read-only</span> : null}
         <span class={`link link-${link}`} role="status" data-link={link}>
           {LINK_WORDS[link]}
         </span>
       </header>
+      {freeze ? (
+        <div class="notice frozen" role="alert" data-freeze="on">
+          <strong>Pacer is frozen</strong> <span data-field="freeze-reason">({freeze.reason})</span>
+          {freeze.since ? ` for ${age(freeze.since, Date.now())}` : ''}: nothing new is disrupted until the freeze is
+          lifted.{' '}
+          {canAct ? (
+            <button
+              type="button"
+              data-action="freeze-off"
+              disabled={freezeOps.busy}
+              onClick={() =>
+                freezeOps.ask({
+                  op: { kind: 'freeze', action: 'off' },
+                  question: `Lift the freeze (${freeze.reason})? Rollouts and node rolls go on.`,
+                  yes: 'Lift the freeze',
+                })
+              }
+            >
+              Lift the freeze
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+      <div class="freeze-result">{freezeOps.view}</div>
       {notice ? (
         <div class="notice info" data-notice="reconnected">
           {notice}{' '}
@@ -109,6 +174,15 @@ function App() {
         </main>
       ) : where.page === 'home' ? (
         <Home model={model} filter={filter} setFilter={setFilter} />
+      ) : where.page === 'noderolls' ? (
+        <NodeRollsPage model={model} />
+      ) : where.page === 'plans' ? (
+        <PlansPage
+          key={`${where.namespace}/${where.name}`}
+          model={model}
+          namespace={where.namespace}
+          name={where.name}
+        />
       ) : (
         <DeploymentPage
           key={`${where.namespace}/${where.name}`}

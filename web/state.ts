@@ -7,9 +7,14 @@ import type {
   ConfigView,
   DashboardState,
   DeploymentView,
+  FreezeView,
+  Kind,
+  NodeRollView,
+  PlanResourceView,
   PodView,
   ReplicaSetView,
   Snapshot,
+  SourceView,
 } from '../src/dashboard/api.ts';
 
 export interface Model {
@@ -17,7 +22,25 @@ export interface Model {
   deployments: ReadonlyMap<string, DeploymentView>;
   replicaSets: ReadonlyMap<string, ReplicaSetView>;
   pods: ReadonlyMap<string, PodView>;
+  /** By "/NAME" (cluster-scoped). */
+  nodeRolls: ReadonlyMap<string, NodeRollView>;
+  /** The freeze switch: at most one entry, present while on. */
+  freeze: ReadonlyMap<string, FreezeView>;
+  /** The optional sources' state, by "/NAME" (noderolls, nodes, plans, freeze). */
+  sources: ReadonlyMap<string, SourceView>;
+  planResources: ReadonlyMap<string, PlanResourceView>;
 }
+
+/** The Model's map of each kind of change. */
+const MAP_OF: Readonly<Record<Kind, keyof Omit<Model, 'config'>>> = {
+  deployment: 'deployments',
+  replicaSet: 'replicaSets',
+  pod: 'pods',
+  nodeRoll: 'nodeRolls',
+  freeze: 'freeze',
+  source: 'sources',
+  planResource: 'planResources',
+};
 
 /** The labels of the states, in the order the page lists them (every state: the type says so). */
 export const STATE_LABELS: Readonly<Record<DashboardState, string>> = {
@@ -44,36 +67,41 @@ export function fromSnapshot(s: Snapshot): Model {
     deployments: byKey(s.deployments),
     replicaSets: byKey(s.replicaSets),
     pods: byKey(s.pods),
+    nodeRolls: byKey(s.nodeRolls),
+    freeze: byKey(s.freeze),
+    sources: byKey(s.sources),
+    planResources: byKey(s.planResources),
   };
 }
 
 /** The model after `changes`, in order; the maps that changed are new (the page redraws from them). */
 export function applyChanges(m: Model, changes: readonly Change[]): Model {
-  let deployments: Map<string, DeploymentView> | undefined;
-  let replicaSets: Map<string, ReplicaSetView> | undefined;
-  let pods: Map<string, PodView> | undefined;
+  const changed = new Map<keyof Omit<Model, 'config'>, Map<string, unknown>>();
   for (const c of changes) {
     const key = c.op === 'put' ? keyOf(c.obj) : `${c.namespace}/${c.name}`;
-    if (c.kind === 'deployment') {
-      deployments ??= new Map(m.deployments);
-      if (c.op === 'put') deployments.set(key, c.obj);
-      else deployments.delete(key);
-    } else if (c.kind === 'replicaSet') {
-      replicaSets ??= new Map(m.replicaSets);
-      if (c.op === 'put') replicaSets.set(key, c.obj);
-      else replicaSets.delete(key);
-    } else {
-      pods ??= new Map(m.pods);
-      if (c.op === 'put') pods.set(key, c.obj);
-      else pods.delete(key);
-    }
+    const field = MAP_OF[c.kind];
+    let map = changed.get(field);
+    if (!map) changed.set(field, (map = new Map<string, unknown>(m[field])));
+    if (c.op === 'put') map.set(key, c.obj);
+    else map.delete(key);
   }
-  return {
-    config: m.config,
-    deployments: deployments ?? m.deployments,
-    replicaSets: replicaSets ?? m.replicaSets,
-    pods: pods ?? m.pods,
-  };
+  return { ...m, ...Object.fromEntries(changed) } as Model;
+}
+
+/** The freeze switch while it is on. */
+export function frozen(m: Model): FreezeView | undefined {
+  return m.freeze.values().next().value;
+}
+
+/** The node rolls by name. */
+export function nodeRolls(m: Model): NodeRollView[] {
+  return [...m.nodeRolls.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Zone counts in words, zones by name: "a 2, b 2, c 2" ('—' for none). */
+export function zonesInWords(z: Readonly<Record<string, number>>): string {
+  const names = Object.keys(z).sort();
+  return names.length === 0 ? '—' : names.map((n) => `${n || '(no zone)'} ${z[n]}`).join(', ');
 }
 
 export interface Filter {

@@ -32,9 +32,25 @@ import type { Deployment } from '../api/types.ts';
 import { deploymentComplete, getCondition, PROGRESSING, REASON } from '../engine/index.ts';
 import { webhookConfiguration } from '../server/webhook.ts';
 import { checkPortsFree, claimUp } from './uplock.ts';
+import { parseBindAddress } from '../server/http.ts';
+import { DEFAULT_USER_AGENT, KubeClient, loadKubeConfig } from '../kube/client.ts';
+import { serveDashboard } from '../plugin/dashboard.ts';
+import type { ServedDashboard } from '../plugin/dashboard.ts';
 import type { UpClaim } from './uplock.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
+
+/** Where `pacer up` serves the dashboard on the simulated cluster: `kubectl pacer dashboard`'s own default. */
+export const DEFAULT_DASHBOARD_ADDRESS = '127.0.0.1:3100';
+
+/**
+ * The dashboard's action lines (and its cache's warnings) go where the controller's logs go: the
+ * log file (the terminal keeps the status line), or stderr with -v; nowhere when the caller passed
+ * its own logger.
+ */
+function dashboardLog(log: NodeJS.WritableStream | undefined): { write(t: string): void } {
+  return { write: (t: string) => void log?.write(`dashboard: ${t}`) };
+}
 const DEPLOYMENTS: ResourceRef = { group: GROUP, version: VERSION, resource: PLURAL };
 /**
  * What `pacer up` applies from the examples directory (its top level: examples/failing/ is left
@@ -68,6 +84,11 @@ export interface UpOptions {
   healthProbeBindAddress: string;
   /** The read-only views (GET /v2/deployments); "0" disables. */
   apiBindAddress?: string;
+  /**
+   * The dashboard on the simulated cluster (`kubectl pacer dashboard -A` with the simulated
+   * cluster's kubeconfig), default 127.0.0.1:3100; "0" disables. Not started against a cluster.
+   */
+  dashboardBindAddress?: string;
   /**
    * The admission webhook (the deployment lock, the analysis resources' validation). On the
    * simulated cluster it defaults to "127.0.0.1:0" (a free port) and the sim gets a
@@ -237,10 +258,17 @@ export function instructions(i: {
   /** Where the controller logs; undefined when the caller passed its own logger. */
   logs?: string;
   apiPort?: number;
+  /** The dashboard's URL; a sentence why there is none otherwise. */
+  dashboard?: { url: string } | { off: string };
 }): string {
   return [
     `pacer: simulated cluster serving at ${i.server}`,
     `pacer: controller running; ${i.endpoints.join(', ')}`,
+    ...(i.dashboard === undefined
+      ? []
+      : 'url' in i.dashboard
+        ? [`pacer: dashboard: ${i.dashboard.url} (every namespace; open it in a browser)`]
+        : [`pacer: dashboard off: ${i.dashboard.off}`]),
     `pacer: applied examples: ${i.applied.join(', ') || '(none)'}`,
     ...(i.later?.length ? [`pacer: once they have rolled out: ${i.later.join(', ')}`] : []),
     ...(i.logs !== undefined ? [`pacer: controller logs: ${i.logs}`] : []),
@@ -309,6 +337,7 @@ export async function runUp(o: UpOptions): Promise<Up> {
         ['--health-probe-bind-address', o.healthProbeBindAddress],
         ['--api-bind-address', o.apiBindAddress ?? '127.0.0.1:8082'],
         ['--webhook-bind-address', o.webhookBindAddress],
+        ['--dashboard-bind-address', o.dashboardBindAddress ?? DEFAULT_DASHBOARD_ADDRESS],
       ]);
     } catch (err) {
       claim.release();
@@ -384,6 +413,29 @@ export async function runUp(o: UpOptions): Promise<Up> {
         webhookConfiguration(`http://127.0.0.1:${controller.webhookPort}`),
       );
     }
+    let dashboard: ServedDashboard | undefined;
+    let dashboardLine: { url: string } | { off: string } | undefined;
+    const dashboardAt = o.dashboardBindAddress ?? DEFAULT_DASHBOARD_ADDRESS;
+    if (dashboardAt !== '0') {
+      const bind = parseBindAddress(dashboardAt);
+      if (!bind) throw new CliError(`--dashboard-bind-address: not HOST:PORT: ${JSON.stringify(dashboardAt)}`, 2);
+      try {
+        dashboard = await serveDashboard(
+          new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }), {
+            userAgent: `${DEFAULT_USER_AGENT} dashboard`,
+          }),
+          {
+            stdout: dashboardLog(logStream ?? (o.logToStderr ? process.stderr : undefined)),
+            stderr: dashboardLog(logStream ?? (o.logToStderr ? process.stderr : undefined)),
+          },
+          { address: bind.host || '127.0.0.1', port: bind.port, namespace: undefined, readOnly: false },
+        );
+        dashboardLine = { url: dashboard.server.url };
+      } catch (err) {
+        // The page not built (no make): the rest runs, and says why there is no dashboard.
+        dashboardLine = { off: (err as Error).message };
+      }
+    } else dashboardLine = { off: '--dashboard-bind-address=0' };
     const applied: string[] = [];
     // Plans and NodeRolls wait for the Deployments' first rollout: a Plan is created interrupted and
     // would hold its Deployments' first rollout too, and a node roll waits for every workload to be
@@ -421,6 +473,7 @@ export async function runUp(o: UpOptions): Promise<Up> {
             ? `${logFile} (tail -f it; -v or --log-to-stderr shows them here)`
             : 'on stderr',
         apiPort: controller.apiPort,
+        dashboard: dashboardLine,
       }),
     );
     const status =
@@ -464,6 +517,7 @@ export async function runUp(o: UpOptions): Promise<Up> {
       stop: async () => {
         clearInterval(laterTimer);
         status?.stop();
+        await dashboard?.stop();
         await controller.stop();
         await sim.stop();
         await closeLog();
@@ -504,6 +558,11 @@ export function upCommand(): Command {
       '127.0.0.1:8082',
     )
     .option(
+      '--dashboard-bind-address <addr>',
+      'address of the dashboard on the simulated cluster ("0" disables)',
+      DEFAULT_DASHBOARD_ADDRESS,
+    )
+    .option(
       '--webhook-bind-address <addr>',
       'address of the admission webhook: the deployment lock and the analysis resources\' validation ("0" disables; default: a free loopback port on the simulated cluster, ":9443" otherwise)',
     )
@@ -525,6 +584,7 @@ export function upCommand(): Command {
           metricsBindAddress: o.metricsBindAddress ?? '127.0.0.1:8443',
           healthProbeBindAddress: o.healthProbeBindAddress ?? '127.0.0.1:8081',
           apiBindAddress: o.apiBindAddress ?? '127.0.0.1:8082',
+          dashboardBindAddress: o.dashboardBindAddress ?? DEFAULT_DASHBOARD_ADDRESS,
           ...(o.webhookBindAddress ? { webhookBindAddress: o.webhookBindAddress } : {}),
           logLevel: (o.logLevel ?? 'info') as LogLevel,
           logFormat: (o.logFormat ?? 'text') as LogFormat,

@@ -8,9 +8,13 @@ import type { KubeClient } from '../kube/client.ts';
 import { KubeError } from '../kube/errors.ts';
 import { PluginError, describeError } from '../plugin/errors.ts';
 import type { Session } from '../plugin/options.ts';
+import { runFreezeOff, runFreezeOn } from '../plugin/freeze.ts';
+import { runNodeRollPause, runNodeRollResume, runNodeRollSkip } from '../plugin/noderoll.ts';
+import { PLUGIN_COMPONENT } from '../plugin/options.ts';
 import { runPause } from '../plugin/pause.ts';
 import { runRolloutUndo } from '../plugin/undo.ts';
-import type { Action, ActionRequest, ActionResult } from './api.ts';
+import { operate } from '../planops/service.ts';
+import type { Action, ActionRequest, ActionResult, Operation } from './api.ts';
 
 export interface ActionOutcome {
   /** The HTTP status of the answer. */
@@ -19,6 +23,9 @@ export interface ActionOutcome {
 }
 
 export type Act = (namespace: string, name: string, action: Action, req: ActionRequest) => Promise<ActionOutcome>;
+
+/** The actions on node rolls, the freeze switch and a service's plans. */
+export type Operate = (op: Operation) => Promise<ActionOutcome>;
 
 /**
  * The status for a failure: the API server's own (403, 404, 409, 422...); 409 for the command's
@@ -57,6 +64,67 @@ export function pluginActions(client: KubeClient): Act {
       return { status: 200, result: { ok: true, message: out.trim(), ...(warnings.length ? { warnings } : {}) } };
     } catch (e) {
       return { status: statusOf(e), result: { ok: false, message: describeError(e, { server: client.server, name }) } };
+    }
+  };
+}
+
+/** A session whose output is kept: what the command printed, and its warnings. */
+function captured(client: KubeClient, namespace: string) {
+  const out = { stdout: '', stderr: '' };
+  const s: Session = {
+    client,
+    namespace,
+    io: { stdout: { write: (t: string) => (out.stdout += t) }, stderr: { write: (t: string) => (out.stderr += t) } },
+  };
+  const done = (): ActionOutcome => {
+    const warnings = lines(out.stderr).map((w) => w.replace(/^Warning: /, ''));
+    return { status: 200, result: { ok: true, message: out.stdout.trim(), ...(warnings.length ? { warnings } : {}) } };
+  };
+  return { s, done };
+}
+
+/**
+ * The node roll, freeze and plan actions through `client`: `kubectl pacer node-roll pause|resume|skip`,
+ * `freeze on|off` (the switch in `pacerNamespace`) and the plan operations of `kubectl pacer plan`
+ * (src/planops/, whose answers keep the SDK's codes: 208 for nothing to do, 400 and 404 refused).
+ */
+export function pluginOperations(client: KubeClient, pacerNamespace: string): Operate {
+  return async (op) => {
+    const { s, done } = captured(client, op.kind === 'plan' ? op.namespace : pacerNamespace);
+    const name = op.kind === 'nodeRoll' ? op.name : op.kind === 'plan' ? op.service : undefined;
+    try {
+      if (op.kind === 'nodeRoll') {
+        if (op.action === 'pause') await runNodeRollPause(s, op.name);
+        else if (op.action === 'resume') await runNodeRollResume(s, op.name);
+        else await runNodeRollSkip(s, op.name, op.node ?? '');
+        return done();
+      }
+      if (op.kind === 'freeze') {
+        if (op.action === 'on') await runFreezeOn(s, pacerNamespace, op.reason);
+        else await runFreezeOff(s, pacerNamespace);
+        return done();
+      }
+      const warnings: string[] = [];
+      const r = await operate(
+        { client, namespace: op.namespace, component: PLUGIN_COMPONENT, warn: (m) => warnings.push(m) },
+        op.service,
+        {
+          op: op.action,
+          plan: op.plan,
+          ...(op.phase !== undefined ? { phase: op.phase } : {}),
+          ...(op.step !== undefined ? { step: op.step } : {}),
+        },
+      );
+      const all = [...new Set([...r.warnings, ...warnings])];
+      const more = all.length ? { warnings: all } : {};
+      if (r.code === 400 || r.code === 404)
+        return { status: r.code, result: { ok: false, message: r.message, ...more } };
+      return { status: r.code, result: { ok: true, message: r.message, ...more } };
+    } catch (e) {
+      return {
+        status: statusOf(e),
+        result: { ok: false, message: describeError(e, { server: client.server, ...(name ? { name } : {}) }) },
+      };
     }
   };
 }

@@ -81,20 +81,138 @@ export interface ConfigView {
   server: string;
 }
 
+/** One node of a NodeRoll's checkpoint: its step and since when (RFC 3339; '' while Pending). */
+export interface NodeRollNodeView {
+  name: string;
+  step: string;
+  since: string;
+  /** Skipped by an operator: back at the end of the order. */
+  skipped: boolean;
+  /** The node's zone, when the dashboard has seen the node ('' otherwise). */
+  zone: string;
+}
+
+/**
+ * The health gate: whose health gates each next node (every workload, or a selector), the analysis
+ * templates run after each node, and where the gate stands now: `open` (no node at the gate),
+ * `waiting` (a node is at it: `detail` says for what), `paused` (a health or analysis wait a person
+ * must lift), `done`.
+ */
+export interface HealthGateView {
+  scope: string;
+  analysis: string[];
+  state: 'open' | 'waiting' | 'paused' | 'done';
+  detail: string;
+}
+
+export interface NodeRollView {
+  uid: string;
+  /** Always '': a NodeRoll is cluster-scoped. */
+  namespace: string;
+  name: string;
+  phase: string;
+  message: string;
+  mode: string;
+  nodeGroup: string;
+  nodesAtATime: number;
+  /** Replace: the group's size when done; null for Drain. */
+  desiredNodes: number | null;
+  /** spec.paused, the operator's own hold. */
+  specPaused: boolean;
+  /** A pause a timeout or a node's analysis set, for a person (status.paused). */
+  pause: { node: string; wait: string; message: string } | null;
+  nodes: NodeRollNodeView[];
+  /** Nodes per zone of the original nodes (those whose zone the dashboard saw; '?' for the others). */
+  zonesBefore: Record<string, number>;
+  /** Nodes per zone of the nodes the selector matches now. */
+  zonesNow: Record<string, number>;
+  /** Zone moves: planned once the original nodes are done, and the nodes moved (null: not planned yet). */
+  zoneMoves: { planned: number; moved: string[] } | null;
+  gate: HealthGateView;
+  conditions: ConditionView[];
+  createdAt: string;
+}
+
+/** The freeze switch (the ConfigMap pacer-freeze in Pacer's namespace): on while it exists. */
+export interface FreezeView {
+  namespace: string;
+  name: string;
+  reason: string;
+  /** When it was switched on (RFC 3339), '' when unknown. */
+  since: string;
+}
+
+/** Whether an optional source (node rolls, nodes, custom Plans, the freeze switch) could be read, and why not. */
+export interface SourceView {
+  namespace: string;
+  /** The source: noderolls, nodes, plans, freeze. */
+  name: string;
+  synced: boolean;
+  /** The last list's failure in the API server's words ('' when none). */
+  problem: string;
+}
+
+/** A custom Plan resource, as far as the page needs it: which plans a service's page shows come from the server. */
+export interface PlanResourceView {
+  namespace: string;
+  name: string;
+  resourceVersion: string;
+}
+
 export interface Snapshot {
   config: ConfigView;
   deployments: DeploymentView[];
   replicaSets: ReplicaSetView[];
   pods: PodView[];
+  nodeRolls: NodeRollView[];
+  freeze: FreezeView[];
+  sources: SourceView[];
+  planResources: PlanResourceView[];
 }
 
-export type Kind = 'deployment' | 'replicaSet' | 'pod';
+export type Kind = 'deployment' | 'replicaSet' | 'pod' | 'nodeRoll' | 'freeze' | 'source' | 'planResource';
 
 export type Change =
   | { kind: 'deployment'; op: 'put'; obj: DeploymentView }
   | { kind: 'replicaSet'; op: 'put'; obj: ReplicaSetView }
   | { kind: 'pod'; op: 'put'; obj: PodView }
+  | { kind: 'nodeRoll'; op: 'put'; obj: NodeRollView }
+  | { kind: 'freeze'; op: 'put'; obj: FreezeView }
+  | { kind: 'source'; op: 'put'; obj: SourceView }
+  | { kind: 'planResource'; op: 'put'; obj: PlanResourceView }
   | { kind: Kind; op: 'delete'; namespace: string; name: string };
+
+/** A step of a plan, with its status (PENDING, PREPARED, STARTING, STARTED, COMPLETE, DELAYED, ERROR, WAITING...). */
+export interface PlanStepView {
+  name: string;
+  status: string;
+  /** The SDK's line for it (the stored status, the displayed one, forced complete). */
+  message: string;
+}
+
+export interface PlanPhaseView {
+  name: string;
+  status: string;
+  strategy: string;
+  steps: PlanStepView[];
+}
+
+export interface PlanView {
+  name: string;
+  status: string;
+  strategy: string;
+  errors: string[];
+  phases: PlanPhaseView[];
+}
+
+/** GET .../services/NAME/plans: the service's plans (deploy, recovery, its custom Plans), as the SDK orders them. */
+export interface ServicePlansView {
+  namespace: string;
+  service: string;
+  /** The service's Deployments (the named one and those joined through spec.dependencies). */
+  members: string[];
+  plans: PlanView[];
+}
 
 /** The `waiting` event, before the snapshot: the lists that fail, in the API server's words (RBAC's 403, say). */
 export interface Waiting {
@@ -108,6 +226,24 @@ export interface Resumed {
 }
 
 export type Action = 'pause' | 'resume' | 'undo';
+
+export type NodeRollAction = 'pause' | 'resume' | 'skip';
+export type FreezeAction = 'on' | 'off';
+export type PlanAction = 'continue' | 'interrupt' | 'forceComplete' | 'restart';
+
+/** The actions on node rolls, the freeze switch and plans, each with what its body may carry. */
+export type Operation =
+  | { kind: 'nodeRoll'; name: string; action: NodeRollAction; node?: string }
+  | { kind: 'freeze'; action: FreezeAction; reason?: string }
+  | {
+      kind: 'plan';
+      namespace: string;
+      service: string;
+      plan: string;
+      action: PlanAction;
+      phase?: string;
+      step?: string;
+    };
 
 export interface ActionRequest {
   /** For undo: the revision to go back to (0 or absent: the previous one). */

@@ -6,30 +6,91 @@
 // is no longer in the log (or is from an earlier run of the server), a new snapshot.
 
 import { randomUUID } from 'node:crypto';
-import type { Deployment, Pod, ReplicaSet } from '../api/types.ts';
-import { DEPLOYMENTS, PODS, REPLICASETS } from '../kube/client.ts';
+import type { NodeRoll } from '../api/noderoll.ts';
+import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
+import { PACER_NAMESPACE } from '../api/types.ts';
+import { FREEZE_CONFIGMAP } from '../engine/index.ts';
+import { CONFIGMAPS, DEPLOYMENTS, NODEROLLS, NODES, PLANS, PODS, REPLICASETS } from '../kube/client.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { toKubeError } from '../kube/errors.ts';
 import type { KubeError } from '../kube/errors.ts';
 import { cacheTransform } from '../kube/slim.ts';
 import { Informer, kubeSource } from '../manager/informer.ts';
 import type { ListWatchSource } from '../manager/informer.ts';
-import type { Change, DeploymentView, Kind, PodView, ReplicaSetView } from './api.ts';
+import type {
+  Change,
+  DeploymentView,
+  FreezeView,
+  Kind,
+  NodeRollView,
+  PlanResourceView,
+  PodView,
+  ReplicaSetView,
+  ServicePlansView,
+  SourceView,
+} from './api.ts';
 import { deploymentView, podView, replicaSetView } from './model.ts';
+import { freezeView, nodeRollView, zoneOf } from './noderolls.ts';
+import type { NodeFacts } from './noderolls.ts';
+import { servicePlansView } from './plans.ts';
 
 /** The label every pod of a Deployment carries (the ReplicaSet's pod-template-hash): the pods watched. */
 export const DEPLOYMENT_PODS = 'pod-template-hash';
+
+/** A Node as the hub keeps it: identity and labels (its zone, the node rolls' selectors). */
+type NodeObject = {
+  metadata: {
+    name?: string;
+    namespace?: string;
+    resourceVersion?: string;
+    uid?: string;
+    labels?: Record<string, string>;
+  };
+};
+type ConfigMapObject = {
+  metadata: { name?: string; namespace?: string; resourceVersion?: string; uid?: string; creationTimestamp?: string };
+  data?: Record<string, string>;
+};
 
 export interface HubSources {
   deployments: ListWatchSource<Deployment>;
   replicaSets: ListWatchSource<ReplicaSet>;
   pods: ListWatchSource<Pod>;
+  /**
+   * The optional sources: the page is served without them (a user RBAC denies them still sees the
+   * Deployments), and each one's state is told to the page as a `source` view.
+   */
+  nodeRolls?: ListWatchSource<NodeRoll>;
+  nodes?: ListWatchSource<NodeObject>;
+  plans?: ListWatchSource<PlanResource>;
+  freeze?: ListWatchSource<ConfigMapObject>;
 }
 
-/** The three sources through `client`, in `namespace` (undefined: every namespace). */
-export function kubeSources(client: KubeClient, namespace: string | undefined): HubSources {
+const slimNode = (n: NodeObject): NodeObject => ({
+  metadata: {
+    name: n.metadata.name,
+    resourceVersion: n.metadata.resourceVersion,
+    uid: n.metadata.uid,
+    ...(n.metadata.labels ? { labels: n.metadata.labels } : {}),
+  },
+});
+
+/**
+ * The sources through `client`: Deployments, ReplicaSets, pods and custom Plans in `namespace`
+ * (undefined: every namespace); NodeRolls and Nodes (cluster-scoped); and the freeze switch, the
+ * ConfigMap pacer-freeze in `pacerNamespace` (by a field selector on its name: no other ConfigMap).
+ */
+export function kubeSources(
+  client: KubeClient,
+  namespace: string | undefined,
+  pacerNamespace: string = PACER_NAMESPACE,
+): HubSources {
   const slimPod = cacheTransform(PODS) as (p: Pod) => Pod;
   return {
+    nodeRolls: kubeSource<NodeRoll>(client, NODEROLLS, undefined, undefined, cacheTransform(NODEROLLS)),
+    nodes: kubeSource<NodeObject>(client, NODES, undefined, undefined, slimNode),
+    plans: kubeSource<PlanResource>(client, PLANS, namespace, undefined, cacheTransform(PLANS)),
+    freeze: kubeSource<ConfigMapObject>(client, CONFIGMAPS, pacerNamespace, `metadata.name=${FREEZE_CONFIGMAP}`),
     deployments: kubeSource<Deployment>(client, DEPLOYMENTS, namespace, undefined, cacheTransform(DEPLOYMENTS)),
     replicaSets: kubeSource<ReplicaSet>(client, REPLICASETS, namespace, undefined, cacheTransform(REPLICASETS)),
     pods: {
@@ -67,9 +128,14 @@ export interface HubOptions {
   /** How many changes are kept for pages that resume (default 10,000). */
   logSize?: number;
   onError?(err: KubeError, what: string): void;
+  /** The time the plans are built at (default Date.now). */
+  now?: () => number;
 }
 
-type View = DeploymentView | ReplicaSetView | PodView;
+type View = DeploymentView | ReplicaSetView | PodView | NodeRollView | FreezeView | SourceView | PlanResourceView;
+
+/** The optional sources by the name their `source` view has. */
+type Optional = 'noderolls' | 'nodes' | 'plans' | 'freeze';
 
 export class Hub {
   /** This run's prefix of every id: an id of an earlier run is never taken for one of this run. */
@@ -81,14 +147,29 @@ export class Hub {
     deployment: new Map(),
     replicaSet: new Map(),
     pod: new Map(),
+    nodeRoll: new Map(),
+    freeze: new Map(),
+    source: new Map(),
+    planResource: new Map(),
   };
   private readonly listeners = new Set<(s: Sequenced) => void>();
   /** Why each type's last list failed (the API server's words), until a list works. */
   private readonly failing = new Map<string, string>();
   private readonly problemListeners = new Set<() => void>();
   private readonly informers: Array<Informer<Deployment> | Informer<ReplicaSet> | Informer<Pod>>;
+  private readonly optional: Array<{ start(): void; stop(): Promise<void> }> = [];
+  private readonly deploymentCache: Informer<Deployment>;
+  private readonly replicaSetCache: Informer<ReplicaSet>;
+  private readonly podCache: Informer<Pod>;
+  private planCache: Informer<PlanResource> | undefined;
+  private nodeRollCache: Informer<NodeRoll> | undefined;
+  private nodeCache: Informer<NodeObject> | undefined;
+  /** The zone of every node seen while the dashboard ran, by name (a roll's original nodes are counted from it once gone). */
+  private readonly seenZones = new Map<string, string>();
+  private readonly now: () => number;
 
   constructor(sources: HubSources, opts: HubOptions = {}) {
+    this.now = opts.now ?? Date.now;
     this.logSize = opts.logSize ?? 10_000;
     const onError = opts.onError ? { onError: opts.onError } : {};
     const deployments = new Informer(this.watched('deployments', sources.deployments), {
@@ -104,6 +185,92 @@ export class Hub {
     this.follow(replicaSets, 'replicaSet', replicaSetView);
     this.follow(pods, 'pod', podView);
     this.informers = [deployments, replicaSets, pods];
+    this.deploymentCache = deployments;
+    this.replicaSetCache = replicaSets;
+    this.podCache = pods;
+    if (sources.nodes) {
+      const nodes = this.optionalInformer('nodes', sources.nodes, onError);
+      this.nodeCache = nodes;
+      const refresh = () => this.refreshNodeRolls();
+      nodes.on({
+        add: (n) => {
+          this.seenZones.set(n.metadata.name ?? '', zoneOf(n.metadata.labels));
+          refresh();
+        },
+        update: (old, n) => {
+          if (old.metadata.resourceVersion === n.metadata.resourceVersion) return;
+          this.seenZones.set(n.metadata.name ?? '', zoneOf(n.metadata.labels));
+          refresh();
+        },
+        delete: refresh,
+      });
+    }
+    if (sources.nodeRolls) {
+      this.nodeRollCache = this.optionalInformer('noderolls', sources.nodeRolls, onError);
+      this.follow(this.nodeRollCache, 'nodeRoll', (r) => this.nodeRollViewOf(r));
+    }
+    if (sources.plans) {
+      this.planCache = this.optionalInformer('plans', sources.plans, onError);
+      this.follow(this.planCache, 'planResource', (p) => ({
+        namespace: p.metadata.namespace ?? '',
+        name: p.metadata.name ?? '',
+        resourceVersion: p.metadata.resourceVersion ?? '',
+      }));
+    }
+    if (sources.freeze) this.follow(this.optionalInformer('freeze', sources.freeze, onError), 'freeze', freezeView);
+  }
+
+  /** An informer of an optional source: its lists' outcomes go to the page as a `source` view, never hold it. */
+  private optionalInformer<
+    T extends { metadata: { name?: string; namespace?: string; resourceVersion?: string; uid?: string } },
+  >(name: Optional, source: ListWatchSource<T>, onError: Pick<HubOptions, 'onError'>): Informer<T> {
+    const tell = (problem: string) =>
+      this.put('source', { namespace: '', name, synced: informer.hasSynced(), problem } satisfies SourceView);
+    const informer: Informer<T> = new Informer(
+      {
+        list: async (signal) => {
+          try {
+            const list = await source.list(signal);
+            // The list's objects are delivered after this returns: synced is told once they are.
+            queueMicrotask(() => tell(''));
+            return list;
+          } catch (err) {
+            if (!signal.aborted) tell(toKubeError(err).message);
+            throw err;
+          }
+        },
+        watch: (rv, onEvent, signal, onOpen) => source.watch(rv, onEvent, signal, onOpen),
+      },
+      { name, ...onError },
+    );
+    this.put('source', { namespace: '', name, synced: false, problem: '' } satisfies SourceView);
+    this.optional.push(informer);
+    void informer.waitForSync().then(() => tell(''));
+    return informer;
+  }
+
+  private nodeRollViewOf(roll: NodeRoll): NodeRollView {
+    const nodes: NodeFacts[] = (this.nodeCache?.list() ?? []).map((n) => ({
+      name: n.metadata.name ?? '',
+      labels: n.metadata.labels ?? {},
+    }));
+    return nodeRollView(roll, this.seenZones, nodes);
+  }
+
+  /** Every roll's view again (a node changed: its zones now may have). */
+  private refreshNodeRolls(): void {
+    for (const r of this.nodeRollCache?.list() ?? []) this.put('nodeRoll', this.nodeRollViewOf(r));
+  }
+
+  /** A service's plans from the caches; undefined when its Deployment is not cached. */
+  servicePlans(namespace: string, service: string): ServicePlansView | undefined {
+    return servicePlansView(namespace, service, {
+      deployments: this.deploymentCache.list(namespace),
+      replicaSets: this.replicaSetCache.list(namespace),
+      pods: this.podCache.list(namespace),
+      plans: this.planCache?.list(namespace) ?? [],
+      now: this.now(),
+    });
   }
 
   /** `source` with its lists' outcomes kept: a failing list (RBAC's 403, say) is a problem the pages are told. */
@@ -194,13 +361,13 @@ export class Hub {
   }
 
   start(): void {
-    for (const i of this.informers) i.start();
+    for (const i of [...this.informers, ...this.optional]) i.start();
   }
 
   async stop(): Promise<void> {
     this.listeners.clear();
     this.problemListeners.clear();
-    await Promise.all(this.informers.map((i) => i.stop()));
+    await Promise.all([...this.informers, ...this.optional].map((i) => i.stop()));
   }
 
   /** Resolves once every informer has listed once. */
@@ -213,13 +380,26 @@ export class Hub {
   }
 
   /** Every view now, and the id it is current to. */
-  snapshot(): { id: string; deployments: DeploymentView[]; replicaSets: ReplicaSetView[]; pods: PodView[] } {
+  snapshot(): {
+    id: string;
+    deployments: DeploymentView[];
+    replicaSets: ReplicaSetView[];
+    pods: PodView[];
+    nodeRolls: NodeRollView[];
+    freeze: FreezeView[];
+    sources: SourceView[];
+    planResources: PlanResourceView[];
+  } {
     const all = <V>(kind: Kind) => [...this.views[kind].values()].map((e) => e.view as V);
     return {
       id: this.lastId(),
       deployments: all<DeploymentView>('deployment'),
       replicaSets: all<ReplicaSetView>('replicaSet'),
       pods: all<PodView>('pod'),
+      nodeRolls: all<NodeRollView>('nodeRoll'),
+      freeze: all<FreezeView>('freeze'),
+      sources: all<SourceView>('source'),
+      planResources: all<PlanResourceView>('planResource'),
     };
   }
 

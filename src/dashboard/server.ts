@@ -9,12 +9,16 @@
 //   GET  /api/v1/deployments                         DeploymentView[]
 //   GET  /api/v1/stream                              text/event-stream: [waiting], snapshot | resumed, then changes
 //   POST /api/v1/namespaces/NS/deployments/NAME/ACTION   pause | resume | undo ({"toRevision": N})
+//   GET  /api/v1/namespaces/NS/services/NAME/plans       ServicePlansView
+//   POST /api/v1/namespaces/NS/services/NAME/plans/PLAN/ACTION  continue | interrupt | forceComplete | restart ({"phase", "step"})
+//   POST /api/v1/noderolls/NAME/ACTION                   pause | resume | skip ({"node": NODE})
+//   POST /api/v1/freeze/ACTION                           on ({"reason": TEXT}) | off
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
-import type { Action, ActionRequest, ActionResult, ConfigView, Snapshot, Waiting } from './api.ts';
-import type { Act } from './actions.ts';
+import type { Action, ActionRequest, ActionResult, ConfigView, Operation, Snapshot, Waiting } from './api.ts';
+import type { Act, Operate } from './actions.ts';
 import type { Hub, Sequenced } from './hub.ts';
 import type { StaticFile } from './static.ts';
 
@@ -23,6 +27,8 @@ export interface DashboardServerOptions {
   config: ConfigView;
   files: Map<string, StaticFile>;
   act: Act;
+  /** The actions on node rolls, the freeze switch and plans (absent: not served, 404). */
+  operate?: Operate;
   /** The address to listen on (an IP address or "localhost"). */
   address: string;
   /** 0: any free port. */
@@ -40,6 +46,11 @@ export interface RunningDashboard {
 }
 
 const ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'undo']);
+const NODE_ROLL_ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'skip']);
+const FREEZE_ACTIONS: ReadonlySet<string> = new Set(['on', 'off']);
+const PLAN_ACTIONS: ReadonlySet<string> = new Set(['continue', 'interrupt', 'forceComplete', 'restart']);
+/** The longest freeze reason taken (it is shown in every status the freeze holds). */
+const MAX_REASON = 1024;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1']);
 const MAX_BODY = 64 * 1024;
 /** Bytes of a stream a page may leave unread before it is disconnected (it resumes from its last id). */
@@ -141,6 +152,70 @@ export function parseActionRequest(action: Action, text: string): ActionRequest 
   return { toRevision };
 }
 
+/** A body that must be a JSON object of the fields `allowed` (each a string): `{}` when empty. Throws naming what is wrong. */
+function stringFields(what: string, text: string, allowed: readonly string[]): Record<string, string> {
+  if (text.trim() === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`the request body is not JSON: ${(err as Error).message}`);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new Error(`the request body must be a JSON object, not ${JSON.stringify(body)}`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+    if (!allowed.includes(k))
+      throw new Error(
+        `unknown field "${k}" in the ${what} request${allowed.length > 0 ? ` (its fields: ${allowed.join(', ')})` : ' (it takes none)'}`,
+      );
+    if (typeof v !== 'string') throw new Error(`${k} must be a string, not ${JSON.stringify(v)}`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * The body of an action on a node roll, the freeze switch or a plan, as an Operation: skip needs
+ * `node`; on takes `reason` (at most 1,024 characters); a plan's action `phase` and `step` (a step
+ * only with its phase). Throws naming what is wrong and the value given.
+ */
+export function parseOperation(
+  target:
+    | { kind: 'nodeRoll'; name: string; action: string }
+    | { kind: 'freeze'; action: string }
+    | { kind: 'plan'; namespace: string; service: string; plan: string; action: string },
+  text: string,
+): Operation {
+  if (target.kind === 'nodeRoll') {
+    const action = target.action as 'pause' | 'resume' | 'skip';
+    const f = stringFields(`node roll ${action}`, text, action === 'skip' ? ['node'] : []);
+    if (action !== 'skip') return { kind: 'nodeRoll', name: target.name, action };
+    if (!f.node) throw new Error('skip needs the node to skip: {"node": "NODE"}');
+    return { kind: 'nodeRoll', name: target.name, action, node: f.node };
+  }
+  if (target.kind === 'freeze') {
+    const action = target.action as 'on' | 'off';
+    const f = stringFields(`freeze ${action}`, text, action === 'on' ? ['reason'] : []);
+    if (f.reason !== undefined && f.reason.length > MAX_REASON)
+      throw new Error(`the reason is ${f.reason.length} characters long, over ${MAX_REASON}`);
+    return { kind: 'freeze', action, ...(f.reason !== undefined ? { reason: f.reason } : {}) };
+  }
+  const action = target.action as 'continue' | 'interrupt' | 'forceComplete' | 'restart';
+  const f = stringFields(`plan ${action}`, text, ['phase', 'step']);
+  if (f.step !== undefined && f.phase === undefined)
+    throw new Error(`a step needs its phase: {"phase": "PHASE", "step": ${JSON.stringify(f.step)}}`);
+  return {
+    kind: 'plan',
+    namespace: target.namespace,
+    service: target.service,
+    plan: target.plan,
+    action,
+    ...(f.phase !== undefined ? { phase: f.phase } : {}),
+    ...(f.step !== undefined ? { step: f.step } : {}),
+  };
+}
+
 /** One SSE event. */
 function event(name: string, data: unknown, id?: string): string {
   return `${id !== undefined ? `id: ${id}\n` : ''}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -225,6 +300,10 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         deployments: snap.deployments,
         replicaSets: snap.replicaSets,
         pods: snap.pods,
+        nodeRolls: snap.nodeRolls,
+        freeze: snap.freeze,
+        sources: snap.sources,
+        planResources: snap.planResources,
       };
       res.write(event('snapshot', body, snap.id));
     }
@@ -233,6 +312,102 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     streams.add(stop);
     res.off('close', end);
     res.on('close', stop);
+  };
+
+  /**
+   * The checks every action passes before it is carried out, whatever it acts on: the same origin,
+   * a JSON body, not read-only, and (for a namespaced object) the namespace served. Undefined when
+   * the request was refused (and answered).
+   */
+  const admitted = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    verb: string,
+    namespace: string | undefined,
+  ): Promise<string | undefined> => {
+    if (!sameOrigin(req.headers)) {
+      refuse(
+        res,
+        403,
+        `cross-origin request refused: an action must come from this dashboard's page (Origin http://${req.headers.host ?? ''}); got Origin ${JSON.stringify(req.headers.origin ?? null)}, Sec-Fetch-Site ${JSON.stringify(req.headers['sec-fetch-site'] ?? null)}`,
+      );
+      return undefined;
+    }
+    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (type !== 'application/json') {
+      refuse(res, 415, `an action's body must be application/json, not ${JSON.stringify(type)}`);
+      return undefined;
+    }
+    if (o.config.readOnly) {
+      refuse(res, 403, `the dashboard is read-only (--read-only): ${verb} is not allowed`);
+      return undefined;
+    }
+    if (namespace !== undefined && o.config.namespace !== null && namespace !== o.config.namespace) {
+      refuse(
+        res,
+        404,
+        `namespace "${namespace}" is not served by this dashboard (it serves "${o.config.namespace}"; -A serves all)`,
+      );
+      return undefined;
+    }
+    try {
+      return await readBody(req);
+    } catch (err) {
+      refuse(res, 400, (err as Error).message);
+      return undefined;
+    }
+  };
+
+  /** An action on a node roll, the freeze switch or a plan. */
+  const operation = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    target: Parameters<typeof parseOperation>[0],
+  ): Promise<void> => {
+    if (!o.operate) return refuse(res, 404, `${target.kind} actions are not served by this dashboard`);
+    const text = await admitted(req, res, target.action, target.kind === 'plan' ? target.namespace : undefined);
+    if (text === undefined) return;
+    let op: Operation;
+    try {
+      op = parseOperation(target, text);
+    } catch (err) {
+      return refuse(res, 400, (err as Error).message);
+    }
+    const outcome = await o.operate(op);
+    sendJson(res, outcome.status, outcome.result);
+  };
+
+  /** One of the routes of the node roll, freeze and plan actions: the target and its verb, or a refusal's words. */
+  const operationRoute = (
+    path: string,
+  ): { target: Parameters<typeof parseOperation>[0] } | { status: number; message: string } | undefined => {
+    const verbs = (set: ReadonlySet<string>, verb: string, what: string) =>
+      set.has(verb)
+        ? undefined
+        : { status: 404, message: `no ${what} action "${verb}" (the actions: ${[...set].join(', ')})` };
+    let m = /^\/api\/v1\/noderolls\/([^/]+)\/([^/]+)$/.exec(path);
+    if (m)
+      return (
+        verbs(NODE_ROLL_ACTIONS, m[2], 'node roll') ?? {
+          target: { kind: 'nodeRoll', name: decodeURIComponent(m[1]), action: m[2] },
+        }
+      );
+    m = /^\/api\/v1\/freeze\/([^/]+)$/.exec(path);
+    if (m) return verbs(FREEZE_ACTIONS, m[1], 'freeze') ?? { target: { kind: 'freeze', action: m[1] } };
+    m = /^\/api\/v1\/namespaces\/([^/]+)\/services\/([^/]+)\/plans\/([^/]+)\/([^/]+)$/.exec(path);
+    if (m)
+      return (
+        verbs(PLAN_ACTIONS, m[4], 'plan') ?? {
+          target: {
+            kind: 'plan',
+            namespace: decodeURIComponent(m[1]),
+            service: decodeURIComponent(m[2]),
+            plan: decodeURIComponent(m[3]),
+            action: m[4],
+          },
+        }
+      );
+    return undefined;
   };
 
   const action = async (
@@ -286,6 +461,13 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         return refuse(res, 405, `${verb} is a POST: no action is taken on a ${method}`, { Allow: 'POST' });
       return action(req, res, ns, name, verb as Action);
     }
+    const op = operationRoute(path);
+    if (op) {
+      if ('status' in op) return refuse(res, op.status, op.message);
+      if (method !== 'POST')
+        return refuse(res, 405, `${op.target.action} is a POST: no action is taken on a ${method}`, { Allow: 'POST' });
+      return operation(req, res, op.target);
+    }
     if (method !== 'GET' && method !== 'HEAD')
       return refuse(res, 405, `${method} ${path}: only GET here`, { Allow: 'GET, HEAD' });
     if (path === '/api/v1/config') return sendJson(res, 200, o.config);
@@ -295,6 +477,20 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       return sendJson(res, 200, o.hub.snapshot().deployments);
     }
     if (path === '/api/v1/stream') return stream(req, res, url);
+    const plans = /^\/api\/v1\/namespaces\/([^/]+)\/services\/([^/]+)\/plans$/.exec(path);
+    if (plans) {
+      const [ns, service] = [decodeURIComponent(plans[1]), decodeURIComponent(plans[2])];
+      if (o.config.namespace !== null && ns !== o.config.namespace)
+        return refuse(
+          res,
+          404,
+          `namespace "${ns}" is not served by this dashboard (it serves "${o.config.namespace}")`,
+        );
+      if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
+      const view = o.hub.servicePlans(ns, service);
+      if (!view) return refuse(res, 404, `Service ${service} not found: no Deployment ${ns}/${service}`);
+      return sendJson(res, 200, view);
+    }
     const file = o.files.get(path === '/' ? '/index.html' : path);
     if (!file) return refuse(res, 404, `not found: ${path}`);
     if (req.headers['if-none-match'] === file.etag) {

@@ -3,9 +3,12 @@
 // page may do. It runs until Ctrl-C.
 
 import { isIP } from 'node:net';
+import type { KubeClient } from '../kube/client.ts';
 import { Hub, kubeSources } from '../dashboard/hub.ts';
-import { pluginActions } from '../dashboard/actions.ts';
-import type { Act } from '../dashboard/actions.ts';
+import { PACER_NAMESPACE } from '../api/types.ts';
+import type { Operation } from '../dashboard/api.ts';
+import { pluginActions, pluginOperations } from '../dashboard/actions.ts';
+import type { Act, Operate } from '../dashboard/actions.ts';
 import { startDashboardServer } from '../dashboard/server.ts';
 import type { RunningDashboard } from '../dashboard/server.ts';
 import { loadStaticFiles } from '../dashboard/static.ts';
@@ -56,6 +59,25 @@ export function audited(act: Act, io: Streams, now: () => Date = () => new Date(
   };
 }
 
+/** An operation in the audit line's words: `node-roll skip roll-1 n2`, `freeze on "incident 42"`, `plan continue default/web deploy web`. */
+export function operationWords(op: Operation): string {
+  if (op.kind === 'nodeRoll') return `node-roll ${op.action} ${op.name}${op.node !== undefined ? ` ${op.node}` : ''}`;
+  if (op.kind === 'freeze')
+    return `freeze ${op.action}${op.reason !== undefined ? ` ${JSON.stringify(op.reason)}` : ''}`;
+  return `plan ${op.action} ${op.namespace}/${op.service} ${[op.plan, op.phase, op.step].filter((x) => x !== undefined).join(' ')}`;
+}
+
+/** The node roll, freeze and plan actions, each one line on stdout once answered, as audited() does. */
+export function auditedOperations(operate: Operate, io: Streams, now: () => Date = () => new Date()): Operate {
+  return async (op) => {
+    const outcome = await operate(op);
+    io.stdout.write(
+      `${now().toISOString()} ${operationWords(op)}: ${outcome.status} ${outcome.result.message.split('\n')[0]}\n`,
+    );
+    return outcome;
+  };
+}
+
 export interface DashboardOptions {
   port: number;
   address: string;
@@ -66,15 +88,30 @@ export interface DashboardOptions {
   onListening?: (d: RunningDashboard) => void;
 }
 
-export async function runDashboard(s: Session, o: DashboardOptions): Promise<number> {
+/** A dashboard serving: its server, and how to stop it (the server, then the cache). */
+export interface ServedDashboard {
+  server: RunningDashboard;
+  stop(): Promise<void>;
+}
+
+/**
+ * The dashboard through `client`: its page's files read, its cache started, its server listening;
+ * every action one line on `io.stdout`. Throws PluginError in kubectl's words when the page is not
+ * built or the address cannot be listened on (the cache stopped again).
+ */
+export async function serveDashboard(
+  client: KubeClient,
+  io: Streams,
+  o: Pick<DashboardOptions, 'port' | 'address' | 'namespace' | 'readOnly'>,
+): Promise<ServedDashboard> {
   let files: Awaited<ReturnType<typeof loadStaticFiles>>;
   try {
     files = await loadStaticFiles();
   } catch (err) {
     throw new PluginError((err as Error).message);
   }
-  const hub = new Hub(kubeSources(s.client, o.namespace), {
-    onError: (err, what) => s.io.stderr.write(`warning: ${what}: ${err.message}\n`),
+  const hub = new Hub(kubeSources(client, o.namespace), {
+    onError: (err, what) => io.stderr.write(`warning: ${what}: ${err.message}\n`),
   });
   hub.start();
   let server: RunningDashboard;
@@ -82,10 +119,11 @@ export async function runDashboard(s: Session, o: DashboardOptions): Promise<num
     server = await startDashboardServer({
       hub,
       files,
-      act: audited(pluginActions(s.client), s.io),
+      act: audited(pluginActions(client), io),
+      operate: auditedOperations(pluginOperations(client, PACER_NAMESPACE), io),
       address: o.address,
       port: o.port,
-      config: { namespace: o.namespace ?? null, readOnly: o.readOnly, server: s.client.server },
+      config: { namespace: o.namespace ?? null, readOnly: o.readOnly, server: client.server },
     });
   } catch (err) {
     await hub.stop();
@@ -95,14 +133,26 @@ export async function runDashboard(s: Session, o: DashboardOptions): Promise<num
     if (e.code === 'EADDRNOTAVAIL') throw new PluginError(`listen tcp ${where}: bind: cannot assign requested address`);
     throw new PluginError(`listen tcp ${where}: ${e.message}`);
   }
+  return {
+    server,
+    stop: async () => {
+      await server.close();
+      await hub.stop();
+    },
+  };
+}
+
+export async function runDashboard(s: Session, o: DashboardOptions): Promise<number> {
+  const served = await serveDashboard(s.client, s.io, o);
   const scope = o.namespace === undefined ? 'all namespaces' : `namespace ${o.namespace}`;
-  s.io.stdout.write(`Pacer dashboard: ${server.url} (${scope}${o.readOnly ? ', read-only' : ''}; Ctrl-C to stop)\n`);
-  o.onListening?.(server);
+  s.io.stdout.write(
+    `Pacer dashboard: ${served.server.url} (${scope}${o.readOnly ? ', read-only' : ''}; Ctrl-C to stop)\n`,
+  );
+  o.onListening?.(served.server);
   await new Promise<void>((resolve) => {
     if (!s.signal || s.signal.aborted) return resolve();
     s.signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  await server.close();
-  await hub.stop();
+  await served.stop();
   return 0;
 }

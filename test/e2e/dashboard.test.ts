@@ -299,6 +299,188 @@ for (const bed of BEDS)
       expect(await spec('held', '.spec.paused')).to.equal('true');
     });
 
+    it('continue on a canary step from the plans page releases one pod (checked with kubectl)', async () => {
+      await page.goto(`${url}#/deployments/default/canary`);
+      await page.click('a[data-link-plans]');
+      await page.waitForSelector('section[data-plan="deploy"] [data-phase="canary"]', { timeout: PAGE_MS });
+      expect(await text('[data-field="members"]')).to.equal('Service default/canary: canary');
+      const step = (n: number) => `section[data-plan="deploy"] tr[data-step="canary-${n}:[app]"]`;
+      expect(await page.getAttribute(step(0), 'data-status')).to.equal('WAITING');
+      expect(await page.locator('section[data-plan="recovery"]').count()).to.equal(1);
+      await shot('plans');
+      const pods = async () =>
+        (await ok(kubectl('get', 'pods', '-l', 'app=canary', '-o', 'name'))).split('\n').filter(Boolean).length;
+      expect(await pods()).to.equal(0);
+
+      await page.click('section[data-plan="deploy"] [data-phase="canary"] h3 button[data-action="continue"]');
+      expect(await text('[role="dialog"]')).to.contain(
+        'Continue phase canary of plan deploy (service default/canary)?',
+      );
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="ok"] .message')).to.equal('Received cmd: continue');
+      // The page follows: the first step completes, the second waits for the next continue.
+      await page.waitForSelector(`${step(0)}[data-status="COMPLETE"]`, { timeout: PAGE_MS });
+      expect(await page.getAttribute(step(1), 'data-status')).to.equal('WAITING');
+      expect(await pods()).to.equal(1);
+      expect(await spec('canary', '.status.replicas')).to.equal('1');
+      expect(await spec('canary', '.status.conditions[?(@.type=="Progressing")].message')).to.contain(
+        'canary step 2 of 2',
+      );
+      // A plan-level continue releases no canary step (the SDK's rule): the answer and its warning.
+      await page.click('section[data-plan="deploy"] h2 button[data-action="continue"]');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"] .warning', { timeout: PAGE_MS });
+      expect(await text('[data-result="ok"] .warning')).to.match(/^nothing was written/);
+      expect(await pods()).to.equal(1);
+    });
+
+    it('node rolls: each node with its step, the zones and the health gate; skip and pause from the page', async function () {
+      if (bed !== 'sim') {
+        console.log(
+          "      skipped: a node roll needs a node group, the simulated cluster's NodeGroup here (the real bed's are Cluster API's: test/e2e/capi-noderoll.test.ts)",
+        );
+        this.skip();
+      }
+      // Three nodes over three zones, and a health gate held shut by a Deployment that never becomes
+      // ready: the roll records its nodes and waits, so that each stays Pending while the page acts.
+      await writeFile(
+        join(k.dir, 'noderoll.yaml'),
+        `apiVersion: sim.pacer.dev/v1
+kind: NodeGroup
+metadata: {name: dash}
+spec: {replicas: 3, zones: [a, b, c], launchDelayMs: 300, deregistrationDelayMs: 300}
+---
+apiVersion: pacer.dev/v1alpha1
+kind: Deployment
+metadata: {name: gate-shut, labels: {app: gate-shut}}
+spec:
+  replicas: 1
+  progressDeadlineSeconds: 600
+  selector: {matchLabels: {app: gate-shut}}
+  template:
+    metadata: {labels: {app: gate-shut}, annotations: {sim.pacer.dev/never-ready: "true"}}
+    spec: {containers: [{name: app, image: "nginx:1.27"}]}
+`,
+      );
+      await ok(kubectl('apply', '-f', join(k.dir, 'noderoll.yaml')));
+      await eventually(
+        'the three nodes of the group',
+        async () =>
+          (await ok(kubectl('get', 'nodes', '-l', 'sim.pacer.dev/node-group=dash', '-o', 'name')))
+            .split('\n')
+            .filter(Boolean).length === 3,
+        PAGE_MS,
+      );
+      await writeFile(
+        join(k.dir, 'roll.yaml'),
+        `apiVersion: pacer.dev/v1alpha1
+kind: NodeRoll
+metadata: {name: dash-roll}
+spec:
+  nodeSelector: {matchLabels: {sim.pacer.dev/node-group: dash}}
+  nodeGroup: dash
+  desiredNodes: 3
+  healthGate: {selector: {matchLabels: {app: gate-shut}}}
+`,
+      );
+      await ok(kubectl('apply', '-f', join(k.dir, 'roll.yaml')));
+      await page.goto(`${url}#/`);
+      await page.click('a[data-nav="noderolls"]');
+      const roll = 'section[data-noderoll="dash-roll"]';
+      await eventually(
+        'the roll with its three nodes, waiting at the gate',
+        async () =>
+          (await page.locator(`${roll} tr[data-node][data-step="Pending"]`).count()) === 3 &&
+          (await page.getAttribute(`${roll} [data-field="gate"]`, 'data-gate')) === 'waiting',
+        PAGE_MS,
+      );
+      expect(await text(`${roll} [data-field="gate"]`)).to.contain('deployment default/gate-shut');
+      expect(await text(`${roll} [data-field="zones-before"]`)).to.equal('a 1, b 1, c 1');
+      // Replace scales the group up first: three new nodes beside the three old ones, one in each zone.
+      await eventually(
+        'the scale-up in the zones now',
+        async () => (await text(`${roll} [data-field="zones-now"]`)) === 'a 2, b 2, c 2',
+        PAGE_MS,
+      );
+      const nodes = await page.$$eval(`${roll} tr[data-node]`, (trs) => trs.map((tr) => tr.getAttribute('data-node')));
+      const first = nodes[0]!;
+
+      await page.click(`${roll} tr[data-node="${first}"] button[data-action="skip"]`);
+      expect(await text('[role="dialog"]')).to.contain(`Skip node ${first} of dash-roll?`);
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="ok"] .message')).to.equal(
+        `noderoll.pacer.dev/dash-roll: node ${first} skipped (revisited once the others are done)`,
+      );
+      // The controller carries the request out: the node is marked skipped (revisited last), live on the page.
+      await eventually(
+        'the skip in the checkpoint',
+        async () =>
+          (await ok(kubectl('get', 'noderolls', 'dash-roll', '-o', 'jsonpath={.status.skipped}'))).includes(first),
+        PAGE_MS,
+      );
+      await eventually(
+        'the node shown skipped',
+        async () => (await text(`${roll} tr[data-node="${first}"]`)).includes('Pending (skipped)'),
+        PAGE_MS,
+      );
+      await shot('noderolls');
+
+      await page.click(`${roll} button[data-action="pause"]`);
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="ok"] .message')).to.equal('noderoll.pacer.dev/dash-roll paused');
+      expect(await ok(kubectl('get', 'noderolls', 'dash-roll', '-o', 'jsonpath={.spec.paused}'))).to.equal('true');
+      await page.waitForSelector(`${roll} button[data-action="resume"]`, { timeout: PAGE_MS });
+      await page.click(`${roll} button[data-action="resume"]`);
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="ok"] .message')).to.equal('noderoll.pacer.dev/dash-roll resumed');
+      expect(await ok(kubectl('get', 'noderolls', 'dash-roll', '-o', 'jsonpath={.spec.paused}'))).to.equal('false');
+      await ok(kubectl('delete', 'noderolls', 'dash-roll'));
+      await page.waitForSelector(`${roll}`, { state: 'detached', timeout: PAGE_MS });
+    });
+
+    it('the freeze: its banner on every page while on, with its reason as text; on and off from the page', async () => {
+      // Pacer's namespace, where the switch lives (the simulated cluster has it; the real bed may not).
+      if ((await kubectl('get', 'namespace', 'pacer-system')).code !== 0)
+        await ok(kubectl('create', 'namespace', 'pacer-system'));
+      await page.goto(`${url}#/`);
+      await page.waitForSelector('[data-link="live"]', { timeout: PAGE_MS });
+      expect(await page.locator('[data-freeze]').count()).to.equal(0);
+      // Switched on with kubectl: the banner comes live, on every page.
+      await ok(kubectl('pacer', 'freeze', 'on', '--reason', 'incident <b>42</b>'));
+      await page.waitForSelector('[data-freeze="on"]', { timeout: PAGE_MS });
+      expect(await text('[data-field="freeze-reason"]')).to.equal('(incident <b>42</b>)');
+      expect(await page.locator('[data-freeze] b').count()).to.equal(0);
+      await page.click('a[data-nav="noderolls"]');
+      await page.waitForSelector('[data-freeze="on"]', { timeout: PAGE_MS });
+      await page.goto(`${url}#/deployments/default/web`);
+      await page.waitForSelector('[data-freeze="on"]', { timeout: PAGE_MS });
+      await shot('frozen');
+
+      // Lifted from the page.
+      await page.click('button[data-action="freeze-off"]');
+      expect(await text('[role="dialog"]')).to.contain('Lift the freeze (incident <b>42</b>)?');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="ok"] .message')).to.equal('pacer thawed: rollouts and node rolls go on');
+      await page.waitForSelector('[data-freeze]', { state: 'detached', timeout: PAGE_MS });
+      expect((await kubectl('get', 'configmap', 'pacer-freeze', '-n', 'pacer-system')).code).to.not.equal(0);
+
+      // Switched on from the page, with a reason typed in.
+      await page.click('button[data-action="freeze-on"]');
+      await page.fill('[role="dialog"] input[name="text"]', 'release train');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-freeze="on"]', { timeout: PAGE_MS });
+      expect(await text('[data-field="freeze-reason"]')).to.equal('(release train)');
+      expect(await ok(kubectl('pacer', 'freeze', 'status'))).to.match(/^pacer is frozen \(release train\)/);
+      // Off with kubectl: the banner goes by itself.
+      await ok(kubectl('pacer', 'freeze', 'off'));
+      await page.waitForSelector('[data-freeze]', { state: 'detached', timeout: PAGE_MS });
+    });
+
     it('a lost connection: the page says so, reconnects by itself and resumes where it left off', async () => {
       // The page reaches the dashboard through a proxy that can cut its connections and refuse new ones
       // (a browser's offline mode leaves an open stream as it is). It passes the dashboard's own Host.

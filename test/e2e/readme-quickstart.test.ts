@@ -24,6 +24,7 @@ const FREE_PORTS = [
   '--metrics-bind-address=127.0.0.1:0',
   '--health-probe-bind-address=127.0.0.1:0',
   '--api-bind-address=127.0.0.1:0',
+  '--dashboard-bind-address=127.0.0.1:0',
 ];
 
 /** The README's Quick start: its first block (`make run`) and the lines of its second. */

@@ -3,6 +3,7 @@
 // only runs the controller against that cluster.
 
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import { runPlugin } from '../../src/plugin/program.ts';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -30,6 +31,14 @@ function collect(): { stream: PassThrough; text: () => string } {
 
 describe('pacer up (the main job)', function () {
   this.timeout(60_000);
+  // The dashboard's page as the sources have it now (make does the same before make run).
+  before(async function () {
+    this.timeout(120_000);
+    const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'node'), [join(ROOT, 'scripts', 'build-dashboard.ts')], {
+      encoding: 'utf8',
+    });
+    if (r.status !== 0) throw new Error(`build-dashboard failed: ${r.stdout}${r.stderr}`);
+  });
   let dir: string;
   let up: Up | undefined;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'pacer-up-'))));
@@ -45,6 +54,7 @@ describe('pacer up (the main job)', function () {
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     apiBindAddress: '0',
+    dashboardBindAddress: '0',
     logLevel: 'error' as const,
     logFormat: 'text' as const,
     podStartMs: 20,
@@ -69,11 +79,22 @@ describe('pacer up (the main job)', function () {
     const saved = process.env.KUBECONFIG;
     delete process.env.KUBECONFIG;
     try {
-      up = await runUp({ ...common, simKubeconfig: kubeconfig, out: out.stream });
+      up = await runUp({ ...common, dashboardBindAddress: '127.0.0.1:0', simKubeconfig: kubeconfig, out: out.stream });
     } finally {
       if (saved !== undefined) process.env.KUBECONFIG = saved;
     }
     expect(up.sim, 'a simulated cluster').to.not.equal(undefined);
+    // The dashboard (its page built by this test's before hook), every namespace, on the simulated cluster.
+    const dashboard =
+      /^pacer: dashboard: (http:\/\/127\.0\.0\.1:[0-9]+\/) \(every namespace; open it in a browser\)$/m.exec(
+        out.text(),
+      );
+    expect(dashboard, out.text()).to.not.equal(null);
+    expect((await fetch(dashboard![1])).status).to.equal(200);
+    await eventually('the dashboard to list web', async () => {
+      const r = await fetch(`${dashboard![1]}api/v1/deployments`);
+      return r.status === 200 && ((await r.json()) as Array<{ name: string }>).some((d) => d.name === 'web');
+    });
     expect(existsSync(kubeconfig)).to.equal(true);
     const lines = out.text().split('\n');
     expect(lines).to.include(`  export KUBECONFIG=${kubeconfig}`);

@@ -33,6 +33,7 @@ describe('cli: default ports', () => {
     [upCommand(), '--metrics-bind-address', '127.0.0.1:8443'],
     [upCommand(), '--health-probe-bind-address', '127.0.0.1:8081'],
     [upCommand(), '--api-bind-address', '127.0.0.1:8082'],
+    [upCommand(), '--dashboard-bind-address', '127.0.0.1:3100'],
   ];
   for (const [cmd, flag, want] of rows) {
     it(`pacer ${cmd.name()} ${flag} defaults to ${want}, not kubectl's fallback port`, () => {

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import type { Snapshot } from '../../../src/dashboard/api.ts';
 import { deploymentView, podView, replicaSetView } from '../../../src/dashboard/model.ts';
-import { applyChanges, counts, fromSnapshot, revisions, rows } from '../../../web/state.ts';
+import { applyChanges, counts, fromSnapshot, frozen, revisions, rows, zonesInWords } from '../../../web/state.ts';
 import { deployment, pod, replicaSet } from '../plugin/fixtures.ts';
 
 const done = { observedGeneration: 1, replicas: 3, updatedReplicas: 3, availableReplicas: 3 };
@@ -19,6 +19,10 @@ const snapshot: Snapshot = {
   deployments: [deploymentView(web), deploymentView(api)],
   replicaSets: [old, cur, other].map((r) => replicaSetView(r)!),
   pods: [pod(cur, 'b'), pod(cur, 'a'), pod(other, 'z')].map((p) => podView(p)!),
+  nodeRolls: [],
+  freeze: [],
+  sources: [],
+  planResources: [],
 };
 
 describe('web/state: the page model', () => {
@@ -63,5 +67,27 @@ describe('web/state: the page model', () => {
     expect(next.pods.has('default/web-new-a')).to.equal(false);
     expect(next.replicaSets).to.equal(m.replicaSets);
     expect(m.deployments.size, 'the old model is left as it was').to.equal(2);
+  });
+
+  it('the freeze switch, the node rolls and the sources follow their changes; the other maps stay as they were', () => {
+    const m = fromSnapshot(snapshot);
+    expect(frozen(m)).to.equal(undefined);
+    const freeze = { namespace: 'pacer-system', name: 'pacer-freeze', reason: 'incident 42', since: '' };
+    const on = applyChanges(m, [
+      { kind: 'freeze', op: 'put', obj: freeze },
+      { kind: 'source', op: 'put', obj: { namespace: '', name: 'noderolls', synced: true, problem: '' } },
+    ]);
+    expect(frozen(on)).to.deep.equal(freeze);
+    expect(on.sources.get('/noderolls')?.synced).to.equal(true);
+    expect(on.deployments).to.equal(m.deployments);
+    const off = applyChanges(on, [{ kind: 'freeze', op: 'delete', namespace: 'pacer-system', name: 'pacer-freeze' }]);
+    expect(frozen(off)).to.equal(undefined);
+    expect(frozen(on), 'the model before is left as it was').to.deep.equal(freeze);
+  });
+
+  it('zonesInWords: zones by name with their counts, a node without a zone named so', () => {
+    expect(zonesInWords({ c: 2, a: 1, b: 0 })).to.equal('a 1, b 0, c 2');
+    expect(zonesInWords({ '': 1 })).to.equal('(no zone) 1');
+    expect(zonesInWords({})).to.equal('—');
   });
 });
