@@ -3,7 +3,8 @@
 // pacer-system (the Deployment's pods are kwok's, so the image is never pulled), then the controller
 // runs in-process against the bed as the chart's ServiceAccount, with a token of it, and a Pacer
 // Deployment rolls out and rolls to a new image. The audit log must show no request of that
-// ServiceAccount forbidden: the chart's RBAC is enough (kubectlEnv's stop checks it).
+// ServiceAccount forbidden: the chart's RBAC is enough (kubectlEnv's stop checks it). Then an upgrade
+// to the self-signed webhook certificate, kept across the next upgrade, and the uninstall.
 
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
@@ -166,9 +167,42 @@ for (const bed of BEDS.filter((b) => b === 'real'))
       ).to.deep.equal(['nginx:1.27 0', 'nginx:1.28 3']);
     });
 
-    it('helm uninstall removes the release and its RBAC, and keeps the CRDs (as Helm keeps crds/)', async () => {
+    it('helm upgrade to the self-signed webhook: a CA in the Secret and the configuration, kept by the next upgrade', async () => {
       await ctl?.stop();
       ctl = undefined;
+      const chart = join(ROOT, 'charts', 'pacer');
+      const caOf = async () => {
+        const secret = JSON.parse(
+          await k.ok(k.kubectl('get', '-n', 'pacer-system', 'secret/pacer-webhook-tls', '-o', 'json')),
+        );
+        const vwc = JSON.parse(
+          await k.ok(k.kubectl('get', 'validatingwebhookconfiguration/pacer-locks', '-o', 'json')),
+        );
+        return {
+          secret: secret.data['ca.crt'] as string,
+          bundles: vwc.webhooks.map((w: { clientConfig: { caBundle: string } }) => w.clientConfig.caBundle),
+        };
+      };
+      const up = await helmRun(
+        'upgrade',
+        'pacer',
+        chart,
+        '--namespace',
+        'pacer-system',
+        '--set',
+        'webhook.enabled=true,webhook.certificate=self-signed',
+      );
+      expect(up.code, up.stderr).to.equal(0);
+      const first = await caOf();
+      expect(first.secret).to.match(/^[A-Za-z0-9+/=]{100,}$/);
+      expect(first.bundles).to.deep.equal([first.secret, first.secret]);
+      // Helm's lookup finds the Secret: the next upgrade keeps the CA the API server trusts.
+      const again = await helmRun('upgrade', 'pacer', chart, '--namespace', 'pacer-system', '--reuse-values');
+      expect(again.code, again.stderr).to.equal(0);
+      expect(await caOf()).to.deep.equal(first);
+    });
+
+    it('helm uninstall removes the release and its RBAC, and keeps the CRDs (as Helm keeps crds/)', async () => {
       const r = await helmRun('uninstall', 'pacer', '--namespace', 'pacer-system', '--wait');
       expect(r.code, r.stderr).to.equal(0);
       const gone = await k.kubectl('get', 'clusterrole/pacer-controller');
