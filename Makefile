@@ -35,13 +35,13 @@ helm:
 ## The plugin's release archives, one per platform, SHA256SUMS and the krew manifest made from them,
 ## in release/plugin/ (PACER_RELEASE_URL: where they will be published; docs/install.md).
 release: build
-	npm run --silent release
+	node_modules/.bin/node scripts/release.ts
 
 ## The controller's image without a Docker daemon: an OCI layout and a `docker load` tarball in
 ## release/image/ (docs/install.md). With a daemon: docker build -t pacer:0.1.0 .
 image: build
 	@hack/image/build.sh >/dev/null
-	npm run --silent image
+	node_modules/.bin/node scripts/image.ts
 
 typecheck: $(STAMP)
 	npm run --silent typecheck
