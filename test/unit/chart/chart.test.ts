@@ -241,6 +241,17 @@ describe('charts/pacer', function () {
       expect(find(chart, 'ConfigMap', 'pacer-grafana-dashboard').metadata.labels?.grafana_dashboard).to.equal('1');
     });
 
+    it("the chart's copies are manifests/' files, byte for byte (cp them again after a change)", () => {
+      for (const [copy, original] of [
+        ['files/rbac.yaml', 'manifests/base/rbac.yaml'],
+        ['files/dashboard.json', 'manifests/monitoring/dashboards/pacer.json'],
+      ])
+        expect(
+          readFileSync(join(CHART, copy), 'utf8'),
+          `charts/pacer/${copy}: cp ${original} charts/pacer/${copy}`,
+        ).to.equal(readFileSync(join(ROOT, original), 'utf8'));
+    });
+
     it("the chart's crds/ are crds/, byte for byte (cp crds/*.yaml charts/pacer/crds/ after a change)", () => {
       const files = readdirSync(join(ROOT, 'crds')).filter((f) => f.endsWith('.pacer.dev.yaml'));
       expect(readdirSync(join(CHART, 'crds')).sort()).to.deep.equal(files.sort());
