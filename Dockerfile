@@ -1,5 +1,8 @@
 # Pacer's controller image. No build step: Node 24 runs the TypeScript sources directly.
-#   docker build -t pacer:latest .
+#   docker build -t pacer:0.1.0 .
+# Where no Docker daemon is at hand, `make image` lays out an equivalent image (same user, entrypoint
+# and ports; node and its libraries copied from the build machine instead of node:24-slim) as an OCI
+# layout and a `docker load` tarball: scripts/image.ts, docs/install.md#the-image.
 FROM node:24-slim
 
 ENV NODE_ENV=production

@@ -1,6 +1,6 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need first.
 # `make` alone installs and builds the dashboard's page.
-.PHONY: build run test typecheck lint fmt unit bench chaos install kubectl clean
+.PHONY: build run test typecheck lint fmt unit bench chaos install kubectl helm release image clean
 .DEFAULT_GOAL := build
 
 STAMP := node_modules/.pacer-installed
@@ -28,6 +28,21 @@ test: $(STAMP)
 kubectl:
 	@hack/kube/build.sh kubectl
 
+## Helm of the release the chart's tests use, built from hack/helm (cached); prints its directory.
+helm:
+	@hack/helm/build.sh
+
+## The plugin's release archives, one per platform, SHA256SUMS and the krew manifest made from them,
+## in release/plugin/ (PACER_RELEASE_URL: where they will be published; docs/install.md).
+release: build
+	node_modules/.bin/node scripts/release.ts
+
+## The controller's image without a Docker daemon: an OCI layout and a `docker load` tarball in
+## release/image/ (docs/install.md). With a daemon: docker build -t pacer:0.1.0 .
+image: build
+	@hack/image/build.sh >/dev/null
+	node_modules/.bin/node scripts/image.ts
+
 typecheck: $(STAMP)
 	npm run --silent typecheck
 
@@ -52,4 +67,4 @@ chaos: $(STAMP)
 	npm run --silent chaos
 
 clean:
-	rm -rf node_modules dist .cache/dashboard-build
+	rm -rf node_modules dist release .cache/dashboard-build

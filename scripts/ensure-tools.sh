@@ -6,6 +6,10 @@
 #   (hack/e2e/build.sh; about 10 minutes the first time on 2 cores), for the upstream Deployment specs;
 # * Cluster API's core manager, its in-memory infrastructure provider for kwok and capi-bed, from the
 #   Go module in hack/capi, cached likewise (hack/capi/build.sh), for test/e2e/capi.test.ts;
+# * Helm, from the Go module in hack/helm, cached likewise (hack/helm/build.sh), for the chart's tests
+#   (charts/pacer: helm lint and template, helm install on the real bed);
+# * pacer-image, on go-containerregistry from the Go module in hack/image, cached likewise
+#   (hack/image/build.sh), which lays out the controller's image without a Docker daemon (make image);
 # * Debian's prometheus (promtool for the alert rules in manifests/monitoring/, and the server that
 #   scrapes Pacer on the real bed) and python3-kubernetes (the official Python client, driven
 #   against both beds), openssl (a test certificate for the client's TLS connection test), and
@@ -33,6 +37,14 @@ if [ "$what" = all ] && [ "$status" -eq 0 ]; then
   }
   hack/capi/build.sh >/dev/null || {
     echo "error: could not build Cluster API's managers in hack/capi" >&2
+    exit 1
+  }
+  hack/helm/build.sh >/dev/null || {
+    echo "error: could not build Helm in hack/helm" >&2
+    exit 1
+  }
+  hack/image/build.sh >/dev/null || {
+    echo "error: could not build pacer-image in hack/image" >&2
     exit 1
   }
 fi
