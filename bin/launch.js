@@ -26,22 +26,22 @@ function canRun() {
 }
 
 /**
- * The bundle in `dir` (relative to the repository) when it may run: `{ file }`; else `{ why }`,
- * what keeps it from running. Its inputs.json lists the files it was built from; the bundle is
- * current while none of them is newer than it (or gone).
+ * The bundle in `dir` (relative to `base`, the repository by default) when it may run: `{ file }`;
+ * else `{ why }`, what keeps it from running. Its inputs.json names the bundle and the files it was
+ * built from, relative to `base`; the bundle is current while none of them is newer than it (or gone).
  */
-export function bundleState(dir) {
+export function bundleState(dir, base = root) {
   let manifest;
   try {
-    manifest = JSON.parse(readFileSync(join(root, dir, 'inputs.json'), 'utf8'));
+    manifest = JSON.parse(readFileSync(join(base, dir, 'inputs.json'), 'utf8'));
   } catch {
     return { why: `there is no bundle in ${dir}/` };
   }
-  const file = join(root, dir, manifest.bundle);
+  const file = join(base, dir, manifest.bundle);
   const built = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
   if (built === undefined) return { why: `there is no bundle in ${dir}/` };
   for (const input of manifest.inputs) {
-    const changed = statSync(join(root, input), { throwIfNoEntry: false })?.mtimeMs;
+    const changed = statSync(join(base, input), { throwIfNoEntry: false })?.mtimeMs;
     if (changed === undefined) return { why: `${input}, which ${dir}/ was built from, is gone` };
     if (changed > built) return { why: `${dir}/ is older than ${input}` };
   }
@@ -55,7 +55,9 @@ export function bundleState(dir) {
  */
 export async function launch(entry, opts = {}) {
   let file = join(root, entry);
-  if (opts.bundle) {
+  // PACER_FROM_SOURCES=1: the sources even when the bundle is current (source lines in stack
+  // traces; bench/plugin.bench.ts's comparison).
+  if (opts.bundle && process.env.PACER_FROM_SOURCES !== '1') {
     const bundle = bundleState(opts.bundle);
     if (bundle.file) {
       file = bundle.file;
