@@ -3,7 +3,9 @@
 // own process, with the examples applied and rolled out). Beside it, as the anchor, `kubectl get`
 // of the same object. Each command runs --runs times (default 30), the three taking turns, so a
 // change in the machine's load meets all three alike. Prints one JSON line per command:
-//   {command, runs, p50Ms, p90Ms, minMs, maxMs, launch, loadAverage}
+//   {command, runs, p50Ms, p90Ms, minMs, maxMs, cpuP50Ms, cpuP90Ms, launch, loadAverage}
+// (wall time, start to exit; and the CPU time its processes used, user + system, which the other
+// work on the machine hardly changes: with two cores, what the command would take on its own).
 // `launch` says what the plugin ran: "bundle" (dist/plugin/, built first by this bench) or
 // "sources" (--sources: PACER_FROM_SOURCES=1, the TypeScript sources, for the comparison).
 //   npx node bench/plugin.bench.ts [--runs 30] [--sources]
@@ -39,19 +41,38 @@ function kubectlDir(): string | undefined {
   }
 }
 
-/** Runs `argv` to its end; its wall time in ms, or an error with its output when it fails. */
-function timed(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+/** Seconds in bash's `times` notation (`0m0.123s`). */
+function seconds(t: string): number {
+  const m = /^(\d+)m([\d.]+)s$/.exec(t);
+  if (!m) throw new Error(`not a time of bash's times: ${JSON.stringify(t)}`);
+  return Number(m[1]) * 60 + Number(m[2]);
+}
+
+/**
+ * Runs `argv` to its end under bash, which reports the CPU time (user + system) of the processes it
+ * waited for (`times`): its wall time and that CPU time in ms, or an error with its output when it
+ * fails. CPU time hardly changes with the machine's load, wall time does.
+ */
+function timed(argv: string[], env: NodeJS.ProcessEnv): Promise<{ wallMs: number; cpuMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', '"$@"; rc=$?; times >&3; exit $rc', 'bash', ...argv], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
     let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    let times = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    (child.stdio[3] as NodeJS.ReadableStream).on('data', (d: Buffer) => (times += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      const ms = performance.now() - started;
-      if (code === 0) resolve(ms);
-      else reject(new Error(`${argv.join(' ')} exited ${code}: ${out.trim()}`));
+      const wallMs = performance.now() - started;
+      if (code !== 0) return reject(new Error(`${argv.join(' ')} exited ${code}: ${out.trim()}`));
+      // Two lines: bash's own user and system time, then its children's.
+      const children = times.trim().split('\n')[1]?.trim().split(/\s+/) ?? [];
+      if (children.length !== 2) return reject(new Error(`bash's times printed ${JSON.stringify(times)}`));
+      resolve({ wallMs, cpuMs: (seconds(children[0]) + seconds(children[1])) * 1000 });
     });
   });
 }
@@ -122,14 +143,20 @@ async function main(): Promise<void> {
     ];
     // One unmeasured round: the compile cache and the page cache warm, as for a user's second command.
     for (const c of commands) await timed(c.argv, env);
-    const times = commands.map(() => [] as number[]);
+    const wall = commands.map(() => [] as number[]);
+    const cpu = commands.map(() => [] as number[]);
     const load = [loadavg()[0]];
     for (let i = 0; i < runs; i++) {
-      for (const [j, c] of commands.entries()) times[j].push(await timed(c.argv, env));
+      for (const [j, c] of commands.entries()) {
+        const t = await timed(c.argv, env);
+        wall[j].push(t.wallMs);
+        cpu[j].push(t.cpuMs);
+      }
     }
     load.push(loadavg()[0]);
+    const sort = (xs: number[]) => [...xs].sort((a, b) => a - b);
     for (const [j, c] of commands.entries()) {
-      const sorted = [...times[j]].sort((a, b) => a - b);
+      const sorted = sort(wall[j]);
       process.stdout.write(
         `${JSON.stringify({
           command: c.name,
@@ -138,6 +165,8 @@ async function main(): Promise<void> {
           p90Ms: Math.round(quantile(sorted, 0.9)),
           minMs: Math.round(sorted[0]),
           maxMs: Math.round(sorted[sorted.length - 1]),
+          cpuP50Ms: Math.round(quantile(sort(cpu[j]), 0.5)),
+          cpuP90Ms: Math.round(quantile(sort(cpu[j]), 0.9)),
           launch: c.launch,
           loadAverage: { before: load[0], after: load[1], cores: cpus().length },
         })}\n`,
