@@ -82,6 +82,54 @@ const clientNodePure: Plugin = {
   },
 };
 
+/** What @kubernetes/client-node takes from undici, all that the stand-in below provides. */
+const UNDICI_NAMES = ['Agent', 'ProxyAgent', 'fetch'];
+
+/**
+ * client-node's `import { ... } from 'undici'` → a stand-in that loads those three (and the request
+ * methods every dispatcher gets, which ProxyAgent's tunnels use) from undici's own files, instead
+ * of undici's index, which also loads its mocks, caches, WebSocket, EventSource, cookies and pools
+ * (see above). The build fails when client-node asks undici for anything else.
+ */
+const undiciSlim: Plugin = {
+  name: 'undici-slim',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, (args) =>
+      args.importer.includes(CLIENT_NODE) ? { path: 'undici', namespace: 'undici-slim' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'undici-slim' }, () => ({
+      resolveDir: root,
+      loader: 'js',
+      contents: [
+        "const Dispatcher = require('undici/lib/dispatcher/dispatcher.js');",
+        "Object.assign(Dispatcher.prototype, require('undici/lib/api/index.js'));",
+        "exports.Agent = require('undici/lib/dispatcher/agent.js');",
+        "exports.ProxyAgent = require('undici/lib/dispatcher/proxy-agent.js');",
+        "exports.fetch = require('undici/lib/web/fetch/index.js').fetch;",
+      ].join('\n'),
+    }));
+    b.onLoad({ filter: /@kubernetes[\\/]client-node[\\/]dist[\\/].*\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      for (const m of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*['"]undici['"]/g)) {
+        const names = m[1]
+          .split(',')
+          .map((n) => n.trim().split(/\s+as\s+/)[0])
+          .filter(Boolean);
+        const unknown = names.filter((n) => !UNDICI_NAMES.includes(n));
+        if (unknown.length > 0)
+          throw new Error(
+            `${relative(root, args.path)} imports ${unknown.join(', ')} from undici; the stand-in has only ${UNDICI_NAMES.join(', ')}: add them to scripts/build-plugin.ts`,
+          );
+      }
+      if (/from\s*['"]undici['"]/.test(text.replace(/import\s*\{[^}]*\}\s*from\s*['"]undici['"]/g, '')))
+        throw new Error(
+          `${relative(root, args.path)} imports undici otherwise than by name: see scripts/build-plugin.ts`,
+        );
+      return { contents: text, loader: 'js' };
+    });
+  },
+};
+
 async function main(): Promise<void> {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
@@ -101,7 +149,7 @@ async function main(): Promise<void> {
     banner: {
       js: "import { createRequire as __pacerCreateRequire } from 'node:module'; const require = __pacerCreateRequire(import.meta.url);",
     },
-    plugins: [sourceUrls, builtinsByRequire, clientNodePure],
+    plugins: [sourceUrls, builtinsByRequire, clientNodePure, undiciSlim],
   });
   // What the launcher checks the bundle against: Pacer's own files it was built from, and npm's
   // record of node_modules (rewritten by every install, so a changed dependency counts too).
