@@ -7,7 +7,7 @@
 // Run from the sources, a command spends about a second loading some 1,200 modules (1,033 of them
 // @kubernetes/client-node's); one minified file of what the plugin reaches loads in a fraction of
 // that, and Node's compile cache (enabled by the launcher) skips compiling it again. esbuild
-// bundles it; three things it is told here:
+// bundles it; four things it is told here:
 // * every `import.meta.url` in Pacer's sources becomes the URL of the source file it was written
 //   in (the dashboard finds its page relative to its own file), not the bundle's;
 // * Node's built-in modules are loaded with `require`, not `import`: an import builds an ES module
@@ -15,7 +15,8 @@
 //   Node's own copy of undici, which the plugin never uses;
 // * @kubernetes/client-node's modules are taken as free of side effects (its package.json does not
 //   say so; the one module that has one, its File polyfill, is kept as it is), so the hundreds of
-//   generated API and model classes that Pacer never names are left out.
+//   generated API and model classes that Pacer never names are left out;
+// * the three names client-node takes from undici come from undici's own files (undiciSlim below).
 
 import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
