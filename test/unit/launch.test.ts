@@ -39,22 +39,22 @@ describe('bin/launch.js: the plugin bundle or the sources', () => {
   });
   afterEach(() => rmSync(base, { recursive: true, force: true }));
 
-  const rows: Array<{ name: string; lay?: { manifest?: boolean; bundle?: boolean }; then?: () => void; want: string }> =
+  const rows: Array<{ name: string; lay?: { manifest?: boolean; bundle?: boolean }; after?: () => void; want: string }> =
     [
       { name: 'every input older than the bundle: the bundle', want: 'file' },
       {
         name: 'an input edited after the build: the sources, naming it',
-        then: () => utimesSync(join(base, 'src/b.ts'), at(5), at(5)),
+        after: () => utimesSync(join(base, 'src/b.ts'), at(5), at(5)),
         want: 'dist/plugin/ is older than src/b.ts',
       },
       {
         name: 'an input written in the same instant as the bundle: still the bundle',
-        then: () => utimesSync(join(base, 'src/a.ts'), T0, T0),
+        after: () => utimesSync(join(base, 'src/a.ts'), T0, T0),
         want: 'file',
       },
       {
         name: 'an input gone: the sources, naming it',
-        then: () => rmSync(join(base, 'src/a.ts')),
+        after: () => rmSync(join(base, 'src/a.ts')),
         want: 'src/a.ts, which dist/plugin/ was built from, is gone',
       },
       {
@@ -71,7 +71,7 @@ describe('bin/launch.js: the plugin bundle or the sources', () => {
   for (const row of rows) {
     it(row.name, () => {
       lay(row.lay);
-      row.then?.();
+      row.after?.();
       const state = bundleState('dist/plugin', base);
       if (row.want === 'file') expect(state).to.deep.equal({ file: join(base, 'dist', 'plugin', 'kubectl-pacer.mjs') });
       else expect(state).to.deep.equal({ why: row.want });
