@@ -39,35 +39,39 @@ describe('bin/launch.js: the plugin bundle or the sources', () => {
   });
   afterEach(() => rmSync(base, { recursive: true, force: true }));
 
-  const rows: Array<{ name: string; lay?: { manifest?: boolean; bundle?: boolean }; after?: () => void; want: string }> =
-    [
-      { name: 'every input older than the bundle: the bundle', want: 'file' },
-      {
-        name: 'an input edited after the build: the sources, naming it',
-        after: () => utimesSync(join(base, 'src/b.ts'), at(5), at(5)),
-        want: 'dist/plugin/ is older than src/b.ts',
-      },
-      {
-        name: 'an input written in the same instant as the bundle: still the bundle',
-        after: () => utimesSync(join(base, 'src/a.ts'), T0, T0),
-        want: 'file',
-      },
-      {
-        name: 'an input gone: the sources, naming it',
-        after: () => rmSync(join(base, 'src/a.ts')),
-        want: 'src/a.ts, which dist/plugin/ was built from, is gone',
-      },
-      {
-        name: 'never built (a fresh clone): the sources',
-        lay: { manifest: false, bundle: false },
-        want: 'there is no bundle in dist/plugin/',
-      },
-      {
-        name: 'a list of inputs but no bundle: the sources',
-        lay: { bundle: false },
-        want: 'there is no bundle in dist/plugin/',
-      },
-    ];
+  const rows: Array<{
+    name: string;
+    lay?: { manifest?: boolean; bundle?: boolean };
+    after?: () => void;
+    want: string;
+  }> = [
+    { name: 'every input older than the bundle: the bundle', want: 'file' },
+    {
+      name: 'an input edited after the build: the sources, naming it',
+      after: () => utimesSync(join(base, 'src/b.ts'), at(5), at(5)),
+      want: 'dist/plugin/ is older than src/b.ts',
+    },
+    {
+      name: 'an input written in the same instant as the bundle: still the bundle',
+      after: () => utimesSync(join(base, 'src/a.ts'), T0, T0),
+      want: 'file',
+    },
+    {
+      name: 'an input gone: the sources, naming it',
+      after: () => rmSync(join(base, 'src/a.ts')),
+      want: 'src/a.ts, which dist/plugin/ was built from, is gone',
+    },
+    {
+      name: 'never built (a fresh clone): the sources',
+      lay: { manifest: false, bundle: false },
+      want: 'there is no bundle in dist/plugin/',
+    },
+    {
+      name: 'a list of inputs but no bundle: the sources',
+      lay: { bundle: false },
+      want: 'there is no bundle in dist/plugin/',
+    },
+  ];
   for (const row of rows) {
     it(row.name, () => {
       lay(row.lay);
