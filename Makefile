@@ -1,5 +1,5 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need first.
-# `make` alone installs and builds the dashboard's page.
+# `make` alone installs and builds the dashboard's page and the plugin's bundle.
 .PHONY: build run test typecheck lint fmt unit bench chaos install kubectl helm release image clean
 .DEFAULT_GOAL := build
 
@@ -11,9 +11,11 @@ $(STAMP): package.json package-lock.json
 
 install: $(STAMP)
 
-## The dashboard's page (web/) type-checked and built into dist/dashboard/ (docs/dashboard.md).
+## The dashboard's page (web/) type-checked and built into dist/dashboard/ (docs/dashboard.md), and
+## the kubectl plugin bundled into dist/plugin/ for a quick start (docs/plugin.md, "Start-up time").
 build: $(STAMP)
 	npm run --silent build:dashboard
+	npm run --silent build:plugin
 
 ## Run Pacer: on the embedded simulated cluster, or against $$KUBECONFIG when it is set.
 run: build
