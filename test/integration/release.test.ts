@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { type KrewPlatform, krewManifestError } from '../../scripts/krew-manifest.ts';
 import { PLATFORMS } from '../../scripts/release.ts';
+import { bundleState } from '../../bin/launch.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const VERSION = `v${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}`;
@@ -124,6 +125,10 @@ describe('make release: the plugin archives and the krew manifest', function () 
     });
     expect(r.status, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^Usage: kubectl pacer/m);
+    // It runs the bundle, not the slower sources: everything the bundle was built from is there.
+    expect(bundleState('dist/plugin', installed)).to.deep.equal({
+      file: join(installed, 'dist', 'plugin', 'kubectl-pacer.mjs'),
+    });
   });
 
   it('the archives carry no trace of the machine: every entry owned by 0/0, one timestamp', () => {
