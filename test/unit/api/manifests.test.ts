@@ -3,7 +3,7 @@
 
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
@@ -30,8 +30,12 @@ const kustomization = parseYaml(read('manifests/base/kustomization.yaml'));
 const objects: Obj[] = (kustomization.resources as string[])
   .filter((r) => r.endsWith('.yaml'))
   .flatMap((r) => documents(`manifests/base/${r}`));
+/** Pacer's resources in Kubernetes' view and edit roles (user-roles.yaml): bound to nobody. */
+const isUserRole = (o: Obj): boolean =>
+  Object.keys(o.metadata.labels ?? {}).some((k) => k.startsWith('rbac.authorization.k8s.io/aggregate-to-'));
+/** The one object of `kind` of the controller's install (the user roles aside). */
 const find = (kind: string): Obj => {
-  const found = objects.filter((o) => o.kind === kind);
+  const found = objects.filter((o) => o.kind === kind && !isUserRole(o));
   expect(found, kind).to.have.length(1);
   return found[0];
 };
@@ -56,8 +60,10 @@ describe('manifests/: the kustomize base', () => {
     for (const r of crds.resources as string[]) expect(existsSync(join(repo, 'crds', r)), r).to.equal(true);
   });
 
-  it('holds a Namespace, ServiceAccount, ClusterRole, Role (leases), their bindings, Deployment, PodDisruptionBudget, Service and NetworkPolicy', () => {
+  it('holds a Namespace, ServiceAccount, ClusterRole, Role (leases), their bindings, Deployment, PodDisruptionBudget, Service and NetworkPolicy, and the two user roles', () => {
     expect(objects.map((o) => o.kind).sort()).to.deep.equal([
+      'ClusterRole',
+      'ClusterRole',
       'ClusterRole',
       'ClusterRoleBinding',
       'Deployment',
@@ -102,6 +108,62 @@ describe('manifests/: the kustomize base', () => {
         verbs: ['list', 'watch'],
       },
     ]);
+  });
+
+  describe("Pacer's resources in Kubernetes' view and edit roles (user-roles.yaml)", () => {
+    const roles = objects.filter(isUserRole);
+    const role = (name: string) => roles.find((o) => o.metadata.name === name)!;
+    type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
+    const grants = (name: string) =>
+      (role(name).rules as Rule[]).flatMap((r) =>
+        r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${v} ${g}/${res}`))),
+      );
+    /** Every namespaced pacer.dev resource the CRDs define, with the subresources they serve. */
+    const namespaced = readdirSync(join(repo, 'crds'))
+      .filter((f) => f.endsWith('.pacer.dev.yaml'))
+      .map((f) => parseYaml(read(`crds/${f}`)))
+      .filter((crd) => crd.spec.scope === 'Namespaced')
+      .map((crd) => ({
+        plural: crd.spec.names.plural as string,
+        subresources: Object.keys(
+          (crd.spec.versions as Array<{ subresources?: Record<string, unknown> }>)[0].subresources ?? {},
+        ),
+      }));
+
+    it('two ClusterRoles, aggregated into view and into edit, and bound to nobody', () => {
+      expect(roles.map((o) => [o.kind, o.metadata.name, o.metadata.labels])).to.deep.equal([
+        [
+          'ClusterRole',
+          'pacer-aggregate-to-view',
+          { 'app.kubernetes.io/name': 'pacer', 'rbac.authorization.k8s.io/aggregate-to-view': 'true' },
+        ],
+        [
+          'ClusterRole',
+          'pacer-aggregate-to-edit',
+          { 'app.kubernetes.io/name': 'pacer', 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' },
+        ],
+      ]);
+      const bound = objects.filter((o) => o.kind.endsWith('Binding')).map((o) => o.roleRef.name);
+      expect(bound).to.not.include.members(['pacer-aggregate-to-view', 'pacer-aggregate-to-edit']);
+    });
+
+    it('view reads every namespaced Pacer resource and its subresources, and nothing else', () => {
+      const want = namespaced.flatMap(({ plural, subresources }) =>
+        [plural, ...subresources.map((s) => `${plural}/${s}`)].flatMap((r) =>
+          ['get', 'list', 'watch'].map((v) => `${v} pacer.dev/${r}`),
+        ),
+      );
+      expect(grants('pacer-aggregate-to-view').sort()).to.deep.equal(want.sort());
+    });
+
+    it("edit changes every namespaced Pacer resource (and a Deployment's scale) as edit changes apps/v1 Deployments, never a status", () => {
+      const want = namespaced.flatMap(({ plural, subresources }) =>
+        [plural, ...subresources.filter((s) => s !== 'status').map((s) => `${plural}/${s}`)].flatMap((r) =>
+          ['create', 'delete', 'deletecollection', 'patch', 'update'].map((v) => `${v} pacer.dev/${r}`),
+        ),
+      );
+      expect(grants('pacer-aggregate-to-edit').sort()).to.deep.equal(want.sort());
+    });
   });
 
   // Which verbs the role needs is proven from recorded requests in test/integration/rbac.test.ts;
@@ -270,6 +332,8 @@ describe('manifests/: the kustomize base', () => {
     const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
     expect(built.map((o) => o.kind).sort()).to.deep.equal([
       'ClusterRole',
+      'ClusterRole',
+      'ClusterRole',
       'ClusterRoleBinding',
       'CustomResourceDefinition',
       'CustomResourceDefinition',
@@ -337,6 +401,8 @@ describe('manifests/: the kustomize base', () => {
     const built = parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
     expect(built.map((o) => o.kind).sort()).to.deep.equal([
       'Certificate',
+      'ClusterRole',
+      'ClusterRole',
       'ClusterRole',
       'ClusterRoleBinding',
       'CustomResourceDefinition',

@@ -110,6 +110,8 @@ describe('charts/pacer', function () {
   describe('helm template', () => {
     it('renders the controller, its ServiceAccount, RBAC, Service, PDB and NetworkPolicy', () => {
       expect(template().map(key).sort()).to.deep.equal([
+        'ClusterRole//pacer-aggregate-to-edit',
+        'ClusterRole//pacer-aggregate-to-view',
         'ClusterRole//pacer-controller',
         'ClusterRoleBinding//pacer-controller',
         'Deployment/pacer-system/pacer-controller',
@@ -128,6 +130,26 @@ describe('charts/pacer', function () {
       const more = template();
       (find(more, 'ClusterRole', 'pacer-controller').rules as Array<{ verbs: string[] }>)[0].verbs.push('delete');
       expect(grants(more)).to.not.deep.equal(grants(kustomize('.')));
+    });
+
+    it("the user roles: aggregated into view and edit as manifests/' are; off by a value; renamed with fullnameOverride", () => {
+      const aggregation = (list: K8sObject[]) =>
+        list
+          .filter((o) => o.kind === 'ClusterRole' && o.metadata.name.includes('aggregate-to-'))
+          .map((o) => ({
+            name: o.metadata.name,
+            labels: Object.entries(o.metadata.labels ?? {}).filter(([k]) => k.startsWith('rbac.authorization.k8s.io/')),
+            rules: o.rules,
+          }))
+          .sort((a, b) => a.name.localeCompare(b.name));
+      const kust = aggregation(kustomize('.'));
+      expect(kust.map((r) => r.name)).to.deep.equal(['pacer-aggregate-to-edit', 'pacer-aggregate-to-view']);
+      expect(aggregation(template())).to.deep.equal(kust);
+      expect(aggregation(template(['userRoles.enabled=false']))).to.deep.equal([]);
+      expect(aggregation(template(['fullnameOverride=pacer-two'])).map((r) => r.name)).to.deep.equal([
+        'pacer-two-aggregate-to-edit',
+        'pacer-two-aggregate-to-view',
+      ]);
     });
 
     it("the controller's pod is manifests/' pod: security, probes, resources, ServiceAccount and args", () => {
@@ -244,6 +266,7 @@ describe('charts/pacer', function () {
     it("the chart's copies are manifests/' files, byte for byte (cp them again after a change)", () => {
       for (const [copy, original] of [
         ['files/rbac.yaml', 'manifests/base/rbac.yaml'],
+        ['files/user-roles.yaml', 'manifests/base/user-roles.yaml'],
         ['files/dashboard.json', 'manifests/monitoring/dashboards/pacer.json'],
       ])
         expect(
