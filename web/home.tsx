@@ -1,9 +1,23 @@
-// Home: every Deployment of the namespaces served, with a name filter, a state filter and the
-// counts by state (a count is also a filter).
+// Home: every Deployment of the namespaces served, with filters (name, state, namespace, what
+// needs attention), the counts by state (a count is also a filter), sortable columns and pages of
+// PAGE_SIZE rows, so that a thousand Deployments do not make one long table to redraw.
 
+import { useState } from 'preact/hooks';
 import type { DashboardState, DeploymentView } from '../src/dashboard/api.ts';
-import { STATES, STATE_LABELS, counts, rows } from './state.ts';
-import type { Filter, Model } from './state.ts';
+import { DEFAULT_SORT, STATES, STATE_LABELS, counts, namespaces, pageOf, rows } from './state.ts';
+import type { Filter, Model, Sort, SortKey } from './state.ts';
+
+/** The table's columns: the sort key, the header, and whether it holds numbers. */
+const COLUMNS: ReadonlyArray<[SortKey, string, boolean]> = [
+  ['name', 'Name', false],
+  ['namespace', 'Namespace', false],
+  ['strategy', 'Strategy', false],
+  ['ready', 'Ready', true],
+  ['updated', 'Updated', true],
+  ['available', 'Available', true],
+  ['revision', 'Revision', true],
+  ['state', 'State', false],
+];
 
 export function deploymentHref(d: { namespace: string; name: string }): string {
   return `#/deployments/${encodeURIComponent(d.namespace)}/${encodeURIComponent(d.name)}`;
@@ -43,8 +57,19 @@ function Row({ d }: { d: DeploymentView }) {
 }
 
 export function Home({ model, filter, setFilter }: { model: Model; filter: Filter; setFilter: (f: Filter) => void }) {
+  const [sort, setSort] = useState<Sort>(DEFAULT_SORT);
+  const [page, setPage] = useState(0);
   const n = counts(model);
-  const shown = rows(model, filter);
+  const shown = rows(model, filter, sort);
+  const p = pageOf(shown, page);
+  // A new filter starts again at the first page.
+  const filterBy = (f: Filter) => {
+    setPage(0);
+    setFilter(f);
+  };
+  // A column's header sorts by it; again, the other way.
+  const sortBy = (by: SortKey) =>
+    setSort(sort.by === by ? { by, descending: !sort.descending } : { by, descending: false });
   return (
     <main>
       <h1>Deployments</h1>
@@ -56,7 +81,7 @@ export function Home({ model, filter, setFilter }: { model: Model; filter: Filte
               class={`count state-${s}${filter.state === s ? ' selected' : ''}`}
               data-count={s}
               aria-pressed={filter.state === s}
-              onClick={() => setFilter({ ...filter, state: filter.state === s ? '' : s })}
+              onClick={() => filterBy({ ...filter, state: filter.state === s ? '' : s })}
             >
               <span class="label">{STATE_LABELS[s]}</span> <span class="n">{n[s]}</span>
             </button>
@@ -71,7 +96,7 @@ export function Home({ model, filter, setFilter }: { model: Model; filter: Filte
             name="name"
             placeholder="part of a name"
             value={filter.name}
-            onInput={(e) => setFilter({ ...filter, name: (e.currentTarget as HTMLInputElement).value })}
+            onInput={(e) => filterBy({ ...filter, name: (e.currentTarget as HTMLInputElement).value })}
           />
         </label>
         <label>
@@ -80,7 +105,7 @@ export function Home({ model, filter, setFilter }: { model: Model; filter: Filte
             name="state"
             value={filter.state}
             onChange={(e) =>
-              setFilter({ ...filter, state: (e.currentTarget as HTMLSelectElement).value as DashboardState | '' })
+              filterBy({ ...filter, state: (e.currentTarget as HTMLSelectElement).value as DashboardState | '' })
             }
           >
             <option value="">every state</option>
@@ -91,6 +116,30 @@ export function Home({ model, filter, setFilter }: { model: Model; filter: Filte
             ))}
           </select>
         </label>
+        <label>
+          Namespace{' '}
+          <select
+            name="namespace"
+            value={filter.namespace ?? ''}
+            onChange={(e) => filterBy({ ...filter, namespace: (e.currentTarget as HTMLSelectElement).value })}
+          >
+            <option value="">every namespace</option>
+            {namespaces(model).map((ns) => (
+              <option key={ns} value={ns}>
+                {ns}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label title="a deadline missed, failing analysis, an invalid spec, or an operator awaited">
+          <input
+            type="checkbox"
+            name="attention"
+            checked={filter.attention ?? false}
+            onChange={(e) => filterBy({ ...filter, attention: (e.currentTarget as HTMLInputElement).checked })}
+          />{' '}
+          needs attention
+        </label>
         <span class="shown">
           {shown.length} of {model.deployments.size}
         </span>
@@ -98,22 +147,39 @@ export function Home({ model, filter, setFilter }: { model: Model; filter: Filte
       <table class="deployments">
         <thead>
           <tr>
-            <th>Name</th>
-            <th>Namespace</th>
-            <th>Strategy</th>
-            <th>Ready</th>
-            <th>Updated</th>
-            <th>Available</th>
-            <th>Revision</th>
-            <th>State</th>
+            {COLUMNS.map(([key, label, numeric]) => (
+              <th
+                key={key}
+                class={numeric ? 'num' : undefined}
+                aria-sort={sort.by === key ? (sort.descending ? 'descending' : 'ascending') : 'none'}
+              >
+                <button type="button" class="sort" data-sort={key} onClick={() => sortBy(key)}>
+                  {label}
+                  {sort.by === key ? (sort.descending ? ' ▼' : ' ▲') : ''}
+                </button>
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
-          {shown.map((d) => (
+          {p.items.map((d) => (
             <Row key={`${d.namespace}/${d.name}`} d={d} />
           ))}
         </tbody>
       </table>
+      {p.pages > 1 ? (
+        <nav class="pager" aria-label="pages">
+          <button type="button" data-page="previous" disabled={p.page === 0} onClick={() => setPage(p.page - 1)}>
+            previous
+          </button>
+          <span class="page">
+            page {p.page + 1} of {p.pages}
+          </span>
+          <button type="button" data-page="next" disabled={p.page === p.pages - 1} onClick={() => setPage(p.page + 1)}>
+            next
+          </button>
+        </nav>
+      ) : null}
       {shown.length === 0 ? (
         <p class="empty">
           {model.deployments.size === 0 ? 'No Deployments in the namespaces served.' : 'No Deployment matches.'}

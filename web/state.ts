@@ -109,14 +109,99 @@ export interface Filter {
   name: string;
   /** One state, or '' for every state. */
   state: DashboardState | '';
+  /** One namespace, or '' (or left out) for every namespace served. */
+  namespace?: string;
+  /** Only the Deployments that need someone (ATTENTION_STATES). */
+  attention?: boolean;
 }
 
-/** The home page's rows: those that pass `f`, by namespace then name. */
-export function rows(m: Model, f: Filter): DeploymentView[] {
+/**
+ * The states that need someone: a deadline missed, failing analysis, an invalid spec, or a plan or
+ * freeze waiting for an operator. Paused is left out: somebody chose it.
+ */
+export const ATTENTION_STATES: ReadonlySet<DashboardState> = new Set([
+  'deadline-exceeded',
+  'analysis-failing',
+  'invalid',
+  'waiting',
+]);
+
+/** The home page's columns, in the order of the table. */
+export const SORT_KEYS = [
+  'name',
+  'namespace',
+  'strategy',
+  'ready',
+  'updated',
+  'available',
+  'revision',
+  'state',
+] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+
+/** The home page's order: a column, and which way (ties by namespace, then name). */
+export interface Sort {
+  by: SortKey;
+  descending: boolean;
+}
+
+/** The default order: by namespace, then name. */
+export const DEFAULT_SORT: Sort = { by: 'namespace', descending: false };
+
+/** Each column's value for sorting: names as text; counts as numbers; ready as the share of desired; states in STATES' order. */
+const SORT_VALUE: Readonly<Record<SortKey, (d: DeploymentView) => string | number>> = {
+  name: (d) => d.name,
+  namespace: (d) => d.namespace,
+  strategy: (d) => d.strategy,
+  ready: (d) => (d.desired === 0 ? 1 : d.ready / d.desired),
+  updated: (d) => d.updated,
+  available: (d) => d.available,
+  revision: (d) => d.revision ?? -1,
+  state: (d) => STATES.indexOf(d.state),
+};
+
+function compareBy(sort: Sort): (a: DeploymentView, b: DeploymentView) => number {
+  const value = SORT_VALUE[sort.by];
+  const sign = sort.descending ? -1 : 1;
+  return (a, b) => {
+    const x = value(a);
+    const y = value(b);
+    const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+    return sign * c || a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name);
+  };
+}
+
+/** The home page's rows: those that pass `f`, in `sort`'s order (by namespace then name unless given). */
+export function rows(m: Model, f: Filter, sort: Sort = DEFAULT_SORT): DeploymentView[] {
   const name = f.name.trim().toLowerCase();
   return [...m.deployments.values()]
-    .filter((d) => (name === '' || d.name.toLowerCase().includes(name)) && (f.state === '' || d.state === f.state))
-    .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+    .filter(
+      (d) =>
+        (name === '' || d.name.toLowerCase().includes(name)) &&
+        (f.state === '' || d.state === f.state) &&
+        (!f.namespace || d.namespace === f.namespace) &&
+        (!f.attention || ATTENTION_STATES.has(d.state)),
+    )
+    .sort(compareBy(sort));
+}
+
+/** The namespaces of the Deployments shown, by name (the namespace filter's choices). */
+export function namespaces(m: Model): string[] {
+  return [...new Set([...m.deployments.values()].map((d) => d.namespace))].sort();
+}
+
+/** How many rows a page of the home table shows: a thousand Deployments are ten pages, not one long table. */
+export const PAGE_SIZE = 100;
+
+/** Page `page` (from 0, clamped to the pages there are) of `all`: its rows, and which page of how many it is. */
+export function pageOf<T>(
+  all: readonly T[],
+  page: number,
+  size = PAGE_SIZE,
+): { items: T[]; page: number; pages: number } {
+  const pages = Math.max(1, Math.ceil(all.length / size));
+  const at = Math.min(Math.max(0, Math.floor(page)), pages - 1);
+  return { items: all.slice(at * size, (at + 1) * size), page: at, pages };
 }
 
 /** How many Deployments are in each state (every state present, 0 included). */

@@ -199,6 +199,27 @@ for (const bed of BEDS)
       expect(Object.keys(await states())).to.deep.equal(['web']);
       await page.click('[data-count="complete"]');
       expect(Object.keys(await states())).to.have.length(4);
+
+      // A column's header sorts by it (states in the order of the counts), again the other way;
+      // "needs attention" keeps those waiting for someone (not the paused one: somebody chose that).
+      const order = () =>
+        page.$$eval('table.deployments tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-name')));
+      const sortedBy = (key: string) => page.getAttribute(`th:has(button[data-sort="${key}"])`, 'aria-sort');
+      await page.click('button[data-sort="state"]');
+      expect(await order()).to.deep.equal(['web', 'held', 'canary', 'never-ready']);
+      expect(await sortedBy('state')).to.equal('ascending');
+      await page.click('button[data-sort="state"]');
+      expect(await order()).to.deep.equal(['never-ready', 'canary', 'held', 'web']);
+      expect(await sortedBy('state')).to.equal('descending');
+      await page.click('button[data-sort="namespace"]');
+      expect(await order()).to.deep.equal(['canary', 'held', 'never-ready', 'web']);
+      expect(await sortedBy('state')).to.equal('none');
+      await page.check('input[name="attention"]');
+      expect(await order()).to.deep.equal(['canary', 'never-ready']);
+      await page.uncheck('input[name="attention"]');
+      await page.selectOption('select[name="namespace"]', 'default');
+      expect(await order()).to.have.length(4);
+      await page.selectOption('select[name="namespace"]', '');
     });
 
     it('a name from the cluster is shown as text, never as markup', async () => {

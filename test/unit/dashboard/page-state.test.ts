@@ -4,7 +4,20 @@
 import { expect } from 'chai';
 import type { Snapshot } from '../../../src/dashboard/api.ts';
 import { deploymentView, podView, replicaSetView } from '../../../src/dashboard/model.ts';
-import { applyChanges, counts, fromSnapshot, frozen, revisions, rows, zonesInWords } from '../../../web/state.ts';
+import {
+  PAGE_SIZE,
+  applyChanges,
+  counts,
+  fromSnapshot,
+  frozen,
+  namespaces,
+  pageOf,
+  revisions,
+  rows,
+  zonesInWords,
+} from '../../../web/state.ts';
+import type { Sort } from '../../../web/state.ts';
+import type { DeploymentView } from '../../../src/dashboard/api.ts';
 import { deployment, pod, replicaSet } from '../plugin/fixtures.ts';
 
 const done = { observedGeneration: 1, replicas: 3, updatedReplicas: 3, availableReplicas: 3 };
@@ -32,6 +45,152 @@ describe('web/state: the page model', () => {
     expect(rows(m, { name: 'WE', state: '' }).map((d) => d.name)).to.deep.equal(['web']);
     expect(rows(m, { name: '', state: 'paused' }).map((d) => d.name)).to.deep.equal(['api']);
     expect(rows(m, { name: 'web', state: 'paused' })).to.deep.equal([]);
+  });
+
+  describe('the home table: sorted by any column, filtered by namespace and by what needs attention, in pages', () => {
+    const view = (over: Partial<DeploymentView>): DeploymentView => ({
+      ...deploymentView(web),
+      uid: `${over.namespace ?? 'default'}/${over.name}`,
+      ...over,
+    });
+    const fleet = fromSnapshot({
+      ...snapshot,
+      deployments: [
+        view({
+          namespace: 'shop',
+          name: 'cart',
+          ready: 1,
+          desired: 4,
+          updated: 4,
+          available: 1,
+          revision: 7,
+          state: 'progressing',
+          strategy: 'RollingUpdate',
+        }),
+        view({
+          namespace: 'shop',
+          name: 'pay',
+          ready: 3,
+          desired: 3,
+          updated: 3,
+          available: 3,
+          revision: 2,
+          state: 'deadline-exceeded',
+          strategy: 'Recreate',
+        }),
+        view({
+          namespace: 'blog',
+          name: 'web',
+          ready: 0,
+          desired: 0,
+          updated: 0,
+          available: 0,
+          revision: null,
+          state: 'paused',
+          strategy: 'MinimumHealth',
+        }),
+        view({
+          namespace: 'blog',
+          name: 'db',
+          ready: 1,
+          desired: 2,
+          updated: 2,
+          available: 1,
+          revision: 3,
+          state: 'analysis-failing',
+          strategy: 'RollingUpdate',
+        }),
+        view({
+          namespace: 'shop',
+          name: 'api',
+          ready: 2,
+          desired: 2,
+          updated: 2,
+          available: 2,
+          revision: 5,
+          state: 'waiting',
+          strategy: 'RollingUpdate',
+        }),
+      ],
+    });
+    const all = { name: '', state: '' as const };
+    const rowsBy: Array<[string, Sort, string[]]> = [
+      [
+        'by namespace, then name (the default)',
+        { by: 'namespace', descending: false },
+        ['blog/db', 'blog/web', 'shop/api', 'shop/cart', 'shop/pay'],
+      ],
+      [
+        'by name, Z to A',
+        { by: 'name', descending: true },
+        ['blog/web', 'shop/pay', 'blog/db', 'shop/cart', 'shop/api'],
+      ],
+      [
+        'by ready as a share of desired (none desired counts as all ready), ties by namespace and name',
+        { by: 'ready', descending: false },
+        ['shop/cart', 'blog/db', 'blog/web', 'shop/api', 'shop/pay'],
+      ],
+      [
+        'by revision, newest first; none written yet last',
+        { by: 'revision', descending: true },
+        ['shop/cart', 'shop/api', 'blog/db', 'shop/pay', 'blog/web'],
+      ],
+      [
+        'by state, in the order the counts list them',
+        { by: 'state', descending: false },
+        ['shop/cart', 'blog/web', 'shop/api', 'shop/pay', 'blog/db'],
+      ],
+      [
+        'by strategy (as text)',
+        { by: 'strategy', descending: false },
+        ['blog/web', 'shop/pay', 'blog/db', 'shop/api', 'shop/cart'],
+      ],
+      [
+        'by available, most first',
+        { by: 'available', descending: true },
+        ['shop/pay', 'shop/api', 'blog/db', 'shop/cart', 'blog/web'],
+      ],
+    ];
+    for (const [name, sort, want] of rowsBy)
+      it(name, () => expect(rows(fleet, all, sort).map((d) => `${d.namespace}/${d.name}`)).to.deep.equal(want));
+
+    it('a namespace, and what needs attention (a deadline missed, failing analysis, an invalid spec, an operator awaited; not a pause)', () => {
+      expect(rows(fleet, { ...all, namespace: 'blog' }).map((d) => d.name)).to.deep.equal(['db', 'web']);
+      expect(rows(fleet, { ...all, attention: true }).map((d) => `${d.namespace}/${d.name}`)).to.deep.equal([
+        'blog/db',
+        'shop/api',
+        'shop/pay',
+      ]);
+      expect(rows(fleet, { ...all, namespace: 'shop', attention: true, name: 'p' }).map((d) => d.name)).to.deep.equal([
+        'api',
+        'pay',
+      ]);
+      expect(namespaces(fleet)).to.deep.equal(['blog', 'shop']);
+    });
+
+    const thousand = Array.from({ length: 1000 }, (_, i) => i);
+    const pages: Array<
+      [string, readonly number[], number, { first?: number; length: number; page: number; pages: number }]
+    > = [
+      ['a thousand rows: ten pages of a hundred', thousand, 0, { first: 0, length: PAGE_SIZE, page: 0, pages: 10 }],
+      ['the last page', thousand, 9, { first: 900, length: 100, page: 9, pages: 10 }],
+      [
+        'a page past the end shows the last (the rows got fewer)',
+        thousand.slice(0, 250),
+        7,
+        { first: 200, length: 50, page: 2, pages: 3 },
+      ],
+      ['a negative page shows the first', thousand, -3, { first: 0, length: 100, page: 0, pages: 10 }],
+      ['no rows: one empty page', [], 4, { length: 0, page: 0, pages: 1 }],
+    ];
+    for (const [name, list, page, want] of pages)
+      it(name, () => {
+        const p = pageOf(list, page);
+        expect({ first: p.items[0], length: p.items.length, page: p.page, pages: p.pages }).to.deep.equal({
+          first: want.first,
+          ...want,
+        });
+      });
   });
 
   it('counts: every state, zeros included', () => {
