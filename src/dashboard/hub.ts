@@ -38,7 +38,7 @@ import { servicePlansView } from './plans.ts';
 export const DEPLOYMENT_PODS = 'pod-template-hash';
 
 /** A Node as the hub keeps it: identity and labels (its zone, the node rolls' selectors). */
-type NodeObject = {
+export type NodeObject = {
   metadata: {
     name?: string;
     namespace?: string;
@@ -47,7 +47,7 @@ type NodeObject = {
     labels?: Record<string, string>;
   };
 };
-type ConfigMapObject = {
+export type ConfigMapObject = {
   metadata: { name?: string; namespace?: string; resourceVersion?: string; uid?: string; creationTimestamp?: string };
   data?: Record<string, string>;
 };

@@ -14,6 +14,7 @@
 //   POST /api/v1/noderolls/NAME/ACTION                   pause | resume | skip ({"node": NODE})
 //   POST /api/v1/freeze/ACTION                           on ({"reason": TEXT}) | off
 
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
@@ -45,10 +46,10 @@ export interface RunningDashboard {
   close(): Promise<void>;
 }
 
-const ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'undo']);
-const NODE_ROLL_ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'skip']);
-const FREEZE_ACTIONS: ReadonlySet<string> = new Set(['on', 'off']);
-const PLAN_ACTIONS: ReadonlySet<string> = new Set(['continue', 'interrupt', 'forceComplete', 'restart']);
+export const ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'undo']);
+export const NODE_ROLL_ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'skip']);
+export const FREEZE_ACTIONS: ReadonlySet<string> = new Set(['on', 'off']);
+export const PLAN_ACTIONS: ReadonlySet<string> = new Set(['continue', 'interrupt', 'forceComplete', 'restart']);
 /** The longest freeze reason taken (it is shown in every status the freeze holds). */
 const MAX_REASON = 1024;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1']);
@@ -216,6 +217,9 @@ export function parseOperation(
   };
 }
 
+/** The API's OpenAPI document (openapi.yaml beside this file), served at /api/v1/openapi.yaml. */
+export const OPENAPI_FILE = new URL('./openapi.yaml', import.meta.url);
+
 /** One SSE event. */
 function event(name: string, data: unknown, id?: string): string {
   return `${id !== undefined ? `id: ${id}\n` : ''}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -224,6 +228,7 @@ function event(name: string, data: unknown, id?: string): string {
 export async function startDashboardServer(o: DashboardServerOptions): Promise<RunningDashboard> {
   const heartbeatMs = o.heartbeatMs ?? 15_000;
   const batchMs = o.batchMs ?? 25;
+  const openapi = readFileSync(OPENAPI_FILE, 'utf8');
   let port = o.port;
   const streams = new Set<() => void>();
 
@@ -471,6 +476,10 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     if (method !== 'GET' && method !== 'HEAD')
       return refuse(res, 405, `${method} ${path}: only GET here`, { Allow: 'GET, HEAD' });
     if (path === '/api/v1/config') return sendJson(res, 200, o.config);
+    if (path === '/api/v1/openapi.yaml') {
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'application/yaml; charset=utf-8' }).end(openapi);
+      return;
+    }
     if (path === '/api/v1/deployments') {
       if (!o.hub.hasSynced())
         return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet', problems: o.hub.problems() });

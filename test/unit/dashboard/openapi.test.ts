@@ -1,0 +1,269 @@
+// The dashboard's OpenAPI document (src/dashboard/openapi.yaml) against the server that serves it
+// (src/dashboard/server.ts) and the page that uses it (web/): the server's answers validate against
+// its schemas with Ajv (JSON Schema 2020-12, OpenAPI 3.1's dialect; additionalProperties false, so a
+// field the server adds or drops fails), the actions' enums are the server's, every route the page
+// calls is a path of the document, and the server serves the document itself.
+
+import { expect } from 'chai';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import http from 'node:http';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type { NodeRoll } from '../../../src/api/noderoll.ts';
+import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../../src/api/types.ts';
+import { Hub } from '../../../src/dashboard/hub.ts';
+import type { NodeObject, ConfigMapObject } from '../../../src/dashboard/hub.ts';
+import {
+  ACTIONS,
+  FREEZE_ACTIONS,
+  NODE_ROLL_ACTIONS,
+  OPENAPI_FILE,
+  PLAN_ACTIONS,
+  startDashboardServer,
+} from '../../../src/dashboard/server.ts';
+import type { RunningDashboard } from '../../../src/dashboard/server.ts';
+import type { ListWatchSource } from '../../../src/manager/informer.ts';
+import { eventually } from '../../integration/fixtures/cluster.ts';
+import { deployment, pod, replicaSet } from '../plugin/fixtures.ts';
+
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<string, { parameters?: Array<{ $ref?: string; name?: string; schema?: { enum?: string[] } }> }>
+  >;
+  components: { schemas: Record<string, unknown> };
+};
+const doc = parse(readFileSync(OPENAPI_FILE, 'utf8')) as Doc;
+const WEB = new URL('../../../web/', import.meta.url).pathname;
+
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
+// The schemas stay where OpenAPI puts them (#/components/schemas/NAME): `components` is no JSON
+// Schema keyword, so it is declared to keep strict mode, which refuses any other unknown keyword.
+ajv.addKeyword('components');
+ajv.addSchema({ $id: 'pacer-dashboard', components: doc.components }, 'pacer-dashboard');
+/** Validates `value` against components/schemas/NAME; the failures in words. */
+function problems(name: string, value: unknown): string[] {
+  const validate = ajv.getSchema(`pacer-dashboard#/components/schemas/${name}`);
+  if (!validate) throw new Error(`no schema ${name}`);
+  return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
+}
+
+function listing<T>(items: T[]): ListWatchSource<T> {
+  return {
+    list: async () => ({ items, resourceVersion: '1' }),
+    watch: (_rv, _onEvent, signal, onOpen) =>
+      new Promise<void>((resolve) => {
+        onOpen?.();
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      }),
+  };
+}
+
+function get(port: number, path: string, method = 'GET', body = ''): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        headers: method === 'POST' ? { Origin: `http://127.0.0.1:${port}`, 'Content-Type': 'application/json' } : {},
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('dashboard/openapi.yaml', () => {
+  it('is OpenAPI 3.1 whose schemas compile (every $ref resolves)', () => {
+    expect(doc.openapi).to.equal('3.1.0');
+    for (const name of Object.keys(doc.components.schemas))
+      expect(ajv.getSchema(`pacer-dashboard#/components/schemas/${name}`), name).to.be.a('function');
+  });
+
+  it("each action's enum is the server's", () => {
+    const actionEnum = (path: string) =>
+      doc.paths[path].post
+        .parameters!.find((p) => p.name === 'action')!
+        .schema!.enum!.slice()
+        .sort();
+    expect(actionEnum('/api/v1/namespaces/{namespace}/deployments/{name}/{action}')).to.deep.equal([...ACTIONS].sort());
+    expect(actionEnum('/api/v1/noderolls/{name}/{action}')).to.deep.equal([...NODE_ROLL_ACTIONS].sort());
+    expect(actionEnum('/api/v1/freeze/{action}')).to.deep.equal([...FREEZE_ACTIONS].sort());
+    expect(actionEnum('/api/v1/namespaces/{namespace}/services/{service}/plans/{plan}/{action}')).to.deep.equal(
+      [...PLAN_ACTIONS].sort(),
+    );
+  });
+
+  it('every route the page calls is a path of the document', () => {
+    // The page's URLs: template literals and strings under /api/v1/ in web/, ${...} as a parameter.
+    const used = new Set<string>();
+    for (const f of readdirSync(WEB).filter((x) => /\.tsx?$/.test(x)))
+      for (const m of readFileSync(join(WEB, f), 'utf8').matchAll(/[`'"](\/api\/v1\/[^`'"?]*)/g))
+        used.add(m[1].replace(/\$\{[^}]*\}/g, '{}'));
+    expect(used.size, 'the page calls the API').to.be.greaterThan(3);
+    const paths = Object.keys(doc.paths).map((p) => p.replace(/\{[^}]*\}/g, '{}'));
+    for (const u of used) expect(paths, `${u} (used by web/)`).to.include(u);
+  });
+
+  describe("the server's answers", () => {
+    const web = deployment('web', { annotations: { 'pacer.dev/revision': '2' } });
+    const rs = replicaSet(web, 'abc', { revision: 2, replicas: 3 });
+    const roll: NodeRoll = {
+      apiVersion: 'pacer.dev/v1alpha1',
+      kind: 'NodeRoll',
+      metadata: { name: 'upgrade', uid: 'r1', resourceVersion: '5', creationTimestamp: '2026-03-01T10:00:00Z' },
+      spec: { nodeSelector: { matchLabels: { group: 'workers' } }, nodeGroup: 'workers', desiredNodes: 2 },
+      status: {
+        phase: 'Paused',
+        message: 'drain of n1 timed out',
+        originalNodes: ['n1', 'n2'],
+        nodes: [
+          { name: 'n1', step: 'Draining', since: '2026-03-01T10:01:00Z' },
+          { name: 'n2', step: 'Pending', since: '2026-03-01T10:00:00Z' },
+        ],
+        paused: { node: 'n1', wait: 'drain', message: 'pods still there' },
+        zoneMoves: { planned: 1, moved: [] },
+        conditions: [
+          {
+            type: 'Paused',
+            status: 'True',
+            reason: 'DrainTimeout',
+            message: 'm',
+            lastTransitionTime: '2026-03-01T10:05:00Z',
+          },
+        ],
+      },
+    } as NodeRoll;
+    const nodes: NodeObject[] = ['n1', 'n2'].map((name, i) => ({
+      metadata: { name, resourceVersion: '1', labels: { group: 'workers', 'topology.kubernetes.io/zone': `z${i}` } },
+    }));
+    const freeze: ConfigMapObject = {
+      metadata: {
+        name: 'pacer-freeze',
+        namespace: 'pacer-system',
+        resourceVersion: '1',
+        creationTimestamp: '2026-03-01T09:00:00Z',
+      },
+      data: { reason: 'holiday' },
+    } as ConfigMapObject;
+    let hub: Hub;
+    let server: RunningDashboard;
+    before(async () => {
+      hub = new Hub({
+        deployments: listing<Deployment>([web]),
+        replicaSets: listing<ReplicaSet>([rs]),
+        pods: listing<Pod>([pod(rs, 'a')]),
+        nodeRolls: listing<NodeRoll>([roll]),
+        nodes: listing<NodeObject>(nodes),
+        plans: listing<PlanResource>([]),
+        freeze: listing<ConfigMapObject>([freeze]),
+      });
+      hub.start();
+      server = await startDashboardServer({
+        hub,
+        files: new Map(),
+        act: async (_ns, name, action) => ({
+          status: 200,
+          result: { ok: true, message: `deployment.pacer.dev/${name} ${action}d` },
+        }),
+        operate: async () => ({
+          status: 208,
+          result: { ok: true, message: 'Received cmd: continue', warnings: ['w'] },
+        }),
+        address: '127.0.0.1',
+        port: 0,
+        config: { namespace: null, readOnly: false, server: 'https://kube' },
+      });
+      await eventually('the cache filled', () => hub.hasSynced());
+    });
+    after(async () => {
+      await server.close();
+      await hub.stop();
+    });
+
+    it('GET /api/v1/config: Config', async () => {
+      const r = await get(server.port, '/api/v1/config');
+      expect(r.status).to.equal(200);
+      expect(problems('Config', JSON.parse(r.body))).to.deep.equal([]);
+    });
+
+    it('GET /api/v1/deployments: Deployment[]', async () => {
+      const r = await get(server.port, '/api/v1/deployments');
+      const list = JSON.parse(r.body) as unknown[];
+      expect(list).to.have.length(1);
+      for (const d of list) expect(problems('Deployment', d)).to.deep.equal([]);
+    });
+
+    it("the stream's snapshot: Snapshot, with a node roll, the nodes' zones and the freeze switch in it", async () => {
+      const snapshot = await new Promise<unknown>((resolve, reject) => {
+        const req = http.get({ host: '127.0.0.1', port: server.port, path: '/api/v1/stream' }, (res) => {
+          let buf = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            buf += c;
+            const m = /event: snapshot\ndata: (.*)\n\n/.exec(buf);
+            if (m) {
+              req.destroy();
+              resolve(JSON.parse(m[1]));
+            }
+          });
+        });
+        req.on('error', reject);
+      });
+      expect(problems('Snapshot', snapshot)).to.deep.equal([]);
+      const s = snapshot as { nodeRolls: Array<{ pause: unknown }>; freeze: unknown[] };
+      expect(s.nodeRolls).to.have.length(1);
+      expect(s.nodeRolls[0].pause, 'the paused roll shows its pause').to.not.equal(null);
+      expect(s.freeze).to.have.length(1);
+    });
+
+    it('changes: each kind of put and a delete is a Change', () => {
+      expect(problems('Change', { kind: 'deployment', op: 'delete', namespace: 'default', name: 'web' })).to.deep.equal(
+        [],
+      );
+      expect(problems('Change', { kind: 'nothing', op: 'delete', namespace: '', name: 'x' })).to.not.deep.equal([]);
+    });
+
+    it('POST actions: ActionResult, done and refused', async () => {
+      const done = await get(server.port, '/api/v1/namespaces/default/deployments/web/pause', 'POST', '{}');
+      expect(done.status).to.equal(200);
+      expect(problems('ActionResult', JSON.parse(done.body))).to.deep.equal([]);
+      const op = await get(server.port, '/api/v1/namespaces/default/services/web/plans/deploy/continue', 'POST', '{}');
+      expect(op.status).to.equal(208);
+      expect(problems('ActionResult', JSON.parse(op.body))).to.deep.equal([]);
+      const refused = await get(server.port, '/api/v1/noderolls/upgrade/skip', 'POST', '{}');
+      expect(refused.status).to.equal(400);
+      expect(problems('ActionResult', JSON.parse(refused.body))).to.deep.equal([]);
+    });
+
+    it('GET .../services/web/plans: ServicePlans', async () => {
+      const r = await get(server.port, '/api/v1/namespaces/default/services/web/plans');
+      expect(r.status, r.body).to.equal(200);
+      expect(problems('ServicePlans', JSON.parse(r.body))).to.deep.equal([]);
+    });
+
+    it('a schema can fail: a field the server does not send, or one missing, is refused', () => {
+      const config = { namespace: null, readOnly: false, server: 'x' };
+      expect(problems('Config', { ...config, extra: 1 })).to.deep.equal(['/ must NOT have additional properties']);
+      expect(problems('Config', { namespace: 'a', readOnly: false })).to.deep.equal([
+        "/ must have required property 'server'",
+      ]);
+    });
+
+    it('GET /api/v1/openapi.yaml: this document', async () => {
+      const r = await get(server.port, '/api/v1/openapi.yaml');
+      expect(r.status).to.equal(200);
+      expect(r.body).to.equal(readFileSync(OPENAPI_FILE, 'utf8'));
+    });
+  });
+});
