@@ -1,6 +1,13 @@
 // The page's calls of the server's actions (POST, JSON, same origin).
 
-import type { Action, ActionRequest, ActionResult, Operation, ServicePlansView } from '../src/dashboard/api.ts';
+import type {
+  Action,
+  ActionRequest,
+  ActionResult,
+  Operation,
+  RevisionDiffView,
+  ServicePlansView,
+} from '../src/dashboard/api.ts';
 
 export async function act(
   namespace: string,
@@ -65,6 +72,23 @@ export async function fetchPlans(namespace: string, service: string): Promise<Se
     const body = (await res.json()) as ServicePlansView | ActionResult;
     if (!res.ok) return { error: `${res.status} ${(body as ActionResult).message}` };
     return body as ServicePlansView;
+  } catch (err) {
+    return { error: `the dashboard could not be reached: ${(err as Error).message}` };
+  }
+}
+
+/** What an undo of a Deployment to `revision` would change; an error's message when it cannot be had. */
+export async function fetchDiff(
+  namespace: string,
+  name: string,
+  revision: number,
+): Promise<RevisionDiffView | { error: string }> {
+  const e = encodeURIComponent;
+  try {
+    const res = await fetch(`/api/v1/namespaces/${e(namespace)}/deployments/${e(name)}/revisions/${revision}/diff`);
+    const body = (await res.json()) as RevisionDiffView | ActionResult;
+    if (!res.ok) return { error: `${res.status} ${(body as ActionResult).message}` };
+    return body as RevisionDiffView;
   } catch (err) {
     return { error: `the dashboard could not be reached: ${(err as Error).message}` };
   }

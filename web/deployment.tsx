@@ -1,11 +1,12 @@
 // A Deployment: its state, counts and conditions, its ReplicaSets by revision with their pods, and
-// pause, resume and undo, each asked for again in a confirmation before it is sent.
+// pause, resume and undo, each asked for again in a confirmation before it is sent (an undo's shows
+// what it would change in the pod template).
 
 import { useState } from 'preact/hooks';
-import type { Action, ActionRequest, DeploymentView } from '../src/dashboard/api.ts';
+import type { Action, ActionRequest, DeploymentView, RevisionDiffView } from '../src/dashboard/api.ts';
 import { Result } from './actions.tsx';
 import type { Outcome } from './actions.tsx';
-import { act } from './api.ts';
+import { act, fetchDiff } from './api.ts';
 import { StateBadge, plansHref } from './home.tsx';
 import { age, revisions } from './state.ts';
 import type { Model } from './state.ts';
@@ -14,6 +15,38 @@ interface Pending {
   action: Action;
   body: ActionRequest;
   question: string;
+  /** An undo's: what it would change, while it is being fetched (undefined), or why it could not be. */
+  diff?: RevisionDiffView | { error: string };
+}
+
+const MARK = { same: ' ', remove: '-', add: '+' } as const;
+
+/** What an undo would change: the pod template now (-) against the revision's (+), line by line. */
+function Diff({ diff }: { diff: Pending['diff'] }) {
+  if (diff === undefined) return <p class="diff-note">Comparing the templates…</p>;
+  if ('error' in diff) return <p class="diff-note error">The templates could not be compared: {diff.error}</p>;
+  if (!diff.changed)
+    return (
+      <p class="diff-note" data-diff="none">
+        Revision {diff.revision}'s pod template is the current one: nothing would change.
+      </p>
+    );
+  return (
+    <>
+      <p class="diff-note">
+        The pod template now (-) and revision {diff.revision}'s (+), {diff.replicaSet}:
+      </p>
+      <pre class="diff" data-diff={diff.revision}>
+        {diff.lines.map((l, i) => (
+          <span key={i} class={`diff-${l.op}`}>
+            {MARK[l.op]}
+            {l.text}
+            {'\n'}
+          </span>
+        ))}
+      </pre>
+    </>
+  );
 }
 
 function Confirm({ p, onYes, onNo }: { p: Pending; onYes: () => void; onNo: () => void }) {
@@ -21,6 +54,7 @@ function Confirm({ p, onYes, onNo }: { p: Pending; onYes: () => void; onNo: () =
     <div class="backdrop">
       <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="confirm-question">
         <p id="confirm-question">{p.question}</p>
+        {p.action === 'undo' ? <Diff diff={p.diff} /> : null}
         <div class="buttons">
           <button type="button" class="primary" data-confirm="yes" onClick={onYes}>
             {p.action === 'undo' ? 'Roll back' : p.action === 'pause' ? 'Pause' : 'Resume'}
@@ -164,13 +198,19 @@ export function DeploymentPage({
                 class="undo"
                 data-action="undo"
                 disabled={busy}
-                onClick={() =>
-                  ask({
+                onClick={() => {
+                  const revision = rs.revision ?? 0;
+                  const p: Pending = {
                     action: 'undo',
-                    body: { toRevision: rs.revision ?? 0 },
+                    body: { toRevision: revision },
                     question: `Roll ${d.namespace}/${d.name} back to revision ${rs.revision} (${rs.images.join(', ')})? Its template comes back as a new revision.`,
-                  })
-                }
+                  };
+                  ask(p);
+                  // The comparison comes when the server answers (the same confirmation still open).
+                  void fetchDiff(d.namespace, d.name, revision).then((diff) =>
+                    setPending((now) => (now === p ? { ...p, diff } : now)),
+                  );
+                }}
               >
                 Undo to revision {rs.revision}
               </button>

@@ -225,6 +225,26 @@ export interface Resumed {
   changes: number;
 }
 
+/** One line of a template diff: kept by both, only in the template now (removed), or only in the revision's (added). */
+export interface DiffLine {
+  op: 'same' | 'remove' | 'add';
+  text: string;
+}
+
+/**
+ * GET .../deployments/NAME/revisions/N/diff: what an undo to revision N would change, the
+ * Deployment's pod template now against revision N's (both as YAML, the pod-template-hash label
+ * left out). `changed` is false when they are the same (the current revision's own template).
+ */
+export interface RevisionDiffView {
+  namespace: string;
+  name: string;
+  revision: number;
+  replicaSet: string;
+  changed: boolean;
+  lines: DiffLine[];
+}
+
 export type Action = 'pause' | 'resume' | 'undo';
 
 export type NodeRollAction = 'pause' | 'resume' | 'skip';

@@ -26,6 +26,7 @@ import type {
   PlanResourceView,
   PodView,
   ReplicaSetView,
+  RevisionDiffView,
   ServicePlansView,
   SourceView,
 } from './api.ts';
@@ -33,6 +34,7 @@ import { deploymentView, podView, replicaSetView } from './model.ts';
 import { freezeView, nodeRollView, zoneOf } from './noderolls.ts';
 import type { NodeFacts } from './noderolls.ts';
 import { servicePlansView } from './plans.ts';
+import { templateDiff } from './diff.ts';
 
 /** The label every pod of a Deployment carries (the ReplicaSet's pod-template-hash): the pods watched. */
 export const DEPLOYMENT_PODS = 'pod-template-hash';
@@ -271,6 +273,29 @@ export class Hub {
       plans: this.planCache?.list(namespace) ?? [],
       now: this.now(),
     });
+  }
+
+  /**
+   * What an undo of Deployment `namespace`/`name` to `revision` would change (its template now
+   * against that revision's ReplicaSet's), or what is missing: the Deployment, or that revision.
+   */
+  revisionDiff(namespace: string, name: string, revision: number): RevisionDiffView | 'no deployment' | 'no revision' {
+    const d = this.deploymentCache.get(namespace, name);
+    if (!d) return 'no deployment';
+    for (const rs of this.replicaSetCache.list(namespace)) {
+      const v = replicaSetView(rs);
+      if (!v || v.deploymentUid !== d.metadata.uid || v.revision !== revision) continue;
+      const lines = templateDiff(d.spec.template, rs.spec.template);
+      return {
+        namespace,
+        name,
+        revision,
+        replicaSet: v.name,
+        changed: lines.some((l) => l.op !== 'same'),
+        lines,
+      };
+    }
+    return 'no revision';
   }
 
   /** `source` with its lists' outcomes kept: a failing list (RBAC's 403, say) is a problem the pages are told. */

@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
+import { ROLLBACK_MESSAGES } from '../engine/index.ts';
 import type { Action, ActionRequest, ActionResult, ConfigView, Operation, Snapshot, Waiting } from './api.ts';
 import type { Act, Operate } from './actions.ts';
 import type { Hub, Sequenced } from './hub.ts';
@@ -486,6 +487,23 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       return sendJson(res, 200, o.hub.snapshot().deployments);
     }
     if (path === '/api/v1/stream') return stream(req, res, url);
+    const diff = /^\/api\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)\/revisions\/([^/]+)\/diff$/.exec(path);
+    if (diff) {
+      const [ns, name, rev] = [decodeURIComponent(diff[1]), decodeURIComponent(diff[2]), decodeURIComponent(diff[3])];
+      if (o.config.namespace !== null && ns !== o.config.namespace)
+        return refuse(
+          res,
+          404,
+          `namespace "${ns}" is not served by this dashboard (it serves "${o.config.namespace}")`,
+        );
+      if (!/^[0-9]{1,15}$/.test(rev))
+        return refuse(res, 400, `a revision is a whole number, not ${JSON.stringify(rev)}`);
+      if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
+      const view = o.hub.revisionDiff(ns, name, Number(rev));
+      if (view === 'no deployment') return refuse(res, 404, `deployments.pacer.dev "${name}" not found`);
+      if (view === 'no revision') return refuse(res, 404, ROLLBACK_MESSAGES.revisionNotFound(rev));
+      return sendJson(res, 200, view);
+    }
     const plans = /^\/api\/v1\/namespaces\/([^/]+)\/services\/([^/]+)\/plans$/.exec(path);
     if (plans) {
       const [ns, service] = [decodeURIComponent(plans[1]), decodeURIComponent(plans[2])];

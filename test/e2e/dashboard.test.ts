@@ -284,6 +284,13 @@ for (const bed of BEDS)
     it("undo to revision 1 from the page: revision 1's template comes back as revision 3", async () => {
       await page.click('section[data-revision="1"] button[data-action="undo"]');
       expect(await text('[role="dialog"]')).to.contain('Roll default/web back to revision 1 (nginx:1.27)?');
+      // The confirmation shows what would change: the image's line, and nothing else.
+      await page.waitForSelector('[role="dialog"] pre.diff[data-diff="1"]', { timeout: PAGE_MS });
+      const changed = await page.$$eval('[role="dialog"] pre.diff span:not(.diff-same)', (spans) =>
+        spans.map((s) => (s.textContent ?? '').trimEnd()),
+      );
+      expect(changed).to.deep.equal(['-    - image: nginx:1.28', '+    - image: nginx:1.27']);
+      await shot('undo');
       await page.click('[data-confirm="yes"]');
       await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
       expect(await text('[data-result="ok"] .message')).to.equal('deployment.pacer.dev/web rolled back');

@@ -252,6 +252,20 @@ describe('dashboard/openapi.yaml', () => {
       expect(problems('ServicePlans', JSON.parse(r.body))).to.deep.equal([]);
     });
 
+    it('GET .../deployments/web/revisions/2/diff: RevisionDiff; a revision not there, 404 in upstream words', async () => {
+      const r = await get(server.port, '/api/v1/namespaces/default/deployments/web/revisions/2/diff');
+      expect(r.status, r.body).to.equal(200);
+      expect(problems('RevisionDiff', JSON.parse(r.body))).to.deep.equal([]);
+      const missing = await get(server.port, '/api/v1/namespaces/default/deployments/web/revisions/9/diff');
+      expect([missing.status, JSON.parse(missing.body)]).to.deep.equal([
+        404,
+        { ok: false, message: 'unable to find specified revision 9 in history' },
+      ]);
+      const bad = await get(server.port, '/api/v1/namespaces/default/deployments/web/revisions/x/diff');
+      expect(bad.status).to.equal(400);
+      expect(problems('ActionResult', JSON.parse(bad.body))).to.deep.equal([]);
+    });
+
     it('a schema can fail: a field the server does not send, or one missing, is refused', () => {
       const config = { namespace: null, readOnly: false, server: 'x' };
       expect(problems('Config', { ...config, extra: 1 })).to.deep.equal(['/ must NOT have additional properties']);
