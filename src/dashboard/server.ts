@@ -131,8 +131,8 @@ async function readBody(req: http.IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** An action's body: `{}` or `{"toRevision": N}` with N a whole number >= 0. Throws naming what is wrong. */
-export function parseActionRequest(action: Action, text: string): ActionRequest {
+/** A request body that must be a JSON object (`{}` when empty). Throws naming what is wrong and the value given. */
+function jsonObject(text: string): Record<string, unknown> {
   if (text.trim() === '') return {};
   let body: unknown;
   try {
@@ -142,7 +142,12 @@ export function parseActionRequest(action: Action, text: string): ActionRequest 
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new Error(`the request body must be a JSON object, not ${JSON.stringify(body)}`);
-  const { toRevision, ...rest } = body as Record<string, unknown>;
+  return body as Record<string, unknown>;
+}
+
+/** An action's body: `{}` or `{"toRevision": N}` with N a whole number >= 0. Throws naming what is wrong. */
+export function parseActionRequest(action: Action, text: string): ActionRequest {
+  const { toRevision, ...rest } = jsonObject(text);
   const unknown = Object.keys(rest);
   if (unknown.length > 0) throw new Error(`unknown field "${unknown[0]}" in the ${action} request`);
   if (toRevision === undefined) return {};
@@ -156,17 +161,8 @@ export function parseActionRequest(action: Action, text: string): ActionRequest 
 
 /** A body that must be a JSON object of the fields `allowed` (each a string): `{}` when empty. Throws naming what is wrong. */
 function stringFields(what: string, text: string, allowed: readonly string[]): Record<string, string> {
-  if (text.trim() === '') return {};
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`the request body is not JSON: ${(err as Error).message}`);
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new Error(`the request body must be a JSON object, not ${JSON.stringify(body)}`);
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+  for (const [k, v] of Object.entries(jsonObject(text))) {
     if (!allowed.includes(k))
       throw new Error(
         `unknown field "${k}" in the ${what} request${allowed.length > 0 ? ` (its fields: ${allowed.join(', ')})` : ' (it takes none)'}`,

@@ -11,8 +11,6 @@
 import { SIM_TOKEN } from '../../src/sim/kubeconfig.ts';
 import { expect } from 'chai';
 import { HttpMethod } from '@kubernetes/client-node';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,19 +30,14 @@ import {
   startSimWithCrds,
   waitComplete,
 } from './fixtures/cluster.ts';
+import { spawnController } from '../fixtures/controllerprocess.ts';
+import type { SpawnedController } from '../fixtures/controllerprocess.ts';
 
-const FIXTURE = new URL('./fixtures/pacer-controller.ts', import.meta.url).pathname;
 const WRITES = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 const NS = 'default';
 
-interface Replica {
-  name: string;
-  child: ChildProcess;
-  logs: string[];
-  exited: Promise<number | null>;
-  /** Resolves with the time (ms) of the first log line whose message is `msg`. */
-  logged(msg: string): Promise<number>;
-}
+/** A replica: its name (its token's, in the audit log) and its process. */
+type Replica = SpawnedController & { name: string };
 
 describe('leader election: two pacer controller processes, one simulated cluster', function () {
   this.timeout(180_000);
@@ -72,79 +65,26 @@ describe('leader election: two pacer controller processes, one simulated cluster
   ): Replica {
     const kubeconfig = join(dir, `${name}.kubeconfig`);
     writeFileSync(kubeconfig, kubeconfigYaml(sim.url, name)); // the token names the replica in the audit log
-    const child = spawn(
-      process.execPath,
-      [
-        FIXTURE,
-        'controller',
-        '--kubeconfig',
-        kubeconfig,
-        '--metrics-bind-address',
-        '0',
-        '--health-probe-bind-address',
-        '0',
-        '--api-bind-address',
-        '0',
-        '--webhook-bind-address',
-        '0',
-        '--leader-election-retry-period',
-        retry?.period ?? '1s',
-        ...(retry
-          ? [
-              '--leader-election-renew-deadline',
-              retry.renewDeadline,
-              '--leader-election-lease-duration',
-              retry.leaseDuration,
-            ]
-          : []),
-        '--log-format',
-        'json',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, KUBECONFIG: '' } },
-    );
-    const logs: string[] = [];
-    /** When each message was first logged: a wait for one already logged ends at once. */
-    const seen = new Map<string, number>();
-    const waiters: Array<{ msg: string; resolve(t: number): void }> = [];
-    let buf = '';
-    child.stderr!.on('data', (b: Buffer) => {
-      buf += b.toString();
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        logs.push(line);
-        let msg: string | undefined;
-        try {
-          msg = (JSON.parse(line) as { message?: string }).message;
-        } catch {
-          /* not a log line */
-        }
-        if (msg !== undefined && !seen.has(msg)) seen.set(msg, Date.now());
-        for (const w of waiters.filter((x) => x.msg === msg)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(Date.now());
-        }
-      }
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const r: Replica = {
       name,
-      child,
-      logs,
-      exited,
-      // A message logged before the wait began counts (under load a replica's next lines can be read
-      // before the test gets to wait for them: the standby took over before the old leader's exit
-      // was seen, and the wait for its takeover never ended).
-      logged: (msg) =>
-        new Promise<number>((resolve, reject) => {
-          const at = seen.get(msg);
-          if (at !== undefined) return resolve(at);
-          waiters.push({ msg, resolve });
-          void exited.then((code) =>
-            reject(new Error(`${name} exited (${code}) before logging "${msg}":\n${logs.slice(-20).join('\n')}`)),
-          );
-        }),
+      ...spawnController(
+        kubeconfig,
+        [
+          '--leader-election-retry-period',
+          retry?.period ?? '1s',
+          ...(retry
+            ? [
+                '--leader-election-renew-deadline',
+                retry.renewDeadline,
+                '--leader-election-lease-duration',
+                retry.leaseDuration,
+              ]
+            : []),
+          '--log-format',
+          'json',
+        ],
+        { logs: true, name },
+      ),
     };
     replicas.push(r);
     return r;
