@@ -7,6 +7,7 @@ import type { Action, ActionRequest, DeploymentView, RevisionDiffView } from '..
 import { Result } from './actions.tsx';
 import type { Outcome } from './actions.tsx';
 import { act, fetchDiff } from './api.ts';
+import { Conditions } from './conditions.tsx';
 import { StateBadge, plansHref } from './home.tsx';
 import { age, revisions } from './state.ts';
 import type { Model } from './state.ts';
@@ -258,28 +259,7 @@ export function DeploymentPage({
       ))}
 
       <h2>Conditions</h2>
-      <table class="conditions">
-        <thead>
-          <tr>
-            <th>Type</th>
-            <th>Status</th>
-            <th>Reason</th>
-            <th>Message</th>
-            <th>Updated</th>
-          </tr>
-        </thead>
-        <tbody>
-          {d.conditions.map((c) => (
-            <tr key={c.type} data-condition={c.type}>
-              <td>{c.type}</td>
-              <td>{c.status}</td>
-              <td>{c.reason}</td>
-              <td>{c.message}</td>
-              <td>{age(c.lastUpdateTime, now)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Conditions conditions={d.conditions} now={now} timeLabel="Updated" />
     </main>
   );
 }

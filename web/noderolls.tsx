@@ -4,6 +4,7 @@
 
 import type { NodeRollView } from '../src/dashboard/api.ts';
 import { useOperations } from './actions.tsx';
+import { Conditions } from './conditions.tsx';
 import type { Asked } from './actions.tsx';
 import { age, nodeRolls, zonesInWords } from './state.ts';
 import type { Model } from './state.ts';
@@ -153,30 +154,7 @@ function Roll({
       ) : (
         <p class="empty">No node taken yet.</p>
       )}
-      {r.conditions.length > 0 ? (
-        <table class="conditions">
-          <thead>
-            <tr>
-              <th>Condition</th>
-              <th>Status</th>
-              <th>Reason</th>
-              <th>Message</th>
-              <th>Changed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {r.conditions.map((c) => (
-              <tr key={c.type} data-condition={c.type}>
-                <td>{c.type}</td>
-                <td>{c.status}</td>
-                <td>{c.reason}</td>
-                <td>{c.message}</td>
-                <td>{age(c.lastUpdateTime, now)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      {r.conditions.length > 0 ? <Conditions conditions={r.conditions} now={now} timeLabel="Changed" /> : null}
     </section>
   );
 }
