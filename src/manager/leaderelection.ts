@@ -10,10 +10,10 @@
 //    before anyone else may take the Lease.
 //  * Releasing (on a graceful stop) writes an empty holder with a 1 s duration, so the next
 //    candidate takes over at its next try instead of waiting out the lease.
-//  * Unlike client-go, a candidate also watches the Lease while it waits between tries, and tries
-//    at once when it sees the Lease released (no holder) or deleted: a graceful hand-over takes a
-//    watch event's delay instead of up to 2.2 retry periods. A Lease that expires changes nothing,
-//    so that case is still found by the tries.
+//  * Unlike client-go, a candidate also watches the Lease (one watch for its whole run), and a
+//    candidate waiting between tries tries at once when it sees the Lease released (no holder) or
+//    deleted: a graceful hand-over takes a watch event's delay instead of up to 2.2 retry periods.
+//    A Lease that expires changes nothing, so that case is still found by the tries.
 //  * Every write carries the Lease's resourceVersion: two candidates racing for an expired Lease
 //    cannot both win (the second gets 409 Conflict).
 
@@ -242,11 +242,16 @@ export class LeaderElector {
     return false;
   }
 
-  /** Watches the Lease (when the store can) until `signal` aborts, waking the acquire loop on a release. */
+  /**
+   * Watches the Lease (when the store can) until `signal` aborts, waking the acquire loop on a
+   * release; watches again a retry period after a watch ends, a lease duration after one fails (a
+   * watch RBAC refuses is not asked again every two seconds).
+   */
   private async watchForRelease(signal: AbortSignal): Promise<void> {
-    const { store, clock, retryPeriodMs } = this.o;
+    const { store, clock, retryPeriodMs, leaseDurationMs } = this.o;
     if (!store.watch) return;
     while (!signal.aborted) {
+      let pause = retryPeriodMs;
       try {
         await store.watch(signal, (lease) => {
           if (lease?.spec?.holderIdentity) return;
@@ -254,6 +259,7 @@ export class LeaderElector {
           this.wake?.();
         });
       } catch (err) {
+        pause = leaseDurationMs;
         const message = toKubeError(err).message;
         if (!signal.aborted && message !== this.watchFailure) {
           this.watchFailure = message;
@@ -263,7 +269,7 @@ export class LeaderElector {
         }
       }
       try {
-        await clock.sleep(retryPeriodMs, signal);
+        await clock.sleep(pause, signal);
       } catch {
         return;
       }

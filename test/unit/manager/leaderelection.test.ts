@@ -179,6 +179,7 @@ describe('manager/leaderelection: client-go semantics on a manual clock', () => 
     await a.run;
     await clock.advance(2_000);
     expect(b.log).to.deep.equal(['started@6000']);
+    expect(mem.watches, 'asked again a lease duration (15 s) after it failed, not at every retry').to.equal(1);
     expect(b.errors, 'said once, not at each of its 2 s retries').to.deep.equal([
       'cannot watch lease pacer-system/pacer-controller (a released Lease is then taken at the next try): leases.coordination.k8s.io "pacer-controller" is forbidden',
     ]);

@@ -14,6 +14,8 @@ export class MemoryLease {
   private watchers = new Set<(lease: Lease | undefined) => void>();
   /** While set, a watch fails at once with this error (RBAC without the watch verb, say). */
   watchError?: KubeError;
+  /** How many watches were asked for. */
+  watches = 0;
 
   private changed(): void {
     for (const w of this.watchers) w(this.lease && structuredClone(this.lease));
@@ -26,6 +28,7 @@ export class MemoryLease {
       if (signal.aborted) throw new KubeError('Unreachable', 'aborted');
     };
     const watch: LeaseStore['watch'] = async (signal, onChange) => {
+      this.watches++;
       check(signal);
       if (this.watchError) throw this.watchError;
       onChange(this.lease && structuredClone(this.lease));
