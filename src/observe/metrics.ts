@@ -250,7 +250,8 @@ class ComputedGauge extends Gauge<string> {
  * A ComputedGauge whose sample lines also come ready-made (`lines()`, one string per object, '' for
  * none), which TextRegistry writes as they are instead of formatting each sample again: at 10,000
  * Deployments a scrape is 210,000 samples, and an object's lines are rendered once per version of
- * it (see renderedLines), not once per scrape. get() still gives the samples (getMetricsAsJSON).
+ * it (`renderedOf` in createMetrics), not once per scrape. get() still gives the samples
+ * (getMetricsAsJSON).
  */
 class RenderedGauge extends ComputedGauge {
   readonly lines: () => string[];
@@ -492,9 +493,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
   const deployments = oncePerScrape(() => sources.flatMap((list) => [...list()]));
   // Each cached Deployment's lines, rendered once per version of it: kept while the cache holds the
   // same object at the same resourceVersion (an informer replaces the object on every change), so
-  // a scrape renders only what changed since the last one. They are kept as one flat string a
-  // Deployment with where each family's lines start (a string per family would keep V8's pieces
-  // of each: 47 against 20 MiB at 10,000 Deployments), and cut per family at the scrape.
+  // a scrape renders only what changed since the last one. They are kept as one flat string per
+  // Deployment, with the offset where each family's lines start (a string per family would keep
+  // V8's pieces of each: 47 against 19 MiB at 10,000 Deployments), and cut per family at the scrape.
   const rendered = new WeakMap<Deployment, { resourceVersion: string; text: string; starts: number[] }>();
   const render = (d: Deployment): { text: string; starts: number[] } => {
     const base = baseLabels(d);
