@@ -158,11 +158,15 @@ describe('analysis on the simulated cluster, with a real Prometheus', function (
     writeFileSync(kubeconfig, c.sim.kubeconfig);
     const code = await runPlugin(['rollout', 'retry', 'unsure', '--kubeconfig', kubeconfig], io);
     expect([code, err.join('')]).to.deep.equal([0, '']);
-    expect(out.join('')).to.match(/^deployment\.pacer\.dev\/unsure retried \(analysis run unsure-\w+-1\)\n$/);
-    const done = await waitComplete(c.client, NS, 'unsure', '2');
-    await eventually('the stable revision moved on', async () => {
+    const retried = /^deployment\.pacer\.dev\/unsure retried \(analysis run unsure-(\w+)-1\)\n$/.exec(out.join(''));
+    expect(retried, out.join('')).to.not.equal(null);
+    // Revision 2's pod-template-hash (its run is named after it): the stable one once attempt 2's
+    // run has passed, which may be after the rollout is complete (the run takes 4 measurements).
+    const revision2 = retried![1];
+    await waitComplete(c.client, NS, 'unsure', '2');
+    await eventually('the stable revision moved on to revision 2', async () => {
       const d = await c.client.getDeployment(NS, 'unsure');
-      return d.status?.stableRS !== undefined && d.status.stableRS === done.status?.stableRS && d;
+      return d.status?.stableRS === revision2 && d;
     });
     const runs = (await c.client.list<AnalysisRun>(ANALYSIS_RUNS, NS)).items
       .filter((r) => r.metadata.labels?.['pacer.dev/deployment'] === 'unsure')
