@@ -28,7 +28,7 @@
 // own revision the newest.
 // The figures go to bench/RESULTS.md (bench/chaos.bench.ts runs the big size).
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +49,7 @@ import { REF } from '../../src/sim/resources.ts';
 import { rng } from '../../src/sim/faults.ts';
 import type { KubeObject, ResourceRef } from '../../src/sim/types.ts';
 import { deploymentManifest, podTemplate, startSimWithCrds } from '../integration/fixtures/cluster.ts';
+import { spawnController } from '../fixtures/controllerprocess.ts';
 
 const DEPLOYMENTS_REF: ResourceRef = { group: 'pacer.dev', version: 'v1alpha1', resource: 'deployments' };
 const PLANS_REF: ResourceRef = { group: 'pacer.dev', version: 'v1alpha1', resource: 'plans' };
@@ -58,7 +59,6 @@ const GROUP_NODES = 3;
 /** The custom Plan: a canary phase over d0, then d1 and d2 in parallel. */
 const PLAN = 'waves';
 const PLAN_STEPS = ['d0', 'd1', 'd2'];
-const FIXTURE = new URL('../integration/fixtures/pacer-controller.ts', import.meta.url).pathname;
 const NS = 'chaos';
 
 export interface ChaosOptions {
@@ -157,32 +157,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
         ]
       : ['--leader-elect=false'];
   const start = (i: number) => {
-    children[i] = spawn(
-      process.execPath,
-      [
-        FIXTURE,
-        'controller',
-        '--kubeconfig',
-        kubeconfig,
-        '--metrics-bind-address',
-        '0',
-        '--health-probe-bind-address',
-        '0',
-        '--api-bind-address',
-        '0',
-        '--webhook-bind-address',
-        '0',
-        ...electing,
-        '--kube-api-qps',
-        '200',
-        '--kube-api-burst',
-        '400',
-      ],
-      {
-        stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'],
-        env: { ...process.env, KUBECONFIG: '' },
-      },
-    );
+    children[i] = spawnController(kubeconfig, [...electing, '--kube-api-qps', '200', '--kube-api-burst', '400']).child;
   };
   const kill = async (i: number) => {
     const c = children[i];

@@ -16,7 +16,8 @@ import { REF } from '../../src/sim/resources.ts';
 import { ANN_TERMINATED_AT } from '../../src/sim/control/nodegroups.ts';
 import type { KubeObject } from '../../src/sim/types.ts';
 import { deploymentManifest, eventually, startCluster, startSimWithCrds, waitComplete } from './fixtures/cluster.ts';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnController } from '../fixtures/controllerprocess.ts';
 import type { Cluster } from './fixtures/cluster.ts';
 
 const NODEROLLS_REF = { group: 'pacer.dev', version: 'v1alpha1', resource: 'noderolls' };
@@ -441,7 +442,6 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
 
 describe('node roll: the controller SIGKILLed again and again during a roll (its own process, simulated cluster)', function () {
   this.timeout(180_000);
-  const FIXTURE = new URL('./fixtures/pacer-controller.ts', import.meta.url).pathname;
 
   it('resumes from status every time: the group is never scaled beyond originals + desired, no Deployment drops below its minimum, and the roll finishes', async () => {
     const { sim, client } = await startSimWithCrds({
@@ -455,28 +455,7 @@ describe('node roll: the controller SIGKILLed again and again during a roll (its
     writeFileSync(kubeconfig, sim.kubeconfig);
     let child: ChildProcess | undefined;
     const start = () => {
-      child = spawn(
-        process.execPath,
-        [
-          FIXTURE,
-          'controller',
-          '--kubeconfig',
-          kubeconfig,
-          '--metrics-bind-address',
-          '0',
-          '--health-probe-bind-address',
-          '0',
-          '--api-bind-address',
-          '0',
-          '--webhook-bind-address',
-          '0',
-          '--leader-elect=false',
-        ],
-        {
-          stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'],
-          env: { ...process.env, KUBECONFIG: '' },
-        },
-      );
+      child = spawnController(kubeconfig, ['--leader-elect=false']).child;
     };
     let highest = 0;
     let lowest = Infinity;
