@@ -3,49 +3,14 @@
 // (or changes its reason), off deletes it, status reads it. Like kubectl cordon, switching on what
 // is already on (or off what is off) says so and succeeds. Each change is an Event on the ConfigMap.
 
-import { PACER_NAMESPACE } from '../api/types.ts';
 import { humanDuration, metaTime } from '../api/duration.ts';
 import { FREEZE_CONFIGMAP, FREEZE_REASON_KEY, FREEZE_SINCE_KEY, freezeOf } from '../engine/index.ts';
 import { CONFIGMAPS } from '../kube/client.ts';
 import { isKind } from '../kube/errors.ts';
-import { recordOperation } from '../planops/service.ts';
+import { getConfigMap, recordOnConfigMap } from './configmaps.ts';
+import type { ConfigMap } from './configmaps.ts';
 import type { Session } from './options.ts';
-import { PLUGIN_COMPONENT, printData } from './options.ts';
-
-interface ConfigMap {
-  apiVersion?: string;
-  kind?: string;
-  metadata: {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    labels?: Record<string, string>;
-    creationTimestamp?: string;
-  };
-  data?: Record<string, string>;
-}
-
-/** The namespace of the switch: -n when given, else Pacer's. */
-export function freezeNamespace(explicit: string | undefined): string {
-  return explicit || PACER_NAMESPACE;
-}
-
-async function getSwitch(s: Session, ns: string): Promise<ConfigMap | undefined> {
-  try {
-    return await s.client.get<ConfigMap>(CONFIGMAPS, ns, FREEZE_CONFIGMAP);
-  } catch (err) {
-    if (isKind(err, 'NotFound')) return undefined;
-    throw err;
-  }
-}
-
-const record = (s: Session, ns: string, cm: ConfigMap, reason: string, message: string) =>
-  recordOperation(
-    { client: s.client, namespace: ns, component: PLUGIN_COMPONENT, warn: (m) => s.io.stderr.write(`Warning: ${m}\n`) },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: cm.metadata as { name: string } },
-    reason,
-    message,
-  );
+import { printData } from './options.ts';
 
 /** on: creates the switch, or gives it the new reason. */
 export async function runFreezeOn(
@@ -55,7 +20,7 @@ export async function runFreezeOn(
   now = Date.now(),
 ): Promise<number> {
   const why = reason?.trim() ?? '';
-  const before = await getSwitch(s, ns);
+  const before = await getConfigMap(s, ns, FREEZE_CONFIGMAP);
   if (before) {
     const was = freezeOf(before)!;
     if (why === '' || (before.data?.[FREEZE_REASON_KEY] ?? '') === why) {
@@ -63,7 +28,7 @@ export async function runFreezeOn(
       return 0;
     }
     await s.client.patch(CONFIGMAPS, ns, FREEZE_CONFIGMAP, { data: { [FREEZE_REASON_KEY]: why } }, 'merge');
-    await record(s, ns, before, 'FreezeReasonChanged', `frozen: ${why} (was: ${was.reason})`);
+    await recordOnConfigMap(s, ns, before, 'FreezeReasonChanged', `frozen: ${why} (was: ${was.reason})`);
     s.io.stdout.write(`pacer frozen (${why}; was: ${was.reason})\n`);
     return 0;
   }
@@ -78,7 +43,7 @@ export async function runFreezeOn(
     data: { ...(why !== '' ? { [FREEZE_REASON_KEY]: why } : {}), [FREEZE_SINCE_KEY]: metaTime(now) },
   });
   const f = freezeOf(created)!;
-  await record(s, ns, created, 'Frozen', `frozen: ${f.reason}`);
+  await recordOnConfigMap(s, ns, created, 'Frozen', `frozen: ${f.reason}`);
   s.io.stdout.write(
     `pacer frozen (${f.reason}): no new rollout step, eviction or node termination until "kubectl pacer freeze off"\n`,
   );
@@ -87,7 +52,7 @@ export async function runFreezeOn(
 
 /** off: deletes the switch. */
 export async function runFreezeOff(s: Session, ns: string): Promise<number> {
-  const before = await getSwitch(s, ns);
+  const before = await getConfigMap(s, ns, FREEZE_CONFIGMAP);
   if (!before) {
     s.io.stdout.write('pacer already not frozen\n');
     return 0;
@@ -97,7 +62,7 @@ export async function runFreezeOff(s: Session, ns: string): Promise<number> {
   } catch (err) {
     if (!isKind(err, 'NotFound')) throw err;
   }
-  await record(s, ns, before, 'Thawed', `freeze lifted (it was: ${freezeOf(before)!.reason})`);
+  await recordOnConfigMap(s, ns, before, 'Thawed', `freeze lifted (it was: ${freezeOf(before)!.reason})`);
   s.io.stdout.write('pacer thawed: rollouts and node rolls go on\n');
   return 0;
 }
@@ -114,7 +79,7 @@ export async function runFreezeStatus(
     printData(s.io, o.output, await s.client.get<ConfigMap>(CONFIGMAPS, ns, FREEZE_CONFIGMAP));
     return 0;
   }
-  const cm = await getSwitch(s, ns);
+  const cm = await getConfigMap(s, ns, FREEZE_CONFIGMAP);
   const f = freezeOf(cm);
   if (!f) {
     s.io.stdout.write(`pacer is not frozen (no configmap ${ns}/${FREEZE_CONFIGMAP})\n`);

@@ -16,8 +16,9 @@ import { addCommonOptions, connect, reportErrors } from './options.ts';
 import type { CommonOptions, Session, Streams } from './options.ts';
 import { runPause } from './pause.ts';
 import { parseAddress, parsePort, runDashboard } from './dashboard.ts';
-import { freezeNamespace, runFreezeOff, runFreezeOn, runFreezeStatus } from './freeze.ts';
-import { runWindowsClear, runWindowsSet, runWindowsStatus, windowsNamespace } from './windows.ts';
+import { pacerNamespace } from './configmaps.ts';
+import { runFreezeOff, runFreezeOn, runFreezeStatus } from './freeze.ts';
+import { runWindowsClear, runWindowsSet, runWindowsStatus } from './windows.ts';
 import { runNodeRollPause, runNodeRollResume, runNodeRollSkip, runNodeRollStatus } from './noderoll.ts';
 import { runRestart } from './restart.ts';
 import { runSetImage } from './setimage.ts';
@@ -541,7 +542,7 @@ export function pluginProgram(ctx: ProgramContext): Command {
         )
         .option('--reason <text>', 'why, shown in every status the freeze holds'),
     ).action((o: CommonOptions & { reason?: string }) =>
-      run('', o, (s) => runFreezeOn(s, freezeNamespace(o.namespace), o.reason)),
+      run('', o, (s) => runFreezeOn(s, pacerNamespace(o.namespace), o.reason)),
     ),
   );
   freeze.addCommand(
@@ -549,14 +550,14 @@ export function pluginProgram(ctx: ProgramContext): Command {
       new Command('off').description(
         'Lift the freeze: rollouts and node rolls go on (their waits start their clocks again)',
       ),
-    ).action((o: CommonOptions) => run('', o, (s) => runFreezeOff(s, freezeNamespace(o.namespace)))),
+    ).action((o: CommonOptions) => run('', o, (s) => runFreezeOff(s, pacerNamespace(o.namespace)))),
   );
   freeze.addCommand(
     addCommonOptions(
       new Command('status').description('Whether Pacer is frozen, why and for how long (-o json|yaml: the ConfigMap)'),
       { output: true },
     ).action((o: CommonOptions) =>
-      run('', o, (s) => runFreezeStatus(s, freezeNamespace(o.namespace), { output: o.output })),
+      run('', o, (s) => runFreezeStatus(s, pacerNamespace(o.namespace), { output: o.output })),
     ),
   );
 
@@ -572,7 +573,7 @@ export function pluginProgram(ctx: ProgramContext): Command {
         )
         .option('-f, --filename <file>', 'the YAML or JSON file ("-": stdin)'),
     ).action((o: CommonOptions & { filename?: string }) =>
-      run('', o, (s) => runWindowsSet(s, windowsNamespace(o.namespace), o.filename)),
+      run('', o, (s) => runWindowsSet(s, pacerNamespace(o.namespace), o.filename)),
     ),
   );
   windows.addCommand(
@@ -582,7 +583,7 @@ export function pluginProgram(ctx: ProgramContext): Command {
       ),
       { output: true },
     ).action((o: CommonOptions) =>
-      run('', o, (s) => runWindowsStatus(s, windowsNamespace(o.namespace), { output: o.output })),
+      run('', o, (s) => runWindowsStatus(s, pacerNamespace(o.namespace), { output: o.output })),
     ),
   );
   windows.addCommand(
@@ -590,7 +591,7 @@ export function pluginProgram(ctx: ProgramContext): Command {
       new Command('clear').description(
         'Remove the default windows: NodeRolls without windows of their own may roll at any time',
       ),
-    ).action((o: CommonOptions) => run('', o, (s) => runWindowsClear(s, windowsNamespace(o.namespace)))),
+    ).action((o: CommonOptions) => run('', o, (s) => runWindowsClear(s, pacerNamespace(o.namespace)))),
   );
 
   program.addCommand(

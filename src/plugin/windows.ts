@@ -8,7 +8,6 @@
 
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import { PACER_NAMESPACE } from '../api/types.ts';
 import { metaTime } from '../api/duration.ts';
 import { formatFieldError } from '../api/validation.ts';
 import { validateWindows } from '../api/windows.ts';
@@ -25,22 +24,11 @@ import {
 import type { DefaultWindows } from '../engine/index.ts';
 import { CONFIGMAPS } from '../kube/client.ts';
 import { isKind } from '../kube/errors.ts';
-import { recordOperation } from '../planops/service.ts';
 import { tabwrite } from './format.ts';
+import { getConfigMap, recordOnConfigMap } from './configmaps.ts';
+import type { ConfigMap } from './configmaps.ts';
 import type { Session } from './options.ts';
-import { PLUGIN_COMPONENT, printData } from './options.ts';
-
-interface ConfigMap {
-  apiVersion?: string;
-  kind?: string;
-  metadata: { name?: string; namespace?: string; uid?: string; labels?: Record<string, string> };
-  data?: Record<string, string>;
-}
-
-/** The namespace of the ConfigMap: -n when given, else Pacer's. */
-export function windowsNamespace(explicit: string | undefined): string {
-  return explicit || PACER_NAMESPACE;
-}
+import { printData } from './options.ts';
 
 /**
  * A file's default windows as the ConfigMap's data: its `windows` and `blackouts` lists, each
@@ -86,23 +74,6 @@ function counted(d: Pick<DefaultWindows, 'windows' | 'blackouts'>): string {
   return `${plural(d.windows.length, 'window')}, ${plural(d.blackouts.length, 'blackout')}`;
 }
 
-async function getConfigMap(s: Session, ns: string): Promise<ConfigMap | undefined> {
-  try {
-    return await s.client.get<ConfigMap>(CONFIGMAPS, ns, DEFAULT_WINDOWS_CONFIGMAP);
-  } catch (err) {
-    if (isKind(err, 'NotFound')) return undefined;
-    throw err;
-  }
-}
-
-const record = (s: Session, ns: string, cm: ConfigMap, reason: string, message: string) =>
-  recordOperation(
-    { client: s.client, namespace: ns, component: PLUGIN_COMPONENT, warn: (m) => s.io.stderr.write(`Warning: ${m}\n`) },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: cm.metadata as { name: string } },
-    reason,
-    message,
-  );
-
 /** set -f FILE: writes the file's windows and blackouts into the ConfigMap (created when missing). */
 export async function runWindowsSet(s: Session, ns: string, file: string | undefined): Promise<number> {
   if (!file) {
@@ -123,7 +94,7 @@ export async function runWindowsSet(s: Session, ns: string, file: string | undef
   }
   const where = `configmap ${ns}/${DEFAULT_WINDOWS_CONFIGMAP}`;
   const d = defaultWindowsOf({ metadata: { name: DEFAULT_WINDOWS_CONFIGMAP, namespace: ns }, data: read.data })!;
-  const before = await getConfigMap(s, ns);
+  const before = await getConfigMap(s, ns, DEFAULT_WINDOWS_CONFIGMAP);
   if (before) {
     const same =
       Object.keys(before.data ?? {}).length === Object.keys(read.data).length &&
@@ -135,7 +106,13 @@ export async function runWindowsSet(s: Session, ns: string, file: string | undef
     // The whole data replaced: a key the file leaves out is removed.
     const removed = Object.fromEntries(Object.keys(before.data ?? {}).map((k) => [k, null]));
     await s.client.patch(CONFIGMAPS, ns, DEFAULT_WINDOWS_CONFIGMAP, { data: { ...removed, ...read.data } }, 'merge');
-    await record(s, ns, before, 'DefaultWindowsChanged', `default maintenance windows changed: ${counted(d)}`);
+    await recordOnConfigMap(
+      s,
+      ns,
+      before,
+      'DefaultWindowsChanged',
+      `default maintenance windows changed: ${counted(d)}`,
+    );
     s.io.stdout.write(`${where} configured: ${counted(d)}\n`);
     return 0;
   }
@@ -149,7 +126,7 @@ export async function runWindowsSet(s: Session, ns: string, file: string | undef
     },
     data: read.data,
   });
-  await record(s, ns, created, 'DefaultWindowsSet', `default maintenance windows set: ${counted(d)}`);
+  await recordOnConfigMap(s, ns, created, 'DefaultWindowsSet', `default maintenance windows set: ${counted(d)}`);
   s.io.stdout.write(
     `${where} created: ${counted(d)}; NodeRolls without windows of their own roll only inside these windows\n`,
   );
@@ -159,7 +136,7 @@ export async function runWindowsSet(s: Session, ns: string, file: string | undef
 /** clear: deletes the ConfigMap. */
 export async function runWindowsClear(s: Session, ns: string): Promise<number> {
   const where = `configmap ${ns}/${DEFAULT_WINDOWS_CONFIGMAP}`;
-  const before = await getConfigMap(s, ns);
+  const before = await getConfigMap(s, ns, DEFAULT_WINDOWS_CONFIGMAP);
   if (!before) {
     s.io.stdout.write(`no default maintenance windows (no ${where})\n`);
     return 0;
@@ -169,7 +146,7 @@ export async function runWindowsClear(s: Session, ns: string): Promise<number> {
   } catch (err) {
     if (!isKind(err, 'NotFound')) throw err;
   }
-  await record(s, ns, before, 'DefaultWindowsCleared', 'default maintenance windows cleared');
+  await recordOnConfigMap(s, ns, before, 'DefaultWindowsCleared', 'default maintenance windows cleared');
   s.io.stdout.write(
     `${where} deleted: NodeRolls without windows of their own may roll at any time (their own blackouts still hold)\n`,
   );
@@ -262,7 +239,7 @@ export async function runWindowsStatus(
   o: { output?: string },
   now = Date.now(),
 ): Promise<number> {
-  const st = windowsStatus(await getConfigMap(s, ns), ns, now);
+  const st = windowsStatus(await getConfigMap(s, ns, DEFAULT_WINDOWS_CONFIGMAP), ns, now);
   if (o.output) printData(s.io, o.output, st);
   else s.io.stdout.write(describeWindows(st));
   return 0;
