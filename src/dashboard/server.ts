@@ -13,20 +13,43 @@
 //   POST /api/v1/namespaces/NS/services/NAME/plans/PLAN/ACTION  continue | interrupt | forceComplete | restart ({"phase", "step"})
 //   POST /api/v1/noderolls/NAME/ACTION                   pause | resume | skip ({"node": NODE})
 //   POST /api/v1/freeze/ACTION                           on ({"reason": TEXT}) | off
+//   POST /api/v1/session                                 in the cluster: sign in ({"token": TOKEN}), a session cookie
+//   POST /api/v1/session/end                             in the cluster: sign out
+//
+// In the cluster (a Gate, incluster.ts), every /api/v1/ request but the sign-in and the OpenAPI
+// document needs a bearer token the API server accepts (its header, or the session's): 401 without;
+// each view is sent only to users RBAC lets list it there, and each action is done only once RBAC
+// lets the user do what it writes (403 in RBAC's words otherwise), each one audited with who asked.
 
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
 import { ROLLBACK_MESSAGES } from '../engine/index.ts';
-import type { Action, ActionRequest, ActionResult, ConfigView, Operation, Snapshot, Waiting } from './api.ts';
+import type { Action, ActionRequest, ActionResult, ConfigView, Kind, Operation, Snapshot, Waiting } from './api.ts';
 import type { Act, Operate } from './actions.ts';
 import type { Hub, Sequenced } from './hub.ts';
 import type { StaticFile } from './static.ts';
+import { PACER_NAMESPACE } from '../api/types.ts';
+import type { Caller } from '../server/auth.ts';
+import {
+  actionWords,
+  bearerOf,
+  changeScope,
+  deploymentActionAccess,
+  operationAccess,
+  operationWords,
+  sameOriginBehindAnyHost,
+  sessionCookie,
+  sessionOf,
+  viewAccess,
+} from './access.ts';
+import type { Gate } from './incluster.ts';
 
 export interface DashboardServerOptions {
   hub: Hub;
-  config: ConfigView;
+  /** What the page is told (its user is added per request). */
+  config: Omit<ConfigView, 'user'>;
   files: Map<string, StaticFile>;
   act: Act;
   /** The actions on node rolls, the freeze switch and plans (absent: not served, 404). */
@@ -39,6 +62,15 @@ export interface DashboardServerOptions {
   heartbeatMs?: number;
   /** How long changes are gathered into one event (default 25 ms). */
   batchMs?: number;
+  /**
+   * In the cluster: who may see and do what, by TokenReview and SubjectAccessReview (absent: the
+   * local mode, where the server's own credentials are the user's).
+   */
+  gate?: Gate;
+  /** In the cluster: one line per action, with who asked and the answer (refusals included). */
+  audit?: (entry: { user: string; groups: string[]; action: string; status: number; message: string }) => void;
+  /** Where the freeze switch lives (default pacer-system): what freeze on and off are checked against. */
+  pacerNamespace?: string;
 }
 
 export interface RunningDashboard {
@@ -229,7 +261,35 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
   let port = o.port;
   const streams = new Set<() => void>();
 
-  const stream = async (req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> => {
+  const pacerNamespace = o.pacerNamespace ?? PACER_NAMESPACE;
+  const fromPage = (headers: http.IncomingHttpHeaders): boolean =>
+    o.gate ? sameOriginBehindAnyHost(headers) : sameOrigin(headers);
+  /** The config as `user` is told it. */
+  const configFor = (user: Caller | undefined): ConfigView => ({ ...o.config, user: user?.username ?? null });
+  /** What `user` may receive of these changes (everything in the local mode). */
+  const visibleOf = async <T>(user: Caller | undefined, items: T[], scope: (t: T) => { kind: Kind; namespace: string }) => {
+    if (!o.gate || !user) return items;
+    const may = await o.gate.visible(user, items.map(scope));
+    return items.filter((t) => {
+      const { kind, namespace } = scope(t);
+      return may(kind, namespace);
+    });
+  };
+  /** In the cluster, a refusal unless `user` may read views of `kinds` in `namespace`. */
+  const mayRead = async (user: Caller | undefined, namespace: string, kinds: Kind[]) => {
+    if (!o.gate || !user) return undefined;
+    return o.gate.check(
+      user,
+      kinds.map((k) => viewAccess(k, namespace)).filter((a) => a !== undefined),
+    );
+  };
+
+  const stream = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    url: URL,
+    user: Caller | undefined,
+  ): Promise<void> => {
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -265,6 +325,9 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       streams.delete(stop);
       res.end();
     };
+    // In the cluster each batch is filtered to what the user may list before it is written; the
+    // batches are written in order, one after the other.
+    let writing: Promise<void> = Promise.resolve();
     const send = (): void => {
       flush = undefined;
       if (queue.length === 0) return;
@@ -276,13 +339,17 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         return;
       }
       const batch = queue.splice(0);
-      res.write(
-        event(
-          'changes',
-          batch.map((s) => s.change),
-          batch[batch.length - 1].id,
-        ),
-      );
+      writing = writing.then(async () => {
+        const shown = await visibleOf(user, batch, (s) => changeScope(s.change));
+        if (res.writableEnded || shown.length === 0) return;
+        res.write(
+          event(
+            'changes',
+            shown.map((s) => s.change),
+            batch[batch.length - 1].id,
+          ),
+        );
+      });
     };
     // Subscribed and served in one turn of the event loop: no change falls between the two.
     unsubscribe = o.hub.subscribe((s) => {
@@ -297,23 +364,29 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       send();
     } else {
       const snap = o.hub.snapshot();
-      const body: Snapshot = {
-        config: o.config,
-        deployments: snap.deployments,
-        replicaSets: snap.replicaSets,
-        pods: snap.pods,
-        nodeRolls: snap.nodeRolls,
-        freeze: snap.freeze,
-        sources: snap.sources,
-        planResources: snap.planResources,
-      };
-      res.write(event('snapshot', body, snap.id));
+      const of = <V extends { namespace: string }>(kind: Kind, views: V[]) =>
+        visibleOf(user, views, (v) => ({ kind, namespace: v.namespace }));
+      // Written before any change that follows it (the changes wait on `writing`).
+      writing = writing.then(async () => {
+        const body: Snapshot = {
+          config: configFor(user),
+          deployments: await of('deployment', snap.deployments),
+          replicaSets: await of('replicaSet', snap.replicaSets),
+          pods: await of('pod', snap.pods),
+          nodeRolls: await of('nodeRoll', snap.nodeRolls),
+          freeze: await of('freeze', snap.freeze),
+          sources: snap.sources,
+          planResources: await of('planResource', snap.planResources),
+        };
+        if (!res.writableEnded) res.write(event('snapshot', body, snap.id));
+      });
     }
     if (res.writableEnded) return; // let go while replaying
     heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
     streams.add(stop);
     res.off('close', end);
     res.on('close', stop);
+    if (closed) stop();
   };
 
   /**
@@ -326,8 +399,9 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     res: http.ServerResponse,
     verb: string,
     namespace: string | undefined,
+    evenReadOnly = false,
   ): Promise<string | undefined> => {
-    if (!sameOrigin(req.headers)) {
+    if (!fromPage(req.headers)) {
       refuse(
         res,
         403,
@@ -340,7 +414,7 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       refuse(res, 415, `an action's body must be application/json, not ${JSON.stringify(type)}`);
       return undefined;
     }
-    if (o.config.readOnly) {
+    if (o.config.readOnly && !evenReadOnly) {
       refuse(res, 403, `the dashboard is read-only (--read-only): ${verb} is not allowed`);
       return undefined;
     }
@@ -361,10 +435,34 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
   };
 
   /** An action on a node roll, the freeze switch or a plan. */
+  /**
+   * In the cluster: an action's reviews (403 in RBAC's words, nothing done), then the action with
+   * the server's own credentials, each audited with who asked.
+   */
+  const asUser = async (
+    user: Caller | undefined,
+    what: string,
+    accesses: Parameters<Gate['check']>[1],
+    run: () => Promise<{ status: number; result: ActionResult }>,
+  ): Promise<{ status: number; result: ActionResult }> => {
+    if (!o.gate || !user) return run();
+    const refused = await o.gate.check(user, accesses);
+    const outcome = refused ? { status: refused.code, result: { ok: false, message: refused.message } } : await run();
+    o.audit?.({
+      user: user.username,
+      groups: user.groups ?? [],
+      action: what,
+      status: outcome.status,
+      message: outcome.result.message.split('\n')[0],
+    });
+    return outcome;
+  };
+
   const operation = async (
     req: http.IncomingMessage,
     res: http.ServerResponse,
     target: Parameters<typeof parseOperation>[0],
+    user: Caller | undefined,
   ): Promise<void> => {
     if (!o.operate) return refuse(res, 404, `${target.kind} actions are not served by this dashboard`);
     const text = await admitted(req, res, target.action, target.kind === 'plan' ? target.namespace : undefined);
@@ -375,7 +473,8 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     } catch (err) {
       return refuse(res, 400, (err as Error).message);
     }
-    const outcome = await o.operate(op);
+    const operate = o.operate;
+    const outcome = await asUser(user, operationWords(op), operationAccess(op, pacerNamespace), () => operate(op));
     sendJson(res, outcome.status, outcome.result);
   };
 
@@ -418,8 +517,9 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     namespace: string,
     name: string,
     verb: Action,
+    user: Caller | undefined,
   ): Promise<void> => {
-    if (!sameOrigin(req.headers))
+    if (!fromPage(req.headers))
       return refuse(
         res,
         403,
@@ -441,12 +541,57 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     } catch (err) {
       return refuse(res, 400, (err as Error).message);
     }
-    const outcome = await o.act(namespace, name, verb, body);
+    const outcome = await asUser(
+      user,
+      actionWords(namespace, name, verb, body.toRevision),
+      deploymentActionAccess(namespace, name, verb),
+      () => o.act(namespace, name, verb, body),
+    );
     sendJson(res, outcome.status, outcome.result);
   };
 
+  /** POST /api/v1/session ({"token": TOKEN}): a session for the token's user, in an HttpOnly SameSite=Strict cookie. */
+  const signIn = async (req: http.IncomingMessage, res: http.ServerResponse, gate: Gate): Promise<void> => {
+    const text = await admitted(req, res, 'sign-in', undefined, true);
+    if (text === undefined) return;
+    let token: string;
+    try {
+      const f = stringFields('sign-in', text, ['token']);
+      if (!f.token?.trim()) throw new Error('the sign-in needs a token: {"token": "TOKEN"}');
+      token = f.token.trim();
+    } catch (err) {
+      return refuse(res, 400, (err as Error).message);
+    }
+    let signed: Awaited<ReturnType<Gate['signIn']>>;
+    try {
+      signed = await gate.signIn(token);
+    } catch (err) {
+      return refuse(res, 503, `cannot authenticate the caller: ${(err as Error).message}`);
+    }
+    if (!signed)
+      return refuse(res, 401, 'Unauthorized: the API server does not accept this token (TokenReview)', {
+        'WWW-Authenticate': 'Bearer',
+      });
+    o.audit?.({
+      user: signed.caller.username,
+      groups: signed.caller.groups ?? [],
+      action: 'sign-in',
+      status: 200,
+      message: 'signed in',
+    });
+    const secure = (req.headers.origin ?? '').startsWith('https://');
+    sendJson(
+      res,
+      200,
+      { ok: true, message: `signed in as ${signed.caller.username}` } satisfies ActionResult,
+      { 'Set-Cookie': sessionCookie(signed.session, signed.maxAgeSeconds, secure) },
+    );
+  };
+
   const handler = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
-    if (!hostAllowed(req.headers.host, o.address, port))
+    // In the cluster the page is reached through a Service, an Ingress or a port-forward under any
+    // name; a rebinding page would come without the session cookie (it is the browser's per site).
+    if (!o.gate && !hostAllowed(req.headers.host, o.address, port))
       return refuse(
         res,
         421,
@@ -455,24 +600,43 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     const url = new URL(req.url ?? '/', 'http://dashboard');
     const path = url.pathname;
     const method = req.method ?? 'GET';
+    let user: Caller | undefined;
+    if (path === '/api/v1/session' || path === '/api/v1/session/end') {
+      if (!o.gate) return refuse(res, 404, 'no sign-in here: this dashboard acts with its kubeconfig (kubectl pacer dashboard)');
+      if (method !== 'POST')
+        return refuse(res, 405, `${method} ${path}: sign-in and sign-out are POSTs`, { Allow: 'POST' });
+      if (path === '/api/v1/session') return signIn(req, res, o.gate);
+      if (!fromPage(req.headers)) return refuse(res, 403, 'cross-origin request refused: sign out from the page');
+      const session = sessionOf(req.headers.cookie);
+      if (session !== undefined) o.gate.signOut(session);
+      return sendJson(res, 200, { ok: true, message: 'signed out' } satisfies ActionResult, {
+        'Set-Cookie': sessionCookie('', 0, (req.headers.origin ?? '').startsWith('https://')),
+      });
+    }
+    if (o.gate && path.startsWith('/api/') && path !== '/api/v1/openapi.yaml') {
+      const who = await o.gate.identify(bearerOf(req.headers.authorization), sessionOf(req.headers.cookie));
+      if ('code' in who)
+        return refuse(res, who.code, who.message, who.code === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+      user = who;
+    }
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)\/([^/]+)$/.exec(path);
     if (m) {
       const [ns, name, verb] = [decodeURIComponent(m[1]), decodeURIComponent(m[2]), m[3]];
       if (!ACTIONS.has(verb)) return refuse(res, 404, `no action "${verb}" (the actions: ${[...ACTIONS].join(', ')})`);
       if (method !== 'POST')
         return refuse(res, 405, `${verb} is a POST: no action is taken on a ${method}`, { Allow: 'POST' });
-      return action(req, res, ns, name, verb as Action);
+      return action(req, res, ns, name, verb as Action, user);
     }
     const op = operationRoute(path);
     if (op) {
       if ('status' in op) return refuse(res, op.status, op.message);
       if (method !== 'POST')
         return refuse(res, 405, `${op.target.action} is a POST: no action is taken on a ${method}`, { Allow: 'POST' });
-      return operation(req, res, op.target);
+      return operation(req, res, op.target, user);
     }
     if (method !== 'GET' && method !== 'HEAD')
       return refuse(res, 405, `${method} ${path}: only GET here`, { Allow: 'GET, HEAD' });
-    if (path === '/api/v1/config') return sendJson(res, 200, o.config);
+    if (path === '/api/v1/config') return sendJson(res, 200, configFor(user));
     if (path === '/api/v1/openapi.yaml') {
       res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'application/yaml; charset=utf-8' }).end(openapi);
       return;
@@ -480,9 +644,10 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     if (path === '/api/v1/deployments') {
       if (!o.hub.hasSynced())
         return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet', problems: o.hub.problems() });
-      return sendJson(res, 200, o.hub.snapshot().deployments);
+      const rows = o.hub.snapshot().deployments;
+      return sendJson(res, 200, await visibleOf(user, rows, (d) => ({ kind: 'deployment', namespace: d.namespace })));
     }
-    if (path === '/api/v1/stream') return stream(req, res, url);
+    if (path === '/api/v1/stream') return stream(req, res, url, user);
     const diff = /^\/api\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)\/revisions\/([^/]+)\/diff$/.exec(path);
     if (diff) {
       const [ns, name, rev] = [decodeURIComponent(diff[1]), decodeURIComponent(diff[2]), decodeURIComponent(diff[3])];
@@ -494,6 +659,8 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         );
       if (!/^[0-9]{1,15}$/.test(rev))
         return refuse(res, 400, `a revision is a whole number, not ${JSON.stringify(rev)}`);
+      const refused = await mayRead(user, ns, ['deployment', 'replicaSet']);
+      if (refused) return refuse(res, refused.code, refused.message);
       if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
       const view = o.hub.revisionDiff(ns, name, Number(rev));
       if (view === 'no deployment') return refuse(res, 404, `deployments.pacer.dev "${name}" not found`);
@@ -509,6 +676,8 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
           404,
           `namespace "${ns}" is not served by this dashboard (it serves "${o.config.namespace}")`,
         );
+      const refused = await mayRead(user, ns, ['deployment', 'replicaSet', 'pod', 'planResource']);
+      if (refused) return refuse(res, refused.code, refused.message);
       if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
       const view = o.hub.servicePlans(ns, service);
       if (!view) return refuse(res, 404, `Service ${service} not found: no Deployment ${ns}/${service}`);
