@@ -15,6 +15,8 @@ export interface StreamHandlers {
   /** The server cannot fill its cache yet, and why. */
   waiting(w: Waiting): void;
   link(state: LinkState): void;
+  /** The server closed the stream (an HTTP error, such as 401 once a sign-in has ended). */
+  closed?(): void;
 }
 
 export class Stream {
@@ -22,11 +24,12 @@ export class Stream {
   private lastId = '';
   private everLive = false;
   private retry: number | undefined;
+  private stopped = false;
 
   constructor(private readonly h: StreamHandlers) {
     document.addEventListener('visibilitychange', () => {
       if (document.hidden) this.pause();
-      else if (!this.source) this.open();
+      else if (!this.source && !this.stopped) this.open();
     });
   }
 
@@ -65,8 +68,15 @@ export class Stream {
       if (es.readyState === EventSource.CLOSED) {
         this.source = undefined;
         this.retry = window.setTimeout(() => this.open(), 2000);
+        this.h.closed?.();
       }
     });
+  }
+
+  /** Closed for good (signed out): no reconnection, not even when the tab is shown again. */
+  close(): void {
+    this.stopped = true;
+    this.pause();
   }
 
   private pause(): void {

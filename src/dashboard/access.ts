@@ -35,7 +35,8 @@ export const RESOURCES: Record<Kind, { group: string; resource: string; namespac
 export function viewAccess(kind: Kind, namespace: string): Access | undefined {
   const r = RESOURCES[kind];
   if (!r) return undefined;
-  if (kind === 'freeze') return { namespace, verb: 'get', group: r.group, resource: r.resource, name: FREEZE_CONFIGMAP };
+  if (kind === 'freeze')
+    return { namespace, verb: 'get', group: r.group, resource: r.resource, name: FREEZE_CONFIGMAP };
   return { ...(r.namespaced ? { namespace } : {}), verb: 'list', group: r.group, resource: r.resource };
 }
 
@@ -171,7 +172,6 @@ export function operationWords(op: Operation): string {
     return `freeze ${op.action}${op.reason !== undefined ? ` ${JSON.stringify(op.reason)}` : ''}`;
   return `plan ${op.action} ${op.namespace}/${op.service} ${[op.plan, op.phase, op.step].filter((x) => x !== undefined).join(' ')}`;
 }
-
 
 /** A Deployment's action in the audit line's words: `pause a/web`, `undo --to-revision=1 a/web`. */
 export function actionWords(namespace: string, name: string, action: Action, toRevision?: number): string {

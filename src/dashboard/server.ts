@@ -267,7 +267,11 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
   /** The config as `user` is told it. */
   const configFor = (user: Caller | undefined): ConfigView => ({ ...o.config, user: user?.username ?? null });
   /** What `user` may receive of these changes (everything in the local mode). */
-  const visibleOf = async <T>(user: Caller | undefined, items: T[], scope: (t: T) => { kind: Kind; namespace: string }) => {
+  const visibleOf = async <T>(
+    user: Caller | undefined,
+    items: T[],
+    scope: (t: T) => { kind: Kind; namespace: string },
+  ) => {
     if (!o.gate || !user) return items;
     const may = await o.gate.visible(user, items.map(scope));
     return items.filter((t) => {
@@ -580,12 +584,9 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       message: 'signed in',
     });
     const secure = (req.headers.origin ?? '').startsWith('https://');
-    sendJson(
-      res,
-      200,
-      { ok: true, message: `signed in as ${signed.caller.username}` } satisfies ActionResult,
-      { 'Set-Cookie': sessionCookie(signed.session, signed.maxAgeSeconds, secure) },
-    );
+    sendJson(res, 200, { ok: true, message: `signed in as ${signed.caller.username}` } satisfies ActionResult, {
+      'Set-Cookie': sessionCookie(signed.session, signed.maxAgeSeconds, secure),
+    });
   };
 
   const handler = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
@@ -602,7 +603,8 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     const method = req.method ?? 'GET';
     let user: Caller | undefined;
     if (path === '/api/v1/session' || path === '/api/v1/session/end') {
-      if (!o.gate) return refuse(res, 404, 'no sign-in here: this dashboard acts with its kubeconfig (kubectl pacer dashboard)');
+      if (!o.gate)
+        return refuse(res, 404, 'no sign-in here: this dashboard acts with its kubeconfig (kubectl pacer dashboard)');
       if (method !== 'POST')
         return refuse(res, 405, `${method} ${path}: sign-in and sign-out are POSTs`, { Allow: 'POST' });
       if (path === '/api/v1/session') return signIn(req, res, o.gate);
