@@ -6,7 +6,6 @@ import { isIP } from 'node:net';
 import type { KubeClient } from '../kube/client.ts';
 import { Hub, kubeSources } from '../dashboard/hub.ts';
 import { PACER_NAMESPACE } from '../api/types.ts';
-import type { Operation } from '../dashboard/api.ts';
 import { pluginActions, pluginOperations } from '../dashboard/actions.ts';
 import type { Act, Operate } from '../dashboard/actions.ts';
 import { startDashboardServer } from '../dashboard/server.ts';
