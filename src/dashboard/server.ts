@@ -68,7 +68,7 @@ export interface DashboardServerOptions {
    */
   gate?: Gate;
   /** In the cluster: one line per action, with who asked and the answer (refusals included). */
-  audit?: (entry: { user: string; groups: string[]; action: string; status: number; message: string }) => void;
+  audit?: (entry: { user: string; groups: string[]; action: string; status: number; answer: string }) => void;
   /** Where the freeze switch lives (default pacer-system): what freeze on and off are checked against. */
   pacerNamespace?: string;
 }
@@ -457,7 +457,7 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       groups: user.groups ?? [],
       action: what,
       status: outcome.status,
-      message: outcome.result.message.split('\n')[0],
+      answer: outcome.result.message.split('\n')[0],
     });
     return outcome;
   };
@@ -581,7 +581,7 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       groups: signed.caller.groups ?? [],
       action: 'sign-in',
       status: 200,
-      message: 'signed in',
+      answer: 'signed in',
     });
     const secure = (req.headers.origin ?? '').startsWith('https://');
     sendJson(res, 200, { ok: true, message: `signed in as ${signed.caller.username}` } satisfies ActionResult, {

@@ -685,7 +685,7 @@ spec:
     it('in the cluster (pacer dashboard): a user bound to view in namespace a sees only a, and is refused an undo; an edit user undoes', async function () {
       if (bed !== 'real') {
         console.log(
-          '      skipped: the simulated API server answers no TokenReview or SubjectAccessReview (docs/simulated-api-server.md)',
+          "      skipped: a real token and the real view and edit roles: the simulated cluster has no view or edit ClusterRole to aggregate into, and takes any token as its user's name (docs/simulated-api-server.md#reviews)",
         );
         this.skip();
       }

@@ -302,7 +302,7 @@ describe('dashboard/server in the cluster: a user who may read namespace a only'
   let hub: Hub;
   let deployments: ReturnType<typeof fakeSource<Deployment>>;
   const acted: string[] = [];
-  const audit: Array<{ user: string; action: string; status: number; message: string }> = [];
+  const audit: Array<{ user: string; action: string; status: number; answer: string }> = [];
   const viewer: Caller = { username: 'system:serviceaccount:a:viewer', groups: ['system:serviceaccounts'] };
   const A_ONLY = ['deployments', 'replicasets', 'pods'].map((r) => `${viewer.username} list ${r} a`);
 
