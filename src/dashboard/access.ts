@@ -58,10 +58,15 @@ export function deploymentActionAccess(namespace: string, name: string, _action:
 /**
  * What an operation writes, as RBAC names it: a node roll's pause, resume and skip patch the NodeRoll
  * (cluster-scoped); freeze on creates (or, with a new reason, patches) the ConfigMap pacer-freeze in
- * `pacerNamespace`, off deletes it; a plan's operation updates the service's Deployment (a custom
- * plan: the Plan), and a step's restart deletes its pod.
+ * `pacerNamespace`, off deletes it; a plan's operation updates each Deployment it changes (`targets`,
+ * as the controller's plan API counts them: the service's, or a custom Plan's and the Plan itself;
+ * without them, the service's own Deployment), and a step's restart deletes its pod.
  */
-export function operationAccess(op: Operation, pacerNamespace: string): Access[] {
+export function operationAccess(
+  op: Operation,
+  pacerNamespace: string,
+  targets?: { deployments: string[]; custom: boolean },
+): Access[] {
   if (op.kind === 'nodeRoll') return [{ verb: 'patch', group: GROUP, resource: 'noderolls', name: op.name }];
   if (op.kind === 'freeze') {
     const cm = { namespace: pacerNamespace, group: '', resource: 'configmaps' };
@@ -72,11 +77,16 @@ export function operationAccess(op: Operation, pacerNamespace: string): Access[]
         ]
       : [{ ...cm, verb: 'delete', name: FREEZE_CONFIGMAP }];
   }
-  const own = op.plan === 'deploy' || op.plan === 'recovery';
+  const t = targets ?? { deployments: [op.service], custom: op.plan !== 'deploy' && op.plan !== 'recovery' };
   const out: Access[] = [
-    own
-      ? { namespace: op.namespace, verb: 'update', group: GROUP, resource: 'deployments', name: op.service }
-      : { namespace: op.namespace, verb: 'update', group: GROUP, resource: 'plans', name: op.plan },
+    ...(t.custom ? [{ namespace: op.namespace, verb: 'update', group: GROUP, resource: 'plans', name: op.plan }] : []),
+    ...t.deployments.map((name) => ({
+      namespace: op.namespace,
+      verb: 'update',
+      group: GROUP,
+      resource: 'deployments',
+      name,
+    })),
   ];
   if (op.action === 'restart' && op.step !== undefined)
     out.push({ namespace: op.namespace, verb: 'delete', group: '', resource: 'pods' });

@@ -478,7 +478,10 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       return refuse(res, 400, (err as Error).message);
     }
     const operate = o.operate;
-    const outcome = await asUser(user, operationWords(op), operationAccess(op, pacerNamespace), () => operate(op));
+    const targets = op.kind === 'plan' ? o.hub.planTargets(op.namespace, op.service, op.plan) : undefined;
+    const outcome = await asUser(user, operationWords(op), operationAccess(op, pacerNamespace, targets), () =>
+      operate(op),
+    );
     sendJson(res, outcome.status, outcome.result);
   };
 

@@ -71,15 +71,34 @@ describe('dashboard/access: views and actions as RBAC names them', () => {
         { kind: 'plan', namespace: 'a', service: 'web', plan: 'deploy', action: 'continue' },
         [{ namespace: 'a', verb: 'update', group: 'pacer.dev', resource: 'deployments', name: 'web' }],
       ],
+    ];
+    for (const [op, want] of rows) expect(operationAccess(op, 'pacer-system'), JSON.stringify(op)).to.deep.equal(want);
+    // With the Deployments the operation changes, as the controller's plan API counts them.
+    const update = (resource: string, name: string): Access => ({
+      namespace: 'a',
+      verb: 'update',
+      group: 'pacer.dev',
+      resource,
+      name,
+    });
+    const counted: Array<[Operation, { deployments: string[]; custom: boolean }, Access[]]> = [
+      [
+        { kind: 'plan', namespace: 'a', service: 'web', plan: 'deploy', action: 'continue' },
+        { deployments: ['db', 'web'], custom: false },
+        [update('deployments', 'db'), update('deployments', 'web')],
+      ],
       [
         { kind: 'plan', namespace: 'a', service: 'web', plan: 'nightly', action: 'restart', phase: 'p', step: 's' },
+        { deployments: ['web'], custom: true },
         [
-          { namespace: 'a', verb: 'update', group: 'pacer.dev', resource: 'plans', name: 'nightly' },
+          update('plans', 'nightly'),
+          update('deployments', 'web'),
           { namespace: 'a', verb: 'delete', group: '', resource: 'pods' },
         ],
       ],
     ];
-    for (const [op, want] of rows) expect(operationAccess(op, 'pacer-system'), JSON.stringify(op)).to.deep.equal(want);
+    for (const [op, targets, want] of counted)
+      expect(operationAccess(op, 'pacer-system', targets), JSON.stringify(op)).to.deep.equal(want);
   });
 
   it("changeScope: a put's and a delete's kind and namespace", () => {
@@ -401,6 +420,11 @@ describe('dashboard/server in the cluster: a user who may read namespace a only'
       action: 'undo --to-revision=1 a/web',
       status: 403,
     });
+  });
+
+  it("a plan operation's Deployments, as the controller's plan API counts them: the service's", () => {
+    expect(hub.planTargets('a', 'web', 'deploy')).to.deep.equal({ deployments: ['web'], custom: false });
+    expect(hub.planTargets('a', 'gone', 'deploy')).to.deep.equal({ deployments: ['gone'], custom: false });
   });
 
   it('the sign-in: only from the page (same origin, JSON); its cookie then stands for the token', async () => {
