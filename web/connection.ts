@@ -15,6 +15,8 @@ export interface StreamHandlers {
   /** The server cannot fill its cache yet, and why. */
   waiting(w: Waiting): void;
   link(state: LinkState): void;
+  /** In the cluster, what the user may see has changed; the snapshot that came with it is loaded. */
+  access?(): void;
   /** The server closed the stream (an HTTP error, such as 401 once a sign-in has ended). */
   closed?(): void;
 }
@@ -48,6 +50,13 @@ export class Stream {
       this.h.snapshot(JSON.parse(e.data) as Snapshot, this.everLive);
       this.everLive = true;
       this.h.link('live');
+    });
+    // In the cluster: what the user may see has changed (a RoleBinding added or removed): everything
+    // again, as they may see it now.
+    es.addEventListener('access', (e) => {
+      track(e);
+      this.h.snapshot(JSON.parse(e.data) as Snapshot, false);
+      this.h.access?.();
     });
     es.addEventListener('waiting', (e) => {
       this.h.waiting(JSON.parse(e.data) as Waiting);

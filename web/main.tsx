@@ -140,6 +140,9 @@ function Dashboard({ signOut: signedOut }: { signOut: () => void }) {
         setProblems(w.problems);
       },
       link: setLink,
+      access() {
+        setNotice('Your rights in the cluster have changed: the page shows what they let you see now.');
+      },
       // The session ended (or the token was revoked): back to the sign-in.
       closed() {
         void needsSignIn().then((needed) => {

@@ -266,17 +266,23 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     o.gate ? sameOriginBehindAnyHost(headers) : sameOrigin(headers);
   /** The config as `user` is told it. */
   const configFor = (user: Caller | undefined): ConfigView => ({ ...o.config, user: user?.username ?? null });
-  /** What `user` may receive of these changes (everything in the local mode). */
+  /**
+   * What `user` may receive of these items (everything in the local mode); each verdict used is
+   * kept in `used` (`kind|namespace`), for the stream's later re-check.
+   */
   const visibleOf = async <T>(
     user: Caller | undefined,
     items: T[],
     scope: (t: T) => { kind: Kind; namespace: string },
+    used?: Map<string, boolean>,
   ) => {
     if (!o.gate || !user) return items;
     const may = await o.gate.visible(user, items.map(scope));
     return items.filter((t) => {
       const { kind, namespace } = scope(t);
-      return may(kind, namespace);
+      const yes = may(kind, namespace);
+      used?.set(`${kind}|${namespace}`, yes);
+      return yes;
     });
   };
   /** In the cluster, a refusal unless `user` may read views of `kinds` in `namespace`. */
@@ -321,10 +327,12 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     const queue: Sequenced[] = [];
     let flush: NodeJS.Timeout | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
+    let recheck: NodeJS.Timeout | undefined;
     let unsubscribe = (): void => {};
     const stop = (): void => {
       unsubscribe();
       clearInterval(heartbeat);
+      clearInterval(recheck);
       clearTimeout(flush);
       streams.delete(stop);
       res.end();
@@ -332,6 +340,25 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     // In the cluster each batch is filtered to what the user may list before it is written; the
     // batches are written in order, one after the other.
     let writing: Promise<void> = Promise.resolve();
+    /** In the cluster, the verdicts this page's stream was filtered with, by `kind|namespace`. */
+    const used = new Map<string, boolean>();
+    /** Every view now, as `user` may see it, and the id it is current to. */
+    const snapshotNow = (): { id: string; body: Promise<Snapshot> } => {
+      const snap = o.hub.snapshot();
+      const of = <V extends { namespace: string }>(kind: Kind, views: V[]) =>
+        visibleOf(user, views, (v) => ({ kind, namespace: v.namespace }), used);
+      const body = (async (): Promise<Snapshot> => ({
+        config: configFor(user),
+        deployments: await of('deployment', snap.deployments),
+        replicaSets: await of('replicaSet', snap.replicaSets),
+        pods: await of('pod', snap.pods),
+        nodeRolls: await of('nodeRoll', snap.nodeRolls),
+        freeze: await of('freeze', snap.freeze),
+        sources: snap.sources,
+        planResources: await of('planResource', snap.planResources),
+      }))();
+      return { id: snap.id, body };
+    };
     const send = (): void => {
       flush = undefined;
       if (queue.length === 0) return;
@@ -344,7 +371,7 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       }
       const batch = queue.splice(0);
       writing = writing.then(async () => {
-        const shown = await visibleOf(user, batch, (s) => changeScope(s.change));
+        const shown = await visibleOf(user, batch, (s) => changeScope(s.change), used);
         if (res.writableEnded || shown.length === 0) return;
         res.write(
           event(
@@ -367,24 +394,33 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       queue.push(...replay);
       send();
     } else {
-      const snap = o.hub.snapshot();
-      const of = <V extends { namespace: string }>(kind: Kind, views: V[]) =>
-        visibleOf(user, views, (v) => ({ kind, namespace: v.namespace }));
-      // Written before any change that follows it (the changes wait on `writing`).
+      // Taken now, written before any change that follows it (the changes wait on `writing`).
+      const snap = snapshotNow();
       writing = writing.then(async () => {
-        const body: Snapshot = {
-          config: configFor(user),
-          deployments: await of('deployment', snap.deployments),
-          replicaSets: await of('replicaSet', snap.replicaSets),
-          pods: await of('pod', snap.pods),
-          nodeRolls: await of('nodeRoll', snap.nodeRolls),
-          freeze: await of('freeze', snap.freeze),
-          sources: snap.sources,
-          planResources: await of('planResource', snap.planResources),
-        };
+        const body = await snap.body;
         if (!res.writableEnded) res.write(event('snapshot', body, snap.id));
       });
     }
+    // In the cluster, the verdicts are asked again once the gate's answers have aged: when one has
+    // changed (a RoleBinding added or removed), the page gets everything again as it may see it now
+    // (`access`), so that what it may no longer see goes and what it now may comes.
+    const gate = o.gate;
+    if (gate && user)
+      recheck = setInterval(() => {
+        writing = writing.then(async () => {
+          if (used.size === 0 || res.writableEnded) return;
+          const scopes = [...used.keys()].map((k) => {
+            const [kind, namespace] = k.split('|');
+            return { kind: kind as Kind, namespace };
+          });
+          const may = await gate.visible(user, scopes);
+          if (scopes.every((s) => may(s.kind, s.namespace) === used.get(`${s.kind}|${s.namespace}`))) return;
+          used.clear();
+          const snap = snapshotNow();
+          const body = await snap.body;
+          if (!res.writableEnded) res.write(event('access', body, snap.id));
+        });
+      }, gate.reviewTtlMs);
     if (res.writableEnded) return; // let go while replaying
     heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
     streams.add(stop);

@@ -323,6 +323,7 @@ describe('dashboard/server in the cluster: a user who may read namespace a only'
   const acted: string[] = [];
   const audit: Array<{ user: string; action: string; status: number; answer: string }> = [];
   const viewer: Caller = { username: 'system:serviceaccount:a:viewer', groups: ['system:serviceaccounts'] };
+  // The grants the fake reviews answer from; a test changes them as a RoleBinding would.
   const A_ONLY = ['deployments', 'replicasets', 'pods'].map((r) => `${viewer.username} list ${r} a`);
 
   before(async () => {
@@ -344,7 +345,8 @@ describe('dashboard/server in the cluster: a user who may read namespace a only'
       port: 0,
       batchMs: 5,
       config: { namespace: null, readOnly: false, server: 'https://kube' },
-      gate: new Gate({ reviews: tableReviews({ 'viewer-token': viewer }, A_ONLY).reviews }),
+      // Answers kept a fifth of a second, so that a grant changed by a test is seen again soon.
+      gate: new Gate({ reviews: tableReviews({ 'viewer-token': viewer }, A_ONLY).reviews, reviewTtlMs: 200 }),
       audit: (e) => audit.push(e),
     });
     await eventually('the cache filled', () => hub.hasSynced());
@@ -420,6 +422,36 @@ describe('dashboard/server in the cluster: a user who may read namespace a only'
       action: 'undo --to-revision=1 a/web',
       status: 403,
     });
+  });
+
+  it('rights changed while a page is open: the stream sends everything again as the user may now see it (access)', async () => {
+    const raw: string[] = [];
+    const req = http.get({ host: '127.0.0.1', port: server.port, path: '/api/v1/stream', headers: bearer }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => raw.push(c));
+    });
+    const accessEvents = () =>
+      [...raw.join('').matchAll(/event: access\ndata: (.*)\n/g)].map((m) =>
+        (JSON.parse(m[1]) as Snapshot).deployments.map((d) => d.namespace).sort(),
+      );
+    const grantB = `${viewer.username} list deployments b`;
+    try {
+      await eventually('the snapshot', () => raw.join('').includes('event: snapshot'));
+      A_ONLY.push(grantB);
+      await eventually('b granted', () => accessEvents().length === 1);
+      expect(accessEvents()[0]).to.deep.equal(['a', 'b']);
+      A_ONLY.splice(A_ONLY.indexOf(grantB), 1);
+      A_ONLY.splice(A_ONLY.indexOf(`${viewer.username} list deployments a`), 1);
+      await eventually('a and b withdrawn', () => accessEvents().length === 2);
+      expect(accessEvents()[1]).to.deep.equal([]);
+    } finally {
+      req.destroy();
+      A_ONLY.splice(
+        0,
+        A_ONLY.length,
+        ...['deployments', 'replicasets', 'pods'].map((r) => `${viewer.username} list ${r} a`),
+      );
+    }
   });
 
   it("a plan operation's Deployments, as the controller's plan API counts them: the service's", () => {
