@@ -864,6 +864,7 @@ spec:
       page = await newPage();
       await page.goto(base);
       await page.waitForSelector('form[data-form="sign-in"]', { timeout: PAGE_MS });
+      await shot('signin', 'real');
       await page.fill('input[name="token"]', viewer);
       await page.click('button[data-action="sign-in"]');
       await eventually(
