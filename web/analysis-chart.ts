@@ -95,11 +95,12 @@ export function chartOf(metric: AnalysisMetricView, width = 560, height = 180): 
   const values = [...ms.flatMap((x) => (x.number === null ? [] : [x.number])), ...lines.map((l) => l.t.value)];
   let lo = values.length > 0 ? Math.min(...values) : 0;
   let hi = values.length > 0 ? Math.max(...values) : 1;
-  if (lo === hi) {
+  // Nothing to place keeps the range 0 to 1.
+  if (values.length > 0 && lo === hi) {
     const pad = lo === 0 ? 1 : Math.abs(lo) * 0.5;
     lo -= pad;
     hi += pad;
-  } else {
+  } else if (values.length > 0) {
     const pad = (hi - lo) * 0.1;
     // A range of values that are all at least 0 does not dip below 0 for its margin.
     lo = lo >= 0 && lo - pad < 0 ? 0 : lo - pad;
