@@ -132,7 +132,7 @@ export function MetricChart({ metric }: { metric: AnalysisMetricView }) {
       ) : null}
       {g.to ? (
         <text class="tick" x={g.right} y={g.height - 6} text-anchor="end">
-          {clock(g.to)}
+          {clock(g.to)} UTC
         </text>
       ) : null}
       {g.thresholds.map((t) => (
@@ -178,7 +178,7 @@ function Condition({ kind, c, plotted }: { kind: string; c: ConditionReading; pl
   );
 }
 
-function Metric({ m }: { m: AnalysisMetricView }) {
+function Metric({ m, runMessage }: { m: AnalysisMetricView; runMessage: string }) {
   const c = m.counts;
   const l = m.limits;
   const taken = c.count + c.error;
@@ -188,7 +188,7 @@ function Metric({ m }: { m: AnalysisMetricView }) {
         {m.name} <PhaseBadge phase={m.phase} />
         {m.dryRun ? <span class="badge">dry run</span> : null}
       </h2>
-      {m.message ? (
+      {m.message && m.message !== runMessage ? (
         <p class="message" data-field="metric-message">
           {m.message}
         </p>
@@ -314,7 +314,7 @@ export function AnalysisRunPage({ model, namespace, name }: { model: Model; name
         <dd>{r.startedAt ? `${r.startedAt} (${age(r.startedAt, now)} ago)` : '—'}</dd>
       </dl>
       {r.metrics.map((m) => (
-        <Metric key={m.name} m={m} />
+        <Metric key={m.name} m={m} runMessage={r.message} />
       ))}
     </main>
   );

@@ -5,8 +5,13 @@
 
 import { expect } from 'chai';
 import type { AnalysisRun } from '../../../src/api/analysis.ts';
+import type { Deployment, Pod, ReplicaSet } from '../../../src/api/types.ts';
 import { analysisRunView, plottedNumber, thresholdOf } from '../../../src/dashboard/analysis.ts';
-import type { Threshold } from '../../../src/dashboard/api.ts';
+import type { Change, Threshold } from '../../../src/dashboard/api.ts';
+import { Hub } from '../../../src/dashboard/hub.ts';
+import type { ListWatchSource } from '../../../src/manager/informer.ts';
+import type { WatchEvent } from '../../../src/kube/client.ts';
+import { eventually } from '../../integration/fixtures/cluster.ts';
 
 describe('dashboard/analysis: a condition read as a threshold', () => {
   const rows: Array<[string, Threshold | undefined]> = [
@@ -185,5 +190,62 @@ describe("dashboard/analysis: a run's view", () => {
   it('a dry-run metric is marked', () => {
     const v = analysisRunView(run({ spec: { dryRun: [{ metricName: 'errors' }] } }));
     expect(v.metrics[0].dryRun).to.equal(true);
+  });
+});
+
+describe('dashboard/analysis: runs in the hub, pushed as they change', () => {
+  const empty = <T>(): ListWatchSource<T> => ({
+    list: async () => ({ items: [], resourceVersion: '1' }),
+    watch: (_rv, _onEvent, signal) =>
+      new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+  });
+  it('a new measurement is a put of the run; the same version again nothing; a deletion a delete', async () => {
+    let send: ((e: WatchEvent<AnalysisRun>) => void) | undefined;
+    const runs: ListWatchSource<AnalysisRun> = {
+      list: async () => ({ items: [], resourceVersion: '1' }),
+      watch: (_rv, onEvent, signal) => {
+        send = onEvent;
+        return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      },
+    };
+    const hub = new Hub({
+      deployments: empty<Deployment>(),
+      replicaSets: empty<ReplicaSet>(),
+      pods: empty<Pod>(),
+      analysisRuns: runs,
+    });
+    const seen: Change[] = [];
+    hub.subscribe((c) => {
+      if (c.change.kind === 'analysisRun') seen.push(c.change);
+    });
+    hub.start();
+    try {
+      await eventually('the runs watched', () => send !== undefined);
+      const run = (rv: string, values: string[]): AnalysisRun => ({
+        metadata: { name: 'web-a-1', namespace: 'default', resourceVersion: rv },
+        spec: {
+          metrics: [{ name: 'errors', successCondition: 'result < 1', provider: { web: { url: 'https://x' } } }],
+        },
+        status: {
+          phase: 'Running',
+          metricResults: [
+            { name: 'errors', phase: 'Running', measurements: values.map((value) => ({ phase: 'Successful', value })) },
+          ],
+        },
+      });
+      send?.({ type: 'ADDED', object: run('2', ['0.1']) });
+      send?.({ type: 'MODIFIED', object: run('3', ['0.1', '0.2']) });
+      send?.({ type: 'MODIFIED', object: run('3', ['0.1', '0.2']) });
+      send?.({ type: 'DELETED', object: run('4', ['0.1', '0.2']) });
+      await eventually('three changes', () => seen.length >= 3);
+      expect(
+        seen.map((c) =>
+          c.op === 'put' && c.kind === 'analysisRun' ? c.obj.metrics[0].measurements.map((m) => m.number) : c.op,
+        ),
+      ).to.deep.equal([[0.1], [0.1, 0.2], 'delete']);
+      expect(hub.snapshot().analysisRuns).to.deep.equal([]);
+    } finally {
+      await hub.stop();
+    }
   });
 });
