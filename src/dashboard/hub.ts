@@ -82,7 +82,7 @@ const slimNode = (n: NodeObject): NodeObject => ({
 });
 
 /**
- * The sources through `client`: Deployments, ReplicaSets, pods and custom Plans in `namespace`
+ * The sources through `client`: Deployments, ReplicaSets, pods, custom Plans and AnalysisRuns in `namespace`
  * (undefined: every namespace); NodeRolls and Nodes (cluster-scoped); and the freeze switch, the
  * ConfigMap pacer-freeze in `pacerNamespace` (by a field selector on its name: no other ConfigMap).
  */
