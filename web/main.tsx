@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Stream } from './connection.ts';
 import type { LinkState } from './connection.ts';
 import { useOperations } from './actions.tsx';
+import { AnalysisRunPage, AnalysisRunsPage } from './analysis.tsx';
 import { DeploymentPage } from './deployment.tsx';
 import { Home } from './home.tsx';
 import { NodeRollsPage } from './noderolls.tsx';
@@ -18,15 +19,17 @@ import type { Filter, Model } from './state.ts';
 type Route =
   | { page: 'home' }
   | { page: 'noderolls' }
-  | { page: 'deployment' | 'plans'; namespace: string; name: string };
+  | { page: 'analysis' }
+  | { page: 'deployment' | 'plans' | 'analysisOf' | 'analysisRun'; namespace: string; name: string };
 
 function route(hash: string): Route {
   if (hash === '#/noderolls') return { page: 'noderolls' };
-  const m = /^#\/(deployments|plans)\/([^/]+)\/([^/]+)$/.exec(hash);
+  if (hash === '#/analysis') return { page: 'analysis' };
+  const m = /^#\/(deployments|plans|analysis|analysisruns)\/([^/]+)\/([^/]+)$/.exec(hash);
   if (m) {
     try {
       return {
-        page: m[1] === 'plans' ? 'plans' : 'deployment',
+        page: ({ plans: 'plans', analysis: 'analysisOf', analysisruns: 'analysisRun' } as const)[m[1]] ?? 'deployment',
         namespace: decodeURIComponent(m[2]),
         name: decodeURIComponent(m[3]),
       };
@@ -99,6 +102,9 @@ function App() {
           </a>
           <a href="#/noderolls" class={where.page === 'noderolls' ? 'here' : ''} data-nav="noderolls">
             Node rolls
+          </a>
+          <a href="#/analysis" class={where.page.startsWith('analysis') ? 'here' : ''} data-nav="analysis">
+            Analysis
           </a>
         </nav>
         <span class="scope">{scope}</span>
@@ -176,6 +182,12 @@ function App() {
         <Home model={model} filter={filter} setFilter={setFilter} />
       ) : where.page === 'noderolls' ? (
         <NodeRollsPage model={model} />
+      ) : where.page === 'analysis' ? (
+        <AnalysisRunsPage model={model} />
+      ) : where.page === 'analysisOf' ? (
+        <AnalysisRunsPage model={model} namespace={where.namespace} deployment={where.name} />
+      ) : where.page === 'analysisRun' ? (
+        <AnalysisRunPage model={model} namespace={where.namespace} name={where.name} />
       ) : where.page === 'plans' ? (
         <PlansPage
           key={`${where.namespace}/${where.name}`}

@@ -159,6 +159,91 @@ export interface PlanResourceView {
   resourceVersion: string;
 }
 
+/** A comparison of the result with one number, which the run's chart draws as a line (analysis.ts: thresholdOf). */
+export interface Threshold {
+  /** The result against the value: `result[0] < 0.05` is `<` 0.05 at index 0. */
+  op: '<' | '<=' | '>' | '>=' | '==';
+  value: number;
+  /** The list element compared (`result[N]`), or null for `result` itself. */
+  index: number | null;
+}
+
+/** A metric's success or failure condition (CEL over `result`), and its threshold when it is a simple comparison. */
+export interface ConditionReading {
+  expression: string;
+  threshold: Threshold | null;
+}
+
+/** One kept measurement of a metric. */
+export interface AnalysisMeasurementView {
+  phase: string;
+  /** When it finished (or started, while in flight), RFC 3339; '' when unknown. */
+  at: string;
+  /** The provider's value as the run's status has it ('' for none: an Error's, a Job's). */
+  value: string;
+  /** What the chart plots: the value (or its list element the conditions read) as a finite number, else null. */
+  number: number | null;
+  message: string;
+}
+
+export interface AnalysisMetricView {
+  name: string;
+  phase: string;
+  message: string;
+  /** A dry-run metric: measured and shown, never counted against the run. */
+  dryRun: boolean;
+  /** The provider and what it asks (`prometheus http://...: QUERY`, `web GET URL`, `job`). */
+  provider: string;
+  /** What the chart's points are: `result`, or `result[N]` when the conditions read an element. */
+  plotted: string;
+  successCondition: ConditionReading | null;
+  failureCondition: ConditionReading | null;
+  counts: {
+    count: number;
+    successful: number;
+    failed: number;
+    inconclusive: number;
+    error: number;
+    consecutiveError: number;
+  };
+  /** The limits in force (defaults filled in, arguments resolved); `problem` when they cannot be read. */
+  limits: {
+    count: number | null;
+    failureLimit: number;
+    inconclusiveLimit: number;
+    consecutiveErrorLimit: number;
+    problem: string;
+  };
+  /** The kept measurements, oldest first (at most the retention limit: counts go on beyond them). */
+  measurements: AnalysisMeasurementView[];
+}
+
+/** An AnalysisRun: what it judges (a Deployment's revision, a canary step, a node roll's node) and its metrics. */
+export interface AnalysisRunView {
+  uid: string;
+  namespace: string;
+  name: string;
+  phase: string;
+  message: string;
+  /** Its pacer.dev/deployment label ('' for none). */
+  deployment: string;
+  /** The uid of its controller (the Deployment or NodeRoll), '' for none. */
+  ownerUid: string;
+  /** The revision it judges (its pacer.dev/revision annotation), null when unknown. */
+  revision: number | null;
+  podTemplateHash: string;
+  attempt: number | null;
+  canaryStep: number | null;
+  /** Its pacer.dev/noderoll and pacer.dev/node labels ('' for none). */
+  nodeRoll: string;
+  node: string;
+  /** spec.terminate: stopped by the Deployment controller (the rollout completed) or by hand. */
+  terminated: boolean;
+  startedAt: string;
+  createdAt: string;
+  metrics: AnalysisMetricView[];
+}
+
 export interface Snapshot {
   config: ConfigView;
   deployments: DeploymentView[];
@@ -168,9 +253,18 @@ export interface Snapshot {
   freeze: FreezeView[];
   sources: SourceView[];
   planResources: PlanResourceView[];
+  analysisRuns: AnalysisRunView[];
 }
 
-export type Kind = 'deployment' | 'replicaSet' | 'pod' | 'nodeRoll' | 'freeze' | 'source' | 'planResource';
+export type Kind =
+  | 'deployment'
+  | 'replicaSet'
+  | 'pod'
+  | 'nodeRoll'
+  | 'freeze'
+  | 'source'
+  | 'planResource'
+  | 'analysisRun';
 
 export type Change =
   | { kind: 'deployment'; op: 'put'; obj: DeploymentView }
@@ -180,6 +274,7 @@ export type Change =
   | { kind: 'freeze'; op: 'put'; obj: FreezeView }
   | { kind: 'source'; op: 'put'; obj: SourceView }
   | { kind: 'planResource'; op: 'put'; obj: PlanResourceView }
+  | { kind: 'analysisRun'; op: 'put'; obj: AnalysisRunView }
   | { kind: Kind; op: 'delete'; namespace: string; name: string };
 
 /** A step of a plan, with its status (PENDING, PREPARED, STARTING, STARTED, COMPLETE, DELAYED, ERROR, WAITING...). */

@@ -306,6 +306,7 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         freeze: snap.freeze,
         sources: snap.sources,
         planResources: snap.planResources,
+        analysisRuns: snap.analysisRuns,
       };
       res.write(event('snapshot', body, snap.id));
     }

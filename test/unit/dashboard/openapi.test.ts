@@ -10,6 +10,7 @@ import http from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import type { AnalysisRun } from '../../../src/api/analysis.ts';
 import type { NodeRoll } from '../../../src/api/noderoll.ts';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../../src/api/types.ts';
 import { Hub } from '../../../src/dashboard/hub.ts';
@@ -156,6 +157,58 @@ describe('dashboard/openapi.yaml', () => {
       },
       data: { reason: 'holiday' },
     } as ConfigMapObject;
+    // A run of web's revision 2 with a threshold, an Error measurement without a value and a metric still measuring.
+    const run: AnalysisRun = {
+      metadata: {
+        name: 'web-abc-1',
+        namespace: 'default',
+        uid: 'run-1',
+        resourceVersion: '1',
+        labels: { 'pacer.dev/deployment': 'web', 'pacer.dev/pod-template-hash': 'abc', 'pacer.dev/attempt': '1' },
+        annotations: { 'pacer.dev/revision': '2' },
+        creationTimestamp: '2026-03-01T10:00:00Z',
+      },
+      spec: {
+        metrics: [
+          {
+            name: 'errors',
+            interval: '1s',
+            failureLimit: 1,
+            successCondition: 'result[0] < 0.05',
+            provider: { prometheus: { address: 'http://prom:9090', query: 'x' } },
+          },
+          {
+            name: 'ok',
+            provider: { web: { url: 'https://status/ok', jsonPath: '{$.ok}' } },
+            successCondition: 'result == true',
+          },
+        ],
+      },
+      status: {
+        phase: 'Failed',
+        message: 'metric "errors" assessed Failed',
+        startedAt: '2026-03-01T10:00:01Z',
+        metricResults: [
+          {
+            name: 'errors',
+            phase: 'Failed',
+            count: 2,
+            failed: 2,
+            error: 1,
+            measurements: [
+              {
+                phase: 'Error',
+                message: 'prometheus at http://prom:9090: connect ECONNREFUSED',
+                finishedAt: '2026-03-01T10:00:02Z',
+              },
+              { phase: 'Failed', value: '[0.5]', finishedAt: '2026-03-01T10:00:03Z' },
+              { phase: 'Failed', value: '[NaN]', finishedAt: '2026-03-01T10:00:04Z' },
+            ],
+          },
+          { name: 'ok', phase: 'Running' },
+        ],
+      },
+    };
     let hub: Hub;
     let server: RunningDashboard;
     before(async () => {
@@ -167,6 +220,7 @@ describe('dashboard/openapi.yaml', () => {
         nodes: listing<NodeObject>(nodes),
         plans: listing<PlanResource>([]),
         freeze: listing<ConfigMapObject>([freeze]),
+        analysisRuns: listing<AnalysisRun>([run]),
       });
       hub.start();
       server = await startDashboardServer({
@@ -204,7 +258,7 @@ describe('dashboard/openapi.yaml', () => {
       for (const d of list) expect(problems('Deployment', d)).to.deep.equal([]);
     });
 
-    it("the stream's snapshot: Snapshot, with a node roll, the nodes' zones and the freeze switch in it", async () => {
+    it("the stream's snapshot: Snapshot, with a node roll, the nodes' zones, the freeze switch and an analysis run in it", async () => {
       const snapshot = await new Promise<unknown>((resolve, reject) => {
         const req = http.get({ host: '127.0.0.1', port: server.port, path: '/api/v1/stream' }, (res) => {
           let buf = '';
@@ -221,7 +275,8 @@ describe('dashboard/openapi.yaml', () => {
         req.on('error', reject);
       });
       expect(problems('Snapshot', snapshot)).to.deep.equal([]);
-      const s = snapshot as { nodeRolls: Array<{ pause: unknown }>; freeze: unknown[] };
+      const s = snapshot as { nodeRolls: Array<{ pause: unknown }>; freeze: unknown[]; analysisRuns: unknown[] };
+      expect(s.analysisRuns, 'the run is in the snapshot').to.have.length(1);
       expect(s.nodeRolls).to.have.length(1);
       expect(s.nodeRolls[0].pause, 'the paused roll shows its pause').to.not.equal(null);
       expect(s.freeze).to.have.length(1);
