@@ -227,13 +227,18 @@ describe('dashboard/promotion', () => {
   describe("waitingCanaries: the page's choice", () => {
     const view = (name: string, state: DeploymentView['state'], stateMessage: string) =>
       ({ namespace: 'default', name, state, stateMessage }) as DeploymentView;
-    it('a plan holding the rollout, not the freeze nor a pause', () => {
+    it('the deploy plan holding the rollout; not a custom Plan, the freeze or a pause', () => {
       const m = {
         deployments: new Map(
           [
             view('web', 'waiting', 'PlanWaiting: canary step 1 of 2 waits for kubectl pacer plan continue'),
             view('api', 'waiting', 'PlanWaiting: plan deploy is interrupted'),
             view('frozen', 'waiting', 'Frozen: pacer is frozen (incident)'),
+            view(
+              'custom',
+              'waiting',
+              'PlanWaiting: Deployment waits for plan release: canary step custom-0 waits for kubectl pacer plan continue custom release batch',
+            ),
             view('held', 'paused', ''),
             view('done', 'complete', ''),
           ].map((d) => [`default/${d.name}`, d]),
