@@ -9,8 +9,10 @@ import { Stream } from './connection.ts';
 import type { LinkState } from './connection.ts';
 import { useOperations } from './actions.tsx';
 import { AnalysisRunPage, AnalysisRunsPage } from './analysis.tsx';
+import { CanariesPage } from './canaries.tsx';
 import { DeploymentPage } from './deployment.tsx';
 import { Home } from './home.tsx';
+import { MarathonPage } from './marathon.tsx';
 import { NodeRollsPage } from './noderolls.tsx';
 import { PlansPage } from './plans.tsx';
 import { age, applyChanges, frozen, fromSnapshot, keyOf } from './state.ts';
@@ -20,11 +22,15 @@ type Route =
   | { page: 'home' }
   | { page: 'noderolls' }
   | { page: 'analysis' }
+  | { page: 'marathon' }
+  | { page: 'canaries' }
   | { page: 'deployment' | 'plans' | 'analysisOf' | 'analysisRun'; namespace: string; name: string };
 
 function route(hash: string): Route {
   if (hash === '#/noderolls') return { page: 'noderolls' };
   if (hash === '#/analysis') return { page: 'analysis' };
+  if (hash === '#/marathon') return { page: 'marathon' };
+  if (hash === '#/canaries') return { page: 'canaries' };
   const m = /^#\/(deployments|plans|analysis|analysisruns)\/([^/]+)\/([^/]+)$/.exec(hash);
   if (m) {
     try {
@@ -105,6 +111,12 @@ function App() {
           </a>
           <a href="#/analysis" class={where.page.startsWith('analysis') ? 'here' : ''} data-nav="analysis">
             Analysis
+          </a>
+          <a href="#/marathon" class={where.page === 'marathon' ? 'here' : ''} data-nav="marathon">
+            Marathon deployments
+          </a>
+          <a href="#/canaries" class={where.page === 'canaries' ? 'here' : ''} data-nav="canaries">
+            Canaries
           </a>
         </nav>
         <span class="scope">{scope}</span>
@@ -188,6 +200,10 @@ function App() {
         <AnalysisRunsPage model={model} namespace={where.namespace} deployment={where.name} />
       ) : where.page === 'analysisRun' ? (
         <AnalysisRunPage model={model} namespace={where.namespace} name={where.name} />
+      ) : where.page === 'marathon' ? (
+        <MarathonPage model={model} />
+      ) : where.page === 'canaries' ? (
+        <CanariesPage model={model} />
       ) : where.page === 'plans' ? (
         <PlansPage
           key={`${where.namespace}/${where.name}`}

@@ -344,11 +344,12 @@ export type Action = 'pause' | 'resume' | 'undo';
 
 export type NodeRollAction = 'pause' | 'resume' | 'skip';
 export type FreezeAction = 'on' | 'off';
-export type PlanAction = 'continue' | 'interrupt' | 'forceComplete' | 'restart';
+export type PlanAction = 'continue' | 'interrupt' | 'forceComplete' | 'restart' | 'start' | 'stop';
+export type MarathonAction = 'cancel';
 
 /** The actions on node rolls, the freeze switch and plans, each with what its body may carry. */
 export type Operation =
-  | { kind: 'nodeRoll'; name: string; action: NodeRollAction; node?: string }
+  | { kind: 'nodeRoll'; name: string; action: NodeRollAction; node?: string; skipAnalysis?: boolean }
   | { kind: 'freeze'; action: FreezeAction; reason?: string }
   | {
       kind: 'plan';
@@ -358,7 +359,11 @@ export type Operation =
       action: PlanAction;
       phase?: string;
       step?: string;
-    };
+      /** start's parameters (`-p KEY=VALUE`), as environment variables of the service's pod templates. */
+      parameters?: Record<string, string>;
+    }
+  /** Cancel one of Marathon's active deployments: roll it back, or (force) only stop it. */
+  | { kind: 'marathon'; id: string; action: MarathonAction; force: boolean };
 
 export interface ActionRequest {
   /** For undo: the revision to go back to (0 or absent: the previous one). */
@@ -370,4 +375,49 @@ export interface ActionResult {
   ok: boolean;
   message: string;
   warnings?: string[];
+}
+
+/** One action of a Marathon deployment's step: `RestartApplication` of `/default/web`, say. */
+export interface MarathonActionView {
+  action: string;
+  app: string;
+}
+
+/**
+ * GET /api/v1/marathon/deployments: Marathon's active deployments (GET /v2/deployments' fields),
+ * derived from the cached Deployments as `kubectl pacer deployments` derives them.
+ */
+export interface MarathonDeploymentView {
+  id: string;
+  version: string;
+  affectedApps: string[];
+  steps: Array<{ actions: MarathonActionView[] }>;
+  currentActions: MarathonActionView[];
+  /** 1-based. */
+  currentStep: number;
+  totalSteps: number;
+}
+
+/** POST /api/v1/promotions: the canaries to release (Deployments waiting at a canary step). */
+export interface PromotionRequest {
+  items: Array<{ namespace: string; name: string }>;
+}
+
+/** One canary's release, in the order it was tried. */
+export interface PromotionItemResult {
+  namespace: string;
+  name: string;
+  /** Its dependency level (1: depends on nothing), null on a dependency cycle. */
+  level: number | null;
+  /** The release's HTTP status (as the plan's continue answers it); 0 when it was not tried. */
+  status: number;
+  ok: boolean;
+  message: string;
+  warnings?: string[];
+}
+
+/** The answer of a bulk promotion: ok when every release was. */
+export interface PromotionResult {
+  ok: boolean;
+  items: PromotionItemResult[];
 }

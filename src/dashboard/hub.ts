@@ -280,6 +280,11 @@ export class Hub {
     for (const r of this.nodeRollCache?.list() ?? []) this.put('nodeRoll', this.nodeRollViewOf(r));
   }
 
+  /** The cached pacer.dev Deployments as stored (of `namespace`, or all): Marathon's deployments and the promotion order are derived from them. */
+  deploymentObjects(namespace?: string): Deployment[] {
+    return this.deploymentCache.list(namespace);
+  }
+
   /** A service's plans from the caches; undefined when its Deployment is not cached. */
   servicePlans(namespace: string, service: string): ServicePlansView | undefined {
     return servicePlansView(namespace, service, {

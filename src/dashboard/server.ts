@@ -10,8 +10,11 @@
 //   GET  /api/v1/stream                              text/event-stream: [waiting], snapshot | resumed, then changes
 //   POST /api/v1/namespaces/NS/deployments/NAME/ACTION   pause | resume | undo ({"toRevision": N})
 //   GET  /api/v1/namespaces/NS/services/NAME/plans       ServicePlansView
-//   POST /api/v1/namespaces/NS/services/NAME/plans/PLAN/ACTION  continue | interrupt | forceComplete | restart ({"phase", "step"})
-//   POST /api/v1/noderolls/NAME/ACTION                   pause | resume | skip ({"node": NODE})
+//   POST /api/v1/namespaces/NS/services/NAME/plans/PLAN/ACTION  continue | interrupt | forceComplete | restart ({"phase", "step"}) | start ({"parameters": ["K=V"]}) | stop
+//   POST /api/v1/noderolls/NAME/ACTION                   pause | resume ({"skipAnalysis": true}) | skip ({"node": NODE})
+//   GET  /api/v1/marathon/deployments                    MarathonDeploymentView[]
+//   POST /api/v1/marathon/deployments/ID/cancel          ({"force": true}: only stop)
+//   POST /api/v1/promotions                              {"items": [{namespace, name}]}: canaries released in dependency order
 //   POST /api/v1/freeze/ACTION                           on ({"reason": TEXT}) | off
 
 import { readFileSync } from 'node:fs';
@@ -22,6 +25,9 @@ import { ROLLBACK_MESSAGES } from '../engine/index.ts';
 import type { Action, ActionRequest, ActionResult, ConfigView, Operation, Snapshot, Waiting } from './api.ts';
 import type { Act, Operate } from './actions.ts';
 import type { Hub, Sequenced } from './hub.ts';
+import { marathonDeploymentView, parsePromotionRequest, promotionOrder, runPromotion } from './promotion.ts';
+import { activePlans } from '../engine/index.ts';
+import { parseParameters } from '../plugin/plan.ts';
 import type { StaticFile } from './static.ts';
 
 export interface DashboardServerOptions {
@@ -50,7 +56,15 @@ export interface RunningDashboard {
 export const ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'undo']);
 export const NODE_ROLL_ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'skip']);
 export const FREEZE_ACTIONS: ReadonlySet<string> = new Set(['on', 'off']);
-export const PLAN_ACTIONS: ReadonlySet<string> = new Set(['continue', 'interrupt', 'forceComplete', 'restart']);
+export const PLAN_ACTIONS: ReadonlySet<string> = new Set([
+  'continue',
+  'interrupt',
+  'forceComplete',
+  'restart',
+  'start',
+  'stop',
+]);
+export const MARATHON_ACTIONS: ReadonlySet<string> = new Set(['cancel']);
 /** The longest freeze reason taken (it is shown in every status the freeze holds). */
 const MAX_REASON = 1024;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1']);
@@ -182,9 +196,13 @@ export function parseOperation(
   target:
     | { kind: 'nodeRoll'; name: string; action: string }
     | { kind: 'freeze'; action: string }
-    | { kind: 'plan'; namespace: string; service: string; plan: string; action: string },
+    | { kind: 'plan'; namespace: string; service: string; plan: string; action: string }
+    | { kind: 'marathon'; id: string; action: string },
   text: string,
 ): Operation {
+  const special = extraFields(target, text);
+  if (special) return special;
+  if (target.kind === 'marathon') throw new Error('unreachable');
   if (target.kind === 'nodeRoll') {
     const action = target.action as 'pause' | 'resume' | 'skip';
     const f = stringFields(`node roll ${action}`, text, action === 'skip' ? ['node'] : []);
@@ -212,6 +230,54 @@ export function parseOperation(
     ...(f.phase !== undefined ? { phase: f.phase } : {}),
     ...(f.step !== undefined ? { step: f.step } : {}),
   };
+}
+
+/**
+ * The bodies whose fields are not all strings: a node roll's resume (`{"skipAnalysis": true}`:
+ * `node-roll resume --skip-analysis`), a plan's start (`{"parameters": ["KEY=VALUE", ...]}`, each
+ * read as `plan start -p` reads it, so a bad one is refused in its words) and a Marathon
+ * deployment's cancel (`{"force": true}`: only stop). Undefined for the others.
+ */
+function extraFields(target: Parameters<typeof parseOperation>[0], text: string): Operation | undefined {
+  const only = (what: string, body: Record<string, unknown>, allowed: string) => {
+    const unknown = Object.keys(body).find((k) => k !== allowed);
+    if (unknown !== undefined)
+      throw new Error(`unknown field "${unknown}" in the ${what} request (its field: ${allowed})`);
+  };
+  const flag = (what: string, v: unknown): boolean => {
+    if (v === undefined) return false;
+    if (typeof v !== 'boolean') throw new Error(`${what} must be true or false, not ${JSON.stringify(v)}`);
+    return v;
+  };
+  if (target.kind === 'nodeRoll' && target.action === 'resume') {
+    const body = jsonObject(text);
+    only('node roll resume', body, 'skipAnalysis');
+    const skip = flag('skipAnalysis', body.skipAnalysis);
+    return { kind: 'nodeRoll', name: target.name, action: 'resume', ...(skip ? { skipAnalysis: true } : {}) };
+  }
+  if (target.kind === 'marathon') {
+    const body = jsonObject(text);
+    only('deployment cancel', body, 'force');
+    return { kind: 'marathon', id: target.id, action: 'cancel', force: flag('force', body.force) };
+  }
+  if (target.kind === 'plan' && target.action === 'start') {
+    const { parameters, ...rest } = jsonObject(text);
+    const f = stringFields('plan start', JSON.stringify(rest), ['phase', 'step']);
+    if (f.phase !== undefined || f.step !== undefined)
+      throw new Error('start is for a whole plan: it takes no phase or step');
+    if (parameters !== undefined && (!Array.isArray(parameters) || parameters.some((p) => typeof p !== 'string')))
+      throw new Error(`parameters must be a list of "KEY=VALUE" strings, not ${JSON.stringify(parameters)}`);
+    const params = parseParameters((parameters as string[] | undefined) ?? []);
+    return {
+      kind: 'plan',
+      namespace: target.namespace,
+      service: target.service,
+      plan: target.plan,
+      action: 'start',
+      ...(Object.keys(params).length > 0 ? { parameters: params } : {}),
+    };
+  }
+  return undefined;
 }
 
 /** The API's OpenAPI document (openapi.yaml beside this file), served at /api/v1/openapi.yaml. */
@@ -395,6 +461,13 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
           target: { kind: 'nodeRoll', name: decodeURIComponent(m[1]), action: m[2] },
         }
       );
+    m = /^\/api\/v1\/marathon\/deployments\/([^/]+)\/([^/]+)$/.exec(path);
+    if (m)
+      return (
+        verbs(MARATHON_ACTIONS, m[2], 'deployment') ?? {
+          target: { kind: 'marathon', id: decodeURIComponent(m[1]), action: m[2] },
+        }
+      );
     m = /^\/api\/v1\/freeze\/([^/]+)$/.exec(path);
     if (m) return verbs(FREEZE_ACTIONS, m[1], 'freeze') ?? { target: { kind: 'freeze', action: m[1] } };
     m = /^\/api\/v1\/namespaces\/([^/]+)\/services\/([^/]+)\/plans\/([^/]+)\/([^/]+)$/.exec(path);
@@ -411,6 +484,43 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         }
       );
     return undefined;
+  };
+
+  /**
+   * A bulk promotion: each canary's release is the continue of its phase of its service's deploy
+   * plan, through `operate` (carried out as the user, audited), one after the other in dependency
+   * order (promotion.ts); the answer lists each release in that order.
+   */
+  const promote = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    if (!o.operate) return refuse(res, 404, 'plan actions are not served by this dashboard');
+    const text = await admitted(req, res, 'promote', undefined);
+    if (text === undefined) return;
+    let items: ReturnType<typeof parsePromotionRequest>['items'];
+    try {
+      items = parsePromotionRequest(jsonObject(text)).items;
+    } catch (err) {
+      return refuse(res, 400, (err as Error).message);
+    }
+    const foreign = items.find((i) => o.config.namespace !== null && i.namespace !== o.config.namespace);
+    if (foreign)
+      return refuse(
+        res,
+        404,
+        `namespace "${foreign.namespace}" is not served by this dashboard (it serves "${o.config.namespace}"; -A serves all)`,
+      );
+    if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
+    const operate = o.operate;
+    const results = await runPromotion(promotionOrder(items, o.hub.deploymentObjects()), (c) =>
+      operate({
+        kind: 'plan',
+        namespace: c.namespace,
+        service: c.name,
+        plan: 'deploy',
+        action: 'continue',
+        phase: c.name,
+      }),
+    );
+    sendJson(res, 200, { ok: results.every((r) => r.ok), items: results });
   };
 
   const action = async (
@@ -464,6 +574,11 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         return refuse(res, 405, `${verb} is a POST: no action is taken on a ${method}`, { Allow: 'POST' });
       return action(req, res, ns, name, verb as Action);
     }
+    if (path === '/api/v1/promotions') {
+      if (method !== 'POST')
+        return refuse(res, 405, `a promotion is a POST: no action is taken on a ${method}`, { Allow: 'POST' });
+      return promote(req, res);
+    }
     const op = operationRoute(path);
     if (op) {
       if ('status' in op) return refuse(res, op.status, op.message);
@@ -484,6 +599,11 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       return sendJson(res, 200, o.hub.snapshot().deployments);
     }
     if (path === '/api/v1/stream') return stream(req, res, url);
+    if (path === '/api/v1/marathon/deployments') {
+      if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
+      const all = o.hub.deploymentObjects(o.config.namespace ?? undefined);
+      return sendJson(res, 200, activePlans(all, Date.now()).map(marathonDeploymentView));
+    }
     const diff = /^\/api\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)\/revisions\/([^/]+)\/diff$/.exec(path);
     if (diff) {
       const [ns, name, rev] = [decodeURIComponent(diff[1]), decodeURIComponent(diff[2]), decodeURIComponent(diff[3])];

@@ -61,10 +61,13 @@ export function audited(act: Act, io: Streams, now: () => Date = () => new Date(
 
 /** An operation in the audit line's words: `node-roll skip roll-1 n2`, `freeze on "incident 42"`, `plan continue default/web deploy web`. */
 export function operationWords(op: Operation): string {
-  if (op.kind === 'nodeRoll') return `node-roll ${op.action} ${op.name}${op.node !== undefined ? ` ${op.node}` : ''}`;
+  if (op.kind === 'nodeRoll')
+    return `node-roll ${op.action} ${op.name}${op.node !== undefined ? ` ${op.node}` : ''}${op.skipAnalysis ? ' --skip-analysis' : ''}`;
+  if (op.kind === 'marathon') return `deployment cancel ${op.id}${op.force ? ' --force' : ''}`;
   if (op.kind === 'freeze')
     return `freeze ${op.action}${op.reason !== undefined ? ` ${JSON.stringify(op.reason)}` : ''}`;
-  return `plan ${op.action} ${op.namespace}/${op.service} ${[op.plan, op.phase, op.step].filter((x) => x !== undefined).join(' ')}`;
+  const params = Object.entries(op.parameters ?? {}).map(([k, v]) => ` -p ${JSON.stringify(`${k}=${v}`)}`);
+  return `plan ${op.action} ${op.namespace}/${op.service} ${[op.plan, op.phase, op.step].filter((x) => x !== undefined).join(' ')}${params.join('')}`;
 }
 
 /** The node roll, freeze and plan actions, each one line on stdout once answered, as audited() does. */
@@ -120,7 +123,7 @@ export async function serveDashboard(
       hub,
       files,
       act: audited(pluginActions(client), io),
-      operate: auditedOperations(pluginOperations(client, PACER_NAMESPACE), io),
+      operate: auditedOperations(pluginOperations(client, PACER_NAMESPACE, o.namespace ?? null), io),
       address: o.address,
       port: o.port,
       config: { namespace: o.namespace ?? null, readOnly: o.readOnly, server: client.server },

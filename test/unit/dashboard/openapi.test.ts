@@ -18,6 +18,7 @@ import type { NodeObject, ConfigMapObject } from '../../../src/dashboard/hub.ts'
 import {
   ACTIONS,
   FREEZE_ACTIONS,
+  MARATHON_ACTIONS,
   NODE_ROLL_ACTIONS,
   OPENAPI_FILE,
   PLAN_ACTIONS,
@@ -100,6 +101,7 @@ describe('dashboard/openapi.yaml', () => {
     expect(actionEnum('/api/v1/namespaces/{namespace}/deployments/{name}/{action}')).to.deep.equal([...ACTIONS].sort());
     expect(actionEnum('/api/v1/noderolls/{name}/{action}')).to.deep.equal([...NODE_ROLL_ACTIONS].sort());
     expect(actionEnum('/api/v1/freeze/{action}')).to.deep.equal([...FREEZE_ACTIONS].sort());
+    expect(actionEnum('/api/v1/marathon/deployments/{id}/{action}')).to.deep.equal([...MARATHON_ACTIONS].sort());
     expect(actionEnum('/api/v1/namespaces/{namespace}/services/{service}/plans/{plan}/{action}')).to.deep.equal(
       [...PLAN_ACTIONS].sort(),
     );
@@ -119,6 +121,8 @@ describe('dashboard/openapi.yaml', () => {
   describe("the server's answers", () => {
     const web = deployment('web', { annotations: { 'pacer.dev/revision': '2' } });
     const rs = replicaSet(web, 'abc', { revision: 2, replicas: 3 });
+    // A change the controller has not observed yet: one of Marathon's active deployments.
+    const moving = deployment('moving', { generation: 2, status: { observedGeneration: 1 } });
     const roll: NodeRoll = {
       apiVersion: 'pacer.dev/v1alpha1',
       kind: 'NodeRoll',
@@ -213,7 +217,7 @@ describe('dashboard/openapi.yaml', () => {
     let server: RunningDashboard;
     before(async () => {
       hub = new Hub({
-        deployments: listing<Deployment>([web]),
+        deployments: listing<Deployment>([web, moving]),
         replicaSets: listing<ReplicaSet>([rs]),
         pods: listing<Pod>([pod(rs, 'a')]),
         nodeRolls: listing<NodeRoll>([roll]),
@@ -254,7 +258,7 @@ describe('dashboard/openapi.yaml', () => {
     it('GET /api/v1/deployments: Deployment[]', async () => {
       const r = await get(server.port, '/api/v1/deployments');
       const list = JSON.parse(r.body) as unknown[];
-      expect(list).to.have.length(1);
+      expect(list).to.have.length(2);
       for (const d of list) expect(problems('Deployment', d)).to.deep.equal([]);
     });
 
@@ -299,6 +303,25 @@ describe('dashboard/openapi.yaml', () => {
       const refused = await get(server.port, '/api/v1/noderolls/upgrade/skip', 'POST', '{}');
       expect(refused.status).to.equal(400);
       expect(problems('ActionResult', JSON.parse(refused.body))).to.deep.equal([]);
+    });
+
+    it("GET /api/v1/marathon/deployments: MarathonDeployment[]; a cancel and a promotion's answers", async () => {
+      const r = await get(server.port, '/api/v1/marathon/deployments');
+      expect(r.status, r.body).to.equal(200);
+      const list = JSON.parse(r.body) as Array<{ affectedApps: string[] }>;
+      expect(list.map((p) => p.affectedApps)).to.deep.include(['/default/moving']);
+      for (const p of list) expect(problems('MarathonDeployment', p)).to.deep.equal([]);
+      const cancel = await get(server.port, '/api/v1/marathon/deployments/some-id/cancel', 'POST', '{"force": true}');
+      expect(problems('ActionResult', JSON.parse(cancel.body))).to.deep.equal([]);
+      const promoted = await get(
+        server.port,
+        '/api/v1/promotions',
+        'POST',
+        JSON.stringify({ items: [{ namespace: 'default', name: 'web' }] }),
+      );
+      expect(promoted.status, promoted.body).to.equal(200);
+      expect(problems('PromotionResult', JSON.parse(promoted.body))).to.deep.equal([]);
+      expect(problems('PromotionRequest', { items: [] }), 'an empty list is refused').to.not.deep.equal([]);
     });
 
     it('GET .../services/web/plans: ServicePlans', async () => {
