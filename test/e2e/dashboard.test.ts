@@ -125,6 +125,8 @@ for (const bed of BEDS)
     const shot = async (name: string, on: typeof bed = 'sim') => {
       if (bed !== on) return;
       await mkdir(SHOTS, { recursive: true });
+      // A notice left by an earlier step ("Reconnected: ...") is not part of the view shown.
+      for (const b of await page.locator('button.dismiss').all()) await b.click();
       await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
     };
     const spec = async (name: string, path: string) =>
