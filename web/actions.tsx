@@ -91,9 +91,14 @@ export function useOperations(): {
       asked.op.kind === 'freeze' && asked.input !== undefined && text.trim() !== ''
         ? { ...asked.op, reason: text.trim() }
         : asked.op;
+    // A plan's start takes its parameters as typed: KEY=VALUE words, as `plan start -p` takes them.
+    const parameters =
+      op.kind === 'plan' && op.action === 'start' && asked.input !== undefined
+        ? text.split(/\s+/).filter((w) => w !== '')
+        : undefined;
     setAsked(undefined);
     setBusy(true);
-    setOutcome(await operate(op));
+    setOutcome(await operate(op, parameters));
     setBusy(false);
   };
   return {

@@ -4,7 +4,10 @@ import type {
   Action,
   ActionRequest,
   ActionResult,
+  MarathonDeploymentView,
   Operation,
+  PromotionRequest,
+  PromotionResult,
   RevisionDiffView,
   ServicePlansView,
 } from '../src/dashboard/api.ts';
@@ -35,26 +38,34 @@ export function operationUrl(op: Operation): string {
   const e = encodeURIComponent;
   if (op.kind === 'nodeRoll') return `/api/v1/noderolls/${e(op.name)}/${op.action}`;
   if (op.kind === 'freeze') return `/api/v1/freeze/${op.action}`;
+  if (op.kind === 'marathon') return `/api/v1/marathon/deployments/${e(op.id)}/${op.action}`;
   return `/api/v1/namespaces/${e(op.namespace)}/services/${e(op.service)}/plans/${e(op.plan)}/${op.action}`;
 }
 
 /** What each operation's body carries. */
-function operationBody(op: Operation): Record<string, string> {
-  if (op.kind === 'nodeRoll') return op.node !== undefined ? { node: op.node } : {};
+function operationBody(op: Operation): Record<string, unknown> {
+  if (op.kind === 'nodeRoll')
+    return op.node !== undefined ? { node: op.node } : op.skipAnalysis ? { skipAnalysis: true } : {};
   if (op.kind === 'freeze') return op.reason !== undefined ? { reason: op.reason } : {};
+  if (op.kind === 'marathon') return op.force ? { force: true } : {};
+  if (op.parameters !== undefined) return { parameters: Object.entries(op.parameters).map(([k, v]) => `${k}=${v}`) };
   return {
     ...(op.phase !== undefined ? { phase: op.phase } : {}),
     ...(op.step !== undefined ? { step: op.step } : {}),
   };
 }
 
-/** An action on a node roll, the freeze switch or a plan. */
-export async function operate(op: Operation): Promise<ActionResult & { status: number }> {
+/**
+ * An action on a node roll, the freeze switch, a plan or a Marathon deployment. `parameters`: a
+ * plan start's `KEY=VALUE` words as typed (the server reads them as `plan start -p` does, and
+ * refuses a bad one in its words).
+ */
+export async function operate(op: Operation, parameters?: string[]): Promise<ActionResult & { status: number }> {
   try {
     const res = await fetch(operationUrl(op), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(operationBody(op)),
+      body: JSON.stringify(parameters !== undefined ? { parameters } : operationBody(op)),
       credentials: 'same-origin',
     });
     const result = (await res.json()) as ActionResult;
@@ -123,6 +134,34 @@ async function post(url: string, body: unknown): Promise<ActionResult & { status
     });
     const result = (await res.json()) as ActionResult;
     return { ...result, status: res.status };
+  } catch (err) {
+    return { ok: false, status: 0, message: `error: the dashboard could not be reached: ${(err as Error).message}` };
+  }
+}
+
+/** Marathon's active deployments; an error's message when they cannot be had. */
+export async function fetchMarathon(): Promise<MarathonDeploymentView[] | { error: string }> {
+  try {
+    const res = await fetch('/api/v1/marathon/deployments');
+    const body = (await res.json()) as MarathonDeploymentView[] | ActionResult;
+    if (!res.ok) return { error: `${res.status} ${(body as ActionResult).message}` };
+    return body as MarathonDeploymentView[];
+  } catch (err) {
+    return { error: `the dashboard could not be reached: ${(err as Error).message}` };
+  }
+}
+
+/** Releases the canaries together, in dependency order: each one's answer, or the refusal of the whole. */
+export async function promote(req: PromotionRequest): Promise<(PromotionResult | ActionResult) & { status: number }> {
+  try {
+    const res = await fetch('/api/v1/promotions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(req),
+      credentials: 'same-origin',
+    });
+    const body = (await res.json()) as PromotionResult | ActionResult;
+    return { ...body, status: res.status };
   } catch (err) {
     return { ok: false, status: 0, message: `error: the dashboard could not be reached: ${(err as Error).message}` };
   }

@@ -9,6 +9,7 @@ import type { Outcome } from './actions.tsx';
 import { act, fetchDiff } from './api.ts';
 import { Conditions } from './conditions.tsx';
 import { StateBadge, plansHref } from './home.tsx';
+import { analysisRunsHref } from './analysis.tsx';
 import { age, revisions } from './state.ts';
 import type { Model } from './state.ts';
 
@@ -142,6 +143,12 @@ export function DeploymentPage({
         <dd>
           <a href={plansHref(d)} data-link-plans="">
             the service's plans
+          </a>
+        </dd>
+        <dt>Analysis</dt>
+        <dd>
+          <a href={analysisRunsHref(d)} data-link-analysis="">
+            its analysis runs
           </a>
         </dd>
       </dl>

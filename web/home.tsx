@@ -4,6 +4,7 @@
 
 import { useState } from 'preact/hooks';
 import type { DashboardState, DeploymentView } from '../src/dashboard/api.ts';
+import { analysisRunsHref } from './analysis.tsx';
 import { DEFAULT_SORT, STATES, STATE_LABELS, counts, namespaces, pageOf, rows } from './state.ts';
 import type { Filter, Model, Sort, SortKey } from './state.ts';
 
@@ -50,7 +51,13 @@ function Row({ d }: { d: DeploymentView }) {
       <td class="num">{d.available}</td>
       <td class="num">{d.revision ?? '—'}</td>
       <td>
-        <StateBadge state={d.state} title={d.stateMessage} />
+        {d.state === 'analysis-failing' ? (
+          <a href={analysisRunsHref(d)} data-link-analysis="">
+            <StateBadge state={d.state} title={d.stateMessage} />
+          </a>
+        ) : (
+          <StateBadge state={d.state} title={d.stateMessage} />
+        )}
       </td>
     </tr>
   );

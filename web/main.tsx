@@ -9,8 +9,11 @@ import { Stream } from './connection.ts';
 import type { LinkState } from './connection.ts';
 import { useOperations } from './actions.tsx';
 import { needsSignIn, signIn, signOut } from './api.ts';
+import { AnalysisRunPage, AnalysisRunsPage } from './analysis.tsx';
+import { CanariesPage } from './canaries.tsx';
 import { DeploymentPage } from './deployment.tsx';
 import { Home } from './home.tsx';
+import { MarathonPage } from './marathon.tsx';
 import { NodeRollsPage } from './noderolls.tsx';
 import { PlansPage } from './plans.tsx';
 import { age, applyChanges, frozen, fromSnapshot, keyOf } from './state.ts';
@@ -19,15 +22,21 @@ import type { Filter, Model } from './state.ts';
 type Route =
   | { page: 'home' }
   | { page: 'noderolls' }
-  | { page: 'deployment' | 'plans'; namespace: string; name: string };
+  | { page: 'analysis' }
+  | { page: 'marathon' }
+  | { page: 'canaries' }
+  | { page: 'deployment' | 'plans' | 'analysisOf' | 'analysisRun'; namespace: string; name: string };
 
 function route(hash: string): Route {
   if (hash === '#/noderolls') return { page: 'noderolls' };
-  const m = /^#\/(deployments|plans)\/([^/]+)\/([^/]+)$/.exec(hash);
+  if (hash === '#/analysis') return { page: 'analysis' };
+  if (hash === '#/marathon') return { page: 'marathon' };
+  if (hash === '#/canaries') return { page: 'canaries' };
+  const m = /^#\/(deployments|plans|analysis|analysisruns)\/([^/]+)\/([^/]+)$/.exec(hash);
   if (m) {
     try {
       return {
-        page: m[1] === 'plans' ? 'plans' : 'deployment',
+        page: ({ plans: 'plans', analysis: 'analysisOf', analysisruns: 'analysisRun' } as const)[m[1]] ?? 'deployment',
         namespace: decodeURIComponent(m[2]),
         name: decodeURIComponent(m[3]),
       };
@@ -181,6 +190,15 @@ function Dashboard({ signOut: signedOut }: { signOut: () => void }) {
           <a href="#/noderolls" class={where.page === 'noderolls' ? 'here' : ''} data-nav="noderolls">
             Node rolls
           </a>
+          <a href="#/analysis" class={where.page.startsWith('analysis') ? 'here' : ''} data-nav="analysis">
+            Analysis
+          </a>
+          <a href="#/marathon" class={where.page === 'marathon' ? 'here' : ''} data-nav="marathon">
+            Marathon deployments
+          </a>
+          <a href="#/canaries" class={where.page === 'canaries' ? 'here' : ''} data-nav="canaries">
+            Canaries
+          </a>
         </nav>
         <span class="scope">{scope}</span>
         {canAct && !freeze ? (
@@ -273,6 +291,16 @@ function Dashboard({ signOut: signedOut }: { signOut: () => void }) {
         <Home model={model} filter={filter} setFilter={setFilter} />
       ) : where.page === 'noderolls' ? (
         <NodeRollsPage model={model} />
+      ) : where.page === 'analysis' ? (
+        <AnalysisRunsPage model={model} />
+      ) : where.page === 'analysisOf' ? (
+        <AnalysisRunsPage model={model} namespace={where.namespace} deployment={where.name} />
+      ) : where.page === 'analysisRun' ? (
+        <AnalysisRunPage model={model} namespace={where.namespace} name={where.name} />
+      ) : where.page === 'marathon' ? (
+        <MarathonPage model={model} />
+      ) : where.page === 'canaries' ? (
+        <CanariesPage model={model} />
       ) : where.page === 'plans' ? (
         <PlansPage
           key={`${where.namespace}/${where.name}`}

@@ -68,6 +68,22 @@ function Roll({
             Pause
           </button>
         )}
+        {!readOnly && r.pause?.wait === 'analysis' ? (
+          <button
+            type="button"
+            data-action="resume-skip-analysis"
+            disabled={busy}
+            onClick={() =>
+              ask({
+                op: { kind: 'nodeRoll', name: r.name, action: 'resume', skipAnalysis: true },
+                question: `Resume the node roll ${r.name} and let node ${r.pause?.node ?? ''} pass its analysis without a run (--skip-analysis)? ${r.pause?.message ?? ''}`,
+                yes: 'Resume, skip the analysis',
+              })
+            }
+          >
+            Resume, skip the analysis
+          </button>
+        ) : null}
       </h2>
       {r.message ? (
         <p class="message" data-field="message">

@@ -17,6 +17,8 @@ const WORDS: Record<PlanAction, string> = {
   interrupt: 'Interrupt',
   forceComplete: 'Force complete',
   restart: 'Restart',
+  start: 'Start',
+  stop: 'Stop',
 };
 
 function statusClass(status: string): string {
@@ -77,6 +79,37 @@ function Plan({
           <span class="ops">
             {button('continue')}
             {button('interrupt')}
+            <button
+              type="button"
+              class="small"
+              data-action="start"
+              disabled={busy}
+              onClick={() =>
+                ask({
+                  op: { kind: 'plan', namespace: ns, service, plan: p.name, action: 'start' },
+                  question: `Start plan ${p.name} (service ${ns}/${service})? Parameters become environment variables of every pod template of the service (a new rollout); a finished plan runs again.`,
+                  yes: 'Start',
+                  input: 'Parameters (KEY=VALUE, separated by spaces)',
+                })
+              }
+            >
+              Start…
+            </button>
+            <button
+              type="button"
+              class="small"
+              data-action="stop"
+              disabled={busy}
+              onClick={() =>
+                ask({
+                  op: { kind: 'plan', namespace: ns, service, plan: p.name, action: 'stop' },
+                  question: `Stop plan ${p.name} (service ${ns}/${service})? It is interrupted and every step starts again (a rollout restart), held until start or continue.`,
+                  yes: 'Stop',
+                })
+              }
+            >
+              Stop
+            </button>
           </span>
         )}
       </h2>

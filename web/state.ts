@@ -3,6 +3,7 @@
 // runs them under Node.
 
 import type {
+  AnalysisRunView,
   Change,
   ConfigView,
   DashboardState,
@@ -29,6 +30,7 @@ export interface Model {
   /** The optional sources' state, by "/NAME" (noderolls, nodes, plans, freeze). */
   sources: ReadonlyMap<string, SourceView>;
   planResources: ReadonlyMap<string, PlanResourceView>;
+  analysisRuns: ReadonlyMap<string, AnalysisRunView>;
 }
 
 /** The Model's map of each kind of change. */
@@ -40,6 +42,7 @@ const MAP_OF: Readonly<Record<Kind, keyof Omit<Model, 'config'>>> = {
   freeze: 'freeze',
   source: 'sources',
   planResource: 'planResources',
+  analysisRun: 'analysisRuns',
 };
 
 /** The labels of the states, in the order the page lists them (every state: the type says so). */
@@ -71,6 +74,7 @@ export function fromSnapshot(s: Snapshot): Model {
     freeze: byKey(s.freeze),
     sources: byKey(s.sources),
     planResources: byKey(s.planResources),
+    analysisRuns: byKey(s.analysisRuns),
   };
 }
 

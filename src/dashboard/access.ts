@@ -24,6 +24,7 @@ export const RESOURCES: Record<Kind, { group: string; resource: string; namespac
   planResource: { group: GROUP, resource: 'plans', namespaced: true },
   nodeRoll: { group: GROUP, resource: 'noderolls', namespaced: false },
   freeze: { group: '', resource: 'configmaps', namespaced: true },
+  analysisRun: { group: GROUP, resource: 'analysisruns', namespaced: true },
   source: undefined,
 };
 
@@ -60,13 +61,22 @@ export function deploymentActionAccess(namespace: string, name: string, _action:
  * (cluster-scoped); freeze on creates (or, with a new reason, patches) the ConfigMap pacer-freeze in
  * `pacerNamespace`, off deletes it; a plan's operation updates each Deployment it changes (`targets`,
  * as the controller's plan API counts them: the service's, or a custom Plan's and the Plan itself;
- * without them, the service's own Deployment), and a step's restart deletes its pod.
+ * without them, the service's own Deployment), and a step's restart deletes its pod; the cancel of
+ * one of Marathon's deployments patches each of its apps' Deployments (`targets.apps`).
  */
 export function operationAccess(
   op: Operation,
   pacerNamespace: string,
-  targets?: { deployments: string[]; custom: boolean },
+  targets?: { deployments: string[]; custom: boolean } | { apps: Array<{ namespace: string; name: string }> },
 ): Access[] {
+  if (op.kind === 'marathon')
+    return (targets && 'apps' in targets ? targets.apps : []).map(({ namespace, name }) => ({
+      namespace,
+      verb: 'patch',
+      group: GROUP,
+      resource: 'deployments',
+      name,
+    }));
   if (op.kind === 'nodeRoll') return [{ verb: 'patch', group: GROUP, resource: 'noderolls', name: op.name }];
   if (op.kind === 'freeze') {
     const cm = { namespace: pacerNamespace, group: '', resource: 'configmaps' };
@@ -77,7 +87,10 @@ export function operationAccess(
         ]
       : [{ ...cm, verb: 'delete', name: FREEZE_CONFIGMAP }];
   }
-  const t = targets ?? { deployments: [op.service], custom: op.plan !== 'deploy' && op.plan !== 'recovery' };
+  const t =
+    targets && 'deployments' in targets
+      ? targets
+      : { deployments: [op.service], custom: op.plan !== 'deploy' && op.plan !== 'recovery' };
   const out: Access[] = [
     ...(t.custom ? [{ namespace: op.namespace, verb: 'update', group: GROUP, resource: 'plans', name: op.plan }] : []),
     ...t.deployments.map((name) => ({
@@ -177,10 +190,13 @@ export function sameOriginBehindAnyHost(headers: {
 
 /** An operation in the audit line's words: `node-roll skip roll-1 n2`, `freeze on "incident 42"`, `plan continue default/web deploy web`. */
 export function operationWords(op: Operation): string {
-  if (op.kind === 'nodeRoll') return `node-roll ${op.action} ${op.name}${op.node !== undefined ? ` ${op.node}` : ''}`;
+  if (op.kind === 'nodeRoll')
+    return `node-roll ${op.action} ${op.name}${op.node !== undefined ? ` ${op.node}` : ''}${op.skipAnalysis ? ' --skip-analysis' : ''}`;
+  if (op.kind === 'marathon') return `deployment cancel ${op.id}${op.force ? ' --force' : ''}`;
   if (op.kind === 'freeze')
     return `freeze ${op.action}${op.reason !== undefined ? ` ${JSON.stringify(op.reason)}` : ''}`;
-  return `plan ${op.action} ${op.namespace}/${op.service} ${[op.plan, op.phase, op.step].filter((x) => x !== undefined).join(' ')}`;
+  const params = Object.entries(op.parameters ?? {}).map(([k, v]) => ` -p ${JSON.stringify(`${k}=${v}`)}`);
+  return `plan ${op.action} ${op.namespace}/${op.service} ${[op.plan, op.phase, op.step].filter((x) => x !== undefined).join(' ')}${params.join('')}`;
 }
 
 /** A Deployment's action in the audit line's words: `pause a/web`, `undo --to-revision=1 a/web`. */

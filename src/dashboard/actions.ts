@@ -9,11 +9,13 @@ import { KubeError } from '../kube/errors.ts';
 import { PluginError, describeError } from '../plugin/errors.ts';
 import type { Session } from '../plugin/options.ts';
 import { runFreezeOff, runFreezeOn } from '../plugin/freeze.ts';
+import { runPlanCancel } from '../plugin/deployments.ts';
 import { runNodeRollPause, runNodeRollResume, runNodeRollSkip } from '../plugin/noderoll.ts';
 import { PLUGIN_COMPONENT } from '../plugin/options.ts';
 import { runPause } from '../plugin/pause.ts';
 import { runRolloutUndo } from '../plugin/undo.ts';
 import { operate } from '../planops/service.ts';
+import { unknownPlanMessage } from '../engine/index.ts';
 import type { Action, ActionRequest, ActionResult, Operation } from './api.ts';
 
 export interface ActionOutcome {
@@ -83,19 +85,51 @@ function captured(client: KubeClient, namespace: string) {
   return { s, done };
 }
 
+/** How long a cancel from the page waits for the controller's outcome on each app (the plugin's --timeout). */
+export const CANCEL_WAIT_MS = 30_000;
+
 /**
- * The node roll, freeze and plan actions through `client`: `kubectl pacer node-roll pause|resume|skip`,
- * `freeze on|off` (the switch in `pacerNamespace`) and the plan operations of `kubectl pacer plan`
- * (src/planops/, whose answers keep the SDK's codes: 208 for nothing to do, 400 and 404 refused).
+ * The node roll, freeze and plan actions through `client`: `kubectl pacer node-roll pause|resume
+ * [--skip-analysis]|skip`, `freeze on|off` (the switch in `pacerNamespace`), the plan operations of
+ * `kubectl pacer plan` (src/planops/, whose answers keep the SDK's codes: 208 for nothing to do, 400
+ * and 404 refused), and `kubectl pacer deployment cancel ID [--force]` among the Deployments of
+ * `served` (null: every namespace), which waits for each app's outcome and answers with its lines
+ * (an app that could not be cancelled makes it a 409, its line among them).
  */
-export function pluginOperations(client: KubeClient, pacerNamespace: string): Operate {
+export function pluginOperations(client: KubeClient, pacerNamespace: string, served: string | null = null): Operate {
   return async (op) => {
-    const { s, done } = captured(client, op.kind === 'plan' ? op.namespace : pacerNamespace);
+    const { s, done } = captured(
+      client,
+      op.kind === 'plan' ? op.namespace : op.kind === 'marathon' ? (served ?? 'default') : pacerNamespace,
+    );
     const name = op.kind === 'nodeRoll' ? op.name : op.kind === 'plan' ? op.service : undefined;
     try {
+      if (op.kind === 'marathon') {
+        let out = '';
+        let err = '';
+        let code: number;
+        try {
+          code = await runPlanCancel(
+            {
+              ...s,
+              io: { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) } },
+            },
+            op.id,
+            { force: op.force, allNamespaces: served === null, wait: true, timeoutMs: CANCEL_WAIT_MS },
+          );
+        } catch (e) {
+          // Marathon's 404 for an unknown id; a wait that ran out is the gateway's 504 (the request stays).
+          if (!(e instanceof PluginError)) throw e;
+          const status = e.message === unknownPlanMessage(op.id) ? 404 : e.message.startsWith('timed out') ? 504 : 409;
+          return { status, result: { ok: false, message: describeError(e, { server: client.server }) } };
+        }
+        const message = [...lines(out), ...lines(err)].join('\n');
+        return { status: code === 0 ? 200 : 409, result: { ok: code === 0, message } };
+      }
       if (op.kind === 'nodeRoll') {
         if (op.action === 'pause') await runNodeRollPause(s, op.name);
-        else if (op.action === 'resume') await runNodeRollResume(s, op.name);
+        else if (op.action === 'resume')
+          await runNodeRollResume(s, op.name, op.skipAnalysis ? { skipAnalysis: true } : {});
         else await runNodeRollSkip(s, op.name, op.node ?? '');
         return done();
       }
@@ -113,6 +147,7 @@ export function pluginOperations(client: KubeClient, pacerNamespace: string): Op
           plan: op.plan,
           ...(op.phase !== undefined ? { phase: op.phase } : {}),
           ...(op.step !== undefined ? { step: op.step } : {}),
+          ...(op.parameters !== undefined ? { parameters: op.parameters } : {}),
         },
       );
       const all = [...new Set([...r.warnings, ...warnings])];

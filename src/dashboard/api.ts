@@ -164,6 +164,91 @@ export interface PlanResourceView {
   resourceVersion: string;
 }
 
+/** A comparison of the result with one number, which the run's chart draws as a line (analysis.ts: thresholdOf). */
+export interface Threshold {
+  /** The result against the value: `result[0] < 0.05` is `<` 0.05 at index 0. */
+  op: '<' | '<=' | '>' | '>=' | '==';
+  value: number;
+  /** The list element compared (`result[N]`), or null for `result` itself. */
+  index: number | null;
+}
+
+/** A metric's success or failure condition (CEL over `result`), and its threshold when it is a simple comparison. */
+export interface ConditionReading {
+  expression: string;
+  threshold: Threshold | null;
+}
+
+/** One kept measurement of a metric. */
+export interface AnalysisMeasurementView {
+  phase: string;
+  /** When it finished (or started, while in flight), RFC 3339; '' when unknown. */
+  at: string;
+  /** The provider's value as the run's status has it ('' for none: an Error's, a Job's). */
+  value: string;
+  /** What the chart plots: the value (or its list element the conditions read) as a finite number, else null. */
+  number: number | null;
+  message: string;
+}
+
+export interface AnalysisMetricView {
+  name: string;
+  phase: string;
+  message: string;
+  /** A dry-run metric: measured and shown, never counted against the run. */
+  dryRun: boolean;
+  /** The provider and what it asks (`prometheus http://...: QUERY`, `web GET URL`, `job`). */
+  provider: string;
+  /** What the chart's points are: `result`, or `result[N]` when the conditions read an element. */
+  plotted: string;
+  successCondition: ConditionReading | null;
+  failureCondition: ConditionReading | null;
+  counts: {
+    count: number;
+    successful: number;
+    failed: number;
+    inconclusive: number;
+    error: number;
+    consecutiveError: number;
+  };
+  /** The limits in force (defaults filled in, arguments resolved); `problem` when they cannot be read. */
+  limits: {
+    count: number | null;
+    failureLimit: number;
+    inconclusiveLimit: number;
+    consecutiveErrorLimit: number;
+    problem: string;
+  };
+  /** The kept measurements, oldest first (at most the retention limit: counts go on beyond them). */
+  measurements: AnalysisMeasurementView[];
+}
+
+/** An AnalysisRun: what it judges (a Deployment's revision, a canary step, a node roll's node) and its metrics. */
+export interface AnalysisRunView {
+  uid: string;
+  namespace: string;
+  name: string;
+  phase: string;
+  message: string;
+  /** Its pacer.dev/deployment label ('' for none). */
+  deployment: string;
+  /** The uid of its controller (the Deployment or NodeRoll), '' for none. */
+  ownerUid: string;
+  /** The revision it judges (its pacer.dev/revision annotation), null when unknown. */
+  revision: number | null;
+  podTemplateHash: string;
+  attempt: number | null;
+  canaryStep: number | null;
+  /** Its pacer.dev/noderoll and pacer.dev/node labels ('' for none). */
+  nodeRoll: string;
+  node: string;
+  /** spec.terminate: stopped by the Deployment controller (the rollout completed) or by hand. */
+  terminated: boolean;
+  startedAt: string;
+  createdAt: string;
+  metrics: AnalysisMetricView[];
+}
+
 export interface Snapshot {
   config: ConfigView;
   deployments: DeploymentView[];
@@ -173,9 +258,18 @@ export interface Snapshot {
   freeze: FreezeView[];
   sources: SourceView[];
   planResources: PlanResourceView[];
+  analysisRuns: AnalysisRunView[];
 }
 
-export type Kind = 'deployment' | 'replicaSet' | 'pod' | 'nodeRoll' | 'freeze' | 'source' | 'planResource';
+export type Kind =
+  | 'deployment'
+  | 'replicaSet'
+  | 'pod'
+  | 'nodeRoll'
+  | 'freeze'
+  | 'source'
+  | 'planResource'
+  | 'analysisRun';
 
 export type Change =
   | { kind: 'deployment'; op: 'put'; obj: DeploymentView }
@@ -185,6 +279,7 @@ export type Change =
   | { kind: 'freeze'; op: 'put'; obj: FreezeView }
   | { kind: 'source'; op: 'put'; obj: SourceView }
   | { kind: 'planResource'; op: 'put'; obj: PlanResourceView }
+  | { kind: 'analysisRun'; op: 'put'; obj: AnalysisRunView }
   | { kind: Kind; op: 'delete'; namespace: string; name: string };
 
 /** A step of a plan, with its status (PENDING, PREPARED, STARTING, STARTED, COMPLETE, DELAYED, ERROR, WAITING...). */
@@ -254,11 +349,12 @@ export type Action = 'pause' | 'resume' | 'undo';
 
 export type NodeRollAction = 'pause' | 'resume' | 'skip';
 export type FreezeAction = 'on' | 'off';
-export type PlanAction = 'continue' | 'interrupt' | 'forceComplete' | 'restart';
+export type PlanAction = 'continue' | 'interrupt' | 'forceComplete' | 'restart' | 'start' | 'stop';
+export type MarathonAction = 'cancel';
 
 /** The actions on node rolls, the freeze switch and plans, each with what its body may carry. */
 export type Operation =
-  | { kind: 'nodeRoll'; name: string; action: NodeRollAction; node?: string }
+  | { kind: 'nodeRoll'; name: string; action: NodeRollAction; node?: string; skipAnalysis?: boolean }
   | { kind: 'freeze'; action: FreezeAction; reason?: string }
   | {
       kind: 'plan';
@@ -268,7 +364,11 @@ export type Operation =
       action: PlanAction;
       phase?: string;
       step?: string;
-    };
+      /** start's parameters (`-p KEY=VALUE`), as environment variables of the service's pod templates. */
+      parameters?: Record<string, string>;
+    }
+  /** Cancel one of Marathon's active deployments: roll it back, or (force) only stop it. */
+  | { kind: 'marathon'; id: string; action: MarathonAction; force: boolean };
 
 export interface ActionRequest {
   /** For undo: the revision to go back to (0 or absent: the previous one). */
@@ -280,4 +380,49 @@ export interface ActionResult {
   ok: boolean;
   message: string;
   warnings?: string[];
+}
+
+/** One action of a Marathon deployment's step: `RestartApplication` of `/default/web`, say. */
+export interface MarathonActionView {
+  action: string;
+  app: string;
+}
+
+/**
+ * GET /api/v1/marathon/deployments: Marathon's active deployments (GET /v2/deployments' fields),
+ * derived from the cached Deployments as `kubectl pacer deployments` derives them.
+ */
+export interface MarathonDeploymentView {
+  id: string;
+  version: string;
+  affectedApps: string[];
+  steps: Array<{ actions: MarathonActionView[] }>;
+  currentActions: MarathonActionView[];
+  /** 1-based. */
+  currentStep: number;
+  totalSteps: number;
+}
+
+/** POST /api/v1/promotions: the canaries to release (Deployments waiting at a canary step). */
+export interface PromotionRequest {
+  items: Array<{ namespace: string; name: string }>;
+}
+
+/** One canary's release, in the order it was tried. */
+export interface PromotionItemResult {
+  namespace: string;
+  name: string;
+  /** Its dependency level (1: depends on nothing), null on a dependency cycle. */
+  level: number | null;
+  /** The release's HTTP status (as the plan's continue answers it); 0 when it was not tried. */
+  status: number;
+  ok: boolean;
+  message: string;
+  warnings?: string[];
+}
+
+/** The answer of a bulk promotion: ok when every release was. */
+export interface PromotionResult {
+  ok: boolean;
+  items: PromotionItemResult[];
 }

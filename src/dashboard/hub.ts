@@ -6,11 +6,12 @@
 // is no longer in the log (or is from an earlier run of the server), a new snapshot.
 
 import { randomUUID } from 'node:crypto';
+import type { AnalysisRun } from '../api/analysis.ts';
 import type { NodeRoll } from '../api/noderoll.ts';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { PACER_NAMESPACE } from '../api/types.ts';
 import { FREEZE_CONFIGMAP, planStepNames, serviceMembers } from '../engine/index.ts';
-import { CONFIGMAPS, DEPLOYMENTS, NODEROLLS, NODES, PLANS, PODS, REPLICASETS } from '../kube/client.ts';
+import { ANALYSIS_RUNS, CONFIGMAPS, DEPLOYMENTS, NODEROLLS, NODES, PLANS, PODS, REPLICASETS } from '../kube/client.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { toKubeError } from '../kube/errors.ts';
 import type { KubeError } from '../kube/errors.ts';
@@ -18,6 +19,7 @@ import { cacheTransform } from '../kube/slim.ts';
 import { Informer, kubeSource } from '../manager/informer.ts';
 import type { ListWatchSource } from '../manager/informer.ts';
 import type {
+  AnalysisRunView,
   Change,
   DeploymentView,
   FreezeView,
@@ -30,6 +32,7 @@ import type {
   ServicePlansView,
   SourceView,
 } from './api.ts';
+import { analysisRunView } from './analysis.ts';
 import { deploymentView, podView, replicaSetView } from './model.ts';
 import { freezeView, nodeRollView, zoneOf } from './noderolls.ts';
 import type { NodeFacts } from './noderolls.ts';
@@ -66,6 +69,7 @@ export interface HubSources {
   nodes?: ListWatchSource<NodeObject>;
   plans?: ListWatchSource<PlanResource>;
   freeze?: ListWatchSource<ConfigMapObject>;
+  analysisRuns?: ListWatchSource<AnalysisRun>;
 }
 
 const slimNode = (n: NodeObject): NodeObject => ({
@@ -78,7 +82,7 @@ const slimNode = (n: NodeObject): NodeObject => ({
 });
 
 /**
- * The sources through `client`: Deployments, ReplicaSets, pods and custom Plans in `namespace`
+ * The sources through `client`: Deployments, ReplicaSets, pods, custom Plans and AnalysisRuns in `namespace`
  * (undefined: every namespace); NodeRolls and Nodes (cluster-scoped); and the freeze switch, the
  * ConfigMap pacer-freeze in `pacerNamespace` (by a field selector on its name: no other ConfigMap).
  */
@@ -93,6 +97,7 @@ export function kubeSources(
     nodes: kubeSource<NodeObject>(client, NODES, undefined, undefined, slimNode),
     plans: kubeSource<PlanResource>(client, PLANS, namespace, undefined, cacheTransform(PLANS)),
     freeze: kubeSource<ConfigMapObject>(client, CONFIGMAPS, pacerNamespace, `metadata.name=${FREEZE_CONFIGMAP}`),
+    analysisRuns: kubeSource<AnalysisRun>(client, ANALYSIS_RUNS, namespace, undefined, cacheTransform(ANALYSIS_RUNS)),
     deployments: kubeSource<Deployment>(client, DEPLOYMENTS, namespace, undefined, cacheTransform(DEPLOYMENTS)),
     replicaSets: kubeSource<ReplicaSet>(client, REPLICASETS, namespace, undefined, cacheTransform(REPLICASETS)),
     pods: {
@@ -134,10 +139,18 @@ export interface HubOptions {
   now?: () => number;
 }
 
-type View = DeploymentView | ReplicaSetView | PodView | NodeRollView | FreezeView | SourceView | PlanResourceView;
+type View =
+  | DeploymentView
+  | ReplicaSetView
+  | PodView
+  | NodeRollView
+  | FreezeView
+  | SourceView
+  | PlanResourceView
+  | AnalysisRunView;
 
 /** The optional sources by the name their `source` view has. */
-type Optional = 'noderolls' | 'nodes' | 'plans' | 'freeze';
+type Optional = 'noderolls' | 'nodes' | 'plans' | 'freeze' | 'analysisruns';
 
 export class Hub {
   /** This run's prefix of every id: an id of an earlier run is never taken for one of this run. */
@@ -153,6 +166,7 @@ export class Hub {
     freeze: new Map(),
     source: new Map(),
     planResource: new Map(),
+    analysisRun: new Map(),
   };
   private readonly listeners = new Set<(s: Sequenced) => void>();
   /** Why each type's last list failed (the API server's words), until a list works. */
@@ -220,6 +234,8 @@ export class Hub {
       }));
     }
     if (sources.freeze) this.follow(this.optionalInformer('freeze', sources.freeze, onError), 'freeze', freezeView);
+    if (sources.analysisRuns)
+      this.follow(this.optionalInformer('analysisruns', sources.analysisRuns, onError), 'analysisRun', analysisRunView);
   }
 
   /** An informer of an optional source: its lists' outcomes go to the page as a `source` view, never hold it. */
@@ -279,6 +295,11 @@ export class Hub {
       (d) => d.metadata.name ?? '',
     );
     return { deployments: members.length > 0 ? members : [service], custom: false };
+  }
+
+  /** The cached pacer.dev Deployments as stored (of `namespace`, or all): Marathon's deployments and the promotion order are derived from them. */
+  deploymentObjects(namespace?: string): Deployment[] {
+    return this.deploymentCache.list(namespace);
   }
 
   /** A service's plans from the caches; undefined when its Deployment is not cached. */
@@ -431,6 +452,7 @@ export class Hub {
     freeze: FreezeView[];
     sources: SourceView[];
     planResources: PlanResourceView[];
+    analysisRuns: AnalysisRunView[];
   } {
     const all = <V>(kind: Kind) => [...this.views[kind].values()].map((e) => e.view as V);
     return {
@@ -442,6 +464,7 @@ export class Hub {
       freeze: all<FreezeView>('freeze'),
       sources: all<SourceView>('source'),
       planResources: all<PlanResourceView>('planResource'),
+      analysisRuns: all<AnalysisRunView>('analysisRun'),
     };
   }
 

@@ -10,8 +10,11 @@
 //   GET  /api/v1/stream                              text/event-stream: [waiting], snapshot | resumed, then changes
 //   POST /api/v1/namespaces/NS/deployments/NAME/ACTION   pause | resume | undo ({"toRevision": N})
 //   GET  /api/v1/namespaces/NS/services/NAME/plans       ServicePlansView
-//   POST /api/v1/namespaces/NS/services/NAME/plans/PLAN/ACTION  continue | interrupt | forceComplete | restart ({"phase", "step"})
-//   POST /api/v1/noderolls/NAME/ACTION                   pause | resume | skip ({"node": NODE})
+//   POST /api/v1/namespaces/NS/services/NAME/plans/PLAN/ACTION  continue | interrupt | forceComplete | restart ({"phase", "step"}) | start ({"parameters": ["K=V"]}) | stop
+//   POST /api/v1/noderolls/NAME/ACTION                   pause | resume ({"skipAnalysis": true}) | skip ({"node": NODE})
+//   GET  /api/v1/marathon/deployments                    MarathonDeploymentView[]
+//   POST /api/v1/marathon/deployments/ID/cancel          ({"force": true}: only stop)
+//   POST /api/v1/promotions                              {"items": [{namespace, name}]}: canaries released in dependency order
 //   POST /api/v1/freeze/ACTION                           on ({"reason": TEXT}) | off
 //   POST /api/v1/session                                 in the cluster: sign in ({"token": TOKEN}), a session cookie
 //   POST /api/v1/session/end                             in the cluster: sign out
@@ -29,6 +32,9 @@ import { ROLLBACK_MESSAGES } from '../engine/index.ts';
 import type { Action, ActionRequest, ActionResult, ConfigView, Kind, Operation, Snapshot, Waiting } from './api.ts';
 import type { Act, Operate } from './actions.ts';
 import type { Hub, Sequenced } from './hub.ts';
+import { marathonDeploymentView, parsePromotionRequest, promotionOrder, runPromotion } from './promotion.ts';
+import { activePlans } from '../engine/index.ts';
+import { parseParameters } from '../plugin/plan.ts';
 import type { StaticFile } from './static.ts';
 import { PACER_NAMESPACE } from '../api/types.ts';
 import type { Caller } from '../server/auth.ts';
@@ -82,7 +88,15 @@ export interface RunningDashboard {
 export const ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'undo']);
 export const NODE_ROLL_ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'skip']);
 export const FREEZE_ACTIONS: ReadonlySet<string> = new Set(['on', 'off']);
-export const PLAN_ACTIONS: ReadonlySet<string> = new Set(['continue', 'interrupt', 'forceComplete', 'restart']);
+export const PLAN_ACTIONS: ReadonlySet<string> = new Set([
+  'continue',
+  'interrupt',
+  'forceComplete',
+  'restart',
+  'start',
+  'stop',
+]);
+export const MARATHON_ACTIONS: ReadonlySet<string> = new Set(['cancel']);
 /** The longest freeze reason taken (it is shown in every status the freeze holds). */
 const MAX_REASON = 1024;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1']);
@@ -214,9 +228,13 @@ export function parseOperation(
   target:
     | { kind: 'nodeRoll'; name: string; action: string }
     | { kind: 'freeze'; action: string }
-    | { kind: 'plan'; namespace: string; service: string; plan: string; action: string },
+    | { kind: 'plan'; namespace: string; service: string; plan: string; action: string }
+    | { kind: 'marathon'; id: string; action: string },
   text: string,
 ): Operation {
+  const special = extraFields(target, text);
+  if (special) return special;
+  if (target.kind === 'marathon') throw new Error('unreachable');
   if (target.kind === 'nodeRoll') {
     const action = target.action as 'pause' | 'resume' | 'skip';
     const f = stringFields(`node roll ${action}`, text, action === 'skip' ? ['node'] : []);
@@ -244,6 +262,54 @@ export function parseOperation(
     ...(f.phase !== undefined ? { phase: f.phase } : {}),
     ...(f.step !== undefined ? { step: f.step } : {}),
   };
+}
+
+/**
+ * The bodies whose fields are not all strings: a node roll's resume (`{"skipAnalysis": true}`:
+ * `node-roll resume --skip-analysis`), a plan's start (`{"parameters": ["KEY=VALUE", ...]}`, each
+ * read as `plan start -p` reads it, so a bad one is refused in its words) and a Marathon
+ * deployment's cancel (`{"force": true}`: only stop). Undefined for the others.
+ */
+function extraFields(target: Parameters<typeof parseOperation>[0], text: string): Operation | undefined {
+  const only = (what: string, body: Record<string, unknown>, allowed: string) => {
+    const unknown = Object.keys(body).find((k) => k !== allowed);
+    if (unknown !== undefined)
+      throw new Error(`unknown field "${unknown}" in the ${what} request (its field: ${allowed})`);
+  };
+  const flag = (what: string, v: unknown): boolean => {
+    if (v === undefined) return false;
+    if (typeof v !== 'boolean') throw new Error(`${what} must be true or false, not ${JSON.stringify(v)}`);
+    return v;
+  };
+  if (target.kind === 'nodeRoll' && target.action === 'resume') {
+    const body = jsonObject(text);
+    only('node roll resume', body, 'skipAnalysis');
+    const skip = flag('skipAnalysis', body.skipAnalysis);
+    return { kind: 'nodeRoll', name: target.name, action: 'resume', ...(skip ? { skipAnalysis: true } : {}) };
+  }
+  if (target.kind === 'marathon') {
+    const body = jsonObject(text);
+    only('deployment cancel', body, 'force');
+    return { kind: 'marathon', id: target.id, action: 'cancel', force: flag('force', body.force) };
+  }
+  if (target.kind === 'plan' && target.action === 'start') {
+    const { parameters, ...rest } = jsonObject(text);
+    const f = stringFields('plan start', JSON.stringify(rest), ['phase', 'step']);
+    if (f.phase !== undefined || f.step !== undefined)
+      throw new Error('start is for a whole plan: it takes no phase or step');
+    if (parameters !== undefined && (!Array.isArray(parameters) || parameters.some((p) => typeof p !== 'string')))
+      throw new Error(`parameters must be a list of "KEY=VALUE" strings, not ${JSON.stringify(parameters)}`);
+    const params = parseParameters((parameters as string[] | undefined) ?? []);
+    return {
+      kind: 'plan',
+      namespace: target.namespace,
+      service: target.service,
+      plan: target.plan,
+      action: 'start',
+      ...(Object.keys(params).length > 0 ? { parameters: params } : {}),
+    };
+  }
+  return undefined;
 }
 
 /** The API's OpenAPI document (openapi.yaml beside this file), served at /api/v1/openapi.yaml. */
@@ -356,6 +422,7 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         freeze: await of('freeze', snap.freeze),
         sources: snap.sources,
         planResources: await of('planResource', snap.planResources),
+        analysisRuns: await of('analysisRun', snap.analysisRuns),
       }))();
       return { id: snap.id, body };
     };
@@ -514,11 +581,27 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       return refuse(res, 400, (err as Error).message);
     }
     const operate = o.operate;
-    const targets = op.kind === 'plan' ? o.hub.planTargets(op.namespace, op.service, op.plan) : undefined;
+    const targets =
+      op.kind === 'plan'
+        ? o.hub.planTargets(op.namespace, op.service, op.plan)
+        : op.kind === 'marathon'
+          ? { apps: marathonApps(op.id) }
+          : undefined;
     const outcome = await asUser(user, operationWords(op), operationAccess(op, pacerNamespace, targets), () =>
       operate(op),
     );
     sendJson(res, outcome.status, outcome.result);
+  };
+
+  /** The Deployments (namespace and name) of Marathon's active deployment `id`: what its cancel patches. */
+  const marathonApps = (id: string): Array<{ namespace: string; name: string }> => {
+    const plan = activePlans(o.hub.deploymentObjects(o.config.namespace ?? undefined), Date.now())
+      .map(marathonDeploymentView)
+      .find((p) => p.id === id);
+    return (plan?.affectedApps ?? []).flatMap((app) => {
+      const m = /^\/([^/]+)\/([^/]+)$/.exec(app);
+      return m ? [{ namespace: m[1], name: m[2] }] : [];
+    });
   };
 
   /** One of the routes of the node roll, freeze and plan actions: the target and its verb, or a refusal's words. */
@@ -534,6 +617,13 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       return (
         verbs(NODE_ROLL_ACTIONS, m[2], 'node roll') ?? {
           target: { kind: 'nodeRoll', name: decodeURIComponent(m[1]), action: m[2] },
+        }
+      );
+    m = /^\/api\/v1\/marathon\/deployments\/([^/]+)\/([^/]+)$/.exec(path);
+    if (m)
+      return (
+        verbs(MARATHON_ACTIONS, m[2], 'deployment') ?? {
+          target: { kind: 'marathon', id: decodeURIComponent(m[1]), action: m[2] },
         }
       );
     m = /^\/api\/v1\/freeze\/([^/]+)$/.exec(path);
@@ -552,6 +642,80 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         }
       );
     return undefined;
+  };
+
+  /**
+   * A bulk promotion: each canary's release is the continue of its phase of its service's deploy
+   * plan, through `operate` (carried out as the user, audited), one after the other in dependency
+   * order (promotion.ts); the answer lists each release in that order.
+   */
+  const promote = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    user: Caller | undefined,
+  ): Promise<void> => {
+    if (!o.operate) return refuse(res, 404, 'plan actions are not served by this dashboard');
+    const text = await admitted(req, res, 'promote', undefined);
+    if (text === undefined) return;
+    let items: ReturnType<typeof parsePromotionRequest>['items'];
+    try {
+      items = parsePromotionRequest(jsonObject(text)).items;
+    } catch (err) {
+      return refuse(res, 400, (err as Error).message);
+    }
+    const foreign = items.find((i) => o.config.namespace !== null && i.namespace !== o.config.namespace);
+    if (foreign)
+      return refuse(
+        res,
+        404,
+        `namespace "${foreign.namespace}" is not served by this dashboard (it serves "${o.config.namespace}"; -A serves all)`,
+      );
+    if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
+    // In the cluster, every canary's release must be allowed (a plan continue each) before any is
+    // tried: refused, nothing is released, in RBAC's words.
+    const what = `promote ${items.map((i) => `${i.namespace}/${i.name}`).join(' ')}`;
+    if (o.gate && user) {
+      for (const i of items) {
+        const refused = await o.gate.check(
+          user,
+          operationAccess(
+            { kind: 'plan', namespace: i.namespace, service: i.name, plan: 'deploy', action: 'continue' },
+            pacerNamespace,
+            o.hub.planTargets(i.namespace, i.name, 'deploy'),
+          ),
+        );
+        if (refused) {
+          o.audit?.({
+            user: user.username,
+            groups: user.groups ?? [],
+            action: what,
+            status: refused.code,
+            answer: refused.message,
+          });
+          return refuse(res, refused.code, refused.message);
+        }
+      }
+    }
+    const operate = o.operate;
+    const results = await runPromotion(promotionOrder(items, o.hub.deploymentObjects()), (c) =>
+      operate({
+        kind: 'plan',
+        namespace: c.namespace,
+        service: c.name,
+        plan: 'deploy',
+        action: 'continue',
+        phase: c.name,
+      }),
+    );
+    if (o.gate && user)
+      o.audit?.({
+        user: user.username,
+        groups: user.groups ?? [],
+        action: what,
+        status: 200,
+        answer: results.map((r) => `${r.namespace}/${r.name} ${r.status}`).join(', '),
+      });
+    sendJson(res, 200, { ok: results.every((r) => r.ok), items: results });
   };
 
   const action = async (
@@ -668,6 +832,11 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         return refuse(res, 405, `${verb} is a POST: no action is taken on a ${method}`, { Allow: 'POST' });
       return action(req, res, ns, name, verb as Action, user);
     }
+    if (path === '/api/v1/promotions') {
+      if (method !== 'POST')
+        return refuse(res, 405, `a promotion is a POST: no action is taken on a ${method}`, { Allow: 'POST' });
+      return promote(req, res, user);
+    }
     const op = operationRoute(path);
     if (op) {
       if ('status' in op) return refuse(res, op.status, op.message);
@@ -689,6 +858,15 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       return sendJson(res, 200, await visibleOf(user, rows, (d) => ({ kind: 'deployment', namespace: d.namespace })));
     }
     if (path === '/api/v1/stream') return stream(req, res, url, user);
+    if (path === '/api/v1/marathon/deployments') {
+      if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
+      // In the cluster, Marathon's deployments of the Deployments the user may list.
+      const all = await visibleOf(user, o.hub.deploymentObjects(o.config.namespace ?? undefined), (d) => ({
+        kind: 'deployment',
+        namespace: d.metadata.namespace ?? '',
+      }));
+      return sendJson(res, 200, activePlans(all, Date.now()).map(marathonDeploymentView));
+    }
     const diff = /^\/api\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)\/revisions\/([^/]+)\/diff$/.exec(path);
     if (diff) {
       const [ns, name, rev] = [decodeURIComponent(diff[1]), decodeURIComponent(diff[2]), decodeURIComponent(diff[3])];

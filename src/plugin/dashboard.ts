@@ -114,7 +114,7 @@ export async function serveDashboard(
       hub,
       files,
       act: audited(pluginActions(client), io),
-      operate: auditedOperations(pluginOperations(client, PACER_NAMESPACE), io),
+      operate: auditedOperations(pluginOperations(client, PACER_NAMESPACE, o.namespace ?? null), io),
       address: o.address,
       port: o.port,
       config: { namespace: o.namespace ?? null, readOnly: o.readOnly, server: client.server },

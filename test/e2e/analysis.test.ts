@@ -4,20 +4,32 @@
 // goes back to revision 1 within the budget (sampled from outside on every change), Progressing
 // False AnalysisFailed naming the metric, the run Failed with its measurements in status.
 // Rollback: the spec itself is undone, as revision 3. Good metrics: the rollout completes and the
-// new revision becomes the stable one.
+// new revision becomes the stable one. The dashboard (`kubectl pacer dashboard`, in Debian's chromium)
+// shows the aborted run: its chart has one point per measurement the run kept, the threshold of its
+// success condition, and the run's phase.
 
 import { expect } from 'chai';
-import { writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import type { ReplicaSet } from '../../src/api/types.ts';
 import { eventually } from '../integration/fixtures/cluster.ts';
 import type { Timeline } from '../integration/fixtures/cluster.ts';
 import { startMetricsEndpoint, startPrometheus } from '../fixtures/prometheus-server.ts';
+import { requireTool } from '../fixtures/tools.ts';
 import type { MetricsEndpoint, PrometheusServer } from '../fixtures/prometheus-server.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
 import type { Recording } from './fixtures.ts';
 
 const REPLICAS = 4;
+const NODE = join(ROOT, 'node_modules', '.bin', 'node');
+/** docs/dashboard/ with PACER_UPDATE_SCREENSHOTS=1 (as test/e2e/dashboard.test.ts), else a temporary directory. */
+const SHOTS =
+  process.env.PACER_UPDATE_SCREENSHOTS === '1'
+    ? join(ROOT, 'docs', 'dashboard')
+    : join(tmpdir(), `pacer-analysis-shots-${process.pid}`);
 const MAX_UNAVAILABLE = 1;
 
 /**
@@ -131,6 +143,8 @@ ${postRollout ? `    postRollout: ${postRollout}\n` : ''}`,
 
     describe('Abort: the error ratio turns bad after two new pods', () => {
       let recording: Recording;
+      /** The run that aborted revision 2. */
+      let aborted = '';
 
       it('revision 1 rolls out without analysis (nothing to compare with) and becomes the stable one', async () => {
         errors('web', 0.01);
@@ -177,6 +191,7 @@ ${postRollout ? `    postRollout: ${postRollout}\n` : ''}`,
           30_000,
         );
         const run = `web-${hash}-1`;
+        aborted = run;
         await eventually('the run started', async () => (await kubectl('get', 'analysisrun', run)).code === 0, 60_000);
         await eventually(
           'two new pods available',
@@ -221,6 +236,67 @@ ${postRollout ? `    postRollout: ${postRollout}\n` : ''}`,
           kubectl('get', 'events', '--field-selector', 'involvedObject.name=web', '-o', 'jsonpath={.items[*].reason}'),
         );
         expect(events.split(' ')).to.include('AnalysisFailed');
+      });
+
+      it('the dashboard draws the run in chromium: a point per kept measurement, the threshold, the phase; reached from the home page', async function () {
+        const chrome = requireTool(this, 'chromium', "make test installs Debian's chromium (scripts/ensure-tools.sh)");
+        // The page as the sources have it now.
+        await ok(k.run(NODE, [join(ROOT, 'scripts', 'build-dashboard.ts')]));
+        const kubeconfig = join(k.dir, 'kubeconfig');
+        const child = k.track(
+          spawn(NODE, [join(ROOT, 'bin', 'kubectl-pacer.js'), 'dashboard', '--port', '0', '--kubeconfig', kubeconfig]),
+        );
+        let out = '';
+        const url = await new Promise<string>((resolve, reject) => {
+          child.stdout.on('data', (b: Buffer) => {
+            out += b;
+            const m = /Pacer dashboard: (http:\/\/127\.0\.0\.1:[0-9]+\/) /.exec(out);
+            if (m) resolve(m[1]);
+          });
+          child.stderr.on('data', (b: Buffer) => (out += b));
+          child.on('exit', (code) => reject(new Error(`kubectl pacer dashboard exited ${code}: ${out}`)));
+        });
+        const browser = await chromium.launch({ executablePath: chrome, headless: true });
+        try {
+          const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+          const errors: string[] = [];
+          page.on('pageerror', (e) => errors.push(e.message));
+          await page.goto(url);
+          // The home page's "analysis failing" leads to the Deployment's runs, and on to the run.
+          await page.locator('tr[data-name="web"][data-state="analysis-failing"] a[data-link-analysis]').click();
+          await page.locator(`tr[data-run="${aborted}"][data-phase="Failed"] a`).click();
+          const chart = page.locator('svg[data-chart="errors"]');
+          await chart.waitFor();
+          const kept = (await jsonpath(`analysisrun ${aborted}`, '{.status.metricResults[0].measurements[*].phase}'))
+            .split(' ')
+            .filter(Boolean);
+          expect(kept.length, 'measurements kept').to.be.above(2);
+          // The run ended before the page was opened: its status no longer changes.
+          expect(await chart.locator('circle[data-measurement]').count()).to.equal(kept.length);
+          expect(
+            await chart
+              .locator('circle[data-measurement]')
+              .evaluateAll((cs) => cs.map((c) => c.getAttribute('data-measurement'))),
+          ).to.deep.equal(kept);
+          const threshold = chart.locator('[data-threshold="success"]');
+          expect(await threshold.getAttribute('data-value')).to.equal('0.05');
+          expect(await threshold.textContent()).to.equal('success: result[0] < 0.05');
+          expect(await page.locator('[data-field="run-phase"]').textContent()).to.match(/^Failed/);
+          expect(await page.locator('[data-field="run-message"]').textContent()).to.match(
+            /^metric "errors" assessed Failed: /,
+          );
+          expect(await page.locator('[data-metric="errors"] [data-field="failed"]').textContent()).to.equal(
+            `${await jsonpath(`analysisrun ${aborted}`, '{.status.metricResults[0].failed}')} (failureLimit 1: more fail the metric)`,
+          );
+          if (bed === 'sim') {
+            await mkdir(SHOTS, { recursive: true });
+            await page.screenshot({ path: join(SHOTS, 'analysis.png'), fullPage: true });
+          }
+          expect(errors, 'errors in the page').to.deep.equal([]);
+        } finally {
+          await browser.close();
+          child.kill('SIGINT');
+        }
       });
     });
 

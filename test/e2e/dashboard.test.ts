@@ -129,6 +129,8 @@ for (const bed of BEDS)
     const shot = async (name: string, on: typeof bed = 'sim') => {
       if (bed !== on) return;
       await mkdir(SHOTS, { recursive: true });
+      // A notice left by an earlier step ("Reconnected: ...") is not part of the view shown.
+      for (const b of await page.locator('button.dismiss').all()) await b.click();
       await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
     };
     const spec = async (name: string, path: string) =>
@@ -615,6 +617,146 @@ spec:
       expect(await text('[data-gone="deleted"]')).to.equal('Deployment default/held has been deleted.');
       await page.click('a[href="#/"]');
       await eventually('held gone from the home page', async () => !('held' in (await states())), PAGE_MS);
+    });
+
+    /** Applies `yaml` (the `deployment` helper's Deployments) from a file of `name`. */
+    const applied = async (name: string, yaml: string) => {
+      await writeFile(join(k.dir, `${name}.yaml`), yaml);
+      await ok(kubectl('apply', '-f', join(k.dir, `${name}.yaml`)));
+    };
+    const available = (name: string, n: string) =>
+      eventually(
+        `${name} at ${n} available`,
+        async () => (await spec(name, '.status.availableReplicas')) === n,
+        PAGE_MS,
+      );
+
+    it("Marathon's deployments: mdb and mapp upgraded together are listed with their steps, and cancelled from the page (rolled back, checked with kubectl)", async () => {
+      await applied(
+        'marathon',
+        [
+          deployment('mdb', { replicas: 1 }),
+          deployment('mapp', { replicas: 1, extra: '\n  dependencies: [mdb]' }),
+        ].join('\n'),
+      );
+      await available('mdb', '1');
+      await available('mapp', '1');
+      // mdb's new pods never become ready: its upgrade stays under way, and mapp's waits for it.
+      await ok(
+        kubectl(
+          'patch',
+          'deployments.pacer.dev',
+          'mdb',
+          '--type=merge',
+          '-p',
+          '{"spec":{"template":{"metadata":{"annotations":{"sim.pacer.dev/never-ready":"true"}},"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}}}',
+        ),
+      );
+      await ok(kubectl('pacer', 'set', 'image', 'mapp', 'app=nginx:1.28'));
+      await page.goto(`${url}#/marathon`);
+      const both = 'section[data-apps="/default/mapp,/default/mdb"]';
+      await page.waitForSelector(both, { timeout: PAGE_MS });
+      const steps = page.locator(`${both} li[data-step]`);
+      expect(await steps.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-state')))).to.deep.equal([
+        'current',
+        'next',
+      ]);
+      expect((await steps.allInnerTexts()).map((t) => t.trim())).to.deep.equal([
+        'RestartApplication /default/mdb (current)',
+        'RestartApplication /default/mapp',
+      ]);
+      expect(await text(`${both} [data-field="step"]`)).to.equal('step 1 of 2');
+      // The same deployment as the plugin lists.
+      const id = await page.getAttribute(both, 'data-marathon');
+      expect(await ok(kubectl('pacer', 'deployments'))).to.contain(id!);
+      await shot('marathon');
+
+      await page.click(`${both} button[data-action="cancel"]`);
+      expect(await text('#ask-question')).to.equal(
+        `Cancel deployment ${id} and roll back /default/mapp, /default/mdb? Each app goes back to the revision it had before.`,
+      );
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
+      expect((await text('[data-result="ok"] .message')).split('\n').sort()).to.deep.equal([
+        'deployment.pacer.dev/mapp rolled back to revision 1',
+        'deployment.pacer.dev/mdb rolled back to revision 1',
+      ]);
+      for (const name of ['mdb', 'mapp'])
+        await eventually(
+          `${name} back on nginx:1.27`,
+          async () => (await spec(name, '.spec.template.spec.containers[0].image')) === 'nginx:1.27',
+          PAGE_MS,
+        );
+      await available('mdb', '1');
+      await page.waitForSelector(`section[data-marathon="${id}"]`, { state: 'detached', timeout: PAGE_MS });
+      await ok(kubectl('delete', 'deployments.pacer.dev', 'mapp', 'mdb', '--wait=false'));
+    });
+
+    it("a plan started from the page with a parameter; bad parameters refused in the plugin's words", async () => {
+      await page.goto(`${url}#/plans/default/canary`);
+      const start = 'section[data-plan="deploy"] h2 button[data-action="start"]';
+      await page.waitForSelector(start, { timeout: PAGE_MS });
+      const startWith = async (words: string) => {
+        await page.click(start);
+        await page.fill('[role="dialog"] input[name="text"]', words);
+        await page.click('[data-confirm="yes"]');
+        await page.waitForSelector('[data-result]', { timeout: PAGE_MS });
+        return text('[data-result]');
+      };
+      expect(await startWith('LEVEL')).to.equal('400 invalid parameter "LEVEL": expected KEY=VALUE');
+      expect(await startWith('1X=2')).to.equal(
+        "400 Couldn't parse parameters: 1X is not a valid environment variable name",
+      );
+      expect(await spec('canary', '.spec.template.spec.containers[0].env')).to.equal('');
+      expect(await startWith('LEVEL=debug')).to.equal('Received cmd: start deploy with parameters: {LEVEL=debug}');
+      expect(await spec('canary', '.spec.template.spec.containers[0].env')).to.equal(
+        '[{"name":"LEVEL","value":"debug"}]',
+      );
+    });
+
+    it('bulk promotion: two canaries chosen on the page are released together, in dependency order', async () => {
+      await applied(
+        'bulk',
+        [
+          deployment('bulk-base', { replicas: 1 }),
+          // bulk-app depends on bulk-base (level 2), bulk-db on nothing (level 1): by name bulk-app
+          // would come first, by dependency order it comes second.
+          deployment('bulk-app', {
+            replicas: 1,
+            extra: '\n  dependencies: [bulk-base]\n  plan: {strategy: serial-canary}',
+          }),
+          deployment('bulk-db', { replicas: 1, extra: '\n  plan: {strategy: serial-canary}' }),
+        ].join('\n'),
+      );
+      await page.goto(`${url}#/canaries`);
+      for (const name of ['bulk-app', 'bulk-db'])
+        await page.waitForSelector(`table.canaries tr[data-name="${name}"]`, { timeout: PAGE_MS });
+      expect(await spec('bulk-app', '.status.replicas')).to.equal('0');
+      await page.check('tr[data-name="bulk-app"] input[type="checkbox"]');
+      await page.check('tr[data-name="bulk-db"] input[type="checkbox"]');
+      expect(await text('button[data-action="promote"]')).to.equal('Release 2 in dependency order');
+      await shot('canaries');
+      await page.click('button[data-action="promote"]');
+      expect(await text('[role="dialog"]')).to.contain('default/bulk-app, default/bulk-db, in dependency order?');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-promotion="ok"]', { timeout: PAGE_MS });
+      // Released one after the other, bulk-db (level 1) before bulk-app (level 2), each a continue.
+      const items = page.locator('[data-promotion] li');
+      expect(
+        await items.evaluateAll((lis) =>
+          lis.map((li) => [li.getAttribute('data-item'), li.getAttribute('data-result')]),
+        ),
+      ).to.deep.equal([
+        ['default/bulk-db', 'ok'],
+        ['default/bulk-app', 'ok'],
+      ]);
+      expect(await items.allInnerTexts()).to.deep.equal([
+        'default/bulk-db (level 1): Received cmd: continue',
+        'default/bulk-app (level 2): Received cmd: continue',
+      ]);
+      await available('bulk-db', '1');
+      await available('bulk-app', '1');
+      await ok(kubectl('delete', 'deployments.pacer.dev', 'bulk-app', 'bulk-db', 'bulk-base', '--wait=false'));
     });
 
     it("on the real control plane: a user who may only read is refused in the page, in the API server's words", async function () {

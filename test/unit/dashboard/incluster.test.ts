@@ -37,6 +37,7 @@ describe('dashboard/access: views and actions as RBAC names them', () => {
       ['pod', 'b', { namespace: 'b', verb: 'list', group: '', resource: 'pods' }],
       ['planResource', 'a', { namespace: 'a', verb: 'list', group: 'pacer.dev', resource: 'plans' }],
       ['nodeRoll', '', { verb: 'list', group: 'pacer.dev', resource: 'noderolls' }],
+      ['analysisRun', 'a', { namespace: 'a', verb: 'list', group: 'pacer.dev', resource: 'analysisruns' }],
       [
         'freeze',
         'pacer-system',
@@ -97,6 +98,18 @@ describe('dashboard/access: views and actions as RBAC names them', () => {
         ],
       ],
     ];
+    // The cancel of one of Marathon's deployments patches each of its apps' Deployments.
+    expect(
+      operationAccess({ kind: 'marathon', id: 'd1', action: 'cancel', force: false }, 'pacer-system', {
+        apps: [
+          { namespace: 'a', name: 'db' },
+          { namespace: 'b', name: 'web' },
+        ],
+      }),
+    ).to.deep.equal([
+      { namespace: 'a', verb: 'patch', group: 'pacer.dev', resource: 'deployments', name: 'db' },
+      { namespace: 'b', verb: 'patch', group: 'pacer.dev', resource: 'deployments', name: 'web' },
+    ]);
     for (const [op, targets, want] of counted)
       expect(operationAccess(op, 'pacer-system', targets), JSON.stringify(op)).to.deep.equal(want);
   });

@@ -10,6 +10,7 @@ import http from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import type { AnalysisRun } from '../../../src/api/analysis.ts';
 import type { NodeRoll } from '../../../src/api/noderoll.ts';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../../../src/api/types.ts';
 import { Hub } from '../../../src/dashboard/hub.ts';
@@ -17,6 +18,7 @@ import type { NodeObject, ConfigMapObject } from '../../../src/dashboard/hub.ts'
 import {
   ACTIONS,
   FREEZE_ACTIONS,
+  MARATHON_ACTIONS,
   NODE_ROLL_ACTIONS,
   OPENAPI_FILE,
   PLAN_ACTIONS,
@@ -100,6 +102,7 @@ describe('dashboard/openapi.yaml', () => {
     expect(actionEnum('/api/v1/namespaces/{namespace}/deployments/{name}/{action}')).to.deep.equal([...ACTIONS].sort());
     expect(actionEnum('/api/v1/noderolls/{name}/{action}')).to.deep.equal([...NODE_ROLL_ACTIONS].sort());
     expect(actionEnum('/api/v1/freeze/{action}')).to.deep.equal([...FREEZE_ACTIONS].sort());
+    expect(actionEnum('/api/v1/marathon/deployments/{id}/{action}')).to.deep.equal([...MARATHON_ACTIONS].sort());
     expect(actionEnum('/api/v1/namespaces/{namespace}/services/{service}/plans/{plan}/{action}')).to.deep.equal(
       [...PLAN_ACTIONS].sort(),
     );
@@ -119,6 +122,8 @@ describe('dashboard/openapi.yaml', () => {
   describe("the server's answers", () => {
     const web = deployment('web', { annotations: { 'pacer.dev/revision': '2' } });
     const rs = replicaSet(web, 'abc', { revision: 2, replicas: 3 });
+    // A change the controller has not observed yet: one of Marathon's active deployments.
+    const moving = deployment('moving', { generation: 2, status: { observedGeneration: 1 } });
     const roll: NodeRoll = {
       apiVersion: 'pacer.dev/v1alpha1',
       kind: 'NodeRoll',
@@ -157,17 +162,70 @@ describe('dashboard/openapi.yaml', () => {
       },
       data: { reason: 'holiday' },
     } as ConfigMapObject;
+    // A run of web's revision 2 with a threshold, an Error measurement without a value and a metric still measuring.
+    const run: AnalysisRun = {
+      metadata: {
+        name: 'web-abc-1',
+        namespace: 'default',
+        uid: 'run-1',
+        resourceVersion: '1',
+        labels: { 'pacer.dev/deployment': 'web', 'pacer.dev/pod-template-hash': 'abc', 'pacer.dev/attempt': '1' },
+        annotations: { 'pacer.dev/revision': '2' },
+        creationTimestamp: '2026-03-01T10:00:00Z',
+      },
+      spec: {
+        metrics: [
+          {
+            name: 'errors',
+            interval: '1s',
+            failureLimit: 1,
+            successCondition: 'result[0] < 0.05',
+            provider: { prometheus: { address: 'http://prom:9090', query: 'x' } },
+          },
+          {
+            name: 'ok',
+            provider: { web: { url: 'https://status/ok', jsonPath: '{$.ok}' } },
+            successCondition: 'result == true',
+          },
+        ],
+      },
+      status: {
+        phase: 'Failed',
+        message: 'metric "errors" assessed Failed',
+        startedAt: '2026-03-01T10:00:01Z',
+        metricResults: [
+          {
+            name: 'errors',
+            phase: 'Failed',
+            count: 2,
+            failed: 2,
+            error: 1,
+            measurements: [
+              {
+                phase: 'Error',
+                message: 'prometheus at http://prom:9090: connect ECONNREFUSED',
+                finishedAt: '2026-03-01T10:00:02Z',
+              },
+              { phase: 'Failed', value: '[0.5]', finishedAt: '2026-03-01T10:00:03Z' },
+              { phase: 'Failed', value: '[NaN]', finishedAt: '2026-03-01T10:00:04Z' },
+            ],
+          },
+          { name: 'ok', phase: 'Running' },
+        ],
+      },
+    };
     let hub: Hub;
     let server: RunningDashboard;
     before(async () => {
       hub = new Hub({
-        deployments: listing<Deployment>([web]),
+        deployments: listing<Deployment>([web, moving]),
         replicaSets: listing<ReplicaSet>([rs]),
         pods: listing<Pod>([pod(rs, 'a')]),
         nodeRolls: listing<NodeRoll>([roll]),
         nodes: listing<NodeObject>(nodes),
         plans: listing<PlanResource>([]),
         freeze: listing<ConfigMapObject>([freeze]),
+        analysisRuns: listing<AnalysisRun>([run]),
       });
       hub.start();
       server = await startDashboardServer({
@@ -201,11 +259,11 @@ describe('dashboard/openapi.yaml', () => {
     it('GET /api/v1/deployments: Deployment[]', async () => {
       const r = await get(server.port, '/api/v1/deployments');
       const list = JSON.parse(r.body) as unknown[];
-      expect(list).to.have.length(1);
+      expect(list).to.have.length(2);
       for (const d of list) expect(problems('Deployment', d)).to.deep.equal([]);
     });
 
-    it("the stream's snapshot: Snapshot, with a node roll, the nodes' zones and the freeze switch in it", async () => {
+    it("the stream's snapshot: Snapshot, with a node roll, the nodes' zones, the freeze switch and an analysis run in it", async () => {
       const snapshot = await new Promise<unknown>((resolve, reject) => {
         const req = http.get({ host: '127.0.0.1', port: server.port, path: '/api/v1/stream' }, (res) => {
           let buf = '';
@@ -222,7 +280,8 @@ describe('dashboard/openapi.yaml', () => {
         req.on('error', reject);
       });
       expect(problems('Snapshot', snapshot)).to.deep.equal([]);
-      const s = snapshot as { nodeRolls: Array<{ pause: unknown }>; freeze: unknown[] };
+      const s = snapshot as { nodeRolls: Array<{ pause: unknown }>; freeze: unknown[]; analysisRuns: unknown[] };
+      expect(s.analysisRuns, 'the run is in the snapshot').to.have.length(1);
       expect(s.nodeRolls).to.have.length(1);
       expect(s.nodeRolls[0].pause, 'the paused roll shows its pause').to.not.equal(null);
       expect(s.freeze).to.have.length(1);
@@ -245,6 +304,25 @@ describe('dashboard/openapi.yaml', () => {
       const refused = await get(server.port, '/api/v1/noderolls/upgrade/skip', 'POST', '{}');
       expect(refused.status).to.equal(400);
       expect(problems('ActionResult', JSON.parse(refused.body))).to.deep.equal([]);
+    });
+
+    it("GET /api/v1/marathon/deployments: MarathonDeployment[]; a cancel and a promotion's answers", async () => {
+      const r = await get(server.port, '/api/v1/marathon/deployments');
+      expect(r.status, r.body).to.equal(200);
+      const list = JSON.parse(r.body) as Array<{ affectedApps: string[] }>;
+      expect(list.map((p) => p.affectedApps)).to.deep.include(['/default/moving']);
+      for (const p of list) expect(problems('MarathonDeployment', p)).to.deep.equal([]);
+      const cancel = await get(server.port, '/api/v1/marathon/deployments/some-id/cancel', 'POST', '{"force": true}');
+      expect(problems('ActionResult', JSON.parse(cancel.body))).to.deep.equal([]);
+      const promoted = await get(
+        server.port,
+        '/api/v1/promotions',
+        'POST',
+        JSON.stringify({ items: [{ namespace: 'default', name: 'web' }] }),
+      );
+      expect(promoted.status, promoted.body).to.equal(200);
+      expect(problems('PromotionResult', JSON.parse(promoted.body))).to.deep.equal([]);
+      expect(problems('PromotionRequest', { items: [] }), 'an empty list is refused').to.not.deep.equal([]);
     });
 
     it('GET .../services/web/plans: ServicePlans', async () => {

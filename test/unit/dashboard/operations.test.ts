@@ -135,11 +135,11 @@ describe('dashboard: node roll, freeze and plan actions', () => {
       [
         'an unknown plan action',
         'POST',
-        '/api/v1/namespaces/default/services/web/plans/deploy/start',
+        '/api/v1/namespaces/default/services/web/plans/deploy/launch',
         json,
         '{}',
         404,
-        'no plan action "start" (the actions: continue, interrupt, forceComplete, restart)',
+        'no plan action "launch" (the actions: continue, interrupt, forceComplete, restart, start, stop)',
       ],
       [
         'a plan of another namespace',

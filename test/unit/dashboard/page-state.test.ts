@@ -36,6 +36,7 @@ const snapshot: Snapshot = {
   freeze: [],
   sources: [],
   planResources: [],
+  analysisRuns: [],
 };
 
 describe('web/state: the page model', () => {
