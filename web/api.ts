@@ -105,6 +105,40 @@ export async function fetchDiff(
   }
 }
 
+/** Whether the server wants a sign-in (in the cluster, without a session): GET /api/v1/config answers 401. */
+export async function needsSignIn(): Promise<boolean> {
+  try {
+    return (await fetch('/api/v1/config', { credentials: 'same-origin' })).status === 401;
+  } catch {
+    return false;
+  }
+}
+
+/** Signs in (in the cluster) with a token: the server answers with a session cookie. */
+export async function signIn(token: string): Promise<ActionResult & { status: number }> {
+  return post('/api/v1/session', { token });
+}
+
+/** Ends the session. */
+export async function signOut(): Promise<ActionResult & { status: number }> {
+  return post('/api/v1/session/end', {});
+}
+
+async function post(url: string, body: unknown): Promise<ActionResult & { status: number }> {
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      credentials: 'same-origin',
+    });
+    const result = (await res.json()) as ActionResult;
+    return { ...result, status: res.status };
+  } catch (err) {
+    return { ok: false, status: 0, message: `error: the dashboard could not be reached: ${(err as Error).message}` };
+  }
+}
+
 /** Marathon's active deployments; an error's message when they cannot be had. */
 export async function fetchMarathon(): Promise<MarathonDeploymentView[] | { error: string }> {
   try {

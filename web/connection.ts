@@ -15,6 +15,10 @@ export interface StreamHandlers {
   /** The server cannot fill its cache yet, and why. */
   waiting(w: Waiting): void;
   link(state: LinkState): void;
+  /** In the cluster, what the user may see has changed; the snapshot that came with it is loaded. */
+  access?(): void;
+  /** The server closed the stream (an HTTP error, such as 401 once a sign-in has ended). */
+  closed?(): void;
 }
 
 export class Stream {
@@ -22,11 +26,12 @@ export class Stream {
   private lastId = '';
   private everLive = false;
   private retry: number | undefined;
+  private stopped = false;
 
   constructor(private readonly h: StreamHandlers) {
     document.addEventListener('visibilitychange', () => {
       if (document.hidden) this.pause();
-      else if (!this.source) this.open();
+      else if (!this.source && !this.stopped) this.open();
     });
   }
 
@@ -45,6 +50,13 @@ export class Stream {
       this.h.snapshot(JSON.parse(e.data) as Snapshot, this.everLive);
       this.everLive = true;
       this.h.link('live');
+    });
+    // In the cluster: what the user may see has changed (a RoleBinding added or removed): everything
+    // again, as they may see it now.
+    es.addEventListener('access', (e) => {
+      track(e);
+      this.h.snapshot(JSON.parse(e.data) as Snapshot, false);
+      this.h.access?.();
     });
     es.addEventListener('waiting', (e) => {
       this.h.waiting(JSON.parse(e.data) as Waiting);
@@ -65,8 +77,15 @@ export class Stream {
       if (es.readyState === EventSource.CLOSED) {
         this.source = undefined;
         this.retry = window.setTimeout(() => this.open(), 2000);
+        this.h.closed?.();
       }
     });
+  }
+
+  /** Closed for good (signed out): no reconnection, not even when the tab is shown again. */
+  close(): void {
+    this.stopped = true;
+    this.pause();
   }
 
   private pause(): void {

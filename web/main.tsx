@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Stream } from './connection.ts';
 import type { LinkState } from './connection.ts';
 import { useOperations } from './actions.tsx';
+import { needsSignIn, signIn, signOut } from './api.ts';
 import { AnalysisRunPage, AnalysisRunsPage } from './analysis.tsx';
 import { CanariesPage } from './canaries.tsx';
 import { DeploymentPage } from './deployment.tsx';
@@ -53,7 +54,71 @@ const LINK_WORDS: Record<LinkState, string> = {
   paused: 'paused while the tab is hidden',
 };
 
+/**
+ * In the cluster, the sign-in: a token (`kubectl create token NAME`, or any the API server accepts)
+ * pasted here is sent once to POST /api/v1/session, which answers with an HttpOnly session cookie;
+ * the page never keeps the token.
+ */
+function SignIn({ done }: { done: () => void }) {
+  const [token, setToken] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  return (
+    <main>
+      <form
+        class="sign-in"
+        data-form="sign-in"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setBusy(true);
+          const r = await signIn(token);
+          setBusy(false);
+          if (r.ok) {
+            setToken('');
+            done();
+          } else setError(`${r.status} ${r.message}`);
+        }}
+      >
+        <h1>Sign in</h1>
+        <p>
+          This dashboard shows and does what Kubernetes RBAC lets you: sign in with a token the cluster's API server
+          accepts (for a ServiceAccount: <code>kubectl create token NAME -n NAMESPACE</code>).
+        </p>
+        <label>
+          Token{' '}
+          <input
+            type="password"
+            name="token"
+            autocomplete="off"
+            value={token}
+            onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+          />
+        </label>{' '}
+        <button type="submit" data-action="sign-in" disabled={busy || token.trim() === ''}>
+          Sign in
+        </button>
+        {error ? (
+          <div class="notice error" role="alert" data-signin-error="">
+            {error}
+          </div>
+        ) : null}
+      </form>
+    </main>
+  );
+}
+
 function App() {
+  // In the cluster the page starts at the sign-in when it has no session; on this machine never.
+  const [signedIn, setSignedIn] = useState<'unknown' | 'no' | 'yes'>('unknown');
+  useEffect(() => {
+    void needsSignIn().then((needed) => setSignedIn(needed ? 'no' : 'yes'));
+  }, []);
+  if (signedIn === 'unknown') return <p class="loading">Loading…</p>;
+  if (signedIn === 'no') return <SignIn done={() => setSignedIn('yes')} />;
+  return <Dashboard signOut={() => setSignedIn('no')} />;
+}
+
+function Dashboard({ signOut: signedOut }: { signOut: () => void }) {
   const [model, setModel] = useState<Model | undefined>(undefined);
   const [link, setLink] = useState<LinkState>('connecting');
   const [notice, setNotice] = useState('');
@@ -62,11 +127,12 @@ function App() {
   const [filter, setFilter] = useState<Filter>({ name: '', state: '' });
   const seen = useRef(new Set<string>());
   const freezeOps = useOperations();
+  const stream = useRef<Stream | undefined>(undefined);
 
   useEffect(() => {
     const onHash = () => setWhere(route(location.hash));
     window.addEventListener('hashchange', onHash);
-    const stream = new Stream({
+    const s = new Stream({
       snapshot(s, again) {
         setProblems([]);
         setModel(fromSnapshot(s));
@@ -83,9 +149,24 @@ function App() {
         setProblems(w.problems);
       },
       link: setLink,
+      access() {
+        setNotice('Your rights in the cluster have changed: the page shows what they let you see now.');
+      },
+      // The session ended (or the token was revoked): back to the sign-in.
+      closed() {
+        void needsSignIn().then((needed) => {
+          if (!needed) return;
+          stream.current?.close();
+          signedOut();
+        });
+      },
     });
-    stream.open();
-    return () => window.removeEventListener('hashchange', onHash);
+    stream.current = s;
+    s.open();
+    return () => {
+      window.removeEventListener('hashchange', onHash);
+      s.close();
+    };
   }, []);
 
   if (model) for (const d of model.deployments.values()) seen.current.add(keyOf(d));
@@ -140,6 +221,22 @@ function App() {
           </button>
         ) : null}
         {model?.config.readOnly ? <span class="badge readonly">read-only</span> : null}
+        {model?.config.user ? (
+          <span class="user">
+            <span data-field="user">{model.config.user}</span>{' '}
+            <button
+              type="button"
+              data-action="sign-out"
+              onClick={async () => {
+                await signOut();
+                stream.current?.close();
+                signedOut();
+              }}
+            >
+              Sign out
+            </button>
+          </span>
+        ) : null}
         <span class={`link link-${link}`} role="status" data-link={link}>
           {LINK_WORDS[link]}
         </span>

@@ -1,8 +1,9 @@
-// `pacer`: the controller, the main job on the simulated cluster, `plan`, `plans` and `sim`.
+// `pacer`: the controller, the dashboard in the cluster, the main job on the simulated cluster, `plan`, `plans` and `sim`.
 
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { controllerCommand } from './controller.ts';
+import { dashboardCommand } from './dashboard.ts';
 import { planCommand } from './dryrun.ts';
 import { plansCommand } from './plansimulate.ts';
 import { simCommand } from './sim.ts';
@@ -18,6 +19,7 @@ const program = new Command('pacer')
 const up = upCommand();
 program.addCommand(up, { isDefault: true });
 program.addCommand(controllerCommand());
+program.addCommand(dashboardCommand());
 program.addCommand(planCommand());
 program.addCommand(plansCommand());
 program.addCommand(simCommand());

@@ -79,6 +79,11 @@ export interface ConfigView {
   readOnly: boolean;
   /** The API server the dashboard talks to. */
   server: string;
+  /**
+   * In the cluster (`pacer dashboard`), the user signed in, as the API server's TokenReview names
+   * them; null on this machine (`kubectl pacer dashboard`), where the page acts with the kubeconfig.
+   */
+  user: string | null;
 }
 
 /** One node of a NodeRoll's checkpoint: its step and since when (RFC 3339; '' while Pending). */

@@ -10,7 +10,7 @@ import type { AnalysisRun } from '../api/analysis.ts';
 import type { NodeRoll } from '../api/noderoll.ts';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { PACER_NAMESPACE } from '../api/types.ts';
-import { FREEZE_CONFIGMAP } from '../engine/index.ts';
+import { FREEZE_CONFIGMAP, planStepNames, serviceMembers } from '../engine/index.ts';
 import { ANALYSIS_RUNS, CONFIGMAPS, DEPLOYMENTS, NODEROLLS, NODES, PLANS, PODS, REPLICASETS } from '../kube/client.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { toKubeError } from '../kube/errors.ts';
@@ -278,6 +278,23 @@ export class Hub {
   /** Every roll's view again (a node changed: its zones now may have). */
   private refreshNodeRolls(): void {
     for (const r of this.nodeRollCache?.list() ?? []) this.put('nodeRoll', this.nodeRollViewOf(r));
+  }
+
+  /**
+   * The Deployments a plan operation changes, as the controller's plan API counts them: a custom
+   * Plan's (the Deployments its steps name), else the service's (it and those joined to it; just
+   * `service` when the cache has none of them).
+   */
+  planTargets(namespace: string, service: string, plan: string): { deployments: string[]; custom: boolean } {
+    const custom =
+      plan !== 'deploy' && plan !== 'recovery'
+        ? this.planCache?.list(namespace).find((p) => p.metadata.name === plan)
+        : undefined;
+    if (custom) return { deployments: planStepNames(custom), custom: true };
+    const members = serviceMembers(this.deploymentCache.list(namespace), namespace, service).map(
+      (d) => d.metadata.name ?? '',
+    );
+    return { deployments: members.length > 0 ? members : [service], custom: false };
   }
 
   /** The cached pacer.dev Deployments as stored (of `namespace`, or all): Marathon's deployments and the promotion order are derived from them. */

@@ -16,23 +16,46 @@
 //   POST /api/v1/marathon/deployments/ID/cancel          ({"force": true}: only stop)
 //   POST /api/v1/promotions                              {"items": [{namespace, name}]}: canaries released in dependency order
 //   POST /api/v1/freeze/ACTION                           on ({"reason": TEXT}) | off
+//   POST /api/v1/session                                 in the cluster: sign in ({"token": TOKEN}), a session cookie
+//   POST /api/v1/session/end                             in the cluster: sign out
+//
+// In the cluster (a Gate, incluster.ts), every /api/v1/ request but the sign-in and the OpenAPI
+// document needs a bearer token the API server accepts (its header, or the session's): 401 without;
+// each view is sent only to users RBAC lets list it there, and each action is done only once RBAC
+// lets the user do what it writes (403 in RBAC's words otherwise), each one audited with who asked.
 
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
 import { ROLLBACK_MESSAGES } from '../engine/index.ts';
-import type { Action, ActionRequest, ActionResult, ConfigView, Operation, Snapshot, Waiting } from './api.ts';
+import type { Action, ActionRequest, ActionResult, ConfigView, Kind, Operation, Snapshot, Waiting } from './api.ts';
 import type { Act, Operate } from './actions.ts';
 import type { Hub, Sequenced } from './hub.ts';
 import { marathonDeploymentView, parsePromotionRequest, promotionOrder, runPromotion } from './promotion.ts';
 import { activePlans } from '../engine/index.ts';
 import { parseParameters } from '../plugin/plan.ts';
 import type { StaticFile } from './static.ts';
+import { PACER_NAMESPACE } from '../api/types.ts';
+import type { Caller } from '../server/auth.ts';
+import {
+  actionWords,
+  bearerOf,
+  changeScope,
+  deploymentActionAccess,
+  operationAccess,
+  operationWords,
+  sameOriginBehindAnyHost,
+  sessionCookie,
+  sessionOf,
+  viewAccess,
+} from './access.ts';
+import type { Gate } from './incluster.ts';
 
 export interface DashboardServerOptions {
   hub: Hub;
-  config: ConfigView;
+  /** What the page is told (its user is added per request). */
+  config: Omit<ConfigView, 'user'>;
   files: Map<string, StaticFile>;
   act: Act;
   /** The actions on node rolls, the freeze switch and plans (absent: not served, 404). */
@@ -45,6 +68,15 @@ export interface DashboardServerOptions {
   heartbeatMs?: number;
   /** How long changes are gathered into one event (default 25 ms). */
   batchMs?: number;
+  /**
+   * In the cluster: who may see and do what, by TokenReview and SubjectAccessReview (absent: the
+   * local mode, where the server's own credentials are the user's).
+   */
+  gate?: Gate;
+  /** In the cluster: one line per action, with who asked and the answer (refusals included). */
+  audit?: (entry: { user: string; groups: string[]; action: string; status: number; answer: string }) => void;
+  /** Where the freeze switch lives (default pacer-system): what freeze on and off are checked against. */
+  pacerNamespace?: string;
 }
 
 export interface RunningDashboard {
@@ -295,7 +327,45 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
   let port = o.port;
   const streams = new Set<() => void>();
 
-  const stream = async (req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> => {
+  const pacerNamespace = o.pacerNamespace ?? PACER_NAMESPACE;
+  const fromPage = (headers: http.IncomingHttpHeaders): boolean =>
+    o.gate ? sameOriginBehindAnyHost(headers) : sameOrigin(headers);
+  /** The config as `user` is told it. */
+  const configFor = (user: Caller | undefined): ConfigView => ({ ...o.config, user: user?.username ?? null });
+  /**
+   * What `user` may receive of these items (everything in the local mode); each verdict used is
+   * kept in `used` (`kind|namespace`), for the stream's later re-check.
+   */
+  const visibleOf = async <T>(
+    user: Caller | undefined,
+    items: T[],
+    scope: (t: T) => { kind: Kind; namespace: string },
+    used?: Map<string, boolean>,
+  ) => {
+    if (!o.gate || !user) return items;
+    const may = await o.gate.visible(user, items.map(scope));
+    return items.filter((t) => {
+      const { kind, namespace } = scope(t);
+      const yes = may(kind, namespace);
+      used?.set(`${kind}|${namespace}`, yes);
+      return yes;
+    });
+  };
+  /** In the cluster, a refusal unless `user` may read views of `kinds` in `namespace`. */
+  const mayRead = async (user: Caller | undefined, namespace: string, kinds: Kind[]) => {
+    if (!o.gate || !user) return undefined;
+    return o.gate.check(
+      user,
+      kinds.map((k) => viewAccess(k, namespace)).filter((a) => a !== undefined),
+    );
+  };
+
+  const stream = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    url: URL,
+    user: Caller | undefined,
+  ): Promise<void> => {
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -323,13 +393,38 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     const queue: Sequenced[] = [];
     let flush: NodeJS.Timeout | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
+    let recheck: NodeJS.Timeout | undefined;
     let unsubscribe = (): void => {};
     const stop = (): void => {
       unsubscribe();
       clearInterval(heartbeat);
+      clearInterval(recheck);
       clearTimeout(flush);
       streams.delete(stop);
       res.end();
+    };
+    // In the cluster each batch is filtered to what the user may list before it is written; the
+    // batches are written in order, one after the other.
+    let writing: Promise<void> = Promise.resolve();
+    /** In the cluster, the verdicts this page's stream was filtered with, by `kind|namespace`. */
+    const used = new Map<string, boolean>();
+    /** Every view now, as `user` may see it, and the id it is current to. */
+    const snapshotNow = (): { id: string; body: Promise<Snapshot> } => {
+      const snap = o.hub.snapshot();
+      const of = <V extends { namespace: string }>(kind: Kind, views: V[]) =>
+        visibleOf(user, views, (v) => ({ kind, namespace: v.namespace }), used);
+      const body = (async (): Promise<Snapshot> => ({
+        config: configFor(user),
+        deployments: await of('deployment', snap.deployments),
+        replicaSets: await of('replicaSet', snap.replicaSets),
+        pods: await of('pod', snap.pods),
+        nodeRolls: await of('nodeRoll', snap.nodeRolls),
+        freeze: await of('freeze', snap.freeze),
+        sources: snap.sources,
+        planResources: await of('planResource', snap.planResources),
+        analysisRuns: await of('analysisRun', snap.analysisRuns),
+      }))();
+      return { id: snap.id, body };
     };
     const send = (): void => {
       flush = undefined;
@@ -342,13 +437,17 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         return;
       }
       const batch = queue.splice(0);
-      res.write(
-        event(
-          'changes',
-          batch.map((s) => s.change),
-          batch[batch.length - 1].id,
-        ),
-      );
+      writing = writing.then(async () => {
+        const shown = await visibleOf(user, batch, (s) => changeScope(s.change), used);
+        if (res.writableEnded || shown.length === 0) return;
+        res.write(
+          event(
+            'changes',
+            shown.map((s) => s.change),
+            batch[batch.length - 1].id,
+          ),
+        );
+      });
     };
     // Subscribed and served in one turn of the event loop: no change falls between the two.
     unsubscribe = o.hub.subscribe((s) => {
@@ -362,25 +461,39 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       queue.push(...replay);
       send();
     } else {
-      const snap = o.hub.snapshot();
-      const body: Snapshot = {
-        config: o.config,
-        deployments: snap.deployments,
-        replicaSets: snap.replicaSets,
-        pods: snap.pods,
-        nodeRolls: snap.nodeRolls,
-        freeze: snap.freeze,
-        sources: snap.sources,
-        planResources: snap.planResources,
-        analysisRuns: snap.analysisRuns,
-      };
-      res.write(event('snapshot', body, snap.id));
+      // Taken now, written before any change that follows it (the changes wait on `writing`).
+      const snap = snapshotNow();
+      writing = writing.then(async () => {
+        const body = await snap.body;
+        if (!res.writableEnded) res.write(event('snapshot', body, snap.id));
+      });
     }
+    // In the cluster, the verdicts are asked again once the gate's answers have aged: when one has
+    // changed (a RoleBinding added or removed), the page gets everything again as it may see it now
+    // (`access`), so that what it may no longer see goes and what it now may comes.
+    const gate = o.gate;
+    if (gate && user)
+      recheck = setInterval(() => {
+        writing = writing.then(async () => {
+          if (used.size === 0 || res.writableEnded) return;
+          const scopes = [...used.keys()].map((k) => {
+            const [kind, namespace] = k.split('|');
+            return { kind: kind as Kind, namespace };
+          });
+          const may = await gate.visible(user, scopes);
+          if (scopes.every((s) => may(s.kind, s.namespace) === used.get(`${s.kind}|${s.namespace}`))) return;
+          used.clear();
+          const snap = snapshotNow();
+          const body = await snap.body;
+          if (!res.writableEnded) res.write(event('access', body, snap.id));
+        });
+      }, gate.reviewTtlMs);
     if (res.writableEnded) return; // let go while replaying
     heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
     streams.add(stop);
     res.off('close', end);
     res.on('close', stop);
+    if (closed) stop();
   };
 
   /**
@@ -393,8 +506,9 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     res: http.ServerResponse,
     verb: string,
     namespace: string | undefined,
+    evenReadOnly = false,
   ): Promise<string | undefined> => {
-    if (!sameOrigin(req.headers)) {
+    if (!fromPage(req.headers)) {
       refuse(
         res,
         403,
@@ -407,7 +521,7 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
       refuse(res, 415, `an action's body must be application/json, not ${JSON.stringify(type)}`);
       return undefined;
     }
-    if (o.config.readOnly) {
+    if (o.config.readOnly && !evenReadOnly) {
       refuse(res, 403, `the dashboard is read-only (--read-only): ${verb} is not allowed`);
       return undefined;
     }
@@ -428,10 +542,34 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
   };
 
   /** An action on a node roll, the freeze switch or a plan. */
+  /**
+   * In the cluster: an action's reviews (403 in RBAC's words, nothing done), then the action with
+   * the server's own credentials, each audited with who asked.
+   */
+  const asUser = async (
+    user: Caller | undefined,
+    what: string,
+    accesses: Parameters<Gate['check']>[1],
+    run: () => Promise<{ status: number; result: ActionResult }>,
+  ): Promise<{ status: number; result: ActionResult }> => {
+    if (!o.gate || !user) return run();
+    const refused = await o.gate.check(user, accesses);
+    const outcome = refused ? { status: refused.code, result: { ok: false, message: refused.message } } : await run();
+    o.audit?.({
+      user: user.username,
+      groups: user.groups ?? [],
+      action: what,
+      status: outcome.status,
+      answer: outcome.result.message.split('\n')[0],
+    });
+    return outcome;
+  };
+
   const operation = async (
     req: http.IncomingMessage,
     res: http.ServerResponse,
     target: Parameters<typeof parseOperation>[0],
+    user: Caller | undefined,
   ): Promise<void> => {
     if (!o.operate) return refuse(res, 404, `${target.kind} actions are not served by this dashboard`);
     const text = await admitted(req, res, target.action, target.kind === 'plan' ? target.namespace : undefined);
@@ -442,8 +580,28 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     } catch (err) {
       return refuse(res, 400, (err as Error).message);
     }
-    const outcome = await o.operate(op);
+    const operate = o.operate;
+    const targets =
+      op.kind === 'plan'
+        ? o.hub.planTargets(op.namespace, op.service, op.plan)
+        : op.kind === 'marathon'
+          ? { apps: marathonApps(op.id) }
+          : undefined;
+    const outcome = await asUser(user, operationWords(op), operationAccess(op, pacerNamespace, targets), () =>
+      operate(op),
+    );
     sendJson(res, outcome.status, outcome.result);
+  };
+
+  /** The Deployments (namespace and name) of Marathon's active deployment `id`: what its cancel patches. */
+  const marathonApps = (id: string): Array<{ namespace: string; name: string }> => {
+    const plan = activePlans(o.hub.deploymentObjects(o.config.namespace ?? undefined), Date.now())
+      .map(marathonDeploymentView)
+      .find((p) => p.id === id);
+    return (plan?.affectedApps ?? []).flatMap((app) => {
+      const m = /^\/([^/]+)\/([^/]+)$/.exec(app);
+      return m ? [{ namespace: m[1], name: m[2] }] : [];
+    });
   };
 
   /** One of the routes of the node roll, freeze and plan actions: the target and its verb, or a refusal's words. */
@@ -491,7 +649,11 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
    * plan, through `operate` (carried out as the user, audited), one after the other in dependency
    * order (promotion.ts); the answer lists each release in that order.
    */
-  const promote = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+  const promote = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    user: Caller | undefined,
+  ): Promise<void> => {
     if (!o.operate) return refuse(res, 404, 'plan actions are not served by this dashboard');
     const text = await admitted(req, res, 'promote', undefined);
     if (text === undefined) return;
@@ -509,6 +671,31 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         `namespace "${foreign.namespace}" is not served by this dashboard (it serves "${o.config.namespace}"; -A serves all)`,
       );
     if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
+    // In the cluster, every canary's release must be allowed (a plan continue each) before any is
+    // tried: refused, nothing is released, in RBAC's words.
+    const what = `promote ${items.map((i) => `${i.namespace}/${i.name}`).join(' ')}`;
+    if (o.gate && user) {
+      for (const i of items) {
+        const refused = await o.gate.check(
+          user,
+          operationAccess(
+            { kind: 'plan', namespace: i.namespace, service: i.name, plan: 'deploy', action: 'continue' },
+            pacerNamespace,
+            o.hub.planTargets(i.namespace, i.name, 'deploy'),
+          ),
+        );
+        if (refused) {
+          o.audit?.({
+            user: user.username,
+            groups: user.groups ?? [],
+            action: what,
+            status: refused.code,
+            answer: refused.message,
+          });
+          return refuse(res, refused.code, refused.message);
+        }
+      }
+    }
     const operate = o.operate;
     const results = await runPromotion(promotionOrder(items, o.hub.deploymentObjects()), (c) =>
       operate({
@@ -520,6 +707,14 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         phase: c.name,
       }),
     );
+    if (o.gate && user)
+      o.audit?.({
+        user: user.username,
+        groups: user.groups ?? [],
+        action: what,
+        status: 200,
+        answer: results.map((r) => `${r.namespace}/${r.name} ${r.status}`).join(', '),
+      });
     sendJson(res, 200, { ok: results.every((r) => r.ok), items: results });
   };
 
@@ -529,8 +724,9 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     namespace: string,
     name: string,
     verb: Action,
+    user: Caller | undefined,
   ): Promise<void> => {
-    if (!sameOrigin(req.headers))
+    if (!fromPage(req.headers))
       return refuse(
         res,
         403,
@@ -552,12 +748,54 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     } catch (err) {
       return refuse(res, 400, (err as Error).message);
     }
-    const outcome = await o.act(namespace, name, verb, body);
+    const outcome = await asUser(
+      user,
+      actionWords(namespace, name, verb, body.toRevision),
+      deploymentActionAccess(namespace, name, verb),
+      () => o.act(namespace, name, verb, body),
+    );
     sendJson(res, outcome.status, outcome.result);
   };
 
+  /** POST /api/v1/session ({"token": TOKEN}): a session for the token's user, in an HttpOnly SameSite=Strict cookie. */
+  const signIn = async (req: http.IncomingMessage, res: http.ServerResponse, gate: Gate): Promise<void> => {
+    const text = await admitted(req, res, 'sign-in', undefined, true);
+    if (text === undefined) return;
+    let token: string;
+    try {
+      const f = stringFields('sign-in', text, ['token']);
+      if (!f.token?.trim()) throw new Error('the sign-in needs a token: {"token": "TOKEN"}');
+      token = f.token.trim();
+    } catch (err) {
+      return refuse(res, 400, (err as Error).message);
+    }
+    let signed: Awaited<ReturnType<Gate['signIn']>>;
+    try {
+      signed = await gate.signIn(token);
+    } catch (err) {
+      return refuse(res, 503, `cannot authenticate the caller: ${(err as Error).message}`);
+    }
+    if (!signed)
+      return refuse(res, 401, 'Unauthorized: the API server does not accept this token (TokenReview)', {
+        'WWW-Authenticate': 'Bearer',
+      });
+    o.audit?.({
+      user: signed.caller.username,
+      groups: signed.caller.groups ?? [],
+      action: 'sign-in',
+      status: 200,
+      answer: 'signed in',
+    });
+    const secure = (req.headers.origin ?? '').startsWith('https://');
+    sendJson(res, 200, { ok: true, message: `signed in as ${signed.caller.username}` } satisfies ActionResult, {
+      'Set-Cookie': sessionCookie(signed.session, signed.maxAgeSeconds, secure),
+    });
+  };
+
   const handler = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
-    if (!hostAllowed(req.headers.host, o.address, port))
+    // In the cluster the page is reached through a Service, an Ingress or a port-forward under any
+    // name; a rebinding page would come without the session cookie (it is the browser's per site).
+    if (!o.gate && !hostAllowed(req.headers.host, o.address, port))
       return refuse(
         res,
         421,
@@ -566,29 +804,49 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     const url = new URL(req.url ?? '/', 'http://dashboard');
     const path = url.pathname;
     const method = req.method ?? 'GET';
+    let user: Caller | undefined;
+    if (path === '/api/v1/session' || path === '/api/v1/session/end') {
+      if (!o.gate)
+        return refuse(res, 404, 'no sign-in here: this dashboard acts with its kubeconfig (kubectl pacer dashboard)');
+      if (method !== 'POST')
+        return refuse(res, 405, `${method} ${path}: sign-in and sign-out are POSTs`, { Allow: 'POST' });
+      if (path === '/api/v1/session') return signIn(req, res, o.gate);
+      if (!fromPage(req.headers)) return refuse(res, 403, 'cross-origin request refused: sign out from the page');
+      const session = sessionOf(req.headers.cookie);
+      if (session !== undefined) o.gate.signOut(session);
+      return sendJson(res, 200, { ok: true, message: 'signed out' } satisfies ActionResult, {
+        'Set-Cookie': sessionCookie('', 0, (req.headers.origin ?? '').startsWith('https://')),
+      });
+    }
+    if (o.gate && path.startsWith('/api/') && path !== '/api/v1/openapi.yaml') {
+      const who = await o.gate.identify(bearerOf(req.headers.authorization), sessionOf(req.headers.cookie));
+      if ('code' in who)
+        return refuse(res, who.code, who.message, who.code === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+      user = who;
+    }
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)\/([^/]+)$/.exec(path);
     if (m) {
       const [ns, name, verb] = [decodeURIComponent(m[1]), decodeURIComponent(m[2]), m[3]];
       if (!ACTIONS.has(verb)) return refuse(res, 404, `no action "${verb}" (the actions: ${[...ACTIONS].join(', ')})`);
       if (method !== 'POST')
         return refuse(res, 405, `${verb} is a POST: no action is taken on a ${method}`, { Allow: 'POST' });
-      return action(req, res, ns, name, verb as Action);
+      return action(req, res, ns, name, verb as Action, user);
     }
     if (path === '/api/v1/promotions') {
       if (method !== 'POST')
         return refuse(res, 405, `a promotion is a POST: no action is taken on a ${method}`, { Allow: 'POST' });
-      return promote(req, res);
+      return promote(req, res, user);
     }
     const op = operationRoute(path);
     if (op) {
       if ('status' in op) return refuse(res, op.status, op.message);
       if (method !== 'POST')
         return refuse(res, 405, `${op.target.action} is a POST: no action is taken on a ${method}`, { Allow: 'POST' });
-      return operation(req, res, op.target);
+      return operation(req, res, op.target, user);
     }
     if (method !== 'GET' && method !== 'HEAD')
       return refuse(res, 405, `${method} ${path}: only GET here`, { Allow: 'GET, HEAD' });
-    if (path === '/api/v1/config') return sendJson(res, 200, o.config);
+    if (path === '/api/v1/config') return sendJson(res, 200, configFor(user));
     if (path === '/api/v1/openapi.yaml') {
       res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'application/yaml; charset=utf-8' }).end(openapi);
       return;
@@ -596,12 +854,17 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
     if (path === '/api/v1/deployments') {
       if (!o.hub.hasSynced())
         return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet', problems: o.hub.problems() });
-      return sendJson(res, 200, o.hub.snapshot().deployments);
+      const rows = o.hub.snapshot().deployments;
+      return sendJson(res, 200, await visibleOf(user, rows, (d) => ({ kind: 'deployment', namespace: d.namespace })));
     }
-    if (path === '/api/v1/stream') return stream(req, res, url);
+    if (path === '/api/v1/stream') return stream(req, res, url, user);
     if (path === '/api/v1/marathon/deployments') {
       if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
-      const all = o.hub.deploymentObjects(o.config.namespace ?? undefined);
+      // In the cluster, Marathon's deployments of the Deployments the user may list.
+      const all = await visibleOf(user, o.hub.deploymentObjects(o.config.namespace ?? undefined), (d) => ({
+        kind: 'deployment',
+        namespace: d.metadata.namespace ?? '',
+      }));
       return sendJson(res, 200, activePlans(all, Date.now()).map(marathonDeploymentView));
     }
     const diff = /^\/api\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)\/revisions\/([^/]+)\/diff$/.exec(path);
@@ -615,6 +878,8 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         );
       if (!/^[0-9]{1,15}$/.test(rev))
         return refuse(res, 400, `a revision is a whole number, not ${JSON.stringify(rev)}`);
+      const refused = await mayRead(user, ns, ['deployment', 'replicaSet']);
+      if (refused) return refuse(res, refused.code, refused.message);
       if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
       const view = o.hub.revisionDiff(ns, name, Number(rev));
       if (view === 'no deployment') return refuse(res, 404, `deployments.pacer.dev "${name}" not found`);
@@ -630,6 +895,8 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
           404,
           `namespace "${ns}" is not served by this dashboard (it serves "${o.config.namespace}")`,
         );
+      const refused = await mayRead(user, ns, ['deployment', 'replicaSet', 'pod', 'planResource']);
+      if (refused) return refuse(res, refused.code, refused.message);
       if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
       const view = o.hub.servicePlans(ns, service);
       if (!view) return refuse(res, 404, `Service ${service} not found: no Deployment ${ns}/${service}`);

@@ -6,12 +6,14 @@ import { isIP } from 'node:net';
 import type { KubeClient } from '../kube/client.ts';
 import { Hub, kubeSources } from '../dashboard/hub.ts';
 import { PACER_NAMESPACE } from '../api/types.ts';
-import type { Operation } from '../dashboard/api.ts';
 import { pluginActions, pluginOperations } from '../dashboard/actions.ts';
 import type { Act, Operate } from '../dashboard/actions.ts';
 import { startDashboardServer } from '../dashboard/server.ts';
 import type { RunningDashboard } from '../dashboard/server.ts';
 import { loadStaticFiles } from '../dashboard/static.ts';
+import { operationWords } from '../dashboard/access.ts';
+
+export { operationWords };
 import { PluginError } from './errors.ts';
 import type { Session, Streams } from './options.ts';
 
@@ -57,17 +59,6 @@ export function audited(act: Act, io: Streams, now: () => Date = () => new Date(
     );
     return outcome;
   };
-}
-
-/** An operation in the audit line's words: `node-roll skip roll-1 n2`, `freeze on "incident 42"`, `plan continue default/web deploy web`. */
-export function operationWords(op: Operation): string {
-  if (op.kind === 'nodeRoll')
-    return `node-roll ${op.action} ${op.name}${op.node !== undefined ? ` ${op.node}` : ''}${op.skipAnalysis ? ' --skip-analysis' : ''}`;
-  if (op.kind === 'marathon') return `deployment cancel ${op.id}${op.force ? ' --force' : ''}`;
-  if (op.kind === 'freeze')
-    return `freeze ${op.action}${op.reason !== undefined ? ` ${JSON.stringify(op.reason)}` : ''}`;
-  const params = Object.entries(op.parameters ?? {}).map(([k, v]) => ` -p ${JSON.stringify(`${k}=${v}`)}`);
-  return `plan ${op.action} ${op.namespace}/${op.service} ${[op.plan, op.phase, op.step].filter((x) => x !== undefined).join(' ')}${params.join('')}`;
 }
 
 /** The node roll, freeze and plan actions, each one line on stdout once answered, as audited() does. */

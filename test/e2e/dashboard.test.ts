@@ -6,8 +6,11 @@
 // rollout from the page and checks the result with kubectl. It also takes the screenshots of
 // docs/dashboard.md (docs/dashboard/*.png, written there with PACER_UPDATE_SCREENSHOTS=1).
 //
-// Sim bed only for now: the page and its stream are the same on both beds, and the real bed's part
-// (a user bound to `view` refused in the page, in-cluster mode) comes with the in-cluster server.
+// On the real control plane it also runs the in-cluster server (`pacer dashboard`, as a process with
+// the token of manifests/dashboard/'s ServiceAccount, since the bed does not route to Services): a
+// user bound to the real `view` ClusterRole in one namespace signs in with a ServiceAccount token and
+// sees that namespace only (the raw stream too), and is refused an undo (403 in the page, nothing
+// changed); an `edit` user's undo goes through.
 
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
@@ -83,6 +86,7 @@ for (const bed of BEDS)
     let url = '';
     let dashboard: ChildProcess | undefined;
     let viewerDashboard: ChildProcess | undefined;
+    let inCluster: ChildProcess | undefined;
     const problems: string[] = [];
 
     /** `kubectl pacer dashboard --port 0` with `env` (its kubeconfig), and the URL it printed. */
@@ -153,7 +157,7 @@ for (const bed of BEDS)
 
     after(async () => {
       await browser?.close();
-      for (const d of [dashboard, viewerDashboard]) d?.kill('SIGINT');
+      for (const d of [dashboard, viewerDashboard, inCluster]) d?.kill('SIGINT');
       await k.stop();
     });
 
@@ -819,5 +823,237 @@ spec:
       );
       await shot('forbidden', 'real');
       expect(await spec('web', '.spec.paused')).to.not.equal('true');
+    });
+    it('in the cluster (pacer dashboard): a user bound to view in namespace a sees only a, and is refused an undo; an edit user undoes', async function () {
+      if (bed !== 'real') {
+        console.log(
+          "      skipped: a real token and the real view and edit roles: the simulated cluster has no view or edit ClusterRole to aggregate into, and takes any token as its user's name (docs/simulated-api-server.md#reviews)",
+        );
+        this.skip();
+      }
+      const [A, B] = ['team-a', 'team-b'];
+      // Pacer's resources in view and edit (the bed's kube-controller-manager runs the ClusterRole
+      // aggregation controller), and the dashboard's ServiceAccount with manifests/dashboard/'s RBAC.
+      await ok(kubectl('apply', '-f', join(ROOT, 'manifests', 'base', 'user-roles.yaml')));
+      await ok(kubectl('apply', '-f', join(ROOT, 'manifests', 'base', 'namespace.yaml')));
+      for (const f of ['serviceaccount.yaml', 'rbac.yaml'])
+        await ok(kubectl('apply', '-f', join(ROOT, 'manifests', 'dashboard', f)));
+      await writeFile(join(k.dir, 'app.yaml'), deployment('app', { replicas: 1 }));
+      for (const ns of [A, B]) {
+        await ok(kubectl('create', 'namespace', ns));
+        await ok(kubectl('apply', '-n', ns, '-f', join(k.dir, 'app.yaml')));
+      }
+      // Revision 2 in a, so that there is a revision to go back to.
+      await eventually(
+        'revision 1 in a',
+        async () =>
+          (
+            await kubectl(
+              'get',
+              'deployments.pacer.dev',
+              'app',
+              '-n',
+              A,
+              '-o',
+              'jsonpath={.metadata.annotations.pacer\\.dev/revision}',
+            )
+          ).stdout === '1',
+        PAGE_MS,
+      );
+      await ok(kubectl('pacer', 'set', 'image', 'app', 'app=nginx:1.28', '-n', A));
+      const revisionOf = async () =>
+        (
+          await ok(
+            kubectl(
+              'get',
+              'deployments.pacer.dev',
+              'app',
+              '-n',
+              A,
+              '-o',
+              'jsonpath={.metadata.annotations.pacer\\.dev/revision} {.spec.template.spec.containers[0].image}',
+            ),
+          )
+        ).trim();
+      await eventually('revision 2 in a', async () => (await revisionOf()) === '2 nginx:1.28', PAGE_MS);
+      for (const [who, role] of [
+        ['viewer', 'view'],
+        ['editor', 'edit'],
+      ]) {
+        await ok(kubectl('create', 'serviceaccount', who, '-n', A));
+        await ok(
+          kubectl('create', 'rolebinding', who, `--clusterrole=${role}`, `--serviceaccount=${A}:${who}`, '-n', A),
+        );
+      }
+      // The aggregation controller has added Pacer's rules to view and edit.
+      const can = async (verb: string, who: string) =>
+        (
+          await kubectl(
+            'auth',
+            'can-i',
+            verb,
+            'deployments.pacer.dev',
+            '-n',
+            A,
+            `--as=system:serviceaccount:${A}:${who}`,
+          )
+        ).stdout.trim();
+      await eventually(
+        'view and edit to hold pacer.dev Deployments',
+        async () => (await can('list', 'viewer')) === 'yes' && (await can('patch', 'editor')) === 'yes',
+        PAGE_MS,
+      );
+      expect(await can('patch', 'viewer')).to.equal('no');
+      const token = async (sa: string, ns: string) =>
+        (await ok(kubectl('create', 'token', sa, '-n', ns, '--duration=1h'))).trim();
+      const [viewer, editor] = [await token('viewer', A), await token('editor', A)];
+
+      // The server, as the chart's Deployment runs it, with its ServiceAccount's token.
+      const kubeconfig = join(k.dir, 'dashboard-sa.kubeconfig');
+      await writeFile(
+        kubeconfig,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          'current-context': 'sa',
+          clusters: [
+            {
+              name: 'bed',
+              cluster: {
+                server: k.real.info.server,
+                'certificate-authority-data': (await readFile(k.real.info.ca)).toString('base64'),
+              },
+            },
+          ],
+          users: [{ name: 'sa', user: { token: await token('pacer-dashboard', 'pacer-system') } }],
+          contexts: [{ name: 'sa', context: { cluster: 'bed', user: 'sa' } }],
+        }),
+      );
+      inCluster = k.track(
+        spawn(
+          NODE,
+          [
+            join(ROOT, 'bin', 'pacer.js'),
+            'dashboard',
+            '--kubeconfig',
+            kubeconfig,
+            '--bind-address',
+            '127.0.0.1:0',
+            '--log-format',
+            'json',
+          ],
+          {
+            env: { ...k.env, KUBECONFIG: kubeconfig },
+          },
+        ),
+      );
+      let log = '';
+      const base = await new Promise<string>((resolve, reject) => {
+        const read = (b: Buffer) => {
+          log += b;
+          const m = /dashboard serving on (http:\/\/127\.0\.0\.1:[0-9]+\/)/.exec(log);
+          if (m) resolve(m[1]);
+        };
+        inCluster!.stdout?.on('data', read);
+        inCluster!.stderr?.on('data', read);
+        inCluster!.on('exit', (code) => reject(new Error(`pacer dashboard exited ${code}: ${log}`)));
+      });
+      const port = Number(new URL(base).port);
+
+      // No token: 401.
+      const status = (path: string, headers: Record<string, string> = {}) =>
+        new Promise<number>((resolve, reject) =>
+          http
+            .get({ host: '127.0.0.1', port, path, headers }, (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            })
+            .on('error', reject),
+        );
+      expect(await status('/api/v1/deployments')).to.equal(401);
+      expect(await status('/api/v1/deployments', { Authorization: 'Bearer not-a-token' })).to.equal(401);
+
+      // The raw stream as the viewer: a change in b, then one in a; once a's is there, b's would
+      // have come before it. Nothing of b is ever in it.
+      let raw = '';
+      const streamReq = http.get(
+        { host: '127.0.0.1', port, path: '/api/v1/stream', headers: { Authorization: `Bearer ${viewer}` } },
+        (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (raw += c));
+        },
+      );
+      streamReq.on('error', () => {});
+      try {
+        await eventually('the snapshot', async () => raw.includes('event: snapshot'), PAGE_MS);
+        const snapshot = JSON.parse(/event: snapshot\ndata: (.*)\n/.exec(raw)![1]) as {
+          deployments: Array<{ namespace: string; name: string }>;
+        };
+        expect(snapshot.deployments.map((d) => `${d.namespace}/${d.name}`)).to.deep.equal([`${A}/app`]);
+        await ok(kubectl('scale', 'deployments.pacer.dev', 'app', '-n', B, '--replicas=2'));
+        await ok(kubectl('scale', 'deployments.pacer.dev', 'app', '-n', A, '--replicas=2'));
+        await eventually(
+          "a's scale in the stream",
+          async () => /"namespace":"team-a","name":"app"[^}]*"desired":2/.test(raw),
+          PAGE_MS,
+        );
+        expect(raw).to.not.contain(`"namespace":"${B}"`);
+      } finally {
+        streamReq.destroy();
+      }
+
+      // In the browser, signed in as the viewer: only a's Deployment, and the undo refused.
+      page = await newPage();
+      await page.goto(base);
+      await page.waitForSelector('form[data-form="sign-in"]', { timeout: PAGE_MS });
+      await shot('signin', 'real');
+      await page.fill('input[name="token"]', viewer);
+      await page.click('button[data-action="sign-in"]');
+      await eventually(
+        "a's Deployment listed",
+        async () => Object.keys(await states()).length > 0 && (await states()),
+        PAGE_MS,
+      );
+      expect(Object.keys(await states())).to.deep.equal(['app']);
+      expect(await text('tr[data-name="app"]')).to.contain(A);
+      expect(await text('[data-field="user"]')).to.equal(`system:serviceaccount:${A}:viewer`);
+      await page.goto(`${base}#/deployments/${A}/app`);
+      await page.waitForSelector('section[data-revision="1"] button[data-action="undo"]', { timeout: PAGE_MS });
+      await page.click('section[data-revision="1"] button[data-action="undo"]');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="403"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="403"]')).to.equal(
+        `403 deployments.pacer.dev "app" is forbidden: User "system:serviceaccount:${A}:viewer" cannot patch resource "deployments" in API group "pacer.dev" in the namespace "${A}"`,
+      );
+      await shot('incluster-forbidden', 'real');
+      expect(await revisionOf()).to.equal('2 nginx:1.28');
+      const audited = log
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.audit === true)
+        .map(({ user, action, status }) => ({ user, action, status }));
+      expect(audited).to.deep.include({
+        user: `system:serviceaccount:${A}:viewer`,
+        action: `undo --to-revision=1 ${A}/app`,
+        status: 403,
+      });
+
+      // Signed out, then in as the editor: the same undo goes through, as revision 3.
+      await page.click('button[data-action="sign-out"]');
+      await page.waitForSelector('form[data-form="sign-in"]', { timeout: PAGE_MS });
+      expect(await status('/api/v1/deployments')).to.equal(401);
+      await page.fill('input[name="token"]', editor);
+      await page.click('button[data-action="sign-in"]');
+      await page.goto(`${base}#/deployments/${A}/app`);
+      await page.waitForSelector('section[data-revision="1"] button[data-action="undo"]', { timeout: PAGE_MS });
+      await page.click('section[data-revision="1"] button[data-action="undo"]');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
+      await eventually(
+        "revision 3 with revision 1's image",
+        async () => (await revisionOf()) === '3 nginx:1.27',
+        PAGE_MS,
+      );
     });
   });

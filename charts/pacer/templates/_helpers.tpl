@@ -31,3 +31,22 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "pacer.webhookSecret" -}}
 {{- printf "%s-tls" (include "pacer.webhookService" .) -}}
 {{- end -}}
+
+{{/* The dashboard's objects: pacer-dashboard, as manifests/dashboard/ names them (FULLNAME-dashboard with fullnameOverride). */}}
+{{- define "pacer.dashboardName" -}}
+{{- printf "%s-dashboard" (include "pacer.fullname" . | trimSuffix "-controller") | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "pacer.dashboardSelectorLabels" -}}
+app.kubernetes.io/name: pacer
+app.kubernetes.io/component: dashboard
+{{- end -}}
+
+{{- define "pacer.dashboardLabels" -}}
+{{ include "pacer.dashboardSelectorLabels" . }}
+app.kubernetes.io/part-of: pacer
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}

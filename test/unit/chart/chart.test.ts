@@ -263,9 +263,45 @@ describe('charts/pacer', function () {
       expect(find(chart, 'ConfigMap', 'pacer-grafana-dashboard').metadata.labels?.grafana_dashboard).to.equal('1');
     });
 
+    it("dashboard.enabled: manifests/dashboard/'s ServiceAccount, RBAC (the same grants), Deployment and Service; off by default", () => {
+      const isDashboard = (o: K8sObject) => o.metadata.labels?.['app.kubernetes.io/component'] === 'dashboard';
+      expect(template().filter(isDashboard)).to.deep.equal([]);
+      const chart = template(['dashboard.enabled=true']).filter(isDashboard);
+      const kust = kustomize('dashboard');
+      expect(chart.map(key).sort()).to.deep.equal(kust.map(key).sort());
+      expect(grants(chart)).to.deep.equal(grants(kust));
+      // The comparison can fail: a verb more is seen.
+      const more = template(['dashboard.enabled=true']).filter(isDashboard);
+      (find(more, 'ClusterRole', 'pacer-dashboard').rules as Array<{ verbs: string[] }>)[0].verbs.push('delete');
+      expect(grants(more)).to.not.deep.equal(grants(kust));
+      type Pod = {
+        spec: { template: { spec: Record<string, unknown> & { containers: Array<Record<string, unknown>> } } };
+      };
+      const c = (find(chart, 'Deployment', 'pacer-dashboard') as unknown as Pod).spec.template.spec;
+      const k = (find(kust, 'Deployment', 'pacer-dashboard') as unknown as Pod).spec.template.spec;
+      for (const f of ['serviceAccountName', 'securityContext', 'volumes']) expect(c[f], f).to.deep.equal(k[f]);
+      for (const f of [
+        'securityContext',
+        'readinessProbe',
+        'livenessProbe',
+        'resources',
+        'ports',
+        'volumeMounts',
+        'env',
+        'args',
+      ])
+        expect(c.containers[0][f], `containers[0].${f}`).to.deep.equal(k.containers[0][f]);
+      expect(find(chart, 'Service', 'pacer-dashboard').spec).to.deep.equal(
+        find(kust, 'Service', 'pacer-dashboard').spec,
+      );
+      const ro = find(template(['dashboard.enabled=true', 'dashboard.readOnly=true']), 'Deployment', 'pacer-dashboard');
+      expect((ro as unknown as Pod).spec.template.spec.containers[0].args).to.include('--read-only');
+    });
+
     it("the chart's copies are manifests/' files, byte for byte (cp them again after a change)", () => {
       for (const [copy, original] of [
         ['files/rbac.yaml', 'manifests/base/rbac.yaml'],
+        ['files/dashboard-rbac.yaml', 'manifests/dashboard/rbac.yaml'],
         ['files/user-roles.yaml', 'manifests/base/user-roles.yaml'],
         ['files/dashboard.json', 'manifests/monitoring/dashboards/pacer.json'],
       ])

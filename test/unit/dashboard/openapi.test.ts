@@ -28,6 +28,7 @@ import type { RunningDashboard } from '../../../src/dashboard/server.ts';
 import type { ListWatchSource } from '../../../src/manager/informer.ts';
 import { eventually } from '../../integration/fixtures/cluster.ts';
 import { deployment, pod, replicaSet } from '../plugin/fixtures.ts';
+import { Gate } from '../../../src/dashboard/incluster.ts';
 
 type Doc = {
   openapi: string;
@@ -345,9 +346,9 @@ describe('dashboard/openapi.yaml', () => {
     });
 
     it('a schema can fail: a field the server does not send, or one missing, is refused', () => {
-      const config = { namespace: null, readOnly: false, server: 'x' };
+      const config = { namespace: null, readOnly: false, server: 'x', user: null };
       expect(problems('Config', { ...config, extra: 1 })).to.deep.equal(['/ must NOT have additional properties']);
-      expect(problems('Config', { namespace: 'a', readOnly: false })).to.deep.equal([
+      expect(problems('Config', { namespace: 'a', readOnly: false, user: 'alice' })).to.deep.equal([
         "/ must have required property 'server'",
       ]);
     });
@@ -356,6 +357,79 @@ describe('dashboard/openapi.yaml', () => {
       const r = await get(server.port, '/api/v1/openapi.yaml');
       expect(r.status).to.equal(200);
       expect(r.body).to.equal(readFileSync(OPENAPI_FILE, 'utf8'));
+    });
+  });
+  describe("the server's answers in the cluster (a Gate: TokenReview and SubjectAccessReview)", () => {
+    let hub: Hub;
+    let server: RunningDashboard;
+    const call = (path: string, o: { method?: string; body?: string; headers?: Record<string, string> } = {}) =>
+      new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+        const req = http.request(
+          { host: '127.0.0.1', port: server.port, path, method: o.method ?? 'GET', headers: o.headers ?? {} },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
+          },
+        );
+        req.on('error', reject);
+        req.end(o.body ?? '');
+      });
+    before(async () => {
+      hub = new Hub({
+        deployments: listing<Deployment>([deployment('web')]),
+        replicaSets: listing<ReplicaSet>([]),
+        pods: listing<Pod>([]),
+      });
+      hub.start();
+      server = await startDashboardServer({
+        hub,
+        files: new Map(),
+        act: async () => ({ status: 200, result: { ok: true, message: 'done' } }),
+        address: '127.0.0.1',
+        port: 0,
+        config: { namespace: null, readOnly: false, server: 'https://kube' },
+        gate: new Gate({
+          reviews: {
+            authenticate: async (t) => (t === 'alice-token' ? { username: 'alice' } : undefined),
+            authorize: async () => ({ allowed: true }),
+          },
+        }),
+      });
+      await eventually('the cache filled', () => hub.hasSynced());
+    });
+    after(async () => {
+      await server.close();
+      await hub.stop();
+    });
+
+    it('without a token: 401, an ActionResult, WWW-Authenticate: Bearer', async () => {
+      const r = await call('/api/v1/config');
+      expect(r.status).to.equal(401);
+      expect(r.headers['www-authenticate']).to.equal('Bearer');
+      expect(problems('ActionResult', JSON.parse(r.body))).to.deep.equal([]);
+    });
+
+    it('POST /api/v1/session: 401 for a token not accepted, 200 and a cookie for one that is; then Config names the user', async () => {
+      const post = (token: string) =>
+        call('/api/v1/session', {
+          method: 'POST',
+          body: JSON.stringify({ token }),
+          headers: { Origin: `http://127.0.0.1:${server.port}`, 'Content-Type': 'application/json' },
+        });
+      expect(problems('SignInRequest', { token: 'x' })).to.deep.equal([]);
+      const bad = await post('mallory-token');
+      expect(bad.status).to.equal(401);
+      expect(problems('ActionResult', JSON.parse(bad.body))).to.deep.equal([]);
+      const ok = await post('alice-token');
+      expect(ok.status).to.equal(200);
+      expect(problems('ActionResult', JSON.parse(ok.body))).to.deep.equal([]);
+      const cookie = String(ok.headers['set-cookie']?.[0] ?? '').split(';')[0];
+      const config = await call('/api/v1/config', { headers: { Cookie: cookie } });
+      expect(config.status).to.equal(200);
+      expect(problems('Config', JSON.parse(config.body))).to.deep.equal([]);
+      expect(JSON.parse(config.body).user).to.equal('alice');
     });
   });
 });

@@ -28,7 +28,7 @@ const cur = replicaSet(web, 'new', { revision: 2, replicas: 3 });
 const other = replicaSet(api, 'x', { revision: 1, replicas: 3 });
 
 const snapshot: Snapshot = {
-  config: { namespace: null, readOnly: false, server: 'https://kube' },
+  config: { namespace: null, readOnly: false, server: 'https://kube', user: null },
   deployments: [deploymentView(web), deploymentView(api)],
   replicaSets: [old, cur, other].map((r) => replicaSetView(r)!),
   pods: [pod(cur, 'b'), pod(cur, 'a'), pod(other, 'z')].map((p) => podView(p)!),

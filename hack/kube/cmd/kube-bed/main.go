@@ -284,7 +284,7 @@ func run(o options) (err error) {
 		"--kubeconfig="+kubeconfigs["controller-manager"],
 		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", ports["controller-manager"]),
 		"--cert-dir="+filepath.Join(o.dir, "controller-manager"), metricsPaths,
-		"--controllers=serviceaccount-token-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,namespace-controller,garbage-collector-controller,replicaset-controller,deployment-controller,disruption-controller,node-lifecycle-controller,job-controller",
+		"--controllers=serviceaccount-token-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,namespace-controller,garbage-collector-controller,replicaset-controller,deployment-controller,disruption-controller,node-lifecycle-controller,job-controller,clusterrole-aggregation-controller",
 		"--use-service-account-credentials=true",
 		"--service-account-private-key-file="+filepath.Join(pki, "sa.key"), "--root-ca-file="+caFile,
 		"--leader-elect=false", "--kube-api-qps=20", "--kube-api-burst=30", "--profiling=false")...)
