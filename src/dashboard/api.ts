@@ -36,6 +36,8 @@ export interface DeploymentView {
   stateMessage: string;
   paused: boolean;
   images: string[];
+  /** The names of the template's containers, in the order of `images` (set image and a pod's log pick one). */
+  containers: string[];
   conditions: ConditionView[];
   /** The strategy's budget in numbers, resolved against spec.replicas as the controller resolves it. */
   budget: BudgetView;

@@ -122,6 +122,9 @@ export function deploymentView(d: Deployment): DeploymentView {
     stateMessage: message,
     paused: d.spec.paused === true,
     images: imagesOf(d.spec.template),
+    containers: (
+      (d.spec.template?.spec as { containers?: Array<{ name?: string }> } | undefined)?.containers ?? []
+    ).map((c) => c.name ?? ''),
     conditions: (s.conditions ?? []).map((c) => ({
       type: c.type,
       status: c.status,
