@@ -77,7 +77,7 @@ const YES: Readonly<Record<Action, string>> = {
 /** The budget in words: the most pods at once and the fewest available, each with the setting it comes from. */
 function budgetWords(b: BudgetView, desired: number): string {
   if (!b.gradual) return `none: every old pod stops before a new one starts (${desired} desired)`;
-  return `at most ${b.maxPods} pods at once (+${b.maxSurge}), at least ${b.minAvailable} available (-${b.maxUnavailable}); ${b.settings}`;
+  return `at most ${b.maxPods} pods at once (${desired} + ${b.maxSurge}), at least ${b.minAvailable} available (${desired} - ${b.maxUnavailable}); ${b.settings}`;
 }
 
 /** The template diff between any two revisions of the Deployment, chosen from its revisions. */
@@ -427,7 +427,19 @@ export function DeploymentPage({
 /** The recent Events of the Deployment, its ReplicaSets and pods, newest first, as `kubectl describe` lists them. */
 function Events({ model, d, now }: { model: Model; d: DeploymentView; now: number }) {
   const { items, total } = eventsOf(model, d);
-  if (items.length === 0) return <p class="empty">No Events (the API server keeps them for an hour).</p>;
+  const source = model.sources.get('/events');
+  if (source?.problem)
+    return (
+      <p class="notice error" data-events="failing">
+        The Events cannot be read (the dashboard keeps trying): {source.problem}
+      </p>
+    );
+  if (items.length === 0)
+    return (
+      <p class="empty">
+        {source && !source.synced ? 'Reading the Events…' : 'No Events (the API server keeps them for an hour).'}
+      </p>
+    );
   return (
     <>
       <table class="events">
