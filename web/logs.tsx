@@ -52,7 +52,7 @@ export function PodLog({
     <section class="podlog" data-log-pod={pod}>
       <h2>
         Log of {pod}{' '}
-        <button type="button" class="dismiss" data-log="close" onClick={onClose}>
+        <button type="button" class="small" data-log="close" onClick={onClose}>
           close
         </button>
       </h2>
