@@ -88,15 +88,20 @@ export async function fetchPlans(namespace: string, service: string): Promise<Se
   }
 }
 
-/** What an undo of a Deployment to `revision` would change; an error's message when it cannot be had. */
+/**
+ * What an undo of a Deployment to `revision` would change, or (with `against`) what changed from
+ * revision `against` to `revision`; an error's message when it cannot be had.
+ */
 export async function fetchDiff(
   namespace: string,
   name: string,
   revision: number,
+  against?: number,
 ): Promise<RevisionDiffView | { error: string }> {
   const e = encodeURIComponent;
+  const url = `/api/v1/namespaces/${e(namespace)}/deployments/${e(name)}/revisions/${revision}/diff`;
   try {
-    const res = await fetch(`/api/v1/namespaces/${e(namespace)}/deployments/${e(name)}/revisions/${revision}/diff`);
+    const res = await fetch(against === undefined ? url : `${url}?against=${against}`);
     const body = (await res.json()) as RevisionDiffView | ActionResult;
     if (!res.ok) return { error: `${res.status} ${(body as ActionResult).message}` };
     return body as RevisionDiffView;
@@ -164,5 +169,40 @@ export async function promote(req: PromotionRequest): Promise<(PromotionResult |
     return { ...body, status: res.status };
   } catch (err) {
     return { ok: false, status: 0, message: `error: the dashboard could not be reached: ${(err as Error).message}` };
+  }
+}
+
+/**
+ * A pod's log from the API server (passed on by the dashboard), `onText` with each piece as it
+ * comes; with `follow`, until `signal` aborts or the server ends it. Resolves with the refusal in
+ * the API server's words (`404 Error from server (NotFound): ...`), or undefined when it ended.
+ */
+export async function streamLog(
+  namespace: string,
+  pod: string,
+  o: { container?: string; follow: boolean; tailLines: number },
+  onText: (text: string) => void,
+  signal: AbortSignal,
+): Promise<{ error: string } | undefined> {
+  const e = encodeURIComponent;
+  const query = new URLSearchParams({ tailLines: String(o.tailLines) });
+  if (o.follow) query.set('follow', 'true');
+  if (o.container) query.set('container', o.container);
+  try {
+    const res = await fetch(`/api/v1/namespaces/${e(namespace)}/pods/${e(pod)}/log?${query}`, { signal });
+    if (!res.ok) {
+      const body = (await res.json()) as ActionResult;
+      return { error: `${res.status} ${body.message}` };
+    }
+    if (!res.body) return undefined;
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return undefined;
+      onText(value);
+    }
+  } catch (err) {
+    if (signal.aborted) return undefined;
+    return { error: `the dashboard could not be reached: ${(err as Error).message}` };
   }
 }

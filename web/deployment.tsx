@@ -1,16 +1,18 @@
-// A Deployment: its state, counts and conditions, its ReplicaSets by revision with their pods, and
-// pause, resume and undo, each asked for again in a confirmation before it is sent (an undo's shows
-// what it would change in the pod template).
+// A Deployment: its state, counts, budget and conditions, its ReplicaSets by revision with their
+// pods (and a pod's log), the template diff between any two revisions, its recent Events, and pause,
+// resume, restart, set image and undo, each asked for again in a confirmation before it is sent (an
+// undo's shows what it would change in the pod template).
 
 import { useState } from 'preact/hooks';
-import type { Action, ActionRequest, DeploymentView, RevisionDiffView } from '../src/dashboard/api.ts';
+import type { Action, ActionRequest, BudgetView, DeploymentView, RevisionDiffView } from '../src/dashboard/api.ts';
 import { Result } from './actions.tsx';
 import type { Outcome } from './actions.tsx';
 import { act, fetchDiff } from './api.ts';
 import { Conditions } from './conditions.tsx';
 import { StateBadge, plansHref } from './home.tsx';
 import { analysisRunsHref } from './analysis.tsx';
-import { age, revisions } from './state.ts';
+import { PodLog } from './logs.tsx';
+import { EVENTS_SHOWN, age, eventsOf, revisions } from './state.ts';
 import type { Model } from './state.ts';
 
 interface Pending {
@@ -23,22 +25,34 @@ interface Pending {
 
 const MARK = { same: ' ', remove: '-', add: '+' } as const;
 
-/** What an undo would change: the pod template now (-) against the revision's (+), line by line. */
+/**
+ * Two pod templates line by line: the template now (-) against a revision's (+), what an undo
+ * would change; or one revision's (-) against another's (+).
+ */
 function Diff({ diff }: { diff: Pending['diff'] }) {
   if (diff === undefined) return <p class="diff-note">Comparing the templates…</p>;
-  if ('error' in diff) return <p class="diff-note error">The templates could not be compared: {diff.error}</p>;
+  if ('error' in diff)
+    return (
+      <p class="diff-note error" data-diff="error">
+        The templates could not be compared: {diff.error}
+      </p>
+    );
   if (!diff.changed)
     return (
       <p class="diff-note" data-diff="none">
-        Revision {diff.revision}'s pod template is the current one: nothing would change.
+        {diff.against === null
+          ? `Revision ${diff.revision}'s pod template is the current one: nothing would change.`
+          : `Revisions ${diff.against} and ${diff.revision} have the same pod template.`}
       </p>
     );
   return (
     <>
       <p class="diff-note">
-        The pod template now (-) and revision {diff.revision}'s (+), {diff.replicaSet}:
+        {diff.against === null
+          ? `The pod template now (-) and revision ${diff.revision}'s (+), ${diff.replicaSet}:`
+          : `Revision ${diff.against}'s pod template (-, ${diff.againstReplicaSet}) and revision ${diff.revision}'s (+, ${diff.replicaSet}):`}
       </p>
-      <pre class="diff" data-diff={diff.revision}>
+      <pre class="diff" data-diff={diff.revision} data-against={diff.against ?? 'now'}>
         {diff.lines.map((l, i) => (
           <span key={i} class={`diff-${l.op}`}>
             {MARK[l.op]}
@@ -51,6 +65,67 @@ function Diff({ diff }: { diff: Pending['diff'] }) {
   );
 }
 
+/** The confirmation's button for each action. */
+const YES: Readonly<Record<Action, string>> = {
+  undo: 'Roll back',
+  pause: 'Pause',
+  resume: 'Resume',
+  restart: 'Restart',
+  setImage: 'Set image',
+};
+
+/** The budget in words: the most pods at once and the fewest available, each with the setting it comes from. */
+function budgetWords(b: BudgetView, desired: number): string {
+  if (!b.gradual) return `none: every old pod stops before a new one starts (${desired} desired)`;
+  return `at most ${b.maxPods} pods at once (${desired} + ${b.maxSurge}), at least ${b.minAvailable} available (${desired} - ${b.maxUnavailable}); ${b.settings}`;
+}
+
+/** The template diff between any two revisions of the Deployment, chosen from its revisions. */
+function Compare({ d, revisions: revs }: { d: DeploymentView; revisions: number[] }) {
+  const oldest = revs[revs.length - 1];
+  const newest = revs[0];
+  const [from, setFrom] = useState<number | undefined>(undefined);
+  const [to, setTo] = useState<number | undefined>(undefined);
+  const [shown, setShown] = useState<RevisionDiffView | { error: string } | undefined>(undefined);
+  const [asked, setAsked] = useState(false);
+  if (revs.length < 2) return null;
+  const a = from ?? oldest;
+  const b = to ?? newest;
+  const pick = (name: string, value: number, set: (n: number) => void) => (
+    <select
+      name={name}
+      value={String(value)}
+      onChange={(e) => set(Number((e.currentTarget as HTMLSelectElement).value))}
+    >
+      {revs.map((r) => (
+        <option key={r} value={String(r)}>
+          revision {r}
+        </option>
+      ))}
+    </select>
+  );
+  return (
+    <section class="compare">
+      <h2>Compare revisions</h2>
+      <p class="compare-pick">
+        {pick('compare-from', a, setFrom)} (-) against {pick('compare-to', b, setTo)} (+){' '}
+        <button
+          type="button"
+          data-action="compare"
+          onClick={() => {
+            setAsked(true);
+            setShown(undefined);
+            void fetchDiff(d.namespace, d.name, b, a).then(setShown);
+          }}
+        >
+          Compare
+        </button>
+      </p>
+      {asked ? <Diff diff={shown} /> : null}
+    </section>
+  );
+}
+
 function Confirm({ p, onYes, onNo }: { p: Pending; onYes: () => void; onNo: () => void }) {
   return (
     <div class="backdrop">
@@ -59,7 +134,7 @@ function Confirm({ p, onYes, onNo }: { p: Pending; onYes: () => void; onNo: () =
         {p.action === 'undo' ? <Diff diff={p.diff} /> : null}
         <div class="buttons">
           <button type="button" class="primary" data-confirm="yes" onClick={onYes}>
-            {p.action === 'undo' ? 'Roll back' : p.action === 'pause' ? 'Pause' : 'Resume'}
+            {YES[p.action]}
           </button>
           <button type="button" data-confirm="no" onClick={onNo}>
             Cancel
@@ -85,6 +160,9 @@ export function DeploymentPage({
   const [pending, setPending] = useState<Pending | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | undefined>(undefined);
+  const [image, setImage] = useState('');
+  const [container, setContainer] = useState<string | undefined>(undefined);
+  const [logOf, setLogOf] = useState<string | undefined>(undefined);
   const d: DeploymentView | undefined = model.deployments.get(`${namespace}/${name}`);
   const back = (
     <p class="back">
@@ -137,6 +215,8 @@ export function DeploymentPage({
         </dd>
         <dt>Revision</dt>
         <dd data-field="revision">{d.revision ?? '—'}</dd>
+        <dt>Budget</dt>
+        <dd data-field="budget">{budgetWords(d.budget, d.desired)}</dd>
         <dt>Images</dt>
         <dd>{d.images.join(', ')}</dd>
         <dt>Plans</dt>
@@ -183,6 +263,58 @@ export function DeploymentPage({
               Pause
             </button>
           )}
+          <button
+            type="button"
+            data-action="restart"
+            disabled={busy}
+            onClick={() =>
+              ask({
+                action: 'restart',
+                body: {},
+                question: `Restart ${d.namespace}/${d.name}? Every pod is replaced, as a rollout of a new revision.`,
+              })
+            }
+          >
+            Restart
+          </button>
+          <form
+            class="set-image"
+            onSubmit={(e) => {
+              e.preventDefault();
+              const c = container ?? d.containers[0] ?? '';
+              ask({
+                action: 'setImage',
+                body: { container: c, image: image.trim() },
+                question: `Set the image of container ${c} of ${d.namespace}/${d.name} to ${image.trim() || '(nothing)'}? A new revision rolls out.`,
+              });
+            }}
+          >
+            {d.containers.length > 1 ? (
+              <select
+                name="image-container"
+                value={container ?? d.containers[0]}
+                onChange={(e) => setContainer((e.currentTarget as HTMLSelectElement).value)}
+              >
+                {d.containers.map((c) => (
+                  <option key={c} value={c}>
+                    {c}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <span class="container-name">{d.containers[0] ?? ''}</span>
+            )}
+            <input
+              type="text"
+              name="image"
+              placeholder="image, e.g. nginx:1.28"
+              value={image}
+              onInput={(e) => setImage((e.currentTarget as HTMLInputElement).value)}
+            />
+            <button type="submit" data-action="set-image" disabled={busy}>
+              Set image…
+            </button>
+          </form>
         </div>
       )}
       {outcome ? <Result r={outcome} /> : null}
@@ -244,6 +376,7 @@ export function DeploymentPage({
                   <th>Restarts</th>
                   <th>Node</th>
                   <th>Age</th>
+                  <th />
                 </tr>
               </thead>
               <tbody>
@@ -257,6 +390,11 @@ export function DeploymentPage({
                     <td class="num">{p.restarts}</td>
                     <td>{p.node}</td>
                     <td>{age(p.createdAt, now)}</td>
+                    <td>
+                      <button type="button" class="small" data-logs={p.name} onClick={() => setLogOf(p.name)}>
+                        Log
+                      </button>
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -265,8 +403,76 @@ export function DeploymentPage({
         </section>
       ))}
 
+      {logOf ? (
+        <PodLog
+          key={logOf}
+          namespace={d.namespace}
+          pod={logOf}
+          containers={d.containers}
+          onClose={() => setLogOf(undefined)}
+        />
+      ) : null}
+
+      <Compare d={d} revisions={tree.map((n) => n.replicaSet.revision).filter((r): r is number => r !== null)} />
+
       <h2>Conditions</h2>
       <Conditions conditions={d.conditions} now={now} timeLabel="Updated" />
+
+      <h2>Events</h2>
+      <Events model={model} d={d} now={now} />
     </main>
+  );
+}
+
+/** The recent Events of the Deployment, its ReplicaSets and pods, newest first, as `kubectl describe` lists them. */
+function Events({ model, d, now }: { model: Model; d: DeploymentView; now: number }) {
+  const { items, total } = eventsOf(model, d);
+  const source = model.sources.get('/events');
+  if (source?.problem)
+    return (
+      <p class="notice error" data-events="failing">
+        The Events cannot be read (the dashboard keeps trying): {source.problem}
+      </p>
+    );
+  if (items.length === 0)
+    return (
+      <p class="empty">
+        {source && !source.synced ? 'Reading the Events…' : 'No Events (the API server keeps them for an hour).'}
+      </p>
+    );
+  return (
+    <>
+      <table class="events">
+        <thead>
+          <tr>
+            <th>Type</th>
+            <th>Reason</th>
+            <th>Object</th>
+            <th>Count</th>
+            <th>Last seen</th>
+            <th>Message</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((e) => (
+            <tr key={e.name} data-event={e.name} data-reason={e.reason} class={e.type === 'Warning' ? 'warning' : ''}>
+              <td>{e.type}</td>
+              <td>{e.reason}</td>
+              <td>
+                {e.objectKind.toLowerCase()}/{e.objectName}
+              </td>
+              <td class="num">{e.count}</td>
+              <td>{age(e.lastSeen, now)}</td>
+              <td>{e.message}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {total > items.length ? (
+        <p class="more">
+          The newest {EVENTS_SHOWN} of {total}.
+        </p>
+      ) : null}
+    </>
   );
 }

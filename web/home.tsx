@@ -2,7 +2,7 @@
 // needs attention), the counts by state (a count is also a filter), sortable columns and pages of
 // PAGE_SIZE rows, so that a thousand Deployments do not make one long table to redraw.
 
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import type { DashboardState, DeploymentView } from '../src/dashboard/api.ts';
 import { analysisRunsHref } from './analysis.tsx';
 import { DEFAULT_SORT, STATES, STATE_LABELS, counts, namespaces, pageOf, rows } from './state.ts';
@@ -66,8 +66,12 @@ function Row({ d }: { d: DeploymentView }) {
 export function Home({ model, filter, setFilter }: { model: Model; filter: Filter; setFilter: (f: Filter) => void }) {
   const [sort, setSort] = useState<Sort>(DEFAULT_SORT);
   const [page, setPage] = useState(0);
-  const n = counts(model);
-  const shown = rows(model, filter, sort);
+  // Worked out again only when the Deployments change, not on every change the stream brings (the
+  // Events, the pods and ReplicaSets other pages show): counts, rows and namespaces read the Deployments only.
+  const deployments = model.deployments;
+  const n = useMemo(() => counts(model), [deployments]);
+  const shown = useMemo(() => rows(model, filter, sort), [deployments, filter, sort]);
+  const served = useMemo(() => namespaces(model), [deployments]);
   const p = pageOf(shown, page);
   // A new filter starts again at the first page.
   const filterBy = (f: Filter) => {
@@ -131,7 +135,7 @@ export function Home({ model, filter, setFilter }: { model: Model; filter: Filte
             onChange={(e) => filterBy({ ...filter, namespace: (e.currentTarget as HTMLSelectElement).value })}
           >
             <option value="">every namespace</option>
-            {namespaces(model).map((ns) => (
+            {served.map((ns) => (
               <option key={ns} value={ns}>
                 {ns}
               </option>

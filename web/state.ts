@@ -8,6 +8,7 @@ import type {
   ConfigView,
   DashboardState,
   DeploymentView,
+  EventView,
   FreezeView,
   Kind,
   NodeRollView,
@@ -31,6 +32,8 @@ export interface Model {
   sources: ReadonlyMap<string, SourceView>;
   planResources: ReadonlyMap<string, PlanResourceView>;
   analysisRuns: ReadonlyMap<string, AnalysisRunView>;
+  /** Events of Deployments, ReplicaSets and pods, by "NAMESPACE/EVENT-NAME". */
+  events: ReadonlyMap<string, EventView>;
 }
 
 /** The Model's map of each kind of change. */
@@ -43,6 +46,7 @@ const MAP_OF: Readonly<Record<Kind, keyof Omit<Model, 'config'>>> = {
   source: 'sources',
   planResource: 'planResources',
   analysisRun: 'analysisRuns',
+  event: 'events',
 };
 
 /** The labels of the states, in the order the page lists them (every state: the type says so). */
@@ -75,6 +79,7 @@ export function fromSnapshot(s: Snapshot): Model {
     sources: byKey(s.sources),
     planResources: byKey(s.planResources),
     analysisRuns: byKey(s.analysisRuns),
+    events: byKey(s.events),
   };
 }
 
@@ -245,4 +250,36 @@ export function age(iso: string, now: number): string {
   if (s < 7200) return `${Math.floor(s / 60)}m`;
   if (s < 172800) return `${Math.floor(s / 3600)}h`;
   return `${Math.floor(s / 86400)}d`;
+}
+
+/** How many Events a Deployment's page lists at most (the newest). */
+export const EVENTS_SHOWN = 25;
+
+/**
+ * The Events of Deployment `d`, its ReplicaSets and their pods (as revisions() finds them; a pod
+ * already deleted by its name, its ReplicaSet's and a suffix), newest first (ties by name), at most
+ * `limit`, and how many there are in all.
+ */
+export function eventsOf(m: Model, d: DeploymentView, limit = EVENTS_SHOWN): { items: EventView[]; total: number } {
+  const tree = revisions(m, d);
+  const about = new Set<string>([`Deployment/${d.name}`]);
+  const replicaSets = new Set<string>();
+  for (const { replicaSet, pods } of tree) {
+    about.add(`ReplicaSet/${replicaSet.name}`);
+    replicaSets.add(replicaSet.name);
+    for (const p of pods) about.add(`Pod/${p.name}`);
+  }
+  // A pod already gone is still known by its name: its ReplicaSet's name and a generated suffix.
+  const podOfGone = (name: string) => {
+    const cut = name.lastIndexOf('-');
+    return cut > 0 && replicaSets.has(name.slice(0, cut));
+  };
+  const all = [...m.events.values()]
+    .filter(
+      (e) =>
+        e.namespace === d.namespace &&
+        (about.has(`${e.objectKind}/${e.objectName}`) || (e.objectKind === 'Pod' && podOfGone(e.objectName))),
+    )
+    .sort((a, b) => (Date.parse(b.lastSeen) || 0) - (Date.parse(a.lastSeen) || 0) || a.name.localeCompare(b.name));
+  return { items: all.slice(0, limit), total: all.length };
 }

@@ -9,6 +9,7 @@ import { PACER_NAMESPACE } from '../api/types.ts';
 import { pluginActions, pluginOperations } from '../dashboard/actions.ts';
 import { Hub, kubeSources } from '../dashboard/hub.ts';
 import { DEFAULT_REVIEW_TTL_MS, Gate } from '../dashboard/incluster.ts';
+import { kubePodLog } from '../dashboard/logs.ts';
 import { startDashboardServer } from '../dashboard/server.ts';
 import type { RunningDashboard } from '../dashboard/server.ts';
 import { loadStaticFiles } from '../dashboard/static.ts';
@@ -92,6 +93,7 @@ export async function runInClusterDashboard(o: InClusterDashboardOptions = {}): 
       files,
       act: pluginActions(client),
       operate: pluginOperations(client, pacerNamespace),
+      podLog: kubePodLog(client),
       gate,
       pacerNamespace,
       audit: (entry) => logger.info('dashboard action', { audit: true, ...entry }),

@@ -25,6 +25,7 @@ export const RESOURCES: Record<Kind, { group: string; resource: string; namespac
   nodeRoll: { group: GROUP, resource: 'noderolls', namespaced: false },
   freeze: { group: '', resource: 'configmaps', namespaced: true },
   analysisRun: { group: GROUP, resource: 'analysisruns', namespaced: true },
+  event: { group: '', resource: 'events', namespaced: true },
   source: undefined,
 };
 
@@ -43,7 +44,7 @@ export function viewAccess(kind: Kind, namespace: string): Access | undefined {
 
 /** The key of a view access in a user's cache of answers. */
 export function accessKey(a: Access): string {
-  return [a.verb, a.group, a.resource, a.namespace ?? '', a.name ?? ''].join('|');
+  return [a.verb, a.group, a.resource, a.subresource ?? '', a.namespace ?? '', a.name ?? ''].join('|');
 }
 
 /** A change's kind and namespace: what decides who may receive it. */
@@ -51,7 +52,10 @@ export function changeScope(c: Change): { kind: Kind; namespace: string } {
   return { kind: c.kind, namespace: c.op === 'put' ? c.obj.namespace : c.namespace };
 }
 
-/** What `kubectl pacer rollout pause|resume|undo` on Deployment `namespace`/`name` writes: a patch of it. */
+/**
+ * What `kubectl pacer rollout pause|resume|restart|undo` and `set image` on Deployment
+ * `namespace`/`name` write: a patch of it.
+ */
 export function deploymentActionAccess(namespace: string, name: string, _action: Action): Access[] {
   return [{ namespace, verb: 'patch', group: GROUP, resource: 'deployments', name }];
 }
@@ -104,6 +108,11 @@ export function operationAccess(
   if (op.action === 'restart' && op.step !== undefined)
     out.push({ namespace: op.namespace, verb: 'delete', group: '', resource: 'pods' });
   return out;
+}
+
+/** What reading pod `namespace`/`name`'s log is, as RBAC names it: get of its `log` subresource. */
+export function podLogAccess(namespace: string, name: string): Access {
+  return { namespace, verb: 'get', group: '', resource: 'pods', subresource: 'log', name };
 }
 
 /**

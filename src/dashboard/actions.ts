@@ -1,5 +1,5 @@
-// The page's actions, carried out by the very code of `kubectl pacer rollout pause|resume|undo`
-// (src/plugin/), so that they do what the commands do, read and write as the same user, and fail
+// The page's actions, carried out by the very code of `kubectl pacer rollout pause|resume|restart|undo`
+// and `kubectl pacer set image` (src/plugin/), so that they do what the commands do, read and write as the same user, and fail
 // with the same words: a refusal by RBAC comes back as kubectl prints it, `Error from server
 // (Forbidden): deployments.pacer.dev "web" is forbidden: User "..." cannot patch resource ...`,
 // with the API server's status code.
@@ -13,6 +13,8 @@ import { runPlanCancel } from '../plugin/deployments.ts';
 import { runNodeRollPause, runNodeRollResume, runNodeRollSkip } from '../plugin/noderoll.ts';
 import { PLUGIN_COMPONENT } from '../plugin/options.ts';
 import { runPause } from '../plugin/pause.ts';
+import { runRestart } from '../plugin/restart.ts';
+import { runSetImage } from '../plugin/setimage.ts';
 import { runRolloutUndo } from '../plugin/undo.ts';
 import { operate } from '../planops/service.ts';
 import { unknownPlanMessage } from '../engine/index.ts';
@@ -61,6 +63,9 @@ export function pluginActions(client: KubeClient): Act {
     };
     try {
       if (action === 'undo') await runRolloutUndo(s, name, { toRevision: req.toRevision ?? 0, dryRun: 'none' });
+      else if (action === 'restart') await runRestart(s, name);
+      // CONTAINER=IMAGE as the command's argument: a bad one is refused in the command's words.
+      else if (action === 'setImage') await runSetImage(s, name, [`${req.container ?? ''}=${req.image ?? ''}`]);
       else await runPause(s, name, action === 'pause');
       const warnings = lines(err);
       return { status: 200, result: { ok: true, message: out.trim(), ...(warnings.length ? { warnings } : {}) } };

@@ -36,8 +36,31 @@ export interface DeploymentView {
   stateMessage: string;
   paused: boolean;
   images: string[];
+  /** The names of the template's containers, in the order of `images` (set image and a pod's log pick one). */
+  containers: string[];
   conditions: ConditionView[];
+  /** The strategy's budget in numbers, resolved against spec.replicas as the controller resolves it. */
+  budget: BudgetView;
   createdAt: string;
+}
+
+/**
+ * How far a rollout may go above and below spec.replicas, in pods, as the controller resolves the
+ * strategy's settings (engine/fenceposts.ts): `gradual` false for Recreate (every old pod goes first).
+ * `settings` is what the spec says (`maxSurge 25%, maxUnavailable 25%`, `minimumHealthCapacity 0.5,
+ * maximumOverCapacity 0.2`), defaults included; '' for Recreate.
+ */
+export interface BudgetView {
+  gradual: boolean;
+  settings: string;
+  /** maxSurge in pods (MinimumHealth: its envelope's maxTotal − replicas). */
+  maxSurge: number;
+  /** maxUnavailable in pods, capped at replicas (MinimumHealth: replicas − its minimum healthy). */
+  maxUnavailable: number;
+  /** The most pods at once: replicas + maxSurge. */
+  maxPods: number;
+  /** The fewest available pods kept: replicas − maxUnavailable. */
+  minAvailable: number;
 }
 
 export interface ReplicaSetView {
@@ -259,6 +282,8 @@ export interface Snapshot {
   sources: SourceView[];
   planResources: PlanResourceView[];
   analysisRuns: AnalysisRunView[];
+  /** The Events of Deployments, ReplicaSets and pods (the cache's: the page picks a Deployment's own). */
+  events: EventView[];
 }
 
 export type Kind =
@@ -269,7 +294,30 @@ export type Kind =
   | 'freeze'
   | 'source'
   | 'planResource'
-  | 'analysisRun';
+  | 'analysisRun'
+  | 'event';
+
+/**
+ * A core/v1 Event about a Deployment, ReplicaSet or pod (the others are not kept): what `kubectl
+ * describe` lists under Events. `name` is the Event's own name; `object` names what it is about.
+ */
+export interface EventView {
+  namespace: string;
+  name: string;
+  /** The involved object: its kind (Deployment, ReplicaSet, Pod) and name. */
+  objectKind: string;
+  objectName: string;
+  /** Normal or Warning. */
+  type: string;
+  reason: string;
+  message: string;
+  /** How many times it happened (series included; 1 when the Event does not say). */
+  count: number;
+  /** When it last happened (RFC 3339; lastTimestamp, the series' last, eventTime or creation). */
+  lastSeen: string;
+  /** Who reported it (the component). */
+  source: string;
+}
 
 export type Change =
   | { kind: 'deployment'; op: 'put'; obj: DeploymentView }
@@ -280,6 +328,7 @@ export type Change =
   | { kind: 'source'; op: 'put'; obj: SourceView }
   | { kind: 'planResource'; op: 'put'; obj: PlanResourceView }
   | { kind: 'analysisRun'; op: 'put'; obj: AnalysisRunView }
+  | { kind: 'event'; op: 'put'; obj: EventView }
   | { kind: Kind; op: 'delete'; namespace: string; name: string };
 
 /** A step of a plan, with its status (PENDING, PREPARED, STARTING, STARTED, COMPLETE, DELAYED, ERROR, WAITING...). */
@@ -332,20 +381,25 @@ export interface DiffLine {
 }
 
 /**
- * GET .../deployments/NAME/revisions/N/diff: what an undo to revision N would change, the
- * Deployment's pod template now against revision N's (both as YAML, the pod-template-hash label
- * left out). `changed` is false when they are the same (the current revision's own template).
+ * GET .../deployments/NAME/revisions/N/diff[?against=M]: revision N's pod template (+) against the
+ * Deployment's template now (-), what an undo to N would change; with `against`, against revision
+ * M's (-) instead (both as YAML, the pod-template-hash label left out). `changed` is false when they
+ * are the same.
  */
 export interface RevisionDiffView {
   namespace: string;
   name: string;
   revision: number;
   replicaSet: string;
+  /** The revision compared with (its template the `-` side); null: the Deployment's template now. */
+  against: number | null;
+  /** Its ReplicaSet ('' when `against` is null). */
+  againstReplicaSet: string;
   changed: boolean;
   lines: DiffLine[];
 }
 
-export type Action = 'pause' | 'resume' | 'undo';
+export type Action = 'pause' | 'resume' | 'undo' | 'restart' | 'setImage';
 
 export type NodeRollAction = 'pause' | 'resume' | 'skip';
 export type FreezeAction = 'on' | 'off';
@@ -373,6 +427,9 @@ export type Operation =
 export interface ActionRequest {
   /** For undo: the revision to go back to (0 or absent: the previous one). */
   toRevision?: number;
+  /** For setImage: the container (`*`: every container) and its new image, as `kubectl set image` takes CONTAINER=IMAGE. */
+  container?: string;
+  image?: string;
 }
 
 /** A POST's answer, success or not: kubectl's line (`deployment.pacer.dev/web paused`, or the error). */

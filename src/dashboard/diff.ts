@@ -1,5 +1,5 @@
 // What an undo would change: the Deployment's pod template now against the one a revision's
-// ReplicaSet keeps, both as YAML compared line by line as `diff` compares files (a longest common
+// ReplicaSet keeps, or what changed between any two revisions (their ReplicaSets' templates), both as YAML compared line by line as `diff` compares files (a longest common
 // subsequence; removed lines before added ones where both change). Both sides are read as the
 // controller compares templates (engine/kubernetes/template.ts): the ReplicaSet's
 // `pod-template-hash` label left out (the undo leaves it out too), the API server's pod defaults
@@ -8,9 +8,10 @@
 
 import { stringify } from 'yaml';
 import { podSpecWithDefaults } from '../api/poddefaults.ts';
-import type { PodTemplateSpec } from '../api/types.ts';
+import type { Deployment, PodTemplateSpec, ReplicaSet } from '../api/types.ts';
 import { templateWithoutHash } from '../engine/index.ts';
 import type { DiffLine } from './api.ts';
+import { replicaSetView } from './model.ts';
 
 /** `v` without its empty members (null, undefined, {} and [] at any depth), as semantic equality reads it. */
 function pruned(v: unknown): unknown {
@@ -75,4 +76,24 @@ export function lineDiff(from: readonly string[], to: readonly string[]): DiffLi
 /** What rolling back from the template `now` to the template `then` changes. */
 export function templateDiff(now: PodTemplateSpec | undefined, then: PodTemplateSpec | undefined): DiffLine[] {
   return lineDiff(templateLines(now), templateLines(then));
+}
+
+/**
+ * The pod templates of `revisions` of Deployment `d`, each from the ReplicaSet of `replicaSets` that
+ * `d` controls (by uid) and whose revision annotation is that number; or the first revision asked for
+ * that none has (`unable to find specified revision N in history`, upstream's words, is the caller's).
+ */
+export function revisionTemplates(
+  d: Deployment,
+  replicaSets: readonly ReplicaSet[],
+  revisions: readonly number[],
+): Map<number, { replicaSet: string; template: PodTemplateSpec | undefined }> | { missing: number } {
+  const byRevision = new Map<number, { replicaSet: string; template: PodTemplateSpec | undefined }>();
+  for (const rs of replicaSets) {
+    const v = replicaSetView(rs);
+    if (!v || v.deploymentUid !== d.metadata.uid || v.revision === null || !revisions.includes(v.revision)) continue;
+    byRevision.set(v.revision, { replicaSet: v.name, template: rs.spec.template });
+  }
+  const missing = revisions.find((r) => !byRevision.has(r));
+  return missing === undefined ? byRevision : { missing };
 }

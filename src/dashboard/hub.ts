@@ -11,7 +11,17 @@ import type { NodeRoll } from '../api/noderoll.ts';
 import type { Deployment, PlanResource, Pod, ReplicaSet } from '../api/types.ts';
 import { PACER_NAMESPACE } from '../api/types.ts';
 import { FREEZE_CONFIGMAP, planStepNames, serviceMembers } from '../engine/index.ts';
-import { ANALYSIS_RUNS, CONFIGMAPS, DEPLOYMENTS, NODEROLLS, NODES, PLANS, PODS, REPLICASETS } from '../kube/client.ts';
+import {
+  ANALYSIS_RUNS,
+  CONFIGMAPS,
+  DEPLOYMENTS,
+  EVENTS,
+  NODEROLLS,
+  NODES,
+  PLANS,
+  PODS,
+  REPLICASETS,
+} from '../kube/client.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { toKubeError } from '../kube/errors.ts';
 import type { KubeError } from '../kube/errors.ts';
@@ -22,6 +32,7 @@ import type {
   AnalysisRunView,
   Change,
   DeploymentView,
+  EventView,
   FreezeView,
   Kind,
   NodeRollView,
@@ -33,11 +44,12 @@ import type {
   SourceView,
 } from './api.ts';
 import { analysisRunView } from './analysis.ts';
-import { deploymentView, podView, replicaSetView } from './model.ts';
+import { deploymentView, eventView, podView, replicaSetView, slimEvent } from './model.ts';
+import type { EventObject } from './model.ts';
 import { freezeView, nodeRollView, zoneOf } from './noderolls.ts';
 import type { NodeFacts } from './noderolls.ts';
 import { servicePlansView } from './plans.ts';
-import { templateDiff } from './diff.ts';
+import { revisionTemplates, templateDiff } from './diff.ts';
 
 /** The label every pod of a Deployment carries (the ReplicaSet's pod-template-hash): the pods watched. */
 export const DEPLOYMENT_PODS = 'pod-template-hash';
@@ -70,6 +82,8 @@ export interface HubSources {
   plans?: ListWatchSource<PlanResource>;
   freeze?: ListWatchSource<ConfigMapObject>;
   analysisRuns?: ListWatchSource<AnalysisRun>;
+  /** core/v1 Events (those about Deployments, ReplicaSets and pods are kept): one informer for every page. */
+  events?: ListWatchSource<EventObject>;
 }
 
 const slimNode = (n: NodeObject): NodeObject => ({
@@ -100,6 +114,7 @@ export function kubeSources(
     analysisRuns: kubeSource<AnalysisRun>(client, ANALYSIS_RUNS, namespace, undefined, cacheTransform(ANALYSIS_RUNS)),
     deployments: kubeSource<Deployment>(client, DEPLOYMENTS, namespace, undefined, cacheTransform(DEPLOYMENTS)),
     replicaSets: kubeSource<ReplicaSet>(client, REPLICASETS, namespace, undefined, cacheTransform(REPLICASETS)),
+    events: kubeSource<EventObject>(client, EVENTS, namespace, undefined, slimEvent),
     pods: {
       list: (signal) =>
         client.list<Pod>(PODS, namespace, { labelSelector: DEPLOYMENT_PODS, transform: slimPod }, signal),
@@ -147,10 +162,11 @@ type View =
   | FreezeView
   | SourceView
   | PlanResourceView
-  | AnalysisRunView;
+  | AnalysisRunView
+  | EventView;
 
 /** The optional sources by the name their `source` view has. */
-type Optional = 'noderolls' | 'nodes' | 'plans' | 'freeze' | 'analysisruns';
+type Optional = 'noderolls' | 'nodes' | 'plans' | 'freeze' | 'analysisruns' | 'events';
 
 export class Hub {
   /** This run's prefix of every id: an id of an earlier run is never taken for one of this run. */
@@ -167,6 +183,7 @@ export class Hub {
     source: new Map(),
     planResource: new Map(),
     analysisRun: new Map(),
+    event: new Map(),
   };
   private readonly listeners = new Set<(s: Sequenced) => void>();
   /** Why each type's last list failed (the API server's words), until a list works. */
@@ -236,6 +253,7 @@ export class Hub {
     if (sources.freeze) this.follow(this.optionalInformer('freeze', sources.freeze, onError), 'freeze', freezeView);
     if (sources.analysisRuns)
       this.follow(this.optionalInformer('analysisruns', sources.analysisRuns, onError), 'analysisRun', analysisRunView);
+    if (sources.events) this.follow(this.optionalInformer('events', sources.events, onError), 'event', eventView);
   }
 
   /** An informer of an optional source: its lists' outcomes go to the page as a `source` view, never hold it. */
@@ -314,26 +332,36 @@ export class Hub {
   }
 
   /**
-   * What an undo of Deployment `namespace`/`name` to `revision` would change (its template now
-   * against that revision's ReplicaSet's), or what is missing: the Deployment, or that revision.
+   * Revision `revision`'s pod template against the Deployment's template now (what an undo to it
+   * would change), or, with `against`, against revision `against`'s; or what is missing: the
+   * Deployment, or a revision (the first of the two not found).
    */
-  revisionDiff(namespace: string, name: string, revision: number): RevisionDiffView | 'no deployment' | 'no revision' {
+  revisionDiff(
+    namespace: string,
+    name: string,
+    revision: number,
+    against?: number,
+  ): RevisionDiffView | 'no deployment' | { missing: number } {
     const d = this.deploymentCache.get(namespace, name);
     if (!d) return 'no deployment';
-    for (const rs of this.replicaSetCache.list(namespace)) {
-      const v = replicaSetView(rs);
-      if (!v || v.deploymentUid !== d.metadata.uid || v.revision !== revision) continue;
-      const lines = templateDiff(d.spec.template, rs.spec.template);
-      return {
-        namespace,
-        name,
-        revision,
-        replicaSet: v.name,
-        changed: lines.some((l) => l.op !== 'same'),
-        lines,
-      };
-    }
-    return 'no revision';
+    const found = revisionTemplates(d, this.replicaSetCache.list(namespace), [
+      revision,
+      ...(against === undefined ? [] : [against]),
+    ]);
+    if ('missing' in found) return found;
+    const to = found.get(revision)!;
+    const from = against === undefined ? undefined : found.get(against)!;
+    const lines = templateDiff(from ? from.template : d.spec.template, to.template);
+    return {
+      namespace,
+      name,
+      revision,
+      replicaSet: to.replicaSet,
+      against: against ?? null,
+      againstReplicaSet: from?.replicaSet ?? '',
+      changed: lines.some((l) => l.op !== 'same'),
+      lines,
+    };
   }
 
   /** `source` with its lists' outcomes kept: a failing list (RBAC's 403, say) is a problem the pages are told. */
@@ -453,6 +481,7 @@ export class Hub {
     sources: SourceView[];
     planResources: PlanResourceView[];
     analysisRuns: AnalysisRunView[];
+    events: EventView[];
   } {
     const all = <V>(kind: Kind) => [...this.views[kind].values()].map((e) => e.view as V);
     return {
@@ -465,6 +494,7 @@ export class Hub {
       sources: all<SourceView>('source'),
       planResources: all<PlanResourceView>('planResource'),
       analysisRuns: all<AnalysisRunView>('analysisRun'),
+      events: all<EventView>('event'),
     };
   }
 

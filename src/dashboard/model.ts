@@ -3,6 +3,7 @@
 // sends these views (api.ts), never the objects themselves, so the page only ever gets the fields
 // it draws.
 
+import { withDefaults } from '../api/defaults.ts';
 import type { Deployment, Pod, PodTemplateSpec, ReplicaSet } from '../api/types.ts';
 import { API_VERSION } from '../api/types.ts';
 import { controllerOf } from '../api/owners.ts';
@@ -13,11 +14,15 @@ import {
   PROGRESSING,
   REASON,
   REVISION_ANNOTATION,
+  isGradual,
+  maxSurge,
+  maxUnavailable,
   revisionOf,
+  strategyOf,
 } from '../engine/index.ts';
 import { podReadiness, podState } from '../plugin/state.ts';
 import { rolloutStatus } from '../plugin/status.ts';
-import type { DashboardState, DeploymentView, PodView, ReplicaSetView } from './api.ts';
+import type { BudgetView, DashboardState, DeploymentView, EventView, PodView, ReplicaSetView } from './api.ts';
 
 /** The Progressing reasons of a rollout that its analysis stopped or holds (docs/semantics/analysis.md). */
 const ANALYSIS_REASONS: ReadonlySet<string> = new Set([
@@ -68,6 +73,29 @@ function imagesOf(t: PodTemplateSpec | undefined): string[] {
   return (spec?.containers ?? []).map((c) => c.image ?? '');
 }
 
+/**
+ * The strategy's budget in pods, resolved as a pass of the controller resolves it (fenceposts.ts,
+ * on the Deployment with its defaults): RollingUpdate's maxSurge rounded up and maxUnavailable down
+ * against spec.replicas (both 0: unavailable 1), MinimumHealth's envelope (Marathon's
+ * minimumHealthCapacity and maximumOverCapacity), Recreate none.
+ */
+export function budgetView(raw: Deployment): BudgetView {
+  const d = withDefaults(raw);
+  const replicas = d.spec.replicas ?? 1;
+  const surge = maxSurge(d);
+  const unavailable = maxUnavailable(d);
+  // The strategy's parameters as `kubectl pacer get` shows them (its module's describe).
+  const settings = (strategyOf(d)?.describe(d) ?? []).map(({ name, value }) => `${name} ${value}`).join(', ');
+  return {
+    gradual: isGradual(d),
+    settings,
+    maxSurge: surge,
+    maxUnavailable: unavailable,
+    maxPods: replicas + surge,
+    minAvailable: replicas - unavailable,
+  };
+}
+
 export function deploymentView(d: Deployment): DeploymentView {
   const s = d.status ?? {};
   const { state, message } = dashboardState(d);
@@ -85,6 +113,9 @@ export function deploymentView(d: Deployment): DeploymentView {
     stateMessage: message,
     paused: d.spec.paused === true,
     images: imagesOf(d.spec.template),
+    containers: (
+      (d.spec.template?.spec as { containers?: Array<{ name?: string }> } | undefined)?.containers ?? []
+    ).map((c) => c.name ?? ''),
     conditions: (s.conditions ?? []).map((c) => ({
       type: c.type,
       status: c.status,
@@ -92,6 +123,7 @@ export function deploymentView(d: Deployment): DeploymentView {
       message: c.message ?? '',
       lastUpdateTime: c.lastUpdateTime ?? '',
     })),
+    budget: budgetView(d),
     createdAt: d.metadata.creationTimestamp ?? '',
   };
 }
@@ -135,5 +167,73 @@ export function podView(p: Pod): PodView | undefined {
     restarts: r.restarts,
     node: (p.spec as { nodeName?: string } | undefined)?.nodeName ?? '',
     createdAt: p.metadata.creationTimestamp ?? '',
+  };
+}
+
+/** The kinds whose Events the dashboard keeps: a Deployment's own, its ReplicaSets' and its pods'. */
+export const EVENT_KINDS: ReadonlySet<string> = new Set(['Deployment', 'ReplicaSet', 'Pod']);
+
+/** The fields of a core/v1 Event the dashboard reads (events.k8s.io's series and eventTime included). */
+export interface EventObject {
+  metadata: { name?: string; namespace?: string; resourceVersion?: string; uid?: string; creationTimestamp?: string };
+  involvedObject?: { kind?: string; name?: string; namespace?: string; apiVersion?: string };
+  type?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  firstTimestamp?: string | null;
+  lastTimestamp?: string | null;
+  eventTime?: string | null;
+  series?: { count?: number; lastObservedTime?: string } | null;
+  source?: { component?: string };
+  reportingComponent?: string;
+}
+
+/**
+ * An Event's view, or undefined for an Event about anything but a Deployment, ReplicaSet or pod
+ * (not kept). When it last happened and how often as `kubectl events` reads them: the series' last
+ * observation and count when there is a series, else lastTimestamp and count, else eventTime, else
+ * its creation; a count of 1 when none is given.
+ */
+export function eventView(e: EventObject): EventView | undefined {
+  const o = e.involvedObject ?? {};
+  if (!EVENT_KINDS.has(o.kind ?? '')) return undefined;
+  const lastSeen = e.series?.lastObservedTime || e.lastTimestamp || e.eventTime || e.metadata.creationTimestamp || '';
+  const count = e.series?.count ?? (e.count !== undefined && e.count > 0 ? e.count : 1);
+  return {
+    namespace: e.metadata.namespace ?? '',
+    name: e.metadata.name ?? '',
+    objectKind: o.kind ?? '',
+    objectName: o.name ?? '',
+    type: e.type ?? '',
+    reason: e.reason ?? '',
+    message: e.message ?? '',
+    count,
+    lastSeen,
+    source: e.source?.component || e.reportingComponent || '',
+  };
+}
+
+/** The Event as the cache keeps it: only the fields eventView reads. */
+export function slimEvent(e: EventObject): EventObject {
+  const { metadata: m } = e;
+  return {
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      resourceVersion: m.resourceVersion,
+      uid: m.uid,
+      creationTimestamp: m.creationTimestamp,
+    },
+    ...(e.involvedObject ? { involvedObject: { kind: e.involvedObject.kind, name: e.involvedObject.name } } : {}),
+    type: e.type,
+    reason: e.reason,
+    message: e.message,
+    count: e.count,
+    lastTimestamp: e.lastTimestamp,
+    eventTime: e.eventTime,
+    ...(e.series ? { series: e.series } : {}),
+    ...(e.source?.component ? { source: { component: e.source.component } } : {}),
+    ...(e.reportingComponent ? { reportingComponent: e.reportingComponent } : {}),
   };
 }

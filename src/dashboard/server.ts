@@ -8,7 +8,10 @@
 //   GET  /api/v1/config                              ConfigView
 //   GET  /api/v1/deployments                         DeploymentView[]
 //   GET  /api/v1/stream                              text/event-stream: [waiting], snapshot | resumed, then changes
-//   POST /api/v1/namespaces/NS/deployments/NAME/ACTION   pause | resume | undo ({"toRevision": N})
+//   POST /api/v1/namespaces/NS/deployments/NAME/ACTION   pause | resume | restart | undo ({"toRevision": N})
+//                                                        | setImage ({"container": C, "image": I})
+//   GET  /api/v1/namespaces/NS/deployments/NAME/revisions/N/diff[?against=M]   RevisionDiffView
+//   GET  /api/v1/namespaces/NS/pods/NAME/log?container=C&follow=true&tailLines=N   text/plain (logs.ts)
 //   GET  /api/v1/namespaces/NS/services/NAME/plans       ServicePlansView
 //   POST /api/v1/namespaces/NS/services/NAME/plans/PLAN/ACTION  continue | interrupt | forceComplete | restart ({"phase", "step"}) | start ({"parameters": ["K=V"]}) | stop
 //   POST /api/v1/noderolls/NAME/ACTION                   pause | resume ({"skipAnalysis": true}) | skip ({"node": NODE})
@@ -35,6 +38,8 @@ import type { Hub, Sequenced } from './hub.ts';
 import { marathonDeploymentView, parsePromotionRequest, promotionOrder, runPromotion } from './promotion.ts';
 import { activePlans } from '../engine/index.ts';
 import { parseParameters } from '../plugin/plan.ts';
+import { parseLogQuery, servePodLog } from './logs.ts';
+import type { PodLog, PodLogQuery } from './logs.ts';
 import type { StaticFile } from './static.ts';
 import { PACER_NAMESPACE } from '../api/types.ts';
 import type { Caller } from '../server/auth.ts';
@@ -45,6 +50,7 @@ import {
   deploymentActionAccess,
   operationAccess,
   operationWords,
+  podLogAccess,
   sameOriginBehindAnyHost,
   sessionCookie,
   sessionOf,
@@ -60,6 +66,8 @@ export interface DashboardServerOptions {
   act: Act;
   /** The actions on node rolls, the freeze switch and plans (absent: not served, 404). */
   operate?: Operate;
+  /** A pod's log (absent: not served, 404). */
+  podLog?: PodLog;
   /** The address to listen on (an IP address or "localhost"). */
   address: string;
   /** 0: any free port. */
@@ -85,7 +93,7 @@ export interface RunningDashboard {
   close(): Promise<void>;
 }
 
-export const ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'undo']);
+export const ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'undo', 'restart', 'setImage']);
 export const NODE_ROLL_ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume', 'skip']);
 export const FREEZE_ACTIONS: ReadonlySet<string> = new Set(['on', 'off']);
 export const PLAN_ACTIONS: ReadonlySet<string> = new Set([
@@ -191,9 +199,27 @@ function jsonObject(text: string): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-/** An action's body: `{}` or `{"toRevision": N}` with N a whole number >= 0. Throws naming what is wrong. */
+/**
+ * An action's body: `{}`, `{"toRevision": N}` for undo with N a whole number >= 0, or
+ * `{"container": C, "image": I}` for setImage (both strings; the plugin judges them as `kubectl
+ * pacer set image NAME C=I` does). Throws naming what is wrong.
+ */
 export function parseActionRequest(action: Action, text: string): ActionRequest {
   const { toRevision, ...rest } = jsonObject(text);
+  if (action === 'setImage') {
+    const { container, image, ...others } = rest;
+    const extra = Object.keys(others);
+    if (extra.length > 0 || toRevision !== undefined)
+      throw new Error(
+        `unknown field "${extra[0] ?? 'toRevision'}" in the setImage request (its fields: container, image)`,
+      );
+    for (const [k, v] of [
+      ['container', container],
+      ['image', image],
+    ] as const)
+      if (typeof v !== 'string') throw new Error(`${k} must be a string, not ${JSON.stringify(v ?? null)}`);
+    return { container: container as string, image: image as string };
+  }
   const unknown = Object.keys(rest);
   if (unknown.length > 0) throw new Error(`unknown field "${unknown[0]}" in the ${action} request`);
   if (toRevision === undefined) return {};
@@ -423,6 +449,7 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         sources: snap.sources,
         planResources: await of('planResource', snap.planResources),
         analysisRuns: await of('analysisRun', snap.analysisRuns),
+        events: await of('event', snap.events),
       }))();
       return { id: snap.id, body };
     };
@@ -878,13 +905,38 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<R
         );
       if (!/^[0-9]{1,15}$/.test(rev))
         return refuse(res, 400, `a revision is a whole number, not ${JSON.stringify(rev)}`);
+      const against = url.searchParams.get('against');
+      if (against !== null && !/^[0-9]{1,15}$/.test(against))
+        return refuse(res, 400, `against is a revision, a whole number, not ${JSON.stringify(against)}`);
       const refused = await mayRead(user, ns, ['deployment', 'replicaSet']);
       if (refused) return refuse(res, refused.code, refused.message);
       if (!o.hub.hasSynced()) return sendJson(res, 503, { ok: false, message: 'the cache is not filled yet' });
-      const view = o.hub.revisionDiff(ns, name, Number(rev));
+      const view = o.hub.revisionDiff(ns, name, Number(rev), against === null ? undefined : Number(against));
       if (view === 'no deployment') return refuse(res, 404, `deployments.pacer.dev "${name}" not found`);
-      if (view === 'no revision') return refuse(res, 404, ROLLBACK_MESSAGES.revisionNotFound(rev));
+      if ('missing' in view) return refuse(res, 404, ROLLBACK_MESSAGES.revisionNotFound(String(view.missing)));
       return sendJson(res, 200, view);
+    }
+    const log = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(path);
+    if (log) {
+      const [ns, pod] = [decodeURIComponent(log[1]), decodeURIComponent(log[2])];
+      if (!o.podLog) return refuse(res, 404, 'pod logs are not served by this dashboard');
+      if (o.config.namespace !== null && ns !== o.config.namespace)
+        return refuse(
+          res,
+          404,
+          `namespace "${ns}" is not served by this dashboard (it serves "${o.config.namespace}")`,
+        );
+      let query: PodLogQuery;
+      try {
+        query = parseLogQuery(url.searchParams);
+      } catch (err) {
+        return refuse(res, 400, (err as Error).message);
+      }
+      if (o.gate && user) {
+        const refused = await o.gate.check(user, [podLogAccess(ns, pod)]);
+        if (refused) return refuse(res, refused.code, refused.message);
+      }
+      return servePodLog(res, o.podLog, { namespace: ns, name: pod, query, server: o.config.server }, SECURITY_HEADERS);
     }
     const plans = /^\/api\/v1\/namespaces\/([^/]+)\/services\/([^/]+)\/plans$/.exec(path);
     if (plans) {

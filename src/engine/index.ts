@@ -21,6 +21,8 @@ export {
 export { INVALID_SPEC, PROGRESSING, REASON, getCondition } from './kubernetes/conditions.ts';
 export { deploymentComplete } from './kubernetes/progress.ts';
 export { strategyNamed, strategyOf } from './strategies/index.ts';
+/** A Deployment's maxSurge and maxUnavailable in pods, as a pass resolves them (the dashboard shows them). */
+export { isGradual, maxSurge, maxUnavailable } from './fenceposts.ts';
 export { generatedUid } from './kubernetes/newreplicaset.ts';
 
 // Rollback (kubectl pacer rollout undo).

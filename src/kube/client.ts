@@ -597,6 +597,49 @@ export class KubeClient {
     }
   }
 
+  /**
+   * A GET whose answer is text read as it comes (a pod's log with follow=true): `onText` gets each
+   * piece; resolves when the server ends the answer or `signal` aborts. A status other than 2xx
+   * throws the API server's error before any text (`pods "web-1" not found`, a container that is
+   * not the pod's, a kubelet the API server cannot reach); `onOpen` is called once the answer is a 2xx.
+   */
+  async streamText(
+    path: string,
+    what: string,
+    onText: (text: string) => void,
+    signal: AbortSignal,
+    onOpen?: () => void,
+  ): Promise<void> {
+    try {
+      await this.throttle(HttpMethod.GET, signal, false);
+    } catch (err) {
+      if (signal.aborted) return;
+      throw toKubeError(err, what, this.server);
+    }
+    try {
+      const ctx = await this.context(HttpMethod.GET, path, signal);
+      ctx.setHeaderParam('Accept', '*/*');
+      const resp = await this.http.send(ctx).toPromise();
+      this.observe(HttpMethod.GET, resp.httpStatusCode);
+      if (resp.httpStatusCode < 200 || resp.httpStatusCode > 299)
+        throw fromResponse(resp.httpStatusCode, await resp.body.text(), what);
+      onOpen?.();
+      const stream = resp.body.stream();
+      if (!stream) return;
+      const decoder = new TextDecoder();
+      for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+        const text = decoder.decode(chunk, { stream: true });
+        if (text !== '') onText(text);
+      }
+      const rest = decoder.decode();
+      if (rest !== '') onText(rest);
+    } catch (err) {
+      if (signal.aborted) return;
+      if (err instanceof KubeError) throw err;
+      throw toKubeError(err, what, this.server);
+    }
+  }
+
   // ---- what Pacer does ------------------------------------------------------------------------
 
   /**

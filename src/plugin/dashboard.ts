@@ -12,6 +12,7 @@ import { startDashboardServer } from '../dashboard/server.ts';
 import type { RunningDashboard } from '../dashboard/server.ts';
 import { loadStaticFiles } from '../dashboard/static.ts';
 import { operationWords } from '../dashboard/access.ts';
+import { kubePodLog } from '../dashboard/logs.ts';
 
 export { operationWords };
 import { PluginError } from './errors.ts';
@@ -53,7 +54,12 @@ export function parseAddress(v: string | undefined): string {
 export function audited(act: Act, io: Streams, now: () => Date = () => new Date()): Act {
   return async (namespace, name, action, req) => {
     const outcome = await act(namespace, name, action, req);
-    const what = req.toRevision !== undefined ? `${action} --to-revision=${req.toRevision}` : action;
+    const what =
+      action === 'setImage'
+        ? `set image ${req.container ?? ''}=${req.image ?? ''}`
+        : req.toRevision !== undefined
+          ? `${action} --to-revision=${req.toRevision}`
+          : action;
     io.stdout.write(
       `${now().toISOString()} ${what} ${namespace}/${name}: ${outcome.status} ${outcome.result.message.split('\n')[0]}\n`,
     );
@@ -115,6 +121,7 @@ export async function serveDashboard(
       files,
       act: audited(pluginActions(client), io),
       operate: auditedOperations(pluginOperations(client, PACER_NAMESPACE, o.namespace ?? null), io),
+      podLog: kubePodLog(client),
       address: o.address,
       port: o.port,
       config: { namespace: o.namespace ?? null, readOnly: o.readOnly, server: client.server },

@@ -22,6 +22,7 @@ export interface Access {
   verb: string;
   group: string;
   resource: string;
+  subresource?: string;
   name?: string;
 }
 
@@ -47,7 +48,7 @@ export function forbiddenMessage(caller: Caller, a: Access, reason?: string): st
   const qualified = a.group === '' ? a.resource : `${a.resource}.${a.group}`;
   const scope = a.namespace ? ` in the namespace "${a.namespace}"` : ' at the cluster scope';
   const what = a.name ? `${qualified} "${a.name}" is forbidden` : `${qualified} is forbidden`;
-  return `${what}: User "${caller.username}" cannot ${a.verb} resource "${a.resource}" in API group "${a.group}"${scope}${reason ? `: ${reason}` : ''}`;
+  return `${what}: User "${caller.username}" cannot ${a.verb} resource "${a.resource}${a.subresource ? `/${a.subresource}` : ''}" in API group "${a.group}"${scope}${reason ? `: ${reason}` : ''}`;
 }
 
 /** The outcome of the reviews: the caller (when the token named one) and the refusal, if any. */

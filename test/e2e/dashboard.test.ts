@@ -36,6 +36,11 @@ const SHOTS =
   process.env.PACER_UPDATE_SCREENSHOTS === '1'
     ? join(ROOT, 'docs', 'dashboard')
     : join(tmpdir(), `pacer-dashboard-shots-${process.pid}`);
+/**
+ * What the simulated API server answers for a pod's log: it serves no pods/log subresource (it has
+ * no kubelet to ask), so it refuses the path as an API server refuses any path it does not serve.
+ */
+const SIM_LOG_REFUSAL = '404 Error from server (NotFound): the server could not find the requested resource';
 /** How long the page may take to follow the cluster: far beyond what it needs, on a loaded machine. */
 const PAGE_MS = 45_000;
 
@@ -331,6 +336,105 @@ for (const bed of BEDS)
         body: { ok: false, message: 'error: deployments.pacer.dev "held" is already paused' },
       });
       expect(await spec('held', '.spec.paused')).to.equal('true');
+    });
+
+    it("set image and restart from the page roll out new revisions (kubectl sees them), the diff of 1 and 3 is exactly what changed, an Event comes live, a pod's log is the API server's answer", async () => {
+      // A Deployment of its own (the home page's four keep their states): revision 1, nginx:1.27.
+      await writeFile(join(k.dir, 'site.yaml'), deployment('site', {}));
+      await ok(kubectl('apply', '-f', join(k.dir, 'site.yaml')));
+      await page.goto(`${url}#/deployments/default/site`);
+      await page.waitForSelector('section[data-revision="1"].current tr[data-pod]', { timeout: PAGE_MS });
+      // The budget of 25%/25% (the defaults) resolved against 2 replicas: 1 up, 0 down.
+      expect(await text('[data-field="budget"]')).to.equal(
+        'at most 3 pods at once (2 + 1), at least 2 available (2 - 0); maxSurge 25%, maxUnavailable 25%',
+      );
+      const rsOf = async (revision: number) =>
+        JSON.parse(await ok(kubectl('get', 'replicasets', '-l', 'app=site', '-o', 'json'))).items.find(
+          (rs: { metadata: { annotations?: Record<string, string> } }) =>
+            rs.metadata.annotations?.['pacer.dev/revision'] === String(revision),
+        ) as { metadata: { name: string }; spec: { template: { spec: { containers: Array<{ image: string }> } } } };
+
+      // A bad image: the plugin's words, nothing changed.
+      await page.click('button[data-action="set-image"]');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="409"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="409"] .message')).to.equal(
+        'error: invalid image update "app=": expected CONTAINER=IMAGE',
+      );
+      expect(await spec('site', '.spec.template.spec.containers[0].image')).to.equal('nginx:1.27');
+
+      // Set image: revision 2, a new ReplicaSet with the image (kubectl), shown live with its pods.
+      const eventsBefore = await page.$$eval('table.events tr[data-event]', (trs) =>
+        trs.map((tr) => tr.getAttribute('data-event')),
+      );
+      await page.fill('input[name="image"]', 'nginx:1.28');
+      await page.click('button[data-action="set-image"]');
+      expect(await text('[role="dialog"]')).to.contain('Set the image of container app of default/site to nginx:1.28?');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="ok"] .message')).to.equal('deployment.pacer.dev/site image updated');
+      await page.waitForSelector('section[data-revision="2"].current', { timeout: PAGE_MS });
+      const rs2 = await eventually('revision 2 in the cluster', () => rsOf(2), PAGE_MS);
+      expect(rs2.spec.template.spec.containers[0].image).to.equal('nginx:1.28');
+      // The controller's Event of it (scaling the new ReplicaSet) arrives with the stream: no reload.
+      const live = `table.events tr[data-reason="ScalingReplicaSet"]:has-text("${rs2.metadata.name}")`;
+      await page.waitForSelector(live, { timeout: PAGE_MS });
+      expect(eventsBefore, 'the Event is new').to.not.include(await page.getAttribute(live, 'data-event'));
+
+      // Restart: revision 3, the same image, the template stamped with kubectl's restartedAt.
+      await eventually(
+        'revision 2 to have rolled out',
+        async () =>
+          (await text('h1 .badge')) === 'complete' &&
+          (await page.locator('button[data-action="restart"]').count()) === 1,
+        PAGE_MS,
+      );
+      await page.click('button[data-action="restart"]');
+      await page.click('[data-confirm="yes"]');
+      await page.waitForSelector('[data-result="ok"]', { timeout: PAGE_MS });
+      expect(await text('[data-result="ok"] .message')).to.equal('deployment.pacer.dev/site restarted');
+      const restartedAt = await spec(
+        'site',
+        `.spec.template.metadata.annotations.kubectl\\.kubernetes\\.io/restartedAt`,
+      );
+      expect(restartedAt).to.match(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T/);
+      await page.waitForSelector('section[data-revision="3"].current', { timeout: PAGE_MS });
+      await eventually('revision 3 in the cluster', () => rsOf(3), PAGE_MS);
+
+      // The template diff of revisions 1 and 3: the image and the annotation, nothing else.
+      await page.selectOption('select[name="compare-from"]', '1');
+      await page.selectOption('select[name="compare-to"]', '3');
+      await page.click('button[data-action="compare"]');
+      await page.waitForSelector('.compare pre.diff[data-diff="3"][data-against="1"]', { timeout: PAGE_MS });
+      expect(
+        await page.$$eval('.compare pre.diff span:not(.diff-same)', (spans) =>
+          spans.map((s) => (s.textContent ?? '').trimEnd()),
+        ),
+      ).to.deep.equal([
+        '+  annotations:',
+        `+    kubectl.kubernetes.io/restartedAt: ${restartedAt}`,
+        '-    - image: nginx:1.27',
+        '+    - image: nginx:1.28',
+      ]);
+      await shot('history');
+
+      // A pod's log: the API server's pods/log, asked to follow the last 500 lines. Neither bed has a
+      // container runtime, so the answer is the API server's refusal, shown in its words.
+      const podName = await page.getAttribute('section[data-revision="3"] tr[data-pod]', 'data-pod');
+      await page.click(`button[data-logs="${podName}"]`);
+      await page.waitForSelector('[data-log-error]', { timeout: PAGE_MS });
+      const refusal = await text('[data-log-error]');
+      if (bed === 'real')
+        // kube-apiserver dials the kubelet of kwok's node, which has none.
+        expect(refusal).to.match(
+          new RegExp(
+            `^500 Error from server: Get "https://[^/]+:10250/containerLogs/default/${podName}/app\\?follow=true&tailLines=500": `,
+          ),
+        );
+      else expect(refusal).to.equal(SIM_LOG_REFUSAL);
+      expect(await text('[data-log-text]')).to.equal('');
+      await shot('podlog', 'real');
+      await page.click('button[data-log="close"]');
     });
 
     it('continue on a canary step from the plans page releases one pod (checked with kubectl)', async () => {

@@ -10,9 +10,7 @@ import { minimumHealthBudget, minimumHealthEnvelope, minimumHealthSettings } fro
 import { deploymentReplicas } from '../kubernetes/replicasets.ts';
 import { rolloutRolling } from './rollingupdate.ts';
 import type { Fenceposts } from '../limits.ts';
-import type { RolloutStrategy, StrategyDetail } from './types.ts';
-
-const NO_DETAILS: readonly StrategyDetail[] = Object.freeze([]);
+import type { RolloutStrategy } from './types.ts';
 
 /** The envelope as fenceposts: surge = maxTotal − n, unavailable = n − m. */
 export function minimumHealthFenceposts(d: Deployment): Fenceposts {
@@ -27,6 +25,15 @@ export const minimumHealth: RolloutStrategy<'MinimumHealth'> = {
   fenceposts: minimumHealthFenceposts,
   budget: (d, newRS) => minimumHealthBudget(minimumHealthSettings(d), newRS),
   rollout: rolloutRolling,
-  // `kubectl pacer get` shows the type alone for it.
-  describe: () => NO_DETAILS,
+  // Defaults filled in; no maximumOverCapacity: the new pods start beside the old ones.
+  describe(d) {
+    const s = minimumHealthSettings(d);
+    return [
+      { name: 'MinimumHealthCapacity', value: String(s.minimumHealthCapacity) },
+      {
+        name: 'MaximumOverCapacity',
+        value: s.maximumOverCapacity === undefined ? '<none>' : String(s.maximumOverCapacity),
+      },
+    ];
+  },
 };

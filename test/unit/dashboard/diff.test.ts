@@ -1,9 +1,11 @@
-// What an undo would change (src/dashboard/diff.ts): two lists of lines compared as diff compares
-// files, and two pod templates as YAML, the controller's pod-template-hash label left out.
+// What an undo would change, and what changed between any two revisions (src/dashboard/diff.ts):
+// two lists of lines compared as diff compares files, and two pod templates as YAML, the
+// controller's pod-template-hash label left out.
 
 import { expect } from 'chai';
 import type { PodTemplateSpec } from '../../../src/api/types.ts';
-import { lineDiff, templateDiff, templateLines } from '../../../src/dashboard/diff.ts';
+import { lineDiff, revisionTemplates, templateDiff, templateLines } from '../../../src/dashboard/diff.ts';
+import { deployment, replicaSet } from '../plugin/fixtures.ts';
 
 /** The diff in `diff`'s notation: ' ' kept, '-' removed, '+' added. */
 const show = (lines: ReturnType<typeof lineDiff>) =>
@@ -103,6 +105,56 @@ describe('dashboard/diff: pod templates', () => {
       '+        - name: MODE',
       '+          value: debug',
       '+      image: x',
+    ]);
+  });
+});
+
+describe('dashboard/diff: any two revisions (revisionTemplates, then templateDiff)', () => {
+  const web = deployment('web', { image: 'nginx:1.29' });
+  const api = deployment('api');
+  const rs = [
+    replicaSet(web, 'r1', { revision: 1, image: 'nginx:1.27' }),
+    replicaSet(web, 'r2', { revision: 2, image: 'nginx:1.28' }),
+    replicaSet(web, 'r3', { revision: 3, image: 'nginx:1.29' }),
+    // Another Deployment's revision 4: never web's.
+    replicaSet(api, 'r4', { revision: 4, image: 'busybox' }),
+  ];
+  const images = (lines: ReturnType<typeof lineDiff>) => show(lines).filter((l) => !l.startsWith(' '));
+  /** revision `to` against `from` (undefined: against the Deployment's template now), as the server builds it. */
+  const between = (to: number, from?: number): string[] | { missing: number } => {
+    const found = revisionTemplates(web, rs, from === undefined ? [to] : [to, from]);
+    if ('missing' in found) return found;
+    return images(
+      templateDiff(from === undefined ? web.spec.template : found.get(from)!.template, found.get(to)!.template),
+    );
+  };
+  const rows: Array<[string, number, number | undefined, string[] | { missing: number }]> = [
+    [
+      '3 against 1: the image line of 1 removed, 3 added',
+      3,
+      1,
+      ['-    - image: nginx:1.27', '+    - image: nginx:1.29'],
+    ],
+    ['1 against 3: the other way round', 1, 3, ['-    - image: nginx:1.29', '+    - image: nginx:1.27']],
+    ['2 against 2: nothing changed', 2, 2, []],
+    [
+      '1 against the template now (an undo to 1)',
+      1,
+      undefined,
+      ['-    - image: nginx:1.29', '+    - image: nginx:1.27'],
+    ],
+    ['3 against now: the current revision, nothing changed', 3, undefined, []],
+    ['a revision not there: it is named', 9, 1, { missing: 9 }],
+    ['against a revision not there: it is named', 1, 7, { missing: 7 }],
+    ["another Deployment's revision is not this one's", 4, 1, { missing: 4 }],
+  ];
+  for (const [name, to, from, want] of rows) it(name, () => expect(between(to, from)).to.deep.equal(want));
+
+  it("each revision's ReplicaSet is named", () => {
+    const found = revisionTemplates(web, rs, [1, 3]);
+    expect('missing' in found ? found : [...found].map(([r, v]) => [r, v.replicaSet]).sort()).to.deep.equal([
+      [1, 'web-r1'],
+      [3, 'web-r3'],
     ]);
   });
 });

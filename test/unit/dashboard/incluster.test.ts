@@ -12,6 +12,7 @@ import {
   bearerOf,
   changeScope,
   deploymentActionAccess,
+  podLogAccess,
   operationAccess,
   sameOriginBehindAnyHost,
   sessionCookie,
@@ -38,6 +39,7 @@ describe('dashboard/access: views and actions as RBAC names them', () => {
       ['planResource', 'a', { namespace: 'a', verb: 'list', group: 'pacer.dev', resource: 'plans' }],
       ['nodeRoll', '', { verb: 'list', group: 'pacer.dev', resource: 'noderolls' }],
       ['analysisRun', 'a', { namespace: 'a', verb: 'list', group: 'pacer.dev', resource: 'analysisruns' }],
+      ['event', 'a', { namespace: 'a', verb: 'list', group: '', resource: 'events' }],
       [
         'freeze',
         'pacer-system',
@@ -49,9 +51,19 @@ describe('dashboard/access: views and actions as RBAC names them', () => {
   });
 
   it('an action: what its command writes (rollout undo patches the Deployment; freeze on creates the ConfigMap)', () => {
-    expect(deploymentActionAccess('a', 'web', 'undo')).to.deep.equal([
-      { namespace: 'a', verb: 'patch', group: 'pacer.dev', resource: 'deployments', name: 'web' },
-    ]);
+    for (const action of ['pause', 'resume', 'restart', 'setImage', 'undo'] as const)
+      expect(deploymentActionAccess('a', 'web', action), action).to.deep.equal([
+        { namespace: 'a', verb: 'patch', group: 'pacer.dev', resource: 'deployments', name: 'web' },
+      ]);
+    // A pod's log: get of its log subresource, as `kubectl logs` asks.
+    expect(podLogAccess('a', 'web-1')).to.deep.equal({
+      namespace: 'a',
+      verb: 'get',
+      group: '',
+      resource: 'pods',
+      subresource: 'log',
+      name: 'web-1',
+    });
     const rows: Array<[Operation, Access[]]> = [
       [
         { kind: 'nodeRoll', name: 'upgrade', action: 'skip', node: 'n1' },

@@ -2,9 +2,17 @@
 // controller leaves a Deployment, and the views of ReplicaSets and pods.
 
 import { expect } from 'chai';
-import type { DeploymentCondition, DeploymentStatus } from '../../../src/api/types.ts';
-import type { DashboardState } from '../../../src/dashboard/api.ts';
-import { dashboardState, deploymentView, podView, replicaSetView } from '../../../src/dashboard/model.ts';
+import type { DeploymentCondition, DeploymentStatus, DeploymentStrategy } from '../../../src/api/types.ts';
+import type { BudgetView, DashboardState, EventView } from '../../../src/dashboard/api.ts';
+import {
+  budgetView,
+  dashboardState,
+  deploymentView,
+  eventView,
+  podView,
+  replicaSetView,
+} from '../../../src/dashboard/model.ts';
+import type { EventObject } from '../../../src/dashboard/model.ts';
 import { deployment, pod, replicaSet } from '../plugin/fixtures.ts';
 
 const progressing = (status: DeploymentCondition['status'], reason: string, message = 'm'): DeploymentCondition => ({
@@ -163,4 +171,117 @@ describe('dashboard/model: views', () => {
     });
     expect(podView(pod(rs, 'c', { ready: false }))).to.include({ status: 'Running', healthy: false });
   });
+});
+
+describe("dashboard/model: the strategy's budget in pods, as the controller resolves it", () => {
+  // The examples of Kubernetes' Deployment docs and Marathon's upgradeStrategy, on the replicas given.
+  const rows: Array<[string, number, DeploymentStrategy, Omit<BudgetView, 'gradual'> & { gradual?: boolean }]> = [
+    [
+      'RollingUpdate, the defaults 25%/25% of 4: maxSurge rounds up, maxUnavailable down',
+      4,
+      { type: 'RollingUpdate' },
+      { settings: 'MaxSurge 25%, MaxUnavailable 25%', maxSurge: 1, maxUnavailable: 1, maxPods: 5, minAvailable: 3 },
+    ],
+    [
+      '25%/25% of 10: 3 surge (2.5 up), 2 unavailable (2.5 down)',
+      10,
+      { type: 'RollingUpdate' },
+      { settings: 'MaxSurge 25%, MaxUnavailable 25%', maxSurge: 3, maxUnavailable: 2, maxPods: 13, minAvailable: 8 },
+    ],
+    [
+      'maxSurge 1, maxUnavailable 0 of 3',
+      3,
+      { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      { settings: 'MaxSurge 1, MaxUnavailable 0', maxSurge: 1, maxUnavailable: 0, maxPods: 4, minAvailable: 3 },
+    ],
+    [
+      'both 0% of 3 (resolved as 0 and 1, as upstream does)',
+      3,
+      { type: 'RollingUpdate', rollingUpdate: { maxSurge: '0%', maxUnavailable: '0%' } },
+      { settings: 'MaxSurge 0%, MaxUnavailable 0%', maxSurge: 0, maxUnavailable: 1, maxPods: 3, minAvailable: 2 },
+    ],
+    [
+      'maxUnavailable over replicas: capped at replicas',
+      2,
+      { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 5 } },
+      { settings: 'MaxSurge 0, MaxUnavailable 5', maxSurge: 0, maxUnavailable: 2, maxPods: 2, minAvailable: 0 },
+    ],
+    [
+      'Recreate: no budget',
+      3,
+      { type: 'Recreate' },
+      { gradual: false, settings: '', maxSurge: 0, maxUnavailable: 0, maxPods: 3, minAvailable: 3 },
+    ],
+    [
+      "MinimumHealth 0.5 with maximumOverCapacity 0.2 of 10: 5 stay healthy, at most 12 (Marathon's example)",
+      10,
+      { type: 'MinimumHealth', minimumHealth: { minimumHealthCapacity: 0.5, maximumOverCapacity: 0.2 } },
+      {
+        settings: 'MinimumHealthCapacity 0.5, MaximumOverCapacity 0.2',
+        maxSurge: 2,
+        maxUnavailable: 5,
+        maxPods: 12,
+        minAvailable: 5,
+      },
+    ],
+    [
+      'MinimumHealth 1 (the default) without maximumOverCapacity of 3: side by side, all 3 stay healthy',
+      3,
+      { type: 'MinimumHealth' },
+      {
+        settings: 'MinimumHealthCapacity 1, MaximumOverCapacity <none>',
+        maxSurge: 3,
+        maxUnavailable: 0,
+        maxPods: 6,
+        minAvailable: 3,
+      },
+    ],
+  ];
+  for (const [name, replicas, strategy, want] of rows)
+    it(name, () => {
+      const d = deployment('web', { replicas });
+      d.spec.strategy = strategy;
+      expect(budgetView(d)).to.deep.equal({ gradual: true, ...want });
+    });
+});
+
+describe('dashboard/model: an Event', () => {
+  const base: EventObject = {
+    metadata: { name: 'web.1', namespace: 'default', creationTimestamp: '2026-03-01T10:00:00Z' },
+    involvedObject: { kind: 'ReplicaSet', name: 'web-abc' },
+    type: 'Normal',
+    reason: 'SuccessfulCreate',
+    message: 'Created pod: web-abc-x',
+    source: { component: 'replicaset-controller' },
+  };
+  const rows: Array<[string, Partial<EventObject>, Partial<EventView> | undefined]> = [
+    [
+      'core/v1 count and lastTimestamp',
+      { count: 3, lastTimestamp: '2026-03-01T10:05:00Z' },
+      { count: 3, lastSeen: '2026-03-01T10:05:00Z', source: 'replicaset-controller', objectKind: 'ReplicaSet' },
+    ],
+    [
+      "events.k8s.io's series: its count and last observation",
+      { eventTime: '2026-03-01T10:01:00Z', series: { count: 7, lastObservedTime: '2026-03-01T10:09:00Z' } },
+      { count: 7, lastSeen: '2026-03-01T10:09:00Z' },
+    ],
+    [
+      'only eventTime: seen then, once',
+      { eventTime: '2026-03-01T10:01:00Z' },
+      { count: 1, lastSeen: '2026-03-01T10:01:00Z' },
+    ],
+    ['no time at all: its creation', {}, { count: 1, lastSeen: '2026-03-01T10:00:00Z' }],
+    ['about a Node: not kept', { involvedObject: { kind: 'Node', name: 'n1' } }, undefined],
+    [
+      'the reporting component when there is no source',
+      { source: {}, reportingComponent: 'pacer.dev/deployment-controller' },
+      { source: 'pacer.dev/deployment-controller' },
+    ],
+  ];
+  for (const [name, over, want] of rows)
+    it(name, () => {
+      const v = eventView({ ...base, ...over });
+      if (want === undefined) expect(v).to.equal(undefined);
+      else expect(v).to.include(want);
+    });
 });

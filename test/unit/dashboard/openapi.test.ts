@@ -26,7 +26,20 @@ import {
 } from '../../../src/dashboard/server.ts';
 import type { RunningDashboard } from '../../../src/dashboard/server.ts';
 import type { ListWatchSource } from '../../../src/manager/informer.ts';
+import type { EventObject } from '../../../src/dashboard/model.ts';
+import { fromResponse } from '../../../src/kube/errors.ts';
 import { eventually } from '../../integration/fixtures/cluster.ts';
+
+/** The Status the API server answers for a pod that is not there. */
+const notFound = (name: string) => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  status: 'Failure',
+  message: `pods "${name}" not found`,
+  reason: 'NotFound',
+  details: { name, kind: 'pods' },
+  code: 404,
+});
 import { deployment, pod, replicaSet } from '../plugin/fixtures.ts';
 import { Gate } from '../../../src/dashboard/incluster.ts';
 
@@ -124,6 +137,22 @@ describe('dashboard/openapi.yaml', () => {
     const rs = replicaSet(web, 'abc', { revision: 2, replicas: 3 });
     // A change the controller has not observed yet: one of Marathon's active deployments.
     const moving = deployment('moving', { generation: 2, status: { observedGeneration: 1 } });
+    const rs1 = replicaSet(web, 'old', { revision: 1, image: 'nginx:1.26' });
+    const event: EventObject = {
+      metadata: {
+        name: 'web.1',
+        namespace: 'default',
+        resourceVersion: '3',
+        creationTimestamp: '2026-03-01T10:00:00Z',
+      },
+      involvedObject: { kind: 'Deployment', name: 'web' },
+      type: 'Normal',
+      reason: 'ScalingReplicaSet',
+      message: 'Scaled up replica set web-abc from 0 to 3',
+      count: 2,
+      lastTimestamp: '2026-03-01T10:00:05Z',
+      source: { component: 'deployment-controller' },
+    };
     const roll: NodeRoll = {
       apiVersion: 'pacer.dev/v1alpha1',
       kind: 'NodeRoll',
@@ -219,7 +248,8 @@ describe('dashboard/openapi.yaml', () => {
     before(async () => {
       hub = new Hub({
         deployments: listing<Deployment>([web, moving]),
-        replicaSets: listing<ReplicaSet>([rs]),
+        replicaSets: listing<ReplicaSet>([rs, rs1]),
+        events: listing<EventObject>([event]),
         pods: listing<Pod>([pod(rs, 'a')]),
         nodeRolls: listing<NodeRoll>([roll]),
         nodes: listing<NodeObject>(nodes),
@@ -239,11 +269,19 @@ describe('dashboard/openapi.yaml', () => {
           status: 208,
           result: { ok: true, message: 'Received cmd: continue', warnings: ['w'] },
         }),
+        // A log as the API server streams it (two pieces), or its refusal for a pod not there.
+        podLog: async (_ns, name, _q, onText, _signal, onOpen) => {
+          if (name !== 'web-abc-a') throw fromResponse(404, JSON.stringify(notFound(name)), 'get pods/log');
+          onOpen();
+          onText('line 1\n');
+          onText('line 2\n');
+        },
         address: '127.0.0.1',
         port: 0,
         config: { namespace: null, readOnly: false, server: 'https://kube' },
       });
       await eventually('the cache filled', () => hub.hasSynced());
+      await eventually('the Events listed', () => hub.snapshot().events.length === 1);
     });
     after(async () => {
       await server.close();
@@ -280,8 +318,14 @@ describe('dashboard/openapi.yaml', () => {
         req.on('error', reject);
       });
       expect(problems('Snapshot', snapshot)).to.deep.equal([]);
-      const s = snapshot as { nodeRolls: Array<{ pause: unknown }>; freeze: unknown[]; analysisRuns: unknown[] };
+      const s = snapshot as {
+        nodeRolls: Array<{ pause: unknown }>;
+        freeze: unknown[];
+        analysisRuns: unknown[];
+        events: unknown[];
+      };
       expect(s.analysisRuns, 'the run is in the snapshot').to.have.length(1);
+      expect(s.events, 'the Event is in it').to.have.length(1);
       expect(s.nodeRolls).to.have.length(1);
       expect(s.nodeRolls[0].pause, 'the paused roll shows its pause').to.not.equal(null);
       expect(s.freeze).to.have.length(1);
@@ -343,6 +387,44 @@ describe('dashboard/openapi.yaml', () => {
       const bad = await get(server.port, '/api/v1/namespaces/default/deployments/web/revisions/x/diff');
       expect(bad.status).to.equal(400);
       expect(problems('ActionResult', JSON.parse(bad.body))).to.deep.equal([]);
+    });
+
+    it('GET .../revisions/2/diff?against=1: RevisionDiff between two revisions; against one not there, 404 naming it', async () => {
+      const r = await get(server.port, '/api/v1/namespaces/default/deployments/web/revisions/2/diff?against=1');
+      expect(r.status, r.body).to.equal(200);
+      const view = JSON.parse(r.body) as { against: number; lines: Array<{ op: string; text: string }> };
+      expect(problems('RevisionDiff', view)).to.deep.equal([]);
+      expect(view.against).to.equal(1);
+      expect(view.lines.filter((l) => l.op !== 'same').map((l) => `${l.op} ${l.text.trim()}`)).to.deep.equal([
+        'remove - image: nginx:1.26',
+        'add - image: nginx:1.27',
+      ]);
+      const missing = await get(server.port, '/api/v1/namespaces/default/deployments/web/revisions/2/diff?against=7');
+      expect([missing.status, JSON.parse(missing.body)]).to.deep.equal([
+        404,
+        { ok: false, message: 'unable to find specified revision 7 in history' },
+      ]);
+      const bad = await get(server.port, '/api/v1/namespaces/default/deployments/web/revisions/2/diff?against=-1');
+      expect([bad.status, JSON.parse(bad.body).message]).to.deep.equal([
+        400,
+        'against is a revision, a whole number, not "-1"',
+      ]);
+    });
+
+    it("GET .../pods/NAME/log: the log's text as it comes; a pod not there, the API server's 404 in kubectl's words", async () => {
+      const r = await get(server.port, '/api/v1/namespaces/default/pods/web-abc-a/log?follow=true&tailLines=100');
+      expect([r.status, r.body]).to.deep.equal([200, 'line 1\nline 2\n']);
+      const gone = await get(server.port, '/api/v1/namespaces/default/pods/web-x/log');
+      expect([gone.status, JSON.parse(gone.body)]).to.deep.equal([
+        404,
+        { ok: false, message: 'Error from server (NotFound): pods "web-x" not found' },
+      ]);
+      expect(problems('ActionResult', JSON.parse(gone.body))).to.deep.equal([]);
+      const bad = await get(server.port, '/api/v1/namespaces/default/pods/web-abc-a/log?tailLines=lots');
+      expect([bad.status, JSON.parse(bad.body).message]).to.deep.equal([
+        400,
+        'tailLines must be a whole number from 0 to 10000, not "lots"',
+      ]);
     });
 
     it('a schema can fail: a field the server does not send, or one missing, is refused', () => {

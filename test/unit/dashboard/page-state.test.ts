@@ -8,6 +8,7 @@ import {
   PAGE_SIZE,
   applyChanges,
   counts,
+  eventsOf,
   fromSnapshot,
   frozen,
   namespaces,
@@ -17,7 +18,7 @@ import {
   zonesInWords,
 } from '../../../web/state.ts';
 import type { Sort } from '../../../web/state.ts';
-import type { DeploymentView } from '../../../src/dashboard/api.ts';
+import type { DeploymentView, EventView } from '../../../src/dashboard/api.ts';
 import { deployment, pod, replicaSet } from '../plugin/fixtures.ts';
 
 const done = { observedGeneration: 1, replicas: 3, updatedReplicas: 3, availableReplicas: 3 };
@@ -37,6 +38,7 @@ const snapshot: Snapshot = {
   sources: [],
   planResources: [],
   analysisRuns: [],
+  events: [],
 };
 
 describe('web/state: the page model', () => {
@@ -249,5 +251,69 @@ describe('web/state: the page model', () => {
     expect(zonesInWords({ c: 2, a: 1, b: 0 })).to.equal('a 1, b 0, c 2');
     expect(zonesInWords({ '': 1 })).to.equal('(no zone) 1');
     expect(zonesInWords({})).to.equal('—');
+  });
+
+  describe("eventsOf: a Deployment's Events, its ReplicaSets' and its pods', newest first, capped", () => {
+    // One Event about `kind/name`, last seen at second `at` of the minute.
+    const ev = (name: string, kind: string, object: string, at: number, over: Partial<EventView> = {}): EventView => ({
+      namespace: 'default',
+      name,
+      objectKind: kind,
+      objectName: object,
+      type: 'Normal',
+      reason: 'R',
+      message: '',
+      count: 1,
+      lastSeen: `2026-03-01T10:00:${String(at).padStart(2, '0')}Z`,
+      source: 'deployment-controller',
+      ...over,
+    });
+    const rows: Array<[string, EventView[], string[]]> = [
+      [
+        'the Deployment, a ReplicaSet and a pod of it, newest first',
+        [ev('a', 'Deployment', 'web', 1), ev('b', 'ReplicaSet', 'web-old', 3), ev('c', 'Pod', 'web-new-a', 2)],
+        ['b', 'c', 'a'],
+      ],
+      [
+        'another Deployment, its ReplicaSet and its pod are left out',
+        [ev('a', 'Deployment', 'api', 1), ev('b', 'ReplicaSet', 'api-x', 2), ev('c', 'Pod', 'api-x-z', 3)],
+        [],
+      ],
+      [
+        'the same names in another namespace are left out',
+        [ev('a', 'Deployment', 'web', 1, { namespace: 'shop' })],
+        [],
+      ],
+      [
+        'a pod already deleted counts by its name: its ReplicaSet and a suffix',
+        [ev('a', 'Pod', 'web-old-q7x2k', 1), ev('b', 'Pod', 'web-older-q7x2k', 2)],
+        ['a'],
+      ],
+      [
+        'an Event about a kind the page does not show (a Service named web) is left out',
+        [ev('a', 'Service', 'web', 1)],
+        [],
+      ],
+      [
+        "a tie in time: by the Event's name",
+        [ev('b', 'Deployment', 'web', 5), ev('a', 'Deployment', 'web', 5)],
+        ['a', 'b'],
+      ],
+    ];
+    for (const [name, events, want] of rows)
+      it(name, () => {
+        const m = fromSnapshot({ ...snapshot, events });
+        expect(eventsOf(m, m.deployments.get('default/web')!).items.map((e) => e.name)).to.deep.equal(want);
+      });
+
+    it('at most `limit`, the newest, with the total; a new Event comes with the stream', () => {
+      const many = Array.from({ length: 30 }, (_, i) => ev(`e${i}`, 'Deployment', 'web', i));
+      const m = fromSnapshot({ ...snapshot, events: many });
+      const got = eventsOf(m, m.deployments.get('default/web')!, 3);
+      expect(got.items.map((e) => e.name)).to.deep.equal(['e29', 'e28', 'e27']);
+      expect(got.total).to.equal(30);
+      const next = applyChanges(m, [{ kind: 'event', op: 'put', obj: ev('new', 'Pod', 'web-new-b', 59) }]);
+      expect(eventsOf(next, next.deployments.get('default/web')!, 1).items[0].name).to.equal('new');
+    });
   });
 });

@@ -8,8 +8,8 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { Deployment, Pod, ReplicaSet } from '../../../src/api/types.ts';
 import { pluginActions, statusOf } from '../../../src/dashboard/actions.ts';
-import type { Act } from '../../../src/dashboard/actions.ts';
-import type { Change, Snapshot } from '../../../src/dashboard/api.ts';
+import type { Act, ActionOutcome } from '../../../src/dashboard/actions.ts';
+import type { Action, ActionRequest, Change, Snapshot } from '../../../src/dashboard/api.ts';
 import { Hub } from '../../../src/dashboard/hub.ts';
 import { hostAllowed, parseActionRequest, sameOrigin, startDashboardServer } from '../../../src/dashboard/server.ts';
 import type { RunningDashboard } from '../../../src/dashboard/server.ts';
@@ -343,7 +343,7 @@ describe('dashboard/server', () => {
           { ...json, ...origin },
           '{}',
           404,
-          'no action "delete" (the actions: pause, resume, undo)',
+          'no action "delete" (the actions: pause, resume, undo, restart, setImage)',
         ],
         [
           'a bad body',
@@ -441,6 +441,24 @@ describe('dashboard/server: the checks', () => {
     for (const [args, message] of errors) expect(() => parseActionRequest(...args), args[1]).to.throw(message);
     expect(() => parseActionRequest('undo', '{')).to.throw(/^the request body is not JSON: /);
   });
+
+  it("parseActionRequest: setImage's container and image, each a string; restart takes nothing", () => {
+    expect(parseActionRequest('setImage', '{"container": "app", "image": "nginx:1.28"}')).to.deep.equal({
+      container: 'app',
+      image: 'nginx:1.28',
+    });
+    expect(parseActionRequest('restart', '{}')).to.deep.equal({});
+    const errors: Array<[Parameters<typeof parseActionRequest>, string]> = [
+      [['setImage', '{"image": "nginx"}'], 'container must be a string, not null'],
+      [['setImage', '{"container": "app", "image": 3}'], 'image must be a string, not 3'],
+      [
+        ['setImage', '{"container": "app", "image": "x", "tag": "1"}'],
+        'unknown field "tag" in the setImage request (its fields: container, image)',
+      ],
+      [['restart', '{"image": "x"}'], 'unknown field "image" in the restart request'],
+    ];
+    for (const [args, message] of errors) expect(() => parseActionRequest(...args), args[1]).to.throw(message);
+  });
 });
 
 describe('dashboard/actions', () => {
@@ -481,5 +499,115 @@ describe('dashboard/actions', () => {
     });
     // The plugin's own patch: spec.paused, guarded by the resourceVersion it read.
     expect(patched).to.deep.equal([{ metadata: { resourceVersion: '42' }, spec: { paused: true } }]);
+  });
+
+  describe("restart and set image: the plugin's patches and its words", () => {
+    /** A client that serves `d` and keeps every patch (its JSON patches through request()). */
+    const recording = (d: Deployment, fail?: Error) => {
+      const patches: unknown[] = [];
+      const client = {
+        server: 'https://kube:6443',
+        getDeployment: async () => d,
+        patchDeployment: async (_ns: string, _name: string, patch: unknown) => {
+          patches.push(patch);
+          if (fail) throw fail;
+          return d;
+        },
+        request: async (_method: string, _path: string, o: { body: unknown }) => {
+          patches.push(o.body);
+          if (fail) throw fail;
+          return d;
+        },
+      } as unknown as KubeClient;
+      return { client, patches };
+    };
+    const rows: Array<[string, Deployment, Action, ActionRequest, Error | undefined, ActionOutcome, number]> = [
+      [
+        "set image: the container's image replaced, guarded by a test of its name",
+        deployment('web'),
+        'setImage',
+        { container: 'nginx', image: 'nginx:1.28' },
+        undefined,
+        { status: 200, result: { ok: true, message: 'deployment.pacer.dev/web image updated' } },
+        1,
+      ],
+      [
+        "a container the template does not have: the plugin's refusal, nothing sent",
+        deployment('web'),
+        'setImage',
+        { container: 'app', image: 'nginx:1.28' },
+        undefined,
+        { status: 409, result: { ok: false, message: 'error: unable to find container named "app"' } },
+        0,
+      ],
+      [
+        "an empty image: the plugin's words for a bad CONTAINER=IMAGE, nothing sent",
+        deployment('web'),
+        'setImage',
+        { container: 'nginx', image: '' },
+        undefined,
+        {
+          status: 409,
+          result: { ok: false, message: 'error: invalid image update "nginx=": expected CONTAINER=IMAGE' },
+        },
+        0,
+      ],
+      [
+        'restart: the restartedAt annotation',
+        deployment('web'),
+        'restart',
+        {},
+        undefined,
+        { status: 200, result: { ok: true, message: 'deployment.pacer.dev/web restarted' } },
+        1,
+      ],
+      [
+        "restart of a paused Deployment: kubectl's refusal",
+        deployment('web', { paused: true }),
+        'restart',
+        {},
+        undefined,
+        {
+          status: 409,
+          result: { ok: false, message: "error: can't restart paused deployment (run rollout resume first)" },
+        },
+        0,
+      ],
+      [
+        "restart refused by RBAC: the API server's 403 in kubectl's words",
+        deployment('web'),
+        'restart',
+        {},
+        forbidden,
+        {
+          status: 403,
+          result: {
+            ok: false,
+            message:
+              'Error from server (Forbidden): deployments.pacer.dev "web" is forbidden: User "bob" cannot patch resource "deployments" in API group "pacer.dev" in the namespace "default"',
+          },
+        },
+        1,
+      ],
+    ];
+    for (const [name, d, action, req, fail, want, sent] of rows)
+      it(name, async () => {
+        const { client, patches } = recording(d, fail);
+        expect(await pluginActions(client)('default', 'web', action, req)).to.deep.equal(want);
+        expect(patches, 'patches sent').to.have.length(sent);
+      });
+
+    it("the patches are the plugin's: a JSON patch of the image, the restartedAt annotation", async () => {
+      const { client, patches } = recording(deployment('web'));
+      await pluginActions(client)('default', 'web', 'setImage', { container: 'nginx', image: 'nginx:1.28' });
+      await pluginActions(client)('default', 'web', 'restart', {});
+      expect(patches[0]).to.deep.equal([
+        { op: 'test', path: '/spec/template/spec/containers/0/name', value: 'nginx' },
+        { op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'nginx:1.28' },
+      ]);
+      const annotations = (patches[1] as { spec: { template: { metadata: { annotations: Record<string, string> } } } })
+        .spec.template.metadata.annotations;
+      expect(Object.keys(annotations)).to.deep.equal(['kubectl.kubernetes.io/restartedAt']);
+    });
   });
 });

@@ -276,7 +276,14 @@ describe('engine/strategies: the answers of each strategy', () => {
         ],
       ],
       ['Recreate: nothing', recreate(3), []],
-      ['MinimumHealth: nothing', mh(3, 0.6, 0.2), []],
+      [
+        "MinimumHealth: Marathon's two settings",
+        mh(3, 0.6, 0.2),
+        [
+          ['MinimumHealthCapacity', '0.6'],
+          ['MaximumOverCapacity', '0.2'],
+        ],
+      ],
     ];
     for (const [name, d, want] of rows) {
       it(name, () =>

@@ -59,9 +59,13 @@ describe('plugin/dashboard: the actions on the terminal', () => {
     );
     await act('default', 'web', 'undo', { toRevision: 1 });
     await act('prod', 'api', 'pause', {});
+    await act('default', 'web', 'setImage', { container: 'app', image: 'nginx:1.28' });
+    await act('default', 'web', 'restart', {});
     expect(out).to.deep.equal([
       '2026-03-01T10:00:00.000Z undo --to-revision=1 default/web: 200 deployment.pacer.dev/web rolled back\n',
       '2026-03-01T10:00:00.000Z pause prod/api: 403 Error from server (Forbidden): no\n',
+      '2026-03-01T10:00:00.000Z set image app=nginx:1.28 default/web: 403 Error from server (Forbidden): no\n',
+      '2026-03-01T10:00:00.000Z restart default/web: 403 Error from server (Forbidden): no\n',
     ]);
   });
 });

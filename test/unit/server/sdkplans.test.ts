@@ -396,5 +396,14 @@ describe('server/planviews: callers of the plan operations are authenticated and
     expect(forbiddenMessage({ username: 'u' }, { verb: 'list', group: 'pacer.dev', resource: 'plans' })).to.equal(
       'plans.pacer.dev is forbidden: User "u" cannot list resource "plans" in API group "pacer.dev" at the cluster scope',
     );
+    // A subresource: named with its resource, as RBAC's refusal of `kubectl logs` names it.
+    expect(
+      forbiddenMessage(
+        { username: 'u' },
+        { namespace: 'ns', verb: 'get', group: '', resource: 'pods', subresource: 'log', name: 'web-1' },
+      ),
+    ).to.equal(
+      'pods "web-1" is forbidden: User "u" cannot get resource "pods/log" in API group "" in the namespace "ns"',
+    );
   });
 });
