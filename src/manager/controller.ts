@@ -6,6 +6,9 @@
 //
 // The queue collects keys on every replica (the informers run everywhere), but only the leader's
 // workers take them: a replica that becomes leader starts with every key its caches delivered.
+// Sharded (shards.ts), the workers run on every replica and a key whose shard this replica does not
+// hold is parked instead of reconciled; taking that shard queues its parked keys again. A pass runs
+// inside its shard's ticket, which the write gate asks.
 
 import { randomUUID } from 'node:crypto';
 import { reconcileLogger } from '../observe/logger.ts';
@@ -14,6 +17,7 @@ import { WorkQueue } from './workqueue.ts';
 import type { BackoffOptions, ReconcileResult } from './workqueue.ts';
 import type { Watch } from './watches.ts';
 import type { Manager, Runnable } from './manager.ts';
+import { shardContext } from './shards.ts';
 
 export interface ControllerOptions {
   /** The controller label of every metric and log line (e.g. "deployment"). */
@@ -43,6 +47,8 @@ export class Controller implements Runnable {
   private readonly mgr: Manager;
   private readonly opts: ControllerOptions;
   private readonly log: Logger;
+  /** Sharded: the keys met while their shard was not held, by shard. */
+  private readonly parked = new Map<number, Set<string>>();
 
   constructor(mgr: Manager, opts: ControllerOptions) {
     this.mgr = mgr;
@@ -67,6 +73,18 @@ export class Controller implements Runnable {
     });
     m?.initController(opts.name, this.workers());
     for (const w of opts.watches ?? []) w.wire((key) => this.queue.add(key));
+    mgr.onShardAcquired((shard) => {
+      const keys = this.parked.get(shard);
+      this.parked.delete(shard);
+      for (const key of keys ?? []) this.queue.add(key);
+    });
+  }
+
+  /** How many keys wait for a shard this replica does not hold. */
+  parkedKeys(): number {
+    let n = 0;
+    for (const keys of this.parked.values()) n += keys.size;
+    return n;
   }
 
   private workers(): number {
@@ -79,8 +97,27 @@ export class Controller implements Runnable {
     this.log.info('starting workers', { workers: this.workers(), namespace: this.mgr.namespace ?? '(all)' });
     const stop = (): void => this.queue.shutdown();
     signal.addEventListener('abort', stop, { once: true });
-    await this.queue.run(this.workers(), (key) => this.reconcileAndLog(key));
+    await this.queue.run(this.workers(), (key) => this.reconcileInShard(key));
     this.log.info('workers stopped');
+  }
+
+  /** Sharded: the pass runs under its shard's ticket, or the key is parked until the shard is held. */
+  private async reconcileInShard(key: string): Promise<ReconcileResult> {
+    const shards = this.mgr.shards;
+    if (!shards) return this.reconcileAndLog(key);
+    const shard = shards.shardOfKey(key);
+    const ticket = shards.enter(shard);
+    if (!ticket) {
+      let keys = this.parked.get(shard);
+      if (!keys) this.parked.set(shard, (keys = new Set()));
+      keys.add(key);
+      return {};
+    }
+    try {
+      return await shardContext.run(ticket, () => this.reconcileAndLog(key));
+    } finally {
+      shards.leave(ticket);
+    }
   }
 
   /**
