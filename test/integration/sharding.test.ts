@@ -228,6 +228,12 @@ describe('sharding: three pacer controller processes, three shards, one simulate
       const first = Math.min(...mine.filter((e) => e.user === order[1]).map((e) => Date.parse(e.time)));
       expect(last, `${ns}: the victim's last write before the successor's first`).to.be.at.most(first);
     }
+    // The Events too are written under their pass's shard (a write outside any pass is refused):
+    // each Deployment's rollouts recorded some in its namespace.
+    for (const ns of NAMESPACES) {
+      const events = w.filter((e) => e.namespace === ns && e.resource === 'events' && e.code === 201).length;
+      expect(events, `Events written in ${ns}`).to.be.at.least(PER_NAMESPACE);
+    }
     // Each shard's namespaces had the same writers: a shard is owned whole.
     for (let k = 0; k < SHARDS; k++) {
       const writers = new Set(w.filter((e) => shardOf(e.namespace, SHARDS) === k).map((e) => e.user));
