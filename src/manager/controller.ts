@@ -19,6 +19,9 @@ import type { Watch } from './watches.ts';
 import type { Manager, Runnable } from './manager.ts';
 import { shardContext } from './shards.ts';
 
+/** The most keys a controller parks for one shard it does not hold (see Controller.park). */
+export const MAX_PARKED_PER_SHARD = 100_000;
+
 export interface ControllerOptions {
   /** The controller label of every metric and log line (e.g. "deployment"). */
   name: string;
@@ -72,12 +75,32 @@ export class Controller implements Runnable {
       },
     });
     m?.initController(opts.name, this.workers());
-    for (const w of opts.watches ?? []) w.wire((key) => this.queue.add(key));
+    for (const w of opts.watches ?? []) w.wire((key) => this.enqueue(key));
     mgr.onShardAcquired((shard) => {
       const keys = this.parked.get(shard);
       this.parked.delete(shard);
       for (const key of keys ?? []) this.queue.add(key);
     });
+  }
+
+  /** Queues `key`; sharded, a key whose shard is not held is parked instead (no worker, no metric). */
+  private enqueue(key: string): void {
+    const shards = this.mgr.shards;
+    if (shards && !shards.runs(shards.shardOfKey(key))) this.park(shards.shardOfKey(key), key);
+    else this.queue.add(key);
+  }
+
+  /**
+   * Parks `key` until its shard is taken. At most MAX_PARKED_PER_SHARD a shard, the least recently
+   * parked dropped first (the keys of deleted objects would otherwise pile up on a replica that
+   * never takes their shard): a dropped key's object is reconciled at the informers' next resync.
+   */
+  private park(shard: number, key: string): void {
+    let keys = this.parked.get(shard);
+    if (!keys) this.parked.set(shard, (keys = new Set()));
+    keys.delete(key);
+    keys.add(key);
+    if (keys.size > MAX_PARKED_PER_SHARD) keys.delete(keys.values().next().value!);
   }
 
   /** How many keys wait for a shard this replica does not hold. */
@@ -108,9 +131,7 @@ export class Controller implements Runnable {
     const shard = shards.shardOfKey(key);
     const ticket = shards.enter(shard);
     if (!ticket) {
-      let keys = this.parked.get(shard);
-      if (!keys) this.parked.set(shard, (keys = new Set()));
-      keys.add(key);
+      this.park(shard, key);
       return {};
     }
     try {

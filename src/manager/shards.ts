@@ -142,7 +142,12 @@ export class ShardSet {
 
   /** Whether this replica holds the shard of `namespace` and starts passes for it. */
   owns(namespace: string | undefined): boolean {
-    const h = this.holds.get(this.o.assign(namespace));
+    return this.runs(this.o.assign(namespace));
+  }
+
+  /** Whether passes of `shard` run on this replica now (held, not being handed over). */
+  runs(shard: number): boolean {
+    const h = this.holds.get(shard);
     return h !== undefined && !h.releasing;
   }
 

@@ -85,7 +85,6 @@ describe('manager/shards: two managers, four shards, one API server', function (
       ],
       // Each pass writes a ConfigMap named after the replica in the key's namespace.
       reconcile: async (key) => {
-        passes.push(key);
         const ns = key.split('/')[0]!;
         await client
           .create(CONFIGMAPS, ns, {
@@ -96,6 +95,7 @@ describe('manager/shards: two managers, four shards, one API server', function (
           .catch((err: { kind?: string }) => {
             if (err.kind !== 'AlreadyExists') throw err;
           });
+        passes.push(key); // once its write is done
         return {};
       },
     });
