@@ -61,7 +61,9 @@ describe('sharding: three pacer controller processes, three shards, one simulate
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'pacer-shards-'));
-    ({ sim, client } = await startSimWithCrds({ podStartMs: 50, podReadyMs: 800 }));
+    // Pods ready 2 s after they start: a rollout of 3 replicas one surge pod at a time takes three
+    // such steps, so the SIGKILL, which follows the victim's first step, lands mid-roll.
+    ({ sim, client } = await startSimWithCrds({ podStartMs: 50, podReadyMs: 2000 }));
     createNamespace(sim, 'pacer-system');
     for (const ns of NAMESPACES) createNamespace(sim, ns);
   });
@@ -140,7 +142,7 @@ describe('sharding: three pacer controller processes, three shards, one simulate
         DEPLOYMENTS,
         ns,
         deploymentManifest(ns, name, {
-          replicas: 2,
+          replicas: 3,
           strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
         }),
       ),
@@ -159,27 +161,19 @@ describe('sharding: three pacer controller processes, three shards, one simulate
         'merge',
       ),
     );
-    // The victim: the holder of the first shard with a rollout under way and not finished.
-    victimShard = -1;
+    // The victim: the holder of the first namespace's shard, once its rollout there is under way.
+    victimShard = shardOf(NAMESPACES[0], SHARDS);
+    victim = replicas.find((r) => r.identity === before[victimShard]);
+    expect(victim, `the holder of shard ${victimShard}`).to.not.equal(undefined);
     await eventually(
-      'a rollout under way',
+      "the victim's rollout under way",
       async () => {
-        for (const ns of NAMESPACES) {
-          const d = await client.getDeployment(ns, 'app-0');
-          const rss = await ownedReplicaSets(client, d);
-          const next = rss.find((rs) => imageOf(rs) === 'nginx:2');
-          const old = rss.find((rs) => imageOf(rs) === 'nginx:1');
-          if ((next?.spec.replicas ?? 0) >= 1 && (old?.spec.replicas ?? 0) > 0) {
-            victimShard = shardOf(ns, SHARDS);
-            return true;
-          }
-        }
-        return false;
+        const d = await client.getDeployment(NAMESPACES[0]!, 'app-0');
+        const next = (await ownedReplicaSets(client, d)).find((rs) => imageOf(rs) === 'nginx:2');
+        return (next?.spec.replicas ?? 0) >= 1;
       },
       30_000,
     );
-    victim = replicas.find((r) => r.identity === before[victimShard]);
-    expect(victim, `the holder of shard ${victimShard}`).to.not.equal(undefined);
     const killedAt = Date.now();
     victim!.child.kill('SIGKILL');
     await victim!.exited;
@@ -187,7 +181,7 @@ describe('sharding: three pacer controller processes, three shards, one simulate
       NAMESPACES.filter((ns) => shardOf(ns, SHARDS) === victimShard).flatMap((ns) =>
         Array.from({ length: PER_NAMESPACE }, async (_, i) => {
           const d = await client.getDeployment(ns, `app-${i}`);
-          return d.status?.updatedReplicas !== 2 || d.status.replicas !== 2;
+          return d.status?.updatedReplicas !== 3 || d.status.replicas !== 3;
         }),
       ),
     );
