@@ -12,6 +12,8 @@ import type { InformerHandlers } from '../../../src/manager/informer.ts';
 import { Manager } from '../../../src/manager/manager.ts';
 import { shardContext } from '../../../src/manager/shards.ts';
 import { silentLogger } from '../../../src/observe/logger.ts';
+import { createMetrics } from '../../../src/observe/metrics.ts';
+import type { ControllerMetrics } from '../../../src/observe/metrics.ts';
 import { startSim } from '../../../src/sim/index.ts';
 import type { SimCluster } from '../../../src/sim/index.ts';
 import { REF } from '../../../src/sim/resources.ts';
@@ -30,6 +32,7 @@ const KEYS = NAMESPACES.map((ns) => `${ns}/probe`);
 interface Replica {
   name: string;
   mgr: Manager;
+  metrics: ControllerMetrics;
   passes: string[];
   /** Delivers a change of a watched object to this replica's controller. */
   deliver(key: string): void;
@@ -55,9 +58,11 @@ describe('manager/shards: two managers, four shards, one API server', function (
     const client = new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }), {
       writeGate: () => mgr?.writeRefusal(),
     });
+    const metrics = createMetrics();
     mgr = new Manager({
       client,
       logger: silentLogger(),
+      metrics,
       leaderElection: {
         namespace: 'pacer-system',
         id: 'pacer-controller',
@@ -102,6 +107,7 @@ describe('manager/shards: two managers, four shards, one API server', function (
     const r: Replica = {
       name,
       mgr,
+      metrics,
       passes,
       deliver: (key) => {
         const [namespace, n] = key.split('/') as [string, string];
@@ -122,6 +128,13 @@ describe('manager/shards: two managers, four shards, one API server', function (
       30_000,
     );
     expect([...a.mgr.shards!.held(), ...b.mgr.shards!.held()].sort()).to.deep.equal([0, 1, 2, 3]);
+    // pacer_shard_held: 1 for each shard a replica holds, 0 for the others.
+    for (const r of [a, b]) {
+      const values = (await r.metrics.shardHeld.get()).values;
+      const held = values.filter((v) => v.value === 1).map((v) => Number(v.labels.shard));
+      expect(held.sort(), `${r.name}'s pacer_shard_held`).to.deep.equal(r.mgr.shards!.held());
+      expect(values, `${r.name}: a series for each shard`).to.have.lengthOf(SHARDS);
+    }
     for (const key of KEYS) {
       a.deliver(key);
       b.deliver(key);
