@@ -156,4 +156,4 @@ export type { InFlight } from './analysis/inflight.ts';
 export { statusEqual } from './kubernetes/status.ts';
 
 // Sharding: which shard owns an object's namespace (docs/sharding.md).
-export { MAX_SHARDS, fairShare, namespaceOfKey, shardOf } from './shards.ts';
+export { MAX_SHARDS, fairShare, shardOf } from './shards.ts';

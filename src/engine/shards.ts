@@ -32,7 +32,8 @@ export function fnv1a64(text: string): bigint {
 
 /** Jump consistent hash: the bucket in [0, buckets) of a 64-bit key. */
 export function jumpHash(key: bigint, buckets: number): number {
-  if (!Number.isInteger(buckets) || buckets < 1) throw new Error(`jump hash: buckets must be at least 1, got ${buckets}`);
+  if (!Number.isInteger(buckets) || buckets < 1)
+    throw new Error(`jump hash: buckets must be at least 1, got ${buckets}`);
   let k = key & MASK64;
   let b = -1;
   let j = 0;

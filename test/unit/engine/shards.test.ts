@@ -77,7 +77,8 @@ describe('engine/shards: a namespace to its shard', () => {
       ['shop/web', 'shop'],
       ['roll-1', undefined], // a NodeRoll's key
     ];
-    for (const [key, ns] of keys) it(`the key ${key} is in namespace ${ns}`, () => expect(namespaceOfKey(key)).to.equal(ns));
+    for (const [key, ns] of keys)
+      it(`the key ${key} is in namespace ${ns}`, () => expect(namespaceOfKey(key)).to.equal(ns));
     const shares: Array<[number, number, number]> = [
       [3, 1, 3],
       [3, 2, 2],
