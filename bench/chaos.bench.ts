@@ -3,14 +3,18 @@
 // on writes 2%), latency up to 5 ms, watches dropped every 7 s and resourceVersions expired every
 // 11 s, with the controller SIGKILLed 50 times; then the time to converge. Prints one JSON line
 // (the figures bench/RESULTS.md records) and exits 1 when a promise was broken or a rollout did not
-// converge.
+// converge. With --shards N (N > 1) the run is sharded (docs/sharding.md): --replicas (default 3)
+// controller processes share N shards, the fleet spread over namespaces of every shard.
 //   node bench/chaos.bench.ts [--deployments N] [--kills N] [--churn SECONDS] [--rate CHANGES_PER_S] [--seed N]
+//                             [--shards N [--replicas N]]
 
 import { runChaos } from '../test/chaos/chaos.ts';
 import { numberFlag } from './flags.ts';
 
 const started = Date.now();
+const shards = numberFlag('--shards', 1, { integer: true, min: 1 });
 const f = await runChaos({
+  ...(shards > 1 ? { shards, replicas: numberFlag('--replicas', 3, { integer: true, min: 1 }) } : {}),
   deployments: numberFlag('--deployments', 200, { integer: true, min: 1 }),
   kills: numberFlag('--kills', 50, { integer: true }),
   churnMs: numberFlag('--churn', 300) * 1000,

@@ -19,6 +19,7 @@ import { FreezeSwitch } from '../controllers/freeze/switch.ts';
 import { DefaultWindowsSource } from '../controllers/freeze/defaultwindows.ts';
 import { AnalysisRunController } from '../controllers/analysis/controller.ts';
 import { Manager } from '../manager/manager.ts';
+import type { ShardingOptions } from '../manager/shards.ts';
 import { realClock } from '../kube/clock.ts';
 import type { Clock } from '../kube/clock.ts';
 import {
@@ -28,6 +29,7 @@ import {
   DEFAULT_RETRY_PERIOD_MS,
 } from '../manager/leaderelection.ts';
 import { existsSync, readFileSync } from 'node:fs';
+import { MAX_SHARDS, fairShare, shardOf } from '../engine/index.ts';
 import type { Engine } from '../controllers/deployment/reconciler.ts';
 import { createLogger, isLogLevel } from '../observe/logger.ts';
 import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
@@ -121,6 +123,13 @@ export interface RunControllerOptions {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
+  /**
+   * Split the objects into this many shards by namespace, a Lease each (default 1: the one Lease
+   * of leader election, as before). Needs leader election. docs/sharding.md
+   */
+  shards?: number;
+  /** Static membership: hold shard K only (default: automatic, every shard up to a fair share). */
+  shardId?: number;
   userAgent?: string;
   resyncMs?: number;
   watchdogMs?: number;
@@ -258,6 +267,31 @@ export function validateOptions(o: RunControllerOptions): void {
         2,
       );
   }
+  if (o.shards !== undefined && !(Number.isInteger(o.shards) && o.shards >= 1 && o.shards <= MAX_SHARDS))
+    throw new CliError(
+      `--shards: must be an integer from 1 to ${MAX_SHARDS}, got ${JSON.stringify(String(o.shards))}`,
+      2,
+    );
+  if (o.shardId !== undefined) {
+    const shards = o.shards ?? 1;
+    if (!(Number.isInteger(o.shardId) && o.shardId >= 0))
+      throw new CliError(`--shard-id: must be an integer of at least 0, got ${JSON.stringify(String(o.shardId))}`, 2);
+    if (shards < 2)
+      throw new CliError(
+        `--shard-id: needs --shards of at least 2 (one shard is the single leader election Lease), got --shard-id ${o.shardId} with --shards ${shards}`,
+        2,
+      );
+    if (o.shardId >= shards)
+      throw new CliError(
+        `--shard-id: must be below --shards ${shards} (shards are numbered from 0), got ${JSON.stringify(String(o.shardId))}`,
+        2,
+      );
+  }
+  if ((o.shards ?? 1) > 1 && !o.leaderElect)
+    throw new CliError(
+      `--shards: shards are held through Leases and need --leader-elect=true, got --shards ${o.shards} with --leader-elect=false`,
+      2,
+    );
   if (o.logLevel !== undefined && !isLogLevel(o.logLevel))
     throw new CliError(`--log-level: must be one of error, warn, info, debug, got ${JSON.stringify(o.logLevel)}`, 2);
   if (o.logFormat !== undefined && o.logFormat !== 'json' && o.logFormat !== 'text')
@@ -355,6 +389,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
             renewDeadlineMs: opts.renewDeadlineMs,
             retryPeriodMs: opts.retryPeriodMs,
             client: leaseClient,
+            ...((opts.shards ?? 1) > 1 ? { sharding: shardingOf(opts.shards!, opts.shardId) } : {}),
           },
         }
       : {}),
@@ -488,6 +523,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     webhookPort: webhook?.port,
     webhookTls: webhook?.tls,
     leaderElect: !!opts.leaderElect,
+    ...((opts.shards ?? 1) > 1 ? { shards: opts.shards, shardId: opts.shardId ?? '(automatic)' } : {}),
     ...(mgr.identity() ? { identity: mgr.identity() } : {}),
   });
   const closeServers = (): Promise<void> => Promise.all([servers.close(), webhook?.close()]).then(() => undefined);
@@ -518,6 +554,22 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   };
 }
 
+/** --shards N (N > 1): the engine's assignment by namespace, remembered per namespace, and the fair share. */
+function shardingOf(shards: number, shardId: number | undefined): ShardingOptions {
+  const known = new Map<string, number>();
+  return {
+    shards,
+    ...(shardId !== undefined ? { shardId } : {}),
+    assign: (namespace) => {
+      if (namespace === undefined) return 0;
+      let shard = known.get(namespace);
+      if (shard === undefined) known.set(namespace, (shard = shardOf(namespace, shards)));
+      return shard;
+    },
+    share: (members) => fairShare(shards, members),
+  };
+}
+
 /** A numeric flag's value; text that is no number is an error naming the flag (exit 2). */
 function numberFlag(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -542,6 +594,14 @@ function durationFlag(flag: string, v: string | undefined): number | undefined {
   if (ms === undefined || ms <= 0)
     throw new CliError(`${flag}: must be a positive duration such as 15s, 1m or 500ms, got ${JSON.stringify(v)}`, 2);
   return ms;
+}
+
+/** An integer flag (--shards, --shard-id); anything else is exit 2. */
+export function integerFlag(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\s*[0-9]+\s*$/.test(v))
+    throw new CliError(`${flag}: must be a non-negative integer, got ${JSON.stringify(v)}`, 2);
+  return Number(v);
 }
 
 function parseWorkers(v: string): number {
@@ -621,6 +681,15 @@ export function controllerCommand(): Command {
       'how often candidates try to take, and the leader to renew, the Lease',
       '2s',
     )
+    .option(
+      '--shards <n>',
+      'split the objects into N shards by namespace, a Lease each (<leader-election-id>-shard-K); replicas share them out (docs/sharding.md)',
+      '1',
+    )
+    .option(
+      '--shard-id <k>',
+      'hold shard K only (static membership; default: automatic, each replica takes up to its fair share)',
+    )
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .addOption(new Option('--log-format <format>', 'json or text').default('json'))
     .exitOverride((err) => {
@@ -650,6 +719,8 @@ export function controllerCommand(): Command {
           leaseDurationMs: durationFlag('--leader-election-lease-duration', o.leaderElectionLeaseDuration),
           renewDeadlineMs: durationFlag('--leader-election-renew-deadline', o.leaderElectionRenewDeadline),
           retryPeriodMs: durationFlag('--leader-election-retry-period', o.leaderElectionRetryPeriod),
+          shards: integerFlag('--shards', o.shards),
+          shardId: integerFlag('--shard-id', o.shardId),
           logLevel: o.logLevel as LogLevel,
           logFormat: o.logFormat as LogFormat,
         });

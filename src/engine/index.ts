@@ -156,3 +156,6 @@ export {
 } from './analysis/inflight.ts';
 export type { InFlight } from './analysis/inflight.ts';
 export { statusEqual } from './kubernetes/status.ts';
+
+// Sharding: which shard owns an object's namespace (docs/sharding.md).
+export { MAX_SHARDS, fairShare, shardOf } from './shards.ts';

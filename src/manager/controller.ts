@@ -6,6 +6,9 @@
 //
 // The queue collects keys on every replica (the informers run everywhere), but only the leader's
 // workers take them: a replica that becomes leader starts with every key its caches delivered.
+// Sharded (shards.ts), the workers run on every replica and a key whose shard this replica does not
+// hold is parked instead of reconciled; taking that shard queues its parked keys again. A pass runs
+// inside its shard's ticket, which the write gate asks.
 
 import { randomUUID } from 'node:crypto';
 import { reconcileLogger } from '../observe/logger.ts';
@@ -14,6 +17,10 @@ import { WorkQueue } from './workqueue.ts';
 import type { BackoffOptions, ReconcileResult } from './workqueue.ts';
 import type { Watch } from './watches.ts';
 import type { Manager, Runnable } from './manager.ts';
+import { shardContext } from './shards.ts';
+
+/** The most keys a controller parks for one shard it does not hold (see Controller.park). */
+export const MAX_PARKED_PER_SHARD = 100_000;
 
 export interface ControllerOptions {
   /** The controller label of every metric and log line (e.g. "deployment"). */
@@ -43,6 +50,8 @@ export class Controller implements Runnable {
   private readonly mgr: Manager;
   private readonly opts: ControllerOptions;
   private readonly log: Logger;
+  /** Sharded: the keys met while their shard was not held, by shard. */
+  private readonly parked = new Map<number, Set<string>>();
 
   constructor(mgr: Manager, opts: ControllerOptions) {
     this.mgr = mgr;
@@ -66,7 +75,39 @@ export class Controller implements Runnable {
       },
     });
     m?.initController(opts.name, this.workers());
-    for (const w of opts.watches ?? []) w.wire((key) => this.queue.add(key));
+    for (const w of opts.watches ?? []) w.wire((key) => this.enqueue(key));
+    mgr.onShardAcquired((shard) => {
+      const keys = this.parked.get(shard);
+      this.parked.delete(shard);
+      for (const key of keys ?? []) this.queue.add(key);
+    });
+  }
+
+  /** Queues `key`; sharded, a key whose shard is not held is parked instead (no worker, no metric). */
+  private enqueue(key: string): void {
+    const shards = this.mgr.shards;
+    if (shards && !shards.runs(shards.shardOfKey(key))) this.park(shards.shardOfKey(key), key);
+    else this.queue.add(key);
+  }
+
+  /**
+   * Parks `key` until its shard is taken. At most MAX_PARKED_PER_SHARD a shard, the least recently
+   * parked dropped first (the keys of deleted objects would otherwise pile up on a replica that
+   * never takes their shard): a dropped key's object is reconciled at the informers' next resync.
+   */
+  private park(shard: number, key: string): void {
+    let keys = this.parked.get(shard);
+    if (!keys) this.parked.set(shard, (keys = new Set()));
+    keys.delete(key);
+    keys.add(key);
+    if (keys.size > MAX_PARKED_PER_SHARD) keys.delete(keys.values().next().value!);
+  }
+
+  /** How many keys wait for a shard this replica does not hold. */
+  parkedKeys(): number {
+    let n = 0;
+    for (const keys of this.parked.values()) n += keys.size;
+    return n;
   }
 
   private workers(): number {
@@ -79,8 +120,25 @@ export class Controller implements Runnable {
     this.log.info('starting workers', { workers: this.workers(), namespace: this.mgr.namespace ?? '(all)' });
     const stop = (): void => this.queue.shutdown();
     signal.addEventListener('abort', stop, { once: true });
-    await this.queue.run(this.workers(), (key) => this.reconcileAndLog(key));
+    await this.queue.run(this.workers(), (key) => this.reconcileInShard(key));
     this.log.info('workers stopped');
+  }
+
+  /** Sharded: the pass runs under its shard's ticket, or the key is parked until the shard is held. */
+  private async reconcileInShard(key: string): Promise<ReconcileResult> {
+    const shards = this.mgr.shards;
+    if (!shards) return this.reconcileAndLog(key);
+    const shard = shards.shardOfKey(key);
+    const ticket = shards.enter(shard);
+    if (!ticket) {
+      this.park(shard, key);
+      return {};
+    }
+    try {
+      return await shardContext.run(ticket, () => this.reconcileAndLog(key));
+    } finally {
+      shards.leave(ticket);
+    }
   }
 
   /**

@@ -133,6 +133,14 @@ export interface LeaderElectorOptions {
   onNewLeader?(identity: string): void;
   /** A failed try (logging only: the elector keeps trying). */
   onError?(message: string, err?: KubeError): void;
+  /**
+   * Asked when the Lease may be taken (free, or expired), before the write: false leaves it for
+   * another candidate until the next try. Never asked for a renewal. Sharding's fair share
+   * (docs/sharding.md): a replica holding its share leaves the rest.
+   */
+  mayAcquire?(): boolean;
+  /** Annotations of the Lease when this candidate creates it (sharding records the shard count). */
+  annotations?: Record<string, string>;
 }
 
 /** Checks the three durations as client-go's NewLeaderElector does; returns the error, if any. */
@@ -146,8 +154,8 @@ export function checkDurations(leaseMs: number, renewMs: number, retryMs: number
 }
 
 export class LeaderElector {
-  private readonly o: Required<Omit<LeaderElectorOptions, 'onNewLeader' | 'onError'>> &
-    Pick<LeaderElectorOptions, 'onNewLeader' | 'onError'>;
+  private readonly o: Required<Omit<LeaderElectorOptions, 'onNewLeader' | 'onError' | 'mayAcquire' | 'annotations'>> &
+    Pick<LeaderElectorOptions, 'onNewLeader' | 'onError' | 'mayAcquire' | 'annotations'>;
   private observed?: LeaseSpec;
   private observedRV?: string;
   /** When (own clock) the observed record last changed. */
@@ -349,7 +357,11 @@ export class LeaderElector {
           {
             apiVersion: 'coordination.k8s.io/v1',
             kind: 'Lease',
-            metadata: { name: store.name, namespace: store.namespace },
+            metadata: {
+              name: store.name,
+              namespace: store.namespace,
+              ...(this.o.annotations ? { annotations: this.o.annotations } : {}),
+            },
             spec: mine,
           },
           signal,
@@ -371,6 +383,12 @@ export class LeaderElector {
       this.lastError = undefined; // someone else holds it: campaigning works
       return false;
     }
+    // Free to take, but not wanted now (sharding's fair share): the record is observed all the same,
+    // so that an expiry is measured from the last change seen, not from when it is wanted.
+    if (!heldByMe && !(this.o.mayAcquire?.() ?? true)) {
+      this.lastError = undefined;
+      return false;
+    }
     if (heldByMe) {
       mine.acquireTime = old.acquireTime ?? mine.acquireTime;
       mine.leaseTransitions = old.leaseTransitions ?? 0;
@@ -378,7 +396,15 @@ export class LeaderElector {
       mine.leaseTransitions = (old.leaseTransitions ?? 0) + 1;
     }
     try {
-      const updated = await store.update({ ...current, spec: { ...old, ...mine } }, signal);
+      // A Lease taken over carries this candidate's annotations from then on.
+      const metadata =
+        this.o.annotations && !heldByMe
+          ? {
+              ...current.metadata,
+              annotations: { ...(current.metadata.annotations as Record<string, string>), ...this.o.annotations },
+            }
+          : current.metadata;
+      const updated = await store.update({ ...current, metadata, spec: { ...old, ...mine } }, signal);
       this.noteRecord(updated.spec ?? mine, updated.metadata.resourceVersion);
       this.lastError = undefined;
       return true;

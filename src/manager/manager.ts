@@ -11,7 +11,11 @@
 //  * a replica that loses its Lease stops its leader-only runnables at once, refuses every further
 //    write of its main client (KubeClient's writeGate) and reports it through `done`, which rejects
 //    with LeaderElectionLost: `pacer controller` then exits 1 and is restarted, as controller-runtime
-//    does.
+//    does;
+//  * sharded (leader election with more than one shard, shards.ts): a Lease per shard instead of one;
+//    the leader-only runnables run once the caches have synced, each pass only for a shard this
+//    replica holds (the others' keys are parked until it does), and the write gate asks the pass's
+//    shard ticket. A lost shard is dropped alone: the replica goes on with the others.
 
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -26,7 +30,11 @@ import { Informer, kubeSource } from './informer.ts';
 import type { ObjectWithMeta } from './informer.ts';
 import { EventRecorder } from './events.ts';
 import { LeaderElector, campaignProblem, kubeLeaseStore } from './leaderelection.ts';
-import type { LeaseStore } from './leaderelection.ts';
+import type { Lease, LeaseStore } from './leaderelection.ts';
+import { ShardSet, shardContext } from './shards.ts';
+import type { ShardingOptions } from './shards.ts';
+import { LEASES } from '../kube/client.ts';
+import { DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS } from './leaderelection.ts';
 
 export interface Runnable {
   readonly name: string;
@@ -49,6 +57,8 @@ export interface LeaderElectionOptions {
   /** The Lease's client (client-go uses a separate one, so the writeGate never blocks renewals). */
   store?: LeaseStore;
   client?: KubeClient;
+  /** More than one shard: a Lease per shard (`<id>-shard-K`) instead of the one Lease `<id>`. */
+  sharding?: ShardingOptions;
 }
 
 export interface ManagerOptions {
@@ -94,6 +104,9 @@ export class Manager {
   private recorder?: EventRecorder;
   private readonly runnables: Runnable[] = [];
   private readonly elector?: LeaderElector;
+  /** Sharded: the shards' Leases and the holds this replica has. */
+  readonly shards?: ShardSet;
+  private readonly acquiredListeners: Array<(shard: number) => void> = [];
   private readonly leaseName?: string;
   private leading: boolean;
   /** Once lost, never again in this process: the writeGate stays shut. */
@@ -128,7 +141,26 @@ export class Manager {
     this.done.catch(() => undefined); // observed by whoever awaits it; never an unhandled rejection
     const le = opts.leaderElection;
     this.leading = !le;
-    if (le) {
+    if (le?.sharding && le.sharding.shards > 1) {
+      this.leaseNamespace = le.namespace;
+      this.shards = new ShardSet({
+        ...le.sharding,
+        namespace: le.namespace,
+        id: le.id,
+        identity: le.identity ?? defaultIdentity(),
+        leaseDurationMs: le.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS,
+        renewDeadlineMs: le.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS,
+        retryPeriodMs: le.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
+        client: le.client ?? opts.client,
+        leases: this.informer<Lease & ObjectWithMeta>(LEASES, { namespace: le.namespace }),
+        clock: this.clock,
+        logger: opts.logger,
+        metrics: opts.metrics,
+        onAcquired: (shard) => {
+          for (const l of this.acquiredListeners) l(shard);
+        },
+      });
+    } else if (le) {
       const store = le.store ?? kubeLeaseStore(le.client ?? opts.client, le.namespace, le.id);
       this.leaseName = le.id;
       const log = opts.logger.child({ lease: `${le.namespace}/${le.id}` });
@@ -220,12 +252,23 @@ export class Manager {
 
   /** This replica's identity in the Lease, when electing. */
   identity(): string | undefined {
-    return this.elector?.identity;
+    return this.elector?.identity ?? this.shards?.identity;
   }
 
-  /** True while this replica may run reconcile workers and write. */
+  /** True while this replica may run reconcile workers and write (sharded: holds a shard). */
   isLeader(): boolean {
+    if (this.shards) return this.shards.held().length > 0;
     return this.leading;
+  }
+
+  /** Whether this replica reconciles objects of `namespace` now (undefined: cluster-scoped). */
+  leads(namespace: string | undefined): boolean {
+    return this.shards ? this.shards.owns(namespace) : this.leading;
+  }
+
+  /** Sharded: `fn` is called with each shard this replica takes (its parked keys may run). */
+  onShardAcquired(fn: (shard: number) => void): void {
+    this.acquiredListeners.push(fn);
   }
 
   /** Every cache has synced and none is stale (readiness: a standby is ready too). */
@@ -238,6 +281,7 @@ export class Manager {
    * RBAC refusing), with the fix; undefined when it can, or does not elect.
    */
   campaignProblem(): string | undefined {
+    if (this.shards) return this.shards.campaignProblem();
     if (!this.elector || this.leading) return undefined;
     return campaignProblem(this.elector.campaignError(), this.leaseNamespace ?? '');
   }
@@ -260,6 +304,7 @@ export class Manager {
 
   /** Why a write is refused now, or undefined (KubeClient's writeGate). */
   writeRefusal(): string | undefined {
+    if (this.shards) return this.shards.refusal(shardContext.getStore());
     if (this.leading) return undefined;
     return this.lost
       ? `this replica lost the leader election lease ${this.leaseName}`
@@ -274,6 +319,16 @@ export class Manager {
       if (!r.needLeaderElection) this.otherRuns.push(this.runGuarded(r, this.everyone.signal));
     void this.waitForSync().then(() => {
       if (this.stopRequested) return;
+      if (this.shards) {
+        // Every pass asks for its shard: the workers run from now, parking the keys of shards not held.
+        this.logger.info('caches synced; campaigning for shards', {
+          identity: this.identity(),
+          shards: this.shards.campaigned(),
+        });
+        this.startLeading();
+        this.electing = this.shards.run(this.electionAbort.signal);
+        return;
+      }
       if (!this.elector) {
         this.startLeading();
         return;
@@ -342,6 +397,14 @@ export class Manager {
   private stopAll(reason?: Error): Promise<void> {
     this.stopRequested = true;
     this.stopping ??= (async () => {
+      if (this.shards) {
+        // No shard taken from now; the passes end and the Events are written while the shards are
+        // still held; then every shard Lease is released and the member Lease deleted.
+        this.shards.stop();
+        if (this.leading) await this.stopLeading();
+        this.electionAbort.abort();
+        await this.electing;
+      }
       if (this.elector) {
         this.electionAbort.abort();
         await this.electing; // stops the leader-only runnables, then releases the Lease

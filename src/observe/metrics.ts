@@ -77,6 +77,8 @@ export interface ControllerMetrics {
   eventsDropped: Counter;
   /** client-go's leader_election_master_status{name}: 1 while this replica leads, else 0. */
   leaderElection: Gauge<'name'>;
+  /** Sharded (--shards N > 1): 1 for each shard this replica holds, 0 for those it campaigns for. */
+  shardHeld: Gauge<'shard'>;
   /** For WorkQueue's `metrics` option: workqueue_* labelled {name, controller}. */
   queues: QueueMetricsProvider;
   /** For KubeClient's `metrics` option: rest_client_*. */
@@ -705,9 +707,17 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     registers,
   });
 
+  const shardHeld = new Gauge({
+    name: 'pacer_shard_held',
+    help: "1 while this replica holds the shard's Lease and reconciles its namespaces' objects, 0 while another replica does or none (--shards above 1; docs/sharding.md).",
+    labelNames: ['shard'] as const,
+    registers,
+  });
+
   return {
     registry,
     leaderElection,
+    shardHeld,
     reconcileTotal,
     reconcileErrors,
     reconcileTime,

@@ -4,7 +4,9 @@
 // they partly run on, while the simulated API server injects 10%
 // errors (500, 429, and 409 on writes), latency, dropped watches and expired resourceVersions, and
 // the controller is SIGKILLed 8 times; then two replicas electing a leader, whose kills move
-// leadership. `make chaos` (bench/chaos.bench.ts) runs the big size.
+// leadership; then three replicas sharing three shards (docs/sharding.md), the fleet spread over a
+// namespace of each, whose kills move shards. `make chaos` (bench/chaos.bench.ts) runs the big size
+// (`node bench/chaos.bench.ts --shards 3` sharded).
 
 import { expect } from 'chai';
 import { runChaos } from './chaos.ts';
@@ -54,6 +56,27 @@ describe('chaos: Deployments of every strategy under API faults and controller k
       convergeTimeoutMs: 120_000,
     });
     expect(f.kills).to.equal(6);
+    expect(f.violations, 'promises broken').to.deep.equal([]);
+    expect(f.unconverged, 'not converged').to.deep.equal([]);
+    expect(f.endState, 'end state').to.deep.equal([]);
+    expect(f.roll, 'the node roll').to.deep.include({ phase: 'Complete', replaced: 3 });
+  });
+
+  it('sharded: three replicas over three shards, the kills move shards, no promise broken', async () => {
+    const f = await runChaos({
+      deployments: 15,
+      replicas: 3,
+      shards: 3,
+      kills: 6,
+      churnMs: 25_000,
+      changesPerSecond: 5,
+      seed: Number(process.env.PACER_CHAOS_SEED ?? 20261124) + 2,
+      faults:
+        'error=500@0.05;error=429@0.03;error=409@0.02:verb=update|patch;latency=0ms-5ms;drop-watches=7s;expire=11s',
+      convergeTimeoutMs: 120_000,
+    });
+    expect(f.kills).to.equal(6);
+    expect(f.changes, 'changes').to.be.greaterThan(100);
     expect(f.violations, 'promises broken').to.deep.equal([]);
     expect(f.unconverged, 'not converged').to.deep.equal([]);
     expect(f.endState, 'end state').to.deep.equal([]);

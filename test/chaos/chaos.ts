@@ -5,8 +5,11 @@
 // commands) on the simulated cluster while a NodeRoll replaces the node group they partly run on,
 // while its API server injects errors (500, 429, 409), latency, dropped watches and expired
 // resourceVersions, and while the controller, its own process, is SIGKILLed and restarted at random
-// moments; with two replicas electing a leader, the kills move leadership between them. Seeded: the
-// same seed makes the same changes in the same order (the timing of what answers them is not).
+// moments; with two replicas electing a leader, the kills move leadership between them; sharded
+// (`shards`, docs/sharding.md), the fleet is spread over namespaces of every shard, five Deployments
+// a namespace (a dependency pair stays together), and the kills move shards between the replicas.
+// Seeded: the same seed makes the same changes in the same order (the timing of what answers them is
+// not).
 //
 // An observer outside the controller reads the simulated cluster's store (no faults on that path)
 // every few milliseconds and checks the promises:
@@ -45,6 +48,7 @@ import type { PlanCommand } from '../../src/planops/service.ts';
 import { ANN_DELETE_NODE } from '../../src/sim/control/nodegroups.ts';
 import { withDefaults } from '../../src/api/defaults.ts';
 import { maxSurge, minAvailable } from '../../src/engine/fenceposts.ts';
+import { shardOf } from '../../src/engine/shards.ts';
 import { REF } from '../../src/sim/resources.ts';
 import { rng } from '../../src/sim/faults.ts';
 import type { KubeObject, ResourceRef } from '../../src/sim/types.ts';
@@ -65,6 +69,11 @@ export interface ChaosOptions {
   deployments: number;
   /** Controller replicas: with 2 they elect a leader (short leases), and a kill moves leadership. */
   replicas?: number;
+  /**
+   * Shards (docs/sharding.md): the replicas run with --shards, the Deployments spread over
+   * namespaces of every shard, five a namespace; a kill moves the victim's shards.
+   */
+  shards?: number;
   /** SIGKILLs of the controller during the churn. */
   kills: number;
   /** How long the churn lasts (changes, faults and kills), in ms. */
@@ -134,11 +143,23 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'pacer-chaos-'));
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, sim.kubeconfig);
-  sim.store.create(REF.namespaces, undefined, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: NS },
-  } as KubeObject);
+  // Unsharded, the whole fleet lives in one namespace; sharded, block b of five Deployments (d5b to
+  // d5b+4: a dependency pair never straddles two) in a namespace of shard b mod shards, the first
+  // block (the custom Plan's steps) in NS itself when NS is of shard 0.
+  const shards = o.shards ?? 1;
+  const blocks = Math.ceil(o.deployments / 5);
+  const blockNamespaces = Array.from({ length: shards > 1 ? blocks : 1 }, (_, b) => {
+    if (shards === 1 || (b === 0 && shardOf(NS, shards) === 0)) return NS;
+    for (let t = 0; ; t++) if (shardOf(`${NS}-${b}-${t}`, shards) === b % shards) return `${NS}-${b}-${t}`;
+  });
+  const namespaces = [...new Set([NS, ...blockNamespaces])];
+  const nsOf = (name: string): string => blockNamespaces[Math.floor(Number(name.slice(1)) / 5)] ?? NS;
+  for (const ns of namespaces)
+    sim.store.create(REF.namespaces, undefined, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns },
+    } as KubeObject);
 
   const controllers = o.replicas ?? 1;
   const children: Array<ChildProcess | undefined> = [];
@@ -154,6 +175,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
           '1500ms',
           '--leader-election-retry-period',
           '500ms',
+          ...(shards > 1 ? ['--shards', String(shards)] : []),
         ]
       : ['--leader-elect=false'];
   const start = (i: number) => {
@@ -167,7 +189,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     await exited;
   };
 
-  const list = <T>(ref: ResourceRef): T[] => sim.store.list(ref, NS).items as unknown as T[];
+  const list = <T>(ref: ResourceRef): T[] =>
+    namespaces.flatMap((ns) => sim.store.list(ref, ns).items) as unknown as T[];
   const deployments = () => list<Deployment>(DEPLOYMENTS_REF);
   const figures: ChaosFigures = {
     deployments: o.deployments,
@@ -336,7 +359,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     const tally = (answer: string) => {
       figures.operations[`${cmd.op} ${answer}`] = (figures.operations[`${cmd.op} ${answer}`] ?? 0) + 1;
     };
-    const p: Promise<void> = operate({ client, namespace: NS, component: 'chaos' }, service, cmd)
+    const p: Promise<void> = operate({ client, namespace: nsOf(service), component: 'chaos' }, service, cmd)
       .then(
         (r) => tally(String(r.code)),
         () => tally('error'),
@@ -370,9 +393,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     await Promise.all(held.map((d) => command(key(d), waitingFor(d))));
     const roll = sim.store.get(NODEROLLS_REF, undefined, 'chaos') as { status?: { message?: string } } | undefined;
     for (const [, name] of (roll?.status?.message ?? '').matchAll(
-      new RegExp(`deployment ${NS}/(\\S+) would fall below its minimum`, 'g'),
+      new RegExp(`deployment ${NS}[-0-9]*/(\\S+) would fall below its minimum`, 'g'),
     )) {
-      sim.store.mutate(DEPLOYMENTS_REF, NS, name, (x) => {
+      sim.store.mutate(DEPLOYMENTS_REF, nsOf(name), name, (x) => {
         const dep = structuredClone(x) as unknown as Deployment;
         dep.spec.template = restartedTemplate(dep.spec.template, Date.now());
         return dep as unknown as KubeObject;
@@ -400,7 +423,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       operatorAtRandom(all);
       return;
     }
-    sim.store.mutate(DEPLOYMENTS_REF, NS, name, (x) => {
+    sim.store.mutate(DEPLOYMENTS_REF, nsOf(name), name, (x) => {
       const dep = structuredClone(x) as unknown as Deployment;
       const image =
         (dep.spec.template?.spec as { containers?: Array<{ image?: string }> } | undefined)?.containers?.[0]?.image ??
@@ -427,7 +450,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     for (let i = 0; i < o.deployments; i++) {
       const name = `d${i}`;
       const strategy = STRATEGIES[i % STRATEGIES.length];
-      const d = deploymentManifest(NS, name, { replicas: 2 + Math.floor(random() * 4), image: 'app:1', strategy });
+      const d = deploymentManifest(nsOf(name), name, {
+        replicas: 2 + Math.floor(random() * 4),
+        image: 'app:1',
+        strategy,
+      });
       if (i % 5 === 4) d.spec.dependencies = [`d${i - 1}`];
       const gate =
         strategy.type === 'RollingUpdate' && i >= PLAN_STEPS.length
@@ -435,7 +462,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
           : undefined;
       if (gate) d.spec.plan = gate;
       if (i % 4 === 1) d.metadata.labels = { gate: 'yes' };
-      sim.store.create(DEPLOYMENTS_REF, NS, d as unknown as KubeObject);
+      sim.store.create(DEPLOYMENTS_REF, nsOf(name), d as unknown as KubeObject);
     }
     sim.store.create(REF.nodegroups, undefined, {
       apiVersion: 'sim.pacer.dev/v1',
@@ -471,10 +498,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       originals = groupNodes();
       // The Plan comes once its Deployments are complete (a new Plan's run starts interrupted: it
       // would hold them), the roll with the churn.
-      sim.store.create(PLANS_REF, NS, {
+      sim.store.create(PLANS_REF, nsOf(PLAN_STEPS[0]), {
         apiVersion: 'pacer.dev/v1alpha1',
         kind: 'Plan',
-        metadata: { name: PLAN, namespace: NS },
+        metadata: { name: PLAN, namespace: nsOf(PLAN_STEPS[0]) },
         spec: {
           phases: [
             { name: 'canary', strategy: 'serial-canary', requiredProceeds: 1, steps: PLAN_STEPS.slice(0, 1) },
@@ -510,7 +537,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
         }
         if (killTimes.length > 0 && killTimes[0] <= now) {
           killTimes.shift();
-          // With two replicas, either: the leader's death moves leadership once its Lease expires.
+          // With two replicas, either: the leader's death moves leadership once its Lease expires;
+          // sharded, the victim's shards go to the others once their Leases expire.
           const victim = Math.floor(random() * controllers);
           await kill(victim);
           figures.kills++;
@@ -526,7 +554,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       for (const d of deployments().filter((x) => x.spec.paused)) {
         sim.store.mutate(
           DEPLOYMENTS_REF,
-          NS,
+          nsOf(key(d)),
           key(d),
           (x) => ({ ...x, spec: { ...(x.spec as object), paused: false } }) as KubeObject,
         );

@@ -301,8 +301,9 @@ export class DeploymentController {
     const step = rolloutStep(this.rollouts.get(uid), old && rolloutView(old), rolloutView(d), now);
     if (step.inProgress) this.rollouts.set(uid, step.inProgress);
     else this.rollouts.delete(uid);
-    // Every replica follows the rollouts; only the leader counts them (one count per rollout across replicas).
-    if (!this.mgr.isLeader()) return;
+    // Every replica follows the rollouts; only the leader (sharded: the holder of its namespace's
+    // shard) counts them: one count per rollout across replicas.
+    if (!this.mgr.leads(d.metadata.namespace)) return;
     for (const end of step.ended) {
       const startedAt = end.startedAt ?? rolloutStartEstimate(d, this.revisionReplicaSet(d, end.revision));
       const seconds = startedAt === undefined ? undefined : Math.max(0, (now - startedAt) / 1000);

@@ -96,11 +96,13 @@ describe('manifests/: the kustomize base', () => {
     }
   });
 
-  it('leases, the freeze switch and the default windows only through a Role in pacer-system, where they live: the Lease written and watched, two ConfigMaps by name only read', () => {
+  it('leases, the freeze switch and the default windows only through a Role in pacer-system, where they live: the Lease written and watched (listed, and a dead member deleted, when sharded), two ConfigMaps by name only read', () => {
     const role = find('Role');
     expect(role.metadata.namespace).to.equal('pacer-system');
     expect(role.rules).to.deep.equal([
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update', 'watch'] },
+      // --shards above 1 (docs/sharding.md): the ring's Leases listed, a killed member's deleted.
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'delete'] },
       {
         apiGroups: [''],
         resources: ['configmaps'],
