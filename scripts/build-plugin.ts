@@ -28,7 +28,6 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'dist', 'plugin');
-const outFile = join(outDir, 'kubectl-pacer.mjs');
 const entry = join(root, 'src', 'cli', 'kubectl-pacer.ts');
 const CLIENT_NODE = `${join('node_modules', '@kubernetes', 'client-node', 'dist')}/`;
 
@@ -137,7 +136,12 @@ async function main(): Promise<void> {
   const result = await build({
     absWorkingDir: root,
     entryPoints: [entry],
-    outfile: outFile,
+    outdir: outDir,
+    outExtension: { '.js': '.mjs' },
+    // What the plugin imports on demand only (client-node, for exec plugins, auth providers and
+    // proxies: src/plugin/options.ts) goes to files of its own, read only when it is imported.
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     bundle: true,
     platform: 'node',
     format: 'esm',
