@@ -112,9 +112,12 @@ export class HttpConnection implements Connection {
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
       const url = new URL(this.server + req.path);
+      const headers: Record<string, string | number> = { ...req.headers, ...this.authHeaders() };
+      // Said outright: Node sends a DELETE's body (DeleteOptions) neither sized nor chunked otherwise.
+      if (req.body !== undefined) headers['Content-Length'] = Buffer.byteLength(req.body);
       const options: RequestOptions = {
         method: req.method,
-        headers: { ...req.headers, ...this.authHeaders() },
+        headers,
         agent: this.agent,
         signal,
       };

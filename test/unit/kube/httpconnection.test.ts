@@ -119,7 +119,7 @@ describe('kube/httpconnection: the plugin over node:http and node:https', () => 
     });
   }
 
-  it('a patch carries its content type and body; a 404 is the server Status', async () => {
+  it('a patch carries its content type and body, a delete its options; a 404 is the server Status', async () => {
     const s = connect({ kubeconfig: kubeconfig(dir, `http://127.0.0.1:${port}/`, { token: 't' }) }, io);
     seen.length = 0;
     await s.client.patch(PODS, 'prod', 'web-1', { metadata: { labels: { a: 'b' } } }, 'merge');
@@ -129,6 +129,14 @@ describe('kube/httpconnection: the plugin over node:http and node:https', () => 
       body: '{"metadata":{"labels":{"a":"b"}}}',
     });
     expect(seen[0].headers['content-type']).to.equal('application/merge-patch+json');
+    // A DELETE carries its DeleteOptions, sized (Node sends a DELETE's body unframed otherwise).
+    seen.length = 0;
+    await s.client.delete(PODS, 'prod', 'web-1', { preconditions: { resourceVersion: '7' } });
+    expect(seen[0]).to.deep.include({
+      method: 'DELETE',
+      body: '{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"resourceVersion":"7"}}',
+    });
+    expect(seen[0].headers['content-length']).to.equal(String(seen[0].body.length));
     const err = await s.client.get(PODS, 'prod', 'missing').catch((e: unknown) => e);
     expect(err).to.be.instanceOf(KubeError).and.to.include({ kind: 'NotFound', code: 404 });
     expect((err as Error).message).to.equal('get Pod prod/missing: pods "missing" not found');
