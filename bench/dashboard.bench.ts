@@ -14,7 +14,8 @@
 
 import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
-import { DEPLOYMENTS, KubeClient, loadKubeConfig } from '../src/kube/client.ts';
+import { DEPLOYMENTS, KubeClient } from '../src/kube/client.ts';
+import { loadKubeConfig } from '../src/kube/clientnode.ts';
 import { serveDashboard } from '../src/plugin/dashboard.ts';
 import {
   createNamespace,

@@ -7,7 +7,8 @@ import '../test/setup.ts'; // kube-bed, capi-bed and kubectl first on PATH
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Deployment } from '../src/api/types.ts';
-import { DEPLOYMENTS, KubeClient, NODEROLLS, PODS, loadKubeConfig } from '../src/kube/client.ts';
+import { DEPLOYMENTS, KubeClient, NODEROLLS, PODS } from '../src/kube/client.ts';
+import { loadKubeConfig } from '../src/kube/clientnode.ts';
 import type { ResourceType } from '../src/kube/client.ts';
 import {
   deploymentManifest,

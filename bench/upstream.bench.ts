@@ -33,7 +33,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { KubeClient, loadKubeConfig, DEPLOYMENTS, REPLICASETS } from '../src/kube/client.ts';
+import { KubeClient, DEPLOYMENTS, REPLICASETS } from '../src/kube/client.ts';
+import { loadKubeConfig } from '../src/kube/clientnode.ts';
 import type { ResourceType } from '../src/kube/client.ts';
 import '../test/setup.ts'; // kube-bed and kubectl from hack/kube first on PATH
 import { startRealBed, PACER_USER } from '../test/fixtures/realbed.ts';

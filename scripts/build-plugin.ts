@@ -16,7 +16,10 @@
 // * @kubernetes/client-node's modules are taken as free of side effects (its package.json does not
 //   say so; the one module that has one, its File polyfill, is kept as it is), so the hundreds of
 //   generated API and model classes that Pacer never names are left out;
-// * the three names client-node takes from undici come from undici's own files (undiciSlim below).
+// * the three names client-node takes from undici come from undici's own files (undiciSlim below);
+// * the CEL library of analysis conditions is evaluated when a condition is first compiled, not at
+//   start (celOnDemand below): the plugin reaches it through the engine's validation on every
+//   command and hardly ever evaluates a condition.
 
 import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
@@ -28,7 +31,6 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'dist', 'plugin');
-const outFile = join(outDir, 'kubectl-pacer.mjs');
 const entry = join(root, 'src', 'cli', 'kubectl-pacer.ts');
 const CLIENT_NODE = `${join('node_modules', '@kubernetes', 'client-node', 'dist')}/`;
 
@@ -131,13 +133,58 @@ const undiciSlim: Plugin = {
   },
 };
 
+/** What src/api/conditions.ts takes from the CEL library: all that celOnDemand's stand-in provides. */
+const CEL = '@marcbachmann/cel-js';
+const CEL_NAMES = ['Environment'];
+
+/**
+ * src/api/conditions.ts's `import { Environment } from '@marcbachmann/cel-js'` → a stand-in class
+ * whose constructor loads the library (bundled, run on that first call: a `require` of it) and
+ * returns the library's own Environment. The build fails when conditions.ts imports anything else.
+ */
+const celOnDemand: Plugin = {
+  name: 'cel-on-demand',
+  setup(b) {
+    const conditions = join(root, 'src', 'api', 'conditions.ts');
+    b.onResolve({ filter: /^@marcbachmann\/cel-js$/ }, (args) =>
+      args.importer === conditions ? { path: CEL, namespace: 'cel-on-demand' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'cel-on-demand' }, async () => {
+      const text = await readFile(conditions, 'utf8');
+      for (const m of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*['"]@marcbachmann\/cel-js['"]/g)) {
+        const unknown = m[1]
+          .split(',')
+          .map((n) => n.trim())
+          .filter((n) => n !== '' && !CEL_NAMES.includes(n));
+        if (unknown.length > 0)
+          throw new Error(
+            `src/api/conditions.ts imports ${unknown.join(', ')} from ${CEL}; the stand-in has only ${CEL_NAMES.join(', ')}: see scripts/build-plugin.ts`,
+          );
+      }
+      return {
+        resolveDir: root,
+        loader: 'js',
+        contents: [
+          'let cel;',
+          `export class Environment { constructor(...args) { cel ??= require(${JSON.stringify(CEL)}); return new cel.Environment(...args); } }`,
+        ].join('\n'),
+      };
+    });
+  },
+};
+
 async function main(): Promise<void> {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   const result = await build({
     absWorkingDir: root,
     entryPoints: [entry],
-    outfile: outFile,
+    outdir: outDir,
+    outExtension: { '.js': '.mjs' },
+    // What the plugin imports on demand only (client-node, for exec plugins, auth providers and
+    // proxies: src/plugin/options.ts) goes to files of its own, read only when it is imported.
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -150,7 +197,7 @@ async function main(): Promise<void> {
     banner: {
       js: "import { createRequire as __pacerCreateRequire } from 'node:module'; const require = __pacerCreateRequire(import.meta.url);",
     },
-    plugins: [sourceUrls, builtinsByRequire, clientNodePure, undiciSlim],
+    plugins: [sourceUrls, builtinsByRequire, clientNodePure, undiciSlim, celOnDemand],
   });
   // What the launcher checks the bundle against: Pacer's own files it was built from, and npm's
   // record of node_modules (rewritten by every install, so a changed dependency counts too).

@@ -17,7 +17,9 @@ function conditionEnvironment(): Environment {
   return env;
 }
 
-const env = conditionEnvironment();
+// Built on the first condition, not on import: the kubectl plugin imports this module (through
+// the validation it shares) on every command and never evaluates a condition.
+let env: Environment | undefined;
 const compiled = new Map<string, Program | Error>();
 
 function firstLine(err: unknown): string {
@@ -28,6 +30,7 @@ function compile(expr: string): Program | Error {
   let hit = compiled.get(expr);
   if (hit) return hit;
   try {
+    env ??= conditionEnvironment();
     const checked = env.check(expr);
     if (!checked.valid) throw checked.error ?? new Error('invalid expression');
     if (checked.type !== 'bool' && checked.type !== 'dyn') throw new Error(`must be a bool, not ${checked.type}`);

@@ -7,7 +7,8 @@ import { parseGoDuration } from '../api/duration.ts';
 import { stopOnSignals } from './signals.ts';
 import { Command, Option } from 'commander';
 import { HttpMethod } from '@kubernetes/client-node';
-import { APPS_DEPLOYMENTS, KubeClient, loadKubeConfig, DEFAULT_USER_AGENT } from '../kube/client.ts';
+import { APPS_DEPLOYMENTS, KubeClient, DEFAULT_USER_AGENT } from '../kube/client.ts';
+import { loadKubeConfig } from '../kube/clientnode.ts';
 import { otherDeploymentController } from './native.ts';
 import { toKubeError } from '../kube/errors.ts';
 import { isSimulatedCluster, STALE_SIM_HINT } from '../kube/simulated.ts';
@@ -309,7 +310,7 @@ export async function checkCluster(
     await client.version();
   } catch (err) {
     const e = toKubeError(err);
-    const hint = e.kind === 'Unreachable' && isSimulatedCluster(client.kubeConfig) ? `\nhint: ${STALE_SIM_HINT}` : '';
+    const hint = e.kind === 'Unreachable' && isSimulatedCluster(client) ? `\nhint: ${STALE_SIM_HINT}` : '';
     throw new CliError(
       `cannot reach the API server at ${client.server}: ${e.message.replace(/^GET \S+: /, '')}${hint}`,
       1,

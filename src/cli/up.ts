@@ -33,7 +33,8 @@ import { deploymentComplete, getCondition, PROGRESSING, REASON } from '../engine
 import { webhookConfiguration } from '../server/webhook.ts';
 import { checkPortsFree, claimUp } from './uplock.ts';
 import { parseBindAddress } from '../server/http.ts';
-import { DEFAULT_USER_AGENT, KubeClient, loadKubeConfig } from '../kube/client.ts';
+import { DEFAULT_USER_AGENT, KubeClient } from '../kube/client.ts';
+import { loadKubeConfig } from '../kube/clientnode.ts';
 import { serveDashboard } from '../plugin/dashboard.ts';
 import type { ServedDashboard } from '../plugin/dashboard.ts';
 import type { UpClaim } from './uplock.ts';

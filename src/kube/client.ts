@@ -1,14 +1,10 @@
-// The one wrapper around @kubernetes/client-node 2.x. client-node loads the kubeconfig, applies
-// authentication (tokens, client certificates, exec plugins) and owns the HTTP dispatcher; this
-// file builds every request itself, through client-node's own HTTP library, so that Pacer controls
-// the Content-Type of each patch, the User-Agent, and gets plain JSON back (the generated typed
-// APIs turn timestamps into Date objects, which the engine's wire-shaped types do not expect).
-// Every failure leaves here as a KubeError (errors.ts).
+// KubeClient: every request Pacer sends to the API server, built here (the path, the JSON body, the
+// Content-Type of each patch, the User-Agent) and carried by a Connection (wire.ts): client-node's
+// fetch for a KubeConfig of client-node's (clientnode.ts: the controller), or Node's http/https for
+// the kubectl plugin (httpconnection.ts). This file loads neither: a KubeConfig's connection is
+// imported on its first request. Every failure leaves here as a KubeError (errors.ts).
 
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { HttpMethod, IsomorphicFetchHttpLibrary, KubeConfig, RequestContext } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Deployment, DeploymentStatus, ObjectMeta, Pod, ReplicaSet } from '../api/types.ts';
 import { GROUP, PLAN_KIND, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
 import type { AnalysisRun } from '../api/analysis.ts';
@@ -24,6 +20,17 @@ import { KubeError, fromResponse, toKubeError } from './errors.ts';
 import type { Status } from './errors.ts';
 import { TokenBucket } from './ratelimit.ts';
 import type { Clock } from './clock.ts';
+import type { Connection, WireResponse } from './wire.ts';
+
+/** The HTTP methods KubeClient sends (client-node's HttpMethod names the same strings). */
+export const HttpMethod = {
+  GET: 'GET',
+  POST: 'POST',
+  PUT: 'PUT',
+  PATCH: 'PATCH',
+  DELETE: 'DELETE',
+} as const;
+export type HttpMethod = (typeof HttpMethod)[keyof typeof HttpMethod];
 
 export const DEFAULT_USER_AGENT = 'pacer-controller/0.1.0';
 
@@ -251,35 +258,6 @@ export function resourcePath(t: ResourceType, namespace?: string, name?: string,
   return p;
 }
 
-/**
- * Loads a kubeconfig: the given file, else $KUBECONFIG, else the in-cluster service account,
- * else ~/.kube/config. `kubeconfigText` (YAML) is for tests and embedding.
- */
-export function loadKubeConfig(opts: { kubeconfig?: string; kubeconfigText?: string } = {}): KubeConfig {
-  const kc = new KubeConfig();
-  if (opts.kubeconfigText !== undefined) {
-    kc.loadFromString(opts.kubeconfigText);
-  } else if (opts.kubeconfig) {
-    if (!existsSync(opts.kubeconfig)) throw new Error(`--kubeconfig ${opts.kubeconfig}: no such file`);
-    kc.loadFromFile(opts.kubeconfig);
-  } else if (process.env.KUBECONFIG) {
-    // KUBECONFIG is a list of files, as for kubectl; each must exist, so a typo is named.
-    const delimiter = process.platform === 'win32' ? ';' : ':';
-    for (const f of process.env.KUBECONFIG.split(delimiter).filter(Boolean)) {
-      if (!existsSync(f)) throw new Error(`KUBECONFIG ${f}: no such file`);
-    }
-    kc.loadFromDefault();
-  } else if (process.env.KUBERNETES_SERVICE_HOST) {
-    kc.loadFromCluster();
-  } else if (existsSync(join(homedir(), '.kube', 'config'))) {
-    kc.loadFromFile(join(homedir(), '.kube', 'config'));
-  } else {
-    throw new Error('no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a cluster');
-  }
-  if (!kc.getCurrentCluster()) throw new Error('the kubeconfig has no current cluster');
-  return kc;
-}
-
 function qs(params: Record<string, string | number | boolean | undefined>): string {
   const u = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') u.set(k, String(v));
@@ -292,34 +270,45 @@ function describe(t: ResourceType, namespace: string | undefined, name?: string)
   return name === undefined ? `${t.plural}${namespace ? ` in ${namespace}` : ''}` : `${t.kind} ${ns}${name}`;
 }
 
+/** A client-node KubeConfig (the controller's) or a Connection of Pacer's own (the plugin's). */
+function isConnection(c: KubeConfig | Connection): c is Connection {
+  return typeof (c as Connection).send === 'function';
+}
+
 export class KubeClient {
-  readonly kubeConfig: KubeConfig;
   /** The API server URL, for messages. */
   readonly server: string;
+  /** The kubeconfig's name for the current cluster (simulated.ts tells a simulated cluster by it). */
+  readonly clusterName: string | undefined;
   readonly userAgent: string;
   private readonly requestTimeoutMs: number;
-  private readonly http = new IsomorphicFetchHttpLibrary();
+  /** Where requests go: given, or made from a KubeConfig on the first request (clientnode.ts). */
+  private connection?: Connection | Promise<Connection>;
   private readonly metrics?: RequestObserver;
   /** host[:port] of the API server, the `host` label. */
   private readonly host: string;
   private readonly limiter?: TokenBucket;
   private readonly writeGate?: () => string | undefined;
-  /**
-   * The connection pool of the first request, kept for every later one. client-node builds a new
-   * one (undici Agent) per request when the cluster needs TLS options (a CA, a client
-   * certificate), so every request would open a new TLS connection: on a real API server that
-   * doubled the controller's CPU. Authentication headers are still applied per request (a token
-   * may be refreshed).
-   */
-  private dispatcher: ReturnType<RequestContext['getDispatcher']>;
   /** The Deployment kind the Deployment methods read and write: pacer.dev's, or apps/v1's (forDeployments). */
   readonly deploymentType: ResourceType = DEPLOYMENTS;
 
-  constructor(kc: KubeConfig, opts: KubeClientOptions = {}) {
-    const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new Error('the kubeconfig has no current cluster');
-    this.kubeConfig = kc;
-    this.server = cluster.server.replace(/\/+$/, '');
+  constructor(kc: KubeConfig | Connection, opts: KubeClientOptions = {}) {
+    if (isConnection(kc)) {
+      this.connection = kc;
+      this.server = kc.server.replace(/\/+$/, '');
+      this.clusterName = kc.clusterName;
+    } else {
+      const cluster = kc.getCurrentCluster();
+      if (!cluster) throw new Error('the kubeconfig has no current cluster');
+      this.server = cluster.server.replace(/\/+$/, '');
+      this.clusterName = cluster.name;
+      // Imported only here, so that a client built on a Connection never loads client-node.
+      this.connection = import('./clientnode.ts').then((m) => {
+        const c = new m.FetchConnection(kc);
+        this.connection = c;
+        return c;
+      });
+    }
     this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.metrics = opts.metrics;
@@ -351,15 +340,17 @@ export class KubeClient {
     this.metrics?.throttled?.({ method: String(method), host: this.host, seconds: waited / 1000 });
   }
 
-  private async context(method: HttpMethod, path: string, signal: AbortSignal | undefined): Promise<RequestContext> {
-    const ctx = new RequestContext(this.server + path, method);
-    ctx.setHeaderParam('Accept', 'application/json');
-    ctx.setHeaderParam('User-Agent', this.userAgent);
-    await this.kubeConfig.applySecurityAuthentication(ctx);
-    this.dispatcher ??= ctx.getDispatcher();
-    if (this.dispatcher !== undefined) ctx.setDispatcher(this.dispatcher);
-    if (signal) ctx.setSignal(signal);
-    return ctx;
+  /** Sends one request through the connection, with the headers every request carries. */
+  private async send(
+    method: HttpMethod,
+    path: string,
+    signal: AbortSignal,
+    body?: { text: string; contentType: string },
+  ): Promise<WireResponse> {
+    const connection = await this.connection!;
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': this.userAgent };
+    if (body) headers['Content-Type'] = body.contentType;
+    return connection.send({ method, path, headers, body: body?.text, signal });
   }
 
   /** One request; JSON in and out. `what` names the call in error messages. */
@@ -385,14 +376,13 @@ export class KubeClient {
     let text: string;
     const started = performance.now(); // real time: rest_client_request_duration_seconds measures the request's actual latency
     try {
-      const ctx = await this.context(method, path, signal);
-      if (opts.body !== undefined) {
-        ctx.setHeaderParam('Content-Type', opts.contentType ?? 'application/json');
-        ctx.setBody(JSON.stringify(opts.body));
-      }
-      const resp = await this.http.send(ctx).toPromise();
-      code = resp.httpStatusCode;
-      text = await resp.body.text();
+      const body =
+        opts.body === undefined
+          ? undefined
+          : { text: JSON.stringify(opts.body), contentType: opts.contentType ?? 'application/json' };
+      const resp = await this.send(method, path, signal, body);
+      code = resp.status;
+      text = await resp.text();
     } catch (err) {
       throw toKubeError(err, what, this.server);
     } finally {
@@ -550,23 +540,20 @@ export class KubeClient {
     signal?.addEventListener('abort', onOuterAbort, { once: true });
     try {
       arm();
-      const ctx = await this.context(HttpMethod.GET, path, local.signal);
-      ctx.setHeaderParam('Accept', 'application/json');
-      let resp: Awaited<ReturnType<ReturnType<typeof this.http.send>['toPromise']>>;
+      let resp: WireResponse;
       try {
-        resp = await this.http.send(ctx).toPromise();
+        resp = await this.send(HttpMethod.GET, path, local.signal);
       } catch (err) {
         if (!signal?.aborted) this.observe(HttpMethod.GET, undefined);
         throw err;
       }
-      this.observe(HttpMethod.GET, resp.httpStatusCode);
-      if (resp.httpStatusCode !== 200) throw fromResponse(resp.httpStatusCode, await resp.body.text(), what);
+      this.observe(HttpMethod.GET, resp.status);
+      if (resp.status !== 200) throw fromResponse(resp.status, await resp.text(), what);
       opts.onOpen?.();
-      const stream = resp.body.stream();
-      if (!stream) return;
+      const stream = resp.stream();
       const decoder = new TextDecoder();
       let buffered = '';
-      for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+      for await (const chunk of stream) {
         arm();
         buffered += decoder.decode(chunk, { stream: true });
         let nl: number;

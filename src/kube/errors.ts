@@ -1,8 +1,6 @@
 // Every failure of a call to the API server is mapped here, once, to a small set of kinds. Code
 // above kube/ switches on `kind` and never looks at HTTP codes or socket error names.
 
-import { ApiException } from '@kubernetes/client-node';
-
 export type KubeErrorKind =
   | 'NotFound'
   | 'Conflict'
@@ -211,13 +209,27 @@ export function connectionFailure(err: unknown, server?: string): string | undef
 }
 
 /**
+ * client-node's ApiException (its generated APIs' HTTP failure), told by its shape so that this
+ * file does not load client-node (the kubectl plugin never does: docs/plugin.md): an Error with a
+ * numeric `code`, a `body`, and the message client-node gives it (`HTTP-Code: 404 ...`).
+ */
+function isApiException(err: unknown): err is Error & { code: number; body: unknown } {
+  return (
+    err instanceof Error &&
+    typeof (err as { code?: unknown }).code === 'number' &&
+    'body' in err &&
+    err.message.startsWith('HTTP-Code: ')
+  );
+}
+
+/**
  * Any thrown value as a KubeError: an ApiException from client-node's generated APIs, a watch
  * failure carrying `statusCode`, a network error, or a KubeError already (returned as is).
  * `server`, the API server's URL, names the address of a connection failure that does not.
  */
 export function toKubeError(err: unknown, what?: string, server?: string): KubeError {
   if (err instanceof KubeError) return err;
-  if (err instanceof ApiException) return fromResponse(err.code, err.body, what);
+  if (isApiException(err)) return fromResponse(err.code, err.body, what);
   const e = err as { statusCode?: unknown; message?: unknown; name?: unknown } | undefined;
   if (e && typeof e.statusCode === 'number') return fromResponse(e.statusCode, undefined, what);
   const badPort = socketError(err)?.message === 'bad port';

@@ -3,14 +3,12 @@
 // happened: each run of the simulated cluster listens on a new port and rewrites its kubeconfig,
 // and a shell that still exports KUBECONFIG after the run ended points at nothing.
 
-import type { KubeConfig } from '@kubernetes/client-node';
-
 /** The name of the cluster, the user and the context in a simulated cluster's kubeconfig. */
 export const SIM_CLUSTER_NAME = 'pacer-sim';
 
-/** Whether the kubeconfig's current cluster is a simulated cluster's. */
-export function isSimulatedCluster(kc: KubeConfig): boolean {
-  return kc.getCurrentCluster()?.name === SIM_CLUSTER_NAME;
+/** Whether a client's cluster (the kubeconfig's name for it: KubeClient.clusterName) is a simulated cluster's. */
+export function isSimulatedCluster(client: { clusterName?: string }): boolean {
+  return client.clusterName === SIM_CLUSTER_NAME;
 }
 
 /** What to do when the simulated cluster a kubeconfig names does not answer. */

@@ -3,9 +3,12 @@
 // "Pacer's CRD is not installed" when the API server does not serve pacer.dev at all.
 
 import { type Command, Option } from 'commander';
-import { HttpMethod } from '@kubernetes/client-node';
+import { HttpMethod, KubeClient } from '../kube/client.ts';
+import { HttpConnection } from '../kube/httpconnection.ts';
+import { needsClientNode, readKubeconfig, selectContext } from '../kube/kubeconfig.ts';
+import type { Kubeconfig, Selected } from '../kube/kubeconfig.ts';
+import type { Connection } from '../kube/wire.ts';
 import { stringify as toYaml } from 'yaml';
-import { KubeClient, loadKubeConfig } from '../kube/client.ts';
 import { KubeError } from '../kube/errors.ts';
 import { isSimulatedCluster } from '../kube/simulated.ts';
 import { GROUP, PLURAL, VERSION } from '../api/types.ts';
@@ -52,23 +55,51 @@ export function addCommonOptions(cmd: Command, opts: { output?: boolean; allName
   return cmd;
 }
 
-/** Loads the kubeconfig (honouring --kubeconfig, KUBECONFIG and --context) and picks the namespace. */
+/**
+ * Reads the kubeconfig (honouring --kubeconfig, KUBECONFIG and --context, kube/kubeconfig.ts) and
+ * picks the namespace. The requests go over Node's http/https (kube/httpconnection.ts) unless the
+ * user's credentials need client-node (exec plugins, auth providers, proxies), which is then
+ * loaded on the first request (kube/clientnode.ts).
+ */
 export function connect(o: CommonOptions, io: Streams, signal?: AbortSignal): Session {
-  let kc: ReturnType<typeof loadKubeConfig>;
+  let kc: Kubeconfig;
   try {
-    kc = loadKubeConfig({ kubeconfig: o.kubeconfig });
+    kc = readKubeconfig({ kubeconfig: o.kubeconfig });
   } catch (err) {
     throw new PluginError((err as Error).message);
   }
-  if (o.context !== undefined) {
-    if (!kc.getContextObject(o.context))
-      throw new PluginError(`context was not found for specified context: ${o.context}`);
-    kc.setCurrentContext(o.context);
+  if (o.context !== undefined && !kc.contexts.some((c) => c.name === o.context))
+    throw new PluginError(`context was not found for specified context: ${o.context}`);
+  const selected = selectContext(kc, o.context ?? kc.currentContext);
+  if (!selected.cluster) {
+    if (o.context === undefined) throw new PluginError('the kubeconfig has no current cluster');
+    throw new PluginError(`the kubeconfig's context "${o.context}" has no cluster`);
   }
-  if (!kc.getCurrentCluster())
-    throw new PluginError(`the kubeconfig's context "${kc.getCurrentContext()}" has no cluster`);
-  const namespace = o.namespace || kc.getContextObject(kc.getCurrentContext())?.namespace || 'default';
-  return { client: new KubeClient(kc, { userAgent: PLUGIN_USER_AGENT }), namespace, io, signal };
+  const namespace = o.namespace || selected.context?.namespace || 'default';
+  let connection: Connection;
+  try {
+    connection =
+      needsClientNode(selected) === undefined
+        ? new HttpConnection(selected.cluster, selected.user)
+        : clientNodeConnection(kc, selected);
+  } catch (err) {
+    throw new PluginError((err as Error).message);
+  }
+  return { client: new KubeClient(connection, { userAgent: PLUGIN_USER_AGENT }), namespace, io, signal };
+}
+
+/** A connection through client-node, loaded on its first request, for the context `selected`. */
+function clientNodeConnection(kc: Kubeconfig, selected: Selected): Connection {
+  let real: Promise<Connection> | undefined;
+  const cluster = selected.cluster!;
+  return {
+    server: cluster.server,
+    clusterName: cluster.name,
+    send: async (req) => {
+      real ??= import('../kube/clientnode.ts').then((m) => m.fetchConnectionOf(kc, selected.context!.name));
+      return (await real).send(req);
+    },
+  };
 }
 
 /** Does the API server serve pacer.dev `plural` (default: deployments)? (Discovery: readable by every user.) */
@@ -106,7 +137,7 @@ export async function reportErrors(
     let crdMissing = false;
     if (session && group === GROUP && err instanceof KubeError && err.kind === 'NotFound')
       crdMissing = !(await crdInstalled(session.client, resource));
-    const simulated = session !== undefined && isSimulatedCluster(session.client.kubeConfig);
+    const simulated = session !== undefined && isSimulatedCluster(session.client);
     io.stderr.write(
       `${describeError(err, { server: session?.client.server, name, crdMissing, resource, group, simulated })}\n`,
     );

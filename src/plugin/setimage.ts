@@ -3,9 +3,8 @@
 // its name at its index (so a reordered list fails rather than changing the wrong container) and a
 // replace of its image. `*=IMAGE` sets every container.
 
-import { HttpMethod } from '@kubernetes/client-node';
+import { HttpMethod, resourcePath } from '../kube/client.ts';
 import type { Deployment } from '../api/types.ts';
-import { resourcePath } from '../kube/client.ts';
 import { PluginError } from './errors.ts';
 import type { Session } from './options.ts';
 import type { JsonPatchOp } from './undo.ts';

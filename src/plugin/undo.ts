@@ -3,9 +3,8 @@
 // the Deployment with one JSON patch whose first op tests the resourceVersion the decision was
 // made on, so a concurrent change fails with a conflict instead of being overwritten.
 
-import { HttpMethod } from '@kubernetes/client-node';
+import { HttpMethod, resourcePath } from '../kube/client.ts';
 import type { Deployment, ReplicaSet } from '../api/types.ts';
-import { resourcePath } from '../kube/client.ts';
 import { isStalePatch } from '../kube/errors.ts';
 import {
   findRollbackTarget,

@@ -38,8 +38,8 @@ import {
   NODEROLLS,
   NODES,
   PODS,
-  loadKubeConfig,
 } from '../../src/kube/client.ts';
+import { loadKubeConfig } from '../../src/kube/clientnode.ts';
 import type { NodeRollStatus } from '../../src/api/noderoll.ts';
 import type { KubeObject, StoreEvent } from '../../src/sim/types.ts';
 import { POOL, capiNodeRoll, capiSuite, poolWorkload } from '../fixtures/capibed.ts';

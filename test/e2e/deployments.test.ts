@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import type { DeploymentPlan } from '../../src/engine/marathon/deploymentplans.ts';
 import { eventually } from '../integration/fixtures/cluster.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
-import { KubeClient, loadKubeConfig } from '../../src/kube/client.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { loadKubeConfig } from '../../src/kube/clientnode.ts';
 import { viewerToken } from '../fixtures/operator.ts';
 import type { Edit } from './fixtures.ts';
 

@@ -15,7 +15,8 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Pod } from '../../src/api/types.ts';
-import { KubeClient, loadKubeConfig, NODES, PODS } from '../../src/kube/client.ts';
+import { KubeClient, NODES, PODS } from '../../src/kube/client.ts';
+import { loadKubeConfig } from '../../src/kube/clientnode.ts';
 import type { ResourceType } from '../../src/kube/client.ts';
 import { TEST_USER_AGENT, eventually } from '../integration/fixtures/cluster.ts';
 import {

@@ -9,7 +9,8 @@
 import { expect } from 'chai';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubeClient, loadKubeConfig, NODES } from '../../src/kube/client.ts';
+import { KubeClient, NODES } from '../../src/kube/client.ts';
+import { loadKubeConfig } from '../../src/kube/clientnode.ts';
 import { TEST_USER_AGENT, eventually } from '../integration/fixtures/cluster.ts';
 import { BEDS, kubectlEnv, ROOT } from './fixtures.ts';
 

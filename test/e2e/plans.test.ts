@@ -11,7 +11,8 @@ import { eventually } from '../integration/fixtures/cluster.ts';
 import type { Timeline } from '../integration/fixtures/cluster.ts';
 import { BEDS, ROOT, kubectlEnv } from './fixtures.ts';
 import type { Recording } from './fixtures.ts';
-import { KubeClient, loadKubeConfig } from '../../src/kube/client.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { loadKubeConfig } from '../../src/kube/clientnode.ts';
 import { accountToken, operatorToken } from '../fixtures/operator.ts';
 
 const ORDER = ['PENDING', 'PREPARED', 'STARTING', 'STARTED', 'COMPLETE'];

@@ -10,7 +10,8 @@ import { AnalysisRunController } from '../../src/controllers/analysis/controller
 import { ProviderError } from '../../src/controllers/analysis/providers/types.ts';
 import type { MeasureInput, ProviderResult } from '../../src/controllers/analysis/providers/types.ts';
 import { TERMINATED_MESSAGE } from '../../src/engine/index.ts';
-import { ANALYSIS_RUNS, KubeClient, loadKubeConfig } from '../../src/kube/client.ts';
+import { ANALYSIS_RUNS, KubeClient } from '../../src/kube/client.ts';
+import { loadKubeConfig } from '../../src/kube/clientnode.ts';
 import type { ResourceType } from '../../src/kube/client.ts';
 import { Manager } from '../../src/manager/manager.ts';
 import { silentLogger } from '../../src/observe/logger.ts';

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startSim } from '../../src/sim/index.ts';
 import type { SimCluster } from '../../src/sim/index.ts';
-import { KubeClient, loadKubeConfig, CRDS, DEPLOYMENTS } from '../../src/kube/client.ts';
+import { KubeClient, CRDS, DEPLOYMENTS } from '../../src/kube/client.ts';
+import { loadKubeConfig } from '../../src/kube/clientnode.ts';
 import { eventually } from './fixtures/cluster.ts';
 
 const FIXTURE = new URL('./fixtures/pacer-controller.ts', import.meta.url).pathname;

@@ -4,7 +4,8 @@
 
 import { expect } from 'chai';
 import { readManifests } from '../../src/cli/up.ts';
-import { KubeClient, loadKubeConfig } from '../../src/kube/client.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { loadKubeConfig } from '../../src/kube/clientnode.ts';
 import { runGet } from '../../src/plugin/get.ts';
 import { startSim } from '../../src/sim/index.ts';
 import type { SimCluster } from '../../src/sim/index.ts';

@@ -9,7 +9,7 @@ import { CliError, parseDeploymentKinds } from '../../../src/cli/controller.ts';
 import { isPacer, refusal, statusWriter } from '../../../src/cli/native.ts';
 import { decide } from '../../../src/engine/decide.ts';
 import { APPS_DEPLOYMENTS, DEPLOYMENTS, KubeClient } from '../../../src/kube/client.ts';
-import { loadKubeConfig } from '../../../src/kube/client.ts';
+import { loadKubeConfig } from '../../../src/kube/clientnode.ts';
 import { deployment } from '../engine/fixtures.ts';
 import { otherStatusWriter, standDownMessage } from '../../../src/controllers/deployment/nativeguard.ts';
 

@@ -8,7 +8,8 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeClient, loadKubeConfig } from '../../../src/kube/client.ts';
+import { KubeClient } from '../../../src/kube/client.ts';
+import { loadKubeConfig } from '../../../src/kube/clientnode.ts';
 import { requireTool } from '../../fixtures/tools.ts';
 
 describe('kube/client: connections are kept', () => {

@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import { TokenBucket } from '../../../src/kube/ratelimit.ts';
 import type { BucketClock as Clock } from '../../../src/kube/ratelimit.ts';
-import { KubeClient, loadKubeConfig } from '../../../src/kube/client.ts';
+import { KubeClient } from '../../../src/kube/client.ts';
+import { loadKubeConfig } from '../../../src/kube/clientnode.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import { ManualClock } from '../../../src/kube/clock.ts';
 import { kubeconfigYaml } from '../../../src/sim/kubeconfig.ts';

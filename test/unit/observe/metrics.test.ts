@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../../../src/api/types.ts';
 import { WorkQueue } from '../../../src/manager/workqueue.ts';
 import { ManualClock } from '../../../src/kube/clock.ts';
-import { KubeClient, loadKubeConfig } from '../../../src/kube/client.ts';
+import { KubeClient } from '../../../src/kube/client.ts';
+import { loadKubeConfig } from '../../../src/kube/clientnode.ts';
 import {
   createMetrics,
   deploymentSeries,

@@ -7,7 +7,8 @@ import { REF } from '../../../src/sim/resources.ts';
 import type { KubeObject } from '../../../src/sim/types.ts';
 import { subjectAccessReview, tokenReview } from '../../../src/sim/authz.ts';
 import { startSim } from '../../../src/sim/index.ts';
-import { KubeClient, loadKubeConfig } from '../../../src/kube/client.ts';
+import { KubeClient } from '../../../src/kube/client.ts';
+import { loadKubeConfig } from '../../../src/kube/clientnode.ts';
 import { authenticate, authorize } from '../../../src/kube/reviews.ts';
 
 const rbac = 'rbac.authorization.k8s.io/v1';
