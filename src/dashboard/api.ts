@@ -47,8 +47,9 @@ export interface DeploymentView {
 /**
  * How far a rollout may go above and below spec.replicas, in pods, as the controller resolves the
  * strategy's settings (engine/fenceposts.ts): `gradual` false for Recreate (every old pod goes first).
- * `settings` is what the spec says (`maxSurge 25%, maxUnavailable 25%`, `minimumHealthCapacity 0.5,
- * maximumOverCapacity 0.2`), defaults included; '' for Recreate.
+ * `settings` is what the spec says, as `kubectl pacer get` lists it under Strategy: (`MaxSurge 25%,
+ * MaxUnavailable 25%`, `MinimumHealthCapacity 0.5, MaximumOverCapacity 0.2`), defaults included;
+ * '' for Recreate.
  */
 export interface BudgetView {
   gradual: boolean;

@@ -346,9 +346,10 @@ export class KubeClient {
     path: string,
     signal: AbortSignal,
     body?: { text: string; contentType: string },
+    accept = 'application/json',
   ): Promise<WireResponse> {
     const connection = await this.connection!;
-    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': this.userAgent };
+    const headers: Record<string, string> = { Accept: accept, 'User-Agent': this.userAgent };
     if (body) headers['Content-Type'] = body.contentType;
     return connection.send({ method, path, headers, body: body?.text, signal });
   }
@@ -604,17 +605,12 @@ export class KubeClient {
       throw toKubeError(err, what, this.server);
     }
     try {
-      const ctx = await this.context(HttpMethod.GET, path, signal);
-      ctx.setHeaderParam('Accept', '*/*');
-      const resp = await this.http.send(ctx).toPromise();
-      this.observe(HttpMethod.GET, resp.httpStatusCode);
-      if (resp.httpStatusCode < 200 || resp.httpStatusCode > 299)
-        throw fromResponse(resp.httpStatusCode, await resp.body.text(), what);
+      const resp = await this.send(HttpMethod.GET, path, signal, undefined, '*/*');
+      this.observe(HttpMethod.GET, resp.status);
+      if (resp.status < 200 || resp.status > 299) throw fromResponse(resp.status, await resp.text(), what);
       onOpen?.();
-      const stream = resp.body.stream();
-      if (!stream) return;
       const decoder = new TextDecoder();
-      for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+      for await (const chunk of resp.stream()) {
         const text = decoder.decode(chunk, { stream: true });
         if (text !== '') onText(text);
       }

@@ -346,7 +346,7 @@ for (const bed of BEDS)
       await page.waitForSelector('section[data-revision="1"].current tr[data-pod]', { timeout: PAGE_MS });
       // The budget of 25%/25% (the defaults) resolved against 2 replicas: 1 up, 0 down.
       expect(await text('[data-field="budget"]')).to.equal(
-        'at most 3 pods at once (2 + 1), at least 2 available (2 - 0); maxSurge 25%, maxUnavailable 25%',
+        'at most 3 pods at once (2 + 1), at least 2 available (2 - 0); MaxSurge 25%, MaxUnavailable 25%',
       );
       const rsOf = async (revision: number) =>
         JSON.parse(await ok(kubectl('get', 'replicasets', '-l', 'app=site', '-o', 'json'))).items.find(

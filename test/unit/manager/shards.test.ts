@@ -6,7 +6,8 @@
 
 import { expect } from 'chai';
 import { shardOf, fairShare } from '../../../src/engine/shards.ts';
-import { CONFIGMAPS, KubeClient, loadKubeConfig } from '../../../src/kube/client.ts';
+import { CONFIGMAPS, KubeClient } from '../../../src/kube/client.ts';
+import { loadKubeConfig } from '../../../src/kube/clientnode.ts';
 import { register } from '../../../src/manager/controller.ts';
 import type { InformerHandlers } from '../../../src/manager/informer.ts';
 import { Manager } from '../../../src/manager/manager.ts';
