@@ -17,10 +17,16 @@
 //     Deployment controller's own;
 //   * the rollout decisions of one sample Deployment: the sizes of its ReplicaSets after each change,
 //     as (new, old) spec.replicas pairs, to compare the two controllers' steps.
-// Both controllers use upstream's client limits (20 QPS, burst 30) and kwok starts and readies pods
-// at once (0 ms), so the figures are the controllers' and the shared ReplicaSet controller's.
+//   * from each change (a Deployment's create or patch answered) to the controller's first write
+//     about that Deployment (its ReplicaSets, Events or itself), p50 and p99, from the audit log
+//     (real bed).
+// Both controllers use upstream's client limits (20 QPS, burst 30) unless --qps/--burst give others,
+// which then hold for kube-controller-manager (so for the ReplicaSet controller both share too) and
+// for Pacer alike. kwok starts and readies pods at once (0 ms), so the figures are the controllers'
+// and the shared ReplicaSet controller's.
 //
 //   npm run bench -- upstream                       # sizes 100 and 1000
+//   node bench/upstream.bench.ts --qps 200 --burst 400    # the race without the shared 20 QPS
 //   node bench/upstream.bench.ts --sizes 100        # one size
 //   node bench/upstream.bench.ts --sizes 100 --only sim   # Pacer on the simulated cluster only
 // Prints one JSON line per (bed, controller, size, phase), then a summary table.
@@ -66,9 +72,20 @@ const { values: flags } = parseArgs({
     sizes: { type: 'string', default: '100,1000' },
     only: { type: 'string' },
     trace: { type: 'string', default: '0' },
+    qps: { type: 'string', default: '20' },
+    burst: { type: 'string', default: '30' },
   },
 });
 const SIZES = flags.sizes!.split(',').map(Number);
+/** --qps/--burst: every controller's client limits, kube-controller-manager's and Pacer's alike. */
+const QPS = Number(flags.qps);
+const BURST = Number(flags.burst);
+if (!(Number.isFinite(QPS) && QPS > 0) || !(Number.isInteger(BURST) && BURST >= 1)) {
+  process.stderr.write(
+    `--qps must be a number above 0 and --burst an integer of at least 1, got --qps ${JSON.stringify(flags.qps)} --burst ${JSON.stringify(flags.burst)}\n`,
+  );
+  process.exit(2);
+}
 const ONLY = flags.only;
 /** --trace K: also print, for Deployments d-0 .. d-(K-1), the controller's writes in order (real bed). */
 const TRACE = Number(flags.trace);
@@ -275,6 +292,32 @@ function traceOf(events: AuditEvent[], user: string, from: number, to: number, n
   return out;
 }
 
+/**
+ * For each Deployment changed at `changedAt` (name → ms), the ms from its change to `user`'s first
+ * write about it (its ReplicaSets `NAME-HASH`, its Events `NAME.ID` or `NAME-HASH.ID`, itself), sorted.
+ */
+function firstWritesOf(
+  events: AuditEvent[],
+  user: string,
+  from: number,
+  to: number,
+  changedAt: Map<string, number>,
+): number[] {
+  const first = new Map<string, number>();
+  for (const { e, at } of requestsIn(events, user, from, to)) {
+    if (!WRITES.includes(e.verb)) continue;
+    const name = /^(d-\d+)(?:$|[-.])/.exec(e.objectRef?.name ?? '')?.[1];
+    const changed = name === undefined ? undefined : changedAt.get(name);
+    if (changed === undefined || at < changed) continue;
+    const prior = first.get(name!);
+    if (prior === undefined || at < prior) first.set(name!, at);
+  }
+  return [...first].map(([name, at]) => at - changedAt.get(name)!).sort((a, b) => a - b);
+}
+
+const quantile = (sorted: number[], q: number): number | undefined =>
+  sorted.length === 0 ? undefined : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+
 /** Requests by "verb resource[/subresource]" of `user` between two times (ms since the epoch). */
 function requestsOf(events: AuditEvent[], user: string, from: number, to: number): Record<string, number> {
   const out: Record<string, number> = {};
@@ -300,6 +343,8 @@ interface PhaseResult {
   writes: number;
   writesPerRollout: number;
   replicaSetControllerRequests?: number;
+  /** ms from a Deployment's change to the controller's first write about it (real bed). */
+  firstWriteMs?: { p50: number; p99: number; max: number; of: number };
   sampleSizes: string[];
 }
 
@@ -314,6 +359,8 @@ interface Target {
   requests(from: number, to: number): Promise<{ own: Record<string, number>; rs?: number }>;
   /** The controller's writes about one Deployment between two times (--trace; real bed). */
   trace?(from: number, to: number, name: string): Promise<string[]>;
+  /** From each change (name → ms) to the controller's first write about it, sorted (real bed). */
+  firstWrites?(from: number, to: number, changedAt: Map<string, number>): Promise<number[]>;
 }
 
 async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
@@ -327,18 +374,23 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
     const cpu0 = cpuSeconds(t.pid);
     const sizes = followSizes(t.client, ns, 'd-0');
     const started = Date.now();
+    const changedAt = new Map<string, number>();
     if (phase === 'create') {
-      await parallel(size, 16, (i) => t.client.create(t.type, ns, deployment(t.apiVersion, `d-${i}`, 'nginx:1')));
+      await parallel(size, 16, async (i) => {
+        await t.client.create(t.type, ns, deployment(t.apiVersion, `d-${i}`, 'nginx:1'));
+        changedAt.set(`d-${i}`, Date.now());
+      });
     } else {
-      await parallel(size, 16, (i) =>
-        t.client.patch(
+      await parallel(size, 16, async (i) => {
+        await t.client.patch(
           t.type,
           ns,
           `d-${i}`,
           { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } },
           'merge',
-        ),
-      );
+        );
+        changedAt.set(`d-${i}`, Date.now());
+      });
     }
     const seconds = await allComplete(t.client, t.type, ns, size, started, 3 * 3600_000);
     const ended = Date.now();
@@ -346,6 +398,7 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
     const cpu = cpuSeconds(t.pid) - cpu0;
     const { own, rs } = await t.requests(started, ended + 3000);
     const writes = total(own, WRITES);
+    const firsts = t.firstWrites ? await t.firstWrites(started, ended + 3000, changedAt) : undefined;
     const r: PhaseResult = {
       bed: t.bed,
       controller: t.controller,
@@ -358,6 +411,16 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
       writes,
       writesPerRollout: Math.round((writes / size) * 10) / 10,
       ...(rs !== undefined ? { replicaSetControllerRequests: rs } : {}),
+      ...(firsts && firsts.length > 0
+        ? {
+            firstWriteMs: {
+              p50: quantile(firsts, 0.5)!,
+              p99: quantile(firsts, 0.99)!,
+              max: firsts.at(-1)!,
+              of: firsts.length,
+            },
+          }
+        : {}),
       sampleSizes: sizes.stop(),
     };
     process.stdout.write(`${JSON.stringify(r)}\n`);
@@ -394,6 +457,10 @@ async function pacerController(kubeconfig: string): Promise<ChildProcess> {
     '0',
     '--log-level',
     'error',
+    '--kube-api-qps',
+    String(QPS),
+    '--kube-api-burst',
+    String(BURST),
   ]);
   await sleep(3000);
   if (child.exitCode !== null) throw new Error(`pacer controller exited ${child.exitCode}`);
@@ -408,6 +475,8 @@ async function realBed(size: number): Promise<PhaseResult[]> {
     podStartMs: 0,
     podReadyMs: 0,
     lifetime: '4h',
+    kcmKubeApiQps: QPS,
+    kcmKubeApiBurst: BURST,
   });
   const results: PhaseResult[] = [];
   const dir = await mkdtemp(join(tmpdir(), 'pacer-bench-'));
@@ -430,6 +499,8 @@ async function realBed(size: number): Promise<PhaseResult[]> {
               rs: await rsRequests(from, to),
             }),
             trace: async (from, to, name) => traceOf(await bed.audit(), UPSTREAM_USER, from, to, name),
+            firstWrites: async (from, to, changedAt) =>
+              firstWritesOf(await bed.audit(), UPSTREAM_USER, from, to, changedAt),
           },
           size,
         )),
@@ -457,6 +528,8 @@ async function realBed(size: number): Promise<PhaseResult[]> {
                 rs: await rsRequests(from, to),
               }),
               trace: async (from, to, name) => traceOf(await bed.audit(), PACER_USER, from, to, name),
+              firstWrites: async (from, to, changedAt) =>
+                firstWritesOf(await bed.audit(), PACER_USER, from, to, changedAt),
             },
             size,
           )),
@@ -553,10 +626,10 @@ for (const size of SIZES) {
   if (!ONLY || ONLY === 'sim') all.push(...(await simBed(size)));
 }
 process.stderr.write(
-  '\nbed   controller  size    phase   seconds  cpu s  peak RSS MiB  writes/rollout  requests (all verbs)\n',
+  `\nclient limits: ${QPS} QPS, burst ${BURST} (kube-controller-manager and Pacer)\nbed   controller  size    phase   seconds  cpu s  peak RSS MiB  writes/rollout  first write p50/p99 ms  requests (all verbs)\n`,
 );
 for (const r of all) {
   process.stderr.write(
-    `${r.bed.padEnd(6)}${r.controller.padEnd(12)}${String(r.size).padEnd(8)}${r.phase.padEnd(8)}${String(r.seconds).padStart(7)}${String(r.cpuSeconds).padStart(7)}${String(r.peakRssMiB).padStart(14)}${String(r.writesPerRollout).padStart(16)}  ${total(r.requests)}\n`,
+    `${r.bed.padEnd(6)}${r.controller.padEnd(12)}${String(r.size).padEnd(8)}${r.phase.padEnd(8)}${String(r.seconds).padStart(7)}${String(r.cpuSeconds).padStart(7)}${String(r.peakRssMiB).padStart(14)}${String(r.writesPerRollout).padStart(16)}${(r.firstWriteMs ? `${r.firstWriteMs.p50}/${r.firstWriteMs.p99}` : '-').padStart(24)}  ${total(r.requests)}\n`,
   );
 }

@@ -57,6 +57,10 @@ type options struct {
 	// Start kube-controller-manager without its Deployment controller, so that another
 	// controller (Pacer's native mode) can take its place.
 	noDeploymentController bool
+	// kube-controller-manager's client limits (its --kube-api-qps and --kube-api-burst), shared by
+	// every controller it runs (the ReplicaSet controller among them).
+	kcmQPS   float64
+	kcmBurst int
 }
 
 // ready is what the bed prints and writes to bed.json once it is up.
@@ -100,6 +104,8 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.lifetime, "lifetime", 2*time.Hour, "stop after this long (0: run until stopped)")
 	fs.BoolVar(&o.watchStdin, "watch-stdin", false, "stop when stdin closes")
 	fs.BoolVar(&o.noDeploymentController, "no-deployment-controller", false, "run kube-controller-manager without its Deployment controller (the others stay)")
+	fs.Float64Var(&o.kcmQPS, "kcm-kube-api-qps", 20, "kube-controller-manager's --kube-api-qps (its default: 20)")
+	fs.IntVar(&o.kcmBurst, "kcm-kube-api-burst", 30, "kube-controller-manager's --kube-api-burst (its default: 30)")
 	fs.StringVar(&users, "audit-users", "system:serviceaccount:kube-system:deployment-controller,system:serviceaccount:kube-system:replicaset-controller", "users whose requests the audit log records (comma separated)")
 	fs.StringVar(&groups, "audit-groups", "system:serviceaccounts:pacer-system", "groups whose requests the audit log records (comma separated)")
 	if err := fs.Parse(args); err != nil {
@@ -125,6 +131,10 @@ func parseFlags(args []string) (options, error) {
 		return o, fmt.Errorf("--zones must name at least one zone")
 	case o.podsPerNode < 1 || o.podsPerNode > 1000000:
 		return o, fmt.Errorf("--pods-per-node must be between 1 and 1000000, got %d", o.podsPerNode)
+	case o.kcmQPS < 0:
+		return o, fmt.Errorf("--kcm-kube-api-qps must not be negative, got %g", o.kcmQPS)
+	case o.kcmBurst < 1:
+		return o, fmt.Errorf("--kcm-kube-api-burst must be at least 1, got %d", o.kcmBurst)
 	case o.podStartMs < 0 || o.podReadyMs < 0:
 		return o, fmt.Errorf("--pod-start-ms and --pod-ready-ms must not be negative")
 	case o.lifetime < 0:
@@ -287,7 +297,8 @@ func run(o options) (err error) {
 		"--controllers=serviceaccount-token-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,namespace-controller,garbage-collector-controller,replicaset-controller,deployment-controller,disruption-controller,node-lifecycle-controller,job-controller,clusterrole-aggregation-controller",
 		"--use-service-account-credentials=true",
 		"--service-account-private-key-file="+filepath.Join(pki, "sa.key"), "--root-ca-file="+caFile,
-		"--leader-elect=false", "--kube-api-qps=20", "--kube-api-burst=30", "--profiling=false")...)
+		"--leader-elect=false", fmt.Sprintf("--kube-api-qps=%g", o.kcmQPS), fmt.Sprintf("--kube-api-burst=%d", o.kcmBurst),
+		"--profiling=false")...)
 	if err != nil {
 		return err
 	}
