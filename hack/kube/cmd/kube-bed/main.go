@@ -12,9 +12,10 @@
 //
 // When every component is healthy and the nodes are Ready it prints one line,
 // `kube-bed ready: {json}` (the admin kubeconfig, the server URL, the CA, the webhook certificate
-// directory, the audit log, the pods' log file, ...; also written to DIR/bed.json), and runs until SIGINT or SIGTERM,
-// until --lifetime has passed, until stdin closes (--watch-stdin: the test that started it has
-// gone), or until a component exits, then stops every component. A DIR it created is removed.
+// directory, the audit log, the pods' log file, ...; also written to DIR/bed.json), and runs
+// until SIGINT or SIGTERM, until --lifetime has passed, until stdin closes (--watch-stdin: the
+// test that started it has gone), or until a component exits, then stops every component. A DIR
+// it created is removed.
 package main
 
 import (

@@ -48,14 +48,16 @@ const (
 )
 
 // kwokConfig is kwok's whole configuration: its options, every Stage below, and the ClusterLogs
-// that serves podLog as the log of every container of every pod (podlog.go). kubeletPort is where kwok's
-// server listens (its --server-address): each node's status names it, at InternalIP 127.0.0.1, as
-// its kubelet endpoint, which is where the API server sends a pod's log request.
+// that serves podLog as the log of every container of every pod (podlog.go). kubeletPort is where
+// kwok's server listens (its --server-address): each node's status names it, at InternalIP
+// 127.0.0.1, as its kubelet endpoint, which is where the API server sends a pod's log request.
 func kwokConfig(startMs, readyMs, kubeletPort int, podLog string) string {
 	var b strings.Builder
 	// enableDebuggingHandlers: kwok's server answers containerLogs (and exec, attach, port-forward:
 	// with no Exec, Attach or PortForward configured, it refuses them) only with them on.
-	b.WriteString(strings.NewReplacer("KUBELET_PORT", strconv.Itoa(kubeletPort), "POD_LOG", strconv.Quote(podLog), "PREVIOUS_LOG", strconv.Quote(previousPodLog(podLog))).Replace(`apiVersion: config.kwok.x-k8s.io/v1alpha1
+	fill := strings.NewReplacer("KUBELET_PORT", strconv.Itoa(kubeletPort),
+		"POD_LOG", strconv.Quote(podLog), "PREVIOUS_LOG", strconv.Quote(previousPodLog(podLog)))
+	b.WriteString(fill.Replace(`apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:
   cidr: 10.244.0.0/16
