@@ -3,15 +3,21 @@
 // killed when its grace period (terminationGracePeriodSeconds) ends, whichever comes first; a
 // finalizer holds it past both. The node roller's graceful drains wait on exactly this
 // (docs/semantics/node-roll.md, Graceful drains), so the two beds must agree on it.
+//
+// And a pod's log, as `kubectl logs` reads it: on the real bed the API server asks the node's
+// kubelet endpoint, kwok's, which serves kube-bed's pod log file (hack/kube/README.md), so kubectl
+// prints its lines and, with -f, each line appended to it; the simulated API server serves no
+// pods/log and answers 404 as it does for any path it does not serve.
 
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eventually } from '../integration/fixtures/cluster.ts';
 import { BEDS, kubectlEnv } from './fixtures.ts';
 
 for (const bed of BEDS)
-  describe(`e2e (${bed}): a deleted pod stops within its grace period`, function () {
+  describe(`e2e (${bed}): a deleted pod stops within its grace period; a pod's log`, function () {
     this.timeout(60_000);
     const k = kubectlEnv({ bed, tmpPrefix: 'pacer-podstop-', sim: { nodes: 1, podStartMs: 30, podReadyMs: 30 } });
     const { kubectl, ok } = k;
@@ -72,5 +78,57 @@ for (const bed of BEDS)
       );
       await ok(kubectl('patch', 'pod', 'held', '--type=merge', '-p', '{"metadata":{"finalizers":null}}'));
       await eventually('held gone once its finalizer is removed', async () => !(await exists('held')), 20_000);
+    });
+
+    it("kubectl logs prints the pod's log (the real bed's file through kube-apiserver and kwok; the simulated cluster's 404), and -f follows it", async function () {
+      await writeFile(join(k.dir, 'talker.yaml'), pod('talker', 1, {}));
+      await ok(kubectl('apply', '-f', join(k.dir, 'talker.yaml')));
+      await eventually(
+        'talker running',
+        async () => (await ok(kubectl('get', 'pod', 'talker', '-o', 'jsonpath={.status.phase}'))) === 'Running',
+        30_000,
+      );
+      if (bed === 'sim') {
+        const r = await kubectl('logs', 'talker');
+        expect(r.code).to.equal(1);
+        expect(r.stderr.trim()).to.equal(
+          'Error from server (NotFound): the server could not find the requested resource',
+        );
+        return;
+      }
+      const podLog = k.real.info.podLog;
+      if (!podLog) {
+        console.log(
+          '      (skipped: PACER_E2E_KUBECONFIG names a cluster kube-bed did not start, with no pod log file)',
+        );
+        this.skip();
+      }
+      // What kube-bed wrote when it started, then a line appended: each as kubectl prints it.
+      expect(await ok(kubectl('logs', 'talker'))).to.equal(
+        `kube-bed: every container's log on this bed is ${podLog} (kwok serves it; append lines in the CRI log format)\n`,
+      );
+      const nonce = `${process.pid}-${Date.now()}`;
+      await k.real.appendPodLog([`first ${nonce}`]);
+      expect(await ok(kubectl('logs', 'talker', '-c', 'app', '--tail=1'))).to.equal(`first ${nonce}\n`);
+      // kubectl's own refusal of a container the pod does not have, and kwok's of a previous one.
+      const nope = await kubectl('logs', 'talker', '-c', 'nope');
+      expect(nope.stderr.trim()).to.equal('error: container nope is not valid for pod talker out of: app');
+      const previous = await kubectl('logs', 'talker', '--previous');
+      expect(previous.code).to.equal(1);
+      expect(previous.stderr).to.contain('Error from server (BadRequest): failed to try resolving symlinks in path');
+      // -f: the last line at once, then each appended line as it comes.
+      const follow = k.track(spawn('kubectl', k.kubectlArgs(['logs', '-f', 'talker', '--tail=1']), { env: k.env }));
+      let followed = '';
+      follow.stdout.on('data', (b: Buffer) => (followed += b));
+      follow.stderr.on('data', (b: Buffer) => (followed += b));
+      await eventually('the last line', async () => followed === `first ${nonce}\n`, 20_000);
+      await k.real.appendPodLog([`second ${nonce}`, `third ${nonce}`]);
+      await eventually(
+        'the appended lines followed',
+        async () => followed === `first ${nonce}\nsecond ${nonce}\nthird ${nonce}\n`,
+        20_000,
+      );
+      expect(follow.exitCode, 'kubectl logs -f still follows').to.equal(null);
+      follow.kill();
     });
   });

@@ -2,8 +2,9 @@
 // benchmarks: etcd, kube-apiserver (TLS, client certificates, RBAC, an audit log),
 // kube-controller-manager (the controllers a Deployment needs, and the Job controller for analysis'
 // job metrics), kube-scheduler, and kwok with fake nodes over zones whose pods start and become
-// ready after set delays (a Job's pods then finish). The binaries are the ones
-// hack/kube/build.sh built beside it.
+// ready after set delays (a Job's pods then finish), and whose kubelet endpoint is kwok's own: it
+// serves every container's log from one file, DIR/pod.log, so `kubectl logs` goes through the API
+// server as on a cluster with kubelets. The binaries are the ones hack/kube/build.sh built beside it.
 //
 //	kube-bed [--dir DIR] [--nodes 3] [--zones a,b,c] [--pods-per-node 110]
 //	         [--pod-start-ms 200] [--pod-ready-ms 300] [--lifetime 2h] [--watch-stdin]
@@ -11,9 +12,10 @@
 //
 // When every component is healthy and the nodes are Ready it prints one line,
 // `kube-bed ready: {json}` (the admin kubeconfig, the server URL, the CA, the webhook certificate
-// directory, the audit log, ...; also written to DIR/bed.json), and runs until SIGINT or SIGTERM,
-// until --lifetime has passed, until stdin closes (--watch-stdin: the test that started it has
-// gone), or until a component exits, then stops every component. A DIR it created is removed.
+// directory, the audit log, the pods' log file, ...; also written to DIR/bed.json), and runs
+// until SIGINT or SIGTERM, until --lifetime has passed, until stdin closes (--watch-stdin: the
+// test that started it has gone), or until a component exits, then stops every component. A DIR
+// it created is removed.
 package main
 
 import (
@@ -75,6 +77,9 @@ type ready struct {
 	SchedulerMetrics         string         `json:"schedulerMetrics"`
 	PIDs                     map[string]int `json:"pids"`
 	Nodes                    []string       `json:"nodes"`
+	// The file kwok serves as every container's log (CRI log format): a line appended to it is
+	// a line of `kubectl logs`, and of `kubectl logs -f` as it comes.
+	PodLog string `json:"podLog"`
 }
 
 const serviceCIDR = "10.0.0.0/24"
@@ -209,12 +214,16 @@ func run(o options) (err error) {
 		{name: "controller-manager", cn: "system:kube-controller-manager"},
 		{name: "scheduler", cn: "system:kube-scheduler"},
 		{name: "kwok", cn: "kwok", orgs: []string{"system:masters"}},
+		// kwok's kubelet endpoint (containerLogs) serves this; the API server trusts the CA for it
+		// (--kubelet-certificate-authority) and shows its own client certificate, as to a kubelet.
+		{name: "kwok-serving", cn: "kwok-kubelet", server: true},
+		{name: "apiserver-kubelet-client", cn: "kube-apiserver-kubelet-client"},
 		{name: "webhook/tls", cn: "pacer-webhook", server: true},
 	}); err != nil {
 		return fmt.Errorf("certificates: %w", err)
 	}
 	ports := map[string]int{}
-	for _, n := range []string{"etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler"} {
+	for _, n := range []string{"etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler", "kwok"} {
 		if ports[n], err = freePort(); err != nil {
 			return err
 		}
@@ -232,8 +241,12 @@ func run(o options) (err error) {
 	if err := os.WriteFile(auditPolicy, []byte(auditPolicyYAML(o.auditUsers, o.auditGroups)), 0o600); err != nil {
 		return err
 	}
+	podLog := filepath.Join(o.dir, "pod.log")
+	if err := os.WriteFile(podLog, []byte(podLogStart(time.Now(), podLog)), 0o600); err != nil {
+		return err
+	}
 	stages := filepath.Join(o.dir, "kwok.yaml")
-	if err := os.WriteFile(stages, []byte(kwokConfig(o.podStartMs, o.podReadyMs)), 0o600); err != nil {
+	if err := os.WriteFile(stages, []byte(kwokConfig(o.podStartMs, o.podReadyMs, ports["kwok"], podLog)), 0o600); err != nil {
 		return err
 	}
 	admin, err := adminHTTPClient(caFile, filepath.Join(pki, "admin.crt"), filepath.Join(pki, "admin.key"))
@@ -273,6 +286,13 @@ func run(o options) (err error) {
 		"--endpoint-reconciler-type=none",
 		// One file, never rotated (the default rotates at 100 MB): a benchmark reads it whole.
 		"--audit-policy-file="+auditPolicy, "--audit-log-path="+auditLog, "--audit-log-format=json", "--audit-log-maxsize=0",
+		// A pod's log, exec and port-forward go to the node's kubelet endpoint: here kwok's, at the
+		// node's InternalIP (127.0.0.1) and its status.daemonEndpoints.kubeletEndpoint port. The
+		// default order asks the Hostname first, which (node-1) no resolver knows.
+		"--kubelet-preferred-address-types=InternalIP",
+		"--kubelet-certificate-authority="+caFile,
+		"--kubelet-client-certificate="+filepath.Join(pki, "apiserver-kubelet-client.crt"),
+		"--kubelet-client-key="+filepath.Join(pki, "apiserver-kubelet-client.key"),
 		"--cert-dir="+filepath.Join(o.dir, "apiserver"), "--profiling=false")
 	if err != nil {
 		return err
@@ -321,7 +341,10 @@ func run(o options) (err error) {
 	kwok, err := start("kwok", "kwok",
 		"--kubeconfig="+kubeconfigs["kwok"], "--config="+stages,
 		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
-		"--node-lease-duration-seconds=40")
+		"--node-lease-duration-seconds=40",
+		// Its kubelet endpoint: the nodes' daemonEndpoints name this port (stages.go).
+		fmt.Sprintf("--server-address=127.0.0.1:%d", ports["kwok"]),
+		"--tls-cert-file="+filepath.Join(pki, "kwok-serving.crt"), "--tls-private-key-file="+filepath.Join(pki, "kwok-serving.key"))
 	if err != nil {
 		return err
 	}
@@ -341,12 +364,15 @@ func run(o options) (err error) {
 	if err := waitCluster(up, client, kwok, nodes); err != nil {
 		return err
 	}
+	if err := waitHealthy(up, kwok, admin, fmt.Sprintf("https://127.0.0.1:%d/healthz", ports["kwok"])); err != nil {
+		return err
+	}
 
 	r := ready{
 		Dir: o.dir, Server: server, Kubeconfig: kubeconfigs["admin"], CA: caFile,
 		WebhookCertDir: filepath.Join(pki, "webhook"), AuditLog: auditLog,
 		ControllerManagerMetrics: cmURL + "/metrics", SchedulerMetrics: schedURL + "/metrics",
-		PIDs: map[string]int{}, Nodes: nodes,
+		PIDs: map[string]int{}, Nodes: nodes, PodLog: podLog,
 	}
 	for _, p := range procs {
 		r.PIDs[p.name] = p.cmd.Process.Pid

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -46,14 +47,22 @@ const (
 	annotationExitCode = "sim.pacer.dev/exit-code"
 )
 
-func kwokConfig(startMs, readyMs int) string {
+// kwokConfig is kwok's whole configuration: its options, every Stage below, and the ClusterLogs
+// that serves podLog as the log of every container of every pod (podlog.go). kubeletPort is where
+// kwok's server listens (its --server-address): each node's status names it, at InternalIP
+// 127.0.0.1, as its kubelet endpoint, which is where the API server sends a pod's log request.
+func kwokConfig(startMs, readyMs, kubeletPort int, podLog string) string {
 	var b strings.Builder
-	b.WriteString(`apiVersion: config.kwok.x-k8s.io/v1alpha1
+	// enableDebuggingHandlers: kwok's server answers containerLogs (and exec, attach, port-forward:
+	// with no Exec, Attach or PortForward configured, it refuses them) only with them on.
+	fill := strings.NewReplacer("KUBELET_PORT", strconv.Itoa(kubeletPort),
+		"POD_LOG", strconv.Quote(podLog), "PREVIOUS_LOG", strconv.Quote(previousPodLog(podLog)))
+	b.WriteString(fill.Replace(`apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:
   cidr: 10.244.0.0/16
-  nodeIP: 10.0.1.1
-  enableDebuggingHandlers: false
+  nodeIP: 127.0.0.1
+  enableDebuggingHandlers: true
   enableProfilingHandler: false
   podPlayStageParallelism: 8
   nodePlayStageParallelism: 4
@@ -92,12 +101,24 @@ spec:
         type: Hostname
       allocatable: {{ YAML .status.capacity 1 }}
       capacity: {{ YAML .status.capacity 1 }}
+      daemonEndpoints:
+        kubeletEndpoint:
+          Port: KUBELET_PORT
       nodeInfo:
         architecture: amd64
         operatingSystem: linux
         kubeletVersion: {{ printf "kwok-%s" Version | Quote }}
         containerRuntimeVersion: {{ printf "kwok-%s" Version | Quote }}
       phase: Running
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata:
+  name: pod-log
+spec:
+  logs:
+  - logsFile: POD_LOG
+    previousLogsFile: PREVIOUS_LOG
 ---
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
@@ -114,7 +135,7 @@ spec:
     - key: .status.phase
       operator: In
       values: [Pending]
-`)
+`))
 	fmt.Fprintf(&b, "    - key: '.spec.containers[].image | test(\"%s\")'\n      operator: NotIn\n      values: ['true']\n", unpullableImage)
 	fmt.Fprintf(&b, "  delay:\n    durationMilliseconds: %d\n", startMs)
 	b.WriteString(`  next:
