@@ -13,6 +13,8 @@
 // what is kept); anything else reads pods from the API server.
 
 import type { ResourceType } from './client.ts';
+import { Interner } from './intern.ts';
+import type { Shape } from './intern.ts';
 
 type Obj = { metadata?: Record<string, unknown> } & Record<string, unknown>;
 
@@ -56,8 +58,14 @@ export function slimPod<T>(pod: T): T {
   if (status) {
     out.status = {
       ...pick(status, ['phase', 'reason', 'startTime']),
-      ...(status.conditions !== undefined
-        ? { conditions: each(status.conditions, (c) => pick(c, ['type', 'status', 'reason', 'lastTransitionTime'])) }
+      ...(Array.isArray(status.conditions)
+        ? {
+            // Only Ready is read (availability, minReadySeconds, drains, the plans' steps); a
+            // running pod has four more, each with its own timestamps.
+            conditions: (status.conditions as Array<{ type?: unknown }>)
+              .filter((c) => c?.type === 'Ready')
+              .map((c) => pick(c, ['type', 'status', 'reason', 'lastTransitionTime'])),
+          }
         : {}),
       ...(status.containerStatuses !== undefined
         ? {
@@ -98,4 +106,59 @@ export function cacheTransform(type: Pick<ResourceType, 'group' | 'plural'>): <T
   if (type.group === '' && type.plural === 'pods') return slimPod;
   if (type.group === 'apps' && type.plural === 'deployments') return appsDeployment;
   return dropManagedFields;
+}
+
+// ---- compaction: what is kept, held once (kube/intern.ts) ------------------------------------------
+
+/**
+ * The caches' one Interner: one per process, so that the pods of a ReplicaSet, the ReplicaSets of a
+ * Deployment and the Deployment itself share their equal parts (labels, owners, templates).
+ */
+export const cacheInterner = new Interner();
+
+// What is unique to each object is kept as it is (interning it would only fill the table); parts
+// that are often equal between objects are shared whole; every other string is interned.
+const METADATA: Shape = {
+  name: 'keep',
+  uid: 'keep',
+  resourceVersion: 'keep',
+  labels: 'share',
+  annotations: 'share',
+  ownerReferences: 'share',
+  finalizers: 'share',
+  managedFields: 'share',
+};
+const TEMPLATE: Shape = { metadata: 'share', spec: 'share' };
+const POD: Shape = {
+  metadata: METADATA,
+  // A pod's containers are its ReplicaSet's; its container states are its own (start times).
+  spec: { containers: 'share' },
+  status: { containerStatuses: 'keep' },
+};
+const CONTAINER_STATUS: Shape = { state: {}, lastState: 'share' };
+const REPLICASET: Shape = { metadata: METADATA, spec: { selector: 'share', template: TEMPLATE } };
+const DEPLOYMENT: Shape = { metadata: METADATA, spec: { selector: 'share', template: TEMPLATE, strategy: 'share' } };
+
+function shapeOf(type: Pick<ResourceType, 'group' | 'plural'>): Shape {
+  if (type.group === '' && type.plural === 'pods') return POD;
+  if (type.plural === 'replicasets') return REPLICASET;
+  if (type.plural === 'deployments') return DEPLOYMENT;
+  return { metadata: METADATA };
+}
+
+/**
+ * What the caches keep of each object of `type`, held compactly: cacheTransform's fields, with
+ * equal strings and equal parts held once (kube/intern.ts). Deep-equal to cacheTransform's result.
+ */
+export function cacheKeep(type: Pick<ResourceType, 'group' | 'plural'>): <T>(obj: T) => T {
+  const transform = cacheTransform(type);
+  const shape = shapeOf(type);
+  const intern = cacheInterner;
+  return <T>(obj: T): T => {
+    const kept = intern.compact(transform(obj), shape) as Obj;
+    const status = kept.status as { containerStatuses?: unknown[] } | undefined;
+    if (shape === POD && Array.isArray(status?.containerStatuses))
+      status.containerStatuses = status.containerStatuses.map((c) => intern.compact(c, CONTAINER_STATUS));
+    return kept as T;
+  };
 }

@@ -17,7 +17,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeClient, ResourceType } from '../kube/client.ts';
 import { realClock } from '../kube/clock.ts';
-import { cacheTransform } from '../kube/slim.ts';
+import { cacheKeep } from '../kube/slim.ts';
 import type { Clock } from '../kube/clock.ts';
 import type { KubeError } from '../kube/errors.ts';
 import type { Logger } from '../observe/logger.ts';
@@ -184,7 +184,7 @@ export class Manager {
       if (this.started) throw new Error(`informer for ${type.plural} requested after the manager started`);
       const name = type.plural;
       inf = new Informer<ObjectWithMeta>(
-        kubeSource(this.client, type, namespace, scope.fieldSelector, cacheTransform(type)),
+        kubeSource(this.client, type, namespace, scope.fieldSelector, cacheKeep(type)),
         {
           name,
           resyncMs: this.opts.resyncMs,
