@@ -6,11 +6,12 @@
 //   metadata     identity, labels, annotations, owners, deletion (everything but managedFields)
 //   spec         nodeName (drains, plans), each container's name, image and resource requests
 //                (capacity of a node roll)
-//   status       phase, reason, conditions (Ready and its lastTransitionTime: availability and
-//                minReadySeconds), startTime, and each container's name, ready, started,
+//   status       phase, reason, the Ready condition only (its status and lastTransitionTime:
+//                availability and minReadySeconds), startTime, and each container's name, ready, started,
 //                restartCount, state and lastState (crash loops, the plans' step statuses)
 // A reader that needs another field of a pod must add it here (test/unit/kube/slim.test.ts lists
-// what is kept); anything else reads pods from the API server.
+// what is kept); anything else reads pods from the API server. cacheKeep (below) is what the
+// controller's caches hold: the same fields, with equal strings and parts held once (kube/intern.ts).
 
 import type { ResourceType } from './client.ts';
 import { Interner } from './intern.ts';

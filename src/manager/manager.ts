@@ -171,7 +171,8 @@ export class Manager {
    * The shared informer of `type` (one per resource type and scope; created on first request): in
    * the manager's namespace (all without one) unless `scope` names another, narrowed by a field
    * selector if it has one (the freeze switch: one ConfigMap in Pacer's own namespace). It keeps
-   * objects as kube/slim.ts transforms them: pods slimmed, nothing with managedFields.
+   * objects as kube/slim.ts's cacheKeep gives them: pods slimmed, nothing with managedFields,
+   * equal strings and parts held once.
    */
   informer<T extends ObjectWithMeta>(
     type: ResourceType,
