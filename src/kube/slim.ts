@@ -118,27 +118,31 @@ export function cacheTransform(type: Pick<ResourceType, 'group' | 'plural'>): <T
 export const cacheInterner = new Interner();
 
 // What is unique to each object is kept as it is (interning it would only fill the table); parts
-// that are often equal between objects are shared whole; every other string is interned.
+// that are often equal between objects are shared whole (a part unique to its object is not: its
+// entry in the table would cost as much as the part); every other string is interned.
 const METADATA: Shape = {
   name: 'keep',
   uid: 'keep',
   resourceVersion: 'keep',
-  labels: 'share',
   annotations: 'share',
   ownerReferences: 'share',
   finalizers: 'share',
   managedFields: 'share',
 };
-const TEMPLATE: Shape = { metadata: 'share', spec: 'share' };
 const POD: Shape = {
-  metadata: METADATA,
-  // A pod's containers are its ReplicaSet's; its container states are its own (start times).
+  // The pods of a ReplicaSet have its labels, its owner reference and its containers.
+  metadata: { ...METADATA, labels: 'share' },
   spec: { containers: 'share' },
+  // Its container states are its own (start times).
   status: { containerStatuses: 'keep' },
 };
 const CONTAINER_STATUS: Shape = { state: {}, lastState: 'share' };
-const REPLICASET: Shape = { metadata: METADATA, spec: { selector: 'share', template: TEMPLATE } };
-const DEPLOYMENT: Shape = { metadata: METADATA, spec: { selector: 'share', template: TEMPLATE, strategy: 'share' } };
+// Labels, selectors and a template's metadata carry the ReplicaSet's pod-template-hash (or are the
+// Deployment's own); a template's spec is the same in every ReplicaSet of a revision and often
+// between Deployments of one application.
+const TEMPLATE: Shape = { metadata: {}, spec: 'share' };
+const REPLICASET: Shape = { metadata: METADATA, spec: { template: TEMPLATE } };
+const DEPLOYMENT: Shape = { metadata: METADATA, spec: { template: TEMPLATE, strategy: 'share' } };
 
 function shapeOf(type: Pick<ResourceType, 'group' | 'plural'>): Shape {
   if (type.group === '' && type.plural === 'pods') return POD;
