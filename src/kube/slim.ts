@@ -142,7 +142,11 @@ const CONTAINER_STATUS: Shape = { state: {}, lastState: 'share' };
 // between Deployments of one application.
 const TEMPLATE: Shape = { metadata: {}, spec: 'share' };
 const REPLICASET: Shape = { metadata: METADATA, spec: { template: TEMPLATE } };
-const DEPLOYMENT: Shape = { metadata: METADATA, spec: { template: TEMPLATE, strategy: 'share' } };
+// A Deployment's annotations are its own (kubectl's last-applied configuration is the whole object).
+const DEPLOYMENT: Shape = {
+  metadata: { ...METADATA, annotations: {} },
+  spec: { template: TEMPLATE, strategy: 'share' },
+};
 
 function shapeOf(type: Pick<ResourceType, 'group' | 'plural'>): Shape {
   if (type.group === '' && type.plural === 'pods') return POD;
