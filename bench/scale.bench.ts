@@ -400,6 +400,26 @@ async function liveHeap() {
   return undefined;
 }
 
+/**
+ * The live heap per cached object by kind (bench/cacheprobe.ts): the caches filled anew in a
+ * process of their own from the cluster at rest (bench/cacheprobe.ts's --as).
+ */
+async function cacheProbe(as: 'kept' | 'slim' | 'sent'): Promise<unknown> {
+  // Not spawnSync: the simulated cluster it lists from runs in this process.
+  const probe = spawn(
+    process.execPath,
+    ['--expose-gc', join(ROOT, 'bench/cacheprobe.ts'), '--kubeconfig', kubeconfig, '--namespace', NS, '--as', as],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } },
+  );
+  let out = '';
+  let err = '';
+  probe.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  probe.stderr.on('data', (b: Buffer) => (err += b.toString()));
+  const code = await new Promise<number | null>((r) => probe.once('exit', (c) => r(c)));
+  if (code !== 0) return { error: `cacheprobe exited ${code}: ${err.trim().slice(-500)}` };
+  return JSON.parse(out.trim().split('\n').pop() ?? 'null');
+}
+
 try {
   for (
     let i = 0;
@@ -422,6 +442,11 @@ try {
   const afterRoll2 = ROLLS >= 2 ? await steady() : undefined;
   const peakRss = Math.round(proc()?.peakRssMiB ?? NaN);
   const live = await liveHeap();
+  const perObject: Record<string, unknown> = {};
+  for (const as of ['kept', 'slim', 'sent'] as const) {
+    perObject[as] = await cacheProbe(as);
+    log(`cache per object, ${as}: ${JSON.stringify(perObject[as])}`);
+  }
   process.stdout.write(
     `${JSON.stringify({
       bench: 'scale',
@@ -439,6 +464,7 @@ try {
       memoryMiB: {
         peakRss,
         liveHeapAtEnd: live,
+        cachePerObject: perObject,
         steadyAfterCreate: afterCreate,
         steadyAfterRoll: afterRoll,
         steadyAfterSecondRoll: afterRoll2,

@@ -6,13 +6,16 @@
 //   metadata     identity, labels, annotations, owners, deletion (everything but managedFields)
 //   spec         nodeName (drains, plans), each container's name, image and resource requests
 //                (capacity of a node roll)
-//   status       phase, reason, conditions (Ready and its lastTransitionTime: availability and
-//                minReadySeconds), startTime, and each container's name, ready, started,
+//   status       phase, reason, the Ready condition only (its status and lastTransitionTime:
+//                availability and minReadySeconds), startTime, and each container's name, ready, started,
 //                restartCount, state and lastState (crash loops, the plans' step statuses)
 // A reader that needs another field of a pod must add it here (test/unit/kube/slim.test.ts lists
-// what is kept); anything else reads pods from the API server.
+// what is kept); anything else reads pods from the API server. cacheKeep (below) is what the
+// controller's caches hold: the same fields, with equal strings and parts held once (kube/intern.ts).
 
 import type { ResourceType } from './client.ts';
+import { Interner } from './intern.ts';
+import type { Shape } from './intern.ts';
 
 type Obj = { metadata?: Record<string, unknown> } & Record<string, unknown>;
 
@@ -56,8 +59,14 @@ export function slimPod<T>(pod: T): T {
   if (status) {
     out.status = {
       ...pick(status, ['phase', 'reason', 'startTime']),
-      ...(status.conditions !== undefined
-        ? { conditions: each(status.conditions, (c) => pick(c, ['type', 'status', 'reason', 'lastTransitionTime'])) }
+      ...(Array.isArray(status.conditions)
+        ? {
+            // Only Ready is read (availability, minReadySeconds, drains, the plans' steps); a
+            // running pod has four more, each with its own timestamps.
+            conditions: (status.conditions as Array<{ type?: unknown }>)
+              .filter((c) => c?.type === 'Ready')
+              .map((c) => pick(c, ['type', 'status', 'reason', 'lastTransitionTime'])),
+          }
         : {}),
       ...(status.containerStatuses !== undefined
         ? {
@@ -98,4 +107,67 @@ export function cacheTransform(type: Pick<ResourceType, 'group' | 'plural'>): <T
   if (type.group === '' && type.plural === 'pods') return slimPod;
   if (type.group === 'apps' && type.plural === 'deployments') return appsDeployment;
   return dropManagedFields;
+}
+
+// ---- compaction: what is kept, held once (kube/intern.ts) ------------------------------------------
+
+/**
+ * The caches' one Interner: one per process, so that the pods of a ReplicaSet, the ReplicaSets of a
+ * Deployment and the Deployment itself share their equal parts (labels, owners, templates).
+ */
+export const cacheInterner = new Interner();
+
+// What is unique to each object is kept as it is (interning it would only fill the table); parts
+// that are often equal between objects are shared whole (a part unique to its object is not: its
+// entry in the table would cost as much as the part); every other string is interned.
+const METADATA: Shape = {
+  name: 'keep',
+  uid: 'keep',
+  resourceVersion: 'keep',
+  annotations: 'share',
+  ownerReferences: 'share',
+  finalizers: 'share',
+  managedFields: 'share',
+};
+const POD: Shape = {
+  // The pods of a ReplicaSet have its labels, its owner reference and its containers.
+  metadata: { ...METADATA, labels: 'share' },
+  spec: { containers: 'share' },
+  // Its container states are its own (start times).
+  status: { containerStatuses: 'keep' },
+};
+const CONTAINER_STATUS: Shape = { state: {}, lastState: 'share' };
+// Labels, selectors and a template's metadata carry the ReplicaSet's pod-template-hash (or are the
+// Deployment's own); a template's spec is the same in every ReplicaSet of a revision and often
+// between Deployments of one application.
+const TEMPLATE: Shape = { metadata: {}, spec: 'share' };
+const REPLICASET: Shape = { metadata: METADATA, spec: { template: TEMPLATE } };
+// A Deployment's annotations are its own (kubectl's last-applied configuration is the whole object).
+const DEPLOYMENT: Shape = {
+  metadata: { ...METADATA, annotations: {} },
+  spec: { template: TEMPLATE, strategy: 'share' },
+};
+
+function shapeOf(type: Pick<ResourceType, 'group' | 'plural'>): Shape {
+  if (type.group === '' && type.plural === 'pods') return POD;
+  if (type.plural === 'replicasets') return REPLICASET;
+  if (type.plural === 'deployments') return DEPLOYMENT;
+  return { metadata: METADATA };
+}
+
+/**
+ * What the caches keep of each object of `type`, held compactly: cacheTransform's fields, with
+ * equal strings and equal parts held once (kube/intern.ts). Deep-equal to cacheTransform's result.
+ */
+export function cacheKeep(type: Pick<ResourceType, 'group' | 'plural'>): <T>(obj: T) => T {
+  const transform = cacheTransform(type);
+  const shape = shapeOf(type);
+  const intern = cacheInterner;
+  return <T>(obj: T): T => {
+    const kept = intern.compact(transform(obj), shape) as Obj;
+    const status = kept.status as { containerStatuses?: unknown[] } | undefined;
+    if (shape === POD && Array.isArray(status?.containerStatuses))
+      status.containerStatuses = status.containerStatuses.map((c) => intern.compact(c, CONTAINER_STATUS));
+    return kept as T;
+  };
 }

@@ -459,6 +459,9 @@ export class Informer<T extends ObjectWithMeta> {
 
   /** One watch; returns how many events it delivered. Throws Relist on 410, KubeError on failure. */
   private async watchOnce(signal: AbortSignal): Promise<number> {
+    // Stopped between the list and this watch (stop() right after waitForSync): an aborted signal
+    // fires no more 'abort', so the watch would run until the server ends it (5 to 10 minutes).
+    if (signal.aborted) return 0;
     const ac = new AbortController();
     this.watchAbort = ac;
     const onAbort = (): void => ac.abort();

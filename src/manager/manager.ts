@@ -21,7 +21,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeClient, ResourceType } from '../kube/client.ts';
 import { realClock } from '../kube/clock.ts';
-import { cacheTransform } from '../kube/slim.ts';
+import { cacheKeep } from '../kube/slim.ts';
 import type { Clock } from '../kube/clock.ts';
 import type { KubeError } from '../kube/errors.ts';
 import type { Logger } from '../observe/logger.ts';
@@ -203,7 +203,8 @@ export class Manager {
    * The shared informer of `type` (one per resource type and scope; created on first request): in
    * the manager's namespace (all without one) unless `scope` names another, narrowed by a field
    * selector if it has one (the freeze switch: one ConfigMap in Pacer's own namespace). It keeps
-   * objects as kube/slim.ts transforms them: pods slimmed, nothing with managedFields.
+   * objects as kube/slim.ts's cacheKeep gives them: pods slimmed, nothing with managedFields,
+   * equal strings and parts held once.
    */
   informer<T extends ObjectWithMeta>(
     type: ResourceType,
@@ -216,7 +217,7 @@ export class Manager {
       if (this.started) throw new Error(`informer for ${type.plural} requested after the manager started`);
       const name = type.plural;
       inf = new Informer<ObjectWithMeta>(
-        kubeSource(this.client, type, namespace, scope.fieldSelector, cacheTransform(type)),
+        kubeSource(this.client, type, namespace, scope.fieldSelector, cacheKeep(type)),
         {
           name,
           resyncMs: this.opts.resyncMs,

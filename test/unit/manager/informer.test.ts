@@ -484,6 +484,17 @@ describe('manager/informer (on a manual clock)', () => {
     expect(src.lists).to.equal(1);
   });
 
+  it('stop right after the first sync opens no watch and ends at once', async () => {
+    const src = new FakeSource(clock);
+    src.set('a', '1', 'ns', false);
+    const inf = make(src);
+    inf.start();
+    await inf.waitForSync();
+    await inf.stop();
+    expect([src.watches.length, src.open.length, inf.list().length]).to.deep.equal([0, 0, 1]);
+    expect(clock.pending(), 'timers left').to.equal(0);
+  });
+
   it('stop during a backoff ends the wait at once', async () => {
     const src = new FakeSource(clock);
     src.listFailures = [new KubeError('Unreachable', 'connection refused')];
