@@ -9,7 +9,8 @@
 // Prints one JSON line: [{ kind, objects, liveMiB, bytesPerObject }].
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KubeClient, loadKubeConfig, DEPLOYMENTS, NODES, PODS, REPLICASETS } from '../src/kube/client.ts';
+import { KubeClient, DEPLOYMENTS, NODES, PODS, REPLICASETS } from '../src/kube/client.ts';
+import { loadKubeConfig } from '../src/kube/clientnode.ts';
 import type { ResourceType } from '../src/kube/client.ts';
 import { cacheKeep, cacheTransform } from '../src/kube/slim.ts';
 import { Informer, kubeSource } from '../src/manager/informer.ts';
