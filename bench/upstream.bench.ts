@@ -35,6 +35,8 @@
 //   ... --pacer-cpu-prof DIR      # Pacer runs with node's --cpu-prof (a .cpuprofile in DIR when it stops)
 //   ... --pacer-metrics PORT      # Pacer's /metrics on 127.0.0.1:PORT (plain HTTP); after each phase its
 //                                 # workqueue, client latency and event-loop lag lines (cumulative)
+//   ... --kcm-metrics             # kube-controller-manager's Deployment and ReplicaSet workqueue lines
+//                                 # after each phase (cumulative since the bed started)
 // Prints one JSON line per (bed, controller, size, phase), then a summary table.
 
 import { spawn } from 'node:child_process';
@@ -82,6 +84,7 @@ const { values: flags } = parseArgs({
     burst: { type: 'string', default: '30' },
     'pacer-cpu-prof': { type: 'string' },
     'pacer-metrics': { type: 'string' },
+    'kcm-metrics': { type: 'boolean', default: false },
   },
 });
 const SIZES = flags.sizes!.split(',').map(Number);
@@ -116,6 +119,32 @@ if (METRICS_PORT !== undefined && !(Number.isInteger(METRICS_PORT) && METRICS_PO
     `--pacer-metrics: must be a TCP port (1-65535), got ${JSON.stringify(flags['pacer-metrics'])}\n`,
   );
   process.exit(2);
+}
+
+/**
+ * --kcm-metrics: after each phase on the real bed, kube-controller-manager's workqueue lines of its
+ * Deployment and ReplicaSet controllers (cumulative since the bed started) as `# kcm` lines.
+ */
+const KCM_METRICS = flags['kcm-metrics'] === true;
+const KCM_PRINTED =
+  /^workqueue_(queue_duration_seconds_(sum|count)|work_duration_seconds_(sum|count)|adds_total)\{.*name="(deployment|replicaset)"/;
+
+/** One GET of kube-controller-manager's /metrics URL (its serving certificate is self-signed). */
+function kcmMetrics(url: string): Promise<string> {
+  const https = process.getBuiltinModule('node:https');
+  return new Promise((resolve, reject) => {
+    https
+      .get(url, { rejectUnauthorized: false }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve(text));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
 }
 
 /** The lines of Pacer's /metrics that --pacer-metrics prints. */
@@ -407,6 +436,8 @@ interface Target {
   requests(from: number, to: number): Promise<{ own: Record<string, number>; rs?: number }>;
   /** The controller's writes about one Deployment between two times (--trace; real bed). */
   trace?(from: number, to: number, name: string): Promise<string[]>;
+  /** kube-controller-manager's /metrics URL (real bed). */
+  kcmMetricsUrl?: string;
   /** The API server's time for the controller's writes (real bed). */
   serverTimes?(from: number, to: number): Promise<Record<string, string>>;
   /** From each change (name → ms) to the controller's first write about it, sorted (real bed). */
@@ -476,6 +507,11 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
       sampleSizes: sizes.stop(),
     };
     process.stdout.write(`${JSON.stringify(r)}\n`);
+    if (KCM_METRICS && t.kcmMetricsUrl) {
+      for (const line of (await kcmMetrics(t.kcmMetricsUrl)).split('\n')) {
+        if (KCM_PRINTED.test(line)) process.stdout.write(`# kcm ${t.controller} ${phase} ${line}\n`);
+      }
+    }
     if (t.controller === 'pacer' && t.bed === 'real' && METRICS_PORT !== undefined) {
       const text = await fetch(`http://127.0.0.1:${METRICS_PORT}/metrics`).then((r) => r.text());
       for (const line of text.split('\n')) {
@@ -560,6 +596,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
             }),
             trace: async (from, to, name) => traceOf(await bed.audit(), UPSTREAM_USER, from, to, name),
             serverTimes: async (from, to) => serverTimesOf(await bed.audit(), UPSTREAM_USER, from, to),
+            kcmMetricsUrl: bed.info.controllerManagerMetrics,
             firstWrites: async (from, to, changedAt) =>
               firstWritesOf(await bed.audit(), UPSTREAM_USER, from, to, changedAt),
           },
@@ -590,6 +627,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
               }),
               trace: async (from, to, name) => traceOf(await bed.audit(), PACER_USER, from, to, name),
               serverTimes: async (from, to) => serverTimesOf(await bed.audit(), PACER_USER, from, to),
+              kcmMetricsUrl: bed.info.controllerManagerMetrics,
               firstWrites: async (from, to, changedAt) =>
                 firstWritesOf(await bed.audit(), PACER_USER, from, to, changedAt),
             },
