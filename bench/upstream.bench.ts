@@ -37,6 +37,8 @@
 //                                 # workqueue, client latency and event-loop lag lines (cumulative)
 //   ... --kcm-metrics             # kube-controller-manager's Deployment and ReplicaSet workqueue lines
 //                                 # after each phase (cumulative since the bed started)
+//   ... --namespace-writes        # after each phase, the writes in its namespace by user, verb and
+//                                 # resource (the users the bed's audit policy records)
 // Prints one JSON line per (bed, controller, size, phase), then a summary table.
 
 import { spawn } from 'node:child_process';
@@ -85,6 +87,7 @@ const { values: flags } = parseArgs({
     'pacer-cpu-prof': { type: 'string' },
     'pacer-metrics': { type: 'string' },
     'kcm-metrics': { type: 'boolean', default: false },
+    'namespace-writes': { type: 'boolean', default: false },
   },
 });
 const SIZES = flags.sizes!.split(',').map(Number);
@@ -126,6 +129,8 @@ if (METRICS_PORT !== undefined && !(Number.isInteger(METRICS_PORT) && METRICS_PO
  * Deployment and ReplicaSet controllers (cumulative since the bed started) as `# kcm` lines.
  */
 const KCM_METRICS = flags['kcm-metrics'] === true;
+/** --namespace-writes: after each phase on the real bed, every user's writes in its namespace by verb and resource. */
+const NAMESPACE_WRITES = flags['namespace-writes'] === true;
 const KCM_PRINTED =
   /^workqueue_(queue_duration_seconds_(sum|count)|work_duration_seconds_(sum|count)|adds_total)\{.*name="(deployment|replicaset)"/;
 
@@ -390,6 +395,23 @@ function serverTimesOf(events: AuditEvent[], user: string, from: number, to: num
   return out;
 }
 
+/**
+ * Every user's writes to objects of namespace `ns` between two times, by "user verb resource":
+ * what woke the ReplicaSet controller (pod and ReplicaSet changes by whom) beside each controller.
+ */
+function namespaceWritesOf(events: AuditEvent[], ns: string, from: number, to: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of events) {
+    if (!WRITES.includes(e.verb) || e.objectRef?.namespace !== ns || !e.objectRef.resource) continue;
+    const at = Date.parse((e as unknown as { requestReceivedTimestamp: string }).requestReceivedTimestamp);
+    if (at < from || at > to) continue;
+    const who = e.user.username.replace(/^system:(serviceaccount:kube-system:)?/, '');
+    const key = `${who} ${e.verb} ${e.objectRef.resource}${e.objectRef.subresource ? `/${e.objectRef.subresource}` : ''}`;
+    out[key] = (out[key] ?? 0) + 1;
+  }
+  return Object.fromEntries(Object.entries(out).sort());
+}
+
 const quantile = (sorted: number[], q: number): number | undefined =>
   sorted.length === 0 ? undefined : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 
@@ -438,6 +460,8 @@ interface Target {
   trace?(from: number, to: number, name: string): Promise<string[]>;
   /** kube-controller-manager's /metrics URL (real bed). */
   kcmMetricsUrl?: string;
+  /** Every user's writes in a namespace between two times (real bed, --namespace-writes). */
+  namespaceWrites?(ns: string, from: number, to: number): Promise<Record<string, number>>;
   /** The API server's time for the controller's writes (real bed). */
   serverTimes?(from: number, to: number): Promise<Record<string, string>>;
   /** From each change (name → ms) to the controller's first write about it, sorted (real bed). */
@@ -480,6 +504,10 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
     const { own, rs } = await t.requests(started, ended + 3000);
     const writes = total(own, WRITES);
     const serverMs = t.serverTimes ? await t.serverTimes(started, ended + 3000) : undefined;
+    if (NAMESPACE_WRITES && t.namespaceWrites)
+      process.stdout.write(
+        `# writes in ${ns} ${phase}: ${JSON.stringify(await t.namespaceWrites(ns, started, ended + 3000))}\n`,
+      );
     const firsts = t.firstWrites ? await t.firstWrites(started, ended + 3000, changedAt) : undefined;
     const r: PhaseResult = {
       bed: t.bed,
@@ -597,6 +625,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
             trace: async (from, to, name) => traceOf(await bed.audit(), UPSTREAM_USER, from, to, name),
             serverTimes: async (from, to) => serverTimesOf(await bed.audit(), UPSTREAM_USER, from, to),
             kcmMetricsUrl: bed.info.controllerManagerMetrics,
+            namespaceWrites: async (ns, from, to) => namespaceWritesOf(await bed.audit(), ns, from, to),
             firstWrites: async (from, to, changedAt) =>
               firstWritesOf(await bed.audit(), UPSTREAM_USER, from, to, changedAt),
           },
@@ -628,6 +657,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
               trace: async (from, to, name) => traceOf(await bed.audit(), PACER_USER, from, to, name),
               serverTimes: async (from, to) => serverTimesOf(await bed.audit(), PACER_USER, from, to),
               kcmMetricsUrl: bed.info.controllerManagerMetrics,
+              namespaceWrites: async (ns, from, to) => namespaceWritesOf(await bed.audit(), ns, from, to),
               firstWrites: async (from, to, changedAt) =>
                 firstWritesOf(await bed.audit(), PACER_USER, from, to, changedAt),
             },
