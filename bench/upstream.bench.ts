@@ -19,7 +19,10 @@
 //     as (new, old) spec.replicas pairs, to compare the two controllers' steps.
 //   * from each change (a Deployment's create or patch answered) to the controller's first write
 //     about that Deployment (its ReplicaSets, Events or itself), p50 and p99, from the audit log
-//     (real bed).
+//     (real bed);
+//   * the API server's own time for each kind of write (audit stageTimestamp minus
+//     requestReceivedTimestamp), p50/p99 by verb and resource (real bed): what a write costs the
+//     server, apart from what it costs the client and the wait before it.
 // Both controllers use upstream's client limits (20 QPS, burst 30) unless --qps/--burst give others,
 // which then hold for kube-controller-manager (so for the ReplicaSet controller both share too) and
 // for Pacer alike. kwok starts and readies pods at once (0 ms), so the figures are the controllers'
@@ -29,6 +32,13 @@
 //   node bench/upstream.bench.ts --qps 200 --burst 400    # the race without the shared 20 QPS
 //   node bench/upstream.bench.ts --sizes 100        # one size
 //   node bench/upstream.bench.ts --sizes 100 --only sim   # Pacer on the simulated cluster only
+//   ... --pacer-cpu-prof DIR      # Pacer runs with node's --cpu-prof (a .cpuprofile in DIR when it stops)
+//   ... --pacer-metrics PORT      # Pacer's /metrics on 127.0.0.1:PORT (plain HTTP); after each phase its
+//                                 # workqueue, client latency and event-loop lag lines (cumulative)
+//   ... --kcm-metrics             # kube-controller-manager's Deployment and ReplicaSet workqueue lines
+//                                 # after each phase (cumulative since the bed started)
+//   ... --namespace-writes        # after each phase, the writes in its namespace by user, verb and
+//                                 # resource (the users the bed's audit policy records)
 // Prints one JSON line per (bed, controller, size, phase), then a summary table.
 
 import { spawn } from 'node:child_process';
@@ -74,6 +84,10 @@ const { values: flags } = parseArgs({
     trace: { type: 'string', default: '0' },
     qps: { type: 'string', default: '20' },
     burst: { type: 'string', default: '30' },
+    'pacer-cpu-prof': { type: 'string' },
+    'pacer-metrics': { type: 'string' },
+    'kcm-metrics': { type: 'boolean', default: false },
+    'namespace-writes': { type: 'boolean', default: false },
   },
 });
 const SIZES = flags.sizes!.split(',').map(Number);
@@ -95,6 +109,52 @@ if (!Number.isInteger(TRACE) || TRACE < 0) {
   );
   process.exit(2);
 }
+
+/** --pacer-cpu-prof DIR: the Pacer controller runs with node's --cpu-prof, its profile written to DIR on exit. */
+const CPU_PROF = flags['pacer-cpu-prof'];
+/**
+ * --pacer-metrics PORT: Pacer's /metrics on 127.0.0.1:PORT; after each phase its workqueue families
+ * (queue and work duration, adds, retries) are printed as `# metrics` lines.
+ */
+const METRICS_PORT = flags['pacer-metrics'] === undefined ? undefined : Number(flags['pacer-metrics']);
+if (METRICS_PORT !== undefined && !(Number.isInteger(METRICS_PORT) && METRICS_PORT > 0 && METRICS_PORT < 65536)) {
+  process.stderr.write(
+    `--pacer-metrics: must be a TCP port (1-65535), got ${JSON.stringify(flags['pacer-metrics'])}\n`,
+  );
+  process.exit(2);
+}
+
+/**
+ * --kcm-metrics: after each phase on the real bed, kube-controller-manager's workqueue lines of its
+ * Deployment and ReplicaSet controllers (cumulative since the bed started) as `# kcm` lines.
+ */
+const KCM_METRICS = flags['kcm-metrics'] === true;
+/** --namespace-writes: after each phase on the real bed, every user's writes in its namespace by verb and resource. */
+const NAMESPACE_WRITES = flags['namespace-writes'] === true;
+const KCM_PRINTED =
+  /^workqueue_(queue_duration_seconds_(sum|count)|work_duration_seconds_(sum|count)|adds_total)\{.*name="(deployment|replicaset)"/;
+
+/** One GET of kube-controller-manager's /metrics URL (its serving certificate is self-signed). */
+function kcmMetrics(url: string): Promise<string> {
+  const https = process.getBuiltinModule('node:https');
+  return new Promise((resolve, reject) => {
+    https
+      .get(url, { rejectUnauthorized: false }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve(text));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+/** The lines of Pacer's /metrics that --pacer-metrics prints. */
+const PRINTED_METRICS =
+  /^(workqueue_(queue_duration_seconds|work_duration_seconds|adds_total|retries_total)|rest_client_request_duration_seconds_(sum|count)|nodejs_eventloop_lag_(p50|p99|max)_seconds)/;
 
 // ---- processes ------------------------------------------------------------------------------------
 
@@ -315,6 +375,43 @@ function firstWritesOf(
   return [...first].map(([name, at]) => at - changedAt.get(name)!).sort((a, b) => a - b);
 }
 
+/**
+ * The API server's own time for each of `user`'s writes (audit stageTimestamp of ResponseComplete
+ * minus requestReceivedTimestamp), by "verb resource": "p50/p99 ms".
+ */
+function serverTimesOf(events: AuditEvent[], user: string, from: number, to: number): Record<string, string> {
+  const by = new Map<string, number[]>();
+  for (const { e, at, key } of requestsIn(events, user, from, to)) {
+    if (!WRITES.includes(e.verb) || e.stage !== 'ResponseComplete') continue;
+    const done = Date.parse((e as unknown as { stageTimestamp: string }).stageTimestamp);
+    if (!Number.isFinite(done)) continue;
+    by.set(key, [...(by.get(key) ?? []), done - at]);
+  }
+  const out: Record<string, string> = {};
+  for (const [key, ms] of [...by].sort()) {
+    ms.sort((a, b) => a - b);
+    out[key] = `${quantile(ms, 0.5)}/${quantile(ms, 0.99)}`;
+  }
+  return out;
+}
+
+/**
+ * Every user's writes to objects of namespace `ns` between two times, by "user verb resource":
+ * what woke the ReplicaSet controller (pod and ReplicaSet changes by whom) beside each controller.
+ */
+function namespaceWritesOf(events: AuditEvent[], ns: string, from: number, to: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of events) {
+    if (!WRITES.includes(e.verb) || e.objectRef?.namespace !== ns || !e.objectRef.resource) continue;
+    const at = Date.parse((e as unknown as { requestReceivedTimestamp: string }).requestReceivedTimestamp);
+    if (at < from || at > to) continue;
+    const who = e.user.username.replace(/^system:(serviceaccount:kube-system:)?/, '');
+    const key = `${who} ${e.verb} ${e.objectRef.resource}${e.objectRef.subresource ? `/${e.objectRef.subresource}` : ''}`;
+    out[key] = (out[key] ?? 0) + 1;
+  }
+  return Object.fromEntries(Object.entries(out).sort());
+}
+
 const quantile = (sorted: number[], q: number): number | undefined =>
   sorted.length === 0 ? undefined : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 
@@ -343,6 +440,8 @@ interface PhaseResult {
   writes: number;
   writesPerRollout: number;
   replicaSetControllerRequests?: number;
+  /** The API server's time for the controller's writes, by verb and resource: "p50/p99" ms (real bed). */
+  serverMs?: Record<string, string>;
   /** ms from a Deployment's change to the controller's first write about it (real bed). */
   firstWriteMs?: { p50: number; p99: number; max: number; of: number };
   sampleSizes: string[];
@@ -359,6 +458,12 @@ interface Target {
   requests(from: number, to: number): Promise<{ own: Record<string, number>; rs?: number }>;
   /** The controller's writes about one Deployment between two times (--trace; real bed). */
   trace?(from: number, to: number, name: string): Promise<string[]>;
+  /** kube-controller-manager's /metrics URL (real bed). */
+  kcmMetricsUrl?: string;
+  /** Every user's writes in a namespace between two times (real bed, --namespace-writes). */
+  namespaceWrites?(ns: string, from: number, to: number): Promise<Record<string, number>>;
+  /** The API server's time for the controller's writes (real bed). */
+  serverTimes?(from: number, to: number): Promise<Record<string, string>>;
   /** From each change (name → ms) to the controller's first write about it, sorted (real bed). */
   firstWrites?(from: number, to: number, changedAt: Map<string, number>): Promise<number[]>;
 }
@@ -398,6 +503,11 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
     const cpu = cpuSeconds(t.pid) - cpu0;
     const { own, rs } = await t.requests(started, ended + 3000);
     const writes = total(own, WRITES);
+    const serverMs = t.serverTimes ? await t.serverTimes(started, ended + 3000) : undefined;
+    if (NAMESPACE_WRITES && t.namespaceWrites)
+      process.stdout.write(
+        `# writes in ${ns} ${phase}: ${JSON.stringify(await t.namespaceWrites(ns, started, ended + 3000))}\n`,
+      );
     const firsts = t.firstWrites ? await t.firstWrites(started, ended + 3000, changedAt) : undefined;
     const r: PhaseResult = {
       bed: t.bed,
@@ -411,6 +521,7 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
       writes,
       writesPerRollout: Math.round((writes / size) * 10) / 10,
       ...(rs !== undefined ? { replicaSetControllerRequests: rs } : {}),
+      ...(serverMs ? { serverMs } : {}),
       ...(firsts && firsts.length > 0
         ? {
             firstWriteMs: {
@@ -424,6 +535,17 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
       sampleSizes: sizes.stop(),
     };
     process.stdout.write(`${JSON.stringify(r)}\n`);
+    if (KCM_METRICS && t.kcmMetricsUrl) {
+      for (const line of (await kcmMetrics(t.kcmMetricsUrl)).split('\n')) {
+        if (KCM_PRINTED.test(line)) process.stdout.write(`# kcm ${t.controller} ${phase} ${line}\n`);
+      }
+    }
+    if (t.controller === 'pacer' && t.bed === 'real' && METRICS_PORT !== undefined) {
+      const text = await fetch(`http://127.0.0.1:${METRICS_PORT}/metrics`).then((r) => r.text());
+      for (const line of text.split('\n')) {
+        if (PRINTED_METRICS.test(line)) process.stdout.write(`# metrics ${phase} ${line}\n`);
+      }
+    }
     for (let i = 0; t.trace && i < Math.min(TRACE, size); i++) {
       process.stdout.write(
         `# ${t.controller} ${phase} d-${i}\n${(await t.trace(started, ended + 3000, `d-${i}`)).map((l) => `#   ${l}`).join('\n')}\n`,
@@ -442,13 +564,15 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
  */
 async function pacerController(kubeconfig: string): Promise<ChildProcess> {
   const child = spawnQuiet(process.execPath, [
+    ...(CPU_PROF !== undefined ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : []),
     join(ROOT, 'bin', 'pacer.js'),
     'controller',
     '--kubeconfig',
     kubeconfig,
     '--leader-elect=false',
     '--metrics-bind-address',
-    '0',
+    METRICS_PORT !== undefined ? `127.0.0.1:${METRICS_PORT}` : '0',
+    ...(METRICS_PORT !== undefined ? ['--metrics-secure=false'] : []),
     '--health-probe-bind-address',
     '0',
     '--api-bind-address',
@@ -499,6 +623,9 @@ async function realBed(size: number): Promise<PhaseResult[]> {
               rs: await rsRequests(from, to),
             }),
             trace: async (from, to, name) => traceOf(await bed.audit(), UPSTREAM_USER, from, to, name),
+            serverTimes: async (from, to) => serverTimesOf(await bed.audit(), UPSTREAM_USER, from, to),
+            kcmMetricsUrl: bed.info.controllerManagerMetrics,
+            namespaceWrites: async (ns, from, to) => namespaceWritesOf(await bed.audit(), ns, from, to),
             firstWrites: async (from, to, changedAt) =>
               firstWritesOf(await bed.audit(), UPSTREAM_USER, from, to, changedAt),
           },
@@ -528,6 +655,9 @@ async function realBed(size: number): Promise<PhaseResult[]> {
                 rs: await rsRequests(from, to),
               }),
               trace: async (from, to, name) => traceOf(await bed.audit(), PACER_USER, from, to, name),
+              serverTimes: async (from, to) => serverTimesOf(await bed.audit(), PACER_USER, from, to),
+              kcmMetricsUrl: bed.info.controllerManagerMetrics,
+              namespaceWrites: async (ns, from, to) => namespaceWritesOf(await bed.audit(), ns, from, to),
               firstWrites: async (from, to, changedAt) =>
                 firstWritesOf(await bed.audit(), PACER_USER, from, to, changedAt),
             },
