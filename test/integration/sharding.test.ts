@@ -180,8 +180,15 @@ describe('sharding: three pacer controller processes, three shards, one simulate
     const unfinished = await Promise.all(
       NAMESPACES.filter((ns) => shardOf(ns, SHARDS) === victimShard).flatMap((ns) =>
         Array.from({ length: PER_NAMESPACE }, async (_, i) => {
+          // Not finished as `kubectl rollout status` reads it: the change not yet observed (a
+          // Deployment whose pass has not written its status still shows the old rollout's 3 of
+          // 3, the kill can come that soon), or not every replica updated.
           const d = await client.getDeployment(ns, `app-${i}`);
-          return d.status?.updatedReplicas !== 3 || d.status.replicas !== 3;
+          return (
+            (d.status?.observedGeneration ?? 0) < (d.metadata.generation ?? 0) ||
+            d.status?.updatedReplicas !== 3 ||
+            d.status.replicas !== 3
+          );
         }),
       ),
     );
