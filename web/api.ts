@@ -18,19 +18,10 @@ export async function act(
   action: Action,
   body: ActionRequest = {},
 ): Promise<ActionResult & { status: number }> {
-  const url = `/api/v1/namespaces/${encodeURIComponent(namespace)}/deployments/${encodeURIComponent(name)}/${action}`;
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-      credentials: 'same-origin',
-    });
-    const result = (await res.json()) as ActionResult;
-    return { ...result, status: res.status };
-  } catch (err) {
-    return { ok: false, status: 0, message: `error: the dashboard could not be reached: ${(err as Error).message}` };
-  }
+  return post(
+    `/api/v1/namespaces/${encodeURIComponent(namespace)}/deployments/${encodeURIComponent(name)}/${action}`,
+    body,
+  );
 }
 
 /** Where each operation is POSTed. */
@@ -61,18 +52,7 @@ function operationBody(op: Operation): Record<string, unknown> {
  * refuses a bad one in its words).
  */
 export async function operate(op: Operation, parameters?: string[]): Promise<ActionResult & { status: number }> {
-  try {
-    const res = await fetch(operationUrl(op), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(parameters !== undefined ? { parameters } : operationBody(op)),
-      credentials: 'same-origin',
-    });
-    const result = (await res.json()) as ActionResult;
-    return { ...result, status: res.status };
-  } catch (err) {
-    return { ok: false, status: 0, message: `error: the dashboard could not be reached: ${(err as Error).message}` };
-  }
+  return post(operationUrl(op), parameters !== undefined ? { parameters } : operationBody(op));
 }
 
 /** A service's plans; an error's message when they cannot be had. */
@@ -129,7 +109,8 @@ export async function signOut(): Promise<ActionResult & { status: number }> {
   return post('/api/v1/session/end', {});
 }
 
-async function post(url: string, body: unknown): Promise<ActionResult & { status: number }> {
+/** A POST of `body` as JSON from this page: the answer with its status, or status 0 when the dashboard cannot be reached. */
+async function post<R = ActionResult>(url: string, body: unknown): Promise<(R | ActionResult) & { status: number }> {
   try {
     const res = await fetch(url, {
       method: 'POST',
@@ -137,7 +118,7 @@ async function post(url: string, body: unknown): Promise<ActionResult & { status
       body: JSON.stringify(body),
       credentials: 'same-origin',
     });
-    const result = (await res.json()) as ActionResult;
+    const result = (await res.json()) as R;
     return { ...result, status: res.status };
   } catch (err) {
     return { ok: false, status: 0, message: `error: the dashboard could not be reached: ${(err as Error).message}` };
@@ -158,18 +139,7 @@ export async function fetchMarathon(): Promise<MarathonDeploymentView[] | { erro
 
 /** Releases the canaries together, in dependency order: each one's answer, or the refusal of the whole. */
 export async function promote(req: PromotionRequest): Promise<(PromotionResult | ActionResult) & { status: number }> {
-  try {
-    const res = await fetch('/api/v1/promotions', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(req),
-      credentials: 'same-origin',
-    });
-    const body = (await res.json()) as PromotionResult | ActionResult;
-    return { ...body, status: res.status };
-  } catch (err) {
-    return { ok: false, status: 0, message: `error: the dashboard could not be reached: ${(err as Error).message}` };
-  }
+  return post<PromotionResult | ActionResult>('/api/v1/promotions', req);
 }
 
 /**
