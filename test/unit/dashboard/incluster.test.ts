@@ -24,11 +24,10 @@ import { Hub } from '../../../src/dashboard/hub.ts';
 import { Gate } from '../../../src/dashboard/incluster.ts';
 import { startDashboardServer } from '../../../src/dashboard/server.ts';
 import type { RunningDashboard } from '../../../src/dashboard/server.ts';
-import type { WatchEvent } from '../../../src/kube/client.ts';
-import type { ListWatchSource } from '../../../src/manager/informer.ts';
 import type { Access, Caller, Reviews } from '../../../src/server/auth.ts';
 import { eventually } from '../../integration/fixtures/cluster.ts';
 import { deployment } from '../plugin/fixtures.ts';
+import { fakeSource } from './fixtures.ts';
 
 describe('dashboard/access: views and actions as RBAC names them', () => {
   it('viewAccess: list the kind in its namespace (NodeRolls at the cluster scope, the freeze switch by name)', () => {
@@ -313,28 +312,6 @@ describe('dashboard/incluster: the Gate', () => {
     expect((await failing.visible(alice, [{ kind: 'deployment', namespace: 'a' }]))('deployment', 'a')).to.equal(false);
   });
 });
-
-/** A source that lists `items` and then delivers what the test pushes. */
-function fakeSource<T extends { metadata: { resourceVersion?: string } }>(items: T[]) {
-  let emit: ((e: WatchEvent<T>) => void) | undefined;
-  let rv = 100;
-  const source: ListWatchSource<T> = {
-    list: async () => ({ items, resourceVersion: '1' }),
-    watch: (_rv, onEvent, signal, onOpen) =>
-      new Promise<void>((resolve) => {
-        emit = onEvent;
-        onOpen?.();
-        signal.addEventListener('abort', () => resolve(), { once: true });
-      }),
-  };
-  return {
-    source,
-    async push(type: 'ADDED' | 'MODIFIED', obj: T) {
-      await eventually('the watch to be open', () => emit !== undefined);
-      emit!({ type, object: { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++rv) } } });
-    },
-  };
-}
 
 const inNamespace = (ns: string, name: string, replicas = 1): Deployment => {
   const d = deployment(name, { replicas, uid: `${ns}-${name}` });

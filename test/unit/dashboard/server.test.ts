@@ -13,34 +13,12 @@ import type { Action, ActionRequest, Change, Snapshot } from '../../../src/dashb
 import { Hub } from '../../../src/dashboard/hub.ts';
 import { hostAllowed, parseActionRequest, sameOrigin, startDashboardServer } from '../../../src/dashboard/server.ts';
 import type { RunningDashboard } from '../../../src/dashboard/server.ts';
-import type { KubeClient, WatchEvent } from '../../../src/kube/client.ts';
+import type { KubeClient } from '../../../src/kube/client.ts';
 import { KubeError, fromResponse } from '../../../src/kube/errors.ts';
-import type { ListWatchSource } from '../../../src/manager/informer.ts';
 import { PluginError } from '../../../src/plugin/errors.ts';
 import { eventually } from '../../integration/fixtures/cluster.ts';
 import { deployment, pod, replicaSet } from '../plugin/fixtures.ts';
-
-/** A source that lists `items` and then delivers what the test pushes. */
-function fakeSource<T extends { metadata: { resourceVersion?: string } }>(items: T[]) {
-  let emit: ((e: WatchEvent<T>) => void) | undefined;
-  let rv = 100;
-  const source: ListWatchSource<T> = {
-    list: async () => ({ items, resourceVersion: '1' }),
-    watch: (_rv, onEvent, signal, onOpen) =>
-      new Promise<void>((resolve) => {
-        emit = onEvent;
-        onOpen?.();
-        signal.addEventListener('abort', () => resolve(), { once: true });
-      }),
-  };
-  return {
-    source,
-    async push(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T) {
-      await eventually('the watch to be open', () => emit !== undefined);
-      emit!({ type, object: { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++rv) } } });
-    },
-  };
-}
+import { fakeSource } from './fixtures.ts';
 
 interface SseEvent {
   id?: string;
