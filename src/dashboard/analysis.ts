@@ -14,7 +14,8 @@ import {
   RUN_TEMPLATE_HASH_LABEL,
 } from '../api/analysis.ts';
 import { controllerOf } from '../api/owners.ts';
-import { REVISION_ANNOTATION, numericValue, scheduleOf } from '../engine/index.ts';
+import { REVISION_ANNOTATION, numericValue, scheduleOf, tallyOf } from '../engine/index.ts';
+import type { Tally } from '../engine/index.ts';
 import type {
   AnalysisMeasurementView,
   AnalysisMetricView,
@@ -157,17 +158,16 @@ function metricView(
     plotted: index === null ? 'result' : `result[${index}]`,
     successCondition: success,
     failureCondition: failure,
-    counts: {
-      count: r?.count ?? 0,
-      successful: r?.successful ?? 0,
-      failed: r?.failed ?? 0,
-      inconclusive: r?.inconclusive ?? 0,
-      error: r?.error ?? 0,
-      consecutiveError: r?.consecutiveError ?? 0,
-    },
+    counts: countsOf(tallyOf(r)),
     limits,
     measurements: (r?.measurements ?? []).map((x) => measurementView(x, index)),
   };
+}
+
+/** The counts the page shows of a metric's tally (the view's schema has no more). */
+function countsOf(t: Tally): AnalysisMetricView['counts'] {
+  const { count, successful, failed, inconclusive, error, consecutiveError } = t;
+  return { count, successful, failed, inconclusive, error, consecutiveError };
 }
 
 /** A run's view: what it judges, its phase and message, and each metric of its spec with its status. */
