@@ -8,7 +8,7 @@ import type { Deployment } from '../../../src/api/types.ts';
 import type { DeploymentView } from '../../../src/dashboard/api.ts';
 import { parsePromotionRequest, promotionOrder, runPromotion } from '../../../src/dashboard/promotion.ts';
 import type { OrderedCanary } from '../../../src/dashboard/promotion.ts';
-import { parseOperation } from '../../../src/dashboard/server.ts';
+import { parseOperation } from '../../../src/dashboard/requests.ts';
 import { waitingCanaries } from '../../../web/canary.ts';
 import type { Model } from '../../../web/state.ts';
 import { deployment } from '../plugin/fixtures.ts';
