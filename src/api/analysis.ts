@@ -25,6 +25,8 @@ export const ANALYSIS_TEMPLATE_KIND = 'AnalysisTemplate';
 export const ANALYSIS_TEMPLATE_PLURAL = 'analysistemplates';
 export const CLUSTER_ANALYSIS_TEMPLATE_KIND = 'ClusterAnalysisTemplate';
 export const CLUSTER_ANALYSIS_TEMPLATE_PLURAL = 'clusteranalysistemplates';
+/** A measurement's metadata key holding the name of its Job (Argo Rollouts' JobNameKey). */
+export const JOB_NAME_KEY = 'job-name';
 export const ANALYSIS_RUN_KIND = 'AnalysisRun';
 export const ANALYSIS_RUN_PLURAL = 'analysisruns';
 

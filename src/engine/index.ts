@@ -139,6 +139,7 @@ export {
   recordMeasurement,
   resultOf,
   retentionOf,
+  droppedJobs,
   scheduleOf,
   specError,
   stopping,

@@ -4,6 +4,7 @@
 // * the process SIGKILLed while a Job runs: the next one finds that Job by its name instead of
 //   making a second, records its outcome once, and the run ends with its count exact;
 // * a run terminated while its Job runs: the Job is deleted and the measurement not counted;
+// * the Jobs of measurements dropped past the retention limit are deleted (Argo Rollouts' GarbageCollect);
 // * a Job of the measurement's name already there: taken when the run controls it, else an Error.
 // No request of the controller is forbidden by the shipped ClusterRole.
 
@@ -152,6 +153,24 @@ for (const bed of BEDS.filter((b) => b === 'real'))
         'steady-smoke-1',
         'steady-smoke-2',
       ]);
+    });
+
+    it('retention 1, count 3: the Job of each measurement the status no longer keeps is deleted; the last one stays', async () => {
+      // The controller of the first case still runs.
+      const run = jobRun('trimmed', { 'sim.pacer.dev/run-ms': '300' }, { interval: '1s', count: 3 });
+      run.spec.measurementRetention = [{ metricName: 'smoke', limit: 1 }];
+      await client.create(ANALYSIS_RUNS, NS, run);
+      const done = await eventually('trimmed Successful', async () => {
+        const r = await getRun('trimmed');
+        return r.status?.phase === 'Successful' && r;
+      });
+      const res = done.status!.metricResults![0];
+      expect(res).to.deep.include({ count: 3, successful: 3 });
+      expect(res.measurements!.map((m) => m.metadata?.['job-name'])).to.deep.equal(['trimmed-smoke-3']);
+      await eventually("only the kept measurement's Job left", async () => {
+        const jobs = await jobsOf(done);
+        return jobs.length === 1 && jobs[0] === 'trimmed-smoke-3';
+      });
     });
 
     it('terminated while its Job runs: the Job is deleted, the measurement not counted, the run Successful', async () => {

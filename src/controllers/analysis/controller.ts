@@ -10,7 +10,7 @@
 // read the Job until it has an outcome, recorded in its place; a run that stops deletes it first.
 
 import type { AnalysisRun, Measurement, Metric } from '../../api/analysis.ts';
-import { RUN_DEPLOYMENT_LABEL } from '../../api/analysis.ts';
+import { JOB_NAME_KEY, RUN_DEPLOYMENT_LABEL } from '../../api/analysis.ts';
 import { evaluateCondition } from '../../api/conditions.ts';
 import type { AnalysisRunSample } from '../../observe/metrics.ts';
 import { ANALYSIS_RUNS } from '../../kube/client.ts';
@@ -28,6 +28,7 @@ import type { ReconcileResult } from '../../manager/workqueue.ts';
 import {
   abandonInFlight,
   assessRun,
+  droppedJobs,
   dueMetrics,
   inFlight,
   isCompleted,
@@ -39,7 +40,7 @@ import {
   semanticEqual,
   stopping,
 } from '../../engine/index.ts';
-import { JOB_NAME_KEY, JobProvider } from './providers/job.ts';
+import { JobProvider } from './providers/job.ts';
 import { substituteArgs } from './providers/args.ts';
 import { measure as measureWithProviders } from './providers/index.ts';
 import type { MeasureInput, ProviderResult } from './providers/types.ts';
@@ -189,6 +190,12 @@ export class AnalysisRunController {
         throw err;
       }
       this.afterWrite(run, pass, cached, log);
+      // The Jobs of measurements the stored status no longer keeps (past the retention limit).
+      for (const job of droppedJobs(cached.status, status)) {
+        const leftBecause = await this.jobs.forget(run, job);
+        if (leftBecause) log.info('job left to the garbage collector', { job, reason: leftBecause });
+        else log.info('job deleted: its measurement is no longer kept', { job });
+      }
     }
     if (pass.retry) return { requeue: true };
     const wait = nextCheck(run, this.mgr.clock.now());

@@ -14,7 +14,7 @@ import type {
   MetricResult,
   RunSummary,
 } from '../../api/analysis.ts';
-import { DEFAULT_MEASUREMENT_RETENTION } from '../../api/analysis.ts';
+import { DEFAULT_MEASUREMENT_RETENTION, JOB_NAME_KEY } from '../../api/analysis.ts';
 import { parseGoDuration } from '../../api/duration.ts';
 import type { IntOrString } from '../../api/types.ts';
 import type { MetricLimits, Tally } from './assess.ts';
@@ -141,6 +141,25 @@ const isDryRun = (run: AnalysisRun, name: string): boolean =>
 export function retentionOf(run: AnalysisRun, name: string): number {
   const limit = run.spec.measurementRetention?.find((x) => x.metricName === name)?.limit ?? 0;
   return limit > 0 ? limit : DEFAULT_MEASUREMENT_RETENTION;
+}
+
+/**
+ * The Jobs whose measurements `before` kept and `after` keeps no more: dropped past the retention
+ * limit. Argo Rollouts' job provider deletes a run's oldest Jobs beyond the kept measurements'
+ * limit; Pacer names them from the status (each Job is named by its measurement), so it needs no
+ * list of Jobs. A measurement in flight is never dropped (it is the newest); a run stopping
+ * removes one, and its Job is deleted by that path, not this one.
+ */
+export function droppedJobs(before: AnalysisRunStatus | undefined, after: AnalysisRunStatus | undefined): string[] {
+  const out: string[] = [];
+  for (const r of before?.metricResults ?? []) {
+    const kept = new Set(resultOf(after, r.name)?.measurements?.map((m) => m.metadata?.[JOB_NAME_KEY]));
+    for (const m of r.measurements ?? []) {
+      const job = m.metadata?.[JOB_NAME_KEY];
+      if (job && isCompleted(m.phase) && !kept.has(job)) out.push(job);
+    }
+  }
+  return out;
 }
 
 const isBad = (p: AnalysisPhase): boolean => p === 'Failed' || p === 'Error' || p === 'Inconclusive';

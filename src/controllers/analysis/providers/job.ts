@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { HttpMethod } from '@kubernetes/client-node';
 import type { AnalysisRun, Measurement, Metric } from '../../../api/analysis.ts';
-import { ANALYSIS_RUN_KIND } from '../../../api/analysis.ts';
+import { ANALYSIS_RUN_KIND, JOB_NAME_KEY } from '../../../api/analysis.ts';
 import type { ObjectMeta } from '../../../api/types.ts';
 import type { KubeClient, ResourceType } from '../../../kube/client.ts';
 import { isKind } from '../../../kube/errors.ts';
@@ -17,8 +17,6 @@ import { ProviderError } from './types.ts';
 
 export const JOBS: ResourceType = { group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true };
 
-/** The measurement's metadata key holding its Job's name (Argo Rollouts' JobNameKey). */
-export const JOB_NAME_KEY = 'job-name';
 /** On each Job: the uid of the run it measures for (a label, so Jobs can be selected by run). */
 export const JOB_RUN_UID_LABEL = 'pacer.dev/analysis-run-uid';
 /** On each Job: the run's name and the metric's. */
@@ -198,6 +196,21 @@ export class JobProvider {
     } catch (err) {
       if (isKind(err, 'NotFound')) return undefined;
       if (passing(err)) throw err;
+      return messageOf(err);
+    }
+    return undefined;
+  }
+
+  /**
+   * Deletes the Job of a finished measurement the run's status no longer keeps (past the retention
+   * limit; propagation Background). One already gone is fine; the reason of any other failure is
+   * answered, and the Job is then left to the garbage collector, which deletes it with its run.
+   */
+  async forget(run: AnalysisRun, name: string): Promise<string | undefined> {
+    try {
+      await this.client.delete(JOBS, run.metadata.namespace, name, { propagationPolicy: 'Background' });
+    } catch (err) {
+      if (isKind(err, 'NotFound')) return undefined;
       return messageOf(err);
     }
     return undefined;

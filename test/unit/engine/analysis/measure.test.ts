@@ -7,6 +7,7 @@ import type { AnalysisPhase, AnalysisRun, AnalysisRunSpec, Measurement, Metric }
 import {
   assessRun,
   dueAt,
+  droppedJobs,
   dueMetrics,
   ERROR_RETRY_MS,
   limitsOf,
@@ -624,5 +625,75 @@ describe('analysis: a run over time (engine/analysis/measure.ts)', () => {
     ];
     for (const [value, want] of rows)
       it(`${JSON.stringify(value)} → ${want}`, () => expect(numericValue(value)).to.equal(want));
+  });
+});
+
+describe("analysis: the Jobs of measurements no longer kept (engine/analysis/measure.ts's droppedJobs)", () => {
+  const job = (m: Partial<Metric> = {}) =>
+    metric({ name: 'smoke', interval: '1m', successCondition: undefined, provider: { job: { spec: {} } }, ...m });
+  /** A run of one job metric whose measurements are `phases`, the n-th naming Job web-abc-1-smoke-n. */
+  const jobRun = (phases: AnalysisPhase[], limit?: number): AnalysisRun => {
+    const r = run([job()], limit ? { measurementRetention: [{ metricName: 'smoke', limit }] } : {});
+    let out = r;
+    phases.forEach((phase, i) => {
+      const m: Measurement = { phase, startedAt: at(i * 60), metadata: { 'job-name': `web-abc-1-smoke-${i + 1}` } };
+      out = { ...out, status: recordMeasurement(out, 'smoke', m, T0 + i * 60_000) };
+    });
+    return out;
+  };
+  const next = (r: AnalysisRun, phase: AnalysisPhase, n: number): AnalysisRun['status'] =>
+    recordMeasurement(r, 'smoke', { phase, metadata: { 'job-name': `web-abc-1-smoke-${n}` } }, T0 + n * 60_000);
+
+  const rows: Array<[string, AnalysisRun, AnalysisPhase, number, string[]]> = [
+    [
+      'retention 2, a third Job started: the first one, finished, is no longer kept',
+      jobRun(['Successful', 'Successful'], 2),
+      'Running',
+      3,
+      ['web-abc-1-smoke-1'],
+    ],
+    [
+      'retention 2, the Job in flight ends: the same Job takes its place, none dropped',
+      jobRun(['Successful', 'Running'], 2),
+      'Successful',
+      2,
+      [],
+    ],
+    [
+      'retention 1, the second Job started: the first is dropped',
+      jobRun(['Successful'], 1),
+      'Running',
+      2,
+      ['web-abc-1-smoke-1'],
+    ],
+    [
+      'the default retention (10): the tenth Job keeps all nine before it',
+      jobRun(Array<AnalysisPhase>(9).fill('Successful')),
+      'Running',
+      10,
+      [],
+    ],
+    [
+      'the default retention (10): the eleventh drops the first',
+      jobRun(Array<AnalysisPhase>(10).fill('Successful')),
+      'Running',
+      11,
+      ['web-abc-1-smoke-1'],
+    ],
+  ];
+  for (const [title, before, phase, n, want] of rows)
+    it(title, () => expect(droppedJobs(before.status, next(before, phase, n))).to.deep.equal(want));
+
+  it('a measurement in flight removed as the run stops is not among them (the stopping path deletes its Job)', () => {
+    const before = jobRun(['Successful', 'Running'], 2);
+    const after = structuredClone(before.status!);
+    after.metricResults![0].measurements = after.metricResults![0].measurements!.slice(0, 1);
+    expect(droppedJobs(before.status, after)).to.deep.equal([]);
+  });
+
+  it('measurements without a Job (other providers) name none', () => {
+    const r = measured(run([metric()], { measurementRetention: [{ metricName: 'errors', limit: 1 }] }), ['Successful']);
+    const after = measured(r, ['Successful', 'Successful']).status;
+    expect(droppedJobs(r.status, after)).to.deep.equal([]);
   });
 });
