@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { compareForDeletion, podsToDelete, replicaSetStatus } from '../../../../src/sim/control/replicaset.ts';
 import { cordon } from '../../../../src/sim/control/nodes.ts';
+import { isPodAvailable } from '../../../../src/sim/control/util.ts';
 import { REF } from '../../../../src/sim/resources.ts';
 import type { KubeObject } from '../../../../src/sim/types.ts';
 import { ManualClock } from '../../../../src/kube/clock.ts';
@@ -88,6 +89,25 @@ describe('sim/control replicaset: deletion order', () => {
     const b = { pod: pod('b', { node: 'n1', ready: false, created: at(99_001), uid: 'a-uid' }), rank: 1 };
     // 1000 s and 999 s old fall in the same log2 bucket: uid "a-uid" (pod b) goes first.
     expect(compareForDeletion(b, a, now)).to.be.lessThan(0);
+  });
+
+  it('availability is no rank: Ready 3.5 s (available at minReadySeconds 3) and 2.5 s (not yet) tie within [2^31, 2^32) ns and the uid decides', () => {
+    // The ReplicaSet of test/e2e/analysis.test.ts when Pacer's abort scaled it from 4 to 3 by its
+    // one unavailable pod (a recorded run): upstream's Less ranks Ready pods by how long they have
+    // been Ready, never by minReadySeconds, so the available pod with the lower uid goes first.
+    const now = at(22.5);
+    const four = (uids: [string, string]) => [
+      pod('s5b62', { node: 'node-1', ready: true, readySince: at(16), uid: '8b75032e' }),
+      pod('8fl54', { node: 'node-1', ready: true, readySince: at(17), uid: '8e8d0098' }),
+      pod('vvfsk', { node: 'node-1', ready: true, readySince: at(19), uid: uids[0] }),
+      pod('wsdkf', { node: 'node-1', ready: true, readySince: at(20), uid: uids[1] }),
+    ];
+    const pods = four(['652e23ec', '84a776a8']);
+    expect(pods.map((p) => isPodAvailable(p, 3, now))).to.deep.equal([true, true, true, false]);
+    expect(podsToDelete(pods, pods, 1, now).map((p) => p.metadata.name)).to.deep.equal(['vvfsk']);
+    // The same pods with the uids the other way round: the one not yet available goes.
+    const swapped = four(['84a776a8', '652e23ec']);
+    expect(podsToDelete(swapped, swapped, 1, now).map((p) => p.metadata.name)).to.deep.equal(['wsdkf']);
   });
 
   it('podsToDelete ranks by related pods on the same node', () => {
