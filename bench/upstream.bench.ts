@@ -16,7 +16,10 @@
 //     the ReplicaSet and garbage collector controllers too, so its figure is an upper bound of the
 //     Deployment controller's own;
 //   * the rollout decisions of one sample Deployment: the sizes of its ReplicaSets after each change,
-//     as (new, old) spec.replicas pairs, to compare the two controllers' steps.
+//     as (new, old) spec.replicas pairs, to compare the two controllers' steps;
+//   * the whole fleet's steps (`steps`, bench/steps.ts): scale-ups of new ReplicaSets, scale-downs
+//     of old ones, and the scale-downs that took fewer replicas than the ReplicaSets' availability
+//     allowed when the bench's watch saw them (`shortScaleDowns`, `replicasLeft`);
 //   * from each change (a Deployment's create or patch answered) to the controller's first write
 //     about that Deployment (its ReplicaSets, Events or itself), p50 and p99, from the audit log
 //     (real bed);
@@ -56,6 +59,8 @@ import '../test/setup.ts'; // kube-bed and kubectl from hack/kube first on PATH
 import { startRealBed, PACER_USER } from '../test/fixtures/realbed.ts';
 import type { AuditEvent, RealBed } from '../test/fixtures/realbed.ts';
 import { sleep } from '../test/integration/fixtures/cluster.ts';
+import { StepCounter } from './steps.ts';
+import type { ReplicaSetView, StepTally } from './steps.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const APPS_DEPLOYMENTS: ResourceType = {
@@ -322,6 +327,42 @@ function followSizes(client: KubeClient, ns: string, name: string): { stop(): st
   };
 }
 
+/**
+ * Every ReplicaSet of namespace `ns` through a watch, tallied by StepCounter (steps.ts): the fleet's
+ * scale-ups, scale-downs and scale-downs short of what the availability then allowed.
+ */
+function followSteps(client: KubeClient, ns: string): { stop(): StepTally } {
+  const abort = new AbortController();
+  // RollingUpdate 25%/25% of 10 replicas keeps 10 - floor(2.5) = 8 available.
+  const counter = new StepCounter(REPLICAS - Math.floor(REPLICAS / 4));
+  void (async () => {
+    let rv = '';
+    while (!abort.signal.aborted) {
+      try {
+        await client.watch<ReplicaSetView & { metadata: { resourceVersion: string } }>(
+          REPLICASETS,
+          ns,
+          { resourceVersion: rv, timeoutSeconds: 600 },
+          (e) => {
+            if (!e.object?.metadata) return;
+            rv = e.object.metadata.resourceVersion;
+            if (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED') counter.observe(e.type, e.object);
+          },
+          abort.signal,
+        );
+      } catch {
+        await sleep(200);
+      }
+    }
+  })();
+  return {
+    stop: () => {
+      abort.abort();
+      return { ...counter.tally };
+    },
+  };
+}
+
 /** The requests of `user` received between two times (ms since the epoch), with that time. */
 function* requestsIn(
   events: AuditEvent[],
@@ -445,6 +486,8 @@ interface PhaseResult {
   /** ms from a Deployment's change to the controller's first write about it (real bed). */
   firstWriteMs?: { p50: number; p99: number; max: number; of: number };
   sampleSizes: string[];
+  /** The fleet's scaling steps and the scale-downs short of what the availability allowed (steps.ts). */
+  steps: StepTally;
 }
 
 interface Target {
@@ -478,6 +521,7 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
     const sampler = rssSampler(t.pid);
     const cpu0 = cpuSeconds(t.pid);
     const sizes = followSizes(t.client, ns, 'd-0');
+    const steps = followSteps(t.client, ns);
     const started = Date.now();
     const changedAt = new Map<string, number>();
     if (phase === 'create') {
@@ -533,6 +577,7 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
           }
         : {}),
       sampleSizes: sizes.stop(),
+      steps: steps.stop(),
     };
     process.stdout.write(`${JSON.stringify(r)}\n`);
     if (KCM_METRICS && t.kcmMetricsUrl) {

@@ -4,7 +4,9 @@
 //  2. Build the Snapshot: the ReplicaSets it controls plus the orphans its selector matches, the
 //     pods its selector matches, now, and its dependencies and dependents (dependencyindex.ts).
 //  3. decide(), then carry out the actions in order, stopping at the first failure (the next pass
-//     recomputes everything from the cluster: level-triggered).
+//     recomputes everything from the cluster: level-triggered). One exception to "one after
+//     another": a Deployment patch of annotations alone (a rollout's revision) goes out beside the
+//     ReplicaSet scales right before it, which it does not depend on (ActionWriter.writesBesidePatch).
 //  4. After each successful write, record the action's event; at the end, the loose events.
 //
 // Outcomes for the work queue: a Conflict (409, a stale resourceVersion) requeues with backoff and
@@ -241,28 +243,96 @@ class ActionWriter {
   }
 
   async apply(actions: Action[], opts: { onCreateConflict: boolean }): Promise<void> {
-    for (const action of actions) {
-      try {
-        await this.applyOne(action, opts);
-      } catch (err) {
-        if (err instanceof Stop) throw err;
-        const e = toKubeError(err);
-        if (e.kind === 'Conflict') {
-          this.log.debug('conflict writing; requeueing', {
-            verb: action.verb,
-            kind: action.kind,
-            object: action.name,
-            error: e.message,
-          });
-          throw new Stop({ requeue: true });
-        }
-        throw e;
+    for (let i = 0; i < actions.length; ) {
+      const chain = this.writesBesidePatch(actions, i);
+      if (chain > 0) {
+        await this.applyBeside(actions.slice(i, i + chain), actions[i + chain], opts);
+        i += chain + 1;
+        continue;
       }
-      this.stats.writes++;
-      this.record(action.event);
-      // Condition changes: recorded only now that the status carrying them is stored.
-      if (action.verb === 'updateStatus') this.recordAll(action.events ?? []);
+      try {
+        await this.applyOne(actions[i], opts);
+      } catch (err) {
+        this.failed(actions[i], err);
+      }
+      this.succeeded(actions[i]);
+      i++;
     }
+  }
+
+  /** A write that landed: counted, and its Event (and a status write's condition Events) recorded. */
+  private succeeded(action: Action): void {
+    this.stats.writes++;
+    this.record(action.event);
+    // Condition changes: recorded only now that the status carrying them is stored.
+    if (action.verb === 'updateStatus') this.recordAll(action.events ?? []);
+  }
+
+  /** A write that failed: a Conflict requeues the key (never overwrites), anything else is thrown. */
+  private failed(action: Action, err: unknown): never {
+    if (err instanceof Stop) throw err;
+    const e = toKubeError(err);
+    if (e.kind === 'Conflict') {
+      this.log.debug('conflict writing; requeueing', {
+        verb: action.verb,
+        kind: action.kind,
+        object: action.name,
+        error: e.message,
+      });
+      throw new Stop({ requeue: true });
+    }
+    throw e;
+  }
+
+  /**
+   * How many ReplicaSet writes, from `i` on, come right before a Deployment update that only changes
+   * its annotations (0: none, or no such update). Such a patch (the revision annotation of a
+   * rollout's first pass) neither reads nor changes what those writes do, nor they it, so it is sent
+   * beside them instead of after them: one round trip less. Creates, deletes and adoptions are not
+   * part of such a run: the revision must not name a ReplicaSet before it exists, and an adoption
+   * reads the Deployment afresh first.
+   */
+  private writesBesidePatch(actions: Action[], i: number): number {
+    let j = i;
+    while (j < actions.length && this.isReplicaSetWrite(actions[j])) j++;
+    if (j === i || j === actions.length) return 0;
+    const next = actions[j];
+    if (next.verb !== 'update' || next.kind !== 'Deployment') return 0;
+    return onlyAnnotations(this.deploymentPatch(next.object as Deployment)) ? j - i : 0;
+  }
+
+  /** A scale, or an update that is not an adoption, of a ReplicaSet. */
+  private isReplicaSetWrite(action: Action): boolean {
+    if (action.kind !== 'ReplicaSet') return false;
+    return action.verb === 'scale' || (action.verb === 'update' && !isAdoption(action, this.snapshot));
+  }
+
+  /**
+   * The ReplicaSet writes `chain`, in order, and the annotations-only patch `patch` at the same
+   * time. Each write that landed is counted and its Event recorded, in the Decision's order; then
+   * the first failure in that order decides the pass, as it would have one write after another.
+   * Every partial outcome is one that upstream's order or Pacer's own could leave already: see
+   * docs/architecture.md (from a watch event to a write).
+   */
+  private async applyBeside(chain: Action[], patch: Action, opts: { onCreateConflict: boolean }): Promise<void> {
+    const landed: Action[] = [];
+    let chainFailure: { action: Action; err: unknown } | undefined;
+    const writeChain = async (): Promise<void> => {
+      for (const action of chain) {
+        try {
+          await this.applyOne(action, opts);
+        } catch (err) {
+          chainFailure = { action, err };
+          return;
+        }
+        landed.push(action);
+      }
+    };
+    const [, patched] = await Promise.allSettled([writeChain(), this.applyOne(patch, opts)]);
+    for (const action of landed) this.succeeded(action);
+    if (patched.status === 'fulfilled') this.succeeded(patch);
+    if (chainFailure) this.failed(chainFailure.action, chainFailure.err);
+    if (patched.status === 'rejected') this.failed(patch, patched.reason);
   }
 
   /** The resourceVersion to send for a ReplicaSet write: the snapshot's, or ours if this pass wrote it since. */
@@ -425,22 +495,13 @@ class ActionWriter {
    * rollback, spec.paused for a cancel that stops it) as a merge patch guarded by the resourceVersion it was computed on.
    */
   private async updateDeployment(target: Deployment): Promise<void> {
-    const pick = (d: Deployment) => ({
-      // Finalizers are a list: a change sends the whole new list (guarded by the resourceVersion).
-      metadata: { labels: d.metadata.labels, annotations: d.metadata.annotations, finalizers: d.metadata.finalizers },
-      spec: { template: d.spec?.template, paused: d.spec?.paused },
-    });
-    const patch = mergePatchDiff(pick(this.snapshot.deployment), pick(target)) as
-      | Record<string, Record<string, unknown>>
-      | undefined;
+    const patch = this.deploymentPatch(target);
     if (!patch) return;
     const d = this.deployment;
     // An apps/v1 Deployment's annotations alone go through /status, as upstream's controller writes
     // its revision annotation: the built-in status strategy keeps annotations, and unlike a write of
     // the object itself it does not move metadata.generation (native mode: docs/native.md).
-    const onlyAnnotations =
-      Object.keys(patch).length === 1 && patch.metadata && Object.keys(patch.metadata).join() === 'annotations';
-    if (isAppsDeployment(d) && onlyAnnotations) {
+    if (isAppsDeployment(d) && onlyAnnotations(patch)) {
       this.deployment = await this.deps.client.replaceDeploymentStatus(
         { ...d, metadata: { ...d.metadata, annotations: target.metadata.annotations ?? {} } },
         d.status ?? {},
@@ -454,4 +515,26 @@ class ActionWriter {
     this.deps.deployments.assume?.(this.deployment);
     this.log.info('updated deployment', { fields: Object.keys(patch).join(',') });
   }
+
+  /** The merge patch from the snapshot's Deployment to `target`, in the fields the engine may change; undefined: none. */
+  private deploymentPatch(target: Deployment): DeploymentPatch | undefined {
+    const pick = (d: Deployment) => ({
+      // Finalizers are a list: a change sends the whole new list (guarded by the resourceVersion).
+      metadata: { labels: d.metadata.labels, annotations: d.metadata.annotations, finalizers: d.metadata.finalizers },
+      spec: { template: d.spec?.template, paused: d.spec?.paused },
+    });
+    return mergePatchDiff(pick(this.snapshot.deployment), pick(target)) as DeploymentPatch | undefined;
+  }
+}
+
+type DeploymentPatch = Record<string, Record<string, unknown>>;
+
+/** A patch that changes the Deployment's annotations and nothing else. */
+function onlyAnnotations(patch: DeploymentPatch | undefined): boolean {
+  return (
+    patch !== undefined &&
+    Object.keys(patch).length === 1 &&
+    patch.metadata !== undefined &&
+    Object.keys(patch.metadata).join() === 'annotations'
+  );
 }

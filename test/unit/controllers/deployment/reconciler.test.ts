@@ -62,19 +62,29 @@ function pod(name: string, labels: Record<string, string>): Pod {
   return { metadata: { name, namespace: NS, labels } };
 }
 
-/** An API with resourceVersion preconditions, that fails on demand. */
+/**
+ * An API with resourceVersion preconditions, that fails on demand. Each request is answered only
+ * after a turn of the event loop, and a request sent while another is unanswered is noted in
+ * `overlaps` ("earlier ∥ later"): what a pass sends at the same time.
+ */
 class FakeApi implements ReconcileClient {
   deployment: Deployment;
   replicaSets = new Map<string, ReplicaSet>();
   calls: string[] = [];
   failures = new Map<string, KubeError>();
+  overlaps: string[] = [];
+  private readonly unanswered = new Set<string>();
   rv = 100;
   constructor(d: Deployment, rss: ReplicaSet[]) {
     this.deployment = structuredClone(d);
     for (const r of rss) this.replicaSets.set(r.metadata.name!, structuredClone(r));
   }
-  private fail(call: string): void {
+  private async fail(call: string): Promise<void> {
     this.calls.push(call);
+    for (const other of this.unanswered) this.overlaps.push(`${other} ∥ ${call}`);
+    this.unanswered.add(call);
+    await new Promise((resolve) => setImmediate(resolve));
+    this.unanswered.delete(call);
     const f = this.failures.get(call);
     if (f) {
       this.failures.delete(call);
@@ -82,7 +92,7 @@ class FakeApi implements ReconcileClient {
     }
   }
   async getDeployment(): Promise<Deployment> {
-    this.fail('get deployment');
+    await this.fail('get deployment');
     return structuredClone(this.deployment);
   }
   async patchDeployment(
@@ -90,7 +100,7 @@ class FakeApi implements ReconcileClient {
     _name: string,
     patch: { metadata: { resourceVersion: string; annotations?: Record<string, string | null> } },
   ): Promise<Deployment> {
-    this.fail('patch deployment');
+    await this.fail('patch deployment');
     if (patch.metadata.resourceVersion !== this.deployment.metadata.resourceVersion)
       throw new KubeError('Conflict', 'stale', { code: 409 });
     for (const [k, v] of Object.entries(patch.metadata.annotations ?? {})) {
@@ -102,7 +112,7 @@ class FakeApi implements ReconcileClient {
     return structuredClone(this.deployment);
   }
   async replaceDeploymentStatus(d: Deployment, status: DeploymentStatus): Promise<Deployment> {
-    this.fail('status');
+    await this.fail('status');
     if (d.metadata.resourceVersion !== this.deployment.metadata.resourceVersion)
       throw new KubeError('Conflict', 'stale', { code: 409 });
     this.deployment.status = status;
@@ -110,13 +120,13 @@ class FakeApi implements ReconcileClient {
     return structuredClone(this.deployment);
   }
   async getReplicaSet(_ns: string, name: string): Promise<ReplicaSet> {
-    this.fail(`get ${name}`);
+    await this.fail(`get ${name}`);
     const r = this.replicaSets.get(name);
     if (!r) throw new KubeError('NotFound', 'not found', { code: 404 });
     return structuredClone(r);
   }
   async createReplicaSet(r: ReplicaSet): Promise<ReplicaSet> {
-    this.fail(`create ${r.metadata.name}`);
+    await this.fail(`create ${r.metadata.name}`);
     if (this.replicaSets.has(r.metadata.name!))
       throw new KubeError('AlreadyExists', 'exists', { code: 409, reason: 'AlreadyExists' });
     const stored = { ...structuredClone(r), metadata: { ...r.metadata, resourceVersion: String(++this.rv) } };
@@ -124,7 +134,7 @@ class FakeApi implements ReconcileClient {
     return structuredClone(stored);
   }
   async replaceReplicaSet(r: ReplicaSet): Promise<ReplicaSet> {
-    this.fail(`replace ${r.metadata.name}`);
+    await this.fail(`replace ${r.metadata.name}`);
     const cur = this.replicaSets.get(r.metadata.name!);
     if (!cur) throw new KubeError('NotFound', 'not found', { code: 404 });
     if (r.metadata.resourceVersion !== cur.metadata.resourceVersion)
@@ -134,7 +144,7 @@ class FakeApi implements ReconcileClient {
     return structuredClone(stored);
   }
   async deleteReplicaSet(_ns: string, name: string, pre?: { uid?: string; resourceVersion?: string }): Promise<void> {
-    this.fail(`delete ${name} ${pre?.uid ?? ''}/${pre?.resourceVersion ?? ''}`);
+    await this.fail(`delete ${name} ${pre?.uid ?? ''}/${pre?.resourceVersion ?? ''}`);
     if (!this.replicaSets.delete(name)) throw new KubeError('NotFound', 'not found', { code: 404 });
   }
 }
@@ -531,5 +541,184 @@ describe('controllers/deployment/reconciler', () => {
     });
     expect(await reconcile(h.deps, `${NS}/web`)).to.deep.equal({});
     expect(h.api.calls).to.deep.equal(['delete web-old web-old-uid/5', 'delete web-gone g/1', 'status']);
+  });
+  describe("a rollout's first pass sends the revision patch beside the old ReplicaSet's scale", () => {
+    // The first pass of a new template: the new ReplicaSet, the old one scaled down, the revision
+    // annotation, the status (engine/decide.ts's order). The patch depends on neither scale nor
+    // the scale on it; the status write needs the patch's resourceVersion.
+    const old = rs('web-old', { replicas: 3 });
+    const fresh = rs('web-new', { replicas: 1 });
+    const revised = (d: Deployment): Deployment => ({
+      ...d,
+      metadata: { ...d.metadata, annotations: { 'pacer.dev/revision': '2' } },
+    });
+    const status = { replicas: 3, observedGeneration: 1 };
+    const firstPass = (): Action[] => [
+      {
+        verb: 'create',
+        kind: 'ReplicaSet',
+        name: 'web-new',
+        replicas: 1,
+        object: fresh,
+        event: scaleEvent('web-new', 0, 1),
+      },
+      scale(old, 2),
+      { verb: 'update', kind: 'Deployment', name: 'web', object: revised(deployment()) },
+      { verb: 'updateStatus', kind: 'Deployment', name: 'web', status },
+    ];
+
+    /** What the cluster holds after a pass: the new ReplicaSet, the old one's size, the revision, the status. */
+    const stateOf = (api: FakeApi) => ({
+      newReplicaSet: api.replicaSets.has('web-new'),
+      oldReplicas: api.replicaSets.get('web-old')!.spec.replicas,
+      revision: api.deployment.metadata.annotations?.['pacer.dev/revision'],
+      status: api.deployment.status !== undefined,
+    });
+
+    /**
+     * The same writes one after another, stopping at the first failure, in the order `order` names
+     * them: Pacer's before this change (ReplicaSet, scale, revision, status) or upstream's
+     * (ReplicaSet, revision, scale, status: its revision rides on a status write).
+     */
+    async function oneAfterAnother(order: string[], failures: Array<[string, KubeError]>) {
+      const api = new FakeApi(deployment(), [old]);
+      for (const [call, err] of failures) api.failures.set(call, err);
+      const write: Record<string, () => Promise<unknown>> = {
+        create: () => api.createReplicaSet(fresh),
+        scale: () => api.replaceReplicaSet({ ...old, spec: { ...old.spec, replicas: 2 } }),
+        revision: () =>
+          api.patchDeployment(NS, 'web', {
+            metadata: { resourceVersion: '10', annotations: { 'pacer.dev/revision': '2' } },
+          }),
+        status: () => api.replaceDeploymentStatus(api.deployment, status),
+      };
+      for (const step of order) {
+        try {
+          await write[step]();
+        } catch {
+          break;
+        }
+      }
+      return stateOf(api);
+    }
+    const PACER_ORDER = ['create', 'scale', 'revision', 'status'];
+    const UPSTREAM_ORDER = ['create', 'revision', 'scale', 'status'];
+
+    it('both land: the patch goes out while the scale is unanswered, the status write after both', async () => {
+      const h = harness({ rss: [old], decide: () => decision(firstPass()) });
+      const stats = { writes: 0 };
+      expect(await reconcile(h.deps, `${NS}/web`, h.deps.logger, stats)).to.deep.equal({});
+      expect(h.api.calls).to.deep.equal(['create web-new', 'replace web-old', 'patch deployment', 'status']);
+      expect(h.api.overlaps).to.deep.equal(['replace web-old ∥ patch deployment']);
+      expect(stateOf(h.api)).to.deep.equal({ newReplicaSet: true, oldReplicas: 2, revision: '2', status: true });
+      expect(stateOf(h.api)).to.deep.equal(await oneAfterAnother(PACER_ORDER, []));
+      expect(h.events).to.deep.equal([
+        'Normal ScalingReplicaSet Scaled up replica set web-new from 0 to 1',
+        'Normal ScalingReplicaSet Scaled down replica set web-old from 3 to 2',
+      ]);
+      expect(stats.writes).to.equal(4);
+    });
+
+    const invalid = () => new KubeError('Invalid', 'spec.replicas: Invalid value: -1', { code: 422 });
+    const conflict = () => new KubeError('Conflict', 'the object has been modified', { code: 409 });
+    const unavailable = () => new KubeError('Transient', 'etcdserver: request timed out', { code: 503 });
+    // failure(s) → what reconcile gives, the state left, and which one-after-another order leaves it too.
+    const rows: Array<{
+      name: string;
+      failures: Array<[string, () => KubeError]>;
+      outcome: string;
+      state: ReturnType<typeof stateOf>;
+      events: number;
+      as: string[];
+    }> = [
+      {
+        name: 'the scale fails, the patch lands: as upstream leaves it when its scale fails',
+        failures: [['replace web-old', invalid]],
+        outcome: 'Invalid',
+        state: { newReplicaSet: true, oldReplicas: 3, revision: '2', status: false },
+        events: 1,
+        as: UPSTREAM_ORDER,
+      },
+      {
+        name: 'the scale meets a conflict, the patch lands: requeued, as upstream leaves it',
+        failures: [['replace web-old', conflict]],
+        outcome: 'requeue',
+        state: { newReplicaSet: true, oldReplicas: 3, revision: '2', status: false },
+        events: 1,
+        as: UPSTREAM_ORDER,
+      },
+      {
+        name: "the patch fails, the scale lands: as Pacer's own order leaves it when its patch fails",
+        failures: [['patch deployment', unavailable]],
+        outcome: 'Transient',
+        state: { newReplicaSet: true, oldReplicas: 2, revision: undefined, status: false },
+        events: 2,
+        as: PACER_ORDER,
+      },
+      {
+        name: "the patch meets a conflict, the scale lands: requeued, as Pacer's own order leaves it",
+        failures: [['patch deployment', conflict]],
+        outcome: 'requeue',
+        state: { newReplicaSet: true, oldReplicas: 2, revision: undefined, status: false },
+        events: 2,
+        as: PACER_ORDER,
+      },
+      {
+        name: 'both fail: the first in the Decision (the scale) decides, and only the new ReplicaSet is left, as either order leaves it',
+        failures: [
+          ['replace web-old', invalid],
+          ['patch deployment', conflict],
+        ],
+        outcome: 'Invalid',
+        state: { newReplicaSet: true, oldReplicas: 3, revision: undefined, status: false },
+        events: 1,
+        as: PACER_ORDER,
+      },
+    ];
+    for (const row of rows) {
+      it(row.name, async () => {
+        const h = harness({ rss: [old], decide: () => decision(firstPass()) });
+        for (const [call, err] of row.failures) h.api.failures.set(call, err());
+        let outcome: string;
+        try {
+          const result = await reconcile(h.deps, `${NS}/web`);
+          outcome = result.requeue ? 'requeue' : JSON.stringify(result);
+        } catch (e) {
+          outcome = (e as KubeError).kind;
+        }
+        expect(outcome).to.equal(row.outcome);
+        expect(h.api.overlaps).to.deep.equal(['replace web-old ∥ patch deployment']);
+        expect(h.api.calls, 'no status write after a failure').to.not.include('status');
+        expect(stateOf(h.api)).to.deep.equal(row.state);
+        const sequential = await oneAfterAnother(
+          row.as,
+          row.failures.map(([call, err]) => [call, err()]),
+        );
+        expect(stateOf(h.api), `the state ${row.as.join(', ')} one after another leaves`).to.deep.equal(sequential);
+        expect(h.events, 'the Events of the writes that landed').to.have.length(row.events);
+      });
+    }
+
+    it('a Deployment update that is more than annotations (a rollback) and a create are never sent beside anything', async () => {
+      const d = deployment();
+      const rolledBack: Deployment = {
+        ...d,
+        spec: { ...d.spec, template: { ...d.spec.template, metadata: { labels: { app: 'web', v: '1' } } } },
+      };
+      const h = harness({
+        d,
+        rss: [old],
+        decide: () =>
+          decision([
+            { verb: 'create', kind: 'ReplicaSet', name: 'web-new', replicas: 1, object: fresh },
+            scale(old, 2),
+            { verb: 'update', kind: 'Deployment', name: 'web', object: rolledBack },
+            { verb: 'updateStatus', kind: 'Deployment', name: 'web', status },
+          ]),
+      });
+      expect(await reconcile(h.deps, `${NS}/web`)).to.deep.equal({});
+      expect(h.api.calls).to.deep.equal(['create web-new', 'replace web-old', 'patch deployment', 'status']);
+      expect(h.api.overlaps).to.deep.equal([]);
+    });
   });
 });
