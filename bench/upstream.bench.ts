@@ -42,6 +42,13 @@
 //                                 # after each phase (cumulative since the bed started)
 //   ... --namespace-writes        # after each phase, the writes in its namespace by user, verb and
 //                                 # resource (the users the bed's audit policy records)
+//   ... --pacer-qps Q --pacer-burst B   # Pacer's client limits alone (0: none), kube-controller-manager's
+//                                 # staying at --qps/--burst: the flow-control decision (issue 30, item 6)
+//   ... --apf                     # after each phase on the real bed, the API server's API Priority and
+//                                 # Fairness figures for the controller's flow (its FlowSchema and priority
+//                                 # level: dispatched, rejected, wait, most requests queued) and the
+//                                 # controller's writes a second; with --pacer-metrics, Pacer's own
+//                                 # client-side rate-limiter waits
 // Prints one JSON line per (bed, controller, size, phase), then a summary table.
 
 import { spawn } from 'node:child_process';
@@ -93,6 +100,9 @@ const { values: flags } = parseArgs({
     'pacer-metrics': { type: 'string' },
     'kcm-metrics': { type: 'boolean', default: false },
     'namespace-writes': { type: 'boolean', default: false },
+    'pacer-qps': { type: 'string' },
+    'pacer-burst': { type: 'string' },
+    apf: { type: 'boolean', default: false },
   },
 });
 const SIZES = flags.sizes!.split(',').map(Number);
@@ -105,6 +115,17 @@ if (!(Number.isFinite(QPS) && QPS > 0) || !(Number.isInteger(BURST) && BURST >= 
   );
   process.exit(2);
 }
+/** --pacer-qps/--pacer-burst: Pacer's client limits alone (default: --qps/--burst); --pacer-qps 0 is no limit. */
+const PACER_QPS = flags['pacer-qps'] === undefined ? QPS : Number(flags['pacer-qps']);
+const PACER_BURST = flags['pacer-burst'] === undefined ? BURST : Number(flags['pacer-burst']);
+if (!(Number.isFinite(PACER_QPS) && PACER_QPS >= 0) || !(Number.isInteger(PACER_BURST) && PACER_BURST >= 1)) {
+  process.stderr.write(
+    `--pacer-qps must be a number of at least 0 (0: no limit) and --pacer-burst an integer of at least 1, got --pacer-qps ${JSON.stringify(flags['pacer-qps'])} --pacer-burst ${JSON.stringify(flags['pacer-burst'])}\n`,
+  );
+  process.exit(2);
+}
+/** --apf: the API server's API Priority and Fairness figures for each phase (real bed). */
+const APF = flags.apf === true;
 const ONLY = flags.only;
 /** --trace K: also print, for Deployments d-0 .. d-(K-1), the controller's writes in order (real bed). */
 const TRACE = Number(flags.trace);
@@ -159,7 +180,130 @@ function kcmMetrics(url: string): Promise<string> {
 
 /** The lines of Pacer's /metrics that --pacer-metrics prints. */
 const PRINTED_METRICS =
-  /^(workqueue_(queue_duration_seconds|work_duration_seconds|adds_total|retries_total)|rest_client_request_duration_seconds_(sum|count)|nodejs_eventloop_lag_(p50|p99|max)_seconds)/;
+  /^(workqueue_(queue_duration_seconds|work_duration_seconds|adds_total|retries_total)|rest_client_(request|rate_limiter)_duration_seconds_(sum|count)|nodejs_eventloop_lag_(p50|p99|max)_seconds)/;
+
+// ---- API Priority and Fairness (--apf) ----------------------------------------------------------
+
+/** One sample line of the Prometheus text format: its name, its labels, its value. */
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The samples of `text` whose name starts with one of `prefixes`. */
+function samplesOf(text: string, prefixes: string[]): Sample[] {
+  const out: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || !prefixes.some((p) => line.startsWith(p))) continue;
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)/.exec(line);
+    if (!m) continue;
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]] = l[2];
+    out.push({ name: m[1], labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+const APF_PREFIXES = ['apiserver_flowcontrol_'];
+
+/** The sum of the samples named `name` whose labels include `match`. */
+function sumOf(samples: Sample[], name: string, match: Record<string, string>): number {
+  let sum = 0;
+  for (const s of samples)
+    if (s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v)) sum += s.value;
+  return sum;
+}
+
+/** A phase's APF figures for one flow schema (the differences of the counters between two reads). */
+interface ApfFigures {
+  flowSchema: string;
+  priorityLevel: string;
+  dispatched: number;
+  rejected: number;
+  /** The mean time a request of this flow schema waited in its priority level's queue (ms). */
+  waitMeanMs: number;
+  /** The most requests of this flow schema queued at once, among the reads made during the phase. */
+  inqueueMax: number;
+  /** The priority level's nominal concurrency (seats) at the end. */
+  nominalSeats: number;
+}
+
+/**
+ * The API server's /metrics read through the admin client, every 2 s during a phase: the most
+ * requests queued per flow schema, and the counters at the start and the end.
+ */
+function apfWatcher(client: KubeClient): {
+  stop(): Promise<{ first: Sample[]; last: Sample[]; inqueueMax: Map<string, number> }>;
+} {
+  const read = async (): Promise<Sample[]> => {
+    let text = '';
+    await client.streamText(
+      '/metrics',
+      'GET /metrics',
+      (t) => {
+        text += t;
+      },
+      AbortSignal.timeout(30_000),
+    );
+    return samplesOf(text, APF_PREFIXES);
+  };
+  const inqueueMax = new Map<string, number>();
+  const note = (samples: Sample[]): void => {
+    for (const s of samples)
+      if (s.name === 'apiserver_flowcontrol_current_inqueue_requests' && s.labels.flow_schema)
+        inqueueMax.set(s.labels.flow_schema, Math.max(inqueueMax.get(s.labels.flow_schema) ?? 0, s.value));
+  };
+  const first = read().then((s) => {
+    note(s);
+    return s;
+  });
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    read()
+      .then(note, () => undefined)
+      .finally(() => {
+        busy = false;
+      });
+  }, 2000);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      const last = await read();
+      note(last);
+      return { first: await first, last, inqueueMax };
+    },
+  };
+}
+
+/** The figures of each flow schema that dispatched requests during the phase, busiest first. */
+function apfFigures(first: Sample[], last: Sample[], inqueueMax: Map<string, number>): ApfFigures[] {
+  const schemas = new Map<string, string>();
+  for (const s of last)
+    if (s.name === 'apiserver_flowcontrol_dispatched_requests_total' && s.labels.flow_schema)
+      schemas.set(s.labels.flow_schema, s.labels.priority_level);
+  const diff = (name: string, match: Record<string, string>): number =>
+    sumOf(last, name, match) - sumOf(first, name, match);
+  const out: ApfFigures[] = [];
+  for (const [fs, pl] of schemas) {
+    const dispatched = diff('apiserver_flowcontrol_dispatched_requests_total', { flow_schema: fs });
+    if (dispatched <= 0) continue;
+    const waitCount = diff('apiserver_flowcontrol_request_wait_duration_seconds_count', { flow_schema: fs });
+    const waitSum = diff('apiserver_flowcontrol_request_wait_duration_seconds_sum', { flow_schema: fs });
+    out.push({
+      flowSchema: fs,
+      priorityLevel: pl,
+      dispatched,
+      rejected: diff('apiserver_flowcontrol_rejected_requests_total', { flow_schema: fs }),
+      waitMeanMs: waitCount > 0 ? Math.round((waitSum / waitCount) * 10000) / 10 : 0,
+      inqueueMax: inqueueMax.get(fs) ?? 0,
+      nominalSeats: sumOf(last, 'apiserver_flowcontrol_nominal_limit_seats', { priority_level: pl }),
+    });
+  }
+  return out.sort((a, b) => b.dispatched - a.dispatched);
+}
 
 // ---- processes ------------------------------------------------------------------------------------
 
@@ -488,6 +632,29 @@ interface PhaseResult {
   sampleSizes: string[];
   /** The fleet's scaling steps and the scale-downs short of what the availability allowed (steps.ts). */
   steps: StepTally;
+  /** The controller's writes a second over the phase. */
+  writesPerSecond: number;
+  /** The API server's API Priority and Fairness figures of the phase, by flow schema (--apf, real bed). */
+  apf?: ApfFigures[];
+  /** Pacer's client-side rate limiter over the phase: requests that passed it, seconds waited in all (--pacer-metrics). */
+  pacerThrottle?: { requests: number; waitedSeconds: number; meanMs: number };
+}
+
+/** Pacer's rest_client_rate_limiter_duration_seconds sum and count (--pacer-metrics). */
+async function pacerLimiter(): Promise<{ sum: number; count: number } | undefined> {
+  if (METRICS_PORT === undefined) return undefined;
+  let text: string;
+  try {
+    text = await fetch(`http://127.0.0.1:${METRICS_PORT}/metrics`).then((r) => r.text());
+  } catch (err) {
+    process.stderr.write(`pacer's /metrics on 127.0.0.1:${METRICS_PORT}: ${String(err)}\n`);
+    return undefined;
+  }
+  const samples = samplesOf(text, ['rest_client_rate_limiter_duration_seconds_']);
+  return {
+    sum: sumOf(samples, 'rest_client_rate_limiter_duration_seconds_sum', {}),
+    count: sumOf(samples, 'rest_client_rate_limiter_duration_seconds_count', {}),
+  };
 }
 
 interface Target {
@@ -522,6 +689,8 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
     const cpu0 = cpuSeconds(t.pid);
     const sizes = followSizes(t.client, ns, 'd-0');
     const steps = followSteps(t.client, ns);
+    const apf = APF && t.bed === 'real' ? apfWatcher(t.client) : undefined;
+    const limiter0 = t.controller === 'pacer' ? await pacerLimiter() : undefined;
     const started = Date.now();
     const changedAt = new Map<string, number>();
     if (phase === 'create') {
@@ -543,6 +712,8 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
     }
     const seconds = await allComplete(t.client, t.type, ns, size, started, 3 * 3600_000);
     const ended = Date.now();
+    const apfRead = apf ? await apf.stop() : undefined;
+    const limiter1 = limiter0 ? await pacerLimiter() : undefined;
     await sleep(3000); // the audit log's last lines, and the controller's last status writes
     const cpu = cpuSeconds(t.pid) - cpu0;
     const { own, rs } = await t.requests(started, ended + 3000);
@@ -578,6 +749,20 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
         : {}),
       sampleSizes: sizes.stop(),
       steps: steps.stop(),
+      writesPerSecond: Math.round((writes / seconds) * 10) / 10,
+      ...(apfRead ? { apf: apfFigures(apfRead.first, apfRead.last, apfRead.inqueueMax) } : {}),
+      ...(limiter0 && limiter1
+        ? {
+            pacerThrottle: {
+              requests: limiter1.count - limiter0.count,
+              waitedSeconds: Math.round((limiter1.sum - limiter0.sum) * 10) / 10,
+              meanMs:
+                limiter1.count > limiter0.count
+                  ? Math.round(((limiter1.sum - limiter0.sum) / (limiter1.count - limiter0.count)) * 10000) / 10
+                  : 0,
+            },
+          }
+        : {}),
     };
     process.stdout.write(`${JSON.stringify(r)}\n`);
     if (KCM_METRICS && t.kcmMetricsUrl) {
@@ -627,9 +812,9 @@ async function pacerController(kubeconfig: string): Promise<ChildProcess> {
     '--log-level',
     'error',
     '--kube-api-qps',
-    String(QPS),
+    String(PACER_QPS),
     '--kube-api-burst',
-    String(BURST),
+    String(PACER_BURST),
   ]);
   await sleep(3000);
   if (child.exitCode !== null) throw new Error(`pacer controller exited ${child.exitCode}`);
@@ -801,10 +986,10 @@ for (const size of SIZES) {
   if (!ONLY || ONLY === 'sim') all.push(...(await simBed(size)));
 }
 process.stderr.write(
-  `\nclient limits: ${QPS} QPS, burst ${BURST} (kube-controller-manager and Pacer)\nbed   controller  size    phase   seconds  cpu s  peak RSS MiB  writes/rollout  first write p50/p99 ms  requests (all verbs)\n`,
+  `\nclient limits: kube-controller-manager ${QPS} QPS, burst ${BURST}; Pacer ${PACER_QPS === 0 ? 'none' : `${PACER_QPS} QPS, burst ${PACER_BURST}`}\nbed   controller  size    phase   seconds  cpu s  peak RSS MiB  writes/rollout  writes/s  first write p50/p99 ms  requests (all verbs)\n`,
 );
 for (const r of all) {
   process.stderr.write(
-    `${r.bed.padEnd(6)}${r.controller.padEnd(12)}${String(r.size).padEnd(8)}${r.phase.padEnd(8)}${String(r.seconds).padStart(7)}${String(r.cpuSeconds).padStart(7)}${String(r.peakRssMiB).padStart(14)}${String(r.writesPerRollout).padStart(16)}${(r.firstWriteMs ? `${r.firstWriteMs.p50}/${r.firstWriteMs.p99}` : '-').padStart(24)}  ${total(r.requests)}\n`,
+    `${r.bed.padEnd(6)}${r.controller.padEnd(12)}${String(r.size).padEnd(8)}${r.phase.padEnd(8)}${String(r.seconds).padStart(7)}${String(r.cpuSeconds).padStart(7)}${String(r.peakRssMiB).padStart(14)}${String(r.writesPerRollout).padStart(16)}${String(r.writesPerSecond).padStart(10)}${(r.firstWriteMs ? `${r.firstWriteMs.p50}/${r.firstWriteMs.p99}` : '-').padStart(24)}  ${total(r.requests)}\n`,
   );
 }

@@ -50,9 +50,13 @@ import { ANALYSIS_RUN_PLURAL, ANALYSIS_TEMPLATE_PLURAL, CLUSTER_ANALYSIS_TEMPLAT
 /** The analysis resources: spec.analysis needs all three. */
 const ANALYSIS_PLURALS = [ANALYSIS_RUN_PLURAL, ANALYSIS_TEMPLATE_PLURAL, CLUSTER_ANALYSIS_TEMPLATE_PLURAL];
 
-/** kube-controller-manager's defaults for each controller's client (--kube-api-qps, --kube-api-burst). */
-export const DEFAULT_KUBE_API_QPS = 20;
-export const DEFAULT_KUBE_API_BURST = 30;
+/**
+ * The controller client's limits (--kube-api-qps, --kube-api-burst): ten times kube-controller-manager's
+ * 20 and 30, a ceiling against a runaway rather than a pace, the API server's priority and fairness
+ * doing the rest (docs/flow-control.md gives the measurements behind it).
+ */
+export const DEFAULT_KUBE_API_QPS = 200;
+export const DEFAULT_KUBE_API_BURST = 400;
 
 export const CRD_MISSING_MESSAGE = `${PLURAL}.${GROUP} is not installed: kubectl apply -f crds/`;
 
@@ -105,9 +109,9 @@ export interface RunControllerOptions {
   logLevel?: LogLevel;
   logFormat?: LogFormat;
   logger?: Logger;
-  /** Client-side rate limit of the controller's requests, as kube-controller-manager's --kube-api-qps (default 20; 0: none). */
+  /** Client-side rate limit of the controller's requests, as kube-controller-manager's --kube-api-qps (default 200; 0: none). */
   kubeApiQps?: number;
-  /** Burst of that limit, as --kube-api-burst (default 30). */
+  /** Burst of that limit, as --kube-api-burst (default 400). */
   kubeApiBurst?: number;
   /** The engine (default: src/engine/decide.ts). */
   engine?: Engine;
@@ -653,7 +657,7 @@ export function controllerCommand(): Command {
     )
     .option(
       '--kube-api-qps <qps>',
-      "client-side limit of requests per second to the API server, as kube-controller-manager's (0: no limit)",
+      "client-side limit of requests per second to the API server (0: no limit); ten times kube-controller-manager's 20, the API server's priority and fairness doing the rest (docs/flow-control.md)",
       String(DEFAULT_KUBE_API_QPS),
     )
     .option('--kube-api-burst <n>', 'burst of that limit', String(DEFAULT_KUBE_API_BURST))

@@ -1,7 +1,8 @@
 // Client-side rate limiting, as client-go's rest.Config QPS and Burst: a token bucket that holds
 // up to `burst` tokens and refills at `qps` per second; every request takes one, and waits for it
 // when the bucket is empty. kube-controller-manager runs each controller's client at 20 QPS with a
-// burst of 30 (--kube-api-qps, --kube-api-burst), and so does Pacer's controller by default.
+// burst of 30 (--kube-api-qps, --kube-api-burst); Pacer's controller defaults to 200 and 400, a
+// ceiling rather than a pace (docs/flow-control.md).
 //
 // A taker reserves the next token at once (the count may go below zero) and sleeps until its
 // token has been refilled: callers are served in the order they asked, as with golang.org/x/time/rate.
