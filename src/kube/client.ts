@@ -21,6 +21,7 @@ import type { Status } from './errors.ts';
 import { TokenBucket } from './ratelimit.ts';
 import type { Clock } from './clock.ts';
 import type { Connection, WireResponse } from './wire.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The HTTP methods KubeClient sends (client-node's HttpMethod names the same strings). */
 export const HttpMethod = {
@@ -222,6 +223,22 @@ export interface RequestObserver {
   observe(r: { method: string; host: string; code: string; seconds?: number }): void;
   /** A request waited `seconds` for the client-side rate limiter (client-go's rest_client_rate_limiter_duration_seconds). */
   throttled?(r: { method: string; host: string; seconds: number }): void;
+  /** A request is sent again after the server's Retry-After (client-go's rest_client_request_retries_total). */
+  retried?(r: { method: string; host: string; code: string }): void;
+}
+
+/** Attempts at a request the server answers with Retry-After (client-go's rest client: maxRetries 10). */
+export const MAX_ATTEMPTS = 10;
+
+/**
+ * The seconds to wait before asking again, when the server said so: a 429 (priority and fairness
+ * turned it away, or too many requests in flight) or a 5xx carrying Retry-After in whole seconds,
+ * as client-go's checkWait reads it. Undefined for any other answer, which is final.
+ */
+export function retryAfter(resp: Pick<WireResponse, 'status' | 'header'>): number | undefined {
+  if (resp.status !== 429 && resp.status < 500) return undefined;
+  const h = resp.header('Retry-After')?.trim();
+  return h !== undefined && /^[0-9]{1,6}$/.test(h) ? Number(h) : undefined;
 }
 
 export interface KubeClientOptions {
@@ -231,7 +248,7 @@ export interface KubeClientOptions {
   metrics?: RequestObserver;
   /**
    * Client-side rate limit, as client-go's QPS and Burst: every request, watches included, takes a
-   * token first. Unset: no limit (the plugin, tests); the controller sets 20/30 by default.
+   * token first. Unset: no limit (the plugin, tests); the controller sets 200/400 by default (docs/flow-control.md).
    */
   rateLimit?: { qps: number; burst: number };
   /**
@@ -354,13 +371,16 @@ export class KubeClient {
     return connection.send({ method, path, headers, body: body?.text, signal });
   }
 
-  /** One request; JSON in and out. `what` names the call in error messages. */
-  async request<T>(
+  /**
+   * One attempt at a request: through the rate limiter and the write gate, then sent; its status,
+   * its body, and the seconds a 429 or 5xx answer's Retry-After asks to wait (client-go's checkWait).
+   */
+  private async attempt(
     method: HttpMethod,
     path: string,
-    opts: { body?: unknown; contentType?: string; signal?: AbortSignal; what?: string; background?: boolean } = {},
-  ): Promise<T> {
-    const what = opts.what ?? `${method} ${path}`;
+    what: string,
+    opts: { body?: unknown; contentType?: string; signal?: AbortSignal; background?: boolean },
+  ): Promise<{ code: number; text: string; wait?: number }> {
     try {
       await this.throttle(method, opts.signal, opts.background ?? false);
     } catch (err) {
@@ -374,7 +394,6 @@ export class KubeClient {
     const timeout = AbortSignal.timeout(this.requestTimeoutMs); // real time: it bounds network I/O (see KubeClientOptions.clock)
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     let code: number | undefined;
-    let text: string;
     const started = performance.now(); // real time: rest_client_request_duration_seconds measures the request's actual latency
     try {
       const body =
@@ -383,11 +402,37 @@ export class KubeClient {
           : { text: JSON.stringify(opts.body), contentType: opts.contentType ?? 'application/json' };
       const resp = await this.send(method, path, signal, body);
       code = resp.status;
-      text = await resp.text();
+      const text = await resp.text();
+      return { code, text, wait: retryAfter(resp) };
     } catch (err) {
       throw toKubeError(err, what, this.server);
     } finally {
       this.observe(method, code, started);
+    }
+  }
+
+  /** One request; JSON in and out. `what` names the call in error messages. */
+  async request<T>(
+    method: HttpMethod,
+    path: string,
+    opts: { body?: unknown; contentType?: string; signal?: AbortSignal; what?: string; background?: boolean } = {},
+  ): Promise<T> {
+    const what = opts.what ?? `${method} ${path}`;
+    let code: number;
+    let text: string;
+    for (let attempt = 1; ; attempt++) {
+      let wait: number | undefined;
+      ({ code, text, wait } = await this.attempt(method, path, what, opts));
+      // The server asked to be asked again later (429 from priority and fairness, or a 5xx with
+      // Retry-After), as client-go's rest client honours it: the same request after that many
+      // seconds, up to its default of 10 attempts, each through the rate limiter and the write gate.
+      if (wait === undefined || attempt >= MAX_ATTEMPTS) break;
+      this.metrics?.retried?.({ method: String(method), host: this.host, code: String(code) });
+      try {
+        await sleep(wait * 1000, undefined, { signal: opts.signal });
+      } catch (err) {
+        throw toKubeError(err, what, this.server);
+      }
     }
     if (code < 200 || code > 299) throw fromResponse(code, text, what);
     if (text === '') return undefined as T;

@@ -94,6 +94,7 @@ export class FetchConnection implements Connection {
     const resp = await this.http.send(ctx).toPromise();
     return {
       status: resp.httpStatusCode,
+      header: (name) => resp.headers[name.toLowerCase()],
       text: () => resp.body.text(),
       stream: () => (resp.body.stream() as AsyncIterable<Uint8Array> | undefined) ?? emptyStream(),
     };

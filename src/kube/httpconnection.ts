@@ -139,6 +139,10 @@ function response(res: IncomingMessage, signal: AbortSignal): WireResponse {
   }
   return {
     status: res.statusCode ?? 0,
+    header: (name) => {
+      const v = res.headers[name.toLowerCase()];
+      return Array.isArray(v) ? v[0] : v;
+    },
     text: async () => {
       const parts: Buffer[] = [];
       for await (const chunk of chunks()) parts.push(chunk as Buffer);

@@ -18,6 +18,8 @@ export interface WireRequest {
 /** An answer: its status, then its body once (as text, or as a stream for a watch). */
 export interface WireResponse {
   status: number;
+  /** A header of the answer (its name in any case), or undefined when it has none. */
+  header(name: string): string | undefined;
   text(): Promise<string>;
   stream(): AsyncIterable<Uint8Array>;
 }

@@ -479,6 +479,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     buckets: REST_CLIENT_BUCKETS,
     registers,
   });
+  const requestRetries = new Counter({
+    name: 'rest_client_request_retries_total',
+    help: 'Number of request retries, partitioned by status code, verb, and host.',
+    labelNames: ['code', 'verb', 'host'] as const,
+    registers,
+  });
   const restClient: RequestObserver = {
     observe({ method, host, code, seconds }) {
       requests.inc({ code, method, host });
@@ -486,6 +492,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     },
     throttled({ method, host, seconds }) {
       rateLimiterDuration.observe({ verb: method, host }, seconds);
+    },
+    retried({ method, host, code }) {
+      requestRetries.inc({ code, verb: method, host });
     },
   };
 

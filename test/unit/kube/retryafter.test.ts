@@ -1,0 +1,164 @@
+// A request the API server answers "ask again later" (kube/client.ts): a 429 from API Priority and
+// Fairness, or a 5xx carrying Retry-After, is sent again after that many seconds, as client-go's rest
+// client does (checkWait; maxRetries 10), through either connection (client-node's fetch, the
+// controller's; node:http, the plugin's). Any other answer is final, at once.
+
+import { HttpMethod } from '@kubernetes/client-node';
+import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeClient, MAX_ATTEMPTS, retryAfter } from '../../../src/kube/client.ts';
+import type { KubeClientOptions } from '../../../src/kube/client.ts';
+import { loadKubeConfig } from '../../../src/kube/clientnode.ts';
+import { KubeError } from '../../../src/kube/errors.ts';
+import { HttpConnection } from '../../../src/kube/httpconnection.ts';
+
+describe('kube/client: Retry-After, as client-go honours it', () => {
+  describe('retryAfter: which answers ask to be asked again, and after how long', () => {
+    const rows: Array<[number, string | undefined, number | undefined]> = [
+      [429, '1', 1],
+      [429, '0', 0],
+      [503, '3', 3],
+      [500, '2', 2],
+      [429, undefined, undefined],
+      [503, undefined, undefined],
+      [409, '1', undefined],
+      [404, '1', undefined],
+      [200, '1', undefined],
+      [429, 'Wed, 21 Oct 2026 07:28:00 GMT', undefined],
+      [429, '-1', undefined],
+      [429, '1.5', undefined],
+    ];
+    for (const [status, header, want] of rows)
+      it(`${status} with Retry-After ${header === undefined ? '(none)' : JSON.stringify(header)} → ${want === undefined ? 'final' : `again after ${want} s`}`, () =>
+        expect(
+          retryAfter({ status, header: (name) => (name.toLowerCase() === 'retry-after' ? header : undefined) }),
+        ).to.equal(want));
+  });
+
+  describe('a request answered 429 Retry-After: 0 is sent again', () => {
+    let server: http.Server;
+    let port: number;
+    /** Per path: how many times to answer 429 before 200, and the requests seen. */
+    const busy = new Map<string, number>();
+    const seen: string[] = [];
+    before(async () => {
+      server = http.createServer((req, res) => {
+        seen.push(`${req.method} ${req.url}`);
+        const left = busy.get(req.url ?? '') ?? 0;
+        if (req.url?.startsWith('/apis/apps/v1/namespaces/default/replicasets/') && left > 0) {
+          busy.set(req.url, left - 1);
+          res
+            .writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '0' })
+            .end(
+              '{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","message":"Too many requests, please try again later.","code":429}',
+            );
+          return;
+        }
+        if (req.url?.endsWith('/gone'))
+          res
+            .writeHead(503, { 'Content-Type': 'application/json' })
+            .end('{"kind":"Status","apiVersion":"v1","status":"Failure","message":"unavailable","code":503}');
+        else
+          res
+            .writeHead(200, { 'Content-Type': 'application/json' })
+            .end('{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-1"}}');
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      port = (server.address() as AddressInfo).port;
+    });
+    after(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+
+    const clients: Array<[string, (o?: KubeClientOptions) => KubeClient]> = [
+      [
+        "client-node's fetch (the controller's)",
+        (o) =>
+          new KubeClient(
+            loadKubeConfig({
+              kubeconfigText: `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`,
+            }),
+            o,
+          ),
+      ],
+      [
+        "node:http (the plugin's)",
+        (o) =>
+          new KubeClient(
+            new HttpConnection({ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: false }, undefined),
+            o,
+          ),
+      ],
+    ];
+    for (const [name, make] of clients) {
+      it(`${name}: twice 429, then 200: three requests, the object returned; retries counted`, async () => {
+        const retried: string[] = [];
+        const path = `/apis/apps/v1/namespaces/default/replicasets/web-${name.length}`;
+        busy.set(path, 2);
+        seen.length = 0;
+        const c = make({
+          metrics: { observe: () => undefined, retried: (r) => retried.push(`${r.method} ${r.code}`) },
+        });
+        const rs = await c.getReplicaSet('default', `web-${name.length}`);
+        expect(rs.metadata.name).to.equal('web-1');
+        expect(seen).to.deep.equal([`GET ${path}`, `GET ${path}`, `GET ${path}`]);
+        expect(retried).to.deep.equal(['GET 429', 'GET 429']);
+      });
+
+      it(`${name}: 429 at every attempt: ${MAX_ATTEMPTS} requests, then the 429 as a Transient error`, async () => {
+        const path = `/apis/apps/v1/namespaces/default/replicasets/busy-${name.length}`;
+        busy.set(path, 1000);
+        seen.length = 0;
+        const err = await make()
+          .getReplicaSet('default', `busy-${name.length}`)
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+        expect(err).to.be.instanceOf(KubeError);
+        expect((err as KubeError).code).to.equal(429);
+        expect((err as KubeError).kind).to.equal('Transient');
+        expect(seen).to.have.length(MAX_ATTEMPTS);
+      });
+
+      it(`${name}: a write sent again asks the write gate again: leadership lost meanwhile, it is not sent`, async () => {
+        const path = `/apis/apps/v1/namespaces/default/replicasets/fenced-${name.length}`;
+        busy.set(path, 1);
+        seen.length = 0;
+        let leading = true;
+        const c = make({
+          writeGate: () => (leading ? undefined : 'not the leader'),
+          metrics: { observe: () => (leading = false) },
+        });
+        const err = await c
+          .request(HttpMethod.PUT, path, { body: { metadata: { name: `fenced-${name.length}` } } })
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+        expect((err as KubeError).kind).to.equal('NotLeader');
+        expect(seen).to.deep.equal([`PUT ${path}`]);
+      });
+
+      it(`${name}: a 503 without Retry-After is final at once`, async () => {
+        seen.length = 0;
+        const err = await make()
+          .request(HttpMethod.GET, '/apis/apps/v1/namespaces/default/replicasets/gone')
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+        expect((err as KubeError).code).to.equal(503);
+        expect(seen).to.have.length(1);
+      });
+    }
+  });
+});
