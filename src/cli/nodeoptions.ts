@@ -1,0 +1,11 @@
+// The Node.js settings the controller's image runs with: its NODE_OPTIONS (the Dockerfile's ENV,
+// scripts/image.ts's config; test/unit/api/manifests.test.ts holds the Dockerfile to this value).
+// Why, with the figures: docs/install.md#memory.
+//
+// --max-semi-space-size=8: V8's young generation (two semi-spaces, where new objects are made)
+// capped at 8 MiB a semi-space. Left to itself Node 24 grows it to 64 MiB a semi-space (128 MiB
+// committed) on a machine or container with a gigabyte or more, which the controller fills with a
+// watch event's parse and a pass's snapshot: that is RSS, and each scavenge copies whatever of it
+// is still alive, a pause that grows with it. Node's CLI docs describe the flag:
+// https://nodejs.org/api/cli.html#--max-semi-space-sizesize-in-mib
+export const CONTROLLER_NODE_OPTIONS = '--max-semi-space-size=8';
