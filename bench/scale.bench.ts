@@ -27,6 +27,7 @@
 //     [--controller-max-old-space MiB]   (the controller's V8 heap limit, as a container's memory
 //     limit sets it: without one V8 sizes the heap from the machine's memory and lets garbage
 //     pile up far above the live heap)
+//     [--no-cache-probe]   (skips bench/cacheprobe.ts's live heap per cached object at the end: minutes at 10,000)
 //     [--controller-memlog FILE]   (bench/memsampler.ts in the controller: a line a second of its RSS, heap
 //     by space, external memory, GC pauses and event-loop delay, written to FILE)
 //     [--controller-node-options "FLAGS" | none]   (the controller's NODE_OPTIONS: by default its
@@ -54,6 +55,7 @@ const BURST = arg('--burst', 1000);
 const WORKERS = flagGiven('--workers') ? arg('--workers', 2) : undefined;
 const MAX_OLD_SPACE = flagGiven('--controller-max-old-space') ? arg('--controller-max-old-space', 1024) : undefined;
 const MEMLOG = stringFlag('--controller-memlog');
+const CACHE_PROBE = !flagGiven('--no-cache-probe');
 // The controller's Node options: by default its image's (CONTROLLER_NODE_OPTIONS, as the Dockerfile
 // sets NODE_OPTIONS); "none" for Node's own defaults; or the flags given. Read here, not by
 // stringFlag: the value is flags, which start with "--".
@@ -467,7 +469,7 @@ try {
   const peakRss = Math.round(proc()?.peakRssMiB ?? NaN);
   const live = await liveHeap();
   const perObject: Record<string, unknown> = {};
-  for (const as of ['kept', 'slim', 'sent'] as const) {
+  for (const as of CACHE_PROBE ? (['kept', 'slim', 'sent'] as const) : []) {
     perObject[as] = await cacheProbe(as);
     log(`cache per object, ${as}: ${JSON.stringify(perObject[as])}`);
   }
