@@ -9,3 +9,17 @@
 // is still alive, a pause that grows with it. Node's CLI docs describe the flag:
 // https://nodejs.org/api/cli.html#--max-semi-space-sizesize-in-mib
 export const CONTROLLER_NODE_OPTIONS = '--max-semi-space-size=8';
+
+/**
+ * Whether V8's young generation is capped in this process (NODE_OPTIONS or Node's own flags), for
+ * the controller's start-up log line: outside the image a controller runs with Node's default.
+ */
+export function youngGeneration(
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+  execArgv: readonly string[] = process.execArgv,
+): string {
+  const flag = [...nodeOptions.split(/\s+/), ...execArgv].findLast((f) => /^--max[-_]semi[-_]space[-_]size=/.test(f));
+  return flag !== undefined
+    ? `${flag.slice(flag.indexOf('=') + 1)} MiB a semi-space`
+    : `Node's default (the image sets NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS}: docs/install.md#memory)`;
+}
