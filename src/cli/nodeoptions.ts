@@ -3,10 +3,13 @@
 // Why, with the figures: docs/install.md#memory.
 //
 // --max-semi-space-size=8: V8's young generation (two semi-spaces, where new objects are made)
-// capped at 8 MiB a semi-space. Left to itself Node 24 grows it to 64 MiB a semi-space (128 MiB
-// committed) on a machine or container with a gigabyte or more, which the controller fills with a
-// watch event's parse and a pass's snapshot: that is RSS, and each scavenge copies whatever of it
-// is still alive, a pause that grows with it. Node's CLI docs describe the flag:
+// capped at 8 MiB a semi-space. Node sizes it from the memory it sees: at most 8 MiB in a container
+// of 2 GiB or less (1 MiB at 512 MiB), more above that, and with no container limit on a large
+// machine the controller's grew to 128 MiB committed (bench/RESULTS.md), which it fills with watch
+// events' parsed objects and passes' snapshots: that is RSS, and each scavenge copies whatever of
+// it is still alive, a pause that grows with it. 8 MiB is what Node gives a 1-2 GiB container, now
+// whatever the limit; under 1 GiB it is more than Node's own choice (up to 14 MiB more committed).
+// Node's CLI docs describe the flag and its default:
 // https://nodejs.org/api/cli.html#--max-semi-space-sizesize-in-mib
 export const CONTROLLER_NODE_OPTIONS = '--max-semi-space-size=8';
 
