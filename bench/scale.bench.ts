@@ -27,6 +27,11 @@
 //     [--controller-max-old-space MiB]   (the controller's V8 heap limit, as a container's memory
 //     limit sets it: without one V8 sizes the heap from the machine's memory and lets garbage
 //     pile up far above the live heap)
+//     [--no-cache-probe]   (skips bench/cacheprobe.ts's live heap per cached object at the end: minutes at 10,000)
+//     [--controller-memlog FILE]   (bench/memsampler.ts in the controller: a line a second of its RSS, heap
+//     by space, external memory, GC pauses and event-loop delay, written to FILE)
+//     [--controller-node-options "FLAGS" | none]   (the controller's NODE_OPTIONS: by default its
+//     image's, src/cli/nodeoptions.ts; none: Node's own defaults, as before 2026-11-27)
 // (--workers: the controller's; without it, the controller's default).
 // Prints one JSON line.
 
@@ -40,6 +45,7 @@ import { startSimWithCrds } from '../test/integration/fixtures/cluster.ts';
 import { parseExposition, samples } from '../test/fixtures/prometheus.ts';
 import { summarizeHeap } from './heapsummary.ts';
 import { flagGiven, numberFlag, stringFlag } from './flags.ts';
+import { CONTROLLER_NODE_OPTIONS } from '../src/cli/nodeoptions.ts';
 
 const arg = (name: string, fallback: number, min = 1) => numberFlag(name, fallback, { integer: true, min });
 const N = arg('--deployments', 1000);
@@ -48,6 +54,25 @@ const QPS = arg('--qps', 500);
 const BURST = arg('--burst', 1000);
 const WORKERS = flagGiven('--workers') ? arg('--workers', 2) : undefined;
 const MAX_OLD_SPACE = flagGiven('--controller-max-old-space') ? arg('--controller-max-old-space', 1024) : undefined;
+const MEMLOG = stringFlag('--controller-memlog');
+const CACHE_PROBE = !flagGiven('--no-cache-probe');
+// The controller's Node options: by default its image's (CONTROLLER_NODE_OPTIONS, as the Dockerfile
+// sets NODE_OPTIONS); "none" for Node's own defaults; or the flags given. Read here, not by
+// stringFlag: the value is flags, which start with "--".
+const NODE_OPTIONS = (() => {
+  const i = process.argv.indexOf('--controller-node-options');
+  if (i < 0) return CONTROLLER_NODE_OPTIONS;
+  const given = process.argv[i + 1];
+  if (given === 'none') return '';
+  const flags = (given ?? '').split(' ').filter((f) => f !== '');
+  if (flags.length === 0 || flags.some((f) => !/^--[a-z]/.test(f))) {
+    process.stderr.write(
+      `error: --controller-node-options: expected "none" or Node flags such as "--max-semi-space-size=8", got ${JSON.stringify(given ?? null)}\n`,
+    );
+    process.exit(2);
+  }
+  return flags.join(' ');
+})();
 const PACED_RATE = arg('--paced-rate', 17);
 const PACED_SECONDS = arg('--paced-seconds', 30, 0);
 const BENCH_AGENT = 'pacer-scale-bench';
@@ -120,6 +145,7 @@ const child = spawn(
     '--heapsnapshot-signal=SIGUSR2',
     ...(MAX_OLD_SPACE ? [`--max-old-space-size=${MAX_OLD_SPACE}`] : []),
     ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []),
+    ...(MEMLOG ? ['--import', join(ROOT, 'bench/memsampler.ts')] : []),
     FIXTURE,
     'controller',
     '--kubeconfig',
@@ -143,7 +169,7 @@ const child = spawn(
   {
     cwd: dir,
     stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'],
-    env: { ...process.env, KUBECONFIG: '' },
+    env: { ...process.env, KUBECONFIG: '', NODE_OPTIONS, ...(MEMLOG ? { PACER_MEMLOG: MEMLOG } : {}) },
   },
 );
 
@@ -443,7 +469,7 @@ try {
   const peakRss = Math.round(proc()?.peakRssMiB ?? NaN);
   const live = await liveHeap();
   const perObject: Record<string, unknown> = {};
-  for (const as of ['kept', 'slim', 'sent'] as const) {
+  for (const as of CACHE_PROBE ? (['kept', 'slim', 'sent'] as const) : []) {
     perObject[as] = await cacheProbe(as);
     log(`cache per object, ${as}: ${JSON.stringify(perObject[as])}`);
   }
@@ -456,6 +482,7 @@ try {
       kubeApiBurst: BURST,
       workers: WORKERS ?? 'default (5)',
       maxOldSpaceMiB: MAX_OLD_SPACE ?? 'default',
+      controllerNodeOptions: NODE_OPTIONS || 'none',
       pods: sim.store.list({ group: '', version: 'v1', resource: 'pods' }, NS, { shared: true }).items.length,
       create,
       paced: pacedResult,

@@ -10,6 +10,7 @@ import { HttpMethod } from '@kubernetes/client-node';
 import { APPS_DEPLOYMENTS, KubeClient, DEFAULT_USER_AGENT } from '../kube/client.ts';
 import { loadKubeConfig } from '../kube/clientnode.ts';
 import { otherDeploymentController } from './native.ts';
+import { youngGeneration } from './nodeoptions.ts';
 import { toKubeError } from '../kube/errors.ts';
 import { isSimulatedCluster, STALE_SIM_HINT } from '../kube/simulated.ts';
 import { DeploymentController, loadEngine } from '../controllers/deployment/controller.ts';
@@ -528,6 +529,7 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     webhookPort: webhook?.port,
     webhookTls: webhook?.tls,
     leaderElect: !!opts.leaderElect,
+    youngGeneration: youngGeneration(),
     ...((opts.shards ?? 1) > 1 ? { shards: opts.shards, shardId: opts.shardId ?? '(automatic)' } : {}),
     ...(mgr.identity() ? { identity: mgr.identity() } : {}),
   });

@@ -2,6 +2,7 @@
 // they kept before (src/kube/slim.ts cacheKeep is deep-equal to cacheTransform).
 
 import { expect } from 'chai';
+import { isDeepStrictEqual } from 'node:util';
 import { Interner } from '../../../src/kube/intern.ts';
 import { cacheKeep, cacheTransform } from '../../../src/kube/slim.ts';
 
@@ -120,7 +121,11 @@ describe('kube/intern: the caches hold equal strings and parts once', () => {
     ];
     for (const [what, type, make] of rows)
       it(what, () => {
-        expect(cacheKeep(type)(make())).to.deep.equal(cacheTransform(type)(make()));
+        const kept = cacheKeep(type)(make());
+        expect(kept).to.deep.equal(cacheTransform(type)(make()));
+        // Plain objects to every reader: node:util's strict comparison also checks each prototype
+        // (the parts are made by constructors of their own, for their size: kube/intern.ts).
+        expect(isDeepStrictEqual(kept, cacheTransform(type)(make())), 'isDeepStrictEqual').to.equal(true);
       });
   });
 

@@ -233,7 +233,7 @@ describe('manager/informer (on a manual clock)', () => {
       expect(inf.byIndex('data', 'ns/red')).to.deep.equal([]);
     });
 
-    it("always equals list() filtered by the index, in list()'s order (any changes, writes and relists)", async () => {
+    it("always equals list() filtered by the index, in list()'s order (any changes, writes and relists; the index added before the cache fills or after any change)", async () => {
       const name = fc.constantFrom('a', 'b', 'c', 'd');
       const ns = fc.constantFrom('ns', 'other');
       const data = fc.constantFrom('x', 'y', 'z');
@@ -244,19 +244,22 @@ describe('manager/informer (on a manual clock)', () => {
         fc.record({ kind: fc.constant('relisted' as const) }),
       );
       await fc.assert(
-        fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
+        fc.asyncProperty(fc.array(op, { maxLength: 30 }), fc.nat({ max: 30 }), async (ops, indexAfter) => {
           const src = new FakeSource(clock);
           const inf = make(src);
-          inf.addIndex('data', byData);
+          // The keys' order is kept only once there is an index: added late, it is made from the cache.
+          if (indexAfter === 0) inf.addIndex('data', byData);
           inf.start();
           await settled();
-          for (const o of ops) {
+          for (const [i, o] of ops.entries()) {
             if (o.kind === 'watched') src.set(o.name, o.data, o.ns);
             else if (o.kind === 'written') inf.assume(src.set(o.name, o.data, o.ns, false));
             else if (o.kind === 'deleted' && src.objects.has(`${o.ns}/${o.name}`)) src.del(o.name, o.ns);
             else if (o.kind === 'relisted')
               src.failAll(new KubeError('Gone', 'too old resource version', { code: 410 }));
             await settled();
+            if (i + 1 === indexAfter) inf.addIndex('data', byData);
+            if (i + 1 < indexAfter) continue;
             for (const v of ['ns/x', 'ns/y', 'ns/z', 'other/x', 'other/y', 'other/z']) {
               expect(inf.byIndex('data', v).map(show), v).to.deep.equal(
                 inf
