@@ -6,10 +6,6 @@
 FROM node:24-slim
 
 ENV NODE_ENV=production
-# V8's young generation capped at 8 MiB a semi-space, what Node itself gives a container of 1-2 GiB,
-# whatever the container's limit (with none, the controller's grew to 128 MiB committed):
-# src/cli/nodeoptions.ts, docs/install.md#memory. Set NODE_OPTIONS in the Deployment's env to change it.
-ENV NODE_OPTIONS=--max-semi-space-size=8
 WORKDIR /app
 
 # Production dependencies only, from the lockfile; the layer is reused until they change.

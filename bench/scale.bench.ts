@@ -30,8 +30,8 @@
 //     [--no-cache-probe]   (skips bench/cacheprobe.ts's live heap per cached object at the end: minutes at 10,000)
 //     [--controller-memlog FILE]   (bench/memsampler.ts in the controller: a line a second of its RSS, heap
 //     by space, external memory, GC pauses and event-loop delay, written to FILE)
-//     [--controller-node-options "FLAGS" | none]   (the controller's NODE_OPTIONS: by default its
-//     image's, src/cli/nodeoptions.ts; none: Node's own defaults, as before 2026-11-27)
+//     [--controller-node-options "FLAGS" | none]   (the controller's NODE_OPTIONS: by default
+//     those for outside a container, src/cli/nodeoptions.ts; none: Node's own defaults, as before 2026-11-27)
 // (--workers: the controller's; without it, the controller's default).
 // Prints one JSON line.
 
@@ -56,8 +56,8 @@ const WORKERS = flagGiven('--workers') ? arg('--workers', 2) : undefined;
 const MAX_OLD_SPACE = flagGiven('--controller-max-old-space') ? arg('--controller-max-old-space', 1024) : undefined;
 const MEMLOG = stringFlag('--controller-memlog');
 const CACHE_PROBE = !flagGiven('--no-cache-probe');
-// The controller's Node options: by default its image's (CONTROLLER_NODE_OPTIONS, as the Dockerfile
-// sets NODE_OPTIONS); "none" for Node's own defaults; or the flags given. Read here, not by
+// The controller's Node options: by default those for a controller outside a container
+// (CONTROLLER_NODE_OPTIONS: a 1-2 GiB container's young generation); "none" for Node's own defaults; or the flags given. Read here, not by
 // stringFlag: the value is flags, which start with "--".
 const NODE_OPTIONS = (() => {
   const i = process.argv.indexOf('--controller-node-options');

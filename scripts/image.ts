@@ -14,7 +14,7 @@
 // * app: /app with what scripts/release.ts stages for the plugin (bin/, src/, dist/, crds/,
 //   package.json, the production node_modules), owned by root, so read-only to the process.
 // Its configuration: User 1000:1000, Entrypoint /usr/local/bin/node /app/bin/pacer.js, Cmd
-// controller, WorkingDir /app, NODE_ENV=production, NODE_OPTIONS (src/cli/nodeoptions.ts), ports 8443, 8081, 8082 and 9443.
+// controller, WorkingDir /app, NODE_ENV=production, ports 8443, 8081, 8082 and 9443.
 //
 // Out: DIR (default release/image/) holds oci/ (the layout; `skopeo copy oci:DIR/oci docker://...`
 // or `crane push`) and pacer-image.tar (`docker load -i`, `podman load -i`, `kind load image-archive`).
@@ -32,7 +32,6 @@ import {
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONTROLLER_NODE_OPTIONS } from '../src/cli/nodeoptions.ts';
 import { ROOT, stage } from './release.ts';
 
 /** Go's names of the architectures Node reports. */
@@ -132,8 +131,6 @@ export function buildImage(opts: ImageOptions): { digest: string; ociDir: string
     'PATH=/usr/local/bin:/usr/bin:/bin',
     '--env',
     'NODE_ENV=production',
-    '--env',
-    `NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS}`,
     ...PORTS.flatMap((p) => ['--port', p]),
     '--label',
     `org.opencontainers.image.version=${version}`,

@@ -1,21 +1,20 @@
-// The Node.js settings the controller's image runs with: its NODE_OPTIONS (the Dockerfile's ENV,
-// scripts/image.ts's config; test/unit/api/manifests.test.ts holds the Dockerfile to this value).
-// Why, with the figures: docs/install.md#memory.
+// The Node.js settings for a controller run outside a container (`pacer controller` on a VM, `make
+// run`, the benches), given as NODE_OPTIONS. Why, with the figures: docs/install.md#memory.
 //
 // --max-semi-space-size=8: V8's young generation (two semi-spaces, where new objects are made)
 // capped at 8 MiB a semi-space. Node sizes it from the memory it sees: at most 8 MiB in a container
 // of 2 GiB or less (1 MiB at 512 MiB), more above that, and with no container limit on a large
 // machine the controller's grew to 128 MiB committed (bench/RESULTS.md), which it fills with watch
 // events' parsed objects and passes' snapshots: that is RSS, and each scavenge copies whatever of
-// it is still alive, a pause that grows with it. 8 MiB is what Node gives a 1-2 GiB container, now
-// whatever the limit; under 1 GiB it is more than Node's own choice (up to 14 MiB more committed).
+// it is still alive, a pause that grows with it. 8 MiB is what Node gives a 1-2 GiB container. The
+// image does not set it: in the manifests' 256Mi container Node's own choice is smaller.
 // Node's CLI docs describe the flag and its default:
 // https://nodejs.org/api/cli.html#--max-semi-space-sizesize-in-mib
 export const CONTROLLER_NODE_OPTIONS = '--max-semi-space-size=8';
 
 /**
  * Whether V8's young generation is capped in this process (NODE_OPTIONS or Node's own flags), for
- * the controller's start-up log line: outside the image a controller runs with Node's default.
+ * the controller's start-up log line.
  */
 export function youngGeneration(
   nodeOptions = process.env.NODE_OPTIONS ?? '',
@@ -24,5 +23,5 @@ export function youngGeneration(
   const flag = [...nodeOptions.split(/\s+/), ...execArgv].findLast((f) => /^--max[-_]semi[-_]space[-_]size=/.test(f));
   return flag !== undefined
     ? `${flag.slice(flag.indexOf('=') + 1)} MiB a semi-space`
-    : `Node's default (the image sets NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS}: docs/install.md#memory)`;
+    : `Node's default, sized from the memory it sees (outside a container: NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS}, docs/install.md#memory)`;
 }

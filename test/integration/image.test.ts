@@ -12,7 +12,6 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ENTRYPOINT, IMAGE_USER, sharedLibraries } from '../../scripts/image.ts';
-import { CONTROLLER_NODE_OPTIONS } from '../../src/cli/nodeoptions.ts';
 import { IMAGE_TOOL_HOW, requireTool } from '../fixtures/tools.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -87,7 +86,6 @@ describe('make image: the controller image without a Docker daemon', function ()
     expect(config.config.Cmd).to.deep.equal(['controller']);
     expect(config.config.WorkingDir).to.equal('/app');
     expect(config.config.Env).to.include('NODE_ENV=production');
-    expect(config.config.Env).to.include(`NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS}`);
     expect(Object.keys(config.config.ExposedPorts).sort()).to.deep.equal([
       '8081/tcp',
       '8082/tcp',

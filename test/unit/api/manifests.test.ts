@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { KUBECTL_HOW, requireTool } from '../../fixtures/tools.ts';
-import { CONTROLLER_NODE_OPTIONS } from '../../../src/cli/nodeoptions.ts';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (p: string): string => readFileSync(join(repo, p), 'utf8');
@@ -482,19 +481,6 @@ describe('Dockerfile and .dockerignore', () => {
     );
     expect(JSON.parse(instruction('ENTRYPOINT')[0])).to.deep.equal(['node', 'bin/pacer.js']);
     expect(JSON.parse(instruction('CMD')[0])).to.deep.equal(['controller']);
-  });
-
-  it("sets NODE_OPTIONS to the controller's heap settings (src/cli/nodeoptions.ts), which the image's Node takes", () => {
-    expect(instruction('ENV')).to.include(`NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS}`);
-    // The young generation is part of V8's heap limit: capping it lowers the limit Node reports.
-    const limit = (nodeOptions: string) =>
-      Number(
-        execFileSync(process.execPath, ['-p', 'require("node:v8").getHeapStatistics().heap_size_limit'], {
-          encoding: 'utf8',
-          env: { ...process.env, NODE_OPTIONS: nodeOptions },
-        }).trim(),
-      );
-    expect(limit(CONTROLLER_NODE_OPTIONS)).to.be.below(limit(''));
   });
 
   it('keeps node_modules, .git and tests out of the build context', () => {

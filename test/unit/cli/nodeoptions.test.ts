@@ -6,7 +6,7 @@ import { CONTROLLER_NODE_OPTIONS, youngGeneration } from '../../../src/cli/nodeo
 
 describe('cli/nodeoptions: the young generation the controller runs with', () => {
   const rows: Array<[string, string, string[], string]> = [
-    ["the image's NODE_OPTIONS", CONTROLLER_NODE_OPTIONS, [], '8 MiB a semi-space'],
+    ['the NODE_OPTIONS for outside a container', CONTROLLER_NODE_OPTIONS, [], '8 MiB a semi-space'],
     [
       'among other options',
       '--enable-source-maps --max-semi-space-size=16 --trace-warnings',
@@ -26,9 +26,9 @@ describe('cli/nodeoptions: the young generation the controller runs with', () =>
       expect(youngGeneration(nodeOptions, execArgv)).to.equal(says);
     });
 
-  it("without one, Node's default, and what the image sets", () => {
+  it("without one, Node's default, and what to set outside a container", () => {
     expect(youngGeneration('--max-old-space-size=768', ['--enable-source-maps'])).to.equal(
-      `Node's default (the image sets NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS}: docs/install.md#memory)`,
+      `Node's default, sized from the memory it sees (outside a container: NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS}, docs/install.md#memory)`,
     );
   });
 });
