@@ -90,6 +90,9 @@ export class NodeRollController {
     this.defaultWindows = opts.defaultWindows;
     this.rolls = mgr.informer<NodeRoll>(NODEROLLS);
     this.nodes = mgr.informer(NODES);
+    // Sharded, the roller runs with shard 0 and reads pods and ReplicaSets of every namespace (a
+    // drain's pods, the health gate's workloads): shard 0's holder keeps them all (docs/sharding.md#caches).
+    mgr.keepEveryNamespaceWithShard0();
     this.pods = mgr.informer<Pod>(PODS);
     this.deployments = mgr.informer<Deployment>(DEPLOYMENTS);
     this.replicaSets = mgr.informer<ReplicaSet>(REPLICASETS);
