@@ -17,7 +17,7 @@
 //    replica holds (the others' keys are parked until it does), and the write gate asks the pass's
 //    shard ticket. A lost shard is dropped alone: the replica goes on with the others. The pod and
 //    ReplicaSet caches keep only the namespaces of the shards held (shardcache.ts), every namespace
-//    while shard 0 is held by a replica whose node roller needs them (keepEveryNamespaceWithShard0).
+//    while shard 0 is held and its node roller has a roll to work on (cacheEveryNamespace).
 
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -114,6 +114,8 @@ export class Manager {
   private readonly shardedInformers: Informer<ObjectWithMeta>[] = [];
   /** Sharded: while shard 0 is held, the sharded caches keep every namespace (the node roller reads them all). */
   private everyNamespaceWithShard0 = false;
+  /** Sharded: resolves once the sharded caches hold every namespace (after everyNamespaceWithShard0 was set). */
+  private everyNamespaceCached: Promise<void> = Promise.resolve();
   /** The sharded caches' latest relist (refillShardedCaches). */
   private refilling: Promise<void> = Promise.resolve();
   private readonly leaseName?: string;
@@ -262,13 +264,24 @@ export class Manager {
   }
 
   /**
-   * Sharded: the holder of shard 0 keeps pods and ReplicaSets of every namespace (the node roller,
-   * which runs with shard 0, drains nodes and gates on the health of workloads in any namespace).
-   * Called by such a reader before the manager starts; unsharded it changes nothing.
+   * For a pass of shard 0 that reads pods and ReplicaSets of every namespace (the node roller drains
+   * nodes and gates on the health of workloads in any namespace): resolves once the caches hold
+   * every namespace, from a list begun after the first call; they go on keeping every namespace
+   * while shard 0 is held, until uncacheEveryNamespace. At once when not sharded (every namespace
+   * is cached).
    */
-  keepEveryNamespaceWithShard0(): void {
-    if (this.started) throw new Error('keepEveryNamespaceWithShard0 called after the manager started');
+  cacheEveryNamespace(): Promise<void> {
+    if (!this.shards || this.everyNamespaceWithShard0) return this.everyNamespaceCached;
     this.everyNamespaceWithShard0 = true;
+    this.everyNamespaceCached = this.shards.holding(0) ? this.refillShardedCaches(0) : Promise.resolve();
+    return this.everyNamespaceCached;
+  }
+
+  /** No pass needs every namespace any more (the last node roll done): the caches go back to the shards held. */
+  uncacheEveryNamespace(): void {
+    if (!this.shards || !this.everyNamespaceWithShard0) return;
+    this.everyNamespaceWithShard0 = false;
+    if (this.shards.holding(0)) void this.refillShardedCaches(0);
   }
 
   /**

@@ -202,6 +202,22 @@ describe('manager/shards: two managers, four shards, one API server', function (
     expect(a.mgr.shards!.enter(notHeld), 'no ticket for a shard not held').to.equal(undefined);
   });
 
+  it("shard 0's holder caches every namespace while a pass asks for it (the node roller), then its own again", async () => {
+    const holder = replicas.find((r) => r.mgr.shards!.held().includes(0))!;
+    const own = holder.mgr
+      .shards!.held()
+      .map((s) => NAMESPACES[s])
+      .sort();
+    expect(own, 'not every shard').to.have.length.below(SHARDS);
+    await holder.mgr.cacheEveryNamespace();
+    expect(holder.cachedNamespaces(), 'every namespace, once the promise resolves').to.deep.equal(
+      [...NAMESPACES].sort(),
+    );
+    expect(holder.mgr.cachesNamespace(NAMESPACES[SHARDS - 1])).to.equal(true);
+    holder.mgr.uncacheEveryNamespace();
+    await eventually('its own namespaces again', async () => holder.cachedNamespaces().join() === own.join(), 10_000);
+  });
+
   it('one manager stops: the other takes its shards and reconciles the keys it had parked', async () => {
     const [a, b] = replicas as [Replica, Replica];
     const aShards = a.mgr.shards!.held();
