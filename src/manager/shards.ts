@@ -21,6 +21,9 @@
 // deadline (at once: before the Lease can expire for anyone else) or when the shard is handed over
 // (after the passes in flight). A replica that loses a shard goes on with the others and may win
 // it again later; its old passes cannot write under the new hold (another epoch).
+//
+// A shard's passes start only once the caches hold its objects from a list begun after it was taken
+// (the synced gate: the manager's sharded caches keep only the shards held, shardcache.ts).
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
@@ -78,7 +81,7 @@ export interface ShardSetOptions extends ShardingOptions {
    * its passes start once this resolves. Absent: the caches hold everything already.
    */
   syncShard?(shard: number): Promise<void>;
-  /** A hold ended (lost, handed over, stopped): the caches may drop the shard's objects. */
+  /** A hold ended (lost or handed over; not on a stop): the caches may drop the shard's objects. */
   onDropped?(shard: number): void;
   /** A shard was taken and its caches synced: its parked keys may run. */
   onAcquired(shard: number): void;
