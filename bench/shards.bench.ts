@@ -7,7 +7,7 @@
 // (--qps/--burst, default 200/400 each) so that the controllers, not their rate limiters, set the
 // pace. Prints one JSON line per replica count.
 //   node bench/shards.bench.ts [--deployments 1000] [--namespaces 30] [--pod-replicas 2] [--shards 3]
-//     [--replicas-max 3] [--qps 200] [--burst 400]
+//     [--replicas-min 1] [--replicas-max 3] [--qps 200] [--burst 400]
 
 import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,7 @@ const N = arg('--deployments', 1000);
 const NAMESPACES = arg('--namespaces', 30);
 const POD_REPLICAS = arg('--pod-replicas', 2);
 const SHARDS = arg('--shards', 3);
+const MIN_REPLICAS = arg('--replicas-min', 1);
 const MAX_REPLICAS = arg('--replicas-max', 3);
 const QPS = arg('--qps', 200);
 const BURST = arg('--burst', 400);
@@ -156,4 +157,4 @@ async function run(replicas: number) {
   }
 }
 
-for (let r = 1; r <= MAX_REPLICAS; r++) process.stdout.write(`${JSON.stringify(await run(r))}\n`);
+for (let r = MIN_REPLICAS; r <= MAX_REPLICAS; r++) process.stdout.write(`${JSON.stringify(await run(r))}\n`);

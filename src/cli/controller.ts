@@ -7,7 +7,7 @@ import { parseGoDuration } from '../api/duration.ts';
 import { stopOnSignals } from './signals.ts';
 import { Command, Option } from 'commander';
 import { HttpMethod } from '@kubernetes/client-node';
-import { APPS_DEPLOYMENTS, KubeClient, DEFAULT_USER_AGENT } from '../kube/client.ts';
+import { APPS_DEPLOYMENTS, KubeClient, DEFAULT_USER_AGENT, PODS, REPLICASETS } from '../kube/client.ts';
 import { loadKubeConfig } from '../kube/clientnode.ts';
 import { otherDeploymentController } from './native.ts';
 import { youngGeneration } from './nodeoptions.ts';
@@ -45,6 +45,7 @@ import { operate } from '../planops/service.ts';
 import { authenticate, authorize } from '../kube/reviews.ts';
 import type { RunningWebhook } from '../server/webhook.ts';
 import { GROUP, PACER_NAMESPACE, PLAN_PLURAL, PLURAL, VERSION } from '../api/types.ts';
+import type { Pod, ReplicaSet } from '../api/types.ts';
 import { NODEROLL_PLURAL } from '../api/noderoll.ts';
 import { ANALYSIS_RUN_PLURAL, ANALYSIS_TEMPLATE_PLURAL, CLUSTER_ANALYSIS_TEMPLATE_PLURAL } from '../api/analysis.ts';
 
@@ -485,8 +486,13 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     api: parseBindAddress(opts.apiBindAddress ?? ':8082'),
     views: {
       deployments: () => controller.deployments.list(),
-      replicaSets: (ns) => controller.replicaSets.list(ns),
-      pods: (ns) => controller.pods.list(ns),
+      // Sharded, a namespace of a shard this replica does not hold is not cached here: listed instead.
+      replicaSets: (ns) =>
+        mgr.cachesNamespace(ns)
+          ? controller.replicaSets.list(ns)
+          : opsClient!.list<ReplicaSet>(REPLICASETS, ns).then((l) => l.items),
+      pods: (ns) =>
+        mgr.cachesNamespace(ns) ? controller.pods.list(ns) : opsClient!.list<Pod>(PODS, ns).then((l) => l.items),
       ready: () => mgr.ready(),
       ...(controller.plans ? { plans: (ns: string) => controller.plans!.list(ns) } : {}),
       // Any replica serves plan operations (they write what the leader's reconciler reads): through

@@ -164,6 +164,11 @@ export class Informer<T extends ObjectWithMeta> {
   private tick?: Timer;
   /** The watchdog aborted the watch: relist before watching again. */
   private rebuilding = false;
+  /** relistNow() was called while no watch ran: list before the next watch. */
+  private relistAsked = false;
+  /** Lists begun so far, and who waits for a list begun after their call (relistNow). */
+  private listsBegun = 0;
+  private relistWaiters: Array<{ after: number; resolve: () => void }> = [];
 
   constructor(source: ListWatchSource<T>, opts: InformerOptions) {
     this.source = source;
@@ -292,6 +297,23 @@ export class Informer<T extends ObjectWithMeta> {
     return this.lastRV;
   }
 
+  /**
+   * Lists again soon (the watch in progress is ended, as the watchdog ends it) and resolves once
+   * the cache holds a list begun after this call, its differences delivered to the handlers as
+   * after a 410 (or once the informer stops). The sharded caches (shardcache.ts) ask for it when
+   * what their source keeps has changed.
+   */
+  relistNow(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const after = this.listsBegun;
+    const done = new Promise<void>((resolve) => this.relistWaiters.push({ after, resolve }));
+    if (this.watchAbort) {
+      this.rebuilding = true;
+      this.watchAbort.abort();
+    } else this.relistAsked = true;
+    return done;
+  }
+
   private put(obj: T): T | undefined {
     const key = keyOf(obj);
     const old = this.items.get(key);
@@ -365,6 +387,7 @@ export class Informer<T extends ObjectWithMeta> {
     this.watchAbort?.abort();
     this.wakeSleep?.();
     for (const w of this.syncWaiters.splice(0)) w();
+    for (const w of this.relistWaiters.splice(0)) w.resolve();
     await this.running;
   }
 
@@ -403,9 +426,14 @@ export class Informer<T extends ObjectWithMeta> {
     let needList = true;
     while (!signal.aborted) {
       try {
+        if (this.relistAsked) {
+          this.relistAsked = false;
+          needList = true;
+        }
         if (needList) {
           await this.relist(signal);
           needList = false;
+          if (this.relistAsked) continue;
         }
         const started = this.clock.now();
         const events = await this.watchOnce(signal);
@@ -436,6 +464,7 @@ export class Informer<T extends ObjectWithMeta> {
   }
 
   private async relist(signal: AbortSignal): Promise<void> {
+    const begun = ++this.listsBegun;
     const { items, resourceVersion } = await this.source.list(signal);
     if (signal.aborted) return;
     this.attempt = 0;
@@ -460,6 +489,9 @@ export class Informer<T extends ObjectWithMeta> {
       this.synced = true;
       for (const w of this.syncWaiters.splice(0)) w();
     }
+    const waiting = this.relistWaiters;
+    this.relistWaiters = waiting.filter((w) => w.after >= begun);
+    for (const w of waiting) if (w.after < begun) w.resolve();
   }
 
   /** One watch; returns how many events it delivered. Throws Relist on 410, KubeError on failure. */

@@ -15,7 +15,9 @@
 //  * sharded (leader election with more than one shard, shards.ts): a Lease per shard instead of one;
 //    the leader-only runnables run once the caches have synced, each pass only for a shard this
 //    replica holds (the others' keys are parked until it does), and the write gate asks the pass's
-//    shard ticket. A lost shard is dropped alone: the replica goes on with the others.
+//    shard ticket. A lost shard is dropped alone: the replica goes on with the others. The pod and
+//    ReplicaSet caches keep only the namespaces of the shards held (shardcache.ts), every namespace
+//    while shard 0 is held and its node roller has a roll to work on (cacheEveryNamespace).
 
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -32,6 +34,7 @@ import { EventRecorder } from './events.ts';
 import { LeaderElector, campaignProblem, kubeLeaseStore } from './leaderelection.ts';
 import type { Lease, LeaseStore } from './leaderelection.ts';
 import { ShardSet, shardContext } from './shards.ts';
+import { SHARDED_KINDS, shardedSource } from './shardcache.ts';
 import type { ShardingOptions } from './shards.ts';
 import { LEASES } from '../kube/client.ts';
 import { DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS } from './leaderelection.ts';
@@ -107,6 +110,14 @@ export class Manager {
   /** Sharded: the shards' Leases and the holds this replica has. */
   readonly shards?: ShardSet;
   private readonly acquiredListeners: Array<(shard: number) => void> = [];
+  /** Sharded: the informers whose caches keep only the namespaces cached here (cachesNamespace). */
+  private readonly shardedInformers: Informer<ObjectWithMeta>[] = [];
+  /** Sharded: while shard 0 is held, the sharded caches keep every namespace (the node roller reads them all). */
+  private everyNamespaceWithShard0 = false;
+  /** Sharded: resolves once the sharded caches hold every namespace (after everyNamespaceWithShard0 was set). */
+  private everyNamespaceCached: Promise<void> = Promise.resolve();
+  /** The sharded caches' latest relist (refillShardedCaches). */
+  private refilling: Promise<void> = Promise.resolve();
   private readonly leaseName?: string;
   private leading: boolean;
   /** Once lost, never again in this process: the writeGate stays shut. */
@@ -158,6 +169,10 @@ export class Manager {
         metrics: opts.metrics,
         onAcquired: (shard) => {
           for (const l of this.acquiredListeners) l(shard);
+        },
+        syncShard: (shard) => this.refillShardedCaches(shard),
+        onDropped: (shard) => {
+          void this.refillShardedCaches(shard);
         },
       });
     } else if (le) {
@@ -216,8 +231,11 @@ export class Manager {
     if (!inf) {
       if (this.started) throw new Error(`informer for ${type.plural} requested after the manager started`);
       const name = type.plural;
+      const byShard = this.shards !== undefined && scope.namespace === undefined && scope.fieldSelector === undefined;
       inf = new Informer<ObjectWithMeta>(
-        kubeSource(this.client, type, namespace, scope.fieldSelector, cacheKeep(type)),
+        byShard && SHARDED_KINDS.includes(type)
+          ? shardedSource(this.client, type, namespace, cacheKeep(type), (ns) => this.cachesNamespace(ns))
+          : kubeSource(this.client, type, namespace, scope.fieldSelector, cacheKeep(type)),
         {
           name,
           resyncMs: this.opts.resyncMs,
@@ -228,8 +246,55 @@ export class Manager {
         },
       );
       this.informers.set(key, inf);
+      if (byShard && SHARDED_KINDS.includes(type)) this.shardedInformers.push(inf);
     }
     return inf as unknown as Informer<T>;
+  }
+
+  /**
+   * Whether this replica's pod and ReplicaSet caches keep the objects of `namespace` now: always
+   * unsharded; sharded, while it holds the namespace's shard (synced or not, handed over or not),
+   * or shard 0 when a reader of every namespace asked for it.
+   */
+  cachesNamespace(namespace: string | undefined): boolean {
+    const shards = this.shards;
+    if (!shards) return true;
+    if (this.everyNamespaceWithShard0 && shards.holding(0)) return true;
+    return shards.holding(shards.shardOf(namespace || undefined));
+  }
+
+  /**
+   * For a pass of shard 0 that reads pods and ReplicaSets of every namespace (the node roller drains
+   * nodes and gates on the health of workloads in any namespace): resolves once the caches hold
+   * every namespace, from a list begun after the first call; they go on keeping every namespace
+   * while shard 0 is held, until uncacheEveryNamespace. At once when not sharded (every namespace
+   * is cached).
+   */
+  cacheEveryNamespace(): Promise<void> {
+    if (!this.shards || this.everyNamespaceWithShard0) return this.everyNamespaceCached;
+    this.everyNamespaceWithShard0 = true;
+    this.everyNamespaceCached = this.shards.holding(0) ? this.refillShardedCaches(0) : Promise.resolve();
+    return this.everyNamespaceCached;
+  }
+
+  /** No pass needs every namespace any more (the last node roll done): the caches go back to the shards held. */
+  uncacheEveryNamespace(): void {
+    if (!this.shards || !this.everyNamespaceWithShard0) return;
+    this.everyNamespaceWithShard0 = false;
+    if (this.shards.holding(0)) void this.refillShardedCaches(0);
+  }
+
+  /**
+   * What the sharded caches keep changed with `shard` (taken or given up): each lists again and
+   * holds that shard's objects (or no longer) once this resolves. Nothing to do when the caches keep
+   * every namespace anyway (shard 0 held for the node roller, and another shard moved).
+   */
+  private refillShardedCaches(shard: number): Promise<void> {
+    // Keeping every namespace already: the list asked for when shard 0 was taken (begun after it,
+    // so with this shard's namespaces kept) is the one to wait for.
+    if (this.everyNamespaceWithShard0 && shard !== 0 && this.shards?.holding(0)) return this.refilling;
+    this.refilling = Promise.all(this.shardedInformers.map((i) => i.relistNow())).then(() => undefined);
+    return this.refilling;
   }
 
   /**

@@ -21,6 +21,9 @@
 // deadline (at once: before the Lease can expire for anyone else) or when the shard is handed over
 // (after the passes in flight). A replica that loses a shard goes on with the others and may win
 // it again later; its old passes cannot write under the new hold (another epoch).
+//
+// A shard's passes start only once the caches hold its objects from a list begun after it was taken
+// (the synced gate: the manager's sharded caches keep only the shards held, shardcache.ts).
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
@@ -73,7 +76,14 @@ export interface ShardSetOptions extends ShardingOptions {
   clock: Clock;
   logger: Logger;
   metrics?: ControllerMetrics;
-  /** A shard was taken: its parked keys may run. */
+  /**
+   * A shard was taken: fills the caches with its objects, from a list begun now (shardcache.ts);
+   * its passes start once this resolves. Absent: the caches hold everything already.
+   */
+  syncShard?(shard: number): Promise<void>;
+  /** A hold ended (lost or handed over; not on a stop): the caches may drop the shard's objects. */
+  onDropped?(shard: number): void;
+  /** A shard was taken and its caches synced: its parked keys may run. */
   onAcquired(shard: number): void;
 }
 
@@ -83,6 +93,8 @@ export const memberLeaseName = (id: string, identity: string): string =>
 
 interface Hold {
   epoch: number;
+  /** The caches hold the shard's objects as of a list begun after it was taken: its passes may start. */
+  synced: boolean;
   /** Being handed over: no new pass starts; those in flight may still write. */
   releasing: boolean;
 }
@@ -140,21 +152,31 @@ export class ShardSet {
     return this.o.assign(slash < 0 ? undefined : key.slice(0, slash));
   }
 
+  /** The shard of `namespace` (undefined: cluster-scoped, shard 0). */
+  shardOf(namespace: string | undefined): number {
+    return this.o.assign(namespace);
+  }
+
   /** Whether this replica holds the shard of `namespace` and starts passes for it. */
   owns(namespace: string | undefined): boolean {
     return this.runs(this.o.assign(namespace));
   }
 
-  /** Whether passes of `shard` run on this replica now (held, not being handed over). */
+  /** Whether passes of `shard` run on this replica now (held, its caches synced, not being handed over). */
   runs(shard: number): boolean {
     const h = this.holds.get(shard);
-    return h !== undefined && !h.releasing;
+    return h?.synced === true && !h.releasing;
   }
 
-  /** A pass of `shard` begins: its ticket, or undefined when this replica does not (or no longer) run its passes. */
+  /** Whether this replica holds `shard` at all (its caches keep its objects), synced or not, handed over or not. */
+  holding(shard: number): boolean {
+    return this.holds.has(shard);
+  }
+
+  /** A pass of `shard` begins: its ticket, or undefined when this replica does not (or no longer, or not yet) run its passes. */
   enter(shard: number): ShardTicket | undefined {
     const h = this.holds.get(shard);
-    if (!h || h.releasing) return undefined;
+    if (!h?.synced || h.releasing) return undefined;
     this.inFlight.set(shard, (this.inFlight.get(shard) ?? 0) + 1);
     return { shard, epoch: h.epoch };
   }
@@ -304,11 +326,34 @@ export class ShardSet {
     }
   }
 
+  /**
+   * A shard taken: held at once (the gate lets its writes through), but its passes start only once
+   * the caches hold its objects from a list begun now (syncShard): before that a pass could find
+   * none of its ReplicaSets and create one again, or miss pods. A hold lost meanwhile is not synced.
+   */
   private acquired(shard: number, log: Logger): void {
-    this.holds.set(shard, { epoch: ++this.epochs, releasing: false });
+    const hold: Hold = { epoch: ++this.epochs, synced: false, releasing: false };
+    this.holds.set(shard, hold);
     this.o.metrics?.shardHeld.set({ shard: String(shard) }, 1);
     log.info('acquired shard', { shard, held: this.held(), identity: this.o.identity });
-    this.o.onAcquired(shard);
+    const synced = (): void => {
+      if (this.holds.get(shard) !== hold) return;
+      hold.synced = true;
+      this.o.onAcquired(shard);
+    };
+    if (!this.o.syncShard) {
+      synced();
+      return;
+    }
+    const began = this.o.clock.now();
+    this.o.syncShard(shard).then(
+      () => {
+        if (this.holds.get(shard) === hold)
+          log.info('shard caches synced', { shard, ms: Math.round(this.o.clock.now() - began) });
+        synced();
+      },
+      (err: unknown) => log.error('shard caches not synced', { shard, error: toKubeError(err).message }),
+    );
   }
 
   /**
@@ -338,6 +383,7 @@ export class ShardSet {
       log.info(why === 'hand-over' ? 'handing shard over' : 'releasing shard', { shard, held: this.held() });
     }
     this.o.metrics?.shardHeld.set({ shard: String(shard) }, 0);
+    if (why !== 'stop') this.o.onDropped?.(shard);
   }
 
   /**

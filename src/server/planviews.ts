@@ -72,9 +72,13 @@ export interface ApiViews {
   audit?: (entry: AuditEntry) => void;
   /** Every cached pacer.dev Deployment. */
   deployments: () => readonly Deployment[];
-  /** The cached ReplicaSets and pods of a namespace (the plans' steps); without them no plan view is served. */
-  replicaSets?: (namespace: string) => readonly ReplicaSet[];
-  pods?: (namespace: string) => readonly Pod[];
+  /**
+   * The ReplicaSets and pods of a namespace (the plans' steps): cached, or listed when this replica
+   * does not cache that namespace (a sharded replica caches only its shards'); without them no plan
+   * view is served.
+   */
+  replicaSets?: (namespace: string) => readonly ReplicaSet[] | Promise<readonly ReplicaSet[]>;
+  pods?: (namespace: string) => readonly Pod[] | Promise<readonly Pod[]>;
   /** The cached Plan resources of a namespace (custom plans); absent: none. */
   plans?: (namespace: string) => readonly PlanResource[];
   /** False until the caches have synced: the views answer 503 rather than an empty list. */
@@ -91,24 +95,25 @@ function text(res: http.ServerResponse, code: number, body: string): void {
 }
 
 /** GET /v1/service/<namespace>/<name>/plans[/<plan>]. */
-function planView(
+async function planView(
   views: ApiViews,
   res: http.ServerResponse,
   namespace: string,
   name: string,
   plan: string | undefined,
-): void {
+): Promise<void> {
   const members = serviceMembers(views.deployments(), namespace, name);
   if (members.length === 0) {
     text(res, 404, `Service ${name} not found`);
     return;
   }
   const all = views.deployments().filter((d) => d.metadata.namespace === namespace);
+  const [replicaSets, pods] = await Promise.all([views.replicaSets!(namespace), views.pods!(namespace)]);
   const plans = servicePlans({
     deployments: members,
     namespaceDeployments: all,
-    replicaSets: views.replicaSets!(namespace),
-    pods: views.pods!(namespace),
+    replicaSets,
+    pods,
     plans: views.plans?.(namespace) ?? [],
     now: (views.now ?? Date.now)(),
   });
@@ -337,7 +342,7 @@ function viewsHandler(views: ApiViews): http.RequestListener {
         decodeURIComponent(plans[1]),
         decodeURIComponent(plans[2]),
         plans[3] === undefined ? undefined : decodeURIComponent(plans[3]),
-      );
+      ).catch((e: unknown) => text(res, 500, (e as Error).message));
       return;
     }
     const m = /^\/v2\/deployments(?:\/([^/]+))?$/.exec(path);

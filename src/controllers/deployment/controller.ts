@@ -204,7 +204,14 @@ export class DeploymentController {
     this.queue = this.controller.queue;
     mgr.metrics?.trackDeployments(() => this.deployments.list());
     mgr.metrics?.trackPlanPhases(() =>
-      planPhaseSamples(this.deployments.list(), this.replicaSets.list(), this.pods.list(), mgr.clock.now()),
+      // Sharded, the pods and ReplicaSets of a shard not held are not cached here: its Deployments'
+      // phases are the holder's to report.
+      planPhaseSamples(
+        this.deployments.list().filter((d) => mgr.cachesNamespace(d.metadata.namespace)),
+        this.replicaSets.list(),
+        this.pods.list(),
+        mgr.clock.now(),
+      ),
     );
   }
 

@@ -103,6 +103,12 @@ export class NodeRollController {
       : undefined;
     // Few NodeRolls: any change that may move one wakes them all.
     const all = () => this.rolls.list().map((r) => r.metadata.name ?? '');
+    // Sharded: once no roll is at work, the caches need not hold every namespace any more.
+    const atWork = (r: NodeRoll) => !(r.status?.done && !hasFinalizer(r));
+    const settled = () => {
+      if (!this.rolls.list().some(atWork)) mgr.uncacheEveryNamespace();
+    };
+    this.rolls.on({ update: settled, delete: settled });
     // A template's change wakes the rolls whose health gate names it.
     const naming = (t: AnalysisTemplate, clusterScope: boolean) =>
       this.rolls
@@ -151,6 +157,10 @@ export class NodeRollController {
   private async reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult> {
     const found = this.rolls.get(key);
     if (!found || (found.status?.done && !hasFinalizer(found))) return {};
+    // Sharded, the roller runs with shard 0 and reads pods and ReplicaSets of every namespace (a
+    // drain's pods, the health gate's workloads): shard 0's holder caches them all while a roll is
+    // at work (docs/sharding.md#caches), from a list begun now.
+    await this.mgr.cacheEveryNamespace();
     let roll = found;
     const freeze = this.freeze?.current();
     const defaultWindows = this.defaultWindows?.current();

@@ -31,6 +31,8 @@ class FakeSource implements ListWatchSource<Obj> {
   watchedAt: number[] = [];
   listFailures: unknown[] = [];
   open: OpenWatch[] = [];
+  /** While set, a list takes its snapshot at once and answers only once this resolves (a slow list). */
+  listHold?: Promise<void>;
 
   constructor(clock: ManualClock) {
     this.clock = clock;
@@ -66,7 +68,12 @@ class FakeSource implements ListWatchSource<Obj> {
     this.listedAt.push(this.clock.now());
     const failure = this.listFailures.shift();
     if (failure) throw failure;
-    return { items: [...this.objects.values()].map((o) => structuredClone(o)), resourceVersion: String(this.rv) };
+    const snapshot = {
+      items: [...this.objects.values()].map((o) => structuredClone(o)),
+      resourceVersion: String(this.rv),
+    };
+    if (this.listHold) await this.listHold;
+    return snapshot;
   }
   watch(rv: string, onEvent: (e: WatchEvent<Obj>) => void, signal: AbortSignal): Promise<void> {
     this.watches.push(rv);
@@ -360,6 +367,71 @@ describe('manager/informer (on a manual clock)', () => {
       expect(since(src.listedAt), 'no backoff for a first 410').to.deep.equal([0, 0]);
     });
   }
+
+  describe('relistNow (what the source keeps changed: the sharded caches)', () => {
+    it('ends the watch, lists at once, delivers the differences, then resolves and watches from the new list', async () => {
+      const src = new FakeSource(clock);
+      src.set('stays', '1', 'ns', false);
+      src.set('goes', '1', 'ns', false);
+      const inf = make(src);
+      const log = record(inf);
+      inf.start();
+      await settled();
+      // What the source answers changes without a watch event (a shard given up, another taken).
+      src.del('goes', 'ns', false);
+      src.set('comes', '1', 'other', false);
+      let resolved = false;
+      const done = inf.relistNow().then(() => {
+        resolved = true;
+      });
+      await settled();
+      await done;
+      expect(resolved).to.equal(true);
+      expect([src.lists, src.open.length], 'a second list, one watch open').to.deep.equal([2, 1]);
+      expect(log.slice(2)).to.deep.equal(['add other/comes 1', 'delete ns/goes 1']);
+      expect(inf.list().map(keyOf).sort()).to.deep.equal(['ns/stays', 'other/comes']);
+      expect(src.watches.at(-1), 'watching from the second list').to.equal(String(src.rv));
+    });
+
+    it('asked during a list, waits for a list begun after it, not the one in flight', async () => {
+      const src = new FakeSource(clock);
+      src.set('a', '1', 'ns', false);
+      const holds: Array<() => void> = [];
+      const hold = () => {
+        src.listHold = new Promise((r) => holds.push(r));
+      };
+      hold();
+      const inf = make(src);
+      inf.start();
+      await settled();
+      expect(src.lists, 'the first list in flight').to.equal(1);
+      src.set('b', '1', 'ns', false); // after the first list's snapshot
+      let resolved = false;
+      const done = inf.relistNow().then(() => {
+        resolved = true;
+      });
+      hold(); // the second list will wait too
+      holds[0]!();
+      await inf.waitForSync();
+      await settled();
+      expect(inf.list().map(keyOf), 'the first list applied').to.deep.equal(['ns/a']);
+      expect(src.lists, 'a second list begun').to.equal(2);
+      expect(resolved, 'not resolved by the list in flight when asked').to.equal(false);
+      holds[1]!();
+      await done;
+      expect(inf.list().map(keyOf).sort(), 'b, which only the second list holds').to.deep.equal(['ns/a', 'ns/b']);
+    });
+
+    it('resolves at once when the informer is stopped', async () => {
+      const src = new FakeSource(clock);
+      const inf = make(src);
+      inf.start();
+      await settled();
+      await inf.stop();
+      await inf.relistNow();
+      expect(src.lists).to.equal(1);
+    });
+  });
 
   it('retries a failing list and a failing watch with backoff (200 ms doubling, +≤50% jitter, reset by success), reporting each failure', async () => {
     const src = new FakeSource(clock);

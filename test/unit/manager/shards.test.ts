@@ -2,11 +2,12 @@
 // over one simulated API server (in this process, short Leases). They share the shards two and two;
 // each key is reconciled by the holder of its namespace's shard and parked by the other; a pass
 // writes only under its own shard's ticket; when one manager stops, the other takes its shards and
-// reconciles the keys it had parked.
+// reconciles the keys it had parked. Each caches only its shards' ReplicaSets (shardcache.ts), and
+// a shard taken over runs its first pass only once its ReplicaSets are cached (the synced gate).
 
 import { expect } from 'chai';
 import { shardOf, fairShare } from '../../../src/engine/shards.ts';
-import { CONFIGMAPS, KubeClient } from '../../../src/kube/client.ts';
+import { CONFIGMAPS, KubeClient, REPLICASETS } from '../../../src/kube/client.ts';
 import { loadKubeConfig } from '../../../src/kube/clientnode.ts';
 import { register } from '../../../src/manager/controller.ts';
 import type { InformerHandlers } from '../../../src/manager/informer.ts';
@@ -35,6 +36,10 @@ interface Replica {
   mgr: Manager;
   metrics: ControllerMetrics;
   passes: string[];
+  /** key → how many ReplicaSets of its namespace this replica's cache held when its pass began. */
+  replicaSetsSeen: Map<string, number>;
+  /** The namespaces of the ReplicaSets in this replica's cache. */
+  cachedNamespaces(): string[];
   /** Delivers a change of a watched object to this replica's controller. */
   deliver(key: string): void;
 }
@@ -48,6 +53,18 @@ describe('manager/shards: two managers, four shards, one API server', function (
     sim = await startSim({ port: 0 });
     for (const ns of ['pacer-system', ...NAMESPACES])
       sim.store.create(REF.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    // One ReplicaSet (of no pods) in each shard's namespace: what a pass of that shard must see.
+    for (const ns of NAMESPACES)
+      sim.store.create(REF.replicasets, ns, {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: 'web', namespace: ns },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'web:1' }] } },
+        },
+      } as never);
   });
   after(async () => {
     await Promise.all(replicas.map((r) => r.mgr.stop()));
@@ -81,6 +98,8 @@ describe('manager/shards: two managers, four shards, one API server', function (
     });
     const handlers: InformerHandlers<{ metadata: { name: string; namespace: string } }>[] = [];
     const passes: string[] = [];
+    const replicaSetsSeen = new Map<string, number>();
+    const replicaSets = mgr.informer<{ metadata: { name: string; namespace: string } }>(REPLICASETS);
     register(mgr, {
       name: 'probe',
       workers: 2,
@@ -92,6 +111,7 @@ describe('manager/shards: two managers, four shards, one API server', function (
       // Each pass writes a ConfigMap named after the replica in the key's namespace.
       reconcile: async (key) => {
         const ns = key.split('/')[0]!;
+        if (!replicaSetsSeen.has(key)) replicaSetsSeen.set(key, replicaSets.list(ns).length);
         await client
           .create(CONFIGMAPS, ns, {
             apiVersion: 'v1',
@@ -110,6 +130,8 @@ describe('manager/shards: two managers, four shards, one API server', function (
       mgr,
       metrics,
       passes,
+      replicaSetsSeen,
+      cachedNamespaces: () => [...new Set(replicaSets.list().map((o) => o.metadata.namespace))].sort(),
       deliver: (key) => {
         const [namespace, n] = key.split('/') as [string, string];
         for (const h of handlers) h.add?.({ metadata: { name: n, namespace } });
@@ -148,7 +170,16 @@ describe('manager/shards: two managers, four shards, one API server', function (
       expect(other.passes, `${key} not by the other`).to.not.include(key);
       const names = sim.store.list(REF.configmaps, NAMESPACES[i]).items.map((o) => o.metadata.name);
       expect(names, `written in ${NAMESPACES[i]}`).to.deep.equal([`by-${holder.name}`]);
+      expect(holder.replicaSetsSeen.get(key), `${key}: its pass saw its namespace's ReplicaSet`).to.equal(1);
     }
+    // Each caches the ReplicaSets of its own shards' namespaces, not the other's.
+    for (const r of [a, b])
+      expect(r.cachedNamespaces(), `${r.name}'s ReplicaSet cache`).to.deep.equal(
+        r.mgr
+          .shards!.held()
+          .map((s) => NAMESPACES[s])
+          .sort(),
+      );
   });
 
   it('the write gate: a ticket of a shard held passes, of a shard not held or no ticket at all is refused', () => {
@@ -171,12 +202,31 @@ describe('manager/shards: two managers, four shards, one API server', function (
     expect(a.mgr.shards!.enter(notHeld), 'no ticket for a shard not held').to.equal(undefined);
   });
 
+  it("shard 0's holder caches every namespace while a pass asks for it (the node roller), then its own again", async () => {
+    const holder = replicas.find((r) => r.mgr.shards!.held().includes(0))!;
+    const own = holder.mgr
+      .shards!.held()
+      .map((s) => NAMESPACES[s])
+      .sort();
+    expect(own, 'not every shard').to.have.length.below(SHARDS);
+    await holder.mgr.cacheEveryNamespace();
+    expect(holder.cachedNamespaces(), 'every namespace, once the promise resolves').to.deep.equal(
+      [...NAMESPACES].sort(),
+    );
+    expect(holder.mgr.cachesNamespace(NAMESPACES[SHARDS - 1])).to.equal(true);
+    holder.mgr.uncacheEveryNamespace();
+    await eventually('its own namespaces again', async () => holder.cachedNamespaces().join() === own.join(), 10_000);
+  });
+
   it('one manager stops: the other takes its shards and reconciles the keys it had parked', async () => {
     const [a, b] = replicas as [Replica, Replica];
     const aShards = a.mgr.shards!.held();
     await a.mgr.stop();
     await eventually('b holding every shard', async () => b.mgr.shards!.held().length === SHARDS, 30_000);
     await eventually("a's keys reconciled by b", async () => aShards.every((s) => b.passes.includes(KEYS[s]!)), 10_000);
+    // The gate: b's first pass of each shard it took saw that shard's ReplicaSet, listed after it took it.
+    for (const s of aShards) expect(b.replicaSetsSeen.get(KEYS[s]!), `b's first pass of ${KEYS[s]}`).to.equal(1);
+    expect(b.cachedNamespaces(), "b caches every shard's ReplicaSets now").to.deep.equal([...NAMESPACES].sort());
     for (const s of aShards) {
       const names = sim.store
         .list(REF.configmaps, NAMESPACES[s])
