@@ -423,38 +423,29 @@ async function allComplete(
   }
 }
 
-/** The ReplicaSet sizes of Deployment `name` after each change, as "new/old" spec.replicas. */
-function followSizes(client: KubeClient, ns: string, name: string): { stop(): string[] } {
+/**
+ * Watches the ReplicaSets of namespace `ns` (those labelled `labelSelector`, if given) until
+ * stopped, from where the last watch ended, handing each added, changed or deleted one to `onEvent`.
+ */
+function watchReplicaSets<T extends { metadata: { resourceVersion: string } }>(
+  client: KubeClient,
+  ns: string,
+  labelSelector: string | undefined,
+  onEvent: (type: 'ADDED' | 'MODIFIED' | 'DELETED', rs: T) => void,
+): AbortController {
   const abort = new AbortController();
-  const sizes = new Map<string, { replicas: number; created: string }>();
-  const steps: string[] = [];
-  const record = (): void => {
-    const rs = [...sizes.values()].sort((a, b) => b.created.localeCompare(a.created));
-    if (rs.length === 0) return;
-    const step = `${rs[0].replicas}/${rs.slice(1).reduce((a, r) => a + r.replicas, 0)}`;
-    if (steps.at(-1) !== step) steps.push(step);
-  };
   void (async () => {
     let rv = '';
     while (!abort.signal.aborted) {
       try {
-        await client.watch<{
-          metadata: { name: string; resourceVersion: string; creationTimestamp: string };
-          spec: { replicas?: number };
-        }>(
+        await client.watch<T>(
           REPLICASETS,
           ns,
-          { resourceVersion: rv, labelSelector: `app=${name}`, timeoutSeconds: 600 },
+          { resourceVersion: rv, ...(labelSelector ? { labelSelector } : {}), timeoutSeconds: 600 },
           (e) => {
             if (!e.object?.metadata) return;
             rv = e.object.metadata.resourceVersion;
-            if (e.type === 'DELETED') sizes.delete(e.object.metadata.name);
-            else if (e.type === 'ADDED' || e.type === 'MODIFIED')
-              sizes.set(e.object.metadata.name, {
-                replicas: e.object.spec.replicas ?? 0,
-                created: e.object.metadata.creationTimestamp,
-              });
-            record();
+            if (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED') onEvent(e.type, e.object);
           },
           abort.signal,
         );
@@ -463,6 +454,27 @@ function followSizes(client: KubeClient, ns: string, name: string): { stop(): st
       }
     }
   })();
+  return abort;
+}
+
+/** The ReplicaSet sizes of Deployment `name` after each change, as "new/old" spec.replicas. */
+function followSizes(client: KubeClient, ns: string, name: string): { stop(): string[] } {
+  const sizes = new Map<string, { replicas: number; created: string }>();
+  const steps: string[] = [];
+  const record = (): void => {
+    const rs = [...sizes.values()].sort((a, b) => b.created.localeCompare(a.created));
+    if (rs.length === 0) return;
+    const step = `${rs[0].replicas}/${rs.slice(1).reduce((a, r) => a + r.replicas, 0)}`;
+    if (steps.at(-1) !== step) steps.push(step);
+  };
+  const abort = watchReplicaSets<{
+    metadata: { name: string; resourceVersion: string; creationTimestamp: string };
+    spec: { replicas?: number };
+  }>(client, ns, `app=${name}`, (type, rs) => {
+    if (type === 'DELETED') sizes.delete(rs.metadata.name);
+    else sizes.set(rs.metadata.name, { replicas: rs.spec.replicas ?? 0, created: rs.metadata.creationTimestamp });
+    record();
+  });
   return {
     stop: () => {
       abort.abort();
@@ -476,29 +488,14 @@ function followSizes(client: KubeClient, ns: string, name: string): { stop(): st
  * scale-ups, scale-downs and scale-downs short of what the availability then allowed.
  */
 function followSteps(client: KubeClient, ns: string): { stop(): StepTally } {
-  const abort = new AbortController();
   // RollingUpdate 25%/25% of 10 replicas keeps 10 - floor(2.5) = 8 available.
   const counter = new StepCounter(REPLICAS - Math.floor(REPLICAS / 4));
-  void (async () => {
-    let rv = '';
-    while (!abort.signal.aborted) {
-      try {
-        await client.watch<ReplicaSetView & { metadata: { resourceVersion: string } }>(
-          REPLICASETS,
-          ns,
-          { resourceVersion: rv, timeoutSeconds: 600 },
-          (e) => {
-            if (!e.object?.metadata) return;
-            rv = e.object.metadata.resourceVersion;
-            if (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED') counter.observe(e.type, e.object);
-          },
-          abort.signal,
-        );
-      } catch {
-        await sleep(200);
-      }
-    }
-  })();
+  const abort = watchReplicaSets<ReplicaSetView & { metadata: { resourceVersion: string } }>(
+    client,
+    ns,
+    undefined,
+    (type, rs) => counter.observe(type, rs),
+  );
   return {
     stop: () => {
       abort.abort();
