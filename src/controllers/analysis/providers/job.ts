@@ -191,14 +191,10 @@ export class JobProvider {
   async terminate(run: AnalysisRun, m: Measurement): Promise<string | undefined> {
     const name = m.metadata?.[JOB_NAME_KEY];
     if (!name) return undefined;
-    try {
-      await this.client.delete(JOBS, run.metadata.namespace, name, { propagationPolicy: 'Background' });
-    } catch (err) {
-      if (isKind(err, 'NotFound')) return undefined;
-      if (passing(err)) throw err;
-      return messageOf(err);
-    }
-    return undefined;
+    const err = await this.deleteJob(run, name);
+    if (err === undefined) return undefined;
+    if (passing(err)) throw err;
+    return messageOf(err);
   }
 
   /**
@@ -207,11 +203,16 @@ export class JobProvider {
    * answered, and the Job is then left to the garbage collector, which deletes it with its run.
    */
   async forget(run: AnalysisRun, name: string): Promise<string | undefined> {
+    const err = await this.deleteJob(run, name);
+    return err === undefined ? undefined : messageOf(err);
+  }
+
+  /** Deletes Job `name` of `run`'s namespace (propagation Background: its pods go after it): the failure, or undefined once it is gone. */
+  private async deleteJob(run: AnalysisRun, name: string): Promise<unknown> {
     try {
       await this.client.delete(JOBS, run.metadata.namespace, name, { propagationPolicy: 'Background' });
     } catch (err) {
-      if (isKind(err, 'NotFound')) return undefined;
-      return messageOf(err);
+      return isKind(err, 'NotFound') ? undefined : err;
     }
     return undefined;
   }
