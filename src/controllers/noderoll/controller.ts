@@ -62,6 +62,9 @@ export function rollSample(r: NodeRoll): NodeRollSample {
   };
 }
 
+/** A roll the roller still has work on: not done, or done with its finalizer still to remove. */
+const atWork = (r: NodeRoll): boolean => !(r.status?.done && !hasFinalizer(r));
+
 export class NodeRollController {
   readonly rolls: Informer<NodeRoll>;
   readonly nodes: Informer<RollNode & { metadata: { name?: string; namespace?: string; resourceVersion?: string } }>;
@@ -104,7 +107,6 @@ export class NodeRollController {
     // Few NodeRolls: any change that may move one wakes them all.
     const all = () => this.rolls.list().map((r) => r.metadata.name ?? '');
     // Sharded: once no roll is at work, the caches need not hold every namespace any more.
-    const atWork = (r: NodeRoll) => !(r.status?.done && !hasFinalizer(r));
     const settled = () => {
       if (!this.rolls.list().some(atWork)) mgr.uncacheEveryNamespace();
     };
@@ -156,7 +158,7 @@ export class NodeRollController {
 
   private async reconcile(key: string, log: Logger, stats: { writes: number }): Promise<ReconcileResult> {
     const found = this.rolls.get(key);
-    if (!found || (found.status?.done && !hasFinalizer(found))) return {};
+    if (!found || !atWork(found)) return {};
     // Sharded, the roller runs with shard 0 and reads pods and ReplicaSets of every namespace (a
     // drain's pods, the health gate's workloads): shard 0's holder caches them all while a roll is
     // at work (docs/sharding.md#caches), from a list begun now.
