@@ -8,6 +8,7 @@ import { stopOnSignals } from './signals.ts';
 import { Command, Option } from 'commander';
 import { HttpMethod } from '@kubernetes/client-node';
 import { APPS_DEPLOYMENTS, KubeClient, DEFAULT_USER_AGENT, PODS, REPLICASETS } from '../kube/client.ts';
+import type { ResourceType } from '../kube/client.ts';
 import { loadKubeConfig } from '../kube/clientnode.ts';
 import { otherDeploymentController } from './native.ts';
 import { youngGeneration } from './nodeoptions.ts';
@@ -464,6 +465,12 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
       `node rolls are off: with --namespace ${opts.namespace} the controller does not see every pod of a node`,
     );
   }
+  // A namespace's ReplicaSets or pods for the plan views: from the cache, or listed when this
+  // replica does not cache that namespace (sharded, a shard it does not hold).
+  const cachedOrListed =
+    <T extends ReplicaSet | Pod>(cache: { list(ns: string): readonly T[] }, type: ResourceType) =>
+    (ns: string): readonly T[] | Promise<readonly T[]> =>
+      mgr.cachesNamespace(ns) ? cache.list(ns) : opsClient!.list<T>(type, ns).then((l) => l.items);
   const servers = await startServers({
     metrics: parseBindAddress(opts.metricsBindAddress ?? ':8443'),
     ...(opts.metricsSecure
@@ -486,13 +493,8 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     api: parseBindAddress(opts.apiBindAddress ?? ':8082'),
     views: {
       deployments: () => controller.deployments.list(),
-      // Sharded, a namespace of a shard this replica does not hold is not cached here: listed instead.
-      replicaSets: (ns) =>
-        mgr.cachesNamespace(ns)
-          ? controller.replicaSets.list(ns)
-          : opsClient!.list<ReplicaSet>(REPLICASETS, ns).then((l) => l.items),
-      pods: (ns) =>
-        mgr.cachesNamespace(ns) ? controller.pods.list(ns) : opsClient!.list<Pod>(PODS, ns).then((l) => l.items),
+      replicaSets: cachedOrListed(controller.replicaSets, REPLICASETS),
+      pods: cachedOrListed(controller.pods, PODS),
       ready: () => mgr.ready(),
       ...(controller.plans ? { plans: (ns: string) => controller.plans!.list(ns) } : {}),
       // Any replica serves plan operations (they write what the leader's reconciler reads): through
