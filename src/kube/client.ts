@@ -372,6 +372,38 @@ export class KubeClient {
   }
 
   /**
+   * Opens a streaming GET (a watch, a followed log), the rate limiter's token already taken: sent,
+   * and sent again after the seconds a 429 or 5xx answer's Retry-After asks for, each time through
+   * the rate limiter, up to MAX_ATTEMPTS, as client-go's Watch and Stream retry like any request.
+   * Returns the answer that is final (a 2xx, or one without Retry-After, or the last attempt's);
+   * `beforeEach` runs before every send (the watch re-arms its inactivity timer there), and
+   * `sendFailed` when one fails, before its error rejects as the connection's, for the caller to word.
+   */
+  private async openStream(
+    path: string,
+    signal: AbortSignal,
+    opts: { accept?: string; beforeEach?: () => void; sendFailed?: () => void } = {},
+  ): Promise<WireResponse> {
+    for (let attempt = 1; ; attempt++) {
+      opts.beforeEach?.();
+      let resp: WireResponse;
+      try {
+        resp = await this.send(HttpMethod.GET, path, signal, undefined, opts.accept);
+      } catch (err) {
+        opts.sendFailed?.();
+        throw err;
+      }
+      this.observe(HttpMethod.GET, resp.status);
+      const wait = resp.status >= 200 && resp.status <= 299 ? undefined : retryAfter(resp);
+      if (wait === undefined || attempt >= MAX_ATTEMPTS) return resp;
+      await resp.text(); // read to its end, so that the connection can carry the next attempt
+      this.metrics?.retried?.({ method: String(HttpMethod.GET), host: this.host, code: String(resp.status) });
+      await sleep(wait * 1000, undefined, { signal });
+      await this.throttle(HttpMethod.GET, signal, false);
+    }
+  }
+
+  /**
    * One attempt at a request: through the rate limiter and the write gate, then sent; its status,
    * its body, and the seconds a 429 or 5xx answer's Retry-After asks to wait (client-go's checkWait).
    */
@@ -585,15 +617,10 @@ export class KubeClient {
     const onOuterAbort = (): void => local.abort();
     signal?.addEventListener('abort', onOuterAbort, { once: true });
     try {
-      arm();
-      let resp: WireResponse;
-      try {
-        resp = await this.send(HttpMethod.GET, path, local.signal);
-      } catch (err) {
-        if (!signal?.aborted) this.observe(HttpMethod.GET, undefined);
-        throw err;
-      }
-      this.observe(HttpMethod.GET, resp.status);
+      const resp = await this.openStream(path, local.signal, {
+        beforeEach: arm,
+        sendFailed: () => signal?.aborted || this.observe(HttpMethod.GET, undefined),
+      });
       if (resp.status !== 200) throw fromResponse(resp.status, await resp.text(), what);
       opts.onOpen?.();
       const stream = resp.stream();
@@ -650,8 +677,7 @@ export class KubeClient {
       throw toKubeError(err, what, this.server);
     }
     try {
-      const resp = await this.send(HttpMethod.GET, path, signal, undefined, '*/*');
-      this.observe(HttpMethod.GET, resp.status);
+      const resp = await this.openStream(path, signal, { accept: '*/*' });
       if (resp.status < 200 || resp.status > 299) throw fromResponse(resp.status, await resp.text(), what);
       onOpen?.();
       const decoder = new TextDecoder();

@@ -1,13 +1,14 @@
 // A request the API server answers "ask again later" (kube/client.ts): a 429 from API Priority and
 // Fairness, or a 5xx carrying Retry-After, is sent again after that many seconds, as client-go's rest
-// client does (checkWait; maxRetries 10), through either connection (client-node's fetch, the
-// controller's; node:http, the plugin's). Any other answer is final, at once.
+// client does (checkWait; maxRetries 10): requests, watches and followed logs alike, through either
+// connection (client-node's fetch, the controller's; node:http, the plugin's). Any other answer is
+// final, at once.
 
 import { HttpMethod } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeClient, MAX_ATTEMPTS, retryAfter } from '../../../src/kube/client.ts';
+import { KubeClient, MAX_ATTEMPTS, REPLICASETS, retryAfter } from '../../../src/kube/client.ts';
 import type { KubeClientOptions } from '../../../src/kube/client.ts';
 import { loadKubeConfig } from '../../../src/kube/clientnode.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
@@ -53,6 +54,22 @@ describe('kube/client: Retry-After, as client-go honours it', () => {
             .end(
               '{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","message":"Too many requests, please try again later.","code":429}',
             );
+          return;
+        }
+        // A watch (or a followed log) whose first `left` openings are turned away, then one event.
+        const stream = req.url?.includes('watch=true') ? 'watch' : req.url?.includes('follow=true') ? 'log' : undefined;
+        if (stream !== undefined) {
+          const turnAway = busy.get(stream) ?? 0;
+          if (turnAway > 0) {
+            busy.set(stream, turnAway - 1);
+            res
+              .writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '0' })
+              .end('{"kind":"Status","code":429}');
+          } else if (stream === 'watch')
+            res
+              .writeHead(200, { 'Content-Type': 'application/json' })
+              .end('{"type":"ADDED","object":{"kind":"ReplicaSet","metadata":{"name":"web-1"}}}\n');
+          else res.writeHead(200, { 'Content-Type': 'text/plain' }).end('started\n');
           return;
         }
         if (req.url?.endsWith('/gone'))
@@ -146,6 +163,50 @@ current-context: x
           );
         expect((err as KubeError).kind).to.equal('NotLeader');
         expect(seen).to.deep.equal([`PUT ${path}`]);
+      });
+
+      it(`${name}: a watch turned away twice is opened again and delivers its events; retries counted`, async () => {
+        busy.set('watch', 2);
+        seen.length = 0;
+        const retried: string[] = [];
+        const events: string[] = [];
+        const c = make({
+          metrics: { observe: () => undefined, retried: (r) => retried.push(`${r.method} ${r.code}`) },
+        });
+        await c.watch<{ metadata: { name: string } }>(REPLICASETS, 'default', { resourceVersion: '7' }, (e) =>
+          events.push(`${e.type} ${e.object.metadata.name}`),
+        );
+        expect(events).to.deep.equal(['ADDED web-1']);
+        expect(seen.filter((r) => r.includes('watch=true'))).to.have.length(3);
+        expect(retried).to.deep.equal(['GET 429', 'GET 429']);
+      });
+
+      it(`${name}: a watch turned away at every attempt fails after ${MAX_ATTEMPTS} openings with the 429`, async () => {
+        busy.set('watch', 1000);
+        seen.length = 0;
+        const err = await make()
+          .watch(REPLICASETS, 'default', { resourceVersion: '7' }, () => undefined)
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+        busy.set('watch', 0);
+        expect((err as KubeError).code).to.equal(429);
+        expect(seen).to.have.length(MAX_ATTEMPTS);
+      });
+
+      it(`${name}: a followed log turned away once is opened again and its text read`, async () => {
+        busy.set('log', 1);
+        seen.length = 0;
+        let text = '';
+        await make().streamText(
+          '/api/v1/namespaces/default/pods/web-1/log?follow=true',
+          'logs web-1',
+          (t) => (text += t),
+          new AbortController().signal,
+        );
+        expect(text).to.equal('started\n');
+        expect(seen).to.have.length(2);
       });
 
       it(`${name}: a 503 without Retry-After is final at once`, async () => {
