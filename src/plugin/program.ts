@@ -158,6 +158,12 @@ export function pluginProgram(ctx: ProgramContext): Command {
     );
   };
 
+  /** A command on one Deployment (run through `runOn`): its verb, its help line, and its NAME argument. */
+  const onDeployment = (verb: string, description: string): Command =>
+    new Command(verb)
+      .description(description)
+      .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)');
+
   const program = new Command('kubectl pacer')
     .description(
       'Rollout commands for Pacer Deployments (deployments.pacer.dev): the `kubectl rollout` verbs, a live tree view, list and set image, and the analysis runs that judge rollouts',
@@ -169,9 +175,7 @@ export function pluginProgram(ctx: ProgramContext): Command {
 
   rollout.addCommand(
     addCommonOptions(
-      new Command('status')
-        .description('Watch a rollout until it completes (exit 0) or misses its progress deadline (exit 1)')
-        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)')
+      onDeployment('status', 'Watch a rollout until it completes (exit 0) or misses its progress deadline (exit 1)')
         .option('-w, --watch', 'keep watching until the rollout finishes (--watch=false: print once)', true)
         .option('--no-watch', 'print the status once and exit')
         .option('--timeout <duration>', 'give up after this long (Go duration: 30s, 2m; 0 = forever)', '0s')
@@ -189,10 +193,10 @@ export function pluginProgram(ctx: ProgramContext): Command {
 
   rollout.addCommand(
     addCommonOptions(
-      new Command('history')
-        .description("The revisions of a Deployment, or one revision's pod template")
-        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)')
-        .option('--revision <n>', "show this revision's pod template"),
+      onDeployment('history', "The revisions of a Deployment, or one revision's pod template").option(
+        '--revision <n>',
+        "show this revision's pod template",
+      ),
       { output: true },
     ).action((name: string, o: CommonOptions & { revision?: string }) =>
       runOn(name, o, (s, name) =>
@@ -203,9 +207,7 @@ export function pluginProgram(ctx: ProgramContext): Command {
 
   rollout.addCommand(
     addCommonOptions(
-      new Command('undo')
-        .description('Roll back to the previous revision, or to --to-revision')
-        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)')
+      onDeployment('undo', 'Roll back to the previous revision, or to --to-revision')
         .option('--to-revision <n>', 'the revision to roll back to (0 = the previous one)', '0')
         .option('--dry-run <strategy>', '"none", "client" (print the template) or "server"', 'none'),
     ).action((name: string, o: CommonOptions & { toRevision?: string; dryRun?: string }) =>
@@ -221,46 +223,41 @@ export function pluginProgram(ctx: ProgramContext): Command {
   ] as const) {
     rollout.addCommand(
       addCommonOptions(
-        new Command(verb)
-          .description(paused ? 'Pause a rollout (spec.paused=true): template changes wait' : 'Resume a paused rollout')
-          .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)'),
+        onDeployment(
+          verb,
+          paused ? 'Pause a rollout (spec.paused=true): template changes wait' : 'Resume a paused rollout',
+        ),
       ).action((name: string, o: CommonOptions) => runOn(name, o, (s, name) => runPause(s, name, paused))),
     );
   }
 
-  rollout.addCommand(
-    addCommonOptions(
-      new Command('restart')
-        .description('Replace every pod through a rollout (pod-template annotation kubectl.kubernetes.io/restartedAt)')
-        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)'),
-    ).action((name: string, o: CommonOptions) => runOn(name, o, (s, name) => runRestart(s, name))),
-  );
-
-  rollout.addCommand(
-    addCommonOptions(
-      new Command('retry')
-        .description(
-          'Retry the analysis of the new revision: its run ended Failed, Error or Inconclusive; the next attempt starts (annotation pacer.dev/analysis-retry)',
-        )
-        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)'),
-    ).action((name: string, o: CommonOptions) => runOn(name, o, (s, name) => runRolloutRetry(s, name))),
-  );
-
-  rollout.addCommand(
-    addCommonOptions(
-      new Command('abort')
-        .description(
-          'Go back to the stable revision (status.stableRS) as a failed analysis would, the spec unchanged (annotation pacer.dev/abort)',
-        )
-        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)'),
-    ).action((name: string, o: CommonOptions) => runOn(name, o, (s, name) => runRolloutAbort(s, name))),
-  );
+  for (const [verb, description, run] of [
+    [
+      'restart',
+      'Replace every pod through a rollout (pod-template annotation kubectl.kubernetes.io/restartedAt)',
+      runRestart,
+    ],
+    [
+      'retry',
+      'Retry the analysis of the new revision: its run ended Failed, Error or Inconclusive; the next attempt starts (annotation pacer.dev/analysis-retry)',
+      runRolloutRetry,
+    ],
+    [
+      'abort',
+      'Go back to the stable revision (status.stableRS) as a failed analysis would, the spec unchanged (annotation pacer.dev/abort)',
+      runRolloutAbort,
+    ],
+  ] as const) {
+    rollout.addCommand(
+      addCommonOptions(onDeployment(verb, description)).action((name: string, o: CommonOptions) =>
+        runOn(name, o, (s, name) => run(s, name)),
+      ),
+    );
+  }
 
   program.addCommand(
     addCommonOptions(
-      new Command('get')
-        .description('A Deployment as a tree of revisions, ReplicaSets and pods; -w redraws on every change')
-        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)')
+      onDeployment('get', 'A Deployment as a tree of revisions, ReplicaSets and pods; -w redraws on every change')
         .option('-w, --watch', 'keep redrawing until Ctrl-C', false)
         .option('--no-watch', 'draw once')
         .option('--timeout <duration>', 'with -w: stop after this long (Go duration; 0 = until Ctrl-C)', '0s'),
@@ -631,10 +628,10 @@ export function pluginProgram(ctx: ProgramContext): Command {
   program.addCommand(set);
   set.addCommand(
     addCommonOptions(
-      new Command('image')
-        .description('Set container images: NAME CONTAINER=IMAGE ... (CONTAINER "*" = every container)')
-        .argument('<name>', 'the Deployment: NAME, or deployment.apps/NAME for an apps/v1 one (native mode)')
-        .argument('<container=image...>', 'the images to set'),
+      onDeployment(
+        'image',
+        'Set container images: NAME CONTAINER=IMAGE ... (CONTAINER "*" = every container)',
+      ).argument('<container=image...>', 'the images to set'),
     ).action((name: string, images: string[], o: CommonOptions) =>
       runOn(name, o, (s, name) => runSetImage(s, name, images)),
     ),
