@@ -13,12 +13,11 @@ import { join } from 'node:path';
 import type { AnalysisRun, AnalysisTemplate } from '../../src/api/analysis.ts';
 import type { NodeRoll } from '../../src/api/noderoll.ts';
 import { ANALYSIS_RUNS, ANALYSIS_TEMPLATES, DEPLOYMENTS, NODEROLLS } from '../../src/kube/client.ts';
-import { runPlugin } from '../../src/plugin/program.ts';
 import { REF } from '../../src/sim/resources.ts';
 import type { KubeObject } from '../../src/sim/types.ts';
 import { startMetricsEndpoint, startPrometheus, waitForValue } from '../fixtures/prometheus-server.ts';
 import type { MetricsEndpoint, PrometheusServer } from '../fixtures/prometheus-server.ts';
-import { deploymentManifest, eventually, startCluster, waitComplete } from './fixtures/cluster.ts';
+import { deploymentManifest, eventually, pluginOn, startCluster, waitComplete } from './fixtures/cluster.ts';
 import type { Cluster } from './fixtures/cluster.ts';
 
 const NS = 'default';
@@ -47,15 +46,7 @@ describe('node roll: analysis at the health gate, with a real Prometheus (simula
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const plugin = async (...args: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runPlugin([...args, '--kubeconfig', join(dir, 'kubeconfig')], {
-      stdout: { write: (x: string) => out.push(x) },
-      stderr: { write: (x: string) => err.push(x) },
-    });
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  };
+  const plugin = pluginOn(() => join(dir, 'kubeconfig'));
   const ratio = (node: string, v: number) => endpoint.setGauge('node_errors_ratio', { node }, v);
   /** Prometheus answers `v` for the node's ratio (it scrapes every second). */
   const seen = (node: string, v: number) =>

@@ -9,7 +9,6 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runPlugin } from '../../src/plugin/program.ts';
 import { CONFIGMAPS, DEPLOYMENTS, EVENTS, NODEROLLS } from '../../src/kube/client.ts';
 import { REF } from '../../src/sim/resources.ts';
 import type { KubeObject } from '../../src/sim/types.ts';
@@ -17,6 +16,7 @@ import {
   createNamespace,
   deploymentManifest,
   eventually,
+  pluginOn,
   podTemplate,
   startCluster,
   waitComplete,
@@ -37,15 +37,7 @@ describe("the cluster's default maintenance windows hold a node roll without its
   let c: Cluster;
   let dir: string;
   let kubeconfig: string;
-  const plugin = async (...args: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runPlugin([...args, '--kubeconfig', kubeconfig], {
-      stdout: { write: (x: string) => out.push(x) },
-      stderr: { write: (x: string) => err.push(x) },
-    });
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  };
+  const plugin = pluginOn(() => kubeconfig);
   before(async () => {
     c = await startCluster({ nodes: 0, zones: ['a', 'b'], podStartMs: 20, podReadyMs: 30 });
     createNamespace(c.sim, 'pacer-system');

@@ -9,13 +9,19 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runPlugin } from '../../src/plugin/program.ts';
 import type { Deployment, Pod } from '../../src/api/types.ts';
 import { DEPLOYMENTS, NODEROLLS, PODS, SIM_NODEGROUPS } from '../../src/kube/client.ts';
 import { REF } from '../../src/sim/resources.ts';
 import { ANN_TERMINATED_AT } from '../../src/sim/control/nodegroups.ts';
 import type { KubeObject } from '../../src/sim/types.ts';
-import { deploymentManifest, eventually, startCluster, startSimWithCrds, waitComplete } from './fixtures/cluster.ts';
+import {
+  deploymentManifest,
+  eventually,
+  pluginOn,
+  startCluster,
+  startSimWithCrds,
+  waitComplete,
+} from './fixtures/cluster.ts';
 import type { ChildProcess } from 'node:child_process';
 import { spawnController } from '../fixtures/controllerprocess.ts';
 import type { Cluster } from './fixtures/cluster.ts';
@@ -132,15 +138,7 @@ describe('node roll: a group of 3 nodes replaced under two Deployments (simulate
     const dir = mkdtempSync(join(tmpdir(), 'pacer-noderoll-'));
     const kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, c.sim.kubeconfig);
-    const plugin = async (...args: string[]) => {
-      const out: string[] = [];
-      const err: string[] = [];
-      const code = await runPlugin([...args, '--kubeconfig', kubeconfig], {
-        stdout: { write: (x: string) => out.push(x) },
-        stderr: { write: (x: string) => err.push(x) },
-      });
-      return { code, stdout: out.join(''), stderr: err.join('') };
-    };
+    const plugin = pluginOn(() => kubeconfig);
     try {
       // db: one replica that may not go (maxUnavailable 0).
       await c.client.create(

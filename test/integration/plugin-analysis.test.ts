@@ -13,11 +13,10 @@ import type { Deployment, ReplicaSet } from '../../src/api/types.ts';
 import { readManifests } from '../../src/cli/up.ts';
 import { ANALYSIS_RUNS, DEPLOYMENTS, KubeClient, REPLICASETS } from '../../src/kube/client.ts';
 import { loadKubeConfig } from '../../src/kube/clientnode.ts';
-import { runPlugin } from '../../src/plugin/program.ts';
 import { startSim } from '../../src/sim/index.ts';
 import type { SimCluster } from '../../src/sim/index.ts';
 import { REF } from '../../src/sim/resources.ts';
-import { TEST_USER_AGENT, createNamespace, eventually, podTemplate, sleep } from './fixtures/cluster.ts';
+import { createNamespace, eventually, pluginOn, podTemplate, sleep, TEST_USER_AGENT } from './fixtures/cluster.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -109,15 +108,7 @@ describe('kubectl pacer analysis list|show, rollout retry|abort and get under an
   let dir: string;
   let kubeconfig: string;
   let web: Deployment;
-  const plugin = async (...args: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runPlugin([...args, '--kubeconfig', kubeconfig], {
-      stdout: { write: (x: string) => out.push(x) },
-      stderr: { write: (x: string) => err.push(x) },
-    });
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  };
+  const plugin = pluginOn(() => kubeconfig);
   /** Ages depend on the clock: a list's AGE cells become "<age>", the tree's (all under 10 s here) "Ns". */
   const ageless = (s: string) => s.replace(/ +\d+s$/gm, '   <age>');
   const treeAges = (s: string) => s.replace(/\b\ds\b/g, 'Ns');
