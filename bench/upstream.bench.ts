@@ -49,6 +49,7 @@
 //                                 # level: dispatched, rejected, wait, most requests queued) and the
 //                                 # controller's writes a second; with --pacer-metrics, Pacer's own
 //                                 # client-side rate-limiter waits
+//   ... --pacer-nice N            # the Pacer process at nice N (a diagnosis of CPU contention)
 //   ... --timeline DIR            # keeps what a rollout's timeline is built from (bench/timeline.ts):
 //                                 # the audit log (real bed) and every ReplicaSet watch event of each
 //                                 # phase as the bench saw it, with the time it arrived
@@ -58,7 +59,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -107,6 +108,7 @@ const { values: flags } = parseArgs({
     'pacer-burst': { type: 'string' },
     apf: { type: 'boolean', default: false },
     timeline: { type: 'string' },
+    'pacer-nice': { type: 'string' },
   },
 });
 const SIZES = flags.sizes!.split(',').map(Number);
@@ -136,6 +138,17 @@ const TIMELINE = flags.timeline;
 if (TIMELINE !== undefined) mkdirSync(TIMELINE, { recursive: true });
 /** --apf: the API server's API Priority and Fairness figures for each phase (real bed). */
 const APF = flags.apf === true;
+/**
+ * --pacer-nice N: the Pacer process's scheduling priority (os.setPriority, -20..19), a diagnosis: does
+ * Pacer's CPU slow the control plane it shares the machine with?
+ */
+const PACER_NICE = flags['pacer-nice'] === undefined ? undefined : Number(flags['pacer-nice']);
+if (PACER_NICE !== undefined && !(Number.isInteger(PACER_NICE) && PACER_NICE >= -20 && PACER_NICE <= 19)) {
+  process.stderr.write(
+    `--pacer-nice: must be a whole number from -20 to 19, got ${JSON.stringify(flags['pacer-nice'])}\n`,
+  );
+  process.exit(2);
+}
 /** --only: which of upstream, pacer and sim run, comma-separated (all three by default). */
 const ONLY = flags.only?.split(',');
 for (const o of ONLY ?? []) {
@@ -859,6 +872,7 @@ async function pacerController(kubeconfig: string): Promise<ChildProcess> {
     '--kube-api-burst',
     String(PACER_BURST),
   ]);
+  if (PACER_NICE !== undefined) setPriority(child.pid!, PACER_NICE);
   await sleep(3000);
   if (child.exitCode !== null) throw new Error(`pacer controller exited ${child.exitCode}`);
   return child;
