@@ -39,7 +39,8 @@
 //   ... --pacer-metrics PORT      # Pacer's /metrics on 127.0.0.1:PORT (plain HTTP); after each phase its
 //                                 # workqueue, client latency and event-loop lag lines (cumulative)
 //   ... --kcm-metrics             # kube-controller-manager's Deployment and ReplicaSet workqueue lines
-//                                 # after each phase (cumulative since the bed started)
+//                                 # after each phase (cumulative since the bed started), and
+//                                 # kube-scheduler's client waits and scheduling times
 //   ... --namespace-writes        # after each phase, the writes in its namespace by user, verb and
 //                                 # resource (the users the bed's audit policy records)
 //   ... --pacer-qps Q --pacer-burst B   # Pacer's client limits alone (0: none), kube-controller-manager's
@@ -191,6 +192,14 @@ const KCM_METRICS = flags['kcm-metrics'] === true;
 const NAMESPACE_WRITES = flags['namespace-writes'] === true;
 const KCM_PRINTED =
   /^workqueue_(queue_duration_seconds_(sum|count)|work_duration_seconds_(sum|count)|adds_total)\{.*name="(deployment|replicaset)"/;
+
+/**
+ * kube-scheduler's lines that --kcm-metrics prints too (cumulative): its client's rate-limiter waits
+ * (kube-scheduler's own --kube-api-qps, 50 by default, which kube-bed leaves) and its pods' time to
+ * schedule: the pods both Deployment controllers wait on to become available.
+ */
+const SCHED_PRINTED =
+  /^(rest_client_rate_limiter_duration_seconds_(sum|count)|scheduler_pod_scheduling_sli_duration_seconds_(sum|count)|scheduler_e2e_scheduling_duration_seconds_(sum|count)|scheduler_schedule_attempts_total)/;
 
 /** One GET of kube-controller-manager's /metrics URL (its serving certificate is self-signed). */
 function kcmMetrics(url: string): Promise<string> {
@@ -717,6 +726,8 @@ interface Target {
   trace?(from: number, to: number, name: string): Promise<string[]>;
   /** kube-controller-manager's /metrics URL (real bed). */
   kcmMetricsUrl?: string;
+  /** kube-scheduler's /metrics URL (real bed). */
+  schedMetricsUrl?: string;
   /** Every user's writes in a namespace between two times (real bed, --namespace-writes). */
   namespaceWrites?(ns: string, from: number, to: number): Promise<Record<string, number>>;
   /** The API server's time for the controller's writes (real bed). */
@@ -821,6 +832,11 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
         join(TIMELINE, 'phases.jsonl'),
         `${JSON.stringify({ bed: t.bed, controller: t.controller, size, phase, ns, started, ended, changedAt: Object.fromEntries(changedAt) })}\n`,
       );
+    if (KCM_METRICS && t.schedMetricsUrl) {
+      for (const line of (await kcmMetrics(t.schedMetricsUrl)).split('\n')) {
+        if (SCHED_PRINTED.test(line)) process.stdout.write(`# sched ${t.controller} ${phase} ${line}\n`);
+      }
+    }
     if (KCM_METRICS && t.kcmMetricsUrl) {
       for (const line of (await kcmMetrics(t.kcmMetricsUrl)).split('\n')) {
         if (KCM_PRINTED.test(line)) process.stdout.write(`# kcm ${t.controller} ${phase} ${line}\n`);
@@ -912,6 +928,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
             trace: async (from, to, name) => traceOf(await bed.audit(), UPSTREAM_USER, from, to, name),
             serverTimes: async (from, to) => serverTimesOf(await bed.audit(), UPSTREAM_USER, from, to),
             kcmMetricsUrl: bed.info.controllerManagerMetrics,
+            schedMetricsUrl: bed.info.schedulerMetrics,
             namespaceWrites: async (ns, from, to) => namespaceWritesOf(await bed.audit(), ns, from, to),
             firstWrites: async (from, to, changedAt) =>
               firstWritesOf(await bed.audit(), UPSTREAM_USER, from, to, changedAt),
@@ -944,6 +961,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
               trace: async (from, to, name) => traceOf(await bed.audit(), PACER_USER, from, to, name),
               serverTimes: async (from, to) => serverTimesOf(await bed.audit(), PACER_USER, from, to),
               kcmMetricsUrl: bed.info.controllerManagerMetrics,
+              schedMetricsUrl: bed.info.schedulerMetrics,
               namespaceWrites: async (ns, from, to) => namespaceWritesOf(await bed.audit(), ns, from, to),
               firstWrites: async (from, to, changedAt) =>
                 firstWritesOf(await bed.audit(), PACER_USER, from, to, changedAt),
