@@ -34,12 +34,13 @@
 //   npm run bench -- upstream                       # sizes 100 and 1000
 //   node bench/upstream.bench.ts --qps 200 --burst 400    # the race without the shared 20 QPS
 //   node bench/upstream.bench.ts --sizes 100        # one size
-//   node bench/upstream.bench.ts --sizes 100 --only sim   # Pacer on the simulated cluster only
+//   node bench/upstream.bench.ts --sizes 100 --only sim   # Pacer on the simulated cluster only (--only upstream,pacer: the real bed only)
 //   ... --pacer-cpu-prof DIR      # Pacer runs with node's --cpu-prof (a .cpuprofile in DIR when it stops)
 //   ... --pacer-metrics PORT      # Pacer's /metrics on 127.0.0.1:PORT (plain HTTP); after each phase its
 //                                 # workqueue, client latency and event-loop lag lines (cumulative)
 //   ... --kcm-metrics             # kube-controller-manager's Deployment and ReplicaSet workqueue lines
-//                                 # after each phase (cumulative since the bed started)
+//                                 # after each phase (cumulative since the bed started), and
+//                                 # kube-scheduler's client waits and scheduling times
 //   ... --namespace-writes        # after each phase, the writes in its namespace by user, verb and
 //                                 # resource (the users the bed's audit policy records)
 //   ... --pacer-qps Q --pacer-burst B   # Pacer's client limits alone (0: none), kube-controller-manager's
@@ -49,13 +50,17 @@
 //                                 # level: dispatched, rejected, wait, most requests queued) and the
 //                                 # controller's writes a second; with --pacer-metrics, Pacer's own
 //                                 # client-side rate-limiter waits
+//   ... --pacer-nice N            # the Pacer process at nice N (a diagnosis of CPU contention)
+//   ... --timeline DIR            # keeps what a rollout's timeline is built from (bench/timeline.ts):
+//                                 # the audit log (real bed) and every ReplicaSet watch event of each
+//                                 # phase as the bench saw it, with the time it arrived
 // Prints one JSON line per (bed, controller, size, phase), then a summary table.
 
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -103,6 +108,8 @@ const { values: flags } = parseArgs({
     'pacer-qps': { type: 'string' },
     'pacer-burst': { type: 'string' },
     apf: { type: 'boolean', default: false },
+    timeline: { type: 'string' },
+    'pacer-nice': { type: 'string' },
   },
 });
 const SIZES = flags.sizes!.split(',').map(Number);
@@ -124,9 +131,35 @@ if (!(Number.isFinite(PACER_QPS) && PACER_QPS >= 0) || !(Number.isInteger(PACER_
   );
   process.exit(2);
 }
+/**
+ * --timeline DIR: the audit log (copied to DIR/audit.log before the bed stops) and each phase's
+ * ReplicaSet watch events (DIR/rs-CONTROLLER-SIZE-PHASE.jsonl), for bench/timeline.ts.
+ */
+const TIMELINE = flags.timeline;
+if (TIMELINE !== undefined) mkdirSync(TIMELINE, { recursive: true });
 /** --apf: the API server's API Priority and Fairness figures for each phase (real bed). */
 const APF = flags.apf === true;
-const ONLY = flags.only;
+/**
+ * --pacer-nice N: the Pacer process's scheduling priority (os.setPriority, -20..19), a diagnosis: does
+ * Pacer's CPU slow the control plane it shares the machine with?
+ */
+const PACER_NICE = flags['pacer-nice'] === undefined ? undefined : Number(flags['pacer-nice']);
+if (PACER_NICE !== undefined && !(Number.isInteger(PACER_NICE) && PACER_NICE >= -20 && PACER_NICE <= 19)) {
+  process.stderr.write(
+    `--pacer-nice: must be a whole number from -20 to 19, got ${JSON.stringify(flags['pacer-nice'])}\n`,
+  );
+  process.exit(2);
+}
+/** --only: which of upstream, pacer and sim run, comma-separated (all three by default). */
+const ONLY = flags.only?.split(',');
+for (const o of ONLY ?? []) {
+  if (!['upstream', 'pacer', 'sim'].includes(o)) {
+    process.stderr.write(
+      `--only: each of its comma-separated parts must be upstream, pacer or sim, got ${JSON.stringify(o)}\n`,
+    );
+    process.exit(2);
+  }
+}
 /** --trace K: also print, for Deployments d-0 .. d-(K-1), the controller's writes in order (real bed). */
 const TRACE = Number(flags.trace);
 if (!Number.isInteger(TRACE) || TRACE < 0) {
@@ -159,6 +192,14 @@ const KCM_METRICS = flags['kcm-metrics'] === true;
 const NAMESPACE_WRITES = flags['namespace-writes'] === true;
 const KCM_PRINTED =
   /^workqueue_(queue_duration_seconds_(sum|count)|work_duration_seconds_(sum|count)|adds_total)\{.*name="(deployment|replicaset)"/;
+
+/**
+ * kube-scheduler's lines that --kcm-metrics prints too (cumulative): its client's rate-limiter waits
+ * (kube-scheduler's own --kube-api-qps, 50 by default, which kube-bed leaves) and its pods' time to
+ * schedule: the pods both Deployment controllers wait on to become available.
+ */
+const SCHED_PRINTED =
+  /^(rest_client_rate_limiter_duration_seconds_(sum|count)|scheduler_pod_scheduling_sli_duration_seconds_(sum|count)|scheduler_e2e_scheduling_duration_seconds_(sum|count)|scheduler_schedule_attempts_total)/;
 
 /** One GET of kube-controller-manager's /metrics URL (its serving certificate is self-signed). */
 function kcmMetrics(url: string): Promise<string> {
@@ -487,18 +528,36 @@ function followSizes(client: KubeClient, ns: string, name: string): { stop(): st
  * Every ReplicaSet of namespace `ns` through a watch, tallied by StepCounter (steps.ts): the fleet's
  * scale-ups, scale-downs and scale-downs short of what the availability then allowed.
  */
-function followSteps(client: KubeClient, ns: string): { stop(): StepTally } {
+function followSteps(client: KubeClient, ns: string, timelineFile?: string): { stop(): StepTally } {
   // RollingUpdate 25%/25% of 10 replicas keeps 10 - floor(2.5) = 8 available.
   const counter = new StepCounter(REPLICAS - Math.floor(REPLICAS / 4));
-  const abort = watchReplicaSets<ReplicaSetView & { metadata: { resourceVersion: string } }>(
-    client,
-    ns,
-    undefined,
-    (type, rs) => counter.observe(type, rs),
-  );
+  const seen: string[] = [];
+  const abort = watchReplicaSets<
+    ReplicaSetView & {
+      metadata: { resourceVersion: string };
+      status?: { replicas?: number; readyReplicas?: number; observedGeneration?: number };
+    }
+  >(client, ns, undefined, (type, rs) => {
+    counter.observe(type, rs);
+    if (timelineFile !== undefined)
+      seen.push(
+        JSON.stringify({
+          at: Date.now(),
+          type,
+          name: rs.metadata.name,
+          owner: rs.metadata.ownerReferences?.find((r) => r.controller)?.name,
+          created: rs.metadata.creationTimestamp,
+          spec: rs.spec?.replicas ?? 0,
+          replicas: rs.status?.replicas ?? 0,
+          ready: rs.status?.readyReplicas ?? 0,
+          available: rs.status?.availableReplicas ?? 0,
+        }),
+      );
+  });
   return {
     stop: () => {
       abort.abort();
+      if (timelineFile !== undefined) writeFileSync(timelineFile, seen.map((l) => `${l}\n`).join(''));
       return { ...counter.tally };
     },
   };
@@ -667,6 +726,8 @@ interface Target {
   trace?(from: number, to: number, name: string): Promise<string[]>;
   /** kube-controller-manager's /metrics URL (real bed). */
   kcmMetricsUrl?: string;
+  /** kube-scheduler's /metrics URL (real bed). */
+  schedMetricsUrl?: string;
   /** Every user's writes in a namespace between two times (real bed, --namespace-writes). */
   namespaceWrites?(ns: string, from: number, to: number): Promise<Record<string, number>>;
   /** The API server's time for the controller's writes (real bed). */
@@ -685,7 +746,11 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
     const sampler = rssSampler(t.pid);
     const cpu0 = cpuSeconds(t.pid);
     const sizes = followSizes(t.client, ns, 'd-0');
-    const steps = followSteps(t.client, ns);
+    const steps = followSteps(
+      t.client,
+      ns,
+      TIMELINE === undefined ? undefined : join(TIMELINE, `rs-${t.bed}-${t.controller}-${size}-${phase}.jsonl`),
+    );
     const apf = APF && t.bed === 'real' ? apfWatcher(t.client) : undefined;
     const limiter0 = t.controller === 'pacer' ? await pacerLimiter() : undefined;
     const started = Date.now();
@@ -762,6 +827,16 @@ async function runPhases(t: Target, size: number): Promise<PhaseResult[]> {
         : {}),
     };
     process.stdout.write(`${JSON.stringify(r)}\n`);
+    if (TIMELINE !== undefined)
+      appendFileSync(
+        join(TIMELINE, 'phases.jsonl'),
+        `${JSON.stringify({ bed: t.bed, controller: t.controller, size, phase, ns, started, ended, changedAt: Object.fromEntries(changedAt) })}\n`,
+      );
+    if (KCM_METRICS && t.schedMetricsUrl) {
+      for (const line of (await kcmMetrics(t.schedMetricsUrl)).split('\n')) {
+        if (SCHED_PRINTED.test(line)) process.stdout.write(`# sched ${t.controller} ${phase} ${line}\n`);
+      }
+    }
     if (KCM_METRICS && t.kcmMetricsUrl) {
       for (const line of (await kcmMetrics(t.kcmMetricsUrl)).split('\n')) {
         if (KCM_PRINTED.test(line)) process.stdout.write(`# kcm ${t.controller} ${phase} ${line}\n`);
@@ -813,6 +888,7 @@ async function pacerController(kubeconfig: string): Promise<ChildProcess> {
     '--kube-api-burst',
     String(PACER_BURST),
   ]);
+  if (PACER_NICE !== undefined) setPriority(child.pid!, PACER_NICE);
   await sleep(3000);
   if (child.exitCode !== null) throw new Error(`pacer controller exited ${child.exitCode}`);
   return child;
@@ -835,7 +911,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
     const client = new KubeClient(loadKubeConfig({ kubeconfig: bed.info.kubeconfig }), { userAgent: 'pacer-bench' });
     const kcm = bed.info.pids['kube-controller-manager'];
     const rsRequests = async (from: number, to: number) => total(requestsOf(await bed.audit(), RS_USER, from, to));
-    if (!ONLY || ONLY === 'upstream') {
+    if (!ONLY || ONLY.includes('upstream')) {
       results.push(
         ...(await runPhases(
           {
@@ -852,6 +928,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
             trace: async (from, to, name) => traceOf(await bed.audit(), UPSTREAM_USER, from, to, name),
             serverTimes: async (from, to) => serverTimesOf(await bed.audit(), UPSTREAM_USER, from, to),
             kcmMetricsUrl: bed.info.controllerManagerMetrics,
+            schedMetricsUrl: bed.info.schedulerMetrics,
             namespaceWrites: async (ns, from, to) => namespaceWritesOf(await bed.audit(), ns, from, to),
             firstWrites: async (from, to, changedAt) =>
               firstWritesOf(await bed.audit(), UPSTREAM_USER, from, to, changedAt),
@@ -860,7 +937,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
         )),
       );
     }
-    if (!ONLY || ONLY === 'pacer') {
+    if (!ONLY || ONLY.includes('pacer')) {
       const crd = await bed.kubectl(['apply', '-f', join(ROOT, 'crds')]);
       if (crd.code !== 0) throw new Error(crd.stderr);
       await bed.kubectl(['wait', '--for=condition=Established', 'crd/deployments.pacer.dev']);
@@ -884,6 +961,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
               trace: async (from, to, name) => traceOf(await bed.audit(), PACER_USER, from, to, name),
               serverTimes: async (from, to) => serverTimesOf(await bed.audit(), PACER_USER, from, to),
               kcmMetricsUrl: bed.info.controllerManagerMetrics,
+              schedMetricsUrl: bed.info.schedulerMetrics,
               namespaceWrites: async (ns, from, to) => namespaceWritesOf(await bed.audit(), ns, from, to),
               firstWrites: async (from, to, changedAt) =>
                 firstWritesOf(await bed.audit(), PACER_USER, from, to, changedAt),
@@ -896,6 +974,7 @@ async function realBed(size: number): Promise<PhaseResult[]> {
       }
     }
   } finally {
+    if (TIMELINE !== undefined && bed.info.auditLog) await copyFile(bed.info.auditLog, join(TIMELINE, 'audit.log'));
     await bed.stop();
     await rm(dir, { recursive: true, force: true });
   }
@@ -979,8 +1058,8 @@ async function simBed(size: number): Promise<PhaseResult[]> {
 
 const all: PhaseResult[] = [];
 for (const size of SIZES) {
-  if (ONLY !== 'sim') all.push(...(await realBed(size)));
-  if (!ONLY || ONLY === 'sim') all.push(...(await simBed(size)));
+  if (!ONLY || ONLY.includes('upstream') || ONLY.includes('pacer')) all.push(...(await realBed(size)));
+  if (!ONLY || ONLY.includes('sim')) all.push(...(await simBed(size)));
 }
 process.stderr.write(
   `\nclient limits: kube-controller-manager ${QPS} QPS, burst ${BURST}; Pacer ${PACER_QPS === 0 ? 'none' : `${PACER_QPS} QPS, burst ${PACER_BURST}`}\nbed   controller  size    phase   seconds  cpu s  peak RSS MiB  writes/rollout  writes/s  first write p50/p99 ms  requests (all verbs)\n`,
