@@ -32,6 +32,11 @@ function bytes(what: string, file: string | undefined, data: string | undefined)
   return data === undefined ? undefined : Buffer.from(data, 'base64');
 }
 
+/** For tests: the clock a token file's age is measured on (default Date.now). */
+export interface HttpConnectionOptions {
+  now?: () => number;
+}
+
 export class HttpConnection implements Connection {
   readonly server: string;
   readonly clusterName: string | undefined;
@@ -40,8 +45,10 @@ export class HttpConnection implements Connection {
   private readonly agent: HttpAgent;
   private readonly request: typeof import('node:http').request;
   private token?: { value: string; readAt: number };
+  private readonly now: () => number;
 
-  constructor(cluster: KubeconfigCluster, user: KubeconfigUser | undefined) {
+  constructor(cluster: KubeconfigCluster, user: KubeconfigUser | undefined, opts: HttpConnectionOptions = {}) {
+    this.now = opts.now ?? Date.now;
     this.server = cluster.server.replace(/\/+$/, '');
     this.clusterName = cluster.name;
     this.user = user;
@@ -92,7 +99,7 @@ export class HttpConnection implements Connection {
   private tokenFromFile(): string | undefined {
     const file = this.user?.tokenFile;
     if (file === undefined) return undefined;
-    const now = Date.now();
+    const now = this.now();
     if (this.token === undefined || now - this.token.readAt > TOKEN_FILE_TTL_MS) {
       let value: string;
       try {

@@ -177,9 +177,13 @@ function readFile(file: string, source: string): Kubeconfig {
 /**
  * The kubeconfig the plugin works with, read as kubectl reads it (above): `--kubeconfig`, else
  * $KUBECONFIG's files, else in a pod its service account, else ~/.kube/config. A file that is
- * named but missing is an error naming it.
+ * named but missing is an error naming it. `serviceAccountDir` is for tests (no flag sets it).
  */
-export function readKubeconfig(opts: { kubeconfig?: string } = {}, env: NodeJS.ProcessEnv = process.env): Kubeconfig {
+export function readKubeconfig(
+  opts: { kubeconfig?: string } = {},
+  env: NodeJS.ProcessEnv = process.env,
+  serviceAccountDir: string = SERVICE_ACCOUNT_DIR,
+): Kubeconfig {
   if (opts.kubeconfig) return readFile(opts.kubeconfig, '--kubeconfig');
   if (env.KUBECONFIG) {
     const delimiter = process.platform === 'win32' ? ';' : ':';
@@ -189,7 +193,7 @@ export function readKubeconfig(opts: { kubeconfig?: string } = {}, env: NodeJS.P
         .map((f) => readFile(f, 'KUBECONFIG')),
     );
   }
-  if (env.KUBERNETES_SERVICE_HOST) return inClusterKubeconfig(env);
+  if (env.KUBERNETES_SERVICE_HOST) return inClusterKubeconfig(env, serviceAccountDir);
   const home = join(homedir(), '.kube', 'config');
   if (existsSync(home)) return readFile(home, 'kubeconfig');
   throw new Error('no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a cluster');
