@@ -1,4 +1,4 @@
-// The kubectl plugin's requests over Node's own http and https, with the credentials of a
+// The plugin's and the controller's requests over Node's own http and https, with the credentials of a
 // kubeconfig read by kubeconfig.ts: a bearer token (or a token file, read again after a minute as
 // client-go does), a client certificate and key, basic auth, impersonation (`as`), the cluster's
 // CA, insecure-skip-tls-verify and tls-server-name. What it cannot carry (exec plugins, auth

@@ -1,7 +1,8 @@
-// The kubectl plugin's kubeconfig reader: which files, how several merge, which context, cluster
-// and user apply, and whether Node's own http/https can carry the requests (httpconnection.ts) or
-// client-node must (clientnode.ts: exec credential plugins, auth providers, proxies). The plugin
-// thus starts without client-node, its YAML parser and undici (docs/plugin.md, "Start-up time").
+// The kubeconfig reader of the kubectl plugin and the controller (connect.ts): which files, how
+// several merge, which context, cluster and user apply, and whether Node's own http/https can carry
+// the requests (httpconnection.ts) or client-node must (clientnode.ts: exec credential plugins,
+// auth providers, proxies). Both thus start without client-node, its YAML parser and undici
+// (docs/plugin.md, "Start-up time"; docs/install.md#memory).
 //
 // The files and their merge are kubectl's (https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/#merging-kubeconfig-files):
 // --kubeconfig alone, else every file of $KUBECONFIG, where the first file to name a cluster, user
@@ -147,7 +148,13 @@ export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
   return out;
 }
 
-/** The in-cluster configuration (a pod's service account), as client-node builds it. */
+/**
+ * The in-cluster configuration (a pod's service account), as client-go's rest.InClusterConfig
+ * (https://github.com/kubernetes/client-go/blob/master/rest/config.go) and client-node's
+ * loadFromCluster build it: the server from KUBERNETES_SERVICE_HOST and _PORT (an IPv6 host in
+ * brackets), the CA file ca.crt and the token file `token` (read on use, again each minute:
+ * httpconnection.ts). client-node's http for ports 80, 8080 and 8001 is kept (client-go: always https).
+ */
 export function inClusterKubeconfig(env: NodeJS.ProcessEnv, dir: string = SERVICE_ACCOUNT_DIR): Kubeconfig {
   const host = env.KUBERNETES_SERVICE_HOST ?? '';
   const port = env.KUBERNETES_SERVICE_PORT ?? '443';
