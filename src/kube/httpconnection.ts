@@ -32,9 +32,19 @@ function bytes(what: string, file: string | undefined, data: string | undefined)
   return data === undefined ? undefined : Buffer.from(data, 'base64');
 }
 
-/** For tests: the clock a token file's age is measured on (default Date.now). */
+/**
+ * How long a kept connection may sit idle before it is closed (undici's keepAliveTimeout, which
+ * client-node's fetch used: 4 s). A server closes idle connections too (kube-apiserver after 90 s),
+ * and a request sent on one just as the server closes it fails with ECONNRESET: closing first, on
+ * the client's side, keeps that race away. A request in flight (a watch waiting for its next event)
+ * is not closed by it: the timeout only ends connections in the free pool.
+ */
+export const IDLE_CONNECTION_MS = 4_000;
+
+/** For tests: the clock a token file's age is measured on (default Date.now), the idle limit. */
 export interface HttpConnectionOptions {
   now?: () => number;
+  idleConnectionMs?: number;
 }
 
 export class HttpConnection implements Connection {
@@ -49,6 +59,7 @@ export class HttpConnection implements Connection {
 
   constructor(cluster: KubeconfigCluster, user: KubeconfigUser | undefined, opts: HttpConnectionOptions = {}) {
     this.now = opts.now ?? Date.now;
+    const idle = opts.idleConnectionMs ?? IDLE_CONNECTION_MS;
     this.server = cluster.server.replace(/\/+$/, '');
     this.clusterName = cluster.name;
     this.user = user;
@@ -63,6 +74,7 @@ export class HttpConnection implements Connection {
       const key = bytes('client-key', user?.keyFile, user?.keyData);
       this.agent = new https.Agent({
         keepAlive: true,
+        timeout: idle,
         ca: bytes('certificate-authority', cluster.caFile, cluster.caData),
         cert,
         key,
@@ -73,7 +85,7 @@ export class HttpConnection implements Connection {
       this.request = https.request;
     } else if (this.url.protocol === 'http:') {
       const http = process.getBuiltinModule('node:http');
-      this.agent = new http.Agent({ keepAlive: true });
+      this.agent = new http.Agent({ keepAlive: true, timeout: idle });
       this.request = http.request;
     } else {
       throw new Error(
