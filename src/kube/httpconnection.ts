@@ -34,8 +34,8 @@ function bytes(what: string, file: string | undefined, data: string | undefined)
 
 /**
  * How long a kept connection may sit idle before it is closed (undici's keepAliveTimeout, which
- * client-node's fetch used: 4 s). A server closes idle connections too (kube-apiserver after 90 s),
- * and a request sent on one just as the server closes it fails with ECONNRESET: closing first, on
+ * client-node's fetch used: 4 s). A server closes idle connections too (Go's http.Server after its
+ * IdleTimeout), and a request sent on one just as the server closes it fails with ECONNRESET: closing first, on
  * the client's side, keeps that race away. A request in flight (a watch waiting for its next event)
  * is not closed by it: the timeout only ends connections in the free pool.
  */
