@@ -134,14 +134,17 @@ export class HttpConnection implements Connection {
       const headers: Record<string, string | number> = { ...req.headers, ...this.authHeaders() };
       // Said outright: Node sends a DELETE's body (DeleteOptions) neither sized nor chunked otherwise.
       if (req.body !== undefined) headers['Content-Length'] = Buffer.byteLength(req.body);
-      const options: RequestOptions = {
-        method: req.method,
-        headers,
-        agent: this.agent,
-        signal,
-      };
+      const options: RequestOptions = { method: req.method, headers, agent: this.agent };
       const r = this.request(url, options, (res) => resolve(response(res, signal)));
       r.on('error', (err) => reject(signal.aborted ? signal.reason : err));
+      // The abort is wired here, not through the request's `signal` option: Node's destroys the
+      // request with an AbortError even when its answer has all arrived (a watch's last event read,
+      // the caller stopping on it), and that error then reaches no listener: an uncaught exception.
+      // Destroyed without an error, a request in flight fails ("socket hang up") and an answer
+      // still coming ends ("aborted"), both read as the signal's reason; a finished one is left.
+      const onAbort = (): void => void r.destroy();
+      signal.addEventListener('abort', onAbort, { once: true });
+      r.once('close', () => signal.removeEventListener('abort', onAbort));
       r.end(req.body);
     });
   }
@@ -151,10 +154,15 @@ export class HttpConnection implements Connection {
 function response(res: IncomingMessage, signal: AbortSignal): WireResponse {
   async function* chunks(): AsyncIterable<Uint8Array> {
     try {
-      for await (const chunk of res) yield chunk as Uint8Array;
+      for await (const chunk of res) {
+        if (signal.aborted) break;
+        yield chunk as Uint8Array;
+      }
     } catch (err) {
       throw signal.aborted ? signal.reason : err;
     }
+    // Aborted after the last byte came: the reading still ends with the signal's reason.
+    if (signal.aborted) throw signal.reason;
   }
   return {
     status: res.statusCode ?? 0,

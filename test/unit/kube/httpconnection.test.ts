@@ -182,6 +182,30 @@ describe('kube/httpconnection: the plugin over node:http and node:https', () => 
     }
   });
 
+  it("stopped on an answer's last event (an informer on a watch's ERROR): the signal's reason, nothing uncaught", async () => {
+    const c = new HttpConnection({ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: false }, undefined);
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.prependListener('uncaughtException', onUncaught);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const ac = new AbortController();
+        const resp = await c.send({ method: 'GET', path: '/api/v1/pods?watch=true', headers: {}, signal: ac.signal });
+        let err: unknown;
+        try {
+          for await (const _ of resp.stream()) ac.abort(new Error(`stopped ${i}`));
+        } catch (e) {
+          err = e;
+        }
+        expect((err as Error | undefined)?.message).to.equal(`stopped ${i}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(uncaught).to.deep.equal([]);
+    } finally {
+      process.removeListener('uncaughtException', onUncaught);
+    }
+  });
+
   it('a closed port: connect ECONNREFUSED, named as kubectl names it', async () => {
     const closed = createServer();
     const p = await listen(closed);
