@@ -6,10 +6,10 @@
 import { parseGoDuration } from '../api/duration.ts';
 import { stopOnSignals } from './signals.ts';
 import { Command, Option } from 'commander';
-import { HttpMethod } from '@kubernetes/client-node';
-import { APPS_DEPLOYMENTS, KubeClient, DEFAULT_USER_AGENT, PODS, REPLICASETS } from '../kube/client.ts';
+import { APPS_DEPLOYMENTS, HttpMethod, KubeClient, DEFAULT_USER_AGENT, PODS, REPLICASETS } from '../kube/client.ts';
 import type { ResourceType } from '../kube/client.ts';
-import { loadKubeConfig } from '../kube/clientnode.ts';
+import { connector, resolveKubeconfig } from '../kube/connect.ts';
+import type { ConnectInternals } from '../kube/connect.ts';
 import { otherDeploymentController } from './native.ts';
 import { youngGeneration } from './nodeoptions.ts';
 import { toKubeError } from '../kube/errors.ts';
@@ -80,6 +80,8 @@ export interface RunControllerOptions {
   kubeconfig?: string;
   /** Kubeconfig YAML (in-process use: tests, the simulated cluster). */
   kubeconfigText?: string;
+  /** Internal, for tests (no flag): the service account's folder, the environment the kubeconfig is found from. */
+  connectInternals?: ConnectInternals;
   namespace?: string;
   /**
    * The Deployment kinds to control: `pacer` (deployments.pacer.dev, the default), and with `apps`
@@ -359,10 +361,14 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
   let opsClient: KubeClient | undefined;
   const writeGate = (): string | undefined => manager?.writeRefusal();
   try {
-    const kc = loadKubeConfig({ kubeconfig: opts.kubeconfig, kubeconfigText: opts.kubeconfigText });
+    // Node's http/https, or client-node where the kubeconfig needs it (kube/connect.ts).
+    const kc = await connector(
+      resolveKubeconfig({ kubeconfig: opts.kubeconfig, kubeconfigText: opts.kubeconfigText }, opts.connectInternals),
+      opts.connectInternals,
+    );
     const qps = opts.kubeApiQps ?? DEFAULT_KUBE_API_QPS;
     const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
-    client = new KubeClient(kc, {
+    client = new KubeClient(kc(), {
       userAgent,
       metrics: metrics.restClient,
       writeGate,
@@ -371,8 +377,8 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     });
     // client-go renews the Lease through a client of its own: never throttled behind reconciles.
     if (opts.leaderElect)
-      leaseClient = new KubeClient(kc, { userAgent: `${userAgent} leader-election`, metrics: metrics.restClient });
-    opsClient = new KubeClient(kc, { userAgent: `${userAgent} plan-operations`, metrics: metrics.restClient });
+      leaseClient = new KubeClient(kc(), { userAgent: `${userAgent} leader-election`, metrics: metrics.restClient });
+    opsClient = new KubeClient(kc(), { userAgent: `${userAgent} plan-operations`, metrics: metrics.restClient });
   } catch (err) {
     throw new CliError(`kubeconfig: ${(err as Error).message}`, 1);
   }

@@ -14,7 +14,7 @@ import { startDashboardServer } from '../dashboard/server.ts';
 import type { RunningDashboard } from '../dashboard/server.ts';
 import { loadStaticFiles } from '../dashboard/static.ts';
 import { DEFAULT_USER_AGENT, KubeClient } from '../kube/client.ts';
-import { loadKubeConfig } from '../kube/clientnode.ts';
+import { connector, resolveKubeconfig } from '../kube/connect.ts';
 import { authenticate, authorize } from '../kube/reviews.ts';
 import { createLogger, isLogLevel } from '../observe/logger.ts';
 import type { LogFormat, Logger } from '../observe/logger.ts';
@@ -62,10 +62,10 @@ export async function runInClusterDashboard(o: InClusterDashboardOptions = {}): 
   let client: KubeClient;
   let reviewsClient: KubeClient;
   try {
-    const kc = loadKubeConfig({ kubeconfig: o.kubeconfig });
-    client = new KubeClient(kc, { userAgent: `${DEFAULT_USER_AGENT} dashboard` });
+    const kc = await connector(resolveKubeconfig({ kubeconfig: o.kubeconfig }));
+    client = new KubeClient(kc(), { userAgent: `${DEFAULT_USER_AGENT} dashboard` });
     // The reviews never queue behind the caches' lists and the actions.
-    reviewsClient = new KubeClient(kc, { userAgent: `${DEFAULT_USER_AGENT} dashboard-reviews` });
+    reviewsClient = new KubeClient(kc(), { userAgent: `${DEFAULT_USER_AGENT} dashboard-reviews` });
   } catch (err) {
     throw new CliError(`kubeconfig: ${(err as Error).message}`, 1);
   }

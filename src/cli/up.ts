@@ -34,7 +34,7 @@ import { webhookConfiguration } from '../server/webhook.ts';
 import { checkPortsFree, claimUp } from './uplock.ts';
 import { parseBindAddress } from '../server/http.ts';
 import { DEFAULT_USER_AGENT, KubeClient } from '../kube/client.ts';
-import { loadKubeConfig } from '../kube/clientnode.ts';
+import { connector, resolveKubeconfig } from '../kube/connect.ts';
 import { serveDashboard } from '../plugin/dashboard.ts';
 import type { ServedDashboard } from '../plugin/dashboard.ts';
 import type { UpClaim } from './uplock.ts';
@@ -422,7 +422,7 @@ export async function runUp(o: UpOptions): Promise<Up> {
       if (!bind) throw new CliError(`--dashboard-bind-address: not HOST:PORT: ${JSON.stringify(dashboardAt)}`, 2);
       try {
         dashboard = await serveDashboard(
-          new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig }), {
+          new KubeClient((await connector(resolveKubeconfig({ kubeconfigText: sim.kubeconfig })))(), {
             userAgent: `${DEFAULT_USER_AGENT} dashboard`,
           }),
           {

@@ -1,7 +1,8 @@
 // KubeClient: every request Pacer sends to the API server, built here (the path, the JSON body, the
-// Content-Type of each patch, the User-Agent) and carried by a Connection (wire.ts): client-node's
-// fetch for a KubeConfig of client-node's (clientnode.ts: the controller), or Node's http/https for
-// the kubectl plugin (httpconnection.ts). This file loads neither: a KubeConfig's connection is
+// Content-Type of each patch, the User-Agent) and carried by a Connection (wire.ts): Node's
+// http/https (httpconnection.ts: the controller and the kubectl plugin, connect.ts), or client-node's
+// fetch for a KubeConfig of client-node's (clientnode.ts: tests, and the kubeconfigs that need it).
+// This file loads neither: a KubeConfig's connection is
 // imported on its first request. Every failure leaves here as a KubeError (errors.ts).
 
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -287,7 +288,7 @@ function describe(t: ResourceType, namespace: string | undefined, name?: string)
   return name === undefined ? `${t.plural}${namespace ? ` in ${namespace}` : ''}` : `${t.kind} ${ns}${name}`;
 }
 
-/** A client-node KubeConfig (the controller's) or a Connection of Pacer's own (the plugin's). */
+/** A client-node KubeConfig (tests') or a Connection (connect.ts: the controller's and the plugin's). */
 function isConnection(c: KubeConfig | Connection): c is Connection {
   return typeof (c as Connection).send === 'function';
 }

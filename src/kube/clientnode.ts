@@ -1,10 +1,11 @@
-// The controller's connection to the API server, through @kubernetes/client-node 2.x: client-node
+// The connection through @kubernetes/client-node 2.x, for the kubeconfigs Node's http/https cannot
+// carry (kubeconfig.ts's needsClientNode: exec plugins, auth providers, proxies; the controller
+// comes here through connect.ts, the plugin through plugin/options.ts): client-node
 // loads the kubeconfig and applies its authentication (tokens, client certificates, exec plugins,
 // auth providers, proxies) and owns the HTTP dispatcher (undici); KubeClient (client.ts) builds
 // every request itself, so that Pacer controls the Content-Type of each patch, the User-Agent, and
 // gets plain JSON back (the generated typed APIs turn timestamps into Date objects, which the
-// engine's wire-shaped types do not expect). The kubectl plugin reads simple kubeconfigs without
-// client-node (kubeconfig.ts, httpconnection.ts) and comes here for the rest.
+// engine's wire-shaped types do not expect). Tests still build clients on its loadKubeConfig.
 
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';

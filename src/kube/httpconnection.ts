@@ -1,4 +1,4 @@
-// The kubectl plugin's requests over Node's own http and https, with the credentials of a
+// The plugin's and the controller's requests over Node's own http and https, with the credentials of a
 // kubeconfig read by kubeconfig.ts: a bearer token (or a token file, read again after a minute as
 // client-go does), a client certificate and key, basic auth, impersonation (`as`), the cluster's
 // CA, insecure-skip-tls-verify and tls-server-name. What it cannot carry (exec plugins, auth
@@ -32,6 +32,21 @@ function bytes(what: string, file: string | undefined, data: string | undefined)
   return data === undefined ? undefined : Buffer.from(data, 'base64');
 }
 
+/**
+ * How long a kept connection may sit idle before it is closed (undici's keepAliveTimeout, which
+ * client-node's fetch used: 4 s). A server closes idle connections too (Go's http.Server after its
+ * IdleTimeout), and a request sent on one just as the server closes it fails with ECONNRESET: closing first, on
+ * the client's side, keeps that race away. A request in flight (a watch waiting for its next event)
+ * is not closed by it: the timeout only ends connections in the free pool.
+ */
+export const IDLE_CONNECTION_MS = 4_000;
+
+/** For tests: the clock a token file's age is measured on (default Date.now), the idle limit. */
+export interface HttpConnectionOptions {
+  now?: () => number;
+  idleConnectionMs?: number;
+}
+
 export class HttpConnection implements Connection {
   readonly server: string;
   readonly clusterName: string | undefined;
@@ -40,8 +55,11 @@ export class HttpConnection implements Connection {
   private readonly agent: HttpAgent;
   private readonly request: typeof import('node:http').request;
   private token?: { value: string; readAt: number };
+  private readonly now: () => number;
 
-  constructor(cluster: KubeconfigCluster, user: KubeconfigUser | undefined) {
+  constructor(cluster: KubeconfigCluster, user: KubeconfigUser | undefined, opts: HttpConnectionOptions = {}) {
+    this.now = opts.now ?? Date.now;
+    const idle = opts.idleConnectionMs ?? IDLE_CONNECTION_MS;
     this.server = cluster.server.replace(/\/+$/, '');
     this.clusterName = cluster.name;
     this.user = user;
@@ -56,6 +74,7 @@ export class HttpConnection implements Connection {
       const key = bytes('client-key', user?.keyFile, user?.keyData);
       this.agent = new https.Agent({
         keepAlive: true,
+        timeout: idle,
         ca: bytes('certificate-authority', cluster.caFile, cluster.caData),
         cert,
         key,
@@ -66,7 +85,7 @@ export class HttpConnection implements Connection {
       this.request = https.request;
     } else if (this.url.protocol === 'http:') {
       const http = process.getBuiltinModule('node:http');
-      this.agent = new http.Agent({ keepAlive: true });
+      this.agent = new http.Agent({ keepAlive: true, timeout: idle });
       this.request = http.request;
     } else {
       throw new Error(
@@ -92,7 +111,7 @@ export class HttpConnection implements Connection {
   private tokenFromFile(): string | undefined {
     const file = this.user?.tokenFile;
     if (file === undefined) return undefined;
-    const now = Date.now();
+    const now = this.now();
     if (this.token === undefined || now - this.token.readAt > TOKEN_FILE_TTL_MS) {
       let value: string;
       try {
@@ -115,14 +134,17 @@ export class HttpConnection implements Connection {
       const headers: Record<string, string | number> = { ...req.headers, ...this.authHeaders() };
       // Said outright: Node sends a DELETE's body (DeleteOptions) neither sized nor chunked otherwise.
       if (req.body !== undefined) headers['Content-Length'] = Buffer.byteLength(req.body);
-      const options: RequestOptions = {
-        method: req.method,
-        headers,
-        agent: this.agent,
-        signal,
-      };
+      const options: RequestOptions = { method: req.method, headers, agent: this.agent };
       const r = this.request(url, options, (res) => resolve(response(res, signal)));
       r.on('error', (err) => reject(signal.aborted ? signal.reason : err));
+      // The abort is wired here, not through the request's `signal` option: Node's destroys the
+      // request with an AbortError even when its answer has all arrived (a watch's last event read,
+      // the caller stopping on it), and that error then reaches no listener: an uncaught exception.
+      // Destroyed without an error, a request in flight fails ("socket hang up") and an answer
+      // still coming ends ("aborted"), both read as the signal's reason; a finished one is left.
+      const onAbort = (): void => void r.destroy();
+      signal.addEventListener('abort', onAbort, { once: true });
+      r.once('close', () => signal.removeEventListener('abort', onAbort));
       r.end(req.body);
     });
   }
@@ -132,10 +154,15 @@ export class HttpConnection implements Connection {
 function response(res: IncomingMessage, signal: AbortSignal): WireResponse {
   async function* chunks(): AsyncIterable<Uint8Array> {
     try {
-      for await (const chunk of res) yield chunk as Uint8Array;
+      for await (const chunk of res) {
+        if (signal.aborted) break;
+        yield chunk as Uint8Array;
+      }
     } catch (err) {
       throw signal.aborted ? signal.reason : err;
     }
+    // Aborted after the last byte came: the reading still ends with the signal's reason.
+    if (signal.aborted) throw signal.reason;
   }
   return {
     status: res.statusCode ?? 0,

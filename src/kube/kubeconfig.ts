@@ -1,7 +1,8 @@
-// The kubectl plugin's kubeconfig reader: which files, how several merge, which context, cluster
-// and user apply, and whether Node's own http/https can carry the requests (httpconnection.ts) or
-// client-node must (clientnode.ts: exec credential plugins, auth providers, proxies). The plugin
-// thus starts without client-node, its YAML parser and undici (docs/plugin.md, "Start-up time").
+// The kubeconfig reader of the kubectl plugin and the controller (connect.ts): which files, how
+// several merge, which context, cluster and user apply, and whether Node's own http/https can carry
+// the requests (httpconnection.ts) or client-node must (clientnode.ts: exec credential plugins,
+// auth providers, proxies). Both thus start without client-node, its YAML parser and undici
+// (docs/plugin.md, "Start-up time"; docs/install.md#memory).
 //
 // The files and their merge are kubectl's (https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/#merging-kubeconfig-files):
 // --kubeconfig alone, else every file of $KUBECONFIG, where the first file to name a cluster, user
@@ -147,7 +148,13 @@ export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
   return out;
 }
 
-/** The in-cluster configuration (a pod's service account), as client-node builds it. */
+/**
+ * The in-cluster configuration (a pod's service account), as client-go's rest.InClusterConfig
+ * (https://github.com/kubernetes/client-go/blob/master/rest/config.go) and client-node's
+ * loadFromCluster build it: the server from KUBERNETES_SERVICE_HOST and _PORT (an IPv6 host in
+ * brackets), the CA file ca.crt and the token file `token` (read on use, again each minute:
+ * httpconnection.ts). client-node's http for ports 80, 8080 and 8001 is kept (client-go: always https).
+ */
 export function inClusterKubeconfig(env: NodeJS.ProcessEnv, dir: string = SERVICE_ACCOUNT_DIR): Kubeconfig {
   const host = env.KUBERNETES_SERVICE_HOST ?? '';
   const port = env.KUBERNETES_SERVICE_PORT ?? '443';
@@ -177,9 +184,13 @@ function readFile(file: string, source: string): Kubeconfig {
 /**
  * The kubeconfig the plugin works with, read as kubectl reads it (above): `--kubeconfig`, else
  * $KUBECONFIG's files, else in a pod its service account, else ~/.kube/config. A file that is
- * named but missing is an error naming it.
+ * named but missing is an error naming it. `serviceAccountDir` is for tests (no flag sets it).
  */
-export function readKubeconfig(opts: { kubeconfig?: string } = {}, env: NodeJS.ProcessEnv = process.env): Kubeconfig {
+export function readKubeconfig(
+  opts: { kubeconfig?: string } = {},
+  env: NodeJS.ProcessEnv = process.env,
+  serviceAccountDir: string = SERVICE_ACCOUNT_DIR,
+): Kubeconfig {
   if (opts.kubeconfig) return readFile(opts.kubeconfig, '--kubeconfig');
   if (env.KUBECONFIG) {
     const delimiter = process.platform === 'win32' ? ';' : ':';
@@ -189,7 +200,7 @@ export function readKubeconfig(opts: { kubeconfig?: string } = {}, env: NodeJS.P
         .map((f) => readFile(f, 'KUBECONFIG')),
     );
   }
-  if (env.KUBERNETES_SERVICE_HOST) return inClusterKubeconfig(env);
+  if (env.KUBERNETES_SERVICE_HOST) return inClusterKubeconfig(env, serviceAccountDir);
   const home = join(homedir(), '.kube', 'config');
   if (existsSync(home)) return readFile(home, 'kubeconfig');
   throw new Error('no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a cluster');

@@ -1,8 +1,9 @@
 // What KubeClient (client.ts) needs from the layer that carries its requests: one HTTP request out,
-// its status and body back. Two carry them: client-node's fetch with client-node's kubeconfig
-// handling (clientnode.ts, the controller's), and Node's own http/https with Pacer's small
-// kubeconfig reader (httpconnection.ts and kubeconfig.ts, the kubectl plugin's, which then starts
-// without loading client-node or undici: docs/plugin.md, "Start-up time").
+// its status and body back. Two carry them: Node's own http/https with Pacer's small kubeconfig
+// reader (httpconnection.ts and kubeconfig.ts: the controller's through connect.ts, and the kubectl
+// plugin's, which then start without loading client-node or undici: docs/plugin.md, "Start-up
+// time", docs/install.md#memory), and, for the kubeconfigs that need it (exec plugins, auth
+// providers, proxies), client-node's fetch with client-node's kubeconfig handling (clientnode.ts).
 
 /** One request as KubeClient builds it; the connection adds the server and the credentials. */
 export interface WireRequest {

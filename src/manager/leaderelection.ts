@@ -17,8 +17,7 @@
 //  * Every write carries the Lease's resourceVersion: two candidates racing for an expired Lease
 //    cannot both win (the second gets 409 Conflict).
 
-import { HttpMethod } from '@kubernetes/client-node';
-import { LEASES } from '../kube/client.ts';
+import { HttpMethod, LEASES } from '../kube/client.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { realClock } from '../kube/clock.ts';
 import type { Clock } from '../kube/clock.ts';

@@ -1,7 +1,7 @@
 // `pacer controller` as a process: exit codes, one-line errors, graceful stop on SIGTERM.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -12,6 +12,8 @@ import { loadKubeConfig } from '../../src/kube/clientnode.ts';
 import { eventually } from './fixtures/cluster.ts';
 
 const FIXTURE = new URL('./fixtures/pacer-controller.ts', import.meta.url).pathname;
+/** Prints `client-node loaded: yes|no` at the process's exit (test/fixtures/clientnode-probe.ts). */
+const PROBE = new URL('../fixtures/clientnode-probe.ts', import.meta.url).pathname;
 const CRD_FILE = new URL('../../crds/deployments.pacer.dev.yaml', import.meta.url).pathname;
 
 interface Run {
@@ -21,13 +23,17 @@ interface Run {
 
 function run(
   args: string[],
-  opts: { until?: (stderr: string) => boolean; signal?: NodeJS.Signals } = {},
+  opts: { until?: (stderr: string) => boolean; signal?: NodeJS.Signals; probe?: boolean } = {},
 ): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [FIXTURE, 'controller', ...args], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, KUBECONFIG: '' },
-    });
+    const child = spawn(
+      process.execPath,
+      [...(opts.probe ? ['--import', PROBE] : []), FIXTURE, 'controller', ...args],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, KUBECONFIG: '' },
+      },
+    );
     let stderr = '';
     let signalled = false;
     child.stderr.on('data', (b: Buffer) => {
@@ -129,8 +135,40 @@ describe('pacer controller (process)', function () {
     });
     const r = await run(['--kubeconfig', kubeconfig, ...common, '--log-format', 'text'], {
       until: (s) => s.includes('caches synced'),
+      probe: true,
     });
     expect(r.stderr).to.contain('received SIGTERM, stopping');
     expect(r.code).to.equal(0);
+    // The simulated cluster's kubeconfig needs nothing of client-node: Node's http carried it all.
+    expect(r.stderr).to.contain('client-node loaded: no\n');
+  });
+
+  it('a kubeconfig with an exec credential plugin goes through client-node, which runs the plugin', async () => {
+    // Run after the test above, which installs the CRD.
+    const marker = join(dir, 'exec-ran');
+    const credential = JSON.stringify({
+      apiVersion: 'client.authentication.k8s.io/v1beta1',
+      kind: 'ExecCredential',
+      status: { token: 'from-exec' },
+    });
+    const script = `require('node:fs').writeFileSync(${JSON.stringify(marker)}, ''); console.log(${JSON.stringify(credential)})`;
+    const cfg = parseYaml(sim.kubeconfig) as { users: Array<{ user: Record<string, unknown> }> };
+    cfg.users[0].user = {
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1beta1',
+        command: process.execPath,
+        args: ['-e', script],
+        interactiveMode: 'Never',
+      },
+    };
+    const execKubeconfig = join(dir, 'exec-kubeconfig');
+    writeFileSync(execKubeconfig, JSON.stringify(cfg));
+    const r = await run(['--kubeconfig', execKubeconfig, ...common, '--log-format', 'text'], {
+      until: (s) => s.includes('caches synced'),
+      probe: true,
+    });
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.contain('client-node loaded: yes\n');
+    expect(existsSync(marker), 'the exec plugin ran').to.equal(true);
   });
 });

@@ -151,6 +151,61 @@ describe('kube/httpconnection: the plugin over node:http and node:https', () => 
     expect(events).to.deep.equal(['ADDED a', 'MODIFIED b']);
   });
 
+  it('an idle kept connection is closed by the client; a watch quiet for longer than that is not', async () => {
+    // The server would keep connections for a minute; the client's idle limit here is 50 ms.
+    const quiet = createServer((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      if (!req.url?.includes('watch=true')) return void res.end('{"gitVersion":"v1.36.4"}');
+      res.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n');
+      setTimeout(() => res.end('{"type":"ADDED","object":{"metadata":{"name":"b"}}}\n'), 300);
+    });
+    quiet.keepAliveTimeout = 60_000;
+    const closed: Promise<void>[] = [];
+    quiet.on('connection', (socket) => closed.push(new Promise((r) => socket.once('close', () => r()))));
+    const p = await listen(quiet);
+    try {
+      const c = new HttpConnection({ name: 'c', server: `http://127.0.0.1:${p}`, skipTLSVerify: false }, undefined, {
+        idleConnectionMs: 50,
+      });
+      const client = new KubeClient(c);
+      const events: string[] = [];
+      await client.watch<{ metadata: { name: string } }>(PODS, 'prod', { resourceVersion: '1' }, (e) =>
+        events.push(e.object.metadata.name),
+      );
+      expect(events).to.deep.equal(['a', 'b']);
+      expect((await client.version()).gitVersion).to.equal('v1.36.4');
+      // Every connection the client opened is closed, by the client (the server would wait a minute).
+      expect(closed.length).to.be.greaterThan(0);
+      await Promise.all(closed);
+    } finally {
+      stop(quiet);
+    }
+  });
+
+  it("stopped on an answer's last event (an informer on a watch's ERROR): the signal's reason, nothing uncaught", async () => {
+    const c = new HttpConnection({ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: false }, undefined);
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.prependListener('uncaughtException', onUncaught);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const ac = new AbortController();
+        const resp = await c.send({ method: 'GET', path: '/api/v1/pods?watch=true', headers: {}, signal: ac.signal });
+        let err: unknown;
+        try {
+          for await (const _ of resp.stream()) ac.abort(new Error(`stopped ${i}`));
+        } catch (e) {
+          err = e;
+        }
+        expect((err as Error | undefined)?.message).to.equal(`stopped ${i}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(uncaught).to.deep.equal([]);
+    } finally {
+      process.removeListener('uncaughtException', onUncaught);
+    }
+  });
+
   it('a closed port: connect ECONNREFUSED, named as kubectl names it', async () => {
     const closed = createServer();
     const p = await listen(closed);

@@ -7,7 +7,7 @@
 // Argo Rollouts' job metric is the model (https://argo-rollouts.readthedocs.io/en/stable/analysis/job/).
 
 import { createHash } from 'node:crypto';
-import { HttpMethod } from '@kubernetes/client-node';
+import { HttpMethod } from '../../../kube/client.ts';
 import type { AnalysisRun, Measurement, Metric } from '../../../api/analysis.ts';
 import { ANALYSIS_RUN_KIND, JOB_NAME_KEY } from '../../../api/analysis.ts';
 import type { ObjectMeta } from '../../../api/types.ts';
