@@ -1,8 +1,8 @@
 // A request the API server answers "ask again later" (kube/client.ts): a 429 from API Priority and
 // Fairness, or a 5xx carrying Retry-After, is sent again after that many seconds, as client-go's rest
 // client does (checkWait; maxRetries 10): requests, watches and followed logs alike, through either
-// connection (client-node's fetch, the controller's; node:http, the plugin's). Any other answer is
-// final, at once.
+// connection (node:http, the controller's and the plugin's; client-node's fetch, for a kubeconfig
+// that needs it). Any other answer is final, at once.
 
 import { HttpMethod } from '@kubernetes/client-node';
 import { expect } from 'chai';
@@ -91,7 +91,7 @@ describe('kube/client: Retry-After, as client-go honours it', () => {
 
     const clients: Array<[string, (o?: KubeClientOptions) => KubeClient]> = [
       [
-        "client-node's fetch (the controller's)",
+        "client-node's fetch (a kubeconfig that needs it)",
         (o) =>
           new KubeClient(
             loadKubeConfig({
@@ -107,7 +107,7 @@ current-context: x
           ),
       ],
       [
-        "node:http (the plugin's)",
+        "node:http (the controller's and the plugin's)",
         (o) =>
           new KubeClient(
             new HttpConnection({ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: false }, undefined),
