@@ -565,16 +565,17 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
   });
   // Each sample's lines, rendered once per sample object: the Deployment controller's sampler hands
   // back the same object while a phase's objects stay the same (controllers/deployment/planmetrics.ts).
-  const renderedPhases = new WeakMap<PlanPhaseSample, { status: string; steps: string }>();
-  const phaseLines = (p: PlanPhaseSample): { status: string; steps: string } => {
+  // Kept as one flat string (status line, then the step lines) and where the steps start, as the
+  // Deployments' lines are.
+  const renderedPhases = new WeakMap<PlanPhaseSample, { text: string; steps: number }>();
+  const phaseLines = (p: PlanPhaseSample): { text: string; steps: number } => {
     let r = renderedPhases.get(p);
     if (!r) {
-      r = {
-        status: sampleLine('pacer_plan_phase_status', phaseStatusLabels(p), 1),
-        steps: Object.entries(p.steps)
-          .map(([status, n]) => sampleLine('pacer_plan_phase_steps', phaseStepLabels(p, status), n))
-          .join('\n'),
-      };
+      const status = sampleLine('pacer_plan_phase_status', phaseStatusLabels(p), 1);
+      const steps = Object.entries(p.steps).map(([st, n]) =>
+        sampleLine('pacer_plan_phase_steps', phaseStepLabels(p, st), n),
+      );
+      r = { text: [status, ...steps].join('\n'), steps: status.length + 1 };
       renderedPhases.set(p, r);
     }
     return r;
@@ -587,7 +588,11 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
       registers,
     },
     () => planPhases().map((p) => ({ labels: phaseStatusLabels(p), value: 1 })),
-    () => planPhases().map((p) => phaseLines(p).status),
+    () =>
+      planPhases().map((p) => {
+        const { text, steps } = phaseLines(p);
+        return text.slice(0, steps - 1);
+      }),
   );
   new RenderedGauge(
     {
@@ -600,7 +605,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
       planPhases().flatMap((p) =>
         Object.entries(p.steps).map(([status, n]) => ({ labels: phaseStepLabels(p, status), value: n })),
       ),
-    () => planPhases().map((p) => phaseLines(p).steps),
+    () => planPhases().map((p) => phaseLines(p).text.slice(phaseLines(p).steps)),
   );
   const rollSources: Array<() => Iterable<NodeRollSample>> = [];
   new Gauge({

@@ -42,6 +42,7 @@ function pod(rs: ReplicaSet, i: number, resourceVersion: string, readySince: num
     metadata: {
       name: `${rs.metadata.name}-${i}`,
       namespace: 'shop',
+      uid: `uid-${rs.metadata.name}-${i}`,
       resourceVersion,
       creationTimestamp: iso(NOW - 100_000 + i * 1000),
       ownerReferences: [
