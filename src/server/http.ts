@@ -98,7 +98,7 @@ export function acceptsGzip(header: string | undefined): boolean {
 /**
  * /metrics: the registry's text, gzipped when the scraper takes gzip (Prometheus asks for it at every
  * scrape). At 10,000 Deployments the text is 18 MiB and gzips to under 1 MiB in about 40 ms at level
- * 1, on libuv's thread pool, not the event loop (docs/metrics.md).
+ * 1, on libuv's thread pool, not the event loop (docs/metrics.md#compression).
  */
 export function metricsHandler(registry: Registry): http.RequestListener {
   return (req, res) => {
@@ -114,7 +114,10 @@ export function metricsHandler(registry: Registry): http.RequestListener {
           res.writeHead(200, { 'Content-Type': registry.contentType, Vary: 'Accept-Encoding' }).end(body);
           return;
         }
-        zlib.gzip(body, { level: 1 }, (err, zipped) => {
+        // One output chunk of up to 4 MiB: with zlib's 16 KiB, the 0.75 MiB took some 50 trips between
+        // the pool and the event loop, each waiting its turn behind the controller's work (0.6-0.9 s a
+        // scrape at 10,000 while paced, against 0.25 s plain).
+        zlib.gzip(body, { level: 1, chunkSize: 4 << 20 }, (err, zipped) => {
           if (err)
             res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`compressing the metrics: ${err.message}\n`);
           else
