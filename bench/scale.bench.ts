@@ -23,6 +23,8 @@
 // by kind).
 //   node bench/scale.bench.ts [--deployments 1000] [--replicas 10] [--qps 500] [--burst 1000] [--rolls 2] [--workers N]
 //     [--paced-rate 17] [--paced-seconds 30]   (--paced-seconds 0 skips the paced phase)
+//     [--scrape-every-ms 30000]   (a Prometheus-like scrape by curl this often while the paced changes are sent, 0: none;
+//     after each phase, at rest, the first scrape and three more: the controller's /metrics as Prometheus sees it)
 //     [--controller-cpu-prof DIR]   (the controller runs under --cpu-prof, its profile written to DIR)
 //     [--controller-max-old-space MiB]   (the controller's V8 heap limit, as a container's memory
 //     limit sets it: without one V8 sizes the heap from the machine's memory and lets garbage
@@ -75,6 +77,11 @@ const NODE_OPTIONS = (() => {
 })();
 const PACED_RATE = arg('--paced-rate', 17);
 const PACED_SECONDS = arg('--paced-seconds', 30, 0);
+// While the paced changes are sent, a Prometheus-like scrape every this many ms: by default the
+// shipped ServiceMonitor's interval (30 s). A scrape holds the controller's event loop for its
+// render (about 0.2 s at 10,000 Deployments), so the changes that arrive meanwhile wait: the
+// first-write latencies include that, as they would under Prometheus. 0: no scrapes.
+const SCRAPE_EVERY_MS = arg('--scrape-every-ms', 30_000, 0);
 const BENCH_AGENT = 'pacer-scale-bench';
 const CPU_PROF_DIR = stringFlag('--controller-cpu-prof');
 if (CPU_PROF_DIR !== undefined && !existsSync(CPU_PROF_DIR)) {
@@ -205,15 +212,82 @@ const proc = (): Proc | undefined => {
 };
 const scrape = async () => {
   const t0 = Date.now();
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  // Plain text (the controller gzips when asked): the heap figures need no decoding here.
+  const text = await (
+    await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { 'accept-encoding': 'identity' } })
+  ).text();
+  // Timed up to the body's last byte: parsing 17 MiB here (about a second at 10,000 Deployments,
+  // in the process that also runs the simulated cluster) is the bench's cost, not the controller's.
+  const scrapeMs = Date.now() - t0;
   const all = parseExposition(text);
   const mib = (name: string) => (samples(all, name)[0]?.value ?? NaN) / 2 ** 20;
   return {
     heapMiB: mib('nodejs_heap_size_used_bytes'),
     heapTotalMiB: mib('nodejs_heap_size_total_bytes'),
     externalMiB: mib('nodejs_external_memory_bytes'),
-    scrapeMs: Date.now() - t0,
+    scrapeMs,
     scrapeKiB: Math.round(Buffer.byteLength(text) / 1024),
+  };
+};
+
+// A scrape as Prometheus makes it: its Accept header (scrape_protocols' default order) and gzip,
+// by curl in a process of its own, so that neither this process's event loop (it runs the
+// simulated cluster) nor its parsing is in the figure. Milliseconds from the request to the last
+// byte, and the bytes as sent (compressed when the controller compressed them).
+const PROMETHEUS_ACCEPT = 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.1';
+const promScrape = () =>
+  new Promise<{ ms: number; bytes: number; gzip: boolean }>((resolve, reject) => {
+    const c = spawn(
+      'curl',
+      [
+        '-sS',
+        '-o',
+        '/dev/null',
+        '-H',
+        `Accept: ${PROMETHEUS_ACCEPT}`,
+        '-H',
+        'Accept-Encoding: gzip',
+        '-w',
+        '%{http_code} %{time_total} %{size_download} %header{content-encoding}',
+        `http://127.0.0.1:${port}/metrics`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    c.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    c.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    c.on('error', (e) => reject(new Error(`curl (Prometheus-like scrape): ${e.message}`)));
+    c.on('exit', (code) => {
+      const [status, seconds, bytes, encoding] = out.trim().split(' ');
+      if (code !== 0 || status !== '200')
+        reject(new Error(`curl (Prometheus-like scrape) exited ${code}, HTTP ${status}: ${err.trim()}`));
+      else resolve({ ms: Math.round(Number(seconds) * 1000), bytes: Number(bytes), gzip: encoding === 'gzip' });
+    });
+  });
+/** Prometheus-like scrapes every `everyMs` until stop() is called; stop() gives their figures. */
+const scraper = (everyMs: number) => {
+  const ms: number[] = [];
+  let bytes = 0;
+  let gzip = false;
+  let stopped = false;
+  const running = (async () => {
+    while (!stopped) {
+      const t0 = Date.now();
+      const s = await promScrape();
+      ms.push(s.ms);
+      bytes = s.bytes;
+      gzip = s.gzip;
+      const wait = everyMs - (Date.now() - t0);
+      if (wait > 0 && !stopped) await sleep(wait);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await running;
+      return { n: ms.length, p50Ms: percentile(ms, 50), maxMs: ms.length ? Math.max(...ms) : null, ms, bytes, gzip };
+    },
   };
 };
 
@@ -345,6 +419,7 @@ async function paced() {
   measureFromNow();
   const t0 = Date.now();
   const images = new Map<string, string>();
+  const scrapes = SCRAPE_EVERY_MS > 0 ? scraper(SCRAPE_EVERY_MS) : undefined;
   for (let i = 0; i < changes; i++) {
     const due = t0 + (i * 1000) / PACED_RATE;
     if (due > Date.now()) await sleep(due - Date.now());
@@ -359,6 +434,7 @@ async function paced() {
     images.set(name, image);
   }
   const sent = (Date.now() - t0) / 1000;
+  const scrapesWhilePaced = await scrapes?.stop();
   await until(
     () =>
       [...images].every(([name, image]) =>
@@ -377,6 +453,7 @@ async function paced() {
     convergedSeconds: Math.round(seconds * 10) / 10,
     cpuSecondsPerRollout: Math.round((((proc()?.cpuSeconds ?? 0) - cpu0) / changes) * 1000) / 1000,
     ...measured(changes),
+    scrapesWhileChanging: scrapesWhilePaced,
   };
   log(`paced: ${JSON.stringify(result)}`);
   return result;
@@ -386,7 +463,12 @@ async function paced() {
 async function steady() {
   await sleep(15_000);
   const rss = proc()?.rssMiB;
+  // The first scrape after the phase renders every Deployment that changed in it; the next ones,
+  // nothing changed, are what Prometheus sees at every interval while the fleet rests.
+  const first = await promScrape();
   const m = await scrape();
+  const idle: number[] = [];
+  for (let i = 0; i < 3; i++) idle.push((await promScrape()).ms);
   const result = {
     rssMiB: Math.round(rss ?? NaN),
     heapMiB: Math.round(m.heapMiB),
@@ -394,6 +476,7 @@ async function steady() {
     externalMiB: Math.round(m.externalMiB),
     scrapeMs: m.scrapeMs,
     scrapeKiB: m.scrapeKiB,
+    prometheusScrape: { firstMs: first.ms, idleMs: idle, bytes: first.bytes, gzip: first.gzip },
   };
   log(`steady: ${JSON.stringify(result)} (peak RSS so far ${Math.round(proc()?.peakRssMiB ?? NaN)} MiB)`);
   return result;

@@ -87,7 +87,10 @@ export interface ControllerMetrics {
   initController(controller: string, workers: number): void;
   /** Computes the pacer_deployment_* series from `list()` at every scrape. */
   trackDeployments(list: () => Iterable<Deployment>): void;
-  /** Computes the pacer_plan_phase_* series from `list()` at every scrape. */
+  /**
+   * Computes the pacer_plan_phase_* series from `list()` at every scrape. A sample is taken as
+   * unchanging: its lines are rendered once per sample object, so a changed phase is a new object.
+   */
   trackPlanPhases(list: () => Iterable<PlanPhaseSample>): void;
   /** Computes the pacer_noderoll_* series from `list()` at every scrape. */
   trackNodeRolls(list: () => Iterable<NodeRollSample>): void;
@@ -547,20 +550,51 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
   });
   const planSources: Array<() => Iterable<PlanPhaseSample>> = [];
   const planPhases = oncePerScrape(() => planSources.flatMap((list) => [...list()]));
-  new ComputedGauge(
+  const phaseStatusLabels = (p: PlanPhaseSample): Labels => ({
+    namespace: p.namespace,
+    name: p.name,
+    plan: p.plan,
+    strategy: p.strategy,
+    status: p.status,
+  });
+  const phaseStepLabels = (p: PlanPhaseSample, status: string): Labels => ({
+    namespace: p.namespace,
+    name: p.name,
+    plan: p.plan,
+    status,
+  });
+  // Each sample's lines, rendered once per sample object: the Deployment controller's sampler hands
+  // back the same object while a phase's objects stay the same (controllers/deployment/planmetrics.ts).
+  // Kept as one flat string (status line, then the step lines) and where the steps start, as the
+  // Deployments' lines are.
+  const renderedPhases = new WeakMap<PlanPhaseSample, { text: string; steps: number }>();
+  const phaseLines = (p: PlanPhaseSample): { text: string; steps: number } => {
+    let r = renderedPhases.get(p);
+    if (!r) {
+      const status = sampleLine('pacer_plan_phase_status', phaseStatusLabels(p), 1);
+      const steps = Object.entries(p.steps).map(([st, n]) =>
+        sampleLine('pacer_plan_phase_steps', phaseStepLabels(p, st), n),
+      );
+      r = { text: [status, ...steps].join('\n'), steps: status.length + 1 };
+      renderedPhases.set(p, r);
+    }
+    return r;
+  };
+  new RenderedGauge(
     {
       name: 'pacer_plan_phase_status',
       help: "The status of a Deployment's phase of its service's plan (1 for the current one).",
       labelNames: ['namespace', 'name', 'plan', 'strategy', 'status'],
       registers,
     },
+    () => planPhases().map((p) => ({ labels: phaseStatusLabels(p), value: 1 })),
     () =>
-      planPhases().map((p) => ({
-        labels: { namespace: p.namespace, name: p.name, plan: p.plan, strategy: p.strategy, status: p.status },
-        value: 1,
-      })),
+      planPhases().map((p) => {
+        const { text, steps } = phaseLines(p);
+        return text.slice(0, steps - 1);
+      }),
   );
-  new ComputedGauge(
+  new RenderedGauge(
     {
       name: 'pacer_plan_phase_steps',
       help: "The steps of a Deployment's phase of its service's plan, by status.",
@@ -569,11 +603,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     },
     () =>
       planPhases().flatMap((p) =>
-        Object.entries(p.steps).map(([status, n]) => ({
-          labels: { namespace: p.namespace, name: p.name, plan: p.plan, status },
-          value: n,
-        })),
+        Object.entries(p.steps).map(([status, n]) => ({ labels: phaseStepLabels(p, status), value: n })),
       ),
+    () => planPhases().map((p) => phaseLines(p).text.slice(phaseLines(p).steps)),
   );
   const rollSources: Array<() => Iterable<NodeRollSample>> = [];
   new Gauge({

@@ -10,6 +10,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
 import type { Registry } from 'prom-client';
 import { apiHandler } from './planviews.ts';
 import type { ApiViews } from './planviews.ts';
@@ -78,6 +79,27 @@ function close(server: http.Server | https.Server): Promise<void> {
   });
 }
 
+/**
+ * Whether an Accept-Encoding header takes gzip: named with a q above 0, or `*` with a q above 0 and
+ * gzip not refused by name (RFC 9110, section 12.5.3).
+ */
+export function acceptsGzip(header: string | undefined): boolean {
+  let star = false;
+  for (const part of (header ?? '').split(',')) {
+    const [coding, ...params] = part.split(';').map((x) => x.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    if (coding === 'gzip' || coding === 'x-gzip') return weight > 0;
+    if (coding === '*') star = weight > 0;
+  }
+  return star;
+}
+
+/**
+ * /metrics: the registry's text, gzipped when the scraper takes gzip (Prometheus asks for it at every
+ * scrape). At 10,000 Deployments the text is 18 MiB and gzips to under 1 MiB in about 40 ms at level
+ * 1, on libuv's thread pool, not the event loop (docs/metrics.md#compression).
+ */
 export function metricsHandler(registry: Registry): http.RequestListener {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -85,8 +107,29 @@ export function metricsHandler(registry: Registry): http.RequestListener {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
       return;
     }
+    const gzip = acceptsGzip(req.headers['accept-encoding']);
     registry.metrics().then(
-      (body) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(body),
+      (body) => {
+        if (!gzip) {
+          res.writeHead(200, { 'Content-Type': registry.contentType, Vary: 'Accept-Encoding' }).end(body);
+          return;
+        }
+        // One output chunk of up to 4 MiB: with zlib's 16 KiB, the 0.75 MiB took some 50 trips between
+        // the pool and the event loop, each waiting its turn behind the controller's work (0.6-0.9 s a
+        // scrape at 10,000 while paced, against 0.25 s plain).
+        zlib.gzip(body, { level: 1, chunkSize: 4 << 20 }, (err, zipped) => {
+          if (err)
+            res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`compressing the metrics: ${err.message}\n`);
+          else
+            res
+              .writeHead(200, {
+                'Content-Type': registry.contentType,
+                'Content-Encoding': 'gzip',
+                Vary: 'Accept-Encoding',
+              })
+              .end(zipped);
+        });
+      },
       (err: unknown) =>
         res
           .writeHead(500, { 'Content-Type': 'text/plain' })

@@ -32,7 +32,7 @@ import { resourceVersionChanged, watch } from '../../manager/watches.ts';
 import type { Change, WatchedValue } from '../../manager/watches.ts';
 import { DependencyIndex } from './dependencyindex.ts';
 import { otherStatusWriter, standDownMessage } from './nativeguard.ts';
-import { planPhaseSamples } from './planmetrics.ts';
+import { planPhaseSampler } from './planmetrics.ts';
 import { BY_CONTROLLER, byController, controllerIndexValue, reconcile } from './reconciler.ts';
 import { controllerOf } from '../../api/owners.ts';
 import type { Engine, ReconcilerDeps } from './reconciler.ts';
@@ -203,6 +203,8 @@ export class DeploymentController {
     });
     this.queue = this.controller.queue;
     mgr.metrics?.trackDeployments(() => this.deployments.list());
+    // Each phase kept between scrapes while its objects stay the same (planmetrics.ts).
+    const planPhaseSamples = planPhaseSampler();
     mgr.metrics?.trackPlanPhases(() =>
       // Sharded, the pods and ReplicaSets of a shard not held are not cached here: its Deployments'
       // phases are the holder's to report.

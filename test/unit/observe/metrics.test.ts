@@ -14,7 +14,7 @@ import {
   WORKQUEUE_BUCKETS,
   RECONCILE_TIME_BUCKETS,
 } from '../../../src/observe/metrics.ts';
-import type { AnalysisRunSample } from '../../../src/observe/metrics.ts';
+import type { AnalysisRunSample, PlanPhaseSample } from '../../../src/observe/metrics.ts';
 import { parseExposition, samples, value } from '../../fixtures/prometheus.ts';
 
 async function scrape(m: ReturnType<typeof createMetrics>) {
@@ -358,6 +358,96 @@ describe('observe/metrics', () => {
       expect(await m.registry.getSingleMetricAsString('pacer_deployment_status_replicas')).to.contain(
         'pacer_deployment_status_replicas{namespace="shop",name="web"} 9',
       );
+    });
+
+    it('pacer_plan_phase_*: written exactly as prom-client formats the same samples, escapes and no steps included', async () => {
+      const phases: PlanPhaseSample[] = [
+        {
+          namespace: 'shop',
+          name: 'web',
+          plan: 'deploy',
+          strategy: 'serial',
+          status: 'IN_PROGRESS',
+          steps: { COMPLETE: 2, STARTED: 1 },
+        },
+        { namespace: 'shop', name: 'a"b\\c\nd', plan: 'deploy', strategy: 'parallel', status: 'PENDING', steps: {} },
+        {
+          namespace: 'shop',
+          name: 'api',
+          plan: 'deploy',
+          strategy: 'parallel',
+          status: 'COMPLETE',
+          steps: { COMPLETE: 3 },
+        },
+      ];
+      const m = createMetrics({ defaultMetrics: false });
+      m.trackPlanPhases(() => phases);
+      const plain = new Registry();
+      const status = new Gauge({
+        name: 'pacer_plan_phase_status',
+        help: "The status of a Deployment's phase of its service's plan (1 for the current one).",
+        labelNames: ['namespace', 'name', 'plan', 'strategy', 'status'],
+        registers: [plain],
+      });
+      const steps = new Gauge({
+        name: 'pacer_plan_phase_steps',
+        help: "The steps of a Deployment's phase of its service's plan, by status.",
+        labelNames: ['namespace', 'name', 'plan', 'status'],
+        registers: [plain],
+      });
+      for (const p of phases) {
+        status.set({ namespace: p.namespace, name: p.name, plan: p.plan, strategy: p.strategy, status: p.status }, 1);
+        for (const [st, n] of Object.entries(p.steps))
+          steps.set({ namespace: p.namespace, name: p.name, plan: p.plan, status: st }, n);
+      }
+      for (const name of ['pacer_plan_phase_status', 'pacer_plan_phase_steps'])
+        expect(await m.registry.getSingleMetricAsString(name), name).to.equal(
+          await plain.getSingleMetricAsString(name),
+        );
+      const json = await m.registry.getMetricsAsJSON();
+      expect(json.find((f) => f.name === 'pacer_plan_phase_steps')!.values).to.have.length(3);
+    });
+
+    it('a plan phase is rendered once per sample object: the same object is not read again at the next scrape', async () => {
+      let reads = 0;
+      const counted = (p: PlanPhaseSample): PlanPhaseSample =>
+        new Proxy(p, {
+          get(target, key, receiver) {
+            if (key === 'steps' || key === 'status') reads++;
+            return Reflect.get(target, key, receiver);
+          },
+        });
+      const web = counted({
+        namespace: 'shop',
+        name: 'web',
+        plan: 'deploy',
+        strategy: 'serial',
+        status: 'IN_PROGRESS',
+        steps: { COMPLETE: 1, STARTED: 1 },
+      });
+      let phases = [web];
+      const m = createMetrics({ defaultMetrics: false });
+      m.trackPlanPhases(() => phases);
+      const first = await m.registry.metrics();
+      const afterFirst = reads;
+      expect(afterFirst).to.be.greaterThan(0);
+      expect(await m.registry.metrics()).to.equal(first);
+      expect(reads, 'no read of a sample rendered before').to.equal(afterFirst);
+      // A new sample object (the phase computed again) is rendered at once.
+      phases = [
+        {
+          namespace: 'shop',
+          name: 'web',
+          plan: 'deploy',
+          strategy: 'serial',
+          status: 'COMPLETE',
+          steps: { COMPLETE: 2 },
+        },
+      ];
+      const s = await scrape(m);
+      expect(value(s, 'pacer_plan_phase_steps', { name: 'web', status: 'COMPLETE' })).to.equal(2);
+      expect(samples(s, 'pacer_plan_phase_steps', { name: 'web', status: 'STARTED' })).to.have.length(0);
+      expect(value(s, 'pacer_plan_phase_status', { name: 'web', status: 'COMPLETE' })).to.equal(1);
     });
 
     it('a scrape lists the cache once for all eleven families (and each plan phase once for both of theirs)', async () => {

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { Registry, Counter } from 'prom-client';
-import { parseBindAddress, startServers } from '../../../src/server/http.ts';
+import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
+import { acceptsGzip, parseBindAddress, startServers } from '../../../src/server/http.ts';
 import type { RunningServers } from '../../../src/server/http.ts';
 
 describe('server/http', () => {
@@ -31,6 +33,25 @@ describe('server/http', () => {
     }
   });
 
+  describe('Accept-Encoding: does the scraper take gzip', () => {
+    const rows: Array<[string | undefined, boolean]> = [
+      // What Prometheus sends.
+      ['gzip', true],
+      ['gzip, deflate, br', true],
+      ['deflate, GZIP;q=0.5', true],
+      ['gzip;q=0', false],
+      ['gzip; q=0.000', false],
+      ['identity', false],
+      ['*', true],
+      ['*, gzip;q=0', false],
+      ['*;q=0', false],
+      ['', false],
+      [undefined, false],
+    ];
+    for (const [header, want] of rows)
+      it(`${JSON.stringify(header)} → ${want}`, () => expect(acceptsGzip(header)).to.equal(want));
+  });
+
   describe('servers', () => {
     let servers: RunningServers | undefined;
     let ready = false;
@@ -59,6 +80,39 @@ describe('server/http', () => {
       expect(await res.text()).to.contain(
         'controller_runtime_reconcile_total{controller="deployment",result="success"} 1',
       );
+    });
+
+    /** GET /metrics with `acceptEncoding`, the body as sent (not decoded). */
+    const raw = (acceptEncoding?: string) =>
+      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const req = http.get(
+          {
+            host: '127.0.0.1',
+            port: servers!.metricsPort,
+            path: '/metrics',
+            headers: acceptEncoding === undefined ? {} : { 'Accept-Encoding': acceptEncoding },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+      });
+
+    it('/metrics is gzipped for a scraper that takes gzip (as Prometheus asks), plain otherwise', async () => {
+      const line = 'controller_runtime_reconcile_total{controller="deployment",result="success"} 1';
+      const zipped = await raw('gzip');
+      expect(zipped.headers['content-encoding']).to.equal('gzip');
+      expect(zipped.headers.vary).to.equal('Accept-Encoding');
+      expect(gunzipSync(zipped.body).toString()).to.contain(line);
+      for (const header of [undefined, 'gzip;q=0', 'identity']) {
+        const plain = await raw(header);
+        expect(plain.headers['content-encoding'], String(header)).to.equal(undefined);
+        expect(plain.body.toString(), String(header)).to.contain(line);
+      }
     });
 
     it('/healthz is 200; /readyz is 503 until the caches sync, then 200', async () => {
