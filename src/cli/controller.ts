@@ -39,6 +39,7 @@ import type { LogFormat, LogLevel, Logger } from '../observe/logger.ts';
 import { createMetrics } from '../observe/metrics.ts';
 import type { ControllerMetrics } from '../observe/metrics.ts';
 import { parseBindAddress, startServers } from '../server/http.ts';
+import { METRICS_REVIEW_TTL, cachedReviews } from '../server/auth.ts';
 import { startWebhookServer } from '../server/webhook.ts';
 import { readCertDir, selfSignedCertificate } from '../server/certs.ts';
 import type { ServingCertificate } from '../server/certs.ts';
@@ -482,11 +483,15 @@ export async function runController(opts: RunControllerOptions = {}): Promise<Ru
     ...(opts.metricsSecure
       ? {
           metricsSecurity: {
-            // Who scrapes is who the API server says, and may what RBAC says (GET /metrics).
-            reviews: {
-              authenticate: (token) => authenticate(opsClient!, token),
-              authorize: (caller, access) => authorize(opsClient!, caller, access),
-            },
+            // Who scrapes is who the API server says, and may what RBAC says (GET /metrics); the
+            // answers kept as controller-runtime keeps them (METRICS_REVIEW_TTL).
+            reviews: cachedReviews(
+              {
+                authenticate: (token) => authenticate(opsClient!, token),
+                authorize: (caller, access) => authorize(opsClient!, caller, access),
+              },
+              METRICS_REVIEW_TTL,
+            ),
             certificate: metricsCertificate(opts.metricsCertDir),
           },
         }

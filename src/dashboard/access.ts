@@ -115,43 +115,6 @@ export function podLogAccess(namespace: string, name: string): Access {
   return { namespace, verb: 'get', group: '', resource: 'pods', subresource: 'log', name };
 }
 
-/**
- * Answers kept for `ttlMs` (a page's stream would otherwise cost a review per change): the answer
- * of `key` while fresh, undefined once older (asked again). Time is `now()`, in ms.
- */
-export class TtlCache<V> {
-  private readonly entries = new Map<string, { at: number; value: V }>();
-  private readonly ttlMs: number;
-  private readonly now: () => number;
-  private readonly max: number;
-  constructor(ttlMs: number, now: () => number, max = 10_000) {
-    this.ttlMs = ttlMs;
-    this.now = now;
-    this.max = max;
-  }
-
-  get(key: string): V | undefined {
-    const e = this.entries.get(key);
-    if (!e) return undefined;
-    if (this.now() - e.at >= this.ttlMs) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return e.value;
-  }
-
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    // The oldest answer goes first once the cache is full (Map keeps insertion order).
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { at: this.now(), value });
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-}
-
 /** The sign-in cookie's name. */
 export const SESSION_COOKIE = 'pacer-dashboard-session';
 

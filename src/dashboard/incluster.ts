@@ -10,7 +10,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Access, Caller, Reviews } from '../server/auth.ts';
 import { forbiddenMessage } from '../server/auth.ts';
 import type { Kind } from './api.ts';
-import { TtlCache, accessKey, viewAccess } from './access.ts';
+import { accessKey, viewAccess } from './access.ts';
+import { TtlCache } from '../server/ttlcache.ts';
 
 export const DEFAULT_REVIEW_TTL_MS = 20_000;
 export const DEFAULT_SESSION_TTL_MS = 8 * 60 * 60 * 1000;

@@ -6,7 +6,9 @@
 // "Authorization denied for user NAME" for a path (as controller-runtime says it), RBAC's own words
 // for a resource. The API server unreachable: 503, nothing served.
 
+import { createHash } from 'node:crypto';
 import type http from 'node:http';
+import { TtlCache } from './ttlcache.ts';
 
 /** A caller as the API server's TokenReview knows it. */
 export interface Caller {
@@ -42,6 +44,51 @@ export interface Reviews {
 }
 
 const isPath = (a: Access | PathAccess): a is PathAccess => 'path' in a;
+
+/** How long the reviews' answers are kept: a token's caller (accepted or not), an allow, a deny. */
+export interface ReviewTtl {
+  tokenMs: number;
+  allowMs: number;
+  denyMs: number;
+}
+
+/**
+ * controller-runtime's for its secure metrics endpoint (filters.WithAuthenticationAndAuthorization,
+ * https://github.com/kubernetes-sigs/controller-runtime/blob/main/pkg/metrics/filters/filters.go):
+ * a TokenReview's answer kept 1 minute, a SubjectAccessReview's allow 5 minutes and its deny
+ * 30 seconds. A scraper every 30 s thus costs the API server two reviews every few minutes, not two
+ * a scrape; a revoked token or RoleBinding takes effect within that time.
+ */
+export const METRICS_REVIEW_TTL: ReviewTtl = { tokenMs: 60_000, allowMs: 300_000, denyMs: 30_000 };
+
+/**
+ * `reviews` with their answers kept for `ttl`, as the API server's delegating authenticator and
+ * authorizer keep theirs (k8s.io/apiserver's token cache and webhook authorizer): keyed by the
+ * token's SHA-256 (the token itself is not kept) and by the caller with the access; a review that
+ * fails (the API server unreachable) is not kept, so the next request asks again.
+ */
+export function cachedReviews(reviews: Reviews, ttl: ReviewTtl, now: () => number = Date.now): Reviews {
+  const callers = new TtlCache<Caller | null>(ttl.tokenMs, now);
+  const answers = new TtlCache<{ allowed: boolean; reason?: string }>(ttl.allowMs, now);
+  return {
+    authenticate: async (token) => {
+      const key = createHash('sha256').update(token).digest('base64url');
+      const had = callers.get(key);
+      if (had !== undefined) return had ?? undefined;
+      const caller = await reviews.authenticate(token);
+      callers.set(key, caller ?? null);
+      return caller;
+    },
+    authorize: async (caller, access) => {
+      const key = JSON.stringify([caller.username, caller.uid ?? '', caller.groups ?? [], caller.extra ?? {}, access]);
+      const had = answers.get(key);
+      if (had !== undefined) return had;
+      const answer = await reviews.authorize(caller, access);
+      answers.set(key, answer, answer.allowed ? ttl.allowMs : ttl.denyMs);
+      return answer;
+    },
+  };
+}
 
 /** RBAC's words for a refusal: `deployments.pacer.dev "web" is forbidden: User "alice" cannot update resource ...`. */
 export function forbiddenMessage(caller: Caller, a: Access, reason?: string): string {

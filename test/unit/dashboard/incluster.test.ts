@@ -8,7 +8,6 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { Deployment, Pod, ReplicaSet } from '../../../src/api/types.ts';
 import {
-  TtlCache,
   bearerOf,
   changeScope,
   deploymentActionAccess,
@@ -167,16 +166,6 @@ describe('dashboard/access: views and actions as RBAC names them', () => {
     ];
     for (const [headers, want] of origins)
       expect(sameOriginBehindAnyHost(headers), JSON.stringify(headers)).to.equal(want);
-  });
-
-  it('TtlCache: an answer is kept for its time, then asked again', () => {
-    let now = 0;
-    const c = new TtlCache<boolean>(20_000, () => now);
-    c.set('k', true);
-    now = 19_999;
-    expect(c.get('k')).to.equal(true);
-    now = 20_000;
-    expect(c.get('k')).to.equal(undefined);
   });
 });
 
