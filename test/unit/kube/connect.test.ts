@@ -4,8 +4,7 @@
 // file, read again once a minute, since the kubelet rotates it.
 
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,34 +13,8 @@ import { KubeClient } from '../../../src/kube/client.ts';
 import { connector, resolveKubeconfig } from '../../../src/kube/connect.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import { HttpConnection, TOKEN_FILE_TTL_MS } from '../../../src/kube/httpconnection.ts';
+import { opensslSelfSigned } from '../../fixtures/openssl.ts';
 import { requireTool } from '../../fixtures/tools.ts';
-
-/** A self-signed certificate for `cn` (and an IP SAN) as dir/NAME.crt and dir/NAME.key. */
-function selfSigned(dir: string, name: string, cn: string): void {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${cn}`,
-      '-addext',
-      `subjectAltName=IP:${cn}`,
-      '-keyout',
-      join(dir, `${name}.key`),
-      '-out',
-      join(dir, `${name}.crt`),
-    ],
-    { stdio: 'ignore' },
-  );
-}
 
 const kubeconfigText = (server: string, user: string) =>
   [
@@ -122,8 +95,8 @@ describe('kube/connect: the controller connection', () => {
     requireTool(this, 'openssl', "Debian's openssl; make test installs it when run as root");
     const dir = mkdtempSync(join(tmpdir(), 'pacer-incluster-'));
     const seen: Array<string | undefined> = [];
-    selfSigned(dir, 'server', '127.0.0.1');
-    selfSigned(dir, 'other', '127.0.0.1');
+    opensslSelfSigned(dir, 'server', '127.0.0.1', { ip: '127.0.0.1' });
+    opensslSelfSigned(dir, 'other', '127.0.0.1', { ip: '127.0.0.1' });
     const server = createServer(
       { key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.crt')) },
       (req, res) => {
@@ -134,7 +107,7 @@ describe('kube/connect: the controller connection', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     try {
       const sa = join(dir, 'serviceaccount');
-      execFileSync('mkdir', [sa]);
+      mkdirSync(sa);
       copyFileSync(join(dir, 'server.crt'), join(sa, 'ca.crt'));
       writeFileSync(join(sa, 'token'), 'first-token\n');
       let now = 1_000_000;

@@ -2,7 +2,6 @@
 // cluster has), many requests share their TLS connections instead of a handshake each.
 
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient } from '../../../src/kube/client.ts';
 import { loadKubeConfig } from '../../../src/kube/clientnode.ts';
+import { opensslSelfSigned } from '../../fixtures/openssl.ts';
 import { requireTool } from '../../fixtures/tools.ts';
 
 describe('kube/client: connections are kept', () => {
@@ -17,29 +17,7 @@ describe('kube/client: connections are kept', () => {
     requireTool(this, 'openssl', "Debian's openssl; make test installs it when run as root");
     const dir = mkdtempSync(join(tmpdir(), 'pacer-tls-'));
     try {
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:P-256',
-          '-nodes',
-          '-days',
-          '1',
-          '-subj',
-          '/CN=127.0.0.1',
-          '-addext',
-          'subjectAltName=IP:127.0.0.1',
-          '-keyout',
-          join(dir, 'tls.key'),
-          '-out',
-          join(dir, 'tls.crt'),
-        ],
-        { stdio: 'ignore' },
-      );
+      opensslSelfSigned(dir, 'tls', '127.0.0.1', { ip: '127.0.0.1' });
       let handshakes = 0;
       const server = createServer(
         { key: readFileSync(join(dir, 'tls.key')), cert: readFileSync(join(dir, 'tls.crt')) },

@@ -3,7 +3,6 @@
 // header or client certificate it stands for, failures read as kubectl's, and watches stream.
 
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
@@ -16,6 +15,7 @@ import { KubeClient, PODS } from '../../../src/kube/client.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import { HttpConnection } from '../../../src/kube/httpconnection.ts';
 import { connect } from '../../../src/plugin/options.ts';
+import { opensslSelfSigned } from '../../fixtures/openssl.ts';
 import { requireTool } from '../../fixtures/tools.ts';
 
 interface Seen {
@@ -258,31 +258,8 @@ describe('kube/httpconnection: the plugin over node:http and node:https', () => 
 
   it('https: the CA checks the server, the client certificate identifies the user, connections are kept', async function () {
     requireTool(this, 'openssl', "Debian's openssl; make test installs it when run as root");
-    const cert = (name: string, cn: string, san: string[] = []) =>
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:P-256',
-          '-nodes',
-          '-days',
-          '1',
-          '-subj',
-          `/CN=${cn}`,
-          ...san,
-          '-keyout',
-          join(dir, `${name}.key`),
-          '-out',
-          join(dir, `${name}.crt`),
-        ],
-        { stdio: 'ignore' },
-      );
-    cert('server', '127.0.0.1', ['-addext', 'subjectAltName=IP:127.0.0.1']);
-    cert('client', 'jane');
+    opensslSelfSigned(dir, 'server', '127.0.0.1', { ip: '127.0.0.1' });
+    opensslSelfSigned(dir, 'client', 'jane');
     let handshakes = 0;
     const tls = createTlsServer(
       {
