@@ -13,7 +13,6 @@
 // Prints one JSON line.
 //   npx node bench/metrics.bench.ts [deployments] [rounds] [--deployments-only]
 
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
@@ -22,6 +21,7 @@ import type { Deployment, Pod, ReplicaSet } from '../src/api/types.ts';
 import { planPhaseSampler } from '../src/controllers/deployment/planmetrics.ts';
 import { createMetrics } from '../src/observe/metrics.ts';
 import { metricsHandler } from '../src/server/http.ts';
+import { prometheusScrape } from './promscrape.ts';
 
 const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const N = Number(positional[0] ?? 10_000);
@@ -152,35 +152,8 @@ async function scrape(): Promise<{ ms: number; bytes: number }> {
 const server = http.createServer(metricsHandler(m.registry));
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
-const PROMETHEUS_ACCEPT = 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.1';
-/** One scrape by curl as Prometheus makes it: ms to the last byte, bytes as sent. */
-const overHttp = () =>
-  new Promise<{ ms: number; bytes: number }>((resolve, reject) => {
-    const c = spawn(
-      'curl',
-      [
-        '-sS',
-        '-o',
-        '/dev/null',
-        '-H',
-        `Accept: ${PROMETHEUS_ACCEPT}`,
-        '-H',
-        'Accept-Encoding: gzip',
-        '-w',
-        '%{http_code} %{time_total} %{size_download}',
-        url,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let out = '';
-    c.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    c.on('error', (e) => reject(new Error(`curl: ${e.message}`)));
-    c.on('exit', (code) => {
-      const [status, seconds, bytes] = out.trim().split(' ');
-      if (code !== 0 || status !== '200') reject(new Error(`curl exited ${code}, HTTP ${status}`));
-      else resolve({ ms: Number(seconds) * 1000, bytes: Number(bytes) });
-    });
-  });
+/** One scrape by curl as Prometheus makes it (promscrape.ts): ms to the last byte, bytes as sent. */
+const overHttp = () => prometheusScrape(url);
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -47,6 +47,7 @@ import { startSimWithCrds } from '../test/integration/fixtures/cluster.ts';
 import { parseExposition, samples } from '../test/fixtures/prometheus.ts';
 import { summarizeHeap } from './heapsummary.ts';
 import { flagGiven, numberFlag, stringFlag } from './flags.ts';
+import { prometheusScrape } from './promscrape.ts';
 import { CONTROLLER_NODE_OPTIONS } from '../src/cli/nodeoptions.ts';
 
 const arg = (name: string, fallback: number, min = 1) => numberFlag(name, fallback, { integer: true, min });
@@ -230,41 +231,8 @@ const scrape = async () => {
   };
 };
 
-// A scrape as Prometheus makes it: its Accept header (scrape_protocols' default order) and gzip,
-// by curl in a process of its own, so that neither this process's event loop (it runs the
-// simulated cluster) nor its parsing is in the figure. Milliseconds from the request to the last
-// byte, and the bytes as sent (compressed when the controller compressed them).
-const PROMETHEUS_ACCEPT = 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.1';
-const promScrape = () =>
-  new Promise<{ ms: number; bytes: number; gzip: boolean }>((resolve, reject) => {
-    const c = spawn(
-      'curl',
-      [
-        '-sS',
-        '-o',
-        '/dev/null',
-        '-H',
-        `Accept: ${PROMETHEUS_ACCEPT}`,
-        '-H',
-        'Accept-Encoding: gzip',
-        '-w',
-        '%{http_code} %{time_total} %{size_download} %header{content-encoding}',
-        `http://127.0.0.1:${port}/metrics`,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    c.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    c.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    c.on('error', (e) => reject(new Error(`curl (Prometheus-like scrape): ${e.message}`)));
-    c.on('exit', (code) => {
-      const [status, seconds, bytes, encoding] = out.trim().split(' ');
-      if (code !== 0 || status !== '200')
-        reject(new Error(`curl (Prometheus-like scrape) exited ${code}, HTTP ${status}: ${err.trim()}`));
-      else resolve({ ms: Math.round(Number(seconds) * 1000), bytes: Number(bytes), gzip: encoding === 'gzip' });
-    });
-  });
+/** A Prometheus-like scrape of the controller's /metrics (promscrape.ts). */
+const promScrape = () => prometheusScrape(`http://127.0.0.1:${port}/metrics`);
 /** Prometheus-like scrapes every `everyMs` until stop() is called; stop() gives their figures. */
 const scraper = (everyMs: number) => {
   const ms: number[] = [];
