@@ -605,7 +605,11 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
       planPhases().flatMap((p) =>
         Object.entries(p.steps).map(([status, n]) => ({ labels: phaseStepLabels(p, status), value: n })),
       ),
-    () => planPhases().map((p) => phaseLines(p).text.slice(phaseLines(p).steps)),
+    () =>
+      planPhases().map((p) => {
+        const { text, steps } = phaseLines(p);
+        return text.slice(steps);
+      }),
   );
   const rollSources: Array<() => Iterable<NodeRollSample>> = [];
   new Gauge({
