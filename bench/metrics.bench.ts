@@ -7,7 +7,8 @@
 // changed (a new Deployment object and a new version of one of its pods, as informers replace
 // cached objects), each through the registry; the same two over HTTP, served by the controller's
 // /metrics handler on 127.0.0.1 and fetched by curl as Prometheus asks (its Accept header and
-// gzip); and the heap the kept lines and phases hold between scrapes (after a full GC, against the
+// gzip); how long the event loop was held at most during a scrape (the first, and the longest of the
+// others); and the heap the kept lines and phases hold between scrapes (after a full GC, against the
 // same heap before the first scrape). `--deployments-only` leaves out the plan phases and the
 // default metrics (the registry as this bench measured it before 2026-11-27's second look).
 // Prints one JSON line.
@@ -142,10 +143,28 @@ if (!DEPLOYMENTS_ONLY) {
   m.trackPlanPhases(() => phases(cache, replicaSets, pods, Date.now()));
 }
 
-async function scrape(): Promise<{ ms: number; bytes: number }> {
+/**
+ * One scrape through the registry: ms to the text, bytes, and the longest the event loop was held
+ * while it ran (the longest gap in a chain of setImmediate callbacks, the last one after the text is
+ * back): how long a watch event or a paced change arriving during the scrape could have waited.
+ */
+async function scrape(): Promise<{ ms: number; bytes: number; blockedMs: number }> {
+  let last = performance.now();
+  let blockedMs = 0;
+  let running = true;
+  const tick = () => {
+    const now = performance.now();
+    blockedMs = Math.max(blockedMs, now - last);
+    last = now;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
   const t = performance.now();
   const text = await m.registry.metrics();
-  return { ms: performance.now() - t, bytes: Buffer.byteLength(text) };
+  const ms = performance.now() - t;
+  await new Promise((r) => setImmediate(r));
+  running = false;
+  return { ms, bytes: Buffer.byteLength(text), blockedMs };
 }
 
 // The controller's /metrics handler on a free port of 127.0.0.1, closed at the end.
@@ -177,13 +196,17 @@ try {
   const retainedMiB = heapMiB() - heapBefore;
   const unchanged: number[] = [];
   const changed: number[] = [];
+  const blocked: number[] = [];
   const httpUnchanged: number[] = [];
   const httpChanged: number[] = [];
   let httpBytes = 0;
   for (let r = 0; r < ROUNDS; r++) {
-    unchanged.push((await scrape()).ms);
+    const u = await scrape();
+    unchanged.push(u.ms);
     change();
-    changed.push((await scrape()).ms);
+    const c = await scrape();
+    changed.push(c.ms);
+    blocked.push(u.blockedMs, c.blockedMs);
     const h = await overHttp();
     httpUnchanged.push(h.ms);
     httpBytes = h.bytes;
@@ -197,8 +220,10 @@ try {
       families: DEPLOYMENTS_ONLY ? 'pacer_deployment_* only' : 'default, pacer_deployment_*, pacer_plan_phase_*',
       bytes: first.bytes,
       firstScrapeMs: Math.round(first.ms),
+      firstScrapeLongestBlockMs: Math.round(first.blockedMs),
       unchangedScrapeMsMedian: Math.round(median(unchanged)),
       onePercentChangedScrapeMsMedian: Math.round(median(changed)),
+      laterScrapesLongestBlockMs: Math.round(Math.max(...blocked)),
       httpUnchangedMsMedian: Math.round(median(httpUnchanged)),
       httpOnePercentChangedMsMedian: Math.round(median(httpChanged)),
       httpBytes,

@@ -81,26 +81,31 @@ export type PlanPhaseSampler = (
   replicaSets: readonly ReplicaSet[],
   pods: readonly Pod[],
   now: number,
-) => PlanPhaseSample[];
+) => Iterable<PlanPhaseSample>;
 
 /**
  * The phases of `deployments`, each computed again only when its Deployment, its ReplicaSets or
  * their pods were replaced since the last call (or its minReadySeconds ran out): otherwise the
- * same sample object as before.
+ * same sample object as before. They are computed as they are taken, one Deployment at a time, so
+ * that the scrape taking them can give the event loop back between two (observe/metrics.ts, the
+ * warmers); the objects are the ones given, whatever the caches hold by then.
  */
 export function planPhaseSampler(): PlanPhaseSampler {
   const kept = new WeakMap<Deployment, Kept>();
-  return (deployments, replicaSets, pods, now) => {
+  return function* (deployments, replicaSets, pods, now) {
     const rsBy = byController(replicaSets);
     const podsBy = byController(pods);
-    return deployments.map((d) => {
+    for (const d of deployments) {
       const owned = rsBy.get(d.metadata.uid ?? '') ?? [];
       const ownedPods = owned.flatMap((rs) => podsBy.get(rs.metadata.uid ?? '') ?? []);
       const rsVersions = versionsOf(owned);
       const podVersions = versionsOf(ownedPods);
       const versions = rsVersions && podVersions ? [...rsVersions, '|', ...podVersions] : undefined;
       const had = kept.get(d);
-      if (had && versions && now < had.validUntil && sameVersions(had.versions, versions)) return had.sample;
+      if (had && versions && now < had.validUntil && sameVersions(had.versions, versions)) {
+        yield had.sample;
+        continue;
+      }
       const summary = phaseSummary(d, { replicaSets: owned, pods: ownedPods, now });
       const sample: PlanPhaseSample = {
         namespace: d.metadata.namespace ?? '',
@@ -110,7 +115,7 @@ export function planPhaseSampler(): PlanPhaseSampler {
       };
       if (versions !== undefined) kept.set(d, { versions, validUntil: phaseValidUntil(d, ownedPods, now), sample });
       else kept.delete(d);
-      return sample;
-    });
+      yield sample;
+    }
   };
 }

@@ -478,6 +478,43 @@ describe('observe/metrics', () => {
       await scrape(m);
       expect([listed, phases], 'the next scrape lists again').to.deep.equal([2, 2]);
     });
+
+    it('a scrape gives the event loop back between its families, and still lists the cache once', async () => {
+      const m = createMetrics();
+      let listed = 0;
+      m.trackDeployments(() => {
+        listed++;
+        return [web()];
+      });
+      let turns = 0;
+      let running = true;
+      const tick = () => {
+        if (!running) return;
+        turns++;
+        setImmediate(tick);
+      };
+      setImmediate(tick);
+      const text = await m.registry.metrics();
+      running = false;
+      const families = (text.match(/^# TYPE /gm) ?? []).length;
+      expect(families).to.be.greaterThan(30);
+      // prom-client's metrics() runs every family in one stretch of microtasks: no turn at all.
+      expect(turns, `event-loop turns during a scrape of ${families} families`).to.be.at.least(families - 1);
+      expect(listed).to.equal(1);
+    });
+
+    it('two scrapes at once: the same text, each its own listing', async () => {
+      const m = createMetrics({ defaultMetrics: false });
+      let listed = 0;
+      m.trackDeployments(() => {
+        listed++;
+        return [web()];
+      });
+      const [a, b] = await Promise.all([m.registry.metrics(), m.registry.metrics()]);
+      expect(a).to.equal(b);
+      expect(a).to.contain('pacer_deployment_spec_replicas{namespace="shop",name="web"}');
+      expect(listed).to.equal(2);
+    });
   });
 
   it('observeRollout: counts by result; durations by strategy and result; an unknown duration only counts', async () => {

@@ -158,10 +158,12 @@ describe('controllers/deployment/planmetrics: each phase kept between scrapes wh
     const sample = planPhaseSampler();
     const [first] = sample([slow], [slowRS], slowPods, NOW);
     expect(first.steps).to.deep.equal({ STARTED: 1, COMPLETE: 1 });
-    expect(sample([slow], [slowRS], slowPods, NOW + 19_999)[0]).to.equal(first);
+    const [kept] = sample([slow], [slowRS], slowPods, NOW + 19_999);
+    expect(kept).to.equal(first);
     const [later] = sample([slow], [slowRS], slowPods, NOW + 20_000);
     expect(later.steps).to.deep.equal({ COMPLETE: 2 });
-    expect(sample([slow], [slowRS], slowPods, NOW + 600_000)[0], 'nothing left to wait for: kept').to.equal(later);
+    const [last] = sample([slow], [slowRS], slowPods, NOW + 600_000);
+    expect(last, 'nothing left to wait for: kept').to.equal(later);
   });
 
   it('two Deployments: only the one whose pod changed is computed again', () => {
