@@ -1,7 +1,8 @@
 // Side by side on a real control plane (hack/kube's kube-bed: kube-apiserver, etcd, kube-scheduler,
 // kwok nodes, kube-controller-manager): the same workload rolled out by kube-controller-manager's
 // Deployment controller (apps/v1 Deployments) and then by Pacer (pacer.dev Deployments, Pacer as its
-// own process, as its shipped ServiceAccount), one after the other in one run; then Pacer alone on
+// own process, as its shipped ServiceAccount), one after the other in one run (upstream's namespace
+// deleted before Pacer starts, since Pacer caches the cluster's pods and ReplicaSets); then Pacer alone on
 // the simulated cluster (`pacer sim` as its own process), to say how far that bed is from the real one.
 //
 // For each size N: N Deployments of 10 replicas (RollingUpdate 25%/25%, minReadySeconds 0) are
@@ -936,6 +937,13 @@ async function realBed(size: number): Promise<PhaseResult[]> {
           size,
         )),
       );
+      if (!ONLY || ONLY.includes('pacer')) {
+        // Pacer's informers cache every ReplicaSet and pod of the cluster: upstream's fleet goes
+        // first, so that Pacer's memory and CPU are those of its own fleet, as upstream's were.
+        const ns = `bench-upstream-${size}`;
+        const del = await bed.kubectl(['delete', 'namespace', ns, '--wait=true', '--timeout=20m']);
+        if (del.code !== 0) throw new Error(`deleting namespace ${ns} before Pacer's run: ${del.stderr}`);
+      }
     }
     if (!ONLY || ONLY.includes('pacer')) {
       const crd = await bed.kubectl(['apply', '-f', join(ROOT, 'crds')]);
