@@ -615,20 +615,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
     if (resourceVersion !== undefined) rendered.set(d, { resourceVersion, ...r });
     return r;
   };
-  // A scrape's first work: the Deployments changed since the last scrape are rendered here, the
-  // event loop given back every few milliseconds, so that the scrape after a mass create or a
-  // fleet-wide change does not hold it for the whole render (0.5-1 s at 10,000 Deployments).
-  registry.warmers.push(async () => {
-    let since = performance.now();
-    for (const d of deployments()) {
-      renderedOf(d);
-      if (performance.now() - since >= WARM_SLICE_MS) {
-        await nextTurn();
-        since = performance.now();
-      }
-    }
+  // Taken by a warmer, the event loop given back every few milliseconds, so that the scrape after a
+  // mass create or a fleet-wide change, which renders every changed Deployment, does not hold it for
+  // the whole render (0.5-1 s at 10,000 Deployments).
+  const deploymentLines = listedPerScrape(registry, function* () {
+    for (const d of deployments()) yield renderedOf(d);
   });
-  const deploymentLines = oncePerScrape(registry, () => deployments().map(renderedOf));
   DEPLOYMENT_FAMILIES.forEach((f, i) => {
     new RenderedGauge(
       { name: f.name, help: f.help, labelNames: ['namespace', 'name', ...f.labels], registers },
