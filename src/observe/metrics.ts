@@ -6,12 +6,12 @@
 // Object metrics are computed at scrape time from the informer cache (collect callbacks): no
 // per-event bookkeeping, and a deleted Deployment's series are simply gone at the next scrape.
 
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Deployment } from '../api/types.ts';
 import { strategyTypeOf } from '../api/strategies/index.ts';
 import type { QueueMetrics, QueueMetricsProvider, QueueState, ResultLabel } from '../manager/workqueue.ts';
 import type { RequestObserver } from '../kube/client.ts';
+import { settle } from '../kube/clock.ts';
 
 /** controller-runtime's controller_runtime_reconcile_time_seconds buckets. */
 export const RECONCILE_TIME_BUCKETS = [
@@ -336,7 +336,7 @@ class TextRegistry extends Registry {
     // getMetricsAsArray() gives the registered metrics themselves (its declared type is narrower).
     for (const metric of this.getMetricsAsArray() as unknown as MetricLike[]) {
       texts.push(await this.within(scrape, () => this.getMetricsAsString(metric)));
-      await nextTurn();
+      await settle();
     }
     return `${texts.join('\n\n')}\n`;
   }
@@ -399,7 +399,7 @@ function listedPerScrape<T>(registry: TextRegistry, list: () => Iterable<T>): ()
     for (const x of list()) {
       out.push(x);
       if (performance.now() - since >= WARM_SLICE_MS) {
-        await nextTurn();
+        await settle();
         since = performance.now();
       }
     }
