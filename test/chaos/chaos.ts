@@ -253,7 +253,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
               `generation ${rs?.metadata.generation} status ${st?.replicas}/${st?.terminatingReplicas ?? '-'} observed ${st?.observedGeneration}`
             );
           });
-          violation(`${name}: Recreate runs pods of ${hashes.size} templates at once: ${per.join('; ')}`);
+          violation(
+            `${name}: Recreate runs pods of ${hashes.size} templates at once: ${per.join('; ')}${d.spec.paused ? '; paused' : ''}`,
+          );
         }
         continue;
       }

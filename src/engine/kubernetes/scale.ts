@@ -6,6 +6,7 @@ import type { Deployment, ReplicaSet } from '../../api/types.ts';
 import { maxReplicasAnnotation, replicasAnnotationsNeedUpdate } from './annotations.ts';
 import type { DecisionPass } from './pass.ts';
 import { latest, scaleReplicaSet, scaleReplicaSetAndRecordEvent } from './pass.ts';
+import { oldPodsRunning } from './recreate.ts';
 import {
   activeReplicaSets,
   compareByCreation,
@@ -109,6 +110,24 @@ function refreshAnnotations(pass: DecisionPass, rs: ReplicaSet): void {
 }
 
 /**
+ * Recreate's promise on the scaling path: under a strategy that does not replace pods gradually,
+ * `rs` may not grow while pods of the Deployment's other ReplicaSets may still run (recreate.ts
+ * oldPodsRunning, with `rs` as the new one).
+ */
+function mustWaitForOldPods(
+  pass: DecisionPass,
+  rs: ReplicaSet,
+  newRS: ReplicaSet | undefined,
+  oldRSs: readonly ReplicaSet[],
+): boolean {
+  if (pass.limits.gradual || specReplicas(rs) >= deploymentReplicas(pass.d)) return false;
+  const others = [newRS, ...oldRSs].filter(
+    (x): x is ReplicaSet => x !== undefined && x.metadata.uid !== rs.metadata.uid,
+  );
+  return oldPodsRunning(rs, others, pass.rss, pass.pods);
+}
+
+/**
  * scale(): one active (or the latest) ReplicaSet takes spec.replicas; a saturated new ReplicaSet
  * lets the old ones go to 0; otherwise, under RollingUpdate (and MinimumHealth, with its surge),
  * every active ReplicaSet is resized proportionally.
@@ -117,6 +136,11 @@ function refreshAnnotations(pass: DecisionPass, rs: ReplicaSet): void {
  * the size, or the strategy is Recreate, upstream leaves a stale desired-replicas annotation and
  * every later pass is a scaling event again, so the rollout never finishes. Pacer refreshes the
  * annotations of the active ReplicaSets in those cases.
+ *
+ * Second departure: under Recreate, upstream's scale() grows the latest ReplicaSet when none is
+ * active, even while the old pods it waits for are still terminating (a Deployment paused in that
+ * wait, with its new ReplicaSet already there at 0: a template edited back). Pacer waits, as the
+ * rollout does, until they are gone.
  */
 export function scale(pass: DecisionPass, newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[]): void {
   const d = pass.d;
@@ -127,6 +151,7 @@ export function scale(pass: DecisionPass, newRS: ReplicaSet | undefined, oldRSs:
       if (isActive(one)) refreshAnnotations(pass, one);
       return;
     }
+    if (mustWaitForOldPods(pass, one, newRS, oldRSs)) return;
     scaleReplicaSetAndRecordEvent(pass, one, replicas);
     return;
   }

@@ -146,6 +146,30 @@ describe('engine/sync decide()', () => {
     expect(create && create.verb === 'create' ? create.replicas : -1).to.equal(3);
   });
 
+  it('Recreate paused while old pods terminate, the new ReplicaSet already there at 0: it waits for them (Pacer; upstream scales it up beside them)', () => {
+    // A template edited back (v2 → v1): web-v1 is the new ReplicaSet again, at 0; web-v2 went to 0
+    // and its pod is still terminating when the Deployment is paused. Upstream's scale() grows the
+    // latest ReplicaSet when none is active (the chaos run: pods of two templates for 50 ms).
+    const back = replicaSet('web-v1', { replicas: 0, image: 'v1', revision: 3, age: 20 });
+    const old = replicaSet('web-v2', { replicas: 0, image: 'v2', revision: 2, age: 5 });
+    const d = deployment({ replicas: 3, type: 'Recreate', image: 'v1', paused: true });
+    const terminating: Pod = {
+      metadata: {
+        name: 'p',
+        labels: { app: 'web' },
+        deletionTimestamp: iso(NOW - 1000),
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-v2', uid: 'uid-web-v2', controller: true },
+        ],
+      },
+      status: { phase: 'Running' },
+    };
+    const waiting = decide({ ...snapshot(d, [back, old]), pods: [terminating] });
+    expect(summary(waiting).filter((a) => a.startsWith('scale'))).to.deep.equal([]);
+    const gone = decide(snapshot(d, [back, old]));
+    expect(summary(gone)).to.deep.include('scale web-v1 0->3');
+  });
+
   it('paused: template changes do not roll out, the Progressing condition says paused, scaling still works', () => {
     const { last } = converge(snapshot(deployment({ replicas: 2 }), []));
     const s = {
