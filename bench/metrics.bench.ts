@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Deployment, Pod, ReplicaSet } from '../src/api/types.ts';
-import { planPhaseSampler } from '../src/controllers/deployment/planmetrics.ts';
+import { trackingPlanPhaseSampler } from '../src/controllers/deployment/planmetrics.ts';
 import { createMetrics } from '../src/observe/metrics.ts';
 import { metricsHandler } from '../src/server/http.ts';
 import { prometheusScrape } from './promscrape.ts';
@@ -138,10 +138,18 @@ const pods: Pod[] = Array.from({ length: N * REPLICAS }, (_, j) =>
 );
 const m = createMetrics({ defaultMetrics: !DEPLOYMENTS_ONLY });
 m.trackDeployments(() => cache);
-if (!DEPLOYMENTS_ONLY) {
-  const phases = planPhaseSampler();
-  m.trackPlanPhases(() => phases(cache, replicaSets, pods, Date.now()));
-}
+// The plan phases as the controller keeps them: told of every pod replaced (change(), below), as
+// its pod informer's handler tells it.
+const phases = DEPLOYMENTS_ONLY ? undefined : trackingPlanPhaseSampler();
+if (phases)
+  m.trackPlanPhases(() =>
+    phases.sample(
+      cache,
+      () => replicaSets,
+      () => pods,
+      Date.now(),
+    ),
+  );
 
 /**
  * One scrape through the registry: ms to the text, bytes, and the longest the event loop was held
@@ -188,7 +196,9 @@ const change = () => {
   for (let k = 0; k < N / 100; k++) {
     const i = Math.floor(Math.random() * N);
     cache[i] = deployment(i, rv++, REPLICAS - 1);
+    const was = pods[i * REPLICAS];
     pods[i * REPLICAS] = pod(i, 0, `pod-v${rv}`, false);
+    phases?.pod(pods[i * REPLICAS], was);
   }
 };
 try {

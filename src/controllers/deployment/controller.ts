@@ -32,7 +32,7 @@ import { resourceVersionChanged, watch } from '../../manager/watches.ts';
 import type { Change, WatchedValue } from '../../manager/watches.ts';
 import { DependencyIndex } from './dependencyindex.ts';
 import { otherStatusWriter, standDownMessage } from './nativeguard.ts';
-import { planPhaseSampler } from './planmetrics.ts';
+import { trackingPlanPhaseSampler } from './planmetrics.ts';
 import { BY_CONTROLLER, byController, controllerIndexValue, reconcile } from './reconciler.ts';
 import { controllerOf } from '../../api/owners.ts';
 import type { Engine, ReconcilerDeps } from './reconciler.ts';
@@ -203,18 +203,31 @@ export class DeploymentController {
     });
     this.queue = this.controller.queue;
     mgr.metrics?.trackDeployments(() => this.deployments.list());
-    // Each phase kept between scrapes while its objects stay the same (planmetrics.ts).
-    const planPhaseSamples = planPhaseSampler();
-    mgr.metrics?.trackPlanPhases(() =>
-      // Sharded, the pods and ReplicaSets of a shard not held are not cached here: its Deployments'
-      // phases are the holder's to report.
-      planPhaseSamples(
-        this.deployments.list().filter((d) => mgr.cachesNamespace(d.metadata.namespace)),
-        this.replicaSets.list(),
-        this.pods.list(),
-        mgr.clock.now(),
-      ),
-    );
+    // Each phase kept between scrapes while its objects stay the same, which the caches' handlers
+    // report (planmetrics.ts).
+    if (mgr.metrics) {
+      const planPhases = trackingPlanPhaseSampler();
+      this.pods.on({
+        add: (p) => planPhases.pod(p),
+        update: (old, p) => planPhases.pod(p, old),
+        delete: (p) => planPhases.pod(p),
+      });
+      this.replicaSets.on({
+        add: (rs) => planPhases.replicaSet(rs),
+        update: (old, rs) => planPhases.replicaSet(rs, old),
+        delete: (rs) => planPhases.replicaSet(rs),
+      });
+      mgr.metrics.trackPlanPhases(() =>
+        // Sharded, the pods and ReplicaSets of a shard not held are not cached here: its Deployments'
+        // phases are the holder's to report.
+        planPhases.sample(
+          this.deployments.list().filter((d) => mgr.cachesNamespace(d.metadata.namespace)),
+          () => this.replicaSets.list(),
+          () => this.pods.list(),
+          mgr.clock.now(),
+        ),
+      );
+    }
   }
 
   /** Set once another controller wrote an apps/v1 Deployment's status (native mode): why, and nothing more is written. */

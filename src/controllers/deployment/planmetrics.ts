@@ -1,15 +1,18 @@
 // The pacer_plan_phase_* series at scrape time: each cached Deployment's phase of its service's
-// deploy plan (engine/dcos/deploy.ts), from the ReplicaSet and pod caches indexed once per scrape by
-// their controller's uid (no pass over every pod for every Deployment).
+// deploy plan (engine/dcos/deploy.ts), from the ReplicaSet and pod caches grouped by their
+// controller's uid (no pass over every pod for every Deployment).
 //
 // A phase is a function of the Deployment, the ReplicaSets it controls, their pods and (only with
 // minReadySeconds) the time. While the cache holds the same Deployment object (an informer replaces
 // it on every change) and the same versions of its ReplicaSets and pods (their uids and
 // resourceVersions, in the cache's order), the phase is the one computed at an earlier scrape: the
 // sampler keeps it and hands back the same sample object, which the registry keeps its rendered
-// lines by in turn (observe/metrics.ts). At 10,000 Deployments and 100,000 pods, computing every
-// phase at each scrape was most of the scrape's time. What is kept names the objects' versions
-// instead of holding them, so that a rolled pod's old object is not kept alive until the next scrape.
+// lines by in turn (observe/metrics.ts). The caches' handlers tell the sampler which ReplicaSets and
+// Deployments changed, so that a scrape reads the caches only for those: at 10,000 Deployments and
+// 100,000 pods, computing every phase at each scrape was most of the scrape's time, and then
+// grouping every pod and comparing every Deployment's versions was (bench/RESULTS.md). What is kept
+// names the objects' versions instead of holding them, so that a rolled pod's old object is not
+// kept alive until the next scrape.
 
 import type { Deployment, ObjectMeta, Pod, ReplicaSet } from '../../api/types.ts';
 import { controllerOf } from '../../api/owners.ts';
@@ -72,50 +75,125 @@ export function phaseValidUntil(d: Deployment, pods: readonly Pod[], now: number
 interface Kept {
   /** The ReplicaSets' and pods' versions it was computed from. */
   versions: string[];
+  /** The uids of the ReplicaSets it was computed from. */
+  replicaSets: string[];
   validUntil: number;
   sample: PlanPhaseSample;
 }
 
-export type PlanPhaseSampler = (
+/**
+ * The phases of `deployments`. A Deployment whose kept phase `unchanged` vouches for, and still
+ * valid at `now`, is handed back without looking at any ReplicaSet or pod; the others are compared
+ * by their objects' versions, and computed again only when those changed. The lists are taken, and
+ * grouped by controller, only when a Deployment needs them.
+ */
+function* samplePhases(
+  kept: WeakMap<Deployment, Kept>,
   deployments: readonly Deployment[],
-  replicaSets: readonly ReplicaSet[],
-  pods: readonly Pod[],
+  replicaSets: () => readonly ReplicaSet[],
+  pods: () => readonly Pod[],
   now: number,
-) => Iterable<PlanPhaseSample>;
+  unchanged: (d: Deployment, had: Kept) => boolean,
+): Generator<PlanPhaseSample> {
+  let grouped: { rsBy: Map<string, ReplicaSet[]>; podsBy: Map<string, Pod[]> } | undefined;
+  for (const d of deployments) {
+    const had = kept.get(d);
+    if (had && now < had.validUntil && unchanged(d, had)) {
+      yield had.sample;
+      continue;
+    }
+    grouped ??= { rsBy: byController(replicaSets()), podsBy: byController(pods()) };
+    const owned = grouped.rsBy.get(d.metadata.uid ?? '') ?? [];
+    const ownedPods = owned.flatMap((rs) => grouped?.podsBy.get(rs.metadata.uid ?? '') ?? []);
+    const rsVersions = versionsOf(owned);
+    const podVersions = versionsOf(ownedPods);
+    const versions = rsVersions && podVersions ? [...rsVersions, '|', ...podVersions] : undefined;
+    if (had && versions && now < had.validUntil && sameVersions(had.versions, versions)) {
+      yield had.sample;
+      continue;
+    }
+    const summary = phaseSummary(d, { replicaSets: owned, pods: ownedPods, now });
+    const sample: PlanPhaseSample = {
+      namespace: d.metadata.namespace ?? '',
+      name: d.metadata.name ?? '',
+      plan: 'deploy',
+      ...summary,
+    };
+    if (versions !== undefined)
+      kept.set(d, {
+        versions,
+        replicaSets: owned.map((rs) => rs.metadata.uid ?? ''),
+        validUntil: phaseValidUntil(d, ownedPods, now),
+        sample,
+      });
+    else kept.delete(d);
+    yield sample;
+  }
+}
+
+/** What the caches' handlers tell a tracking sampler: an object added, replaced (`old` given) or deleted. */
+export interface PlanPhaseChanges {
+  pod(obj: Pod, old?: Pod): void;
+  replicaSet(obj: ReplicaSet, old?: ReplicaSet): void;
+}
+
+export interface TrackingPlanPhaseSampler extends PlanPhaseChanges {
+  /**
+   * The phases of `deployments`, each computed again only when its Deployment was replaced (an
+   * informer replaces it on every change), a change of its ReplicaSets or their pods was reported
+   * since the previous call and their versions differ, or its minReadySeconds ran out: otherwise
+   * the same sample object as before, which the registry keeps its rendered lines by. The caches'
+   * lists are taken (and grouped by controller) only when some Deployment needs them. They are
+   * computed as they are taken, one Deployment at a time, so that the scrape taking them can give
+   * the event loop back between two (observe/metrics.ts, the warmers). Changes reported while the
+   * phases are being taken count for the next call.
+   */
+  sample(
+    deployments: readonly Deployment[],
+    replicaSets: () => readonly ReplicaSet[],
+    pods: () => readonly Pod[],
+    now: number,
+  ): Iterable<PlanPhaseSample>;
+}
 
 /**
- * The phases of `deployments`, each computed again only when its Deployment, its ReplicaSets or
- * their pods were replaced since the last call (or its minReadySeconds ran out): otherwise the
- * same sample object as before. They are computed as they are taken, one Deployment at a time, so
- * that the scrape taking them can give the event loop back between two (observe/metrics.ts, the
- * warmers); the objects are the ones given, whatever the caches hold by then.
+ * A sampler told of every change of the ReplicaSet and pod caches (their informers' handlers). A
+ * pod's change marks its ReplicaSet (the one before and after, when its controller changed), a
+ * ReplicaSet's marks its Deployment; a resync (the same object delivered again) marks nothing.
  */
-export function planPhaseSampler(): PlanPhaseSampler {
+export function trackingPlanPhaseSampler(): TrackingPlanPhaseSampler {
   const kept = new WeakMap<Deployment, Kept>();
-  return function* (deployments, replicaSets, pods, now) {
-    const rsBy = byController(replicaSets);
-    const podsBy = byController(pods);
-    for (const d of deployments) {
-      const owned = rsBy.get(d.metadata.uid ?? '') ?? [];
-      const ownedPods = owned.flatMap((rs) => podsBy.get(rs.metadata.uid ?? '') ?? []);
-      const rsVersions = versionsOf(owned);
-      const podVersions = versionsOf(ownedPods);
-      const versions = rsVersions && podVersions ? [...rsVersions, '|', ...podVersions] : undefined;
-      const had = kept.get(d);
-      if (had && versions && now < had.validUntil && sameVersions(had.versions, versions)) {
-        yield had.sample;
-        continue;
-      }
-      const summary = phaseSummary(d, { replicaSets: owned, pods: ownedPods, now });
-      const sample: PlanPhaseSample = {
-        namespace: d.metadata.namespace ?? '',
-        name: d.metadata.name ?? '',
-        plan: 'deploy',
-        ...summary,
-      };
-      if (versions !== undefined) kept.set(d, { versions, validUntil: phaseValidUntil(d, ownedPods, now), sample });
-      else kept.delete(d);
-      yield sample;
-    }
+  let changedDeployments = new Set<string>();
+  let changedReplicaSets = new Set<string>();
+  const mark = (into: Set<string>, obj: { metadata: Pick<ObjectMeta, 'ownerReferences'> } | undefined) => {
+    const uid = obj && controllerOf(obj)?.uid;
+    if (uid !== undefined) into.add(uid);
+  };
+  return {
+    pod(obj, old) {
+      if (old === obj) return;
+      mark(changedReplicaSets, obj);
+      mark(changedReplicaSets, old);
+    },
+    replicaSet(obj, old) {
+      if (old === obj) return;
+      mark(changedDeployments, obj);
+      mark(changedDeployments, old);
+    },
+    sample(deployments, replicaSets, pods, now) {
+      const deploymentsChanged = changedDeployments;
+      const replicaSetsChanged = changedReplicaSets;
+      changedDeployments = new Set();
+      changedReplicaSets = new Set();
+      return samplePhases(
+        kept,
+        deployments,
+        replicaSets,
+        pods,
+        now,
+        (d, had) =>
+          !deploymentsChanged.has(d.metadata.uid ?? '') && !had.replicaSets.some((uid) => replicaSetsChanged.has(uid)),
+      );
+    },
   };
 }

@@ -6,7 +6,8 @@
 import { expect } from 'chai';
 import type { Deployment, Pod, ReplicaSet } from '../../../../src/api/types.ts';
 import { buildNewReplicaSet } from '../../../../src/engine/kubernetes/newreplicaset.ts';
-import { phaseValidUntil, planPhaseSampler } from '../../../../src/controllers/deployment/planmetrics.ts';
+import type { PlanPhaseSample } from '../../../../src/observe/metrics.ts';
+import { phaseValidUntil, trackingPlanPhaseSampler } from '../../../../src/controllers/deployment/planmetrics.ts';
 
 const NOW = Date.parse('2026-11-27T10:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -61,13 +62,55 @@ function pod(rs: ReplicaSet, i: number, resourceVersion: string, readySince: num
   };
 }
 
+/**
+ * The tracking sampler fed as the Deployment controller's informers feed it: before each scrape,
+ * every ReplicaSet and pod added, replaced (a new object) or gone since the previous one is
+ * reported. `lists` counts the scrapes that read the ReplicaSet cache.
+ */
+function informed() {
+  const sampler = trackingPlanPhaseSampler();
+  let replicaSetsBefore = new Map<string, ReplicaSet>();
+  let podsBefore = new Map<string, Pod>();
+  const report = <T extends { metadata: { uid?: string } }>(
+    before: Map<string, T>,
+    now: readonly T[],
+    tell: (obj: T, old?: T) => void,
+  ): Map<string, T> => {
+    const after = new Map(now.map((o) => [o.metadata.uid ?? '', o]));
+    for (const [uid, o] of after) {
+      const old = before.get(uid);
+      if (old === undefined) tell(o);
+      else if (old !== o) tell(o, old);
+    }
+    for (const [uid, o] of before) if (!after.has(uid)) tell(o);
+    return after;
+  };
+  const counts = { lists: 0 };
+  const sample = (ds: Deployment[], rss: ReplicaSet[], pods: Pod[], now: number): PlanPhaseSample[] => {
+    replicaSetsBefore = report(replicaSetsBefore, rss, (o, old) => sampler.replicaSet(o, old));
+    podsBefore = report(podsBefore, pods, (o, old) => sampler.pod(o, old));
+    return [
+      ...sampler.sample(
+        ds,
+        () => {
+          counts.lists++;
+          return rss;
+        },
+        () => pods,
+        now,
+      ),
+    ];
+  };
+  return Object.assign(sample, { counts, sampler });
+}
+
 describe('controllers/deployment/planmetrics: each phase kept between scrapes while its objects stay the same', () => {
   const d = web();
   const rs = replicaSet(d);
   const pods = [pod(rs, 0, '20'), pod(rs, 1, '21', 'not ready')];
 
   it("the first scrape computes web's phase: one pod ready, one starting", () => {
-    const [s] = planPhaseSampler()([d], [rs], pods, NOW);
+    const [s] = informed()([d], [rs], pods, NOW);
     expect(s).to.deep.equal({
       namespace: 'shop',
       name: 'web',
@@ -132,7 +175,7 @@ describe('controllers/deployment/planmetrics: each phase kept between scrapes wh
   ];
   for (const row of rows)
     it(row.name, () => {
-      const sample = planPhaseSampler();
+      const sample = informed();
       const [before] = sample([d], [rs], pods, NOW);
       const [after] = sample(...row.next());
       if (row.kept) expect(after).to.equal(before);
@@ -143,7 +186,7 @@ describe('controllers/deployment/planmetrics: each phase kept between scrapes wh
     });
 
   it('a pod without a resourceVersion is computed again at the scrape after too', () => {
-    const sample = planPhaseSampler();
+    const sample = informed();
     const unversioned = [{ ...pods[0], metadata: { ...pods[0].metadata, resourceVersion: undefined } }];
     const [a] = sample([d], [rs], unversioned, NOW);
     const [b] = sample([d], [rs], unversioned, NOW);
@@ -155,7 +198,7 @@ describe('controllers/deployment/planmetrics: each phase kept between scrapes wh
     const slow = web({ minReadySeconds: 30 });
     const slowRS = replicaSet(slow);
     const slowPods = [pod(slowRS, 0, '20', NOW - 10_000), pod(slowRS, 1, '21', NOW - 60_000)];
-    const sample = planPhaseSampler();
+    const sample = informed();
     const [first] = sample([slow], [slowRS], slowPods, NOW);
     expect(first.steps).to.deep.equal({ STARTED: 1, COMPLETE: 1 });
     const [kept] = sample([slow], [slowRS], slowPods, NOW + 19_999);
@@ -170,7 +213,7 @@ describe('controllers/deployment/planmetrics: each phase kept between scrapes wh
     const api: Deployment = { ...web(), metadata: { ...web().metadata, name: 'api', uid: 'uid-api' } };
     const apiRS = replicaSet(api);
     const apiPod = pod(apiRS, 0, '30');
-    const sample = planPhaseSampler();
+    const sample = informed();
     const [w1, a1] = sample([d, api], [rs, apiRS], [...pods, apiPod], NOW);
     const [w2, a2] = sample([d, api], [rs, apiRS], [...pods, pod(apiRS, 0, '31', 'not ready')], NOW);
     expect(w2).to.equal(w1);
@@ -179,6 +222,86 @@ describe('controllers/deployment/planmetrics: each phase kept between scrapes wh
       { COMPLETE: 1, PENDING: 1 },
       { STARTED: 1, PENDING: 1 },
     ]);
+  });
+});
+
+describe('controllers/deployment/planmetrics: the tracking sampler reads the caches only when a change was reported', () => {
+  const d = web();
+  const rs = replicaSet(d);
+  const pods = [pod(rs, 0, '20'), pod(rs, 1, '21', 'not ready')];
+
+  it('nothing reported since the last scrape → the same sample, and the caches are not read', () => {
+    const sample = informed();
+    const [first] = sample([d], [rs], pods, NOW);
+    const [second] = sample([d], [rs], [...pods], NOW + 60_000);
+    expect(second).to.equal(first);
+    expect(sample.counts.lists).to.equal(1);
+  });
+
+  it('a resync (the same objects delivered again) marks nothing', () => {
+    const sample = informed();
+    const [first] = sample([d], [rs], pods, NOW);
+    sample.sampler.replicaSet(rs, rs);
+    for (const p of pods) sample.sampler.pod(p, p);
+    const [second] = sample([d], [rs], pods, NOW);
+    expect(second).to.equal(first);
+    expect(sample.counts.lists).to.equal(1);
+  });
+
+  it("a pod's change reported → that Deployment's phase from the caches as they are", () => {
+    const sample = informed();
+    sample([d], [rs], pods, NOW);
+    const [after] = sample([d], [rs], [pods[0], pod(rs, 1, '22')], NOW);
+    expect(after.steps).to.deep.equal({ COMPLETE: 2 });
+    expect(sample.counts.lists).to.equal(2);
+  });
+
+  it('a change reported while the phases are being taken counts for the next scrape', () => {
+    const sampler = trackingPlanPhaseSampler();
+    const ready = [pods[0], pod(rs, 1, '22')];
+    const [first] = sampler.sample(
+      [d],
+      () => [rs],
+      () => pods,
+      NOW,
+    );
+    const taking = sampler
+      .sample(
+        [d],
+        () => [rs],
+        () => ready,
+        NOW,
+      )
+      [Symbol.iterator]();
+    sampler.pod(ready[1], pods[1]);
+    expect(taking.next().value, 'this scrape: nothing was reported before it began').to.equal(first);
+    const [next] = sampler.sample(
+      [d],
+      () => [rs],
+      () => ready,
+      NOW,
+    );
+    expect(next.steps).to.deep.equal({ COMPLETE: 2 });
+  });
+
+  it("a ReplicaSet added for the Deployment (a rollout's new one) → computed again with it", () => {
+    const sampler = trackingPlanPhaseSampler();
+    const [first] = sampler.sample(
+      [d],
+      () => [],
+      () => [],
+      NOW,
+    );
+    expect(first.status).to.not.equal('COMPLETE');
+    sampler.replicaSet(rs);
+    for (const p of pods) sampler.pod(p);
+    const [second] = sampler.sample(
+      [d],
+      () => [rs],
+      () => pods,
+      NOW,
+    );
+    expect(second.steps).to.deep.equal({ COMPLETE: 1, STARTED: 1 });
   });
 });
 
