@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Deployment, Pod, ReplicaSet } from '../src/api/types.ts';
-import { trackingPlanPhaseSampler } from '../src/controllers/deployment/planmetrics.ts';
+import { planPhaseSampler } from '../src/controllers/deployment/planmetrics.ts';
 import { createMetrics } from '../src/observe/metrics.ts';
 import { metricsHandler } from '../src/server/http.ts';
 import { prometheusScrape } from './promscrape.ts';
@@ -140,7 +140,7 @@ const m = createMetrics({ defaultMetrics: !DEPLOYMENTS_ONLY });
 m.trackDeployments(() => cache);
 // The plan phases as the controller keeps them: told of every pod replaced (change(), below), as
 // its pod informer's handler tells it.
-const phases = DEPLOYMENTS_ONLY ? undefined : trackingPlanPhaseSampler();
+const phases = DEPLOYMENTS_ONLY ? undefined : planPhaseSampler();
 if (phases)
   m.trackPlanPhases(() =>
     phases.sample(

@@ -32,7 +32,7 @@ import { resourceVersionChanged, watch } from '../../manager/watches.ts';
 import type { Change, WatchedValue } from '../../manager/watches.ts';
 import { DependencyIndex } from './dependencyindex.ts';
 import { otherStatusWriter, standDownMessage } from './nativeguard.ts';
-import { trackingPlanPhaseSampler } from './planmetrics.ts';
+import { planPhaseSampler } from './planmetrics.ts';
 import { BY_CONTROLLER, byController, controllerIndexValue, reconcile } from './reconciler.ts';
 import { controllerOf } from '../../api/owners.ts';
 import type { Engine, ReconcilerDeps } from './reconciler.ts';
@@ -206,7 +206,7 @@ export class DeploymentController {
     // Each phase kept between scrapes while its objects stay the same, which the caches' handlers
     // report (planmetrics.ts).
     if (mgr.metrics) {
-      const planPhases = trackingPlanPhaseSampler();
+      const planPhases = planPhaseSampler();
       this.pods.on({
         add: (p) => planPhases.pod(p),
         update: (old, p) => planPhases.pod(p, old),

@@ -81,24 +81,111 @@ interface Kept {
   sample: PlanPhaseSample;
 }
 
+/** What the caches' handlers tell the sampler: an object added, replaced (`old` given) or deleted. */
+export interface PlanPhaseChanges {
+  pod(obj: Pod, old?: Pod): void;
+  replicaSet(obj: ReplicaSet, old?: ReplicaSet): void;
+}
+
+export interface PlanPhaseSampler extends PlanPhaseChanges {
+  /**
+   * The phases of `deployments`, each computed again only when its Deployment was replaced (an
+   * informer replaces it on every change), a change of its ReplicaSets or their pods was reported
+   * since the previous call and their versions differ, or its minReadySeconds ran out: otherwise
+   * the same sample object as before, which the registry keeps its rendered lines by. The caches'
+   * lists are taken (and grouped by controller) only when some Deployment needs them. They are
+   * computed as they are taken, one Deployment at a time, so that the scrape taking them can give
+   * the event loop back between two (observe/metrics.ts, the warmers). Changes reported while the
+   * phases are being taken count for the next call.
+   */
+  sample(
+    deployments: readonly Deployment[],
+    replicaSets: () => readonly ReplicaSet[],
+    pods: () => readonly Pod[],
+    now: number,
+  ): Iterable<PlanPhaseSample>;
+}
+
 /**
- * The phases of `deployments`. A Deployment whose kept phase `unchanged` vouches for, and still
- * valid at `now`, is handed back without looking at any ReplicaSet or pod; the others are compared
- * by their objects' versions, and computed again only when those changed. The lists are taken, and
- * grouped by controller, only when a Deployment needs them.
+ * How many changed owners the sampler notes between two scrapes before it stops noting and counts
+ * every Deployment as changed (a controller nobody scrapes would otherwise note the uid of every
+ * ReplicaSet it ever saw change).
+ */
+export const CHANGES_NOTED = 1 << 16;
+
+/** What changed since the last scrape: the Deployments and ReplicaSets marked, or everything. */
+class Changed {
+  readonly deployments = new Set<string>();
+  readonly replicaSets = new Set<string>();
+  everything = false;
+
+  note(into: Set<string>, obj: { metadata: Pick<ObjectMeta, 'ownerReferences'> } | undefined): void {
+    if (this.everything) return;
+    const uid = obj && controllerOf(obj)?.uid;
+    if (uid === undefined) return;
+    into.add(uid);
+    if (into.size < CHANGES_NOTED) return;
+    this.everything = true;
+    this.deployments.clear();
+    this.replicaSets.clear();
+  }
+
+  /** Whether a Deployment whose phase was computed from `replicaSets` may have changed. */
+  touches(d: Deployment, replicaSets: readonly string[]): boolean {
+    return (
+      this.everything ||
+      this.deployments.has(d.metadata.uid ?? '') ||
+      replicaSets.some((uid) => this.replicaSets.has(uid))
+    );
+  }
+}
+
+/**
+ * The Deployment controller's sampler, told of every change of the ReplicaSet and pod caches (their
+ * informers' handlers). A pod's change marks its ReplicaSet (the one before and after, when its
+ * controller changed), a ReplicaSet's marks its Deployment; a resync (the same object delivered
+ * again) marks nothing.
+ */
+export function planPhaseSampler(): PlanPhaseSampler {
+  const kept = new WeakMap<Deployment, Kept>();
+  let changed = new Changed();
+  return {
+    pod(obj, old) {
+      if (old === obj) return;
+      changed.note(changed.replicaSets, obj);
+      changed.note(changed.replicaSets, old);
+    },
+    replicaSet(obj, old) {
+      if (old === obj) return;
+      changed.note(changed.deployments, obj);
+      changed.note(changed.deployments, old);
+    },
+    sample(deployments, replicaSets, pods, now) {
+      const since = changed;
+      changed = new Changed();
+      return samplePhases(kept, since, deployments, replicaSets, pods, now);
+    },
+  };
+}
+
+/**
+ * The phases of `deployments`. A Deployment with a kept phase still valid at `now` that nothing in
+ * `changed` touches is handed back its kept sample without any ReplicaSet or pod being looked at;
+ * for the others the lists are taken and grouped by controller (once, on the first that needs
+ * them), their versions compared with the kept ones, and the phase computed again when they differ.
  */
 function* samplePhases(
   kept: WeakMap<Deployment, Kept>,
+  changed: Changed,
   deployments: readonly Deployment[],
   replicaSets: () => readonly ReplicaSet[],
   pods: () => readonly Pod[],
   now: number,
-  unchanged: (d: Deployment, had: Kept) => boolean,
 ): Generator<PlanPhaseSample> {
   let grouped: { rsBy: Map<string, ReplicaSet[]>; podsBy: Map<string, Pod[]> } | undefined;
   for (const d of deployments) {
     const had = kept.get(d);
-    if (had && now < had.validUntil && unchanged(d, had)) {
+    if (had && now < had.validUntil && !changed.touches(d, had.replicaSets)) {
       yield had.sample;
       continue;
     }
@@ -129,71 +216,4 @@ function* samplePhases(
     else kept.delete(d);
     yield sample;
   }
-}
-
-/** What the caches' handlers tell a tracking sampler: an object added, replaced (`old` given) or deleted. */
-export interface PlanPhaseChanges {
-  pod(obj: Pod, old?: Pod): void;
-  replicaSet(obj: ReplicaSet, old?: ReplicaSet): void;
-}
-
-export interface TrackingPlanPhaseSampler extends PlanPhaseChanges {
-  /**
-   * The phases of `deployments`, each computed again only when its Deployment was replaced (an
-   * informer replaces it on every change), a change of its ReplicaSets or their pods was reported
-   * since the previous call and their versions differ, or its minReadySeconds ran out: otherwise
-   * the same sample object as before, which the registry keeps its rendered lines by. The caches'
-   * lists are taken (and grouped by controller) only when some Deployment needs them. They are
-   * computed as they are taken, one Deployment at a time, so that the scrape taking them can give
-   * the event loop back between two (observe/metrics.ts, the warmers). Changes reported while the
-   * phases are being taken count for the next call.
-   */
-  sample(
-    deployments: readonly Deployment[],
-    replicaSets: () => readonly ReplicaSet[],
-    pods: () => readonly Pod[],
-    now: number,
-  ): Iterable<PlanPhaseSample>;
-}
-
-/**
- * A sampler told of every change of the ReplicaSet and pod caches (their informers' handlers). A
- * pod's change marks its ReplicaSet (the one before and after, when its controller changed), a
- * ReplicaSet's marks its Deployment; a resync (the same object delivered again) marks nothing.
- */
-export function trackingPlanPhaseSampler(): TrackingPlanPhaseSampler {
-  const kept = new WeakMap<Deployment, Kept>();
-  let changedDeployments = new Set<string>();
-  let changedReplicaSets = new Set<string>();
-  const mark = (into: Set<string>, obj: { metadata: Pick<ObjectMeta, 'ownerReferences'> } | undefined) => {
-    const uid = obj && controllerOf(obj)?.uid;
-    if (uid !== undefined) into.add(uid);
-  };
-  return {
-    pod(obj, old) {
-      if (old === obj) return;
-      mark(changedReplicaSets, obj);
-      mark(changedReplicaSets, old);
-    },
-    replicaSet(obj, old) {
-      if (old === obj) return;
-      mark(changedDeployments, obj);
-      mark(changedDeployments, old);
-    },
-    sample(deployments, replicaSets, pods, now) {
-      const deploymentsChanged = changedDeployments;
-      const replicaSetsChanged = changedReplicaSets;
-      changedDeployments = new Set();
-      changedReplicaSets = new Set();
-      return samplePhases(
-        kept,
-        deployments,
-        replicaSets,
-        pods,
-        now,
-        (d, had) =>
-          !deploymentsChanged.has(d.metadata.uid ?? '') && !had.replicaSets.some((uid) => replicaSetsChanged.has(uid)),
-      );
-    },
-  };
 }

@@ -7,7 +7,11 @@ import { expect } from 'chai';
 import type { Deployment, Pod, ReplicaSet } from '../../../../src/api/types.ts';
 import { buildNewReplicaSet } from '../../../../src/engine/kubernetes/newreplicaset.ts';
 import type { PlanPhaseSample } from '../../../../src/observe/metrics.ts';
-import { phaseValidUntil, trackingPlanPhaseSampler } from '../../../../src/controllers/deployment/planmetrics.ts';
+import {
+  CHANGES_NOTED,
+  phaseValidUntil,
+  planPhaseSampler,
+} from '../../../../src/controllers/deployment/planmetrics.ts';
 
 const NOW = Date.parse('2026-11-27T10:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -63,12 +67,12 @@ function pod(rs: ReplicaSet, i: number, resourceVersion: string, readySince: num
 }
 
 /**
- * The tracking sampler fed as the Deployment controller's informers feed it: before each scrape,
+ * The sampler fed as the Deployment controller's informers feed it: before each scrape,
  * every ReplicaSet and pod added, replaced (a new object) or gone since the previous one is
  * reported. `lists` counts the scrapes that read the ReplicaSet cache.
  */
 function informed() {
-  const sampler = trackingPlanPhaseSampler();
+  const sampler = planPhaseSampler();
   let replicaSetsBefore = new Map<string, ReplicaSet>();
   let podsBefore = new Map<string, Pod>();
   const report = <T extends { metadata: { uid?: string } }>(
@@ -225,7 +229,7 @@ describe('controllers/deployment/planmetrics: each phase kept between scrapes wh
   });
 });
 
-describe('controllers/deployment/planmetrics: the tracking sampler reads the caches only when a change was reported', () => {
+describe('controllers/deployment/planmetrics: the sampler reads the caches only when a change was reported', () => {
   const d = web();
   const rs = replicaSet(d);
   const pods = [pod(rs, 0, '20'), pod(rs, 1, '21', 'not ready')];
@@ -257,7 +261,7 @@ describe('controllers/deployment/planmetrics: the tracking sampler reads the cac
   });
 
   it('a change reported while the phases are being taken counts for the next scrape', () => {
-    const sampler = trackingPlanPhaseSampler();
+    const sampler = planPhaseSampler();
     const ready = [pods[0], pod(rs, 1, '22')];
     const [first] = sampler.sample(
       [d],
@@ -284,8 +288,24 @@ describe('controllers/deployment/planmetrics: the tracking sampler reads the cac
     expect(next.steps).to.deep.equal({ COMPLETE: 2 });
   });
 
+  it(`past ${CHANGES_NOTED} owners changed between two scrapes the sampler stops noting them and reads the caches for every Deployment`, () => {
+    const of = (n: number) =>
+      pod({ ...rs, metadata: { ...rs.metadata, name: `other-${n}`, uid: `uid-other-${n}` } }, 0, '5');
+    for (const [others, read] of [
+      [CHANGES_NOTED - 1, false],
+      [CHANGES_NOTED, true],
+    ] as const) {
+      const sample = informed();
+      const [first] = sample([d], [rs], pods, NOW);
+      for (let n = 0; n < others; n++) sample.sampler.pod(of(n));
+      const [second] = sample([d], [rs], pods, NOW);
+      expect(second, `${others} others`).to.equal(first);
+      expect(sample.counts.lists, `${others} others: caches read again`).to.equal(read ? 2 : 1);
+    }
+  });
+
   it("a ReplicaSet added for the Deployment (a rollout's new one) → computed again with it", () => {
-    const sampler = trackingPlanPhaseSampler();
+    const sampler = planPhaseSampler();
     const [first] = sampler.sample(
       [d],
       () => [],
