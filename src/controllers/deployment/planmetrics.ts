@@ -163,7 +163,11 @@ export function planPhaseSampler(): PlanPhaseSampler {
     sample(deployments, replicaSets, pods, now) {
       const since = changed;
       changed = new Changed();
-      return samplePhases(kept, since, deployments, replicaSets, pods, now);
+      // Phases not taken (a phase that threw ends the scrape) lose their marks with `since`: the
+      // next scrape looks at every Deployment again.
+      return samplePhases(kept, since, deployments, replicaSets, pods, now, () => {
+        changed.everything = true;
+      });
     },
   };
 }
@@ -173,6 +177,7 @@ export function planPhaseSampler(): PlanPhaseSampler {
  * `changed` touches is handed back its kept sample without any ReplicaSet or pod being looked at;
  * for the others the lists are taken and grouped by controller (once, on the first that needs
  * them), their versions compared with the kept ones, and the phase computed again when they differ.
+ * `unfinished` is called when the generator ends before every phase was handed out.
  */
 function* samplePhases(
   kept: WeakMap<Deployment, Kept>,
@@ -181,39 +186,48 @@ function* samplePhases(
   replicaSets: () => readonly ReplicaSet[],
   pods: () => readonly Pod[],
   now: number,
+  unfinished: () => void,
 ): Generator<PlanPhaseSample> {
   let grouped: { rsBy: Map<string, ReplicaSet[]>; podsBy: Map<string, Pod[]> } | undefined;
-  for (const d of deployments) {
-    const had = kept.get(d);
-    if (had && now < had.validUntil && !changed.touches(d, had.replicaSets)) {
-      yield had.sample;
-      continue;
+  let handed = 0;
+  try {
+    for (const d of deployments) {
+      const had = kept.get(d);
+      if (had && now < had.validUntil && !changed.touches(d, had.replicaSets)) {
+        handed++;
+        yield had.sample;
+        continue;
+      }
+      grouped ??= { rsBy: byController(replicaSets()), podsBy: byController(pods()) };
+      const owned = grouped.rsBy.get(d.metadata.uid ?? '') ?? [];
+      const ownedPods = owned.flatMap((rs) => grouped?.podsBy.get(rs.metadata.uid ?? '') ?? []);
+      const rsVersions = versionsOf(owned);
+      const podVersions = versionsOf(ownedPods);
+      const versions = rsVersions && podVersions ? [...rsVersions, '|', ...podVersions] : undefined;
+      if (had && versions && now < had.validUntil && sameVersions(had.versions, versions)) {
+        handed++;
+        yield had.sample;
+        continue;
+      }
+      const summary = phaseSummary(d, { replicaSets: owned, pods: ownedPods, now });
+      const sample: PlanPhaseSample = {
+        namespace: d.metadata.namespace ?? '',
+        name: d.metadata.name ?? '',
+        plan: 'deploy',
+        ...summary,
+      };
+      if (versions !== undefined)
+        kept.set(d, {
+          versions,
+          replicaSets: owned.map((rs) => rs.metadata.uid ?? ''),
+          validUntil: phaseValidUntil(d, ownedPods, now),
+          sample,
+        });
+      else kept.delete(d);
+      handed++;
+      yield sample;
     }
-    grouped ??= { rsBy: byController(replicaSets()), podsBy: byController(pods()) };
-    const owned = grouped.rsBy.get(d.metadata.uid ?? '') ?? [];
-    const ownedPods = owned.flatMap((rs) => grouped?.podsBy.get(rs.metadata.uid ?? '') ?? []);
-    const rsVersions = versionsOf(owned);
-    const podVersions = versionsOf(ownedPods);
-    const versions = rsVersions && podVersions ? [...rsVersions, '|', ...podVersions] : undefined;
-    if (had && versions && now < had.validUntil && sameVersions(had.versions, versions)) {
-      yield had.sample;
-      continue;
-    }
-    const summary = phaseSummary(d, { replicaSets: owned, pods: ownedPods, now });
-    const sample: PlanPhaseSample = {
-      namespace: d.metadata.namespace ?? '',
-      name: d.metadata.name ?? '',
-      plan: 'deploy',
-      ...summary,
-    };
-    if (versions !== undefined)
-      kept.set(d, {
-        versions,
-        replicaSets: owned.map((rs) => rs.metadata.uid ?? ''),
-        validUntil: phaseValidUntil(d, ownedPods, now),
-        sample,
-      });
-    else kept.delete(d);
-    yield sample;
+  } finally {
+    if (handed < deployments.length) unfinished();
   }
 }

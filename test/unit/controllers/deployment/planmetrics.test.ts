@@ -304,6 +304,35 @@ describe('controllers/deployment/planmetrics: the sampler reads the caches only 
     }
   });
 
+  it('a scrape that did not take every phase (one threw) loses no change: the next looks at every Deployment again', () => {
+    const sampler = planPhaseSampler();
+    const api: Deployment = { ...web(), metadata: { ...web().metadata, name: 'api', uid: 'uid-api' } };
+    const apiRS = replicaSet(api);
+    const apiPods = [pod(apiRS, 0, '30')];
+    const all = () => [...pods, ...apiPods];
+    const [, a1] = sampler.sample([d, api], () => [rs, apiRS], all, NOW);
+    const started = [pod(apiRS, 0, '31', 'not ready')];
+    sampler.pod(started[0], apiPods[0]);
+    const taking = sampler
+      .sample(
+        [d, api],
+        () => [rs, apiRS],
+        () => [...pods, ...started],
+        NOW,
+      )
+      [Symbol.iterator]();
+    taking.next(); // web's phase, then the scrape fails before api's
+    taking.return?.(undefined);
+    const [, a2] = sampler.sample(
+      [d, api],
+      () => [rs, apiRS],
+      () => [...pods, ...started],
+      NOW,
+    );
+    expect(a2).to.not.equal(a1);
+    expect(a2.steps).to.deep.equal({ STARTED: 1, PENDING: 1 });
+  });
+
   it("a ReplicaSet added for the Deployment (a rollout's new one) → computed again with it", () => {
     const sampler = planPhaseSampler();
     const [first] = sampler.sample(
