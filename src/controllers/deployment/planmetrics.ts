@@ -119,10 +119,12 @@ class Changed {
   readonly replicaSets = new Set<string>();
   everything = false;
 
-  note(into: Set<string>, obj: { metadata: Pick<ObjectMeta, 'ownerReferences'> } | undefined): void {
+  /** Marks the controller of `obj` (a pod's ReplicaSet, a ReplicaSet's Deployment). */
+  note(kind: 'deployments' | 'replicaSets', obj: { metadata: Pick<ObjectMeta, 'ownerReferences'> } | undefined): void {
     if (this.everything) return;
     const uid = obj && controllerOf(obj)?.uid;
     if (uid === undefined) return;
+    const into = this[kind];
     into.add(uid);
     if (into.size < CHANGES_NOTED) return;
     this.everything = true;
@@ -152,13 +154,13 @@ export function planPhaseSampler(): PlanPhaseSampler {
   return {
     pod(obj, old) {
       if (old === obj) return;
-      changed.note(changed.replicaSets, obj);
-      changed.note(changed.replicaSets, old);
+      changed.note('replicaSets', obj);
+      changed.note('replicaSets', old);
     },
     replicaSet(obj, old) {
       if (old === obj) return;
-      changed.note(changed.deployments, obj);
-      changed.note(changed.deployments, old);
+      changed.note('deployments', obj);
+      changed.note('deployments', old);
     },
     sample(deployments, replicaSets, pods, now) {
       const since = changed;
@@ -189,41 +191,36 @@ function* samplePhases(
   unfinished: () => void,
 ): Generator<PlanPhaseSample> {
   let grouped: { rsBy: Map<string, ReplicaSet[]>; podsBy: Map<string, Pod[]> } | undefined;
+  const phaseOf = (d: Deployment): PlanPhaseSample => {
+    const had = kept.get(d);
+    if (had && now < had.validUntil && !changed.touches(d, had.replicaSets)) return had.sample;
+    grouped ??= { rsBy: byController(replicaSets()), podsBy: byController(pods()) };
+    const owned = grouped.rsBy.get(d.metadata.uid ?? '') ?? [];
+    const ownedPods = owned.flatMap((rs) => grouped?.podsBy.get(rs.metadata.uid ?? '') ?? []);
+    const rsVersions = versionsOf(owned);
+    const podVersions = versionsOf(ownedPods);
+    const versions = rsVersions && podVersions ? [...rsVersions, '|', ...podVersions] : undefined;
+    if (had && versions && now < had.validUntil && sameVersions(had.versions, versions)) return had.sample;
+    const sample: PlanPhaseSample = {
+      namespace: d.metadata.namespace ?? '',
+      name: d.metadata.name ?? '',
+      plan: 'deploy',
+      ...phaseSummary(d, { replicaSets: owned, pods: ownedPods, now }),
+    };
+    if (versions === undefined) kept.delete(d);
+    else
+      kept.set(d, {
+        versions,
+        replicaSets: owned.map((rs) => rs.metadata.uid ?? ''),
+        validUntil: phaseValidUntil(d, ownedPods, now),
+        sample,
+      });
+    return sample;
+  };
   let handed = 0;
   try {
     for (const d of deployments) {
-      const had = kept.get(d);
-      if (had && now < had.validUntil && !changed.touches(d, had.replicaSets)) {
-        handed++;
-        yield had.sample;
-        continue;
-      }
-      grouped ??= { rsBy: byController(replicaSets()), podsBy: byController(pods()) };
-      const owned = grouped.rsBy.get(d.metadata.uid ?? '') ?? [];
-      const ownedPods = owned.flatMap((rs) => grouped?.podsBy.get(rs.metadata.uid ?? '') ?? []);
-      const rsVersions = versionsOf(owned);
-      const podVersions = versionsOf(ownedPods);
-      const versions = rsVersions && podVersions ? [...rsVersions, '|', ...podVersions] : undefined;
-      if (had && versions && now < had.validUntil && sameVersions(had.versions, versions)) {
-        handed++;
-        yield had.sample;
-        continue;
-      }
-      const summary = phaseSummary(d, { replicaSets: owned, pods: ownedPods, now });
-      const sample: PlanPhaseSample = {
-        namespace: d.metadata.namespace ?? '',
-        name: d.metadata.name ?? '',
-        plan: 'deploy',
-        ...summary,
-      };
-      if (versions !== undefined)
-        kept.set(d, {
-          versions,
-          replicaSets: owned.map((rs) => rs.metadata.uid ?? ''),
-          validUntil: phaseValidUntil(d, ownedPods, now),
-          sample,
-        });
-      else kept.delete(d);
+      const sample = phaseOf(d);
       handed++;
       yield sample;
     }
