@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { Informer, retryDelay, keyOf } from '../../../src/manager/informer.ts';
+import { Informer, RESYNC_SLICE, retryDelay, keyOf } from '../../../src/manager/informer.ts';
 import type { ListWatchSource } from '../../../src/manager/informer.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import type { WatchEvent } from '../../../src/kube/client.ts';
@@ -531,6 +531,43 @@ describe('manager/informer (on a manual clock)', () => {
     await at(1_400_000); // and ≤ 11 min (and a check period) after it
     expect(log.slice(5)).to.deep.equal(['update ns/a 7->7', 'update ns/b 4->4']);
     expect(src.lists).to.equal(1);
+  });
+
+  it('a resync of more than RESYNC_SLICE objects gives the event loop back between slices, and goes on from the cache as it then is', async () => {
+    const src = new FakeSource(clock);
+    const n = RESYNC_SLICE + 3;
+    for (let i = 0; i < n; i++) src.set(`o${i}`, 'v', 'ns', false);
+    const inf = make(src, { watchdogMs: 0 });
+    const resynced: string[] = [];
+    let betweenSlices: number | undefined;
+    inf.on({
+      update: (old, o) => {
+        if (old !== o) return;
+        resynced.push(o.metadata.name!);
+        // Runs at the first turn of the event loop after this delivery: with the whole cache in one
+        // piece, only after the last object.
+        if (resynced.length === 1)
+          setImmediate(() => {
+            betweenSlices = resynced.length;
+            src.del(`o${RESYNC_SLICE + 1}`); // deleted before its slice: not delivered
+            src.set(`o${RESYNC_SLICE + 2}`, 'w'); // changed before its slice: delivered as it now is
+          });
+      },
+    });
+    const log = record(inf);
+    inf.start();
+    await settled();
+    expect(inf.list()).to.have.length(n);
+    await at(662_500);
+    expect(betweenSlices, 'objects delivered before the event loop had a turn').to.equal(RESYNC_SLICE);
+    expect(resynced, 'every object still cached, once').to.have.length(n - 1);
+    expect(resynced).to.not.include(`o${RESYNC_SLICE + 1}`);
+    expect(log.slice(-4), 'the changes between the slices, then the second slice').to.deep.equal([
+      `delete ns/o${RESYNC_SLICE + 1} v`,
+      `update ns/o${RESYNC_SLICE + 2} v->w`,
+      `update ns/o${RESYNC_SLICE} v->v`,
+      `update ns/o${RESYNC_SLICE + 2} w->w`,
+    ]);
   });
 
   it('the watchdog (default 10 min) rebuilds a watch that delivered nothing, counting from its last event', async () => {
