@@ -125,5 +125,30 @@ export function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** How long a piece of a long synchronous task runs before it gives the event loop back (TimeSlice). */
+export const SLICE_MS = 5;
+
+/**
+ * Work done in pieces of at most about `ms` of the event loop's time, so that a task over a whole
+ * cache (a resync's deliveries, a scrape's listing) does not hold other events behind it however
+ * much each item costs: `over()` after each item, and when it says so, `await next()`, which lets the
+ * loop turn and starts the next piece. Real time (performance.now), not a Clock's: it measures how
+ * long the loop was held, which a test's manual clock does not advance.
+ */
+export class TimeSlice {
+  private since = performance.now();
+  private readonly ms: number;
+  constructor(ms: number = SLICE_MS) {
+    this.ms = ms;
+  }
+  over(): boolean {
+    return performance.now() - this.since >= this.ms;
+  }
+  async next(): Promise<void> {
+    await settle();
+    this.since = performance.now();
+  }
+}
+
 // metav1.Time as the API serialises it (api/duration.ts: the engine formats it too).
 export { metaTime } from '../api/duration.ts';

@@ -15,7 +15,7 @@ import { KubeError, toKubeError } from '../kube/errors.ts';
 import type { ObjectMeta } from '../api/types.ts';
 import type { Status } from '../kube/errors.ts';
 import type { KubeClient, ResourceType, WatchEvent } from '../kube/client.ts';
-import { realClock, settle } from '../kube/clock.ts';
+import { realClock, TimeSlice } from '../kube/clock.ts';
 import type { Clock, Timer } from '../kube/clock.ts';
 
 /** What a cache reads of every object: its identity and version. */
@@ -125,9 +125,6 @@ function fileUnder(keys: Map<string, Set<string>>, value: string, key: string): 
   if (!set) keys.set(value, (set = new Set()));
   set.add(key);
 }
-
-/** Cached objects a resync delivers before it gives the event loop back (resync()). */
-export const RESYNC_SLICE = 1_000;
 
 export class Informer<T extends ObjectWithMeta> {
   readonly name: string;
@@ -398,7 +395,7 @@ export class Informer<T extends ObjectWithMeta> {
 
   private checkTimers(): void {
     const now = this.clock.now();
-    if (this.synced && this.opts.resyncMs > 0 && now >= this.nextResyncAt) this.resync(now);
+    if (this.synced && this.opts.resyncMs > 0 && now >= this.nextResyncAt) void this.resync(now);
     if (!this.watchAbort || this.rebuilding) return;
     if (this.opts.watchdogMs > 0 && now - this.lastEventAt >= this.opts.watchdogMs) {
       this.rebuilding = true;
@@ -411,28 +408,28 @@ export class Informer<T extends ObjectWithMeta> {
    * same, so handlers get a periodic pass over everything, from the cache. Nothing is listed (at
    * 10,000 Deployments a relist was 100,000 pods every 10 minutes); a lost event is the watchdog's,
    * a 410's or a restart's to repair. The next one is due after the period, ±10% jitter so that
-   * informers started together do not resync together. It is delivered RESYNC_SLICE objects at a
-   * time, the event loop given back between slices, as client-go's resync goes through the same
-   * queue as the watch's events: at 10,000 Deployments the pod cache holds 100,000 objects, which
-   * in one piece would hold every other event (a change's first pass) behind them.
+   * informers started together do not resync together. It is delivered in pieces of a few
+   * milliseconds (TimeSlice), the event loop given back between them, as client-go's resync goes
+   * through the same queue as the watch's events: at 10,000 Deployments the pod cache holds 100,000
+   * objects, which in one piece would hold every other event (a change's first pass) behind them.
+   * Each piece reads the cache as it then is: an object deleted meanwhile is not delivered, and one
+   * changed comes as it now is.
    */
-  private resync(now: number): void {
+  private async resync(now: number): Promise<void> {
     this.nextResyncAt = now + this.opts.resyncMs * (0.9 + 0.2 * Math.random());
     if (this.resyncing) return; // the one before is still delivering
     this.resyncing = true;
-    const keys = [...this.items.keys()];
-    let next = 0;
-    const slice = (): void => {
-      const end = Math.min(keys.length, next + RESYNC_SLICE);
-      for (; next < end && !this.stopped; next++) {
-        // From the cache as it now is: an object deleted since the resync began is not delivered.
-        const obj = this.items.get(keys[next]!);
+    try {
+      const slice = new TimeSlice();
+      for (const key of [...this.items.keys()]) {
+        if (this.stopped) return;
+        const obj = this.items.get(key);
         if (obj) this.emit((h) => h.update?.(obj, obj));
+        if (slice.over()) await slice.next();
       }
-      if (next < keys.length && !this.stopped) void settle().then(slice);
-      else this.resyncing = false;
-    };
-    slice();
+    } finally {
+      this.resyncing = false;
+    }
   }
 
   private async sleep(ms: number): Promise<void> {

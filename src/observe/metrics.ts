@@ -11,7 +11,7 @@ import type { Deployment } from '../api/types.ts';
 import { strategyTypeOf } from '../api/strategies/index.ts';
 import type { QueueMetrics, QueueMetricsProvider, QueueState, ResultLabel } from '../manager/workqueue.ts';
 import type { RequestObserver } from '../kube/client.ts';
-import { settle } from '../kube/clock.ts';
+import { settle, TimeSlice } from '../kube/clock.ts';
 
 /** controller-runtime's controller_runtime_reconcile_time_seconds buckets. */
 export const RECONCILE_TIME_BUCKETS = [
@@ -395,21 +395,15 @@ function listedPerScrape<T>(registry: TextRegistry, list: () => Iterable<T>): ()
   registry.warmers.push(async () => {
     const scrape = registry.scrape; // set while the warmer's synchronous start runs
     const out: T[] = [];
-    let since = performance.now();
+    const slice = new TimeSlice();
     for (const x of list()) {
       out.push(x);
-      if (performance.now() - since >= WARM_SLICE_MS) {
-        await settle();
-        since = performance.now();
-      }
+      if (slice.over()) await slice.next();
     }
     if (scrape) byScrape.set(scrape, out);
   });
   return oncePerScrape(registry, () => (registry.scrape && byScrape.get(registry.scrape)) ?? [...list()]);
 }
-
-/** How long a scrape's warmer works before giving the event loop back (TextRegistry.warmers). */
-const WARM_SLICE_MS = 5;
 
 function baseLabels(d: Deployment): Labels {
   return { namespace: d.metadata.namespace ?? '', name: d.metadata.name ?? '' };

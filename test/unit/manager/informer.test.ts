@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { Informer, RESYNC_SLICE, retryDelay, keyOf } from '../../../src/manager/informer.ts';
+import { Informer, retryDelay, keyOf } from '../../../src/manager/informer.ts';
 import type { ListWatchSource } from '../../../src/manager/informer.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import type { WatchEvent } from '../../../src/kube/client.ts';
-import { ManualClock } from '../../../src/kube/clock.ts';
+import { ManualClock, SLICE_MS } from '../../../src/kube/clock.ts';
 
 interface Obj {
   metadata: { name: string; namespace?: string; resourceVersion?: string };
@@ -533,9 +533,15 @@ describe('manager/informer (on a manual clock)', () => {
     expect(src.lists).to.equal(1);
   });
 
-  it('a resync of more than RESYNC_SLICE objects gives the event loop back between slices, and goes on from the cache as it then is', async () => {
+  it('a resync gives the event loop back every SLICE_MS of delivering, and goes on from the cache as it then is', async () => {
     const src = new FakeSource(clock);
-    const n = RESYNC_SLICE + 3;
+    // Each delivery holds the loop 2 ms (real time), so a piece of SLICE_MS (5 ms) is at most 3
+    // objects: the last two are always delivered after the loop's first turn.
+    const n = 10;
+    const spin = (ms: number): void => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
     for (let i = 0; i < n; i++) src.set(`o${i}`, 'v', 'ns', false);
     const inf = make(src, { watchdogMs: 0 });
     const resynced: string[] = [];
@@ -544,13 +550,14 @@ describe('manager/informer (on a manual clock)', () => {
       update: (old, o) => {
         if (old !== o) return;
         resynced.push(o.metadata.name!);
+        spin(2);
         // Runs at the first turn of the event loop after this delivery: with the whole cache in one
         // piece, only after the last object.
         if (resynced.length === 1)
           setImmediate(() => {
             betweenSlices = resynced.length;
-            src.del(`o${RESYNC_SLICE + 1}`); // deleted before its slice: not delivered
-            src.set(`o${RESYNC_SLICE + 2}`, 'w'); // changed before its slice: delivered as it now is
+            src.del(`o${n - 2}`); // deleted before its piece: not delivered
+            src.set(`o${n - 1}`, 'w'); // changed before its piece: delivered as it now is
           });
       },
     });
@@ -559,15 +566,18 @@ describe('manager/informer (on a manual clock)', () => {
     await settled();
     expect(inf.list()).to.have.length(n);
     await at(662_500);
-    expect(betweenSlices, 'objects delivered before the event loop had a turn').to.equal(RESYNC_SLICE);
-    expect(resynced, 'every object still cached, once').to.have.length(n - 1);
-    expect(resynced).to.not.include(`o${RESYNC_SLICE + 1}`);
-    expect(log.slice(-4), 'the changes between the slices, then the second slice').to.deep.equal([
-      `delete ns/o${RESYNC_SLICE + 1} v`,
-      `update ns/o${RESYNC_SLICE + 2} v->w`,
-      `update ns/o${RESYNC_SLICE} v->v`,
-      `update ns/o${RESYNC_SLICE + 2} w->w`,
-    ]);
+    for (let turn = 0; turn < n; turn++) await settled(); // the pieces left: one turn each at most
+    expect(SLICE_MS).to.equal(5);
+    expect(betweenSlices, 'objects delivered before the event loop had a turn').to.be.within(1, 3);
+    expect(resynced, "every object still cached, once, in the cache's order").to.deep.equal(
+      [...Array(n).keys()].filter((i) => i !== n - 2).map((i) => `o${i}`),
+    );
+    expect(log.indexOf(`delete ns/o${n - 2} v`), 'the delete, between the pieces').to.be.above(-1);
+    expect(log.indexOf(`update ns/o${n - 1} v->w`), 'the change, between the pieces').to.be.above(
+      log.indexOf(`delete ns/o${n - 2} v`),
+    );
+    expect(log.at(-1), 'then the resync delivers it as it now is').to.equal(`update ns/o${n - 1} w->w`);
+    expect(log).to.not.include(`update ns/o${n - 1} v->v`);
   });
 
   it('the watchdog (default 10 min) rebuilds a watch that delivered nothing, counting from its last event', async () => {
