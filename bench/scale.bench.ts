@@ -29,6 +29,10 @@
 //     [--controller-max-old-space MiB]   (the controller's V8 heap limit, as a container's memory
 //     limit sets it: without one V8 sizes the heap from the machine's memory and lets garbage
 //     pile up far above the live heap)
+//     [--controller-memory-limit MiB]   (the controller runs in a memory cgroup of this limit, as in a
+//     container of that size: Node sizes its heap from it, the kernel kills it above it; needs root.
+//     Its NODE_OPTIONS are then Node's own unless --controller-node-options says otherwise, as the
+//     image sets none. Lifted before the closing heap snapshot, which is not the controller's work)
 //     [--no-cache-probe]   (skips bench/cacheprobe.ts's live heap per cached object at the end: minutes at 10,000)
 //     [--controller-memlog FILE]   (bench/memsampler.ts in the controller: a line a second of its RSS, heap
 //     by space, external memory, GC pauses and event-loop delay, written to FILE)
@@ -48,6 +52,7 @@ import { parseExposition, samples } from '../test/fixtures/prometheus.ts';
 import { summarizeHeap } from './heapsummary.ts';
 import { flagGiven, numberFlag, stringFlag } from './flags.ts';
 import { prometheusScrape } from './promscrape.ts';
+import { memoryCgroup } from './cgroup.ts';
 import { CONTROLLER_NODE_OPTIONS } from '../src/cli/nodeoptions.ts';
 
 const arg = (name: string, fallback: number, min = 1) => numberFlag(name, fallback, { integer: true, min });
@@ -57,6 +62,7 @@ const QPS = arg('--qps', 500);
 const BURST = arg('--burst', 1000);
 const WORKERS = flagGiven('--workers') ? arg('--workers', 2) : undefined;
 const MAX_OLD_SPACE = flagGiven('--controller-max-old-space') ? arg('--controller-max-old-space', 1024) : undefined;
+const MEMORY_LIMIT = flagGiven('--controller-memory-limit') ? arg('--controller-memory-limit', 1024, 64) : undefined;
 const MEMLOG = stringFlag('--controller-memlog');
 const CACHE_PROBE = !flagGiven('--no-cache-probe');
 // The controller's Node options: by default those for a controller outside a container
@@ -64,7 +70,7 @@ const CACHE_PROBE = !flagGiven('--no-cache-probe');
 // stringFlag: the value is flags, which start with "--".
 const NODE_OPTIONS = (() => {
   const i = process.argv.indexOf('--controller-node-options');
-  if (i < 0) return CONTROLLER_NODE_OPTIONS;
+  if (i < 0) return MEMORY_LIMIT !== undefined ? '' : CONTROLLER_NODE_OPTIONS;
   const given = process.argv[i + 1];
   if (given === 'none') return '';
   const flags = (given ?? '').split(' ').filter((f) => f !== '');
@@ -147,33 +153,42 @@ const dir = mkdtempSync(join(tmpdir(), 'pacer-scale-'));
 const kubeconfig = join(dir, 'kubeconfig');
 writeFileSync(kubeconfig, sim.kubeconfig);
 const port = await freePort();
+const cgroup = (() => {
+  if (MEMORY_LIMIT === undefined) return undefined;
+  try {
+    return memoryCgroup(`pacer-scale-bench-${process.pid}`, MEMORY_LIMIT);
+  } catch (err) {
+    process.stderr.write(`error: --controller-memory-limit ${MEMORY_LIMIT}: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+})();
+const controllerArgs = [
+  '--heapsnapshot-signal=SIGUSR2',
+  ...(MAX_OLD_SPACE ? [`--max-old-space-size=${MAX_OLD_SPACE}`] : []),
+  ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []),
+  ...(MEMLOG ? ['--import', join(ROOT, 'bench/memsampler.ts')] : []),
+  FIXTURE,
+  'controller',
+  '--kubeconfig',
+  kubeconfig,
+  '--metrics-bind-address',
+  `127.0.0.1:${port}`,
+  '--metrics-secure=false',
+  '--health-probe-bind-address',
+  '0',
+  '--api-bind-address',
+  '0',
+  '--webhook-bind-address',
+  '0',
+  '--leader-elect=false',
+  '--kube-api-qps',
+  String(QPS),
+  '--kube-api-burst',
+  String(BURST),
+  ...(WORKERS !== undefined ? ['--workers', String(WORKERS)] : []),
+];
 const child = spawn(
-  process.execPath,
-  [
-    '--heapsnapshot-signal=SIGUSR2',
-    ...(MAX_OLD_SPACE ? [`--max-old-space-size=${MAX_OLD_SPACE}`] : []),
-    ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []),
-    ...(MEMLOG ? ['--import', join(ROOT, 'bench/memsampler.ts')] : []),
-    FIXTURE,
-    'controller',
-    '--kubeconfig',
-    kubeconfig,
-    '--metrics-bind-address',
-    `127.0.0.1:${port}`,
-    '--metrics-secure=false',
-    '--health-probe-bind-address',
-    '0',
-    '--api-bind-address',
-    '0',
-    '--webhook-bind-address',
-    '0',
-    '--leader-elect=false',
-    '--kube-api-qps',
-    String(QPS),
-    '--kube-api-burst',
-    String(BURST),
-    ...(WORKERS !== undefined ? ['--workers', String(WORKERS)] : []),
-  ],
+  ...(cgroup ? cgroup.wrap(process.execPath, controllerArgs) : ([process.execPath, controllerArgs] as const)),
   {
     cwd: dir,
     stdio: ['ignore', 'ignore', process.env.PACER_DEBUG_CHILD ? 'inherit' : 'ignore'],
@@ -182,11 +197,36 @@ const child = spawn(
 );
 
 // Stopped from outside, the bench takes its controller with it.
+// Its cgroup goes once it has exited (rmdir fails while a process is in it).
+const removeCgroup = (): void => {
+  try {
+    cgroup?.remove();
+  } catch (err) {
+    log(`the controller's cgroup ${cgroup?.dir} was left: ${(err as Error).message}`);
+  }
+};
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => {
+    child.once('exit', () => {
+      removeCgroup();
+      process.exit(1);
+    });
     child.kill('SIGKILL');
+  });
+// A controller that dies before the bench stops it (killed for memory in its cgroup, a crash)
+// ends the bench: its phases would otherwise wait for convergence that cannot come.
+let stopping = false;
+child.once('exit', (code, signal) => {
+  if (stopping) return;
+  log(
+    `the controller exited before the end: code ${code}, signal ${signal}${cgroup?.oomKilled() ? ", killed for memory (its cgroup's oom_kill)" : ''}`,
+  );
+  void sim.stop().finally(() => {
+    rmSync(dir, { recursive: true, force: true });
+    removeCgroup();
     process.exit(1);
   });
+});
 
 // The controller's RSS, peak RSS and CPU time from /proc (reading them costs the controller
 // nothing); its heap in use from /metrics at the steady points only, since a scrape's cost grows
@@ -518,6 +558,9 @@ try {
   const roll2 = ROLLS >= 2 ? await phase('app:3', 'roll-again') : undefined;
   const afterRoll2 = ROLLS >= 2 ? await steady() : undefined;
   const peakRss = Math.round(proc()?.peakRssMiB ?? NaN);
+  const cgroupPeak = cgroup?.peakMiB();
+  const oomKilled = cgroup?.oomKilled();
+  cgroup?.unlimit();
   const live = await liveHeap();
   const perObject: Record<string, unknown> = {};
   for (const as of CACHE_PROBE ? (['kept', 'slim', 'sent'] as const) : []) {
@@ -533,6 +576,7 @@ try {
       kubeApiBurst: BURST,
       workers: WORKERS ?? 'default (5)',
       maxOldSpaceMiB: MAX_OLD_SPACE ?? 'default',
+      memoryLimitMiB: MEMORY_LIMIT ?? 'none',
       controllerNodeOptions: NODE_OPTIONS || 'none',
       pods: sim.store.list({ group: '', version: 'v1', resource: 'pods' }, NS, { shared: true }).items.length,
       create,
@@ -541,6 +585,7 @@ try {
       rollAgain: roll2,
       memoryMiB: {
         peakRss,
+        ...(cgroup ? { cgroupPeak: Math.round(cgroupPeak ?? NaN), oomKilled } : {}),
         liveHeapAtEnd: live,
         cachePerObject: perObject,
         steadyAfterCreate: afterCreate,
@@ -553,9 +598,11 @@ try {
 } finally {
   clearInterval(auditTimer);
   // Its exit, not just the signal: a CPU profile is written as the process exits.
+  stopping = true;
   const exited = new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
   child.kill('SIGTERM');
   await Promise.race([exited, sleep(60_000)]);
   await sim.stop();
   rmSync(dir, { recursive: true, force: true });
+  removeCgroup();
 }
