@@ -328,17 +328,43 @@ class TextRegistry extends Registry {
   }
 
   override async metrics(): Promise<string> {
+    let text = '';
+    for await (const piece of this.textPieces()) text += piece;
+    return text;
+  }
+
+  /**
+   * A scrape's text in pieces of whole families, each piece at least `pieceChars` characters but
+   * the last, for a server to send or compress as they come (server/http.ts): at 10,000 Deployments
+   * the text is 18 MiB, and held whole, then joined, then encoded, a scrape kept three copies of it
+   * at once. metrics() is their concatenation.
+   */
+  async *textPieces(pieceChars: number = SCRAPE_PIECE_CHARS): AsyncGenerator<string> {
     // Pacer's registry is never OpenMetrics; prom-client's own path stays for it all the same.
-    if (this.contentType !== Registry.PROMETHEUS_CONTENT_TYPE) return super.metrics();
+    if (this.contentType !== Registry.PROMETHEUS_CONTENT_TYPE) {
+      yield await super.metrics();
+      return;
+    }
     const scrape = {};
     for (const warm of this.warmers) await this.within(scrape, warm);
-    const texts: string[] = [];
+    let held: string[] = [];
+    let chars = 0;
     // getMetricsAsArray() gives the registered metrics themselves (its declared type is narrower).
     for (const metric of this.getMetricsAsArray() as unknown as MetricLike[]) {
-      texts.push(await this.within(scrape, () => this.getMetricsAsString(metric)));
+      const text = await this.within(scrape, () => this.getMetricsAsString(metric));
+      if (chars > 0) held.push('\n\n'); // families are separated by an empty line
+      held.push(text);
+      chars += text.length + 2;
+      if (chars >= pieceChars) {
+        yield held.join('');
+        held = [];
+        // Still counted as begun, so that the next family is preceded by its empty line.
+        chars = 1;
+      }
       await settle();
     }
-    return `${texts.join('\n\n')}\n`;
+    held.push('\n');
+    yield held.join('');
   }
 
   /**
@@ -354,6 +380,9 @@ class TextRegistry extends Registry {
     }
   }
 }
+
+/** How much text a scrape gathers before it hands a piece on (TextRegistry.textPieces): 4 MiB. */
+export const SCRAPE_PIECE_CHARS = 4 << 20;
 
 /**
  * `fn`'s result, shared by the families of one scrape that read the same objects: the next scrape

@@ -10,6 +10,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { pipeline } from 'node:stream';
+import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
 import type { Registry } from 'prom-client';
 import { apiHandler } from './planviews.ts';
@@ -98,7 +100,11 @@ export function acceptsGzip(header: string | undefined): boolean {
 /**
  * /metrics: the registry's text, gzipped when the scraper takes gzip (Prometheus asks for it at every
  * scrape). At 10,000 Deployments the text is 18 MiB and gzips to under 1 MiB in about 40 ms at level
- * 1, on libuv's thread pool, not the event loop (docs/metrics.md#compression).
+ * 1, on libuv's thread pool, not the event loop (docs/metrics.md#compression). It is sent in the
+ * pieces a TextRegistry makes (observe/metrics.ts: whole families, 4 MiB or so each) as they come,
+ * so a scrape does not hold the whole text, its bytes and its compression at once. A failure before
+ * the first piece is a 500; one after it ends the response unfinished, which a scraper takes as a
+ * failed scrape.
  */
 export function metricsHandler(registry: Registry): http.RequestListener {
   return (req, res) => {
@@ -107,35 +113,65 @@ export function metricsHandler(registry: Registry): http.RequestListener {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
       return;
     }
-    const gzip = acceptsGzip(req.headers['accept-encoding']);
-    registry.metrics().then(
-      (body) => {
-        if (!gzip) {
-          res.writeHead(200, { 'Content-Type': registry.contentType, Vary: 'Accept-Encoding' }).end(body);
-          return;
-        }
-        // One output chunk of up to 4 MiB: with zlib's 16 KiB, the 0.75 MiB took some 50 trips between
-        // the pool and the event loop, each waiting its turn behind the controller's work (0.6-0.9 s a
-        // scrape at 10,000 while paced, against 0.25 s plain).
-        zlib.gzip(body, { level: 1, chunkSize: 4 << 20 }, (err, zipped) => {
-          if (err)
-            res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`compressing the metrics: ${err.message}\n`);
-          else
-            res
-              .writeHead(200, {
-                'Content-Type': registry.contentType,
-                'Content-Encoding': 'gzip',
-                Vary: 'Accept-Encoding',
-              })
-              .end(zipped);
-        });
-      },
-      (err: unknown) =>
-        res
-          .writeHead(500, { 'Content-Type': 'text/plain' })
-          .end(`${err instanceof Error ? err.message : String(err)}\n`),
-    );
+    void sendMetrics(registry, acceptsGzip(req.headers['accept-encoding']), res);
   };
+}
+
+/** A registry that gives its text in pieces (observe/metrics.ts's TextRegistry). */
+interface Piecewise {
+  textPieces(): AsyncIterable<string>;
+}
+
+async function* piecesOf(registry: Registry): AsyncGenerator<string> {
+  if ('textPieces' in registry) yield* (registry as unknown as Piecewise).textPieces();
+  else yield await registry.metrics();
+}
+
+async function sendMetrics(registry: Registry, gzip: boolean, res: http.ServerResponse): Promise<void> {
+  const pieces = piecesOf(registry);
+  let next: IteratorResult<string>;
+  try {
+    next = await pieces.next();
+  } catch (err) {
+    res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`${err instanceof Error ? err.message : String(err)}\n`);
+    return;
+  }
+  res.writeHead(200, {
+    'Content-Type': registry.contentType,
+    ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
+    Vary: 'Accept-Encoding',
+  });
+  // One output chunk of up to 1 MiB, more than a piece compresses to: with zlib's 16 KiB, the
+  // 0.75 MiB took some 50 trips between the pool and the event loop, each waiting its turn behind
+  // the controller's work (0.6-0.9 s a scrape at 10,000 while paced, against 0.25 s plain).
+  let out: Writable = res;
+  if (gzip) {
+    const zipped = zlib.createGzip({ level: 1, chunkSize: 1 << 20 });
+    pipeline(zipped, res, () => {}); // a failure on either side destroys both; the scraper sees it
+    out = zipped;
+  }
+  try {
+    for (; !next.done; next = await pieces.next()) {
+      if (res.destroyed) break; // the scraper went away
+      if (!out.write(next.value)) await drainedOrClosed(out);
+    }
+    if (res.destroyed) await pieces.return(undefined);
+    else out.end();
+  } catch (err) {
+    res.destroy(err instanceof Error ? err : new Error(String(err)));
+  }
+}
+
+function drainedOrClosed(w: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      w.off('drain', done);
+      w.off('close', done);
+      resolve();
+    };
+    w.on('drain', done);
+    w.on('close', done);
+  });
 }
 
 export function healthHandler(ready: () => boolean, notReady?: () => string | undefined): http.RequestListener {

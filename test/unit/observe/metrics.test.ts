@@ -13,6 +13,7 @@ import {
   REST_CLIENT_BUCKETS,
   WORKQUEUE_BUCKETS,
   RECONCILE_TIME_BUCKETS,
+  SCRAPE_PIECE_CHARS,
 } from '../../../src/observe/metrics.ts';
 import type { AnalysisRunSample, PlanPhaseSample } from '../../../src/observe/metrics.ts';
 import { parseExposition, samples, value } from '../../fixtures/prometheus.ts';
@@ -501,6 +502,23 @@ describe('observe/metrics', () => {
       // prom-client's metrics() runs every family in one stretch of microtasks: no turn at all.
       expect(turns, `event-loop turns during a scrape of ${families} families`).to.be.at.least(families - 1);
       expect(listed).to.equal(1);
+    });
+
+    it("a scrape's text comes in pieces of whole families, at least the size asked but the last, which make prom-client's text", async () => {
+      const m = createMetrics({ defaultMetrics: false }); // the same text twice: no process CPU in it
+      m.trackDeployments(() => Array.from({ length: 20 }, (_, i) => web({}, `web-${i}`)));
+      const registry = m.registry as unknown as { textPieces(pieceChars: number): AsyncIterable<string> };
+      const pieces: string[] = [];
+      for await (const p of registry.textPieces(2_000)) pieces.push(p);
+      expect(pieces.length, 'pieces of 2,000 characters').to.be.greaterThan(5);
+      for (const p of pieces.slice(0, -1)) expect(p.length).to.be.at.least(2_000);
+      expect(pieces[0]).to.match(/^# HELP /);
+      for (const p of pieces.slice(1))
+        expect(p, 'a piece begins at a family, after the empty line between two').to.match(/^\n\n# HELP /);
+      // prom-client's own metrics(): each family's text (this registry's), joined by an empty line.
+      expect(pieces.join('')).to.equal(await Registry.prototype.metrics.call(m.registry));
+      expect(pieces.join('')).to.equal(await m.registry.metrics());
+      expect(SCRAPE_PIECE_CHARS).to.equal(4 * 2 ** 20);
     });
 
     it('two scrapes at once: the same text, each its own listing', async () => {

@@ -125,6 +125,88 @@ describe('server/http', () => {
       expect((await fetch(`${base}/nope`)).status).to.equal(404);
     });
 
+    describe("a registry that gives its text in pieces (the controller's) is sent piece by piece", () => {
+      /** A registry whose scrape yields `pieces` in order; an Error is thrown where it stands. */
+      class Pieces extends Registry {
+        readonly pieces: Array<string | Error>;
+        constructor(pieces: Array<string | Error>) {
+          super();
+          this.pieces = pieces;
+        }
+        async *textPieces(): AsyncGenerator<string> {
+          for (const p of this.pieces) {
+            await new Promise((r) => setImmediate(r));
+            if (p instanceof Error) throw p;
+            yield p;
+          }
+        }
+      }
+      /** GET /metrics of a server on `registry`: status, headers, body as sent, and whether it arrived whole. */
+      const get = async (registry: Registry, acceptEncoding?: string) => {
+        const s = await startServers({
+          metrics: { host: '127.0.0.1', port: 0 },
+          health: null,
+          registry,
+          ready: () => true,
+        });
+        try {
+          return await new Promise<{
+            status?: number;
+            headers: http.IncomingHttpHeaders;
+            body: Buffer;
+            complete: boolean;
+          }>((resolve) => {
+            const req = http.get(
+              {
+                host: '127.0.0.1',
+                port: s.metricsPort,
+                path: '/metrics',
+                headers: acceptEncoding === undefined ? {} : { 'Accept-Encoding': acceptEncoding },
+              },
+              (res) => {
+                const chunks: Buffer[] = [];
+                res.on('data', (c: Buffer) => chunks.push(c));
+                res.on('error', () => {});
+                res.on('close', () =>
+                  resolve({
+                    status: res.statusCode,
+                    headers: res.headers,
+                    body: Buffer.concat(chunks),
+                    complete: res.complete,
+                  }),
+                );
+              },
+            );
+            req.on('error', () => resolve({ headers: {}, body: Buffer.alloc(0), complete: false }));
+          });
+        } finally {
+          await s.close();
+        }
+      };
+
+      it('plain and gzipped, the pieces in order, whole', async () => {
+        const plain = await get(new Pieces(['# HELP a h\n', '\n\n# HELP b h\n']));
+        expect([plain.status, plain.complete, plain.body.toString()]).to.deep.equal([
+          200,
+          true,
+          '# HELP a h\n\n\n# HELP b h\n',
+        ]);
+        const zipped = await get(new Pieces(['# HELP a h\n', '\n\n# HELP b h\n']), 'gzip');
+        expect(zipped.headers['content-encoding']).to.equal('gzip');
+        expect([zipped.status, zipped.complete]).to.deep.equal([200, true]);
+        expect(gunzipSync(zipped.body).toString()).to.equal('# HELP a h\n\n\n# HELP b h\n');
+      });
+
+      it('a failure before the first piece is a 500 naming it; after it, the response ends unfinished', async () => {
+        const before = await get(new Pieces([new Error('listing the Deployments: boom')]));
+        expect([before.status, before.body.toString()]).to.deep.equal([500, 'listing the Deployments: boom\n']);
+        for (const encoding of [undefined, 'gzip']) {
+          const after = await get(new Pieces(['# HELP a h\n', new Error('boom')]), encoding);
+          expect(after.complete, `${encoding}: a scraper must not take a partial text as the whole`).to.equal(false);
+        }
+      });
+    });
+
     it('a disabled server is not started', async () => {
       const s = await startServers({ metrics: null, health: null, registry: new Registry(), ready: () => true });
       expect([s.metricsPort, s.healthPort]).to.deep.equal([undefined, undefined]);
