@@ -66,7 +66,7 @@ const MEMORY_LIMIT = flagGiven('--controller-memory-limit') ? arg('--controller-
 const MEMLOG = stringFlag('--controller-memlog');
 const CACHE_PROBE = !flagGiven('--no-cache-probe');
 // The controller's Node options: by default those for a controller outside a container
-// (CONTROLLER_NODE_OPTIONS: a 1-2 GiB container's young generation); "none" for Node's own defaults; or the flags given. Read here, not by
+// (CONTROLLER_NODE_OPTIONS: an 8 MiB semi-space) or, under --controller-memory-limit, Node's own; "none" for Node's own defaults; or the flags given. Read here, not by
 // stringFlag: the value is flags, which start with "--".
 const NODE_OPTIONS = (() => {
   const i = process.argv.indexOf('--controller-node-options');

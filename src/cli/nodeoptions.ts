@@ -2,12 +2,13 @@
 // run`, the benches), given as NODE_OPTIONS. Why, with the figures: docs/install.md#memory.
 //
 // --max-semi-space-size=8: V8's young generation (two semi-spaces, where new objects are made)
-// capped at 8 MiB a semi-space. Node sizes it from the memory it sees: at most 8 MiB in a container
-// of 2 GiB or less (1 MiB at 512 MiB), more above that, and with no container limit on a large
-// machine the controller's grew to 128 MiB committed (bench/RESULTS.md), which it fills with watch
-// events' parsed objects and passes' snapshots: that is RSS, and each scavenge copies whatever of
-// it is still alive, a pause that grows with it. 8 MiB is what Node gives a 1-2 GiB container. The
-// image does not set it: in the manifests' 256Mi container Node's own choice is smaller.
+// capped at 8 MiB a semi-space. Node sizes it from the memory it sees: with Node 24, 1 MiB in a
+// container of 512 MiB or less, 16 MiB at 1 GiB, 32 MiB at 2 GiB and above (measured in memory
+// cgroups, docs/install.md#memory), and with no container limit on a large machine the
+// controller's grew to 128 MiB committed (bench/RESULTS.md), which it fills with watch events'
+// parsed objects and passes' snapshots: that is RSS, and each scavenge copies whatever of it is
+// still alive, a pause that grows with it. 8 MiB lies between what Node gives a 512 MiB and a
+// 1 GiB container. The image does not set it: in a container, Node's own choice.
 // Node's CLI docs describe the flag and its default:
 // https://nodejs.org/api/cli.html#--max-semi-space-sizesize-in-mib
 export const CONTROLLER_NODE_OPTIONS = '--max-semi-space-size=8';
