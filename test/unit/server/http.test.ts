@@ -205,6 +205,61 @@ describe('server/http', () => {
           expect(after.complete, `${encoding}: a scraper must not take a partial text as the whole`).to.equal(false);
         }
       });
+
+      it('a scraper that goes away mid-scrape ends it: no more pieces are made, and the server goes on', async () => {
+        for (const encoding of [undefined, 'gzip']) {
+          let made = 0;
+          let finished = false;
+          // Pieces of 1 MiB, more than a socket takes before it waits for the reader: the server
+          // must wait for the scraper between pieces, and see it go.
+          const registry = new (class extends Registry {
+            async *textPieces(): AsyncGenerator<string> {
+              try {
+                for (let i = 0; i < 1_000; i++) {
+                  made++;
+                  yield `# HELP f${i} ${'x'.repeat(1 << 20)}\n`;
+                  await new Promise((r) => setImmediate(r));
+                }
+              } finally {
+                finished = true;
+              }
+            }
+          })();
+          const s = await startServers({
+            metrics: { host: '127.0.0.1', port: 0 },
+            health: null,
+            registry,
+            ready: () => true,
+          });
+          try {
+            await new Promise<void>((resolve, reject) => {
+              const req = http.get(
+                {
+                  host: '127.0.0.1',
+                  port: s.metricsPort,
+                  path: '/metrics',
+                  headers: encoding ? { 'Accept-Encoding': encoding } : {},
+                },
+                (res) => {
+                  res.once('data', () => {
+                    req.destroy(); // gone after the first bytes
+                    resolve();
+                  });
+                },
+              );
+              req.on('error', () => {});
+              setTimeout(() => reject(new Error('no bytes')), 5_000).unref();
+            });
+            for (let i = 0; i < 200 && !finished; i++) await new Promise((r) => setTimeout(r, 10));
+            expect(finished, `${encoding}: the scrape was ended`).to.equal(true);
+            expect(made, `${encoding}: pieces made`).to.be.below(1_000);
+            const again = await fetch(`http://127.0.0.1:${s.metricsPort}/nope`);
+            expect(again.status).to.equal(404);
+          } finally {
+            await s.close();
+          }
+        }
+      });
     });
 
     it('a disabled server is not started', async () => {
