@@ -207,10 +207,12 @@ const removeCgroup = (): void => {
 };
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => {
-    child.once('exit', () => {
+    const gone = (): never => {
       removeCgroup();
       process.exit(1);
-    });
+    };
+    if (child.exitCode !== null || child.signalCode !== null) gone();
+    child.once('exit', gone);
     child.kill('SIGKILL');
   });
 // A controller that dies before the bench stops it (killed for memory in its cgroup, a crash)
