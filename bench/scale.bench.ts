@@ -196,8 +196,7 @@ const child = spawn(
   },
 );
 
-// Stopped from outside, the bench takes its controller with it.
-// Its cgroup goes once it has exited (rmdir fails while a process is in it).
+// The controller's cgroup goes once it has exited (rmdir fails while a process is in it).
 const removeCgroup = (): void => {
   try {
     cgroup?.remove();
@@ -205,8 +204,12 @@ const removeCgroup = (): void => {
     log(`the controller's cgroup ${cgroup?.dir} was left: ${(err as Error).message}`);
   }
 };
+/** The bench is ending the controller itself: its exit is not a failure. */
+let stopping = false;
+// Stopped from outside, the bench takes its controller with it.
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => {
+    stopping = true;
     const gone = (): never => {
       removeCgroup();
       process.exit(1);
@@ -217,7 +220,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
   });
 // A controller that dies before the bench stops it (killed for memory in its cgroup, a crash)
 // ends the bench: its phases would otherwise wait for convergence that cannot come.
-let stopping = false;
 child.once('exit', (code, signal) => {
   if (stopping) return;
   log(
