@@ -141,14 +141,27 @@ describe('server/http', () => {
           }
         }
       }
+      /** A metrics server alone, on `registry`. */
+      const serve = (registry: Registry) =>
+        startServers({ metrics: { host: '127.0.0.1', port: 0 }, health: null, registry, ready: () => true });
+      /** GET /metrics on `port`, taking gzip or not as `acceptEncoding` says. */
+      const scrape = (
+        port: number | undefined,
+        acceptEncoding: string | undefined,
+        onResponse: (res: http.IncomingMessage) => void,
+      ) =>
+        http.get(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/metrics',
+            headers: acceptEncoding === undefined ? {} : { 'Accept-Encoding': acceptEncoding },
+          },
+          onResponse,
+        );
       /** GET /metrics of a server on `registry`: status, headers, body as sent, and whether it arrived whole. */
       const get = async (registry: Registry, acceptEncoding?: string) => {
-        const s = await startServers({
-          metrics: { host: '127.0.0.1', port: 0 },
-          health: null,
-          registry,
-          ready: () => true,
-        });
+        const s = await serve(registry);
         try {
           return await new Promise<{
             status?: number;
@@ -156,27 +169,19 @@ describe('server/http', () => {
             body: Buffer;
             complete: boolean;
           }>((resolve) => {
-            const req = http.get(
-              {
-                host: '127.0.0.1',
-                port: s.metricsPort,
-                path: '/metrics',
-                headers: acceptEncoding === undefined ? {} : { 'Accept-Encoding': acceptEncoding },
-              },
-              (res) => {
-                const chunks: Buffer[] = [];
-                res.on('data', (c: Buffer) => chunks.push(c));
-                res.on('error', () => {});
-                res.on('close', () =>
-                  resolve({
-                    status: res.statusCode,
-                    headers: res.headers,
-                    body: Buffer.concat(chunks),
-                    complete: res.complete,
-                  }),
-                );
-              },
-            );
+            const req = scrape(s.metricsPort, acceptEncoding, (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('error', () => {});
+              res.on('close', () =>
+                resolve({
+                  status: res.statusCode,
+                  headers: res.headers,
+                  body: Buffer.concat(chunks),
+                  complete: res.complete,
+                }),
+              );
+            });
             req.on('error', () => resolve({ headers: {}, body: Buffer.alloc(0), complete: false }));
           });
         } finally {
@@ -225,28 +230,15 @@ describe('server/http', () => {
               }
             }
           })();
-          const s = await startServers({
-            metrics: { host: '127.0.0.1', port: 0 },
-            health: null,
-            registry,
-            ready: () => true,
-          });
+          const s = await serve(registry);
           try {
             await new Promise<void>((resolve, reject) => {
-              const req = http.get(
-                {
-                  host: '127.0.0.1',
-                  port: s.metricsPort,
-                  path: '/metrics',
-                  headers: encoding ? { 'Accept-Encoding': encoding } : {},
-                },
-                (res) => {
-                  res.once('data', () => {
-                    req.destroy(); // gone after the first bytes
-                    resolve();
-                  });
-                },
-              );
+              const req = scrape(s.metricsPort, encoding, (res) => {
+                res.once('data', () => {
+                  req.destroy(); // gone after the first bytes
+                  resolve();
+                });
+              });
               req.on('error', () => {});
               setTimeout(() => reject(new Error('no bytes')), 5_000).unref();
             });
