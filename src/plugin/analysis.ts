@@ -24,8 +24,9 @@ import {
   newReplicaSetOf,
 } from '../engine/index.ts';
 import { ANALYSIS_RUNS } from '../kube/client.ts';
-import { KubeError, isStalePatch } from '../kube/errors.ts';
+import { KubeError } from '../kube/errors.ts';
 import { PluginError, crdMissing } from './errors.ts';
+import { untilNotStale } from './stale.ts';
 import { PACER_KIND, deploymentAsEngineReads, kindOf } from './target.ts';
 import type { DeploymentKind } from './target.ts';
 import { age, tabwrite } from './format.ts';
@@ -177,25 +178,20 @@ export function abortPatch(d: Deployment, rss: readonly ReplicaSet[]): { patch: 
 /**
  * Reads Deployment `name`, decides its patch with `decide`, and sends it. The patch carries the
  * resourceVersion it was decided on, and the controller writes the Deployment all the time (its
- * status too): a patch that lost such a race (409) is decided again from a fresh read, up to five
- * times (as rollout undo does).
+ * status too): a patch that lost such a race (409) is decided again from a fresh read
+ * (untilNotStale, as rollout undo does).
  */
 export async function patchDecided<R extends { patch: unknown }>(
   s: Session,
   name: string,
   decide: (d: Deployment) => Promise<R>,
 ): Promise<R> {
-  for (let attempt = 1; ; attempt++) {
+  return untilNotStale(async () => {
     // An apps/v1 Deployment (native mode) as the engine reads it: its analysis and stable revision are annotations.
     const decided = await decide(deploymentAsEngineReads(await s.client.getDeployment(s.namespace, name), s.kind));
-    try {
-      await s.client.patchDeployment(s.namespace, name, decided.patch);
-      return decided;
-    } catch (err) {
-      if (attempt < 5 && isStalePatch(err)) continue;
-      throw err;
-    }
-  }
+    await s.client.patchDeployment(s.namespace, name, decided.patch);
+    return decided;
+  });
 }
 
 export async function runRolloutRetry(s: Session, name: string): Promise<number> {

@@ -1,8 +1,10 @@
 // `kubectl pacer rollout pause|resume NAME`: spec.paused through a merge patch guarded by the
-// resourceVersion it was decided on, with kubectl's messages.
+// resourceVersion it was decided on (decided again when the controller wrote in between:
+// src/plugin/stale.ts), with kubectl's messages.
 
 import type { Deployment } from '../api/types.ts';
 import { PluginError } from './errors.ts';
+import { untilNotStale } from './stale.ts';
 import type { Session } from './options.ts';
 import { PACER_KIND, kindOf } from './target.ts';
 import type { DeploymentKind } from './target.ts';
@@ -29,8 +31,11 @@ export function pausePatch(
 }
 
 export async function runPause(s: Session, name: string, paused: boolean): Promise<number> {
-  const d = await s.client.getDeployment(s.namespace, name);
-  await s.client.patchDeployment(s.namespace, name, pausePatch(d, paused));
+  const d = await untilNotStale(async () => {
+    const d = await s.client.getDeployment(s.namespace, name);
+    await s.client.patchDeployment(s.namespace, name, pausePatch(d, paused));
+    return d;
+  });
   const k = kindOf(d);
   s.io.stdout.write(`${paused ? PAUSE_MESSAGES.paused(name, k) : PAUSE_MESSAGES.resumed(name, k)}\n`);
   return 0;

@@ -1,10 +1,13 @@
 // `kubectl pacer rollout restart NAME`: the pod-template annotation
 // kubectl.kubernetes.io/restartedAt = now (RFC 3339, whole seconds), which changes the template
 // and so starts an ordinary rollout. kubectl's messages, including its refusal of a paused
-// Deployment and of a second restart within the same second.
+// Deployment and of a second restart within the same second. The patch carries the
+// resourceVersion it was decided on, decided again when the controller wrote in between
+// (src/plugin/stale.ts).
 
 import type { Deployment } from '../api/types.ts';
 import { PluginError } from './errors.ts';
+import { untilNotStale } from './stale.ts';
 import { formatRFC3339 } from './format.ts';
 import type { Session } from './options.ts';
 import { PACER_KIND, kindOf } from './target.ts';
@@ -35,8 +38,11 @@ export function restartPatch(d: Deployment, now: number, offsetMinutes?: number)
 }
 
 export async function runRestart(s: Session, name: string, now: () => number = Date.now): Promise<number> {
-  const d = await s.client.getDeployment(s.namespace, name);
-  await s.client.patchDeployment(s.namespace, name, restartPatch(d, now()));
+  const d = await untilNotStale(async () => {
+    const d = await s.client.getDeployment(s.namespace, name);
+    await s.client.patchDeployment(s.namespace, name, restartPatch(d, now()));
+    return d;
+  });
   s.io.stdout.write(`${RESTART_MESSAGES.restarted(name, kindOf(d))}\n`);
   return 0;
 }

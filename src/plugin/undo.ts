@@ -5,7 +5,6 @@
 
 import { HttpMethod, resourcePath } from '../kube/client.ts';
 import type { Deployment, ReplicaSet } from '../api/types.ts';
-import { isStalePatch } from '../kube/errors.ts';
 import {
   findRollbackTarget,
   LAST_APPLIED_CONFIG_ANNOTATION,
@@ -17,6 +16,7 @@ import {
   templateWithoutHash,
 } from '../engine/index.ts';
 import { PluginError } from './errors.ts';
+import { untilNotStale } from './stale.ts';
 import { describeTemplate, ownedReplicaSets } from './history.ts';
 import type { Session } from './options.ts';
 import { PACER_KIND, kindOf, replicaSetInPacerKeys } from './target.ts';
@@ -78,7 +78,7 @@ export function parseDryRun(v: string | boolean | undefined): DryRun {
  * Reads Deployment `name`, plans with `plan`, and sends the plan's patch. The patch tests the
  * resourceVersion it was planned on, and the controller writes the Deployment all the time (its
  * status bumps the resourceVersion too): a patch that lost such a race is planned again from a
- * fresh read, up to five times. Returns the plan that was carried out (or skipped).
+ * fresh read (untilNotStale). Returns the plan that was carried out (or skipped).
  */
 export async function patchAsPlanned(
   s: Session,
@@ -86,25 +86,20 @@ export async function patchAsPlanned(
   plan: (d: Deployment) => Promise<UndoPlan>,
   query = '',
 ): Promise<UndoPlan> {
-  for (let attempt = 1; ; attempt++) {
+  return untilNotStale(async () => {
     const p = await plan(await s.client.getDeployment(s.namespace, name));
     if (p.kind === 'skip') return p;
-    try {
-      await s.client.request<Deployment>(
-        HttpMethod.PATCH,
-        resourcePath((s.kind ?? PACER_KIND).type, s.namespace, name) + query,
-        {
-          body: p.patch,
-          contentType: 'application/json-patch+json',
-          what: `patch ${(s.kind ?? PACER_KIND).resource} ${name}`,
-        },
-      );
-      return p;
-    } catch (err) {
-      if (attempt < 5 && isStalePatch(err)) continue;
-      throw err;
-    }
-  }
+    await s.client.request<Deployment>(
+      HttpMethod.PATCH,
+      resourcePath((s.kind ?? PACER_KIND).type, s.namespace, name) + query,
+      {
+        body: p.patch,
+        contentType: 'application/json-patch+json',
+        what: `patch ${(s.kind ?? PACER_KIND).resource} ${name}`,
+      },
+    );
+    return p;
+  });
 }
 
 export async function runRolloutUndo(

@@ -1,6 +1,9 @@
 import { expect } from 'chai';
-import { PAUSE_MESSAGES, pausePatch } from '../../../src/plugin/pause.ts';
-import { RESTART_MESSAGES, restartPatch } from '../../../src/plugin/restart.ts';
+import type { Deployment } from '../../../src/api/types.ts';
+import { KubeError } from '../../../src/kube/errors.ts';
+import type { Session } from '../../../src/plugin/options.ts';
+import { PAUSE_MESSAGES, pausePatch, runPause } from '../../../src/plugin/pause.ts';
+import { RESTART_MESSAGES, restartPatch, runRestart } from '../../../src/plugin/restart.ts';
 import { deployment } from './fixtures.ts';
 
 describe('plugin/pause, resume and restart', () => {
@@ -47,5 +50,104 @@ describe('plugin/pause, resume and restart', () => {
     expect(() => restartPatch(deployment('web', { paused: true }), now, 0)).to.throw(
       "can't restart paused deployment (run rollout resume first)",
     );
+  });
+});
+
+describe('plugin/pause, resume and restart: a patch that lost a race with the controller is decided again', () => {
+  const conflict = () =>
+    new KubeError('Conflict', 'patch', {
+      code: 409,
+      reason: 'Conflict',
+      status: {
+        code: 409,
+        reason: 'Conflict',
+        message:
+          'Operation cannot be fulfilled on deployments.pacer.dev "web": the object has been modified; please apply your changes to the latest version and try again',
+      },
+    });
+  const forbidden = () => new KubeError('Forbidden', 'patch', { code: 403, reason: 'Forbidden' });
+
+  /**
+   * A session whose Deployment gets a new resourceVersion on every read (the controller's status
+   * writes), read as `reads` says in turn, and whose patches fail as `answers` say.
+   */
+  function session(answers: Array<() => Error>, reads: Array<(d: Deployment) => Deployment> = []) {
+    const sent: Array<{ metadata: { resourceVersion?: string } }> = [];
+    let out = '';
+    let rv = 40;
+    const client = {
+      getDeployment: async () => {
+        const d = deployment('web');
+        d.metadata.resourceVersion = String(++rv);
+        return (reads.shift() ?? ((x: Deployment) => x))(d);
+      },
+      patchDeployment: async (_ns: string, _name: string, patch: { metadata: { resourceVersion?: string } }) => {
+        sent.push(patch);
+        const fail = answers.shift();
+        if (fail) throw fail();
+        return {};
+      },
+    };
+    const s = {
+      client,
+      namespace: 'default',
+      io: { stdout: { write: (t: string) => (out += t) }, stderr: process.stderr },
+    } as unknown as Session;
+    return { s, sent, out: () => out };
+  }
+  const rvs = (sent: Array<{ metadata: { resourceVersion?: string } }>) => sent.map((p) => p.metadata.resourceVersion);
+  const failure = async (run: () => Promise<unknown>): Promise<unknown> => {
+    try {
+      await run();
+    } catch (e) {
+      return e;
+    }
+    throw new Error('expected the command to fail');
+  };
+
+  it('restart: two Conflicts (status written between the read and the patch), then sent with the latest resourceVersion', async () => {
+    const { s, sent, out } = session([conflict, conflict]);
+    expect(await runRestart(s, 'web')).to.equal(0);
+    expect(rvs(sent)).to.deep.equal(['41', '42', '43']);
+    expect(out()).to.equal('deployment.pacer.dev/web restarted\n');
+  });
+
+  it('pause and resume: a Conflict, then sent with the latest resourceVersion', async () => {
+    const paused = session([conflict]);
+    expect(await runPause(paused.s, 'web', true)).to.equal(0);
+    expect(rvs(paused.sent)).to.deep.equal(['41', '42']);
+    expect(paused.out()).to.equal('deployment.pacer.dev/web paused\n');
+    const p = (d: Deployment) => ({ ...d, spec: { ...d.spec, paused: true } });
+    const resumed = session([conflict], [p, p]);
+    expect(await runPause(resumed.s, 'web', false)).to.equal(0);
+    expect(resumed.sent.map((x) => (x as unknown as { spec: { paused: boolean } }).spec.paused)).to.deep.equal([
+      false,
+      false,
+    ]);
+    expect(resumed.out()).to.equal('deployment.pacer.dev/web resumed\n');
+  });
+
+  it('decided again on the fresh read: a Deployment paused in between is refused a restart, and is already paused for a pause', async () => {
+    const p = (d: Deployment) => ({ ...d, spec: { ...d.spec, paused: true } });
+    const restart = session([conflict], [(d) => d, p]);
+    expect(((await failure(() => runRestart(restart.s, 'web'))) as Error).message).to.equal(
+      "can't restart paused deployment (run rollout resume first)",
+    );
+    expect(restart.sent).to.have.length(1);
+    const pause = session([conflict], [(d) => d, p]);
+    expect(((await failure(() => runPause(pause.s, 'web', true))) as Error).message).to.equal(
+      'deployments.pacer.dev "web" is already paused',
+    );
+    expect(pause.sent).to.have.length(1);
+  });
+
+  it('any other refusal is the answer at once; five lost races give up with the last Conflict', async () => {
+    const denied = session([forbidden]);
+    expect(((await failure(() => runRestart(denied.s, 'web'))) as KubeError).kind).to.equal('Forbidden');
+    expect(denied.sent).to.have.length(1);
+    const busy = session([conflict, conflict, conflict, conflict, conflict, conflict]);
+    expect(((await failure(() => runPause(busy.s, 'web', true))) as KubeError).kind).to.equal('Conflict');
+    expect(rvs(busy.sent)).to.deep.equal(['41', '42', '43', '44', '45']);
+    expect(busy.out()).to.equal('');
   });
 });
