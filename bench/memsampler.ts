@@ -6,9 +6,12 @@
 // objects ...); the second's garbage collections (count and pause time by kind, from
 // PerformanceObserver) and the event loop's longest delay (monitorEventLoopDelay), which tells a GC
 // pause from a long synchronous task. RSS is sampled every 50 ms so the line carries the second's
-// highest, with the heap's figures at that moment.
+// highest, with the heap's figures at that moment. On Linux the line also splits RSS as the kernel
+// does (/proc/self/status): anonymous memory (the heap, malloc's arenas, stacks) and file pages
+// (the node binary's code and data, mapped as it runs), so that what lies outside the heap can be
+// told apart.
 
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 import { constants } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
@@ -40,10 +43,24 @@ new PerformanceObserver((list) => {
 const loop = monitorEventLoopDelay({ resolution: 10 });
 loop.enable();
 
+/** RssAnon and RssFile of /proc/self/status in MiB, or nothing where there is no /proc. */
+const kernelRss = (): { anon: number; file: number } | undefined => {
+  let status: string;
+  try {
+    status = readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kiB = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { anon: round(kiB('RssAnon') * 1024), file: round(kiB('RssFile') * 1024) };
+};
+
 const snapshot = () => {
   const m = process.memoryUsage();
+  const k = kernelRss();
   return {
     rss: round(m.rss),
+    ...(k ? { rssAnon: k.anon, rssFile: k.file } : {}),
     heapTotal: round(m.heapTotal),
     heapUsed: round(m.heapUsed),
     external: round(m.external),
