@@ -1,5 +1,7 @@
-// The Node.js settings for a controller run outside a container (`pacer controller` on a VM, `make
-// run`, the benches), given as NODE_OPTIONS. Why, with the figures: docs/install.md#memory.
+// The Node.js settings advised for a controller run outside a container (`pacer controller` on a
+// VM, `make run`), to be given as NODE_OPTIONS: nothing sets them there (a V8 heap flag cannot be
+// changed once the process runs), and the start-up log line names them when they are missing.
+// scale.bench.ts gives them to its controller. Why, with the figures: docs/install.md#memory.
 //
 // --max-semi-space-size=8: V8's young generation (two semi-spaces, where new objects are made)
 // capped at 8 MiB a semi-space. Node sizes it from the memory it sees: with Node 24, 1 MiB in a
