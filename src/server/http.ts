@@ -101,7 +101,7 @@ export function acceptsGzip(header: string | undefined): boolean {
  * /metrics: the registry's text, gzipped when the scraper takes gzip (Prometheus asks for it at every
  * scrape). At 10,000 Deployments the text is 18 MiB and gzips to under 1 MiB in about 40 ms at level
  * 1, on libuv's thread pool, not the event loop (docs/metrics.md#compression). It is sent in the
- * pieces a TextRegistry makes (observe/metrics.ts: whole families, 4 MiB or so each) as they come,
+ * pieces a TextRegistry makes (observe/metrics.ts: whole lines, 4 MiB or so each) as they come,
  * so a scrape does not hold the whole text, its bytes and its compression at once. A failure before
  * the first piece is a 500; one after it ends the response unfinished, which a scraper takes as a
  * failed scrape.

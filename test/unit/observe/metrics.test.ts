@@ -504,19 +504,42 @@ describe('observe/metrics', () => {
       expect(listed).to.equal(1);
     });
 
-    it("a scrape's text comes in pieces of whole families, at least the size asked but the last, which make prom-client's text", async () => {
+    it("a scrape's text comes in pieces of whole lines, at least the size asked but the last, cut inside a rendered family too, which make prom-client's text", async () => {
       const m = createMetrics({ defaultMetrics: false }); // the same text twice: no process CPU in it
       m.trackDeployments(() => Array.from({ length: 20 }, (_, i) => web({}, `web-${i}`)));
       const registry = m.registry as unknown as { textPieces(pieceChars: number): AsyncIterable<string> };
       const pieces: string[] = [];
       for await (const p of registry.textPieces(2_000)) pieces.push(p);
+      const text = await Registry.prototype.metrics.call(m.registry);
+      // The longest a piece can be: the size asked, less one character, and then the longest thing
+      // added whole: one Deployment's lines in a rendered family, or a family prom-client formats.
+      const families = text.split('\n\n');
+      const condition = families.find((f) => f.startsWith('# HELP pacer_deployment_status_condition '));
+      expect(condition?.length, 'one family is longer than a piece').to.be.greaterThan(4_000);
+      const perDeployment = Math.max(
+        ...families.map(
+          (f) =>
+            f
+              .split('\n')
+              .filter((l) => l.includes('name="web-7"'))
+              .join('\n').length,
+        ),
+      );
+      const unrendered = Math.max(...families.filter((f) => !/^# HELP pacer_deployment_/.test(f)).map((f) => f.length));
       expect(pieces.length, 'pieces of 2,000 characters').to.be.greaterThan(5);
-      for (const p of pieces.slice(0, -1)) expect(p.length).to.be.at.least(2_000);
+      for (const p of pieces.slice(0, -1)) {
+        expect(p.length).to.be.at.least(2_000);
+        expect(p.length).to.be.at.most(1_999 + 2 + Math.max(perDeployment, unrendered));
+        expect(p, 'a piece ends with its last line').to.match(/\n$/);
+      }
       expect(pieces[0]).to.match(/^# HELP /);
-      for (const p of pieces.slice(1))
-        expect(p, 'a piece begins at a family, after the empty line between two').to.match(/^\n\n# HELP /);
+      for (const p of pieces.slice(1)) expect(p, 'a piece begins at a line').to.match(/^(# HELP |pacer_)/);
+      expect(
+        pieces.filter((p) => p.startsWith('pacer_deployment_status_condition{')).length,
+        'the long family cut between its Deployments',
+      ).to.be.at.least(1);
       // prom-client's own metrics(): each family's text (this registry's), joined by an empty line.
-      expect(pieces.join('')).to.equal(await Registry.prototype.metrics.call(m.registry));
+      expect(pieces.join('')).to.equal(text);
       expect(pieces.join('')).to.equal(await m.registry.metrics());
       expect(SCRAPE_PIECE_CHARS).to.equal(4 * 2 ** 20);
     });
