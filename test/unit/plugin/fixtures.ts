@@ -1,6 +1,7 @@
 // Small builders for the plugin's tests: a Deployment with a status, its ReplicaSets and pods.
 
 import type { Deployment, DeploymentStatus, Pod, ReplicaSet } from '../../../src/api/types.ts';
+import type { Session } from '../../../src/plugin/options.ts';
 
 export const T0 = Date.parse('2026-03-01T10:00:00Z');
 
@@ -136,4 +137,41 @@ export function pod(
       ],
     },
   };
+}
+
+/**
+ * A session over Deployment `name` that the controller keeps writing: every read gives it a new
+ * resourceVersion (41, 42, ...) and goes through the next of `reads` (as it is when none is left);
+ * every write (a merge patch through patchDeployment, a JSON patch through request) is kept in
+ * `sent` and fails as the next of `answers` says (succeeds when none is left). stdout is kept.
+ */
+export function racingSession(
+  name: string,
+  answers: Array<() => Error>,
+  reads: Array<(d: Deployment) => Deployment> = [],
+) {
+  const sent: unknown[] = [];
+  let out = '';
+  let rv = 40;
+  const write = async (body: unknown) => {
+    sent.push(body);
+    const fail = answers.shift();
+    if (fail) throw fail();
+    return {};
+  };
+  const client = {
+    getDeployment: async () => {
+      const d = deployment(name);
+      d.metadata.resourceVersion = String(++rv);
+      return (reads.shift() ?? ((x: Deployment) => x))(d);
+    },
+    patchDeployment: (_ns: string, _name: string, patch: unknown) => write(patch),
+    request: (_method: unknown, _path: string, o: { body: unknown }) => write(o.body),
+  };
+  const s = {
+    client,
+    namespace: 'default',
+    io: { stdout: { write: (t: string) => (out += t) }, stderr: process.stderr },
+  } as unknown as Session;
+  return { s, sent, out: () => out };
 }

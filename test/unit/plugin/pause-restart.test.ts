@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import type { Deployment } from '../../../src/api/types.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
-import type { Session } from '../../../src/plugin/options.ts';
 import { PAUSE_MESSAGES, pausePatch, runPause } from '../../../src/plugin/pause.ts';
 import { RESTART_MESSAGES, restartPatch, runRestart } from '../../../src/plugin/restart.ts';
-import { deployment } from './fixtures.ts';
+import { deployment, racingSession } from './fixtures.ts';
 
 describe('plugin/pause, resume and restart', () => {
   const rows: Array<[string, boolean | undefined, boolean, string | null]> = [
@@ -67,34 +66,11 @@ describe('plugin/pause, resume and restart: a patch that lost a race with the co
     });
   const forbidden = () => new KubeError('Forbidden', 'patch', { code: 403, reason: 'Forbidden' });
 
-  /**
-   * A session whose Deployment gets a new resourceVersion on every read (the controller's status
-   * writes), read as `reads` says in turn, and whose patches fail as `answers` say.
-   */
-  function session(answers: Array<() => Error>, reads: Array<(d: Deployment) => Deployment> = []) {
-    const sent: Array<{ metadata: { resourceVersion?: string } }> = [];
-    let out = '';
-    let rv = 40;
-    const client = {
-      getDeployment: async () => {
-        const d = deployment('web');
-        d.metadata.resourceVersion = String(++rv);
-        return (reads.shift() ?? ((x: Deployment) => x))(d);
-      },
-      patchDeployment: async (_ns: string, _name: string, patch: { metadata: { resourceVersion?: string } }) => {
-        sent.push(patch);
-        const fail = answers.shift();
-        if (fail) throw fail();
-        return {};
-      },
-    };
-    const s = {
-      client,
-      namespace: 'default',
-      io: { stdout: { write: (t: string) => (out += t) }, stderr: process.stderr },
-    } as unknown as Session;
-    return { s, sent, out: () => out };
-  }
+  /** The controller's status writes between a read and a patch: racingSession (fixtures.ts). */
+  const session = (answers: Array<() => Error>, reads: Array<(d: Deployment) => Deployment> = []) => {
+    const r = racingSession('web', answers, reads);
+    return { ...r, sent: r.sent as Array<{ metadata: { resourceVersion?: string } }> };
+  };
   const rvs = (sent: Array<{ metadata: { resourceVersion?: string } }>) => sent.map((p) => p.metadata.resourceVersion);
   const failure = async (run: () => Promise<unknown>): Promise<unknown> => {
     try {

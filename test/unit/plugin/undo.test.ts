@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import { parseDryRun, patchAsPlanned, planUndo, UNDO_MESSAGES } from '../../../src/plugin/undo.ts';
 import type { UndoPlan } from '../../../src/plugin/undo.ts';
-import type { Session } from '../../../src/plugin/options.ts';
 import type { Deployment } from '../../../src/api/types.ts';
 import { JSON_PATCH_NOT_APPLIED, KubeError, isStalePatch } from '../../../src/kube/errors.ts';
 import { computeHash } from '../../../src/engine/kubernetes/hash.ts';
-import { deployment, replicaSet } from './fixtures.ts';
+import { deployment, racingSession, replicaSet } from './fixtures.ts';
 
 describe('plugin/undo: kubectl rollout undo', () => {
   // Revision 1 runs nginx:1.27, revision 2 (current) runs nginx:1.28.
@@ -122,25 +121,7 @@ describe('plugin/undo: a patch that lost a race is planned again', () => {
 
   /** A session whose Deployment gets a new resourceVersion on every read, and whose patches fail as `answers` say. */
   function session(answers: Array<() => Error>) {
-    const sent: unknown[] = [];
-    let rv = 40;
-    const client = {
-      getDeployment: async () => ({
-        ...deployment('web'),
-        metadata: { ...deployment('web').metadata, resourceVersion: String(++rv) },
-      }),
-      request: async (_m: unknown, _path: string, o: { body: unknown }) => {
-        sent.push(o.body);
-        const fail = answers.shift();
-        if (fail) throw fail();
-        return {};
-      },
-    };
-    const s = {
-      client,
-      namespace: 'default',
-      io: { stdout: process.stdout, stderr: process.stderr },
-    } as unknown as Session;
+    const { s, sent } = racingSession('web', answers);
     const plan = async (d: Deployment): Promise<UndoPlan> => ({
       kind: 'patch',
       target: replicaSet(d, 'aaa'),
