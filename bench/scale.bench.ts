@@ -25,6 +25,8 @@
 //     [--paced-rate 17] [--paced-seconds 30]   (--paced-seconds 0 skips the paced phase)
 //     [--scrape-every-ms 30000]   (a Prometheus-like scrape by curl this often while the paced changes are sent, 0: none;
 //     after each phase, at rest, the first scrape and three more: the controller's /metrics as Prometheus sees it)
+//     [--prometheus-interval SECONDS]   (a real Prometheus, Debian's, scrapes the controller this often from the start
+//     to the end, as a user's does; each phase's scrape_duration_seconds and failed scrapes are read back from it. 0: none)
 //     [--controller-cpu-prof DIR]   (the controller runs under --cpu-prof, its profile written to DIR)
 //     [--controller-max-old-space MiB]   (the controller's V8 heap limit, as a container's memory
 //     limit sets it: without one V8 sizes the heap from the machine's memory and lets garbage
@@ -46,6 +48,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/fixtures/net.ts';
+import { PROMETHEUS_HOW, type PrometheusServer, runPrometheus } from '../test/fixtures/prometheus-server.ts';
+import { which } from '../test/fixtures/tools.ts';
 import type { ResourceRef } from '../src/sim/types.ts';
 import { startSimWithCrds } from '../test/integration/fixtures/cluster.ts';
 import { parseExposition, samples } from '../test/fixtures/prometheus.ts';
@@ -89,6 +93,14 @@ const PACED_SECONDS = arg('--paced-seconds', 30, 0);
 // render (about 0.2 s at 10,000 Deployments), so the changes that arrive meanwhile wait: the
 // first-write latencies include that, as they would under Prometheus. 0: no scrapes.
 const SCRAPE_EVERY_MS = arg('--scrape-every-ms', 30_000, 0);
+const PROMETHEUS_INTERVAL = arg('--prometheus-interval', 0, 0);
+const PROMETHEUS_BIN = PROMETHEUS_INTERVAL > 0 ? which('prometheus') : undefined;
+if (PROMETHEUS_INTERVAL > 0 && PROMETHEUS_BIN === undefined) {
+  process.stderr.write(
+    `error: --prometheus-interval ${PROMETHEUS_INTERVAL}: prometheus is not installed (${PROMETHEUS_HOW})\n`,
+  );
+  process.exit(2);
+}
 const BENCH_AGENT = 'pacer-scale-bench';
 const CPU_PROF_DIR = stringFlag('--controller-cpu-prof');
 if (CPU_PROF_DIR !== undefined && !existsSync(CPU_PROF_DIR)) {
@@ -274,6 +286,48 @@ const scrape = async () => {
     scrapeKiB: Math.round(Buffer.byteLength(text) / 1024),
   };
 };
+
+// The real Prometheus (--prometheus-interval), started with the controller, and each phase's window
+// of time, to read its scrapes of that phase back at the end.
+let prometheus: PrometheusServer | undefined;
+const windows: Array<{ name: string; from: number; to: number }> = [];
+/** `run()`, its time kept as the window `name`. */
+async function windowed<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const from = Date.now();
+  try {
+    return await run();
+  } finally {
+    windows.push({ name, from, to: Date.now() });
+  }
+}
+/**
+ * What the real Prometheus recorded of its scrapes in each window: how many, how many failed (`up`
+ * 0: a timeout or an error), and scrape_duration_seconds' median and maximum in ms.
+ */
+async function prometheusScrapes(): Promise<Record<string, unknown> | undefined> {
+  if (!prometheus) return undefined;
+  const out: Record<string, unknown> = {};
+  const raw = async (metric: string, from: number, to: number): Promise<number[]> => {
+    const range = Math.max(1, Math.ceil((to - from) / 1000));
+    const q = `${metric}{job="test"}[${range}s]`;
+    const r = await fetch(`${prometheus?.url}/api/v1/query?query=${encodeURIComponent(q)}&time=${to / 1000}`);
+    const body = (await r.json()) as { status: string; data?: { result: Array<{ values: Array<[number, string]> }> } };
+    if (body.status !== 'success') throw new Error(`prometheus: ${q}: ${JSON.stringify(body)}`);
+    return (body.data?.result ?? []).flatMap((series) => series.values.map(([, v]) => Number(v)));
+  };
+  for (const w of windows) {
+    const ms = (await raw('scrape_duration_seconds', w.from, w.to)).map((s) => Math.round(s * 1000));
+    const up = await raw('up', w.from, w.to);
+    out[w.name] = {
+      scrapes: ms.length,
+      failed: up.filter((v) => v === 0).length,
+      p50Ms: percentile(ms, 50),
+      maxMs: ms.length ? Math.max(...ms) : null,
+      over500Ms: ms.filter((v) => v > 500).length,
+    };
+  }
+  return { intervalSeconds: PROMETHEUS_INTERVAL, ...out };
+}
 
 /** A Prometheus-like scrape of the controller's /metrics (promscrape.ts). */
 const promScrape = () => prometheusScrape(`http://127.0.0.1:${port}/metrics`);
@@ -553,14 +607,24 @@ try {
     if (i > 100) throw new Error('the controller did not serve /metrics');
     await sleep(200);
   }
+  if (PROMETHEUS_BIN !== undefined) {
+    prometheus = await runPrometheus(PROMETHEUS_BIN, {
+      targets: [`127.0.0.1:${port}`],
+      scrapeIntervalSeconds: PROMETHEUS_INTERVAL,
+      lifetimeSeconds: 4 * 3600,
+    });
+    await sleep(PROMETHEUS_INTERVAL * 1000 + 5000); // its first scrapes, before the fleet is created
+  }
   const started = Date.now();
-  const create = await phase('app:1', 'create');
-  const afterCreate = await steady();
-  const pacedResult = PACED_SECONDS > 0 ? await paced() : undefined;
-  const roll = ROLLS >= 1 ? await phase('app:2', 'roll') : undefined;
-  const afterRoll = ROLLS >= 1 ? await steady() : undefined;
-  const roll2 = ROLLS >= 2 ? await phase('app:3', 'roll-again') : undefined;
-  const afterRoll2 = ROLLS >= 2 ? await steady() : undefined;
+  const create = await windowed('create', () => phase('app:1', 'create'));
+  const afterCreate = await windowed('steadyAfterCreate', steady);
+  const pacedResult = PACED_SECONDS > 0 ? await windowed('paced', paced) : undefined;
+  const roll = ROLLS >= 1 ? await windowed('roll', () => phase('app:2', 'roll')) : undefined;
+  const afterRoll = ROLLS >= 1 ? await windowed('steadyAfterRoll', steady) : undefined;
+  const roll2 = ROLLS >= 2 ? await windowed('rollAgain', () => phase('app:3', 'roll-again')) : undefined;
+  const afterRoll2 = ROLLS >= 2 ? await windowed('steadyAfterSecondRoll', steady) : undefined;
+  const prometheusSaw = await prometheusScrapes();
+  await prometheus?.stop();
   const peakRss = Math.round(proc()?.peakRssMiB ?? NaN);
   const cgroupPeak = cgroup?.peakMiB();
   const oomKilled = cgroup?.oomKilled();
@@ -587,6 +651,7 @@ try {
       paced: pacedResult,
       roll,
       rollAgain: roll2,
+      prometheus: prometheusSaw,
       memoryMiB: {
         peakRss,
         ...(cgroup ? { cgroupPeak: Math.round(cgroupPeak ?? NaN), oomKilled } : {}),
@@ -600,6 +665,7 @@ try {
     })}\n`,
   );
 } finally {
+  await prometheus?.stop();
   clearInterval(auditTimer);
   // Its exit, not just the signal: a CPU profile is written as the process exits.
   stopping = true;
