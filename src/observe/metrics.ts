@@ -11,7 +11,7 @@ import type { Deployment } from '../api/types.ts';
 import { strategyTypeOf } from '../api/strategies/index.ts';
 import type { QueueMetrics, QueueMetricsProvider, QueueState, ResultLabel } from '../manager/workqueue.ts';
 import type { RequestObserver } from '../kube/client.ts';
-import { settle, TimeSlice } from '../kube/clock.ts';
+import { type Clock, realClock, settle, type Timer, TimeSlice } from '../kube/clock.ts';
 
 /** controller-runtime's controller_runtime_reconcile_time_seconds buckets. */
 export const RECONCILE_TIME_BUCKETS = [
@@ -324,6 +324,58 @@ class TextRegistry extends Registry {
   scrape: object | undefined;
   /** Work done at the start of each scrape, giving the event loop back as it goes (see createMetrics). */
   readonly warmers: Array<() => Promise<void>> = [];
+  private readonly clock: Clock;
+  /** When the last scrape started (clock.now()), to learn the scrapers' interval. */
+  private lastScrape: number | undefined;
+  /** The warm-up due before the next scrape, while one is scheduled (see ahead). */
+  private aheadTimer: Timer | undefined;
+  /** The warm-up running now: a scrape waits for it rather than run the warmers beside it. */
+  private warming: Promise<void> | undefined;
+
+  constructor(clock: Clock) {
+    super();
+    this.clock = clock;
+  }
+
+  /**
+   * Runs the warmers ahead of the next scrape, three quarters of the way through the interval the
+   * scrapers keep (from the last two scrapes' starts, when that lies between AHEAD_MIN_INTERVAL_MS
+   * and AHEAD_MAX_INTERVAL_MS), so that the next scrape renders only what changed in the last
+   * quarter. At 10,000 Deployments a scrape that found every Deployment changed (a fleet-wide roll
+   * between two scrapes) took 1.0-1.6 s in the running controller; kube-state-metrics renders an
+   * object's lines as its informer delivers it, for the same reason. Without a scraper nothing is
+   * scheduled, and at most one warm-up runs per interval: each changed Deployment is rendered at
+   * most twice an interval instead of once. Called as a scrape starts; a scrape too close to the
+   * one before (a second scraper, a person's curl) leaves a warm-up already due as it is.
+   */
+  private ahead(now: number): void {
+    const interval = this.lastScrape === undefined ? undefined : now - this.lastScrape;
+    this.lastScrape = now;
+    if (interval === undefined || interval < AHEAD_MIN_INTERVAL_MS || interval > AHEAD_MAX_INTERVAL_MS) return;
+    this.clock.clearTimer(this.aheadTimer);
+    this.aheadTimer = this.clock.setTimer(() => {
+      this.aheadTimer = undefined;
+      void this.warm();
+    }, interval * AHEAD_AT);
+  }
+
+  /**
+   * The warmers run once, as a scrape would run them, with a token of its own; one at a time. An
+   * error is left for the scrape, which meets it again and answers it.
+   */
+  warm(): Promise<void> {
+    this.warming ??= (async () => {
+      try {
+        const token = {};
+        for (const warm of this.warmers) await this.within(token, warm);
+      } catch {
+        // the scrape that follows runs the same warmer and reports it
+      } finally {
+        this.warming = undefined;
+      }
+    })();
+    return this.warming;
+  }
 
   async getMetricsAsString(metric: MetricLike): Promise<string> {
     if (!(metric instanceof RenderedGauge)) return formatWithPromClient.call(this, metric);
@@ -352,6 +404,8 @@ class TextRegistry extends Registry {
       yield await super.metrics();
       return;
     }
+    this.ahead(this.clock.now());
+    if (this.warming) await this.warming;
     const scrape = {};
     for (const warm of this.warmers) await this.within(scrape, warm);
     let held: string[] = [];
@@ -410,6 +464,13 @@ class TextRegistry extends Registry {
     }
   }
 }
+
+/** Where between two scrapes the warmers run ahead of the next (TextRegistry.ahead): at three quarters. */
+export const AHEAD_AT = 0.75;
+/** Scrapers closer together than this get no warm-up between (each scrape renders little anyway). */
+export const AHEAD_MIN_INTERVAL_MS = 5_000;
+/** Nor do scrapes further apart than this: a person's curl, not a Prometheus keeping an interval. */
+export const AHEAD_MAX_INTERVAL_MS = 10 * 60_000;
 
 /** How much text a scrape gathers before it hands a piece on (TextRegistry.textPieces): 4 MiB of whole lines. */
 export const SCRAPE_PIECE_CHARS = 4 << 20;
@@ -476,8 +537,8 @@ export function deploymentSeries(d: Deployment): DeploymentSeries[] {
   );
 }
 
-export function createMetrics(opts: { defaultMetrics?: boolean } = {}): ControllerMetrics {
-  const registry = new TextRegistry();
+export function createMetrics(opts: { defaultMetrics?: boolean; clock?: Clock } = {}): ControllerMetrics {
+  const registry = new TextRegistry(opts.clock ?? realClock);
   if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
@@ -689,8 +750,13 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Controll
   const planSources: Array<() => Iterable<PlanPhaseSample>> = [];
   // Taken by a warmer, a few milliseconds at a time: the Deployment controller's sampler computes
   // each changed phase as it is taken (controllers/deployment/planmetrics.ts).
+  // Their lines are rendered as they are taken, so that a warm-up ahead of a scrape does that too.
   const planPhases = listedPerScrape(registry, function* () {
-    for (const list of planSources) yield* list();
+    for (const list of planSources)
+      for (const p of list()) {
+        phaseLines(p);
+        yield p;
+      }
   });
   const phaseStatusLabels = (p: PlanPhaseSample): Labels => ({
     namespace: p.namespace,

@@ -544,6 +544,108 @@ describe('observe/metrics', () => {
       expect(SCRAPE_PIECE_CHARS).to.equal(4 * 2 ** 20);
     });
 
+    describe('the warm-up ahead of a scrape (fake clock)', () => {
+      /** A cache of one Deployment whose status reads are counted, at resourceVersion `rv`. */
+      const counted = (rv: string, replicas: number, onRead: () => void): Deployment => {
+        const d = web({ replicas });
+        d.metadata.resourceVersion = rv;
+        return new Proxy(d, {
+          get(target, key, receiver) {
+            if (key === 'status') onRead();
+            return Reflect.get(target, key, receiver);
+          },
+        });
+      };
+
+      it("scrapers 30 s apart: a Deployment changed after a scrape is rendered 22.5 s after it, and the next scrape reads it no more", async () => {
+        const clock = new ManualClock(0);
+        const m = createMetrics({ defaultMetrics: false, clock });
+        let reads = 0;
+        let cache = [counted('1', 4, () => reads++)];
+        m.trackDeployments(() => cache);
+        let phaseTakes = 0;
+        m.trackPlanPhases(function* () {
+          phaseTakes++;
+        });
+        await m.registry.metrics();
+        await clock.advance(30_000);
+        await m.registry.metrics(); // the interval learned: 30 s
+        expect(phaseTakes).to.equal(2);
+        await clock.advance(1_000);
+        cache = [counted('2', 9, () => reads++)]; // the informer's new version
+        const before = reads;
+        await clock.advance(21_000); // 22 s after the scrape: not yet
+        expect(reads, 'nothing rendered before three quarters of the interval').to.equal(before);
+        await clock.advance(500);
+        expect(reads, 'the new version rendered at 22.5 s').to.be.greaterThan(before);
+        expect(phaseTakes, 'the plan phases taken too').to.equal(3);
+        const rendered = reads;
+        await clock.advance(7_500);
+        const text = await m.registry.metrics();
+        expect(text).to.contain('pacer_deployment_status_replicas{namespace="shop",name="web"} 9');
+        expect(reads, 'the scrape found it rendered').to.equal(rendered);
+      });
+
+      it('no warm-up after one scrape, nor between scrapes under 5 s or over 10 minutes apart', async () => {
+        const clock = new ManualClock(0);
+        const m = createMetrics({ defaultMetrics: false, clock });
+        let reads = 0;
+        let rv = 1;
+        let cache = [counted(String(rv), 4, () => reads++)];
+        m.trackDeployments(() => cache);
+        const changeThenWait = async (ms: number): Promise<number> => {
+          cache = [counted(String(++rv), 4, () => reads++)];
+          const before = reads;
+          await clock.advance(ms);
+          return reads - before;
+        };
+        await m.registry.metrics(); // the first: no interval yet
+        expect(await changeThenWait(60 * 60_000)).to.equal(0);
+        await m.registry.metrics(); // an hour after the first
+        expect(await changeThenWait(4_000)).to.equal(0);
+        await m.registry.metrics(); // 4 s after
+        expect(await changeThenWait(60 * 60_000)).to.equal(0);
+        await m.registry.metrics(); // an hour after: what a person's curl keeps, not a Prometheus
+        expect(await changeThenWait(5_000)).to.equal(0);
+        await m.registry.metrics(); // 5 s after: a warm-up due at 3.75 s
+        expect(await changeThenWait(4_000)).to.be.greaterThan(0);
+      });
+
+      it('a scrape that starts while a warm-up runs waits for it: the plan phases are never taken twice at once', async () => {
+        const m = createMetrics({ defaultMetrics: false, clock: new ManualClock(0) });
+        let taking = 0;
+        let most = 0;
+        let takes = 0;
+        // Long enough to be taken in several slices, the event loop given back between them.
+        m.trackPlanPhases(function* () {
+          takes++;
+          most = Math.max(most, ++taking);
+          try {
+            for (let i = 0; i < 30; i++) {
+              const until = performance.now() + 1;
+              while (performance.now() < until);
+              yield {
+                namespace: 'shop',
+                name: `web-${i}`,
+                plan: 'deploy',
+                strategy: 'serial',
+                status: 'COMPLETE',
+                steps: { COMPLETE: 1 },
+              };
+            }
+          } finally {
+            taking--;
+          }
+        });
+        const warming = (m.registry as unknown as { warm(): Promise<void> }).warm();
+        const text = await m.registry.metrics();
+        await warming;
+        expect(takes, 'the warm-up and the scrape each took them').to.equal(2);
+        expect(most, 'one after the other').to.equal(1);
+        expect(text).to.contain('pacer_plan_phase_status{namespace="shop",name="web-29"');
+      });
+    });
+
     it('two scrapes at once: the same text, each its own listing', async () => {
       const m = createMetrics({ defaultMetrics: false });
       let listed = 0;
