@@ -557,15 +557,16 @@ describe('observe/metrics', () => {
         });
       };
 
-      it("scrapers 30 s apart: a Deployment changed after a scrape is rendered 22.5 s after it, and the next scrape reads it no more", async () => {
+      it('scrapers 30 s apart: a Deployment changed after a scrape is rendered 22.5 s after it, and the next scrape reads it no more', async () => {
         const clock = new ManualClock(0);
         const m = createMetrics({ defaultMetrics: false, clock });
         let reads = 0;
         let cache = [counted('1', 4, () => reads++)];
         m.trackDeployments(() => cache);
         let phaseTakes = 0;
-        m.trackPlanPhases(function* () {
+        m.trackPlanPhases(() => {
           phaseTakes++;
+          return [];
         });
         await m.registry.metrics();
         await clock.advance(30_000);
