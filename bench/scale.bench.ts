@@ -301,29 +301,70 @@ async function windowed<T>(name: string, run: () => Promise<T>): Promise<T> {
   }
 }
 /**
- * What the real Prometheus recorded of its scrapes in each window: how many, how many failed (`up`
- * 0: a timeout or an error), and scrape_duration_seconds' median and maximum in ms.
+ * What the real Prometheus recorded of its scrapes in each window.
+ * * `controller`: the controller's own time for each answer (pacer_metrics_handler_duration_seconds,
+ *   from the request to the answer's last byte): how many, their mean, how many took over 0.5 s, and
+ *   the bucket the longest fell in. A scrape's answer is timed into the next scrape's text, so the
+ *   scrapes of a window are read from the samples one interval later.
+ * * `prometheus`: Prometheus' scrape_duration_seconds (median, maximum), which also counts its own
+ *   parsing and storing of the samples, and how many scrapes failed (`up` 0: a timeout or an error).
  */
 async function prometheusScrapes(): Promise<Record<string, unknown> | undefined> {
   if (!prometheus) return undefined;
-  const out: Record<string, unknown> = {};
+  const query = async (q: string, at: number) => {
+    const r = await fetch(`${prometheus?.url}/api/v1/query?query=${encodeURIComponent(q)}&time=${at / 1000}`);
+    const body = (await r.json()) as {
+      status: string;
+      data?: {
+        result: Array<{ metric: Record<string, string>; value?: [number, string]; values?: Array<[number, string]> }>;
+      };
+    };
+    if (body.status !== 'success') throw new Error(`prometheus: ${q}: ${JSON.stringify(body)}`);
+    return body.data?.result ?? [];
+  };
   const raw = async (metric: string, from: number, to: number): Promise<number[]> => {
     const range = Math.max(1, Math.ceil((to - from) / 1000));
-    const q = `${metric}{job="test"}[${range}s]`;
-    const r = await fetch(`${prometheus?.url}/api/v1/query?query=${encodeURIComponent(q)}&time=${to / 1000}`);
-    const body = (await r.json()) as { status: string; data?: { result: Array<{ values: Array<[number, string]> }> } };
-    if (body.status !== 'success') throw new Error(`prometheus: ${q}: ${JSON.stringify(body)}`);
-    return (body.data?.result ?? []).flatMap((series) => series.values.map(([, v]) => Number(v)));
+    const series = await query(`${metric}{job="test"}[${range}s]`, to);
+    return series.flatMap((s) => (s.values ?? []).map(([, v]) => Number(v)));
   };
+  /** A counter's series at `at`, keyed by `label`'s value (or "" without it). */
+  const at = async (metric: string, when: number, label?: string): Promise<Map<string, number>> =>
+    new Map(
+      (await query(`${metric}{job="test"}`, when)).map((s) => [label ? s.metric[label] : '', Number(s.value?.[1])]),
+    );
+  const I = PROMETHEUS_INTERVAL * 1000;
+  const handler = 'pacer_metrics_handler_duration_seconds';
+  const out: Record<string, unknown> = {};
   for (const w of windows) {
     const ms = (await raw('scrape_duration_seconds', w.from, w.to)).map((s) => Math.round(s * 1000));
     const up = await raw('up', w.from, w.to);
+    const [c0, c1, s0, s1, b0, b1] = await Promise.all([
+      at(`${handler}_count`, w.from + I),
+      at(`${handler}_count`, w.to + I),
+      at(`${handler}_sum`, w.from + I),
+      at(`${handler}_sum`, w.to + I),
+      at(`${handler}_bucket`, w.from + I, 'le'),
+      at(`${handler}_bucket`, w.to + I, 'le'),
+    ]);
+    const answered = (c1.get('') ?? 0) - (c0.get('') ?? 0);
+    const inBucket = (le: string) => (b1.get(le) ?? 0) - (b0.get(le) ?? 0);
+    const longestWithin = [...b1.keys()]
+      .map(Number)
+      .sort((a, b) => a - b)
+      .find((le) => inBucket(le === Infinity ? '+Inf' : String(le)) === answered);
     out[w.name] = {
-      scrapes: ms.length,
-      failed: up.filter((v) => v === 0).length,
-      p50Ms: percentile(ms, 50),
-      maxMs: ms.length ? Math.max(...ms) : null,
-      over500Ms: ms.filter((v) => v > 500).length,
+      controller: {
+        answered,
+        meanMs: answered > 0 ? Math.round((((s1.get('') ?? 0) - (s0.get('') ?? 0)) / answered) * 1000) : null,
+        over500Ms: answered - inBucket('0.5'),
+        longestAtMostSeconds: answered > 0 ? longestWithin : null,
+      },
+      prometheus: {
+        scrapes: ms.length,
+        failed: up.filter((v) => v === 0).length,
+        p50Ms: percentile(ms, 50),
+        maxMs: ms.length ? Math.max(...ms) : null,
+      },
     };
   }
   return { intervalSeconds: PROMETHEUS_INTERVAL, ...out };
@@ -623,6 +664,7 @@ try {
   const afterRoll = ROLLS >= 1 ? await windowed('steadyAfterRoll', steady) : undefined;
   const roll2 = ROLLS >= 2 ? await windowed('rollAgain', () => phase('app:3', 'roll-again')) : undefined;
   const afterRoll2 = ROLLS >= 2 ? await windowed('steadyAfterSecondRoll', steady) : undefined;
+  if (prometheus) await sleep(PROMETHEUS_INTERVAL * 1000 + 3000); // the last window's answers, timed into the next scrape
   const prometheusSaw = await prometheusScrapes();
   await prometheus?.stop();
   const peakRss = Math.round(proc()?.peakRssMiB ?? NaN);

@@ -13,7 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
 import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
-import type { Registry } from 'prom-client';
+import { Histogram, type Registry } from 'prom-client';
+import { METRICS_HANDLER_DURATION } from '../observe/metrics.ts';
 import { apiHandler } from './planviews.ts';
 import type { ApiViews } from './planviews.ts';
 import { guarded } from './auth.ts';
@@ -107,11 +108,18 @@ export function acceptsGzip(header: string | undefined): boolean {
  * failed scrape.
  */
 export function metricsHandler(registry: Registry): http.RequestListener {
+  // Each answer sent whole is timed into the registry's handler family, when it has one.
+  const timed = registry.getSingleMetric(METRICS_HANDLER_DURATION);
+  const duration = timed instanceof Histogram ? timed : undefined;
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
       return;
+    }
+    if (duration) {
+      const start = performance.now();
+      res.once('finish', () => duration.observe((performance.now() - start) / 1000));
     }
     void sendMetrics(registry, acceptsGzip(req.headers['accept-encoding']), res);
   };

@@ -480,7 +480,7 @@ describe('observe/metrics', () => {
       expect([listed, phases], 'the next scrape lists again').to.deep.equal([2, 2]);
     });
 
-    it('a scrape gives the event loop back between its families, and still lists the cache once', async () => {
+    it('a scrape gives the event loop back once its families have worked 5 ms, and still lists the cache once', async () => {
       const m = createMetrics();
       let listed = 0;
       m.trackDeployments(() => {
@@ -494,13 +494,30 @@ describe('observe/metrics', () => {
         turns++;
         setImmediate(tick);
       };
+      // Three families that each work 6 ms when asked, one after another: the loop must turn after
+      // each, and not between each one's start and end.
+      const turnsAtCollect: number[] = [];
+      for (const name of ['slow_a', 'slow_b', 'slow_c'])
+        new Gauge({
+          name,
+          help: 'works 6 ms',
+          registers: [m.registry],
+          collect() {
+            turnsAtCollect.push(turns);
+            const until = performance.now() + 6;
+            while (performance.now() < until);
+          },
+        });
       setImmediate(tick);
       const text = await m.registry.metrics();
       running = false;
       const families = (text.match(/^# TYPE /gm) ?? []).length;
       expect(families).to.be.greaterThan(30);
       // prom-client's metrics() runs every family in one stretch of microtasks: no turn at all.
-      expect(turns, `event-loop turns during a scrape of ${families} families`).to.be.at.least(families - 1);
+      expect(turnsAtCollect).to.have.length(3);
+      expect(turnsAtCollect[1], 'a turn after the first slow family').to.be.greaterThan(turnsAtCollect[0]);
+      expect(turnsAtCollect[2], 'a turn after the second').to.be.greaterThan(turnsAtCollect[1]);
+      expect(turns, 'a turn after the third, before the scrape ends').to.be.greaterThan(turnsAtCollect[2]);
       expect(listed).to.equal(1);
     });
 

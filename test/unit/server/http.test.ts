@@ -4,6 +4,7 @@ import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { acceptsGzip, parseBindAddress, startServers } from '../../../src/server/http.ts';
 import type { RunningServers } from '../../../src/server/http.ts';
+import { createMetrics } from '../../../src/observe/metrics.ts';
 
 describe('server/http', () => {
   describe('bind addresses as controller-runtime flags take them', () => {
@@ -252,6 +253,32 @@ describe('server/http', () => {
           }
         }
       });
+    });
+
+    it("each answer of the controller's registry is timed into pacer_metrics_handler_duration_seconds; other paths are not", async () => {
+      const m = createMetrics({ defaultMetrics: false });
+      const own = await startServers({
+        metrics: { host: '127.0.0.1', port: 0 },
+        health: { host: '127.0.0.1', port: 0 },
+        registry: m.registry,
+        ready: () => true,
+      });
+      try {
+        const url = `http://127.0.0.1:${own.metricsPort}`;
+        const count = (text: string) =>
+          Number(/^pacer_metrics_handler_duration_seconds_count (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+        expect(count(await (await fetch(`${url}/metrics`)).text()), 'none before the first').to.equal(0);
+        expect((await fetch(`${url}/nothing`)).status).to.equal(404);
+        const second = await (await fetch(`${url}/metrics`, { headers: { 'Accept-Encoding': 'gzip' } })).text();
+        expect(count(second), 'the first answer, not the 404').to.equal(1);
+        const third = await (await fetch(`${url}/metrics`)).text();
+        expect(count(third)).to.equal(2);
+        const sum = Number(/^pacer_metrics_handler_duration_seconds_sum (\S+)$/m.exec(third)?.[1]);
+        expect(sum).to.be.greaterThan(0);
+        expect(third).to.contain('pacer_metrics_handler_duration_seconds_bucket{le="0.5"}');
+      } finally {
+        await own.close();
+      }
     });
 
     it('a disabled server is not started', async () => {
