@@ -302,68 +302,63 @@ async function windowed<T>(name: string, run: () => Promise<T>): Promise<T> {
 }
 /**
  * What the real Prometheus recorded of its scrapes in each window.
- * * `controller`: the controller's own time for each answer (pacer_metrics_handler_duration_seconds,
- *   from the request to the answer's last byte): how many, their mean, how many took over 0.5 s, and
- *   the bucket the longest fell in. A scrape's answer is timed into the next scrape's text, so the
- *   scrapes of a window are read from the samples one interval later.
+ * * `controller`: the controller's own time to answer each of Prometheus' scrapes that began in the
+ *   window (pacer_metrics_handler_duration_seconds, from the request to the answer's last byte):
+ *   how many, the median, the longest, how many took over 0.5 s. An answer is timed into the next
+ *   scrape's text, so between two of Prometheus' samples the histogram's count grows by one and its
+ *   sum by the earlier scrape's time; where the bench's own scrapes came between (at each steady
+ *   point) it grew by more, and those intervals are counted as `mixed`, not read.
  * * `prometheus`: Prometheus' scrape_duration_seconds (median, maximum), which also counts its own
  *   parsing and storing of the samples, and how many scrapes failed (`up` 0: a timeout or an error).
  */
 async function prometheusScrapes(): Promise<Record<string, unknown> | undefined> {
-  if (!prometheus) return undefined;
-  const query = async (q: string, at: number) => {
-    const r = await fetch(`${prometheus?.url}/api/v1/query?query=${encodeURIComponent(q)}&time=${at / 1000}`);
-    const body = (await r.json()) as {
-      status: string;
-      data?: {
-        result: Array<{ metric: Record<string, string>; value?: [number, string]; values?: Array<[number, string]> }>;
-      };
-    };
-    if (body.status !== 'success') throw new Error(`prometheus: ${q}: ${JSON.stringify(body)}`);
-    return body.data?.result ?? [];
-  };
-  const raw = async (metric: string, from: number, to: number): Promise<number[]> => {
+  if (!prometheus || windows.length === 0) return undefined;
+  const url = prometheus.url;
+  /** Every sample of `metric` from `from` to `to` (ms), as [seconds, value], in time order. */
+  const raw = async (metric: string, from: number, to: number): Promise<Array<[number, number]>> => {
     const range = Math.max(1, Math.ceil((to - from) / 1000));
-    const series = await query(`${metric}{job="test"}[${range}s]`, to);
-    return series.flatMap((s) => (s.values ?? []).map(([, v]) => Number(v)));
+    const q = `${metric}{job="test"}[${range}s]`;
+    const r = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(q)}&time=${to / 1000}`);
+    const body = (await r.json()) as { status: string; data?: { result: Array<{ values: Array<[number, string]> }> } };
+    if (body.status !== 'success') throw new Error(`prometheus: ${q}: ${JSON.stringify(body)}`);
+    return (body.data?.result[0]?.values ?? []).map(([t, v]) => [t, Number(v)]);
   };
-  /** A counter's series at `at`, keyed by `label`'s value (or "" without it). */
-  const at = async (metric: string, when: number, label?: string): Promise<Map<string, number>> =>
-    new Map(
-      (await query(`${metric}{job="test"}`, when)).map((s) => [label ? s.metric[label] : '', Number(s.value?.[1])]),
-    );
-  const I = PROMETHEUS_INTERVAL * 1000;
-  const handler = 'pacer_metrics_handler_duration_seconds';
+  const first = windows[0].from;
+  const last = windows[windows.length - 1].to + PROMETHEUS_INTERVAL * 1000;
+  const count = await raw('pacer_metrics_handler_duration_seconds_count', first, last);
+  const sum = await raw('pacer_metrics_handler_duration_seconds_sum', first, last);
+  const sumAt = new Map(sum.map(([t, v]) => [t, v]));
+  // Each scrape of Prometheus' (its start, seconds) whose answer alone lies between two samples: ms.
+  const answers: Array<{ at: number; ms: number | undefined }> = [];
+  for (let k = 1; k < count.length; k++) {
+    const [t0, c0] = count[k - 1];
+    const [t1, c1] = count[k];
+    const s0 = sumAt.get(t0);
+    const s1 = sumAt.get(t1);
+    answers.push({
+      at: t0,
+      ms: c1 - c0 === 1 && s0 !== undefined && s1 !== undefined ? Math.round((s1 - s0) * 1000) : undefined,
+    });
+  }
   const out: Record<string, unknown> = {};
   for (const w of windows) {
-    const ms = (await raw('scrape_duration_seconds', w.from, w.to)).map((s) => Math.round(s * 1000));
+    const mine = answers.filter((a) => a.at * 1000 >= w.from && a.at * 1000 < w.to);
+    const ms = mine.flatMap((a) => (a.ms === undefined ? [] : [a.ms]));
+    const seen = (await raw('scrape_duration_seconds', w.from, w.to)).map(([, v]) => Math.round(v * 1000));
     const up = await raw('up', w.from, w.to);
-    const [c0, c1, s0, s1, b0, b1] = await Promise.all([
-      at(`${handler}_count`, w.from + I),
-      at(`${handler}_count`, w.to + I),
-      at(`${handler}_sum`, w.from + I),
-      at(`${handler}_sum`, w.to + I),
-      at(`${handler}_bucket`, w.from + I, 'le'),
-      at(`${handler}_bucket`, w.to + I, 'le'),
-    ]);
-    const answered = (c1.get('') ?? 0) - (c0.get('') ?? 0);
-    const inBucket = (le: string) => (b1.get(le) ?? 0) - (b0.get(le) ?? 0);
-    const longestWithin = [...b1.keys()]
-      .map(Number)
-      .sort((a, b) => a - b)
-      .find((le) => inBucket(le === Infinity ? '+Inf' : String(le)) === answered);
     out[w.name] = {
       controller: {
-        answered,
-        meanMs: answered > 0 ? Math.round((((s1.get('') ?? 0) - (s0.get('') ?? 0)) / answered) * 1000) : null,
-        over500Ms: answered - inBucket('0.5'),
-        longestAtMostSeconds: answered > 0 ? longestWithin : null,
-      },
-      prometheus: {
         scrapes: ms.length,
-        failed: up.filter((v) => v === 0).length,
+        mixed: mine.length - ms.length,
         p50Ms: percentile(ms, 50),
         maxMs: ms.length ? Math.max(...ms) : null,
+        over500Ms: ms.filter((v) => v > 500).length,
+      },
+      prometheus: {
+        scrapes: seen.length,
+        failed: up.filter(([, v]) => v === 0).length,
+        p50Ms: percentile(seen, 50),
+        maxMs: seen.length ? Math.max(...seen) : null,
       },
     };
   }
