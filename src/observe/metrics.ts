@@ -315,9 +315,10 @@ const formatWithPromClient = (
  *   meanwhile waited for it (docs/metrics.md#a-scrape-and-the-event-loop). Here the families are
  *   asked one after another, with a macrotask turn each time they have worked SLICE_MS, and the
  *   `warmers` (the work a first scrape after many changes does, such as rendering each changed
- *   Deployment's lines) run first, in slices of their own, or ahead of the scrape (warm). The families of one scrape still share their listings (oncePerScrape); that a
- *   later family may see objects an event changed since an earlier one is the same as with
- *   kube-state-metrics, whose families are not one snapshot either.
+ *   Deployment's lines) run first, in slices of their own, or ahead of the scrape (warm). The
+ *   families of one scrape still share their listings (oncePerScrape); that a later family may see
+ *   objects an event changed since an earlier one is the same as with kube-state-metrics, whose
+ *   families are not one snapshot either.
  */
 class TextRegistry extends Registry {
   /** The scrape whose family is being asked for its samples, while it is asked (oncePerScrape). */
