@@ -48,7 +48,12 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/fixtures/net.ts';
-import { PROMETHEUS_HOW, type PrometheusServer, runPrometheus } from '../test/fixtures/prometheus-server.ts';
+import {
+  instantQuery,
+  PROMETHEUS_HOW,
+  type PrometheusServer,
+  runPrometheus,
+} from '../test/fixtures/prometheus-server.ts';
 import { which } from '../test/fixtures/tools.ts';
 import type { ResourceRef } from '../src/sim/types.ts';
 import { startSimWithCrds } from '../test/integration/fixtures/cluster.ts';
@@ -317,11 +322,9 @@ async function prometheusScrapes(): Promise<Record<string, unknown> | undefined>
   /** Every sample of `metric` from `from` to `to` (ms), as [seconds, value], in time order. */
   const raw = async (metric: string, from: number, to: number): Promise<Array<[number, number]>> => {
     const range = Math.max(1, Math.ceil((to - from) / 1000));
-    const q = `${metric}{job="test"}[${range}s]`;
-    const r = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(q)}&time=${to / 1000}`);
-    const body = (await r.json()) as { status: string; data?: { result: Array<{ values: Array<[number, string]> }> } };
-    if (body.status !== 'success') throw new Error(`prometheus: ${q}: ${JSON.stringify(body)}`);
-    return (body.data?.result[0]?.values ?? []).map(([t, v]) => [t, Number(v)]);
+    const { result } = await instantQuery({ url }, `${metric}{job="test"}[${range}s]`, to);
+    const values = (result as Array<{ values: Array<[number, string]> }>)[0]?.values ?? [];
+    return values.map(([t, v]) => [t, Number(v)]);
   };
   const first = windows[0].from;
   const last = windows[windows.length - 1].to + PROMETHEUS_INTERVAL * 1000;
