@@ -16,6 +16,7 @@ export {
   CHANGE_CAUSE_ANNOTATION,
   LAST_APPLIED_CONFIG_ANNOTATION,
   REVISION_ANNOTATION,
+  ROLLBACK_TO_ANNOTATION,
   revisionOf,
 } from './kubernetes/annotations.ts';
 export { INVALID_SPEC, PROGRESSING, REASON, getCondition } from './kubernetes/conditions.ts';

@@ -69,6 +69,12 @@ function fits(v: unknown, t: GoType): boolean {
  * apps/v1's struct, as kube-apiserver's 400 message; undefined when the body decodes.
  */
 export function decodeError(o: unknown): string | undefined {
+  const err = decodeFailure(o);
+  return err && `Deployment in version "v1" cannot be handled as a Deployment: ${err}`;
+}
+
+/** decodeError's reason alone, without the 400's "cannot be handled" prefix (a patch's 422 words it otherwise). */
+export function decodeFailure(o: unknown): string | undefined {
   const walk = (v: Record<string, unknown>, path: string): string | undefined => {
     const typed = TYPED[path];
     if (!typed) return undefined;
@@ -88,8 +94,75 @@ export function decodeError(o: unknown): string | undefined {
     return undefined;
   };
   if (!isRecord(o)) return undefined;
-  const err = walk(o, '');
-  return err && `Deployment in version "v1" cannot be handled as a Deployment: ${err}`;
+  return walk(o, '') ?? rollbackToFailure(o);
+}
+
+/** `o` as Go marshals an unstructured object: every object's keys in sorted order. */
+export function goJson(o: unknown): string {
+  const sorted = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sorted)
+      : isRecord(v)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sorted(v[k])]),
+          )
+        : v;
+  return JSON.stringify(sorted(o));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rollback annotation: apps/v1's stand-in for the internal type's spec.rollbackTo.
+
+/**
+ * apps/v1 has no spec.rollbackTo; its conversion to the internal type (Convert_v1_Deployment_To_apps_Deployment
+ * in k8s.io/kubernetes pkg/apis/apps/v1) moves this annotation there and back. What a client sees:
+ * a value that is not a base-10 int64 cannot be decoded, "" is no rollback and is dropped, any other
+ * value comes back as its number ("+7" and "07" are stored as "7"), and, being spec, a /status write
+ * can neither set, change nor remove it (the status strategy keeps the stored spec).
+ */
+export const ROLLBACK_TO_ANNOTATION = 'deprecated.deployment.rollback.to';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** The annotation as conversion reads it: undefined (none or ""), its number, or the ParseInt error. */
+function parseRollbackTo(o: Record<string, unknown>): bigint | { error: string } | undefined {
+  const a = isRecord(o.metadata) && isRecord(o.metadata.annotations) ? o.metadata.annotations : undefined;
+  const v = a?.[ROLLBACK_TO_ANNOTATION];
+  if (typeof v !== 'string' || v === '') return undefined;
+  const why = !/^[+-]?[0-9]+$/.test(v)
+    ? 'invalid syntax'
+    : BigInt(v) < INT64_MIN || BigInt(v) > INT64_MAX
+      ? 'value out of range'
+      : undefined;
+  if (why === undefined) return BigInt(v);
+  return {
+    error: `failed to parse annotation[${ROLLBACK_TO_ANNOTATION}]=${v} as int64: strconv.ParseInt: parsing ${JSON.stringify(v)}: ${why}`,
+  };
+}
+
+function rollbackToFailure(o: Record<string, unknown>): string | undefined {
+  const r = parseRollbackTo(o);
+  return typeof r === 'object' ? r.error : undefined;
+}
+
+/**
+ * The annotation after the round trip through spec.rollbackTo, in place on a body that decoded: ""
+ * dropped, a number in its canonical form. With `stored` (a /status write), the stored Deployment's
+ * value instead of the body's, whatever the body says.
+ */
+export function roundTripRollbackTo(o: KubeObject, stored?: KubeObject): void {
+  const from = stored ?? o;
+  const r = parseRollbackTo(from as Record<string, unknown>);
+  const value = typeof r === 'bigint' ? r.toString() : undefined;
+  if (o.metadata.annotations?.[ROLLBACK_TO_ANNOTATION] === value) return;
+  const annotations = { ...(o.metadata.annotations ?? {}) };
+  if (value === undefined) delete annotations[ROLLBACK_TO_ANNOTATION];
+  else annotations[ROLLBACK_TO_ANNOTATION] = value;
+  if (Object.keys(annotations).length > 0) o.metadata.annotations = annotations;
+  else delete o.metadata.annotations;
 }
 
 // ---------------------------------------------------------------------------------------------

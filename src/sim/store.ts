@@ -13,6 +13,9 @@ import { isEmptySelector, selectorMatches, selectorToString } from '../api/selec
 import type { LabelSelector } from '../api/types.ts';
 import {
   decodeError,
+  decodeFailure,
+  goJson,
+  roundTripRollbackTo,
   defaultDeploymentSpec,
   deploymentCauses,
   deploymentStatusCauses,
@@ -758,9 +761,16 @@ export class Store implements StoreApi {
    * apps/v1 does not have are dropped, or refused (400) with fieldValidation=Strict, or each a
    * warning with Warn.
    */
-  private decodeDeployment(o: KubeObject, opts: ServerWriteOptions): void {
-    const err = decodeError(o);
-    if (err) throw new ApiError(400, 'BadRequest', err);
+  private decodeDeployment(o: KubeObject, opts: ServerWriteOptions, mode?: 'put' | 'patch' | 'mutate'): void {
+    const err = decodeFailure(o);
+    if (err && mode === 'patch') {
+      // The patched object failed to decode: upstream's patcher words it as a 422 on the field "patch".
+      const message = `Invalid value: ${JSON.stringify(goJson(o))}: ${err}`;
+      throw new ApiError(422, 'Invalid', ` "" is invalid: patch: ${message}`, {
+        causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }],
+      });
+    }
+    if (err) throw new ApiError(400, 'BadRequest', decodeError(o) ?? err);
     const unknown = pruneUnknownFields(o);
     dropOmittedValues(o);
     if (unknown.length === 0) return;
@@ -897,7 +907,10 @@ export class Store implements StoreApi {
     let o = cloneJson(obj);
     if (!isRecord(o.metadata)) o.metadata = {};
     this.checkTypeMeta(info, o);
-    if (grOf(info) === 'apps/deployments') this.decodeDeployment(o, opts);
+    if (grOf(info) === 'apps/deployments') {
+      this.decodeDeployment(o, opts);
+      roundTripRollbackTo(o);
+    }
     const m = o.metadata;
     if (info.namespaced) {
       if (m.namespace && m.namespace !== ns) {
@@ -1033,14 +1046,14 @@ export class Store implements StoreApi {
       else next.status = owned ? incoming.status : cloneJson(incoming.status);
       // A Deployment's status strategy keeps only its spec and labels: annotations come from the
       // body (the Deployment controller writes its revision annotation with the status).
+      // The rollback annotation is spec in disguise (deployments.ts): it stays as stored.
       if (isDeployment) {
         if (isRecord(inMeta.annotations))
           next.metadata.annotations = cloneJson(inMeta.annotations) as Record<string, string>;
         else delete next.metadata.annotations;
-        if (next.status !== undefined) {
-          next.status = cloneJson(next.status);
-          this.decodeDeployment(next, opts);
-        }
+        if (next.status !== undefined) next.status = cloneJson(next.status);
+        this.decodeDeployment(next, opts, mode);
+        roundTripRollbackTo(next, cur);
       }
     } else {
       next = owned ? { ...incoming } : cloneJson(incoming);
@@ -1048,7 +1061,8 @@ export class Store implements StoreApi {
       this.checkTypeMeta(info, next);
       if (isDeployment) {
         next.spec = cloneJson(next.spec);
-        this.decodeDeployment(next, opts);
+        this.decodeDeployment(next, opts, mode);
+        roundTripRollbackTo(next);
         this.defaultDeployment(next);
       }
       const m = next.metadata;

@@ -490,6 +490,43 @@ for (const bed of BEDS)
       ]);
     });
 
+    it('the rollback annotation is spec: not a number is refused, a number kept as one, a /status write cannot clear it', async () => {
+      // Paused: the real bed's Deployment controller would act on the annotation (a paused one is only synced).
+      await ok(
+        kubectl(
+          'create',
+          '-f',
+          await file(
+            'rb.yaml',
+            WEB.replace('name: web', 'name: rb').replace('  replicas: 0\n', '  replicas: 0\n  paused: true\n'),
+          ),
+        ),
+      );
+      const key = 'deprecated.deployment.rollback.to';
+      const bad = await kubectl('annotate', 'deploy', 'rb', `${key}=abc`);
+      expect(bad.code).to.equal(1);
+      expect(bad.stderr).to.match(
+        /^The request is invalid: patch: Invalid value: "\{.*\}": failed to parse annotation\[deprecated\.deployment\.rollback\.to\]=abc as int64: strconv\.ParseInt: parsing "abc": invalid syntax\n$/,
+      );
+      await ok(kubectl('annotate', 'deploy', 'rb', `${key}=+07`));
+      const viaStatus = await ok(
+        kubectl(
+          'patch',
+          'deploy',
+          'rb',
+          '--subresource=status',
+          '--type=merge',
+          '-p',
+          JSON.stringify({ metadata: { annotations: { [key]: null, s: 't' } } }),
+          '-o',
+          'jsonpath={.metadata.annotations}',
+        ),
+      );
+      const annotations = JSON.parse(viaStatus);
+      expect([annotations[key], annotations.s]).to.deep.equal(['7', 't']);
+      await ok(kubectl('delete', 'deploy', 'rb'));
+    });
+
     it('scale, strategic merge and JSON patches; the selector stays', async () => {
       expect(await ok(kubectl('scale', 'deploy', 'web', '--replicas=2'))).to.equal('deployment.apps/web scaled\n');
       expect(

@@ -12,10 +12,12 @@
 
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_WORKERS } from '../../src/cli/controller.ts';
+import { createLogger } from '../../src/observe/logger.ts';
 import { requireTool } from '../fixtures/tools.ts';
 import { startTestController } from '../integration/fixtures/cluster.ts';
 import { startRealBed } from '../fixtures/realbed.ts';
@@ -54,8 +56,11 @@ const WITHOUT = Object.fromEntries(SPECS.map(([spec, , none]) => [PREFIX + spec,
 interface Configuration {
   name: string;
   bed: RealBedOptions;
-  /** Starts the Deployment controller under test on the bed, if it is not kube-controller-manager's. */
-  start?: (bed: RealBed) => Promise<{ stop(): Promise<void> }>;
+  /**
+   * Starts the Deployment controller under test on the bed, if it is not kube-controller-manager's;
+   * its log goes to `logFile` (kept with ginkgo's reports when the outcomes differ).
+   */
+  start?: (bed: RealBed, logFile: string) => Promise<{ stop(): Promise<void> }>;
   /**
    * ginkgo's processes. With a controller 4 (the specs take 1 to 60 s each). With none most specs
    * wait out their 5-minute timeouts, so each gets a process of its own and the run takes 5 minutes.
@@ -81,7 +86,7 @@ const CONFIGURATIONS: Configuration[] = [
  * RBAC, then the controller in-process as Pacer's ServiceAccount, controlling apps/v1 Deployments
  * in every namespace (each spec makes its own).
  */
-async function startPacerNative(bed: RealBed): Promise<{ stop(): Promise<void> }> {
+async function startPacerNative(bed: RealBed, logFile: string): Promise<{ stop(): Promise<void> }> {
   const kubeconfig = await bed.controllerKubeconfig();
   for (const args of [
     ['apply', '-f', join(ROOT, 'crds')],
@@ -91,7 +96,19 @@ async function startPacerNative(bed: RealBed): Promise<{ stop(): Promise<void> }
     const r = await bed.kubectl(args);
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
   }
-  return startTestController(kubeconfig, { deployments: ['apps', 'pacer'], workers: DEFAULT_WORKERS });
+  // Every pass and write at debug level: a spec that fails can be followed in it.
+  const log = createWriteStream(logFile);
+  const ctl = await startTestController(kubeconfig, {
+    deployments: ['apps', 'pacer'],
+    workers: DEFAULT_WORKERS,
+    logger: createLogger({ level: 'debug', stream: log }),
+  });
+  return {
+    async stop() {
+      await ctl.stop();
+      await new Promise<void>((resolve) => log.end(resolve));
+    },
+  };
 }
 
 /** One spec's outcome in ginkgo's JSON report (the fields read here). */
@@ -147,7 +164,7 @@ for (const bed of BEDS.filter((b) => b === 'real'))
         const real = await startRealBed(c.bed);
         let controller: { stop(): Promise<void> } | undefined;
         try {
-          controller = await c.start?.(real);
+          controller = await c.start?.(real, join(dir, 'controller.log'));
           const r = await run(join(ROOT, 'hack', 'e2e', 'run.sh'), [
             '--kubeconfig',
             real.info.kubeconfig,
@@ -164,8 +181,11 @@ for (const bed of BEDS.filter((b) => b === 'real'))
             .join('\n');
           expect(
             Object.fromEntries([...got].map(([name, o]) => [name, o.state])),
-            `outcomes differ from the recorded ones (reports kept in ${dir}):\n${why}`,
+            `outcomes differ from the recorded ones (reports${c.start ? " and the controller's log" : ''} kept in ${dir}):\n${why}`,
           ).to.deep.equal(c.expected);
+          // Stopped first: its log is still being written until then.
+          await controller?.stop();
+          controller = undefined;
           await rm(dir, { recursive: true, force: true });
         } finally {
           await controller?.stop();

@@ -183,6 +183,27 @@ describe('native mode on the simulated cluster: Pacer as the apps/v1 Deployment 
     ).to.deep.equal(['2         <none>', '3         <none>']);
   });
 
+  it('the legacy rollback annotation with no revision to go back to is cleared by an update of the object, and that generation observed', async () => {
+    // Kubernetes' own iterative spec sets it twice in a row on a Deployment that never changed its
+    // template. The API server holds it as spec.rollbackTo: a /status write cannot clear it.
+    const KEY = 'deprecated.deployment.rollback.to';
+    await client.create(APPS_DEPLOYMENTS, 'default', { ...WEB, metadata: { name: 'lone', namespace: 'default' } });
+    const lone = () => client.get<Deployment>(APPS_DEPLOYMENTS, 'default', 'lone');
+    await eventually('lone observed', async () => (await lone()).status?.observedGeneration === 1);
+    for (let i = 0; i < 2; i++)
+      await client.patch(APPS_DEPLOYMENTS, 'default', 'lone', { metadata: { annotations: { [KEY]: '0' } } }, 'merge');
+    const d = await eventually('the annotation cleared and the generation observed', async () => {
+      const x = await lone();
+      return x.metadata.annotations?.[KEY] === undefined && x.status?.observedGeneration === x.metadata.generation && x;
+    });
+    // Set (2), cleared by Pacer's update (3); the second set may land before or after the clearing.
+    expect(d.metadata.generation).to.be.oneOf([3, 5]);
+    const writes = sim.audit
+      .entries({ resource: 'deployments' })
+      .filter((e) => e.apiGroup === 'apps' && e.name === 'lone' && e.verb === 'patch' && !e.subresource);
+    expect(writes.length, 'patches of the object: the two of the test and at least one of Pacer').to.be.at.least(3);
+  });
+
   it('pacer.dev/analysis: a crash-looping new revision is aborted by the pod check, its stable and aborted revisions kept in annotations', async () => {
     const judged: Deployment = {
       ...WEB,

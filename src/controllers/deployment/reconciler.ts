@@ -17,7 +17,7 @@ import type { Deployment, DeploymentStatus, OwnerReference, PlanResource, Pod, R
 import { isAppsDeployment } from '../../api/types.ts';
 import { controllerOf } from '../../api/owners.ts';
 import type { AnalysisRun, AnalysisTemplate, AnalysisTemplateRef } from '../../api/analysis.ts';
-import { buildSnapshot, withAnnotations } from '../../engine/index.ts';
+import { ROLLBACK_TO_ANNOTATION, buildSnapshot, withAnnotations } from '../../engine/index.ts';
 import type { Action, Decision, EventRecord, Freeze, Snapshot, SnapshotSource } from '../../engine/index.ts';
 import { KubeError, isKind, toKubeError } from '../../kube/errors.ts';
 import { mergePatchDiff } from '../../kube/mergepatch.ts';
@@ -500,8 +500,10 @@ class ActionWriter {
     const d = this.deployment;
     // An apps/v1 Deployment's annotations alone go through /status, as upstream's controller writes
     // its revision annotation: the built-in status strategy keeps annotations, and unlike a write of
-    // the object itself it does not move metadata.generation (native mode: docs/native.md).
-    if (isAppsDeployment(d) && onlyAnnotations(patch)) {
+    // the object itself it does not move metadata.generation (native mode: docs/native.md). Not the
+    // rollback annotation: the API server holds it as spec.rollbackTo, which a /status write cannot
+    // change, so clearing it is an update of the object, as upstream's rollback does.
+    if (isAppsDeployment(d) && onlyAnnotations(patch) && !touchesRollbackTo(patch)) {
       this.deployment = await this.deps.client.replaceDeploymentStatus(
         { ...d, metadata: { ...d.metadata, annotations: target.metadata.annotations ?? {} } },
         d.status ?? {},
@@ -528,6 +530,12 @@ class ActionWriter {
 }
 
 type DeploymentPatch = Record<string, Record<string, unknown>>;
+
+/** A patch that sets, changes or removes the legacy rollback annotation. */
+function touchesRollbackTo(patch: DeploymentPatch): boolean {
+  const annotations = patch.metadata?.annotations;
+  return typeof annotations === 'object' && annotations !== null && ROLLBACK_TO_ANNOTATION in annotations;
+}
 
 /** A patch that changes the Deployment's annotations and nothing else. */
 function onlyAnnotations(patch: DeploymentPatch | undefined): boolean {

@@ -348,6 +348,87 @@ describe('sim/deployments: apps/v1 Deployments as kube-apiserver serves them', (
       expect(out.metadata.generation).to.equal(1);
     });
 
+    describe('deprecated.deployment.rollback.to: spec.rollbackTo in disguise (as kube-apiserver 1.36 answered)', () => {
+      const KEY = 'deprecated.deployment.rollback.to';
+      const annotated = (value: string) => ({ metadata: { annotations: { keep: '1', [KEY]: value } } });
+      const rows: Array<[what: string, value: string, stored: Record<string, string>, generation: number]> = [
+        ['a number is kept and is a change of the spec', '0', { keep: '1', [KEY]: '0' }, 2],
+        ['a sign or leading zeros are stored as the number', '+07', { keep: '1', [KEY]: '7' }, 2],
+        ['an empty value is no rollback: dropped', '', { keep: '1' }, 2],
+      ];
+      for (const [what, value, stored, generation] of rows)
+        it(`${what}: ${JSON.stringify(value)}`, () => {
+          const s = newStore();
+          s.create(REF.deployments, 'default', deployment('rb'));
+          const out = s.patch(REF.deployments, 'default', 'rb', 'merge', annotated(value));
+          expect([out.metadata.annotations, out.metadata.generation]).to.deep.equal([stored, generation]);
+        });
+
+      it('on create too', () => {
+        const out = newStore().create(
+          REF.deployments,
+          'default',
+          deployment('rbc', (d) => (d.metadata.annotations = { [KEY]: '-0' })),
+        );
+        expect(out.metadata.annotations).to.deep.equal({ [KEY]: '0' });
+      });
+
+      it('a value that is not an int64: 400 on a PUT, 422 on the field "patch" for a patch', () => {
+        const s = newStore();
+        const d = s.create(REF.deployments, 'default', deployment('bad'));
+        const put = apiError(() =>
+          s.update(REF.deployments, 'default', 'bad', {
+            ...d,
+            metadata: { ...d.metadata, annotations: { [KEY]: 'x' } },
+          }),
+        );
+        expect([put.code, put.reason, put.message]).to.deep.equal([
+          400,
+          'BadRequest',
+          'Deployment in version "v1" cannot be handled as a Deployment: failed to parse annotation[deprecated.deployment.rollback.to]=x as int64: strconv.ParseInt: parsing "x": invalid syntax',
+        ]);
+        const patch = apiError(() =>
+          s.patch(REF.deployments, 'default', 'bad', 'merge', annotated('99999999999999999999')),
+        );
+        expect([patch.code, patch.reason, patch.details?.causes?.[0]?.field]).to.deep.equal([422, 'Invalid', 'patch']);
+        expect(patch.message).to.match(/^ "" is invalid: patch: Invalid value: "\{\\"apiVersion\\":\\"apps\/v1\\",/);
+        expect(patch.message).to.match(
+          /": failed to parse annotation\[deprecated\.deployment\.rollback\.to\]=99999999999999999999 as int64: strconv\.ParseInt: parsing "99999999999999999999": value out of range$/,
+        );
+        expect(s.get(REF.deployments, 'default', 'bad')!.metadata.annotations).to.equal(undefined);
+      });
+
+      it('a /status write can neither remove, change nor set it (the status strategy keeps the spec)', () => {
+        const s = newStore();
+        s.create(REF.deployments, 'default', deployment('st'));
+        s.patch(REF.deployments, 'default', 'st', 'merge', annotated('0'));
+        const viaStatus = (annotations: Record<string, string>) => {
+          const cur = s.get(REF.deployments, 'default', 'st')!;
+          return s.update(
+            REF.deployments,
+            'default',
+            'st',
+            { ...cur, metadata: { ...cur.metadata, annotations } },
+            {
+              subresource: 'status',
+            },
+          );
+        };
+        // Other annotations go as the body says: this one stays.
+        expect(viaStatus({ bar: '2' }).metadata.annotations).to.deep.equal({ bar: '2', [KEY]: '0' });
+        expect(viaStatus({ [KEY]: '3' }).metadata.annotations).to.deep.equal({ [KEY]: '0' });
+        s.patch(REF.deployments, 'default', 'st', 'merge', { metadata: { annotations: { [KEY]: null } } });
+        expect(viaStatus({ [KEY]: '3' }).metadata.annotations).to.equal(undefined);
+        // The body's value is still decoded.
+        const e = apiError(() => viaStatus({ [KEY]: 'x' }));
+        expect([e.code, e.message]).to.deep.equal([
+          400,
+          'Deployment in version "v1" cannot be handled as a Deployment: failed to parse annotation[deprecated.deployment.rollback.to]=x as int64: strconv.ParseInt: parsing "x": invalid syntax',
+        ]);
+        expect(s.get(REF.deployments, 'default', 'st')!.metadata.generation).to.equal(3);
+      });
+    });
+
     it("a status write is validated with ValidateDeploymentStatus's messages", () => {
       const s = newStore();
       s.create(REF.deployments, 'default', deployment('sv'));
