@@ -20,7 +20,7 @@ import { ANALYSIS_RUNS } from '../../src/kube/client.ts';
 const NS = 'observe';
 const SECRET = 's3cr3t-hunter2';
 /** Series Prometheus itself makes, not the controller. */
-const PROMETHEUS_SERIES = new Set(['up']);
+const PROMETHEUS_SERIES = new Set(['up', 'scrape_duration_seconds']);
 
 const imagePatch = (image: string, annotations?: Record<string, string>) => ({
   spec: {

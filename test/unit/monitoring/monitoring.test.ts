@@ -126,6 +126,7 @@ describe('manifests/monitoring', () => {
       'Reconcile latency',
       'Reconcile errors',
       'Work queue depth',
+      'Scrape duration',
       'Analysis: latest value per metric',
       'Analysis runs',
     ]);
