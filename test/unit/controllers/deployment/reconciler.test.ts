@@ -721,4 +721,48 @@ describe('controllers/deployment/reconciler', () => {
       expect(h.api.overlaps).to.deep.equal([]);
     });
   });
+
+  describe("an apps/v1 Deployment's update: annotations alone through /status, except the rollback annotation", () => {
+    // The revision annotation rides on a status write as upstream's controller writes it (no new
+    // generation). deprecated.deployment.rollback.to is spec.rollbackTo to the API server, which a
+    // /status write cannot change: it is cleared by a patch of the object, as upstream's rollback does.
+    const ROLLBACK = 'deprecated.deployment.rollback.to';
+    const apps = (annotations: Record<string, string>): Deployment => ({
+      ...deployment({ annotations }),
+      apiVersion: 'apps/v1',
+    });
+    const rows: Array<[what: string, before: Record<string, string>, after: Record<string, string>, call: string]> = [
+      [
+        'the revision annotation set',
+        { 'deployment.kubernetes.io/revision': '1' },
+        { 'deployment.kubernetes.io/revision': '2' },
+        'status',
+      ],
+      ['the rollback annotation removed', { [ROLLBACK]: '0' }, {}, 'patch deployment'],
+      [
+        'the rollback annotation removed beside the revision set',
+        { [ROLLBACK]: '0', 'deployment.kubernetes.io/revision': '1' },
+        { 'deployment.kubernetes.io/revision': '2' },
+        'patch deployment',
+      ],
+    ];
+    for (const [what, before, after, call] of rows)
+      it(`${what} → ${call}`, async () => {
+        const d = apps(before);
+        const h = harness({
+          d,
+          decide: () =>
+            decision([
+              {
+                verb: 'update',
+                kind: 'Deployment',
+                name: 'web',
+                object: { ...d, metadata: { ...d.metadata, annotations: after } },
+              },
+            ]),
+        });
+        expect(await reconcile(h.deps, `${NS}/web`)).to.deep.equal({});
+        expect(h.api.calls).to.deep.equal([call]);
+      });
+  });
 });
