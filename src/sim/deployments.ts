@@ -65,15 +65,10 @@ function fits(v: unknown, t: GoType): boolean {
 }
 
 /**
- * The first field (in the body's order, as the decoder meets them) whose JSON type does not fit
- * apps/v1's struct, as kube-apiserver's 400 message; undefined when the body decodes.
+ * Why a body does not decode, as kube-apiserver words it after its 400's prefix (cannotDecode): the
+ * first field (in the body's order, as the decoder meets them) whose JSON type does not fit apps/v1's
+ * struct, else a rollback annotation that is not an int64; undefined when the body decodes.
  */
-export function decodeError(o: unknown): string | undefined {
-  const err = decodeFailure(o);
-  return err && `Deployment in version "v1" cannot be handled as a Deployment: ${err}`;
-}
-
-/** decodeError's reason alone, without the 400's "cannot be handled" prefix (a patch's 422 words it otherwise). */
 export function decodeFailure(o: unknown): string | undefined {
   const walk = (v: Record<string, unknown>, path: string): string | undefined => {
     const typed = TYPED[path];
@@ -97,19 +92,9 @@ export function decodeFailure(o: unknown): string | undefined {
   return walk(o, '') ?? rollbackToFailure(o);
 }
 
-/** `o` as Go marshals an unstructured object: every object's keys in sorted order. */
-export function goJson(o: unknown): string {
-  const sorted = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(sorted)
-      : isRecord(v)
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, sorted(v[k])]),
-          )
-        : v;
-  return JSON.stringify(sorted(o));
+/** kube-apiserver's 400 message for a Deployment body it could not decode, for `reason` (decodeFailure's). */
+export function cannotDecode(reason: string): string {
+  return `Deployment in version "v1" cannot be handled as a Deployment: ${reason}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -132,12 +117,9 @@ function parseRollbackTo(o: Record<string, unknown>): bigint | { error: string }
   const a = isRecord(o.metadata) && isRecord(o.metadata.annotations) ? o.metadata.annotations : undefined;
   const v = a?.[ROLLBACK_TO_ANNOTATION];
   if (typeof v !== 'string' || v === '') return undefined;
-  const why = !/^[+-]?[0-9]+$/.test(v)
-    ? 'invalid syntax'
-    : BigInt(v) < INT64_MIN || BigInt(v) > INT64_MAX
-      ? 'value out of range'
-      : undefined;
-  if (why === undefined) return BigInt(v);
+  const n = /^[+-]?[0-9]+$/.test(v) ? BigInt(v) : undefined;
+  if (n !== undefined && n >= INT64_MIN && n <= INT64_MAX) return n;
+  const why = n === undefined ? 'invalid syntax' : 'value out of range';
   return {
     error: `failed to parse annotation[${ROLLBACK_TO_ANNOTATION}]=${v} as int64: strconv.ParseInt: parsing ${JSON.stringify(v)}: ${why}`,
   };

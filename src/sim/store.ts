@@ -12,9 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { isEmptySelector, selectorMatches, selectorToString } from '../api/selector.ts';
 import type { LabelSelector } from '../api/types.ts';
 import {
-  decodeError,
+  cannotDecode,
   decodeFailure,
-  goJson,
   roundTripRollbackTo,
   defaultDeploymentSpec,
   deploymentCauses,
@@ -761,16 +760,23 @@ export class Store implements StoreApi {
    * apps/v1 does not have are dropped, or refused (400) with fieldValidation=Strict, or each a
    * warning with Warn.
    */
-  private decodeDeployment(o: KubeObject, opts: ServerWriteOptions, mode?: 'put' | 'patch' | 'mutate'): void {
+  private decodeDeployment(
+    o: KubeObject,
+    opts: ServerWriteOptions,
+    mode?: 'put' | 'patch' | 'mutate',
+    stored?: KubeObject,
+  ): void {
     const err = decodeFailure(o);
     if (err && mode === 'patch') {
       // The patched object failed to decode: upstream's patcher words it as a 422 on the field "patch".
-      const message = `Invalid value: ${JSON.stringify(goJson(o))}: ${err}`;
+      const message = `Invalid value: ${JSON.stringify(schema.canonical(o))}: ${err}`;
       throw new ApiError(422, 'Invalid', ` "" is invalid: patch: ${message}`, {
         causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }],
       });
     }
-    if (err) throw new ApiError(400, 'BadRequest', decodeError(o) ?? err);
+    if (err) throw new ApiError(400, 'BadRequest', cannotDecode(err));
+    // The conversion's round trip of the rollback annotation (a /status write keeps the stored one).
+    roundTripRollbackTo(o, stored);
     const unknown = pruneUnknownFields(o);
     dropOmittedValues(o);
     if (unknown.length === 0) return;
@@ -778,7 +784,7 @@ export class Store implements StoreApi {
       throw new ApiError(
         400,
         'BadRequest',
-        `Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`,
+        cannotDecode(`strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`),
       );
     }
     if (opts.fieldValidation === 'Warn') for (const f of unknown) opts.warnings?.push(`unknown field "${f}"`);
@@ -907,10 +913,7 @@ export class Store implements StoreApi {
     let o = cloneJson(obj);
     if (!isRecord(o.metadata)) o.metadata = {};
     this.checkTypeMeta(info, o);
-    if (grOf(info) === 'apps/deployments') {
-      this.decodeDeployment(o, opts);
-      roundTripRollbackTo(o);
-    }
+    if (grOf(info) === 'apps/deployments') this.decodeDeployment(o, opts);
     const m = o.metadata;
     if (info.namespaced) {
       if (m.namespace && m.namespace !== ns) {
@@ -1052,8 +1055,7 @@ export class Store implements StoreApi {
           next.metadata.annotations = cloneJson(inMeta.annotations) as Record<string, string>;
         else delete next.metadata.annotations;
         if (next.status !== undefined) next.status = cloneJson(next.status);
-        this.decodeDeployment(next, opts, mode);
-        roundTripRollbackTo(next, cur);
+        this.decodeDeployment(next, opts, mode, cur);
       }
     } else {
       next = owned ? { ...incoming } : cloneJson(incoming);
@@ -1062,7 +1064,6 @@ export class Store implements StoreApi {
       if (isDeployment) {
         next.spec = cloneJson(next.spec);
         this.decodeDeployment(next, opts, mode);
-        roundTripRollbackTo(next);
         this.defaultDeployment(next);
       }
       const m = next.metadata;

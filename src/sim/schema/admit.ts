@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, StatusCause } from '../types.ts';
 import type { ServedVersion } from './types.ts';
 import type { JSONSchemaProps, ValidationRule } from './types.ts';
-import { additionalPropertiesSchema, isPlainObject, itemsSchema } from './types.ts';
+import { additionalPropertiesSchema, canonical, isPlainObject, itemsSchema } from './types.ts';
 import {
   child,
   duplicate,
@@ -219,16 +219,6 @@ function typeMatches(type: string, v: unknown): boolean {
 
 function inBody(path: string): string {
   return path === '' ? 'body' : `${path} in body`;
-}
-
-function canonical(v: unknown): string {
-  if (isPlainObject(v))
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
-      .join(',')}}`;
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  return JSON.stringify(v);
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;

@@ -73,6 +73,17 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** `v` as JSON with every object's keys in sorted order: how Go marshals an unstructured object. */
+export function canonical(v: unknown): string {
+  if (isPlainObject(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  return JSON.stringify(v);
+}
+
 /** One version a CustomResourceDefinition serves, compiled (crd.ts). */
 export interface ServedVersion {
   name: string;

@@ -4,7 +4,8 @@
 
 import { expect } from 'chai';
 import {
-  decodeError,
+  cannotDecode,
+  decodeFailure,
   defaultDeploymentSpec,
   deploymentStatusCauses,
   pruneUnknownFields,
@@ -39,7 +40,7 @@ function deployment(name: string, edit: (d: any) => void = () => {}): KubeObject
 }
 
 describe('sim/deployments: apps/v1 Deployments as kube-apiserver serves them', () => {
-  describe('decodeError: a field of the wrong JSON type, as encoding/json names it', () => {
+  describe('decodeFailure: a field of the wrong JSON type, as encoding/json names it (in the 400 of cannotDecode)', () => {
     const rows: Array<[string, unknown, string | undefined]> = [
       [
         'replicas a string',
@@ -81,7 +82,8 @@ describe('sim/deployments: apps/v1 Deployments as kube-apiserver serves them', (
     ];
     for (const [what, body, want] of rows) {
       it(what, () => {
-        const got = decodeError(body);
+        const reason = decodeFailure(body);
+        const got = reason && cannotDecode(reason);
         if (want === undefined) expect(got).to.equal(undefined);
         else
           expect(got).to.equal(
