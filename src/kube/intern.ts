@@ -7,6 +7,14 @@
 // loudly instead of changing its neighbours (nothing does: caches are read-only, and the engine's
 // tests freeze their inputs).
 //
+// An object that replaces one already cached (a new version from the watch) is kept with the
+// parts it has in common with that version: compact() is given the cached version, and where a
+// part is deep-equal to the cached one, the cached one is kept instead of a copy. A status write
+// leaves a Deployment's spec and template the same objects as before, so what is remembered per
+// object (the template's hash, its defaulted pod spec) is not computed again; a pod's new version
+// shares its unchanged metadata; and no equal part is stringified to be looked up in the table
+// (bench/RESULTS.md, "Each version kept with its cached one's equal parts").
+//
 // The tables grow with the distinct values seen. At `limit` entries a table starts afresh: what
 // the caches hold stays shared, values seen after are shared anew, and values no object holds any
 // more (the owners of deleted ReplicaSets, old timestamps) are let go.
@@ -29,8 +37,11 @@ function plainObject(properties: number): Record<string, unknown> {
   return new make();
 }
 
-/** How a part of an object is kept: its strings interned (the default), shared whole, or as it is. */
-export type Shape = 'share' | 'keep' | { readonly [key: string]: Shape };
+/**
+ * How a part of an object is kept: its strings interned (the default), shared whole, as it is, each
+ * member as its own shape says (an object), or each element as the one shape says (an array).
+ */
+export type Shape = 'share' | 'keep' | { readonly [key: string]: Shape } | readonly [Shape];
 
 export class Interner {
   private strings = new Map<string, string>();
@@ -76,18 +87,47 @@ export class Interner {
     return out as T;
   }
 
-  /** A copy of `v` kept as `shape` says: each key's part shared, kept as it is, or its strings interned. */
-  compact<T>(v: T, shape: Shape): T {
-    if (shape === 'keep') return v;
-    if (shape === 'share') return this.shared(v);
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return this.strs(v);
+  /**
+   * A copy of `v` kept as `shape` says: each key's part shared, kept as it is, or its strings
+   * interned. Where `prev` (the version of the object kept before, made by compact with the same
+   * shape) has a part deep-equal to `v`'s, that part of `prev` is kept instead, and `prev` itself
+   * when all of it is.
+   */
+  compact<T>(v: T, shape: Shape, prev?: unknown): T {
+    return this.kept(v, shape, prev) as T;
+  }
+
+  private kept(v: unknown, shape: Shape | undefined, prev: unknown): unknown {
+    if (shape === 'keep') return prev !== undefined && sameJson(v, prev) ? prev : v;
+    if (shape === 'share') return prev !== undefined && sameJson(v, prev) ? prev : this.shared(v);
+    if (typeof v === 'string') return v === prev ? prev : this.str(v);
+    if (v === null || typeof v !== 'object') return v;
+    if (Object.isFrozen(v)) return v; // already shared
+    if (Array.isArray(v)) {
+      const each = Array.isArray(shape) ? (shape as readonly [Shape])[0] : undefined;
+      // Element by element: a list grown at its end still lends its first elements.
+      const before = Array.isArray(prev) ? (prev as unknown[]) : undefined;
+      let same = before?.length === v.length;
+      const out = v.map((x, i) => {
+        const k = this.kept(x, each, before?.[i]);
+        if (k !== before?.[i]) same = false;
+        return k;
+      });
+      return same ? before : out;
+    }
+    const members =
+      shape !== undefined && !Array.isArray(shape) ? (shape as { readonly [key: string]: Shape }) : undefined;
+    const before = isRecord(prev) ? prev : undefined;
     const entries = Object.entries(v);
     const out = plainObject(entries.length);
+    let same = before !== undefined && countKeys(before) === entries.length;
     for (const [k, x] of entries) {
-      const sub = shape[k];
-      out[this.str(k)] = sub === undefined ? this.strs(x) : this.compact(x, sub);
+      const was = before !== undefined && Object.hasOwn(before, k) ? before[k] : undefined;
+      const kx = this.kept(x, members?.[k], was);
+      out[this.str(k)] = kx;
+      if (kx !== was || was === undefined) same = false;
     }
-    return out as T;
+    return same ? before : out;
   }
 
   /** Entries in the string and value tables (for tests and figures). */
@@ -100,4 +140,32 @@ function freeze<T>(v: T): T {
   if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
   for (const x of Object.values(v)) freeze(x);
   return Object.freeze(v);
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function countKeys(o: object): number {
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
+}
+
+/** Deep equality of two JSON values (what a watch delivers, and what compact() kept of it). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (!Object.hasOwn(y, k) || !sameJson(x[k], y[k])) return false;
+    n++;
+  }
+  return n === countKeys(y);
 }

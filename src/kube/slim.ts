@@ -129,14 +129,14 @@ const METADATA: Shape = {
   finalizers: 'share',
   managedFields: 'share',
 };
+// A container's state is its own (its start time); its last state is often none ({}).
+const CONTAINER_STATUS: Shape = { state: {}, lastState: 'share' };
 const POD: Shape = {
   // The pods of a ReplicaSet have its labels, its owner reference and its containers.
   metadata: { ...METADATA, labels: 'share' },
   spec: { containers: 'share' },
-  // Its container states are its own (start times).
-  status: { containerStatuses: 'keep' },
+  status: { containerStatuses: [CONTAINER_STATUS] },
 };
-const CONTAINER_STATUS: Shape = { state: {}, lastState: 'share' };
 // Labels, selectors and a template's metadata carry the ReplicaSet's pod-template-hash (or are the
 // Deployment's own); a template's spec is the same in every ReplicaSet of a revision and often
 // between Deployments of one application.
@@ -158,16 +158,12 @@ function shapeOf(type: Pick<ResourceType, 'group' | 'plural'>): Shape {
 /**
  * What the caches keep of each object of `type`, held compactly: cacheTransform's fields, with
  * equal strings and equal parts held once (kube/intern.ts). Deep-equal to cacheTransform's result.
+ * `prev`, the version of the same object the cache holds (kept by this function), lends the new
+ * version every part the two have equal.
  */
-export function cacheKeep(type: Pick<ResourceType, 'group' | 'plural'>): <T>(obj: T) => T {
+export function cacheKeep(type: Pick<ResourceType, 'group' | 'plural'>): <T>(obj: T, prev?: T) => T {
   const transform = cacheTransform(type);
   const shape = shapeOf(type);
   const intern = cacheInterner;
-  return <T>(obj: T): T => {
-    const kept = intern.compact(transform(obj), shape) as Obj;
-    const status = kept.status as { containerStatuses?: unknown[] } | undefined;
-    if (shape === POD && Array.isArray(status?.containerStatuses))
-      status.containerStatuses = status.containerStatuses.map((c) => intern.compact(c, CONTAINER_STATUS));
-    return kept as T;
-  };
+  return <T>(obj: T, prev?: T): T => intern.compact(transform(obj), shape, prev);
 }

@@ -242,6 +242,14 @@ export class Informer<T extends ObjectWithMeta> {
     return this.newest(key, this.items.get(key));
   }
 
+  /**
+   * The object the cache holds under `key` as the list or watch last delivered it, without this
+   * process's own writes (assume()): what a new version of it is kept beside (kube/slim.ts cacheKeep).
+   */
+  cached(key: string): T | undefined {
+    return this.items.get(key);
+  }
+
   list(namespace?: string): T[] {
     const real = namespace === undefined ? this.items : this.byNamespace.get(namespace);
     const out: T[] = [];

@@ -28,7 +28,7 @@ import type { Clock } from '../kube/clock.ts';
 import type { KubeError } from '../kube/errors.ts';
 import type { Logger } from '../observe/logger.ts';
 import type { ControllerMetrics } from '../observe/metrics.ts';
-import { Informer, kubeSource } from './informer.ts';
+import { Informer, keyOf, kubeSource } from './informer.ts';
 import type { ObjectWithMeta } from './informer.ts';
 import { EventRecorder } from './events.ts';
 import { LeaderElector, campaignProblem, kubeLeaseStore } from './leaderelection.ts';
@@ -232,10 +232,15 @@ export class Manager {
       if (this.started) throw new Error(`informer for ${type.plural} requested after the manager started`);
       const name = type.plural;
       const byShard = this.shards !== undefined && scope.namespace === undefined && scope.fieldSelector === undefined;
-      inf = new Informer<ObjectWithMeta>(
+      // Each object is kept beside the version of it the cache holds, reusing their equal parts.
+      const keep = cacheKeep(type);
+      let cache: Informer<ObjectWithMeta> | undefined;
+      const transform = (obj: ObjectWithMeta): ObjectWithMeta =>
+        keep(obj, obj.metadata ? cache?.cached(keyOf(obj)) : undefined);
+      inf = cache = new Informer<ObjectWithMeta>(
         byShard && SHARDED_KINDS.includes(type)
-          ? shardedSource(this.client, type, namespace, cacheKeep(type), (ns) => this.cachesNamespace(ns))
-          : kubeSource(this.client, type, namespace, scope.fieldSelector, cacheKeep(type)),
+          ? shardedSource(this.client, type, namespace, transform, (ns) => this.cachesNamespace(ns))
+          : kubeSource(this.client, type, namespace, scope.fieldSelector, transform),
         {
           name,
           resyncMs: this.opts.resyncMs,

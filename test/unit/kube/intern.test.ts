@@ -163,6 +163,126 @@ describe('kube/intern: the caches hold equal strings and parts once', () => {
     expect(cacheKeep(PODS)(pod(2)).metadata.labels.app).to.equal('web');
   });
 
+  describe('a new version is kept with the parts it has equal to the cached one', () => {
+    /** What `make` makes, with `change` made to it. */
+    const changed =
+      <T>(make: () => T, change: (o: T) => void): (() => T) =>
+      () => {
+        const o = make();
+        change(o);
+        return o;
+      };
+    type Row = [string, { group: string; plural: string }, () => any, () => any, (kept: any, prev: any) => void];
+    const rows: Row[] = [
+      [
+        "a pod's status changed: its metadata's parts and its spec are the cached version's",
+        PODS,
+        () => pod(1),
+        changed(
+          () => pod(1),
+          (p) => {
+            p.metadata.resourceVersion = '200';
+            p.status.conditions[1].status = 'False';
+            p.status.containerStatuses[0].ready = false;
+          },
+        ),
+        (kept, prev) => {
+          expect(kept).to.not.equal(prev);
+          expect(kept.metadata).to.not.equal(prev.metadata);
+          expect(kept.metadata.labels).to.equal(prev.metadata.labels);
+          expect(kept.metadata.ownerReferences).to.equal(prev.metadata.ownerReferences);
+          expect(kept.spec).to.equal(prev.spec);
+          expect(kept.status.conditions).to.not.equal(prev.status.conditions);
+          expect(kept.status.containerStatuses[0].state).to.equal(prev.status.containerStatuses[0].state);
+        },
+      ],
+      [
+        "a Deployment's status written: its spec, template and all, is the cached version's",
+        DEPLOYMENTS,
+        () => deployment('pacer.dev/v1alpha1'),
+        changed(
+          () => deployment('pacer.dev/v1alpha1'),
+          (d) => {
+            d.metadata.resourceVersion = '10';
+            d.status.observedGeneration = 2;
+          },
+        ),
+        (kept, prev) => {
+          expect(kept.spec).to.equal(prev.spec);
+          expect(kept.metadata.annotations).to.equal(prev.metadata.annotations);
+          expect(kept.status).to.not.equal(prev.status);
+          expect(kept.status.conditions).to.equal(prev.status.conditions);
+        },
+      ],
+      [
+        "a Deployment's template changed: a new template, its unchanged labels still the cached version's",
+        DEPLOYMENTS,
+        () => deployment('pacer.dev/v1alpha1'),
+        changed(
+          () => deployment('pacer.dev/v1alpha1'),
+          (d) => {
+            d.metadata.resourceVersion = '10';
+            d.spec.template.spec.containers[0].image = 'nginx:2';
+          },
+        ),
+        (kept, prev) => {
+          expect(kept.spec).to.not.equal(prev.spec);
+          expect(kept.spec.template.spec).to.not.equal(prev.spec.template.spec);
+          expect(kept.spec.template.metadata).to.equal(prev.spec.template.metadata);
+          expect(kept.spec.selector).to.equal(prev.spec.selector);
+        },
+      ],
+      [
+        'a member gone from the new version is gone from what is kept',
+        PODS,
+        changed(
+          () => pod(1),
+          (p) => {
+            p.metadata.deletionTimestamp = '2026-11-27T12:00:00Z';
+          },
+        ),
+        () => pod(1),
+        (kept, prev) => {
+          expect(kept.metadata).to.not.equal(prev.metadata);
+          expect(kept.metadata).to.not.have.property('deletionTimestamp');
+          expect(kept.metadata.labels).to.equal(prev.metadata.labels);
+        },
+      ],
+      [
+        'a list grown by one element is a new list, its first element the cached one',
+        DEPLOYMENTS,
+        () => deployment('pacer.dev/v1alpha1'),
+        changed(
+          () => deployment('pacer.dev/v1alpha1'),
+          (d) => {
+            d.status.conditions.push({ type: 'Progressing', status: 'True' });
+          },
+        ),
+        (kept, prev) => {
+          expect(kept.status.conditions).to.not.equal(prev.status.conditions);
+          expect(kept.status.conditions[0]).to.equal(prev.status.conditions[0]);
+        },
+      ],
+      [
+        'the same version again (a resync, a relist): the cached object itself',
+        REPLICASETS,
+        () => replicaSet('web-abc', 'abc'),
+        () => replicaSet('web-abc', 'abc'),
+        (kept, prev) => expect(kept).to.equal(prev),
+      ],
+    ];
+    for (const [what, type, older, newer, check] of rows)
+      it(what, () => {
+        const keep = cacheKeep(type);
+        const prev = keep(older());
+        const kept = keep(newer(), prev);
+        expect(kept).to.deep.equal(cacheTransform(type)(newer()));
+        expect(isDeepStrictEqual(kept, cacheTransform(type)(newer())), 'isDeepStrictEqual').to.equal(true);
+        expect(prev, 'the cached version is left as it was').to.deep.equal(cacheTransform(type)(older()));
+        check(kept, prev);
+      });
+  });
+
   it('a table starts afresh at its limit; what was shared before stays as it was', () => {
     const i = new Interner(3);
     const first = i.shared({ a: 1 }); // the key "a" is interned too

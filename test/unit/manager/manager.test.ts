@@ -4,12 +4,16 @@
 // Leader election runs on a manual clock against an in-memory Lease.
 
 import { expect } from 'chai';
-import { DEPLOYMENTS, PODS } from '../../../src/kube/client.ts';
-import type { KubeClient } from '../../../src/kube/client.ts';
+import type { ReplicaSet } from '../../../src/api/types.ts';
+import { DEPLOYMENTS, KubeClient, PODS, REPLICASETS } from '../../../src/kube/client.ts';
+import { loadKubeConfig } from '../../../src/kube/clientnode.ts';
 import { ManualClock, settle } from '../../../src/kube/clock.ts';
 import { LeaderElectionLost, Manager } from '../../../src/manager/manager.ts';
 import type { Runnable } from '../../../src/manager/manager.ts';
 import { silentLogger } from '../../../src/observe/logger.ts';
+import { startSim } from '../../../src/sim/index.ts';
+import { REF } from '../../../src/sim/resources.ts';
+import { eventually } from '../../integration/fixtures/cluster.ts';
 import { MemoryLease } from './memorylease.ts';
 
 /** A runnable that logs when it starts and when it has stopped. */
@@ -40,6 +44,42 @@ describe('manager/manager', () => {
     expect(mgr.informer(DEPLOYMENTS)).to.equal(mgr.informer(DEPLOYMENTS));
     expect(mgr.informer(PODS)).to.not.equal(mgr.informer(DEPLOYMENTS));
     expect(mgr.informer(PODS).name).to.equal('pods');
+  });
+
+  it("keeps an object's new version beside the cached one: a write that left a ReplicaSet's spec as it was leaves the cached spec the same object", async () => {
+    const sim = await startSim({ port: 0 });
+    const mgr = new Manager({
+      client: new KubeClient(loadKubeConfig({ kubeconfigText: sim.kubeconfig })),
+      logger: silentLogger(),
+    });
+    try {
+      sim.store.create(REF.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
+      sim.store.create(REF.replicasets, 'shop', {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: 'web', namespace: 'shop' },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'web:1' }] } },
+        },
+      } as never);
+      const replicaSets = mgr.informer<ReplicaSet>(REPLICASETS);
+      mgr.start();
+      await replicaSets.waitForSync();
+      const before = replicaSets.get('shop/web')!;
+      sim.store.patch(REF.replicasets, 'shop', 'web', 'merge', { metadata: { annotations: { touched: 'yes' } } });
+      const after = await eventually('the status write in the cache', () => {
+        const rs = replicaSets.get('shop/web')!;
+        return rs.metadata.resourceVersion !== before.metadata.resourceVersion && rs;
+      });
+      expect(after.metadata.annotations).to.deep.equal({ touched: 'yes' });
+      expect(after.spec).to.equal(before.spec);
+      expect(after.metadata.name).to.equal(before.metadata.name);
+    } finally {
+      await mgr.stop();
+      await sim.stop();
+    }
   });
 
   it('without leader election: every runnable starts; a stop ends the leader-only ones first; writes pass the gate', async () => {
