@@ -158,12 +158,16 @@ function shapeOf(type: Pick<ResourceType, 'group' | 'plural'>): Shape {
 /**
  * What the caches keep of each object of `type`, held compactly: cacheTransform's fields, with
  * equal strings and equal parts held once (kube/intern.ts). Deep-equal to cacheTransform's result.
- * `prev`, the version of the same object the cache holds (kept by this function), lends the new
- * version every part the two have equal.
+ * For ReplicaSets and Deployments, `prev`, the version of the same object the cache holds (kept
+ * by this function), lends the new version every part the two have equal: their templates stay the
+ * same objects across status writes, and what is remembered per template (its hash, its defaulted
+ * pod spec) is found again. A pod's new version differs from the cached one in most of what it
+ * holds (status, resourceVersion), where comparing costs as much as copying: it is kept anew.
  */
 export function cacheKeep(type: Pick<ResourceType, 'group' | 'plural'>): <T>(obj: T, prev?: T) => T {
   const transform = cacheTransform(type);
   const shape = shapeOf(type);
   const intern = cacheInterner;
-  return <T>(obj: T, prev?: T): T => intern.compact(transform(obj), shape, prev);
+  const besidePrev = shape === REPLICASET || shape === DEPLOYMENT;
+  return <T>(obj: T, prev?: T): T => intern.compact(transform(obj), shape, besidePrev ? prev : undefined);
 }

@@ -55,6 +55,12 @@ export interface InformerOptions {
   onError?(err: KubeError, what: string): void;
   /** Time for the resync, the watchdog and the backoff (default: the real clock). */
   clock?: Clock;
+  /**
+   * How an object this process wrote is kept until the watch brings it (assume()), given the
+   * version the cache holds: the manager's caches keep it as they keep what the watch delivers
+   * (kube/slim.ts cacheKeep). Default: as it is.
+   */
+  keep?<T>(written: T, cached: T | undefined): T;
 }
 
 /**
@@ -129,8 +135,9 @@ function fileUnder(keys: Map<string, Set<string>>, value: string, key: string): 
 export class Informer<T extends ObjectWithMeta> {
   readonly name: string;
   private readonly source: ListWatchSource<T>;
-  private readonly opts: Required<Omit<InformerOptions, 'onError' | 'clock'>> & Pick<InformerOptions, 'onError'>;
+  private readonly opts: Required<Omit<InformerOptions, 'onError' | 'clock' | 'keep'>> & Pick<InformerOptions, 'onError'>;
   private readonly clock: Clock;
+  private readonly keep: InformerOptions['keep'];
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly items = new Map<string, T>();
   /** Objects this process wrote that the watch has not delivered yet (see assume()). */
@@ -176,6 +183,7 @@ export class Informer<T extends ObjectWithMeta> {
     this.source = source;
     this.name = opts.name;
     this.clock = opts.clock ?? realClock;
+    this.keep = opts.keep;
     this.opts = {
       name: opts.name,
       resyncMs: opts.resyncMs ?? 600_000,
@@ -274,7 +282,7 @@ export class Informer<T extends ObjectWithMeta> {
     if (cached && (cachedRV === undefined || cachedRV >= rv)) return;
     const prior = this.assumed.get(key);
     if (prior && (numericRV(prior) ?? -1) >= rv) return;
-    this.assumed.set(key, obj);
+    this.assumed.set(key, this.keep ? this.keep(obj, cached) : obj);
   }
 
   /** The assumed object when it is newer than the cached one; forgets it once it is not. */

@@ -246,6 +246,7 @@ export class Manager {
           resyncMs: this.opts.resyncMs,
           watchdogMs: this.opts.watchdogMs,
           clock: this.clock,
+          keep,
           onError: (err: KubeError, msg: string) =>
             this.logger.warn(msg, { informer: name, kind: err.kind, error: err.message }),
         },

@@ -173,6 +173,30 @@ describe('manager/informer (on a manual clock)', () => {
     expect(clock.now(), 'no time passed').to.equal(T0);
   });
 
+  it("assume(): keeps what this process wrote as `keep` says, given the version the cache holds (the manager's caches)", async () => {
+    const src = new FakeSource(clock);
+    src.set('a', 'v1', 'ns', false); // rv 1
+    const seen: Array<[string, string | undefined]> = [];
+    const inf = make(src, {
+      keep: <T>(written: T, cached: T | undefined): T => {
+        const w = written as Obj;
+        seen.push([w.data ?? '', (cached as Obj | undefined)?.data]);
+        return { ...w, data: `kept ${w.data}` } as T;
+      },
+    });
+    inf.start();
+    await settled();
+    inf.assume({ metadata: { name: 'a', namespace: 'ns', resourceVersion: '3' }, data: 'ours' });
+    inf.assume({ metadata: { name: 'b', namespace: 'ns', resourceVersion: '4' }, data: 'created' });
+    inf.assume({ metadata: { name: 'a', namespace: 'ns', resourceVersion: '2' }, data: 'older' }); // not assumed
+    expect(seen).to.deep.equal([
+      ['ours', 'v1'],
+      ['created', undefined],
+    ]);
+    expect([inf.get('ns/a')?.data, inf.get('ns/b')?.data]).to.deep.equal(['kept ours', 'kept created']);
+    expect(inf.cached('ns/a')?.data, 'cached(): the watched version, not our write').to.equal('v1');
+  });
+
   it('assume(): serves what this process wrote until the watch brings it or something newer', async () => {
     const src = new FakeSource(clock);
     src.set('a', 'v1', 'ns', false); // rv 1
