@@ -168,6 +168,12 @@ export function cacheKeep(type: Pick<ResourceType, 'group' | 'plural'>): <T>(obj
   const transform = cacheTransform(type);
   const shape = shapeOf(type);
   const intern = cacheInterner;
-  const besidePrev = shape === REPLICASET || shape === DEPLOYMENT;
-  return <T>(obj: T, prev?: T): T => intern.compact(transform(obj), shape, besidePrev ? prev : undefined);
+  const beside = keptBesideCached(type);
+  return <T>(obj: T, prev?: T): T => intern.compact(transform(obj), shape, beside ? prev : undefined);
+}
+
+/** Whether cacheKeep(type) reads the cached version it is given (so that a caller need not look it up). */
+export function keptBesideCached(type: Pick<ResourceType, 'group' | 'plural'>): boolean {
+  const shape = shapeOf(type);
+  return shape === REPLICASET || shape === DEPLOYMENT;
 }

@@ -135,7 +135,8 @@ function fileUnder(keys: Map<string, Set<string>>, value: string, key: string): 
 export class Informer<T extends ObjectWithMeta> {
   readonly name: string;
   private readonly source: ListWatchSource<T>;
-  private readonly opts: Required<Omit<InformerOptions, 'onError' | 'clock' | 'keep'>> & Pick<InformerOptions, 'onError'>;
+  private readonly opts: Required<Omit<InformerOptions, 'onError' | 'clock' | 'keep'>> &
+    Pick<InformerOptions, 'onError'>;
   private readonly clock: Clock;
   private readonly keep: InformerOptions['keep'];
   private readonly handlers: InformerHandlers<T>[] = [];

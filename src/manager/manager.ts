@@ -23,7 +23,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeClient, ResourceType } from '../kube/client.ts';
 import { realClock } from '../kube/clock.ts';
-import { cacheKeep } from '../kube/slim.ts';
+import { cacheKeep, keptBesideCached } from '../kube/slim.ts';
 import type { Clock } from '../kube/clock.ts';
 import type { KubeError } from '../kube/errors.ts';
 import type { Logger } from '../observe/logger.ts';
@@ -232,11 +232,13 @@ export class Manager {
       if (this.started) throw new Error(`informer for ${type.plural} requested after the manager started`);
       const name = type.plural;
       const byShard = this.shards !== undefined && scope.namespace === undefined && scope.fieldSelector === undefined;
-      // Each object is kept beside the version of it the cache holds, reusing their equal parts.
+      // ReplicaSets and Deployments are kept beside the version of them the cache holds, reusing
+      // their equal parts (kube/slim.ts).
       const keep = cacheKeep(type);
       let cache: Informer<ObjectWithMeta> | undefined;
-      const transform = (obj: ObjectWithMeta): ObjectWithMeta =>
-        keep(obj, obj.metadata ? cache?.cached(keyOf(obj)) : undefined);
+      const transform = keptBesideCached(type)
+        ? (obj: ObjectWithMeta): ObjectWithMeta => keep(obj, obj.metadata ? cache?.cached(keyOf(obj)) : undefined)
+        : keep;
       inf = cache = new Informer<ObjectWithMeta>(
         byShard && SHARDED_KINDS.includes(type)
           ? shardedSource(this.client, type, namespace, transform, (ns) => this.cachesNamespace(ns))
