@@ -7,13 +7,13 @@
 // loudly instead of changing its neighbours (nothing does: caches are read-only, and the engine's
 // tests freeze their inputs).
 //
-// An object that replaces one already cached (a new version from the watch) is kept with the
+// An object that replaces one already cached (a new version from the watch) can be kept with the
 // parts it has in common with that version: compact() is given the cached version, and where a
-// part is deep-equal to the cached one, the cached one is kept instead of a copy. A status write
-// leaves a Deployment's spec and template the same objects as before, so what is remembered per
-// object (the template's hash, its defaulted pod spec) is not computed again; a pod's new version
-// shares its unchanged metadata; and no equal part is stringified to be looked up in the table
-// (bench/RESULTS.md, "Each version kept with its cached one's equal parts").
+// part is deep-equal to the cached one, the cached one is kept instead of a copy, without being
+// stringified to be looked up in the table. A status write then leaves a Deployment's spec and
+// template the same objects as before, so what is remembered per object (the template's hash, its
+// defaulted pod spec) is not computed again (kube/slim.ts says for which kinds; bench/RESULTS.md,
+// "ReplicaSets and Deployments kept beside their cached version").
 //
 // The tables grow with the distinct values seen. At `limit` entries a table starts afresh: what
 // the caches hold stays shared, values seen after are shared anew, and values no object holds any
