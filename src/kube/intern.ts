@@ -19,6 +19,8 @@
 // the caches hold stays shared, values seen after are shared anew, and values no object holds any
 // more (the owners of deleted ReplicaSets, old timestamps) are let go.
 
+import { jsonEqual } from './jsonequal.ts';
+
 // A copy is made through a constructor of its own for each number of properties (up to 32), whose
 // prototype is Object.prototype: a plain object to every reader (JSON, isDeepStrictEqual, spreads),
 // but V8 sizes a constructor's objects to the properties they were given (slack tracking), where
@@ -98,8 +100,8 @@ export class Interner {
   }
 
   private kept(v: unknown, shape: Shape | undefined, prev: unknown): unknown {
-    if (shape === 'keep') return prev !== undefined && sameJson(v, prev) ? prev : v;
-    if (shape === 'share') return prev !== undefined && sameJson(v, prev) ? prev : this.shared(v);
+    if (shape === 'keep') return prev !== undefined && jsonEqual(v, prev) ? prev : v;
+    if (shape === 'share') return prev !== undefined && jsonEqual(v, prev) ? prev : this.shared(v);
     if (typeof v === 'string') return v === prev ? prev : this.str(v);
     if (v === null || typeof v !== 'object') return v;
     if (Object.isFrozen(v)) return v; // already shared
@@ -148,24 +150,4 @@ function countKeys(o: object): number {
   let n = 0;
   for (const _ in o) n++;
   return n;
-}
-
-/** Deep equality of two JSON values (what a watch delivers, and what compact() kept of it). */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  let n = 0;
-  for (const k in x) {
-    if (!Object.hasOwn(y, k) || !sameJson(x[k], y[k])) return false;
-    n++;
-  }
-  return n === countKeys(y);
 }

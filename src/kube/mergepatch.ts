@@ -3,28 +3,17 @@
 // what the engine changed on a Deployment, so that a concurrent writer's other fields survive and
 // defaults the API server filled in are never echoed back.
 
+import { jsonEqual } from './jsonequal.ts';
+
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-// Not node:util's isDeepStrictEqual on purpose: a member set to undefined is an absent member (it is
-// never sent), so `{a: 1, b: undefined}` and `{a: 1}` need no patch; and 0 equals -0.
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => deepEqual(a[k], b[k]));
-  }
-  return false;
-}
-
 /** The patch from `from` to `to`, or undefined when they are equal. */
 export function mergePatchDiff(from: unknown, to: unknown): Json | undefined {
-  if (deepEqual(from, to)) return undefined;
+  if (jsonEqual(from, to)) return undefined;
   if (!isObject(from) || !isObject(to)) return (to === undefined ? null : to) as Json;
   const patch: Record<string, Json> = {};
   for (const k of Object.keys(from)) {

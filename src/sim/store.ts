@@ -21,6 +21,7 @@ import {
   dropOmittedValues,
   pruneUnknownFields,
 } from './deployments.ts';
+import { jsonEqual } from '../kube/jsonequal.ts';
 import { applyPatch } from './patch.ts';
 import type { ResourceInfo } from './resources.ts';
 import { BUILTIN_RESOURCES, groupVersion, qualifiedResource } from './resources.ts';
@@ -133,29 +134,6 @@ export function grOf(r: { group: string; resource: string }): string {
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-/**
- * Order-insensitive deep equality of JSON values. Not node:util's isDeepStrictEqual on purpose: a
- * member set to undefined equals an absent one (in-process writers pass objects that have not been
- * through JSON, where such members vanish), and numbers compare with === (0 and -0 are the same).
- */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  for (const k of ak) if (!deepEqual(ao[k], bo[k])) return false;
-  return true;
 }
 
 /** Binary search in a sorted array: the first index whose element is > `v` (`after`), else >= `v`. */
@@ -816,7 +794,7 @@ export class Store implements StoreApi {
             message: `Invalid value: ${goMap(tmplLabels)}: \`selector\` does not match template \`labels\``,
           });
         }
-        if (old && isRecord(sel) && !deepEqual(sel, at(old, 'spec.selector'))) {
+        if (old && isRecord(sel) && !jsonEqual(sel, at(old, 'spec.selector'))) {
           causes.push({
             reason: 'FieldValueInvalid',
             field: 'spec.selector',
@@ -868,12 +846,12 @@ export class Store implements StoreApi {
   private desiredChanged(info: ResourceInfo, a: KubeObject, b: KubeObject): boolean {
     if (this.isCustom(info)) {
       const skip = info.statusSubresource ? ['metadata', 'status'] : ['metadata'];
-      return !deepEqual(without(a, skip), without(b, skip));
+      return !jsonEqual(without(a, skip), without(b, skip));
     }
     // A Deployment's annotations count too: they are copied to its ReplicaSets (upstream's strategy).
-    if (grOf(info) === 'apps/deployments' && !deepEqual(a.metadata.annotations ?? {}, b.metadata.annotations ?? {}))
+    if (grOf(info) === 'apps/deployments' && !jsonEqual(a.metadata.annotations ?? {}, b.metadata.annotations ?? {}))
       return true;
-    return !deepEqual(a.spec, b.spec);
+    return !jsonEqual(a.spec, b.spec);
   }
 
   /** Custom-resource admission (prune, default, validate) through the schema package. */
@@ -1113,13 +1091,13 @@ export class Store implements StoreApi {
     if (sub !== 'status' && (info.hasGeneration || this.isCustom(info)) && this.desiredChanged(info, cur, next)) {
       next.metadata.generation = (cur.metadata.generation ?? 0) + 1;
     }
-    if (isCrd && sub !== 'status' && !deepEqual(cur.spec, next.spec)) {
+    if (isCrd && sub !== 'status' && !jsonEqual(cur.spec, next.spec)) {
       const established = (
         at(cur, 'status.conditions') as Array<{ type?: string; lastTransitionTime?: string }> | undefined
       )?.find((c) => c.type === 'Established')?.lastTransitionTime;
       next.status = schema.establishedStatus(next, established ?? this.nowIso());
     }
-    if (deepEqual(cur, next)) return this.result(info, cur, opts);
+    if (jsonEqual(cur, next)) return this.result(info, cur, opts);
     if (opts.dryRun) return this.result(info, next, opts);
     const gracePending = grOf(info) === '/pods' && (next.metadata.deletionGracePeriodSeconds ?? 0) > 0;
     if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && !gracePending) {

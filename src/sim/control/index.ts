@@ -19,7 +19,8 @@ import { syncReplicaSet } from './replicaset.ts';
 import { schedulePending } from './scheduler.ts';
 import { WorkQueue, type Timers } from './queue.ts';
 import { realClock } from '../../kube/clock.ts';
-import { controllerRef, isActivePod, isTerminal, jsonEqual, nodeNameOf } from './util.ts';
+import { jsonEqual } from '../../kube/jsonequal.ts';
+import { controllerRef, isActivePod, isTerminal, nodeNameOf } from './util.ts';
 
 export { cordon, uncordon, setNodeNotReady } from './nodes.ts';
 export { evictPod } from './eviction.ts';

@@ -6,6 +6,7 @@
 // kubelet kills them; then it is finalized. Pods on a NotReady node turn not Ready;
 // pods on a node that no longer exists are force-deleted (the pod garbage collector's job).
 
+import { jsonEqual } from '../../kube/jsonequal.ts';
 import { REF } from '../resources.ts';
 import { ApiError, type KubeObject } from '../types.ts';
 import { keys, mutateSamePod, type ControlContext } from './context.ts';
@@ -22,7 +23,6 @@ import {
   isPodReady,
   isTerminal,
   isoTime,
-  jsonEqual,
   nodeNameOf,
   phaseOf,
   podSpec,

@@ -4,10 +4,11 @@
 import type { IntOrString, LabelSelector } from '../../api/types.ts';
 import { scaledValue } from '../../api/intstr.ts';
 import { selectorMatches } from '../../api/selector.ts';
+import { jsonEqual } from '../../kube/jsonequal.ts';
 import { REF } from '../resources.ts';
 import { ApiError, type KubeObject } from '../types.ts';
 import { keys, type ControlContext } from './context.ts';
-import { controllerRef, isDeleting, isPodReady, isoTime, jsonEqual, parseTime, type Condition } from './util.ts';
+import { controllerRef, isDeleting, isPodReady, isoTime, parseTime, type Condition } from './util.ts';
 
 const ACTOR = 'sim/disruption-controller';
 /** A pod in disruptedPods that is not deleted within this time counts again. */

@@ -3,6 +3,7 @@
 // first, and keeps status (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas with
 // minReadySeconds, observedGeneration, ReplicaFailure) current.
 
+import { jsonEqual } from '../../kube/jsonequal.ts';
 import type { LabelSelector } from '../../api/types.ts';
 import { selectorMatches } from '../../api/selector.ts';
 import { REF } from '../resources.ts';
@@ -16,7 +17,6 @@ import {
   isPodAvailable,
   isPodReady,
   isTerminal,
-  jsonEqual,
   maxRestartCount,
   nodeNameOf,
   parseTime,

@@ -146,26 +146,6 @@ export function setCondition(list: Condition[], next: Condition): Condition[] {
 // ------------------------------------------------------------------------------------------------
 // Misc
 
-/**
- * Structural equality of JSON values (key order does not matter). Not node:util's
- * isDeepStrictEqual on purpose: a member set to undefined equals an absent one, as after a JSON round
- * trip (the statuses computed here are compared with stored ones), and 0 equals -0.
- */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => jsonEqual(ao[k], bo[k]));
-}
-
 /** The apiserver's generateName alphabet: consonants and digits that cannot spell words. */
 export const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
