@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { isEmptySelector, selectorMatches, selectorToString } from '../api/selector.ts';
 import type { LabelSelector } from '../api/types.ts';
+import { jsonEqual } from '../kube/jsonequal.ts';
 import {
   cannotDecode,
   decodeFailure,
@@ -21,7 +22,6 @@ import {
   dropOmittedValues,
   pruneUnknownFields,
 } from './deployments.ts';
-import { jsonEqual } from '../kube/jsonequal.ts';
 import { applyPatch } from './patch.ts';
 import type { ResourceInfo } from './resources.ts';
 import { BUILTIN_RESOURCES, groupVersion, qualifiedResource } from './resources.ts';
