@@ -242,6 +242,36 @@ export function retryAfter(resp: Pick<WireResponse, 'status' | 'header'>): numbe
   return h !== undefined && /^[0-9]{1,6}$/.test(h) ? Number(h) : undefined;
 }
 
+/**
+ * The signal of one request: aborted by `outer`, or with a TimeoutError after `timeoutMs` (real
+ * time: it bounds network I/O, see KubeClientOptions.clock), until `done()`, which the request
+ * calls when it ends. Not AbortSignal.timeout and AbortSignal.any: their timer and signals outlive
+ * the request by the whole timeout (30 s), so at hundreds of requests a second thousands of them
+ * were alive at every young-generation collection, copied there, then moved to the old generation
+ * for a full collection to free (bench/RESULTS.md, "A request's timer ends with the request").
+ */
+export function requestSignal(timeoutMs: number, outer?: AbortSignal): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  if (outer?.aborted) {
+    controller.abort(outer.reason);
+    return { signal: controller.signal, done: () => {} };
+  }
+  const onOuter = (): void => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', onOuter, { once: true });
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    timeoutMs,
+  );
+  timer.unref();
+  return {
+    signal: controller.signal,
+    done: () => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    },
+  };
+}
+
 export interface KubeClientOptions {
   userAgent?: string;
   /** Timeout of a single non-watch request. */
@@ -424,8 +454,7 @@ export class KubeClient {
       const refused = this.writeGate();
       if (refused !== undefined) throw new KubeError('NotLeader', `${what}: not sent: ${refused}`);
     }
-    const timeout = AbortSignal.timeout(this.requestTimeoutMs); // real time: it bounds network I/O (see KubeClientOptions.clock)
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    const { signal, done } = requestSignal(this.requestTimeoutMs, opts.signal);
     let code: number | undefined;
     const started = performance.now(); // real time: rest_client_request_duration_seconds measures the request's actual latency
     try {
@@ -440,6 +469,7 @@ export class KubeClient {
     } catch (err) {
       throw toKubeError(err, what, this.server);
     } finally {
+      done();
       this.observe(method, code, started);
     }
   }
