@@ -22,10 +22,7 @@ session.post('HeapProfiler.startSampling', {
   includeObjectsCollectedByMinorGC: false,
 });
 
-let written = false;
 process.on('exit', () => {
-  if (written) return;
-  written = true;
   // The in-process session answers at once, so the profile is written before the process ends.
   session.post('HeapProfiler.stopSampling', (err, res) => {
     if (err) process.stderr.write(`bench/heapsampler.ts: ${err.message}\n`);
